@@ -1,0 +1,30 @@
+# Two set-up commands: `make run` and `make test`. Both create .venv when it is missing.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test bench dist clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/llmspace
+
+test: $(STAMP)
+	@if [ -z "$$DISPLAY" ] && ! command -v Xvfb >/dev/null; then \
+	  echo "Xvfb is missing: install it (apt-get install -y xvfb) or run .ci/run"; exit 1; fi
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+dist: $(STAMP)
+	$(BIN)/pyinstaller --noconfirm --clean --distpath build/dist --workpath build/work build/llmspace.spec
+
+clean:
+	rm -rf build/work build/dist .pytest_cache

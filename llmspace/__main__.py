@@ -1,0 +1,29 @@
+"""Process entry point for `llmspace` and `python -m llmspace` (and the frozen executable).
+
+No arguments: start the desktop app. `--plugin-host`: run a plugin host (plugins issue).
+`--self-test`: check settings, the workspace and the main window, then exit.
+Anything else: the command line (`llmspace.cli`).
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("--gui", "gui"):
+        from .ui.main import run_gui
+
+        return run_gui(args[1:])
+    if args[0] == "--self-test":
+        from .ui.main import self_test
+
+        return self_test()
+    from .cli import main as cli_main
+
+    return cli_main(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""Composition root: builds every service once, lazily, in a documented order.
+
+Order of dependencies (each only uses those above it):
+  root (DataRoot) -> workspace -> models (provider settings) -> providers (adapters)
+  -> skills -> mcp (hub, started on first use) -> tools (router) -> runner (run loop, pool)
+
+The GUI and the CLI both build an `App`; tests build one with a temporary
+LLM_SPACE_HOME. Nothing here runs on import; `close()` ends workers and child processes.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .paths import DataRoot
+
+if TYPE_CHECKING:
+    from .agent.runner import Runner
+    from .core.workspace import Workspace
+    from .mcp.hub import McpHub
+    from .providers.registry import ProviderRegistry
+    from .settings.models import ModelSettings
+    from .skills.manager import SkillManager
+    from .tools.router import ToolRouter
+
+
+class App:
+    """The services of one data root."""
+
+    def __init__(self, root: DataRoot) -> None:
+        self.root = root
+        self._closers: list[Any] = []
+
+    @classmethod
+    def from_env(cls) -> "App":
+        return cls(DataRoot.from_env())
+
+    # -- logging -----------------------------------------------------------------------
+    @cached_property
+    def log_file(self) -> Path:
+        """`logs/llmspace.log`, attached to the `llmspace` logger on first use."""
+        path = self.root.logs / "llmspace.log"
+        logger = logging.getLogger("llmspace")
+        if not any(getattr(h, "baseFilename", None) == str(path) for h in logger.handlers):
+            handler = logging.handlers.RotatingFileHandler(path, maxBytes=2_000_000, backupCount=3, encoding="utf-8")
+            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+            logger.addHandler(handler)
+            logger.setLevel(logging.INFO)
+        return path
+
+    # -- services (lazy; each import happens on first use) -------------------------------
+    @cached_property
+    def workspace(self) -> "Workspace":
+        from .core.workspace import Workspace
+
+        return Workspace(self.root.workspace, trash_dir=self.root.root / ".trash")
+
+    @cached_property
+    def models(self) -> "ModelSettings":
+        from .settings.models import ModelSettings
+
+        return ModelSettings(self.root)
+
+    @cached_property
+    def providers(self) -> "ProviderRegistry":
+        from .providers.registry import ProviderRegistry
+
+        return ProviderRegistry(self.models, self.root)
+
+    @cached_property
+    def skills(self) -> "SkillManager":
+        from .skills.manager import SkillManager
+
+        return SkillManager(self.root)
+
+    @cached_property
+    def mcp(self) -> "McpHub":
+        from .mcp.hub import McpHub
+
+        hub = McpHub(self.root)
+        self._closers.append(hub.close)
+        return hub
+
+    @cached_property
+    def tools(self) -> "ToolRouter":
+        from .tools.router import ToolRouter
+
+        return ToolRouter(self)
+
+    @cached_property
+    def runner(self) -> "Runner":
+        from .agent.runner import Runner
+
+        runner = Runner(self)
+        self._closers.append(runner.close)
+        return runner
+
+    def close(self) -> None:
+        """End workers and child processes (reverse order of creation)."""
+        while self._closers:
+            closer = self._closers.pop()
+            try:
+                closer()
+            except Exception:  # closing must not mask the real outcome
+                logging.getLogger("llmspace").exception("error while closing a service")

@@ -1,0 +1,1 @@
+"""Command-line command groups; each module exposes `register(subparsers)`."""

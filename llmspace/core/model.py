@@ -1,0 +1,373 @@
+"""The Thread file format as pydantic 2 models.
+
+Every model keeps unknown keys (`extra="allow"`) and remembers the key order of the JSON
+it came from, so an unchanged thread is written back byte for byte. Fields that were
+absent stay absent (dump with `exclude_unset=True`, see `core/threadio.py`).
+Legacy shapes (tools without `type`, `source: {type: "mcp"}` tools, `ask_user_question`
+without `terminate`) are normalised while validating.
+
+Anyone may import this module; it does no I/O.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from typing import Annotated, Any, ClassVar, Literal, Union
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    model_validator,
+)
+
+# A JSON number that keeps int-ness (1 stays 1, 0.5 stays 0.5) so files round-trip exactly.
+Number = Union[int, float]
+NonNeg = Annotated[Union[int, float], Field(ge=0)]
+
+ReasoningLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+REASONING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
+
+
+# Nodes whose source key order differs from the declared order register here while a
+# thread is being validated (see `core/threadio.py`), so saving can restore that order
+# without a per-node cost for the usual files.
+_ORDER_SINK: ContextVar[list[Any] | None] = ContextVar("llmspace_order_sink", default=None)
+
+
+class Node(BaseModel):
+    """Base of every file-format model: unknown keys kept, source key order remembered."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True, ser_json_inf_nan="null")
+
+    _key_order: tuple[str, ...] | None = PrivateAttr(default=None)
+    # True when this node or one below it remembers a key order (lets saving skip the rest).
+    _order_below: bool = PrivateAttr(default=False)
+    _declared: ClassVar[tuple[str, ...]] = ()
+    _canonical_seen: ClassVar[set[tuple[str, ...]]]
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls._declared = tuple(f.alias or name for name, f in cls.model_fields.items())
+        cls._canonical_seen = set()
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _remember_order(cls, data: Any, handler: Any) -> Any:
+        sink = _ORDER_SINK.get()
+        before = len(sink) if sink is not None else 0
+        obj = handler(data)
+        if type(data) is dict and len(data) > 1:
+            keys = tuple(data)
+            if keys not in cls._canonical_seen:
+                declared = cls._declared
+                canon = [k for k in declared if k in data]
+                canon.extend(k for k in keys if k not in declared)
+                if tuple(canon) == keys:
+                    if len(cls._canonical_seen) < 4096:
+                        cls._canonical_seen.add(keys)
+                else:
+                    obj._key_order = keys
+                    if sink is not None:
+                        sink.append(obj)
+        if sink is not None and len(sink) > before:
+            obj._order_below = True
+        return obj
+
+    def extras(self) -> dict[str, Any]:
+        """Unknown keys carried by this node (kept for round trips)."""
+        return dict(self.__pydantic_extra__ or {})
+
+
+# ---------------------------------------------------------------------------------------
+# Message content
+
+
+class TextContent(Node):
+    type: Literal["text"] = "text"
+    text: str = ""
+
+
+class ImageDataContent(Node):
+    type: Literal["image_data"] = "image_data"
+    mimeType: str = Field(pattern=r"^image/[A-Za-z0-9.+\-]+$")
+    data: str
+
+
+Content = Annotated[Union[TextContent, ImageDataContent], Field(discriminator="type")]
+
+
+class ToolCallInput(Node):
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    partialArguments: str | None = None
+
+
+class ToolCallOutput(Node):
+    content: list[TextContent] = Field(default_factory=list)
+    isError: bool | None = None
+
+    def text(self) -> str:
+        return "\n".join(c.text for c in self.content)
+
+
+class ToolCall(Node):
+    id: str
+    input: ToolCallInput
+    output: ToolCallOutput | None = None
+
+
+class UsageCost(Node):
+    input: NonNeg = 0
+    output: NonNeg = 0
+    cacheRead: NonNeg = 0
+    cacheWrite: NonNeg = 0
+    total: NonNeg = 0
+
+
+class Usage(Node):
+    input: NonNeg = 0
+    output: NonNeg = 0
+    cacheRead: NonNeg = 0
+    cacheWrite: NonNeg = 0
+    reasoning: NonNeg | None = None
+    totalTokens: NonNeg = 0
+    cost: UsageCost = Field(default_factory=UsageCost)
+
+
+class Timing(Node):
+    firstTokenMs: NonNeg | None = None
+    durationMs: NonNeg = 0
+
+
+class UserMessage(Node):
+    id: str
+    role: Literal["user"] = "user"
+    content: list[Content] = Field(default_factory=list)
+
+    def text(self) -> str:
+        return "\n".join(c.text for c in self.content if isinstance(c, TextContent))
+
+
+class AssistantMessage(Node):
+    id: str
+    role: Literal["assistant"] = "assistant"
+    # The format allows only text here; images are tolerated (and ignored when sending).
+    content: list[Content] = Field(default_factory=list)
+    thinking: str | None = None
+    toolCalls: list[ToolCall] | None = None
+    usage: Usage | None = None
+    timing: Timing | None = None
+
+    def text(self) -> str:
+        return "\n".join(c.text for c in self.content if isinstance(c, TextContent))
+
+
+Message = Annotated[Union[UserMessage, AssistantMessage], Field(discriminator="role")]
+
+
+# ---------------------------------------------------------------------------------------
+# Tools
+
+ToolType = Literal["builtin", "function", "mcp"]
+
+
+class Tool(Node):
+    """One tool definition. `type` decides which of the optional fields apply."""
+
+    type: ToolType = "function"
+    name: str
+    description: str | None = None
+    parameters: dict[str, Any] | None = None
+    strict: bool | None = None
+    # builtin
+    icon: str | None = None
+    terminate: bool | None = None
+    # mcp
+    serverId: str | None = None
+    serverName: str | None = None
+    toolName: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _normalise_legacy(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        kind = data.get("type")
+        source = data.get("source")
+        if kind is None and isinstance(source, dict) and source.get("type") == "mcp":
+            data = {"type": "mcp", **{k: v for k, v in data.items() if k != "source"}}
+            for key in ("serverId", "serverName", "toolName"):
+                if key not in data and isinstance(source.get(key), str):
+                    data[key] = source[key]
+        elif kind is None:
+            data = {"type": "function", **data}
+        if data.get("type") == "builtin" and data.get("name") == "ask_user_question" and data.get("terminate") is not True:
+            data = {**data, "terminate": True}
+        return data
+
+    def is_executable(self) -> bool:
+        """mcp: yes; builtin: yes unless it terminates; function: no (a human answers)."""
+        if self.type == "mcp":
+            return True
+        if self.type == "builtin":
+            return not (self.name == "ask_user_question" or self.terminate is True)
+        return False
+
+
+# ---------------------------------------------------------------------------------------
+# Variables
+
+
+class Variable(Node):
+    """A typed variable in `context.variables`; `type` decides which fields apply."""
+
+    type: Literal["currentDate", "workingDirectory", "skills", "json", "file"]
+    format: str | None = None  # currentDate: readable-date|iso-date|local-date-time; skills: xml|markdown-list
+    value: str | None = None  # workingDirectory, json, file
+    skillNames: list[Any] | None = None
+    includeAll: bool | None = None
+    indent: Number | None = None
+
+
+class VariableVariants(Node):
+    active: str = "default"
+    variants: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+
+class PromptSnapshot(Node):
+    variables: dict[str, dict[str, str]] | None = None
+
+
+# ---------------------------------------------------------------------------------------
+# Model configuration
+
+
+class ResponseType(Node):
+    type: Literal["text", "json_object", "json_schema"]
+    jsonSchema: dict[str, Any] | None = None
+
+
+class ModelParams(Node):
+    maxTokens: Annotated[int, Field(ge=1)] | None = None
+    temperature: Annotated[Number, Field(ge=0, le=2)] | None = None
+    reasoning: ReasoningLevel | None = None
+    responseType: ResponseType | None = None
+    extra: dict[str, Any] | None = None
+
+
+class ModelConfig(Node):
+    provider: str
+    id: str
+    params: ModelParams | None = None
+
+
+# ---------------------------------------------------------------------------------------
+# Thread, run history, evaluations
+
+
+class ThreadContext(Node):
+    systemPrompt: str | None = None
+    tools: list[Tool] | None = None
+    variables: dict[str, Variable] | None = None
+    variableVariants: VariableVariants | None = None
+    snapshot: PromptSnapshot | None = None
+    messages: list[Message] | None = None
+
+
+class ThreadSnapshot(Node):
+    title: str | None = None
+    model: ModelConfig | None = None
+    context: ThreadContext | None = None
+
+
+class RunSnapshot(Node):
+    id: str | None = None
+    thread: ThreadSnapshot
+    usage: Usage | None = None
+    timestamp: Number
+
+
+class Criterion(Node):
+    id: str
+    name: Annotated[str, Field(min_length=1, max_length=80)]
+    description: Annotated[str, Field(max_length=240)] | None = None
+
+
+class RubricSnapshot(Node):
+    id: str
+    name: Annotated[str, Field(min_length=1, max_length=80)]
+    criteria: Annotated[list[Criterion], Field(min_length=2, max_length=6)]
+    revision: Annotated[int, Field(ge=1)] = 1
+
+
+class Rubric(RubricSnapshot):
+    createdAt: Number = 0
+    updatedAt: Number = 0
+
+
+class CriterionScore(Node):
+    criterionId: str
+    score: Annotated[int, Field(ge=1, le=5)]
+
+
+class RunScores(Node):
+    runId: str
+    scores: Annotated[list[CriterionScore], Field(min_length=2, max_length=6)]
+
+
+Verdict = Literal["leftBetter", "rightBetter", "tie", "pass", "fail"]
+
+
+class Evaluation(Node):
+    id: str
+    leftRunId: str
+    rightRunId: str
+    verdict: Verdict
+    note: str | None = None
+    createdAt: Number = 0
+    updatedAt: Number = 0
+    rubric: RubricSnapshot | None = None
+    runScores: Annotated[list[RunScores], Field(min_length=2, max_length=2)] | None = None
+
+    @model_validator(mode="after")
+    def _rubric_and_scores_together(self) -> "Evaluation":
+        if (self.rubric is None) != (self.runScores is None):
+            raise ValueError("rubric and runScores must be given together")
+        return self
+
+
+class Thread(Node):
+    title: str | None = None
+    model: ModelConfig | None = None
+    context: ThreadContext | None = None
+    runHistory: list[RunSnapshot] | None = None
+    evaluations: list[Evaluation] | None = None
+    evaluationRubrics: list[Rubric] | None = None
+    modelName: str | None = None
+    originalURL: str | None = None
+
+    # True when some node of this thread kept a non-declared key order from its source file.
+    _has_custom_order: bool = PrivateAttr(default=False)
+
+    # -- convenience for callers; these never add keys that were not there ----------------
+
+    @property
+    def messages(self) -> list[UserMessage | AssistantMessage]:
+        """The message list (empty when the thread has none)."""
+        if self.context is None or self.context.messages is None:
+            return []
+        return self.context.messages
+
+    def ensure_context(self) -> ThreadContext:
+        if self.context is None:
+            self.context = ThreadContext()
+        return self.context
+
+    def ensure_messages(self) -> list[UserMessage | AssistantMessage]:
+        ctx = self.ensure_context()
+        if ctx.messages is None:
+            ctx.messages = []
+        return ctx.messages

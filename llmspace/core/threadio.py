@@ -1,0 +1,197 @@
+"""Thread files: bytes <-> `Thread`, with image blobs packed and restored.
+
+Written as the original app writes them: 2-space indent, non-ASCII kept, key order kept,
+no trailing newline. Inline images whose base64 text is 1,024 characters or more are
+moved into a top-level `blobs` table (`blob:sha256:<hex>` references) and restored on read.
+Validation errors name the JSON path of the bad value.
+
+Pure functions (no I/O except `read_thread_file` / `write_thread_file`, which use jsonio).
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+from pathlib import Path
+from typing import Any, Iterator
+
+import orjson
+from pydantic import ValidationError
+
+from ..errors import UserFacingError, ValidationFailed
+from ..jsonio import dumps_pretty, loads_located, write_bytes_atomic
+from .model import _ORDER_SINK, Node, Thread
+
+BLOB_PREFIX = "blob:sha256:"
+BLOB_MIN_CHARS = 1024
+
+
+def error_path(loc: tuple[Any, ...]) -> str:
+    """Turn a pydantic error location into a JSON path like `context.messages[2].content[0].text`."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part in ("user", "assistant", "text", "image_data") and out.endswith("]"):
+            # discriminated-union tags pydantic inserts into the location
+            continue
+        elif isinstance(part, str) and ("[" in part or "." in part or part.startswith("function-")):
+            continue
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "(root)"
+
+
+def validation_problems(exc: ValidationError) -> list[tuple[str, str]]:
+    return [(error_path(tuple(e["loc"])), e["msg"]) for e in exc.errors(include_url=False)]
+
+
+def _message_lists(data: dict[str, Any]) -> Iterator[list[Any]]:
+    """The message lists of a thread dict: the working context and every run snapshot."""
+    ctx = data.get("context")
+    if isinstance(ctx, dict) and isinstance(ctx.get("messages"), list):
+        yield ctx["messages"]
+    history = data.get("runHistory")
+    if isinstance(history, list):
+        for run in history:
+            snap = run.get("thread") if isinstance(run, dict) else None
+            ctx = snap.get("context") if isinstance(snap, dict) else None
+            if isinstance(ctx, dict) and isinstance(ctx.get("messages"), list):
+                yield ctx["messages"]
+
+
+def _image_parts(data: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Every `{type: image_data, data: str}` part of every message of a thread dict."""
+    for messages in _message_lists(data):
+        for msg in messages:
+            content = msg.get("content") if isinstance(msg, dict) else None
+            if isinstance(content, list):
+                for part in content:
+                    if isinstance(part, dict) and part.get("type") == "image_data" and isinstance(part.get("data"), str):
+                        yield part
+
+
+def pack_blobs(data: dict[str, Any]) -> dict[str, Any]:
+    """Move large inline images into `blobs` (in place); returns `data`."""
+    blobs: dict[str, str] = {}
+    for part in _image_parts(data):
+        b64 = part["data"]
+        if len(b64) >= BLOB_MIN_CHARS and not b64.startswith(BLOB_PREFIX):
+            digest = hashlib.sha256(b64.encode("ascii", "surrogateescape")).hexdigest()
+            blobs.setdefault(digest, b64)
+            part["data"] = BLOB_PREFIX + digest
+    if blobs:
+        data.pop("blobs", None)
+        data["blobs"] = blobs
+    return data
+
+
+def unpack_blobs(data: dict[str, Any]) -> dict[str, Any]:
+    """Restore `blob:sha256:` references from the `blobs` table and drop the table (in place)."""
+    blobs = data.pop("blobs", None)
+    if not isinstance(blobs, dict):
+        return data
+    for part in _image_parts(data):
+        ref = part["data"]
+        if ref.startswith(BLOB_PREFIX):
+            b64 = blobs.get(ref[len(BLOB_PREFIX):])
+            if isinstance(b64, str):
+                part["data"] = b64
+    return data
+
+
+def thread_from_data(data: Any, source: str = "thread") -> Thread:
+    """Validate parsed JSON as a Thread; errors name the JSON path of the bad value."""
+    if not isinstance(data, dict):
+        raise ValidationFailed(source, [("(root)", "a thread must be a JSON object")])
+    if "blobs" in data:
+        unpack_blobs(data)
+    sink: list[Any] = []
+    token = _ORDER_SINK.set(sink)
+    try:
+        thread = Thread.model_validate(data)
+    except ValidationError as exc:
+        raise ValidationFailed(source, validation_problems(exc)) from None
+    finally:
+        _ORDER_SINK.reset(token)
+    thread._has_custom_order = bool(sink)
+    return thread
+
+
+def parse_thread(raw: bytes, source: str = "thread") -> Thread:
+    """Parse and validate thread bytes (GC paused while building the objects)."""
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        data = loads_located(raw, source)
+        return thread_from_data(data, source)
+    finally:
+        if gc_was_on:
+            gc.enable()
+
+
+def _apply_key_order(node: Node, out: dict[str, Any]) -> dict[str, Any]:
+    """Re-impose source key orders remembered on nodes onto their dumped dicts.
+
+    Only subtrees flagged `_order_below` at validation time are visited."""
+    for name in node.model_fields_set:
+        child = getattr(node, name, None)
+        sub = out.get(name)
+        if isinstance(child, Node):
+            if child._order_below and isinstance(sub, dict):
+                out[name] = _apply_key_order(child, sub)
+        elif isinstance(child, list) and isinstance(sub, list):
+            for i, item in enumerate(child):
+                if isinstance(item, Node) and item._order_below and i < len(sub):
+                    sub[i] = _apply_key_order(item, sub[i])
+        elif isinstance(child, dict) and isinstance(sub, dict):
+            for k, item in child.items():
+                if isinstance(item, Node) and item._order_below and k in sub:
+                    sub[k] = _apply_key_order(item, sub[k])
+    order = node._key_order
+    if order:
+        ordered = {k: out[k] for k in order if k in out}
+        ordered.update((k, v) for k, v in out.items() if k not in ordered)
+        return ordered
+    return out
+
+
+def thread_to_data(thread: Thread) -> dict[str, Any]:
+    """The JSON-ready dict of a thread: only keys that were set, source key order kept, blobs not packed."""
+    data = thread.model_dump(exclude_unset=True, by_alias=True)
+    if thread._has_custom_order:
+        data = _apply_key_order(thread, data)
+    return data
+
+
+def serialize_thread(thread: Thread) -> bytes:
+    """Bytes exactly as the original app would write them (blobs packed)."""
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        data = pack_blobs(thread_to_data(thread))
+        return dumps_pretty(data)
+    finally:
+        if gc_was_on:
+            gc.enable()
+
+
+def read_thread_file(path: Path) -> Thread:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise UserFacingError(f"{path} does not exist.", hint="Refresh the workspace.") from None
+    except OSError as exc:
+        raise UserFacingError(f"Could not read {path}: {exc.strerror or exc}.") from None
+    return parse_thread(raw, str(path))
+
+
+def write_thread_file(path: Path, thread: Thread) -> bytes:
+    data = serialize_thread(thread)
+    write_bytes_atomic(path, data)
+    return data
+
+
+def clone_thread(thread: Thread) -> Thread:
+    """A deep, independent copy that keeps key order and set-ness (for snapshots and undo)."""
+    return thread_from_data(orjson.loads(orjson.dumps(thread_to_data(thread))))

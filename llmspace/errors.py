@@ -1,0 +1,88 @@
+"""User-facing errors: the one error boundary of the app.
+
+`UserFacingError` messages are shown as they are and say what to do next. Anything else
+is reported as "Internal error — details in the log" by `describe_exception`.
+Callers anywhere may raise these; only front ends (cli, ui) catch and display them.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+
+log = logging.getLogger("llmspace")
+
+
+class UserFacingError(Exception):
+    """An error whose message is fit to show to the user as it is."""
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return f"{self.message} {self.hint}" if self.hint else self.message
+
+
+class MalformedJsonError(UserFacingError):
+    """A JSON file that cannot be parsed; names the path, line and column."""
+
+    def __init__(self, path: Path | str, line: int, column: int, reason: str) -> None:
+        self.path = str(path)
+        self.line = line
+        self.column = column
+        self.reason = reason
+        super().__init__(
+            f"{self.path}: malformed JSON at line {line}, column {column}: {reason}.",
+            hint="Fix the file in a text editor; it was left unchanged.",
+        )
+
+
+class ValidationFailed(UserFacingError):
+    """A value in a file or request does not match the expected shape."""
+
+    def __init__(self, where: str, problems: list[tuple[str, str]]) -> None:
+        self.where = where
+        self.problems = problems
+        first = "; ".join(f"{p}: {m}" for p, m in problems[:5])
+        more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
+        super().__init__(f"{where}: invalid value at {first}{more}.")
+
+
+class PathOutsideWorkspace(UserFacingError):
+    """A path that would leave the workspace root."""
+
+
+class NameConflict(UserFacingError):
+    """A target name that already exists; nothing was overwritten."""
+
+
+class InvalidName(UserFacingError):
+    """A file or folder name that breaks the naming rules."""
+
+
+_KEY_SHAPES = [
+    (re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), "sk-***"),
+    (re.compile(r"(?i)\b(bearer\s+)[^\s\"',]{8,}"), r"\1***"),
+]
+
+
+def redact(text: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
+    """Remove the given secrets and anything shaped like an API key from `text`."""
+    for s in secrets:
+        if s and len(s) >= 4:
+            text = text.replace(s, "***")
+    for pat, repl in _KEY_SHAPES:
+        text = pat.sub(repl, text)
+    return text
+
+
+def describe_exception(exc: BaseException, log_path: Path | None = None) -> str:
+    """The text a front end shows for `exc`: its own message, or a pointer to the log."""
+    if isinstance(exc, UserFacingError):
+        return str(exc)
+    log.error("internal error", exc_info=exc)
+    where = f" ({log_path})" if log_path else ""
+    return f"Internal error — details in the log{where}."

@@ -1,0 +1,76 @@
+"""The data root and its layout.
+
+`LLM_SPACE_HOME` (default `~/.llm-space`) holds `workspace/`, `settings/`, `skills/`,
+`traces/`, `plugins/`, `data/plugins/` and `logs/`. Folders are created when first needed,
+never on import. Everything that needs a location asks a `DataRoot`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def expand_home(path: str) -> Path:
+    """Expand a leading `~` or `~/` only (`~user` is left alone), as the original app does."""
+    if path == "~" or path.startswith("~/") or path.startswith("~" + os.sep):
+        return Path.home() / path[2:] if len(path) > 1 else Path.home()
+    return Path(path)
+
+
+def default_home() -> Path:
+    env = os.environ.get("LLM_SPACE_HOME", "").strip()
+    return expand_home(env) if env else Path.home() / ".llm-space"
+
+
+@dataclass(frozen=True)
+class DataRoot:
+    """Locations under one data root. Accessors create the folder on first use."""
+
+    root: Path
+
+    @classmethod
+    def from_env(cls) -> "DataRoot":
+        return cls(default_home().absolute())
+
+    def _dir(self, *parts: str) -> Path:
+        p = self.root.joinpath(*parts)
+        p.mkdir(parents=True, exist_ok=True)
+        return p
+
+    @property
+    def workspace(self) -> Path:
+        return self._dir("workspace")
+
+    @property
+    def settings(self) -> Path:
+        return self._dir("settings")
+
+    @property
+    def skills(self) -> Path:
+        return self._dir("skills")
+
+    @property
+    def traces(self) -> Path:
+        return self._dir("traces")
+
+    @property
+    def plugins(self) -> Path:
+        return self._dir("plugins")
+
+    @property
+    def plugin_data(self) -> Path:
+        return self._dir("data", "plugins")
+
+    @property
+    def logs(self) -> Path:
+        return self._dir("logs")
+
+    @property
+    def trash(self) -> Path:
+        return self._dir(".trash")
+
+    def settings_file(self, name: str) -> Path:
+        """Path of `settings/<name>.json` (the folder is created, the file is not)."""
+        return self.settings / f"{name}.json"

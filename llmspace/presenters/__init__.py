@@ -1,0 +1,1 @@
+"""presenters package."""

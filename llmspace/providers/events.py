@@ -1,0 +1,66 @@
+"""The closed set of events an adapter yields while streaming one model turn.
+
+`stream(request, cancel) -> Iterator[StreamEvent]` (see `providers/base.py`). The run loop
+(`agent/`) folds these into an assistant message; the UI only sees them through the pump.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStart:
+    index: int  # position of the call within this turn
+    id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallArgsDelta:
+    index: int
+    text: str  # a fragment of the JSON arguments
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallEnd:
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class UsageEvent:
+    """Token counts as the provider reported them (any may be missing)."""
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    reasoning: int | None = None
+    total: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    reason: str  # stop | length | tool_calls | content_filter | error | aborted | <provider's own>
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorEvent:
+    message: str  # already redacted, fit to show the user
+    status: int | None = None
+    retryable: bool = False
+
+
+StreamEvent = Union[TextDelta, ThinkingDelta, ToolCallStart, ToolCallArgsDelta, ToolCallEnd, UsageEvent, Finish, ErrorEvent]
