@@ -1,0 +1,1 @@
+"""Test support: real servers and fixtures shared by tests."""
