@@ -19,6 +19,7 @@ class RenderEnv:
 
     skills: Any = None  # a SkillManager-like object with enabled skills, or None
     now: Any = None  # a datetime for current_date, or None for "now"
+    overrides: dict[str, str] = field(default_factory=dict)  # `--var NAME=VALUE` from the CLI
 
 
 @dataclass
