@@ -1,0 +1,195 @@
+"""The tool router: resolves each tool call of a turn to its executor and runs them.
+
+    router.execute_calls(tools, calls, ctx, cancel, timeout) -> [ToolCallOutput, …]
+
+Resolution by `tool.type`: builtin -> `tools/builtins`; mcp -> `ctx.mcp or app.mcp`
+`.call_tool(serverId, toolName, …)`; any other type -> an executor added with
+`register_executor(kind, fn)` (plugins); function -> no executor (a human supplies the
+result; the run loop pauses first, see `pending_reason`). Arguments are checked against the
+tool's JSON Schema first. Every failure becomes an error output, never an exception.
+Called by the run loop (`agent/`), the UI's "Call this tool" and the CLI.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable
+
+from ..core.model import Tool, ToolCall, ToolCallOutput
+from ..providers.base import CancelToken
+from .base import CallEnv, ToolContext, ToolError, error_output, serialise_result, text_output
+from .safety import is_dangerous_bash
+from .validation import check_arguments
+
+# executor(tool, arguments, ctx, cancel, timeout) -> ToolCallOutput | str | JSON value
+Executor = Callable[[Tool, dict[str, Any], ToolContext, CancelToken, "float | None"], Any]
+
+CANCELLED = "Cancelled"
+
+
+class ToolRouter:
+    """Runs tool calls; one instance per app (stateless apart from registered executors)."""
+
+    def __init__(self, app: Any = None, *, settings: dict[str, Any] | None = None) -> None:
+        self.app = app
+        # Overrides for built-ins (tests): e.g. {"opener": fn, "grep_fallback": True}.
+        self.settings: dict[str, Any] = dict(settings or {})
+        self._executors: dict[str, Executor] = {}
+        self._lock = threading.Lock()
+
+    # -- registration ----------------------------------------------------------------------
+    def register_executor(self, kind: str, executor: Executor) -> None:
+        """Add the executor for tools of type `kind` (e.g. "plugin")."""
+        with self._lock:
+            self._executors[kind] = executor
+
+    # -- auto-run policy ---------------------------------------------------------------------
+    def pending_reason(self, tools: list[Tool], calls: list[ToolCall]) -> str | None:
+        """Why auto-run must stop before these calls (a human is needed), or None."""
+        by_name = {t.name: t for t in tools}
+        for call in calls:
+            if call.output is not None:
+                continue
+            name = call.input.name
+            tool = by_name.get(name)
+            if tool is None:
+                continue  # executing it gives an error result the model can read
+            if tool.type == "function":
+                return f"{name} is a custom function tool: supply its result to continue."
+            if tool.type == "builtin" and not tool.is_executable():
+                return f"{name} needs a human answer."
+            if tool.type == "builtin" and name == "bash":
+                command = call.input.arguments.get("command")
+                if isinstance(command, str) and is_dangerous_bash(command):
+                    return "Auto-run paused for a risky command."
+        return None
+
+    # -- execution -----------------------------------------------------------------------------
+    def execute_calls(
+        self,
+        tools: list[Tool],
+        calls: list[ToolCall],
+        ctx: ToolContext,
+        cancel: CancelToken | None = None,
+        timeout: float | None = None,
+    ) -> list[ToolCallOutput]:
+        """Run the calls concurrently; one output per call, in the order of `calls`."""
+        by_name = {t.name: t for t in tools}
+        if not calls:
+            return []
+        if len(calls) == 1:
+            return [self.execute(by_name.get(calls[0].input.name), calls[0], ctx, cancel, timeout)]
+        with ThreadPoolExecutor(max_workers=min(len(calls), 16), thread_name_prefix="tool-call") as pool:
+            futures = [pool.submit(self.execute, by_name.get(c.input.name), c, ctx, cancel, timeout) for c in calls]
+            return [f.result() for f in futures]
+
+    def execute(
+        self,
+        tool: Tool | None,
+        call: ToolCall,
+        ctx: ToolContext,
+        cancel: CancelToken | None = None,
+        timeout: float | None = None,
+    ) -> ToolCallOutput:
+        """Run one call; failures, timeouts and cancellation come back as error outputs."""
+        name = call.input.name
+        if tool is None:
+            return error_output(f"Built-in tool not found: {name}")
+        if cancel is not None and cancel.cancelled:
+            return error_output(CANCELLED)
+        if call.input.partialArguments and not call.input.arguments:
+            return error_output(f"The arguments for {name} are not valid JSON: {call.input.partialArguments}")
+        arguments = dict(call.input.arguments or {})
+        problem = check_arguments(tool, arguments)
+        if problem:
+            return error_output(problem)
+        target = self._resolve(tool, arguments, ctx)
+        if isinstance(target, ToolCallOutput):
+            return target
+        return self._run_bounded(target, cancel, timeout)
+
+    # -- internals -------------------------------------------------------------------------------
+    def _resolve(self, tool: Tool, arguments: dict[str, Any], ctx: ToolContext) -> Any:
+        """A callable `fn(child_cancel, timeout) -> result`, or an error output."""
+        if tool.type == "builtin":
+            from .builtins import get_implementation
+
+            impl = get_implementation(tool.name)
+            if impl is None:
+                return error_output(f"Built-in tool not found: {tool.name}")
+
+            def run_builtin(token: CancelToken, limit: float | None) -> Any:
+                env = CallEnv(ctx=ctx, cancel=token, timeout=limit, app=self.app, settings=self.settings)
+                return impl(arguments, env)
+
+            return run_builtin
+        if tool.type == "mcp":
+            hub = ctx.mcp if ctx.mcp is not None else (self.app.mcp if self.app is not None else None)
+            if hub is None:
+                return error_output(f"MCP is not available to run {tool.name}.")
+            if not tool.serverId or not tool.toolName:
+                return error_output(f"The MCP tool {tool.name} has no serverId or toolName; re-import it from its server.")
+
+            def run_mcp(token: CancelToken, limit: float | None) -> Any:
+                return hub.call_tool(tool.serverId, tool.toolName, arguments, timeout=limit, cancel=token)
+
+            return run_mcp
+        if tool.type == "function":
+            return error_output(f"{tool.name} is a custom function tool: it needs a result supplied by a human.")
+        executor = self._executors.get(tool.type)
+        if executor is None:
+            return error_output(f"No executor for {tool.type} tool {tool.name}.")
+
+        def run_other(token: CancelToken, limit: float | None) -> Any:
+            return executor(tool, arguments, ctx, token, limit)
+
+        return run_other
+
+    def _run_bounded(self, fn: Callable[[CancelToken, float | None], Any], cancel: CancelToken | None, timeout: float | None) -> ToolCallOutput:
+        """Run `fn` on a worker thread; stop waiting at the timeout or on cancel."""
+        child = CancelToken()
+        done = threading.Event()
+        box: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                box["value"] = fn(child, timeout)
+            except BaseException as exc:  # every failure is a tool result
+                box["error"] = exc
+            finally:
+                done.set()
+
+        if cancel is not None:
+            cancel.on_cancel(child.cancel)
+        child.on_cancel(done.set)
+        worker = threading.Thread(target=work, name="tool-worker", daemon=True)
+        worker.start()
+        finished = done.wait(timeout)
+        if "value" not in box and "error" not in box:
+            child.cancel()
+            if not finished:
+                return error_output(f"Tool call timed out after {_seconds(timeout)}s")
+            return error_output(CANCELLED)
+        if "error" in box:
+            return error_output(_message(box["error"]))
+        return _to_output(box["value"])
+
+
+def _to_output(value: Any) -> ToolCallOutput:
+    if isinstance(value, ToolCallOutput):
+        return value
+    return text_output(serialise_result(value), False)
+
+
+def _message(exc: BaseException) -> str:
+    if isinstance(exc, ToolError):
+        return str(exc)
+    text = str(exc).strip()
+    return text or type(exc).__name__
+
+
+def _seconds(timeout: float | None) -> str:
+    if timeout is None:
+        return "?"
+    return f"{timeout:g}"
