@@ -1,1 +1,27 @@
-"""importers package."""
+"""Importers: foreign and native thread exports -> threads in the workspace (reference §3).
+
+Public API (what other packages use):
+- `import_files(paths, workspace, into="") -> list[ImportOutcome]` — write new thread files.
+- `parse_import(data, name) -> list[Thread] | str` — threads in some bytes, or a skip reason.
+- `parse_import_detailed(...) -> ParseResult`, `parse_arguments(raw)` (lenient tool arguments).
+
+Formats: native, OpenAI Chat Completions-style, Anthropic Messages-style, Aurora, a bare
+array of messages, and `.jsonl` files with one export per line.
+"""
+
+from __future__ import annotations
+
+from .args import parse_arguments
+from .detect import ParseResult, parse_import, parse_import_detailed, thread_from_value
+from .files import ImportOutcome, import_files, target_stem
+
+__all__ = [
+    "ImportOutcome",
+    "ParseResult",
+    "import_files",
+    "parse_arguments",
+    "parse_import",
+    "parse_import_detailed",
+    "target_stem",
+    "thread_from_value",
+]

@@ -1,0 +1,85 @@
+"""Import files into the workspace: each source becomes new thread files in one folder.
+
+`import_files(paths, workspace, into)` reads each file, parses it (core/importers/detect.py)
+and writes every thread found as a new file named after the source stem, de-duplicated
+(`stem.json`, `stem-1.json`, …; an invalid stem becomes `untitled`). One bad file never
+stops the others; each gets an `ImportOutcome` with what was created or why it was skipped.
+
+Callers: the `llmspace import` command, the UI's Import from Files… and drag and drop.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...errors import InvalidName, UserFacingError
+from ..workspace import Workspace, validate_stem
+from .detect import JSONL_SUFFIXES, parse_import_detailed
+from .foreign import ModelResolver
+
+log = logging.getLogger("llmspace.import")
+
+
+@dataclass
+class ImportOutcome:
+    """What importing one source file did."""
+
+    source: Path
+    created: list[str] = field(default_factory=list)  # workspace paths of the new threads
+    skipped: str | None = None  # why nothing was imported
+    problems: list[str] = field(default_factory=list)  # parts left out (e.g. bad JSONL lines)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.created)
+
+
+def target_stem(source: Path) -> str:
+    """The file stem for threads imported from `source` (`untitled` when not a valid name)."""
+    name = source.name
+    for suffix in (".json", *JSONL_SUFFIXES):
+        if name.lower().endswith(suffix) and len(name) > len(suffix):
+            name = name[: -len(suffix)]
+            break
+    else:
+        name = source.stem or name
+    try:
+        return validate_stem(name)
+    except InvalidName:
+        return "untitled"
+
+
+def import_files(paths: list[Path], workspace: Workspace, into: str = "",
+                 resolve_model: ModelResolver | None = None) -> list[ImportOutcome]:
+    """Import each file into the folder `into` (created when missing); one outcome per file."""
+    workspace.resolve(into)  # refuse a target outside the workspace before touching anything
+    outcomes: list[ImportOutcome] = []
+    for path in paths:
+        path = Path(path)
+        outcome = ImportOutcome(source=path)
+        outcomes.append(outcome)
+        try:
+            data = path.read_bytes()
+        except IsADirectoryError:
+            outcome.skipped = "it is a folder, not a file"
+            continue
+        except OSError as exc:
+            outcome.skipped = f"could not read it: {exc.strerror or exc}"
+            continue
+        try:
+            result = parse_import_detailed(data, path.name, resolve_model)
+            outcome.problems.extend(result.problems)
+            stem = target_stem(path)
+            for thread in result.threads:
+                try:
+                    outcome.created.append(workspace.create_thread(into, stem, thread))
+                except UserFacingError as exc:
+                    outcome.problems.append(f"could not write a thread: {exc}")
+            if not outcome.created:
+                outcome.skipped = result.skip or "; ".join(outcome.problems) or "nothing to import"
+        except Exception as exc:  # one bad file never stops the others
+            log.exception("import of %s failed", path)
+            outcome.skipped = f"internal error ({type(exc).__name__}); details in the log"
+    return outcomes
