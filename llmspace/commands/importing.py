@@ -1,9 +1,42 @@
-"""CLI command group `importing` (see llmspace/cli.py for the contract)."""
+"""CLI command group `import`: `llmspace import FILE... [--into FOLDER]` (see llmspace/cli.py).
+
+Imports native, OpenAI-style, Anthropic-style, Aurora, bare-array and `.jsonl` exports as
+new threads and prints one line per file: `imported SRC -> PATH[, PATH…]` or
+`skipped SRC: reason`. Exit code 0 when every file imported something, 1 otherwise
+(the other files are still imported).
+"""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..app import App
 
 
 def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    """Add this group's subcommands (none yet)."""
+    """Add `import`."""
+    parser = sub.add_parser("import", help="import thread exports (JSON or JSON Lines) into the workspace")
+    parser.add_argument("files", nargs="+", metavar="FILE", help="files to import")
+    parser.add_argument("--into", default="", metavar="FOLDER", help="workspace folder for the new threads (created if missing)")
+    parser.set_defaults(handler=run_import)
+
+
+def run_import(args: argparse.Namespace, app: "App") -> int:
+    from ..core.importers import import_files
+
+    outcomes = import_files([Path(f) for f in args.files], app.workspace, into=args.into.strip().strip("/"))
+    all_ok = True
+    for o in outcomes:
+        if o.created:
+            print(f"imported {o.source} -> {', '.join(o.created)}")
+        else:
+            all_ok = False
+            print(f"skipped {o.source}: {o.skipped}")
+        for problem in o.problems if o.created else []:
+            print(f"  note: {problem}")
+    done = sum(1 for o in outcomes if o.created)
+    print(f"{done} of {len(outcomes)} file(s) imported into {app.workspace.root / args.into.strip().strip('/')}")
+    return 0 if all_ok else 1

@@ -1,9 +1,50 @@
-"""CLI command group `threads` (see llmspace/cli.py for the contract)."""
+"""CLI command group `threads`: `llmspace threads list [FOLDER]` (see llmspace/cli.py).
+
+Prints the workspace tree: folders (with a trailing `/`) first, then thread titles, each
+followed by its workspace path; two spaces of indent per level.
+"""
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..app import App
+    from ..core.workspace import Entry
 
 
 def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    """Add this group's subcommands (none yet)."""
+    """Add `threads list`."""
+    parser = sub.add_parser("threads", help="list the threads in the workspace")
+    tsub = parser.add_subparsers(dest="threads_command", metavar="ACTION")
+    parser.set_defaults(handler=lambda args, app: (parser.print_help(), 0)[1])
+    lst = tsub.add_parser("list", help="show the workspace tree with thread titles")
+    lst.add_argument("folder", nargs="?", default="", help="a folder inside the workspace (default: all)")
+    lst.set_defaults(handler=list_threads)
+
+
+def format_tree(entries: "list[Entry]", indent: int = 0) -> list[str]:
+    """Lines of the tree: `title/` for folders, `title  (path)` for threads."""
+    lines: list[str] = []
+    pad = "  " * indent
+    for e in entries:
+        if e.is_dir:
+            lines.append(f"{pad}{e.title}/")
+            lines.extend(format_tree(e.children or [], indent + 1))
+        else:
+            lines.append(f"{pad}{e.title}  ({e.rel})")
+    return lines
+
+
+def list_threads(args: argparse.Namespace, app: "App") -> int:
+    workspace = app.workspace
+    folder = args.folder.strip().strip("/")
+    if folder and not workspace.resolve(folder).is_dir():
+        from ..errors import UserFacingError
+
+        raise UserFacingError(f"{folder!r} is not a folder in the workspace ({workspace.root}).",
+                              hint="Run `llmspace threads list` to see the folders.")
+    lines = format_tree(workspace.list_tree(folder))
+    print("\n".join(lines) if lines else f"(no threads in {workspace.root / folder if folder else workspace.root})")
+    return 0

@@ -220,7 +220,7 @@ class Workspace:
                 elif name.endswith(THREAD_SUFFIX) and len(name) > len(THREAD_SUFFIX):
                     files.append(Entry(prefix + name, name, name[: -len(THREAD_SUFFIX)], False, None))
         dirs.sort(key=lambda e: _sort_key(e.name))
-        files.sort(key=lambda e: _sort_key(e.name))
+        files.sort(key=lambda e: _sort_key(e.title))
         return dirs + files
 
     def _rel_of(self, path: Path) -> str:
