@@ -1,0 +1,93 @@
+"""Run events: what a run reports while it works, in the order it happens.
+
+`Runner.run(..., on_event=cb)` calls `cb(event)` on the worker thread that runs the loop;
+the UI forwards them to its queue (DESIGN rule 1), the CLI prints them. Every event is a
+small frozen dataclass; none carries mutable state of the run.
+
+Order for one turn: MessageStarted, then any of TextDelta / ThinkingDelta / ToolCallDelta,
+then MessageFinished; then ToolStarted/ToolFinished pairs when tools run; Paused when the
+loop waits for a human; RunFinished last (always, exactly once per started run).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Union
+
+if TYPE_CHECKING:
+    from .runner import RunResult
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    provider: str = ""
+    model: str = ""
+
+
+@dataclass(frozen=True)
+class MessageStarted:
+    message_id: str
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    message_id: str
+    text: str  # the new fragment only
+
+
+@dataclass(frozen=True)
+class ThinkingDelta:
+    message_id: str
+    text: str  # the new fragment only
+
+
+@dataclass(frozen=True)
+class ToolCallDelta:
+    message_id: str
+    index: int
+    call_id: str
+    name: str
+    arguments_text: str  # all argument text received so far for this call (not just the fragment)
+
+
+@dataclass(frozen=True)
+class MessageFinished:
+    message_id: str
+    kept: bool = True  # False when a stopped/failed turn produced nothing and the message was dropped
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    message_id: str
+    call_id: str
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class ToolFinished:
+    message_id: str
+    call_id: str
+    output: Any  # a core.model.ToolCallOutput
+
+
+@dataclass(frozen=True)
+class Paused:
+    reason: str
+    calls: tuple[tuple[str, str], ...]  # (message id, call id) waiting for a human
+
+
+@dataclass(frozen=True)
+class Retrying:
+    """The model call failed before its first token and is tried again."""
+
+    attempt: int
+    message: str
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    result: "RunResult"
+
+
+RunEvent = Union[RunStarted, MessageStarted, TextDelta, ThinkingDelta, ToolCallDelta, MessageFinished,
+                 ToolStarted, ToolFinished, Paused, Retrying, RunFinished]

@@ -1,0 +1,190 @@
+"""Fold one model turn's `StreamEvent`s into a stored assistant message (reference §6.3, §6.5).
+
+`TurnBuilder` is fed provider events by the run loop (`agent/loop.py`) and turns them into
+run events plus, at the end, an `AssistantMessage` with text, thinking, tool calls (arguments
+re-parsed best-effort after every fragment, raw text kept in `partialArguments` when it never
+parses), usage with cost, and timing measured with `time.perf_counter`.
+Pure bookkeeping: no I/O, no threads.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from partial_json_parser import loads as partial_loads
+
+from ..core.model import AssistantMessage
+from ..providers import events as pe
+from ..providers.base import ModelInfo
+from . import events as re
+
+
+def parse_arguments(text: str) -> tuple[dict[str, Any], bool]:
+    """(arguments, complete): the JSON object in `text`, or the best partial reading of it."""
+    if not text.strip():
+        return {}, True
+    try:
+        value = json.loads(text)
+        if isinstance(value, dict):
+            return value, True
+        return {}, False
+    except ValueError:
+        pass
+    try:
+        value = partial_loads(text)
+    except Exception:
+        return {}, False
+    return (value if isinstance(value, dict) else {}), False
+
+
+@dataclass
+class _Call:
+    id: str
+    name: str
+    args_text: str = ""
+    arguments: dict[str, Any] = field(default_factory=dict)
+    ended: bool = False
+
+
+def _num(value: Any) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return 0
+    return v if math.isfinite(v) and v > 0 else 0
+
+
+def _clean(n: float) -> int | float:
+    return int(n) if float(n).is_integer() else n
+
+
+def usage_dict(ev: pe.UsageEvent, model: ModelInfo) -> dict[str, Any] | None:
+    """Stored `usage` for a provider usage report (non-finite/negative -> 0; all-zero -> None)."""
+    inp, out, cr, cw = _num(ev.input), _num(ev.output), _num(ev.cache_read), _num(ev.cache_write)
+    total = _num(ev.total) if ev.total else inp + out + cr + cw
+    reasoning = _num(ev.reasoning) if ev.reasoning is not None else None
+    if not any((inp, out, cr, cw, total, reasoning or 0)):
+        return None
+    cost = {
+        "input": inp * model.cost_input / 1e6,
+        "output": out * model.cost_output / 1e6,
+        "cacheRead": cr * model.cost_cache_read / 1e6,
+        "cacheWrite": cw * model.cost_cache_write / 1e6,
+    }
+    cost["total"] = sum(cost.values())
+    usage: dict[str, Any] = {"input": _clean(inp), "output": _clean(out), "cacheRead": _clean(cr), "cacheWrite": _clean(cw)}
+    if reasoning is not None:
+        usage["reasoning"] = _clean(reasoning)
+    usage["totalTokens"] = _clean(total)
+    usage["cost"] = {k: _clean(v) for k, v in cost.items()}
+    return usage
+
+
+class TurnBuilder:
+    """Accumulates one assistant turn. `feed(event)` returns the run events to report."""
+
+    def __init__(self, model: ModelInfo, started: float | None = None) -> None:
+        self.model = model
+        self.message_id = str(uuid.uuid4())
+        self.started = time.perf_counter() if started is None else started
+        self.first_token: float | None = None
+        self.ended: float | None = None
+        self.text = ""
+        self.thinking = ""
+        self.calls: dict[int, _Call] = {}
+        self.usage: dict[str, Any] | None = None
+        self.finish_reason: str | None = None
+        self.error: pe.ErrorEvent | None = None
+        self.events_seen = 0
+
+    # -- folding ------------------------------------------------------------------------
+    def _token(self) -> None:
+        if self.first_token is None:
+            self.first_token = time.perf_counter()
+
+    def feed(self, ev: pe.StreamEvent) -> list[re.RunEvent]:
+        self.events_seen += 1
+        mid = self.message_id
+        if isinstance(ev, pe.TextDelta):
+            if not ev.text:
+                return []
+            self._token()
+            self.text += ev.text
+            return [re.TextDelta(mid, ev.text)]
+        if isinstance(ev, pe.ThinkingDelta):
+            if not ev.text:
+                return []
+            self._token()
+            self.thinking += ev.text
+            return [re.ThinkingDelta(mid, ev.text)]
+        if isinstance(ev, pe.ToolCallStart):
+            self._token()
+            call = self.calls.get(ev.index)
+            if call is None:
+                call = self.calls[ev.index] = _Call(ev.id or f"call_{uuid.uuid4().hex[:12]}", ev.name)
+            else:  # a repeated start (some local servers repeat the name): keep the first values
+                call.name = call.name or ev.name
+            return [re.ToolCallDelta(mid, ev.index, call.id, call.name, call.args_text)]
+        if isinstance(ev, pe.ToolCallArgsDelta):
+            call = self.calls.get(ev.index)
+            if call is None:
+                call = self.calls[ev.index] = _Call(f"call_{uuid.uuid4().hex[:12]}", "")
+            if ev.text:
+                self._token()
+                call.args_text += ev.text
+                call.arguments, _ = parse_arguments(call.args_text)
+            return [re.ToolCallDelta(mid, ev.index, call.id, call.name, call.args_text)]
+        if isinstance(ev, pe.ToolCallEnd):
+            call = self.calls.get(ev.index)
+            if call is not None:
+                call.ended = True
+            return []
+        if isinstance(ev, pe.UsageEvent):
+            self.usage = usage_dict(ev, self.model)
+            return []
+        if isinstance(ev, pe.Finish):
+            self.finish_reason = ev.reason
+            self.ended = time.perf_counter()
+            return []
+        if isinstance(ev, pe.ErrorEvent):
+            self.error = ev
+            return []
+        return []
+
+    # -- result -------------------------------------------------------------------------
+    def has_content(self) -> bool:
+        return bool(self.text or self.thinking or self.calls)
+
+    def build(self) -> AssistantMessage:
+        """The stored assistant message (call at the end of the turn, or on Stop/error)."""
+        end = self.ended if self.ended is not None else time.perf_counter()
+        data: dict[str, Any] = {"id": self.message_id, "role": "assistant",
+                                "content": [{"type": "text", "text": self.text}]}
+        if self.thinking:
+            data["thinking"] = self.thinking
+        if self.calls:
+            calls = []
+            for index in sorted(self.calls):
+                c = self.calls[index]
+                arguments, complete = parse_arguments(c.args_text)
+                call_input: dict[str, Any] = {"name": c.name, "arguments": arguments}
+                if not complete:
+                    call_input["partialArguments"] = c.args_text
+                entry: dict[str, Any] = {"id": c.id, "input": call_input}
+                if c.ended or (self.finish_reason is not None and self.error is None):
+                    entry["output"] = {"content": [{"type": "text", "text": ""}]}
+                calls.append(entry)
+            data["toolCalls"] = calls
+        if self.usage is not None:
+            data["usage"] = self.usage
+        timing: dict[str, Any] = {}
+        if self.first_token is not None:
+            timing["firstTokenMs"] = max(0, round((self.first_token - self.started) * 1000))
+        timing["durationMs"] = max(0, round((end - self.started) * 1000))
+        data["timing"] = timing
+        return AssistantMessage.model_validate(data)

@@ -1,0 +1,286 @@
+"""One run of one thread: the turn loop of reference §7.1.
+
+`RunSession(app, thread, opts, emit, cancel).execute()` does, in order: resolve the model,
+cut the messages after `from_message_id`, fill paused tool results, check run eligibility,
+render, then per turn stream one model reply (folded by `agent/fold.py`), and by the run
+settings stop (step by step), execute tools once (auto-run) or loop (ReAct, up to
+`max_turns`), pausing for tools a human must answer. Completed, paused and stopped runs
+append a run-history entry; failed runs keep what was generated and record nothing.
+Refusals before the run starts leave the thread exactly as it was.
+
+Only `agent/runner.py` builds sessions; a session works on the Thread object it is given
+(a clone owned by this run) and touches no other shared state.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING, Any, Callable
+
+from ..core.model import AssistantMessage, ModelConfig, PromptSnapshot, Thread, ToolCall, ToolCallOutput, UserMessage
+from ..core.render import RenderEnv, RenderedThread, render_thread
+from ..errors import UserFacingError, describe_exception
+from ..providers.base import CancelToken, Endpoint, ModelInfo, ModelRequest
+from . import events as re
+from .convert import is_unanswered, neutral_messages, tool_specs
+from .fold import TurnBuilder
+from .services import append_history, model_stream, tool_context, usage_sum
+
+if TYPE_CHECKING:
+    from .runner import RunOptions, RunResult
+
+log = logging.getLogger("llmspace.agent")
+
+NOT_ELIGIBLE = "The last message must be a user message or a tool call result."
+
+
+def output_of(text: str, is_error: bool) -> ToolCallOutput:
+    return ToolCallOutput.model_validate({"content": [{"type": "text", "text": text}], "isError": bool(is_error)})
+
+
+def _as_output(value: Any) -> ToolCallOutput:
+    """Whatever the tool router returned, as a stored ToolCallOutput."""
+    if isinstance(value, ToolCallOutput):
+        return value
+    if isinstance(value, dict):
+        return ToolCallOutput.model_validate(value)
+    text = getattr(value, "text", None)
+    if isinstance(text, str):
+        return output_of(text, bool(getattr(value, "is_error", getattr(value, "isError", False))))
+    return output_of(str(value), False)
+
+
+class RunSession:
+    def __init__(self, app: Any, thread: Thread, opts: "RunOptions", emit: Callable[[re.RunEvent], None],
+                 cancel: CancelToken) -> None:
+        self.app = app
+        self.thread = thread
+        self.opts = opts
+        self.emit = emit
+        self.cancel = cancel
+        self.new_ids: list[str] = []
+        self.paused: list[tuple[str, str]] = []
+        self.paused_reason: str | None = None
+        self.saw_events = False
+        self.turns = 0
+        self.model_label = ""
+
+    # -- entry --------------------------------------------------------------------------
+    def execute(self) -> "RunResult":
+        try:
+            endpoint, info, adapter = self._resolve()
+            self._prepare()
+        except UserFacingError as exc:
+            return self._result("failed", str(exc), record=False)
+        except Exception as exc:
+            return self._result("failed", describe_exception(exc), record=False)
+        self.emit(re.RunStarted(endpoint.provider_id, info.id))
+        try:
+            status, error = self._loop(endpoint, info, adapter)
+        except UserFacingError as exc:
+            status, error = "failed", str(exc)
+        except Exception as exc:
+            status, error = "failed", describe_exception(exc)
+        if status != "failed" and self.cancel.cancelled:
+            status = "stopped"
+        return self._result(status, error, record=status != "failed" and (self.saw_events or status == "paused"))
+
+    # -- before the run -----------------------------------------------------------------
+    def _resolve(self) -> tuple[Endpoint, ModelInfo, Any]:
+        from ..providers.replay import PROVIDER_ID, replay_endpoint
+
+        opts = self.opts
+        if opts.provider == PROVIDER_ID:
+            return replay_endpoint(self.thread, opts.replay_run)
+        registry = self.app.providers
+        endpoint, info = registry.resolve(self.thread.model, opts.provider, opts.model)
+        if endpoint.provider_id == PROVIDER_ID:
+            return replay_endpoint(self.thread, opts.replay_run)
+        explicit = opts.provider is not None or opts.model is not None
+        current = self.thread.model
+        if explicit and (current is None or (current.provider, current.id) != (endpoint.provider_id, info.id)):
+            data: dict[str, Any] = {"provider": endpoint.provider_id, "id": info.id}
+            if current is not None and current.params is not None:
+                data["params"] = current.params.model_dump(exclude_unset=True, by_alias=True)
+            self.thread.model = ModelConfig.model_validate(data)
+        self.model_label = f"{endpoint.provider_id}/{info.id}"
+        return endpoint, info, registry.adapter(endpoint.api)
+
+    def _prepare(self) -> None:
+        """Cut, fill tool results, check eligibility, render — all or nothing."""
+        thread, opts = self.thread, self.opts
+        messages = list(thread.messages)
+        if opts.from_message_id is not None:
+            index = next((i for i, m in enumerate(messages) if m.id == opts.from_message_id), None)
+            if index is None:
+                raise UserFacingError(f"No message {opts.from_message_id!r} in this thread.",
+                                      hint="Pick a message id shown by `llmspace threads show`.")
+            messages = messages[: index + 1]
+        if opts.tool_results:
+            last = messages[-1] if messages else None
+            if not isinstance(last, AssistantMessage) or not last.toolCalls:
+                raise UserFacingError("Tool results were given, but the last message has no tool calls.")
+            last = last.model_copy(deep=True)
+            known = {c.id: c for c in last.toolCalls or []}
+            unknown = [cid for cid in opts.tool_results if cid not in known]
+            if unknown:
+                raise UserFacingError(f"No tool call {unknown[0]!r} in the last message.",
+                                      hint="Known call ids: " + ", ".join(known) + ".")
+            for cid, (text, is_error) in opts.tool_results.items():
+                known[cid].output = output_of(text, is_error)
+            messages[-1] = last
+        if messages:
+            last_msg = messages[-1]
+            if not (isinstance(last_msg, UserMessage) or (isinstance(last_msg, AssistantMessage) and last_msg.toolCalls)):
+                raise UserFacingError(NOT_ELIGIBLE)
+        ctx = thread.ensure_context() if messages or thread.context is not None else None
+        had_context = thread.context is not None
+        old_messages = thread.context.messages if thread.context is not None else None
+        current = thread.messages
+        changed = len(messages) != len(current) or any(a is not b for a, b in zip(messages, current))
+        if ctx is not None and changed:
+            ctx.messages = messages
+        try:
+            self._render()
+        except Exception:
+            if changed and ctx is not None:
+                if had_context:
+                    ctx.messages = old_messages
+                else:
+                    thread.context = None
+            raise
+
+    def _render(self) -> RenderedThread:
+        try:
+            skills = self.app.skills
+        except Exception:  # skills service not available: render without it
+            skills = None
+        env = RenderEnv(skills=skills, overrides=dict(self.opts.variables))
+        try:
+            rendered = render_thread(self.thread, env)
+        except UserFacingError as exc:
+            raise UserFacingError(f"Unable to render prompt variables: {exc}") from None
+        if rendered.snapshot is not None:
+            ctx = self.thread.ensure_context()
+            snap = ctx.snapshot
+            if snap is None or snap.variables != rendered.snapshot:
+                ctx.snapshot = PromptSnapshot.model_validate({**(snap.extras() if snap else {}), "variables": rendered.snapshot})
+        self._rendered = rendered
+        return rendered
+
+    # -- the turn loop ------------------------------------------------------------------
+    def _loop(self, endpoint: Endpoint, info: ModelInfo, adapter: Any) -> tuple[str, str | None]:
+        opts = self.opts
+        rendered = self._rendered
+        auto = opts.auto_tools or opts.react
+        # A continued run: first run what is still unanswered on the last assistant message.
+        last = self.thread.messages[-1] if self.thread.messages else None
+        if auto and isinstance(last, AssistantMessage) and last.toolCalls:
+            pending = [c for c in last.toolCalls if is_unanswered(c)]
+            if pending:
+                state = self._run_tools(last, pending)
+                if state is not None:
+                    return state
+                rendered = self._render()
+        max_turns = max(1, int(opts.max_turns))
+        while True:
+            if self.cancel.cancelled:
+                return "stopped", None
+            self.turns += 1
+            message, status, error = self._turn(endpoint, info, adapter, rendered)
+            if status != "ok":
+                return status, error
+            assert message is not None
+            if not message.toolCalls or not auto:
+                return "completed", None
+            state = self._run_tools(message, list(message.toolCalls))
+            if state is not None:
+                return state
+            if not opts.react:
+                return "completed", None
+            if self.turns >= max_turns:
+                return "completed", None
+            rendered = self._render()
+
+    def _turn(self, endpoint: Endpoint, info: ModelInfo, adapter: Any,
+              rendered: RenderedThread) -> tuple[AssistantMessage | None, str, str | None]:
+        thread = self.thread
+        params = thread.model.params if thread.model is not None else None
+        request = ModelRequest(endpoint=endpoint, model=info, system_prompt=rendered.system_prompt,
+                               messages=neutral_messages(thread, rendered),
+                               tools=tool_specs(thread.context.tools if thread.context else None), params=params)
+        builder = TurnBuilder(info, started=time.perf_counter())
+        self.emit(re.MessageStarted(builder.message_id))
+        error: str | None = None
+        stream = model_stream(self.app, adapter, request, self.cancel, self.emit)
+        try:
+            for ev in stream:
+                self.saw_events = True
+                for run_event in builder.feed(ev):
+                    self.emit(run_event)
+                if builder.error is not None or self.cancel.cancelled:
+                    break
+        except UserFacingError as exc:
+            error = str(exc)
+        except Exception as exc:
+            error = describe_exception(exc)
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                try:
+                    close()
+                except Exception:
+                    log.debug("closing a model stream failed", exc_info=True)
+        if error is None and builder.error is not None and not self.cancel.cancelled:
+            error = builder.error.message
+        stopped = self.cancel.cancelled or (error is None and builder.finish_reason == "aborted")
+        if error is None and not stopped and builder.finish_reason is None:
+            error = "The model's reply ended before it was complete (the connection closed early)."
+        keep = builder.has_content() if (stopped or error) else True
+        message = builder.build() if keep else None
+        if message is not None:
+            thread.ensure_messages().append(message)
+            self.new_ids.append(message.id)
+        self.emit(re.MessageFinished(builder.message_id, kept=message is not None))
+        if error is not None:
+            return message, "failed", error
+        if stopped:
+            return message, "stopped", None
+        return message, "ok", None
+
+    def _run_tools(self, message: AssistantMessage, calls: list[ToolCall]) -> tuple[str, str | None] | None:
+        """Execute `calls` (or pause); None to go on, else the run's (status, error)."""
+        router = self.app.tools
+        tools = list(self.thread.context.tools or []) if self.thread.context else []
+        # The router skips calls that already have an output; ours carry the empty output set
+        # at the end of the turn, so ask about copies without it.
+        reason = router.pending_reason(tools, [c.model_copy(update={"output": None}) for c in calls])
+        if reason:
+            self.paused = [(message.id, c.id) for c in calls]
+            self.paused_reason = reason
+            self.emit(re.Paused(reason, tuple(self.paused)))
+            return "paused", None
+        for call in calls:
+            self.emit(re.ToolStarted(message.id, call.id, call.input.name))
+        outputs = router.execute_calls(tools, calls, tool_context(self.app, self.thread, self._rendered), self.cancel,
+                                       self.opts.tool_timeout)
+        for call, out in zip(calls, outputs):
+            call.output = _as_output(out)
+            self.emit(re.ToolFinished(message.id, call.id, call.output))
+        if self.cancel.cancelled:
+            return "stopped", None
+        return None
+
+    # -- the end ------------------------------------------------------------------------
+    def _result(self, status: str, error: str | None, record: bool) -> "RunResult":
+        from .runner import RunResult
+
+        run_id: str | None = None
+        if record:
+            new = [m for m in self.thread.messages if m.id in set(self.new_ids) and isinstance(m, AssistantMessage)]
+            usage = usage_sum([m.usage for m in new if m.usage is not None])
+            run_id = append_history(self.thread, usage, int(time.time() * 1000))
+        return RunResult(status=status, error=error, thread=self.thread, paused_calls=list(self.paused),
+                         new_message_ids=list(self.new_ids), run_id=run_id, paused_reason=self.paused_reason,
+                         turns=self.turns)

@@ -1,0 +1,118 @@
+"""The run service: `Runner.run` (blocking) and `Runner.submit` (on a bounded worker pool).
+
+    result = app.runner.run(thread, RunOptions(react=True), on_event=cb, cancel=token)
+    future = app.runner.submit(thread, opts, on_event=cb, cancel=token)
+
+A run works on the Thread object it is given and changes it in place (messages, tool
+results, prompt snapshot, run history); callers pass a clone when the original is shared
+(DESIGN rule 2) and save the result themselves. Runs of different threads run at once on the
+pool; they share no mutable state. `on_event` is called on the worker thread (the UI posts
+the events to its queue). Stop = `cancel.cancel()`; the run ends within about a second and
+keeps the partial message. The loop itself is in `agent/loop.py`.
+
+Built by `app.py` (`app.runner`); used by the UI, the CLI (`llmspace run`) and the matrix.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal
+
+from ..core.model import Thread
+from ..errors import describe_exception
+from ..providers.base import CancelToken
+from . import events as re
+
+log = logging.getLogger("llmspace.agent")
+
+RunStatus = Literal["completed", "stopped", "failed", "paused"]
+DEFAULT_MAX_TURNS = 50
+
+
+@dataclass
+class RunOptions:
+    provider: str | None = None  # override the thread's provider ("replay" replays a recorded run)
+    model: str | None = None  # override the thread's model id
+    variables: dict[str, str] = field(default_factory=dict)  # NAME -> VALUE overrides for rendering
+    max_turns: int = DEFAULT_MAX_TURNS  # ReAct turn limit
+    auto_tools: bool = False  # run the tools of a turn once, then stop
+    react: bool = False  # run tools and call the model again, up to max_turns
+    from_message_id: str | None = None  # cut the messages after this one first
+    tool_results: dict[str, tuple[str, bool]] = field(default_factory=dict)  # call id -> (text, is_error)
+    replay_run: str | None = None  # with provider "replay": the run to replay (default: latest)
+    tool_timeout: float | None = None  # seconds per tool call (None: the tool's own limit)
+
+
+@dataclass
+class RunResult:
+    status: RunStatus
+    error: str | None
+    thread: Thread
+    paused_calls: list[tuple[str, str]] = field(default_factory=list)  # (message id, call id) awaiting a human
+    new_message_ids: list[str] = field(default_factory=list)  # assistant messages this run added
+    run_id: str | None = None  # the run-history entry written (None when nothing was recorded)
+    paused_reason: str | None = None
+    turns: int = 0  # model turns taken
+
+
+class Runner:
+    """Runs threads; one per app."""
+
+    def __init__(self, app: Any, max_workers: int | None = None) -> None:
+        self.app = app
+        workers = max_workers or max(2, min(8, (os.cpu_count() or 2) * 2))
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llmspace-run")
+        self._lock = threading.Lock()
+        self._active: set[CancelToken] = set()
+        self._closed = False
+
+    def run(self, thread: Thread, opts: RunOptions | None = None,
+            on_event: Callable[[re.RunEvent], None] | None = None,
+            cancel: CancelToken | None = None) -> RunResult:
+        """Run `thread` to the end (blocking). Never raises for run failures: see `result.status`."""
+        from .loop import RunSession
+
+        opts = opts or RunOptions()
+        cancel = cancel or CancelToken()
+
+        def emit(event: re.RunEvent) -> None:
+            if on_event is None:
+                return
+            try:
+                on_event(event)
+            except Exception:  # a broken listener must not break the run
+                log.exception("run event listener failed on %s", type(event).__name__)
+
+        with self._lock:
+            self._active.add(cancel)
+        try:
+            try:
+                result = RunSession(self.app, thread, opts, emit, cancel).execute()
+            except Exception as exc:  # the session reports its own failures; this is a bug guard
+                result = RunResult(status="failed", error=describe_exception(exc), thread=thread)
+            emit(re.RunFinished(result))
+            return result
+        finally:
+            with self._lock:
+                self._active.discard(cancel)
+
+    def submit(self, thread: Thread, opts: RunOptions | None = None,
+               on_event: Callable[[re.RunEvent], None] | None = None,
+               cancel: CancelToken | None = None) -> "Future[RunResult]":
+        """Run on the worker pool; the future's result is the `RunResult`."""
+        if self._closed:
+            raise RuntimeError("the runner is closed")
+        return self._pool.submit(self.run, thread, opts, on_event, cancel)
+
+    def close(self) -> None:
+        """Stop every active run and end the pool (waiting for workers is not needed)."""
+        self._closed = True
+        with self._lock:
+            active = list(self._active)
+        for token in active:
+            token.cancel()
+        self._pool.shutdown(wait=False, cancel_futures=True)

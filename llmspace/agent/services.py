@@ -1,0 +1,96 @@
+"""Thin adapters between the run loop and the services it uses: the model stream (with
+retries before the first token and a trace per call), the tool context, run usage and the
+run-history entry. Keeping these calls here lets `agent/loop.py` stay about the loop.
+
+Callers: `agent/loop.py` only.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any, Callable, Iterator
+
+from ..core.history import append_run
+from ..core.model import Thread, Usage
+from ..core.render import RenderedThread
+from ..core.usage import add_usage, is_zero
+from ..providers.base import CancelToken, ModelRequest
+from ..providers.events import StreamEvent
+from . import events as re
+
+log = logging.getLogger("llmspace.agent")
+
+DEFAULT_WORKING_DIRECTORY = "~/Desktop/llm-space-project"
+
+
+def model_stream(app: Any, adapter: Any, request: ModelRequest, cancel: CancelToken,
+                 emit: Callable[[re.RunEvent], None]) -> Iterator[StreamEvent]:
+    """The adapter's stream, retried before the first token when the retry helper exists,
+    and traced when the trace writer exists."""
+    from ..providers.replay import ReplayAdapter
+
+    if isinstance(adapter, ReplayAdapter):
+        return adapter.stream(request, cancel)
+    try:
+        from ..providers.retry import stream_with_retries
+    except ImportError:
+        stream = adapter.stream(request, cancel)
+    else:
+        stream = stream_with_retries(adapter, request, cancel, max_attempts=3)
+    return _traced(app, request, stream)
+
+
+def _traced(app: Any, request: ModelRequest, stream: Iterator[StreamEvent]) -> Iterator[StreamEvent]:
+    try:
+        from ..providers import traces
+    except ImportError:
+        return stream
+    wrap = getattr(traces, "traced_stream", None)
+    if wrap is None:
+        return stream
+    try:
+        return wrap(app.root, request, stream)  # type: ignore[no-any-return]
+    except Exception:
+        log.warning("could not start a trace for this model call", exc_info=True)
+        return stream
+
+
+def working_directory(thread: Thread, rendered: RenderedThread | None) -> str:
+    """The thread's working directory: its `workingDirectory` variable (override or value)."""
+    ctx = thread.context
+    for name, var in ((ctx.variables or {}) if ctx else {}).items():
+        if var.type == "workingDirectory":
+            value = (var.value or "").strip()
+            return value or DEFAULT_WORKING_DIRECTORY
+    return os.getcwd()
+
+
+def tool_context(app: Any, thread: Thread, rendered: RenderedThread | None) -> Any:
+    from ..tools.base import ToolContext
+
+    try:
+        skills = app.skills
+    except Exception:
+        skills = None
+    try:
+        mcp = app.mcp
+    except Exception:
+        mcp = None
+    return ToolContext(working_directory=working_directory(thread, rendered), data_root=app.root, skills=skills,
+                       workspace_root=app.root.workspace, mcp=mcp)
+
+
+def usage_sum(usages: list[Usage]) -> Usage | None:
+    """The run's usage: the sum over the assistant messages it produced (None when all zero)."""
+    total: Usage | None = None
+    for u in usages:
+        total = add_usage(total, u)
+    if total is None or is_zero(total):
+        return None
+    return total
+
+
+def append_history(thread: Thread, usage: Usage | None, timestamp_ms: int) -> str | None:
+    run = append_run(thread, usage, timestamp_ms)
+    return run.id
