@@ -1,0 +1,366 @@
+"""Evaluations and rubrics of run pairs (reference §2.8, §7.3), stored in the thread JSON.
+
+Rubrics: `create_rubric`, `update_rubric` (unchanged input → no revision bump; otherwise
+revision + 1 and `updatedAt`), `delete_rubric`, `find_rubric`. 2–6 ordered criteria, names
+≤ 80 characters and unique case-insensitively, descriptions ≤ 240, at most 20 rubrics (oldest
+dropped).
+
+Evaluations: `save_evaluation` keeps one record per unordered run pair (a reversed pair
+updates the existing record, keeping id and createdAt); verdict leftBetter / rightBetter / tie /
+pass / fail; note trimmed (empty → absent); with a rubric, a complete 1–5 score grid is
+required and stored canonically as [left run, right run] × criteria order, next to an immutable
+snapshot of the rubric; at most 50 evaluations (oldest dropped). `averages` gives the mean per
+run and the B − A delta. `normalize_evaluations` applies the load rules.
+
+Mutates the given Thread in place; no I/O, no model call. Callers: commands/history.py, presenters.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from ..errors import UserFacingError
+from .history import find_run, run_ids, unset
+from .model import Criterion, CriterionScore, Evaluation, Rubric, RubricSnapshot, RunScores, Thread
+
+MAX_EVALUATIONS = 50
+MAX_RUBRICS = 20
+MIN_CRITERIA, MAX_CRITERIA = 2, 6
+NAME_MAX, DESCRIPTION_MAX = 80, 240
+MAX_SAFE_INTEGER = 2**53 - 1
+VERDICTS = ("leftBetter", "rightBetter", "tie", "pass", "fail")
+_FLIP = {"leftBetter": "rightBetter", "rightBetter": "leftBetter"}
+
+
+def _now() -> int:
+    return int(time.time() * 1000)
+
+
+def _short_id(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+# -- rubrics ---------------------------------------------------------------------------------
+
+
+@dataclass
+class CriterionInput:
+    """One criterion as the user typed it (id given when editing an existing criterion)."""
+
+    name: str
+    description: str | None = None
+    id: str | None = None
+
+
+def _clean_name(name: Any, what: str) -> str:
+    text = name.strip() if isinstance(name, str) else ""
+    if not text:
+        raise UserFacingError(f"The {what} needs a name.", hint="Type a name.")
+    if len(text) > NAME_MAX:
+        raise UserFacingError(f"The {what} name {text[:20]!r}… is {len(text)} characters; the limit is {NAME_MAX}.",
+                              hint="Shorten the name.")
+    return text
+
+
+def _clean_criteria(items: Sequence[CriterionInput | Mapping[str, Any]], old: Sequence[Criterion] = ()) -> list[Criterion]:
+    """Validated criteria nodes (ids kept, new ones given fresh ids; old ids reused by name)."""
+    if not MIN_CRITERIA <= len(items) <= MAX_CRITERIA:
+        raise UserFacingError(f"A rubric needs {MIN_CRITERIA} to {MAX_CRITERIA} criteria; {len(items)} given.",
+                              hint="Add or remove criteria.")
+    by_name = {c.name.casefold(): c.id for c in old}
+    out: list[Criterion] = []
+    names: set[str] = set()
+    ids: set[str] = set()
+    for raw in items:
+        item = raw if isinstance(raw, CriterionInput) else CriterionInput(
+            name=raw.get("name", ""), description=raw.get("description"), id=raw.get("id"))
+        name = _clean_name(item.name, "criterion")
+        key = name.casefold()
+        if key in names:
+            raise UserFacingError(f"Two criteria are named {name!r}; criterion names must be unique (ignoring case).")
+        names.add(key)
+        desc = item.description.strip() if isinstance(item.description, str) else ""
+        if len(desc) > DESCRIPTION_MAX:
+            raise UserFacingError(f"The description of {name!r} is {len(desc)} characters; the limit is {DESCRIPTION_MAX}.",
+                                  hint="Shorten the description.")
+        cid = item.id or by_name.get(key) or _short_id("c")
+        while cid in ids:
+            cid = _short_id("c")
+        ids.add(cid)
+        fields: dict[str, Any] = {"id": cid, "name": name}
+        if desc:
+            fields["description"] = desc
+        out.append(Criterion(**fields))
+    return out
+
+
+def find_rubric(thread: Thread, key: str) -> Rubric:
+    """A rubric by id, or by name (case-insensitive); a clear error otherwise."""
+    rubrics = thread.evaluationRubrics or []
+    for r in rubrics:
+        if r.id == key:
+            return r
+    matches = [r for r in rubrics if r.name.casefold() == key.strip().casefold()]
+    if len(matches) == 1:
+        return matches[0]
+    listing = ", ".join(f"{r.name} ({r.id})" for r in rubrics) or "none"
+    raise UserFacingError(f"No rubric {key!r} in this thread (rubrics: {listing}).",
+                          hint="Create one with `llmspace rubric add THREAD NAME --criterion NAME …`.")
+
+
+def create_rubric(thread: Thread, name: str, criteria: Sequence[CriterionInput | Mapping[str, Any]],
+                  rubric_id: str | None = None, now: int | None = None) -> Rubric:
+    """Add a rubric (revision 1); drops the oldest beyond `MAX_RUBRICS`."""
+    rubrics = list(thread.evaluationRubrics or [])
+    if rubric_id is not None and any(r.id == rubric_id for r in rubrics):
+        raise UserFacingError(f"A rubric with id {rubric_id!r} already exists.", hint="Edit it, or choose another id.")
+    clean = _clean_name(name, "rubric")
+    stamp = _now() if now is None else now
+    rubric = Rubric(id=rubric_id or _short_id("rubric"), name=clean, criteria=_clean_criteria(criteria),
+                    revision=1, createdAt=stamp, updatedAt=stamp)
+    rubrics.append(rubric)
+    thread.evaluationRubrics = rubrics[-MAX_RUBRICS:]
+    return rubric
+
+
+def update_rubric(thread: Thread, rubric_id: str, name: str | None = None,
+                  criteria: Sequence[CriterionInput | Mapping[str, Any]] | None = None, now: int | None = None) -> Rubric:
+    """Edit a rubric; returns it unchanged when nothing differs, else with revision + 1."""
+    rubric = find_rubric(thread, rubric_id)
+    new_name = _clean_name(name, "rubric") if name is not None else rubric.name
+    new_criteria = _clean_criteria(criteria, rubric.criteria) if criteria is not None else rubric.criteria
+    same = new_name == rubric.name and [c.model_dump(exclude_unset=True) for c in new_criteria] == [
+        c.model_dump(exclude_unset=True) for c in rubric.criteria]
+    if same:
+        return rubric
+    if rubric.revision >= MAX_SAFE_INTEGER:
+        raise UserFacingError(f"Rubric {rubric.name!r} cannot be revised any further.", hint="Create a new rubric.")
+    rubric.name = new_name
+    rubric.criteria = [Criterion(**c.model_dump(exclude_unset=True)) for c in new_criteria]
+    rubric.revision = rubric.revision + 1
+    rubric.updatedAt = _now() if now is None else now
+    return rubric
+
+
+def delete_rubric(thread: Thread, rubric_id: str) -> Rubric:
+    """Remove a rubric definition; saved evaluations keep their snapshots."""
+    rubric = find_rubric(thread, rubric_id)
+    thread.evaluationRubrics = [r for r in thread.evaluationRubrics or [] if r is not rubric]
+    return rubric
+
+
+def snapshot_rubric(rubric: RubricSnapshot) -> RubricSnapshot:
+    """An independent snapshot (id, name, criteria, revision; no timestamps)."""
+    return RubricSnapshot(
+        id=rubric.id, name=rubric.name, revision=rubric.revision,
+        criteria=[Criterion(**c.model_dump(exclude_unset=True)) for c in rubric.criteria],
+    )
+
+
+# -- evaluations -------------------------------------------------------------------------------
+
+
+def find_pair(thread: Thread, a: str, b: str) -> Evaluation | None:
+    """The evaluation of the unordered pair {a, b}, if any."""
+    for ev in thread.evaluations or []:
+        if {ev.leftRunId, ev.rightRunId} == {a, b}:
+            return ev
+    return None
+
+
+def _canonical_scores(rubric: RubricSnapshot, left: str, right: str,
+                      scores: Mapping[str, Mapping[str, int]]) -> list[RunScores]:
+    """The complete grid as [left, right] × criteria order; refuses gaps and bad values."""
+    rows: list[tuple[str, list[CriterionScore]]] = []
+    missing: list[str] = []
+    for side, run_id in (("A", left), ("B", right)):
+        given = scores.get(run_id) or {}
+        unknown = set(given) - {c.id for c in rubric.criteria}
+        if unknown:
+            raise UserFacingError(f"Run {side} has scores for unknown criteria: {', '.join(sorted(unknown))}.",
+                                  hint=f"Criteria of {rubric.name!r}: {', '.join(c.name for c in rubric.criteria)}.")
+        row: list[CriterionScore] = []
+        for c in rubric.criteria:
+            value = given.get(c.id)
+            if value is None:
+                missing.append(f"{side}:{c.name}")
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 5:
+                raise UserFacingError(f"Score {value!r} for {side}:{c.name} must be a whole number from 1 to 5.")
+            row.append(CriterionScore(criterionId=c.id, score=value))
+        rows.append((run_id, row))
+    if missing:
+        raise UserFacingError(f"The score grid is incomplete; missing {', '.join(missing)}.",
+                              hint="Score every criterion for both runs (1–5).")
+    return [RunScores(runId=run_id, scores=row) for run_id, row in rows]
+
+
+def save_evaluation(
+    thread: Thread,
+    left_run_id: str,
+    right_run_id: str,
+    verdict: str,
+    note: str | None = None,
+    rubric_id: str | None = None,
+    scores: Mapping[str, Mapping[str, int]] | None = None,
+    evaluation_id: str | None = None,
+    now: int | None = None,
+) -> Evaluation:
+    """Create or update the evaluation of a run pair (see the module docstring for the rules)."""
+    if verdict not in VERDICTS:
+        raise UserFacingError(f"Unknown verdict {verdict!r}.", hint=f"Use one of: {', '.join(VERDICTS)}.")
+    if left_run_id == right_run_id:
+        raise UserFacingError("An evaluation compares two different runs; both ids are the same.")
+    find_run(thread, left_run_id)
+    find_run(thread, right_run_id)
+    existing = find_pair(thread, left_run_id, right_run_id)
+    if evaluation_id is not None:
+        other = next((e for e in thread.evaluations or [] if e.id == evaluation_id), None)
+        if other is not None and other is not existing:
+            raise UserFacingError(f"Evaluation id {evaluation_id!r} belongs to another pair of runs.")
+    rubric_snap: RubricSnapshot | None = None
+    run_scores: list[RunScores] | None = None
+    if rubric_id is not None:
+        try:
+            rubric_snap = snapshot_rubric(find_rubric(thread, rubric_id))
+        except UserFacingError:
+            if existing is not None and existing.rubric is not None and existing.rubric.id == rubric_id:
+                rubric_snap = snapshot_rubric(existing.rubric)  # rubric deleted since; keep the snapshot
+            else:
+                raise
+        run_scores = _canonical_scores(rubric_snap, left_run_id, right_run_id, scores or {})
+    elif scores:
+        raise UserFacingError("Scores need a rubric.", hint="Pass --rubric NAME with --scores.")
+    text = note.strip() if isinstance(note, str) else ""
+    stamp = _now() if now is None else now
+    if existing is not None:
+        existing.leftRunId, existing.rightRunId = left_run_id, right_run_id
+        existing.verdict = verdict  # type: ignore[assignment]
+        if text:
+            existing.note = text
+        else:
+            unset(existing, "note")
+        existing.updatedAt = stamp
+        if rubric_snap is not None:
+            existing.rubric, existing.runScores = rubric_snap, run_scores
+        else:
+            unset(existing, "rubric")
+            unset(existing, "runScores")
+        return existing
+    fields: dict[str, Any] = {"id": evaluation_id or _short_id("eval"), "leftRunId": left_run_id,
+                              "rightRunId": right_run_id, "verdict": verdict}
+    if text:
+        fields["note"] = text
+    fields["createdAt"] = fields["updatedAt"] = stamp
+    if rubric_snap is not None:
+        fields["rubric"], fields["runScores"] = rubric_snap, run_scores
+    ev = Evaluation(**fields)
+    evaluations = list(thread.evaluations or [])
+    evaluations.append(ev)
+    thread.evaluations = evaluations[-MAX_EVALUATIONS:]
+    return ev
+
+
+def remove_evaluation(thread: Thread, evaluation_id: str) -> None:
+    if not any(e.id == evaluation_id for e in thread.evaluations or []):
+        raise UserFacingError(f"No evaluation {evaluation_id!r} in this thread.")
+    thread.evaluations = [e for e in thread.evaluations or [] if e.id != evaluation_id]
+
+
+@dataclass
+class Averages:
+    left: float
+    right: float
+
+    @property
+    def delta(self) -> float:
+        """B − A."""
+        return self.right - self.left
+
+
+def averages(ev: Evaluation) -> Averages | None:
+    """Unweighted mean per run and the B − A delta; None for legacy or incomplete records."""
+    if ev.rubric is None or not ev.runScores:
+        return None
+    means: dict[str, float] = {}
+    ids = [c.id for c in ev.rubric.criteria]
+    for rs in ev.runScores:
+        got = {s.criterionId: s.score for s in rs.scores}
+        if set(got) != set(ids):
+            return None
+        means[rs.runId] = sum(got.values()) / len(ids)
+    if ev.leftRunId not in means or ev.rightRunId not in means:
+        return None
+    return Averages(means[ev.leftRunId], means[ev.rightRunId])
+
+
+def displayed_verdict(ev: Evaluation, left_run_id: str) -> str:
+    """The verdict as seen with `left_run_id` on the left (left/right flip; tie/pass/fail stay)."""
+    if ev.leftRunId == left_run_id:
+        return ev.verdict
+    return _FLIP.get(ev.verdict, ev.verdict)
+
+
+def preferred_rubric(thread: Thread) -> Rubric | None:
+    """The rubric of the most recently updated evaluation that still exists, else the newest."""
+    rubrics = {r.id: r for r in thread.evaluationRubrics or []}
+    scored = [e for e in thread.evaluations or [] if e.rubric is not None and e.rubric.id in rubrics]
+    if scored:
+        return rubrics[max(scored, key=lambda e: e.updatedAt).rubric.id]  # type: ignore[union-attr]
+    if thread.evaluationRubrics:
+        return max(thread.evaluationRubrics, key=lambda r: r.createdAt)
+    return None
+
+
+# -- load rules ----------------------------------------------------------------------------------
+
+
+def _grid_ok(ev: Evaluation) -> bool:
+    if ev.rubric is None or ev.runScores is None:
+        return False
+    if [rs.runId for rs in ev.runScores] != [ev.leftRunId, ev.rightRunId]:
+        return sorted(rs.runId for rs in ev.runScores) == sorted([ev.leftRunId, ev.rightRunId]) and averages(ev) is not None
+    return averages(ev) is not None
+
+
+def _rubric_ok(r: RubricSnapshot) -> bool:
+    names = [c.name.strip().casefold() for c in r.criteria]
+    ids = [c.id for c in r.criteria]
+    return len(set(names)) == len(names) and len(set(ids)) == len(ids) and all(names)
+
+
+def normalize_evaluations(thread: Thread) -> None:
+    """Load rules: invalid records dropped, malformed structured → legacy, duplicates keep the last, caps."""
+    if thread.evaluationRubrics is not None:
+        rubrics = [r for r in thread.evaluationRubrics if r.name.strip() and _rubric_ok(r)]
+        last = {r.id: i for i, r in enumerate(rubrics)}
+        rubrics = [r for i, r in enumerate(rubrics) if last[r.id] == i][-MAX_RUBRICS:]
+        if len(rubrics) != len(thread.evaluationRubrics):
+            thread.evaluationRubrics = rubrics
+    if thread.evaluations is None:
+        return
+    kept: list[Evaluation] = []
+    for ev in thread.evaluations:
+        if ev.leftRunId == ev.rightRunId:
+            continue
+        if ev.rubric is not None and not (_rubric_ok(ev.rubric) and _grid_ok(ev)):
+            unset(ev, "rubric")
+            unset(ev, "runScores")
+        if isinstance(ev.note, str) and not ev.note.strip():
+            unset(ev, "note")
+        kept.append(ev)
+    last_id = {e.id: i for i, e in enumerate(kept)}
+    kept = [e for i, e in enumerate(kept) if last_id[e.id] == i]
+    last_pair = {frozenset((e.leftRunId, e.rightRunId)): i for i, e in enumerate(kept)}
+    kept = [e for i, e in enumerate(kept) if last_pair[frozenset((e.leftRunId, e.rightRunId))] == i][-MAX_EVALUATIONS:]
+    if len(kept) != len(thread.evaluations):
+        thread.evaluations = kept
+
+
+def orphaned(thread: Thread) -> list[Evaluation]:
+    """Evaluations that refer to runs no longer in the history."""
+    ids = run_ids(thread)
+    return [e for e in thread.evaluations or [] if e.leftRunId not in ids or e.rightRunId not in ids]
