@@ -1,0 +1,218 @@
+"""One live MCP client connection, owned by one task on the hub's asyncio loop.
+
+The `mcp.Client` is entered AND exited inside `_own` (anyio cancel scopes must exit in
+the task that entered them). Everything here runs on the loop thread of
+`llmspace.mcp.hub.McpHub`; `mcp` is imported only inside the coroutines, never at module
+import. Each stdio server's stderr (and notes about non-MCP lines on its stdout) goes to
+`logs/mcp-<serverName>.log`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import os
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Any, Callable
+
+from .. import __version__
+from ..errors import redact
+
+log = logging.getLogger("llmspace.mcp")
+
+CONNECTION_CLOSED = -32000
+_CURRENT: contextvars.ContextVar["Connection | None"] = contextvars.ContextVar("llmspace_mcp_conn", default=None)
+
+
+@dataclass
+class Target:
+    """A server configuration with `$VAR`s resolved, ready to connect (built by the hub)."""
+
+    server_id: str
+    name: str
+    server_name: str
+    transport: str
+    config_hash: str
+    command: str = ""
+    args: list[str] = field(default_factory=list)
+    cwd: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    url: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+    secrets: list[str] = field(default_factory=list)
+    log_path: Path | None = None
+
+
+class _JunkFilter(logging.Filter):
+    """Turns the SDK's 'Failed to parse JSONRPC message' tracebacks into one note per line in
+    the server's own log, instead of a traceback on the app's stderr."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        conn = _CURRENT.get()
+        if conn is None or not str(record.msg).startswith("Failed to parse JSONRPC message"):
+            return True
+        conn.junk_lines += 1
+        detail = ""
+        if record.exc_info and record.exc_info[1] is not None:
+            text = str(record.exc_info[1])
+            marker = "input_value="
+            detail = text[text.find(marker) + len(marker):].split(", input_type")[0][:200] if marker in text else ""
+        conn.note(f"ignored a line on stdout that is not an MCP message: {detail}")
+        return False
+
+
+_filter_installed = False
+
+
+def _install_filter() -> None:
+    global _filter_installed
+    if not _filter_installed:
+        logging.getLogger("mcp.client.stdio").addFilter(_JunkFilter())
+        _filter_installed = True
+
+
+class Connection:
+    """A connected `mcp.Client` for one server. Create, then `await open(timeout)`."""
+
+    def __init__(self, target: Target) -> None:
+        self.target = target
+        self.client: Any = None
+        self.junk_lines = 0
+        self._errlog: IO[str] | None = None
+        self._stop = asyncio.Event()
+        self._ready: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._task: asyncio.Task[None] | None = None
+        self._done = False
+
+    # -- log -----------------------------------------------------------------------------
+    def note(self, text: str) -> None:
+        if self._errlog is not None:
+            try:
+                self._errlog.write(f"[llmspace {datetime.now().isoformat(timespec='seconds')}] {text}\n")
+                self._errlog.flush()
+            except (OSError, ValueError):
+                pass
+
+    def _open_log(self) -> IO[str] | None:
+        path = self.target.log_path
+        if path is None:
+            return None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Log files are append-only server output, not app data: plain append is right here.
+        return open(path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
+
+    # -- lifecycle -----------------------------------------------------------------------
+    @property
+    def alive(self) -> bool:
+        """Connected and the transport has not closed under us (e.g. the server died)."""
+        if self._done or self.client is None:
+            return False
+        session = getattr(self.client, "_session", None)
+        dispatcher = getattr(session, "_dispatcher", None)
+        return not getattr(dispatcher, "_closed", False)
+
+    async def open(self, timeout: float) -> Any:
+        _install_filter()
+        self._task = asyncio.get_running_loop().create_task(self._own(), name=f"mcp-{self.target.server_name}")
+        try:
+            return await asyncio.wait_for(asyncio.shield(self._ready), timeout)
+        except BaseException:
+            await self.close()
+            raise
+
+    async def _own(self) -> None:
+        from mcp import Client
+        from mcp_types import Implementation
+
+        _CURRENT.set(self)
+        try:
+            async with AsyncExitStack() as stack:
+                self._errlog = self._open_log()
+                if self._errlog is not None:
+                    stack.callback(self._errlog.close)
+                transport = await self._transport(stack)
+                client = Client(transport, cache=None, client_info=Implementation(name="llm-space", version=__version__))
+                await stack.enter_async_context(client)
+                self.client = client
+                if not self._ready.done():
+                    self._ready.set_result(client)
+                await self._stop.wait()
+                self.note("closing the connection")
+        except BaseException as exc:
+            if not self._ready.done():
+                self._ready.set_exception(exc)
+            elif not isinstance(exc, asyncio.CancelledError):
+                log.info("MCP server %s: connection ended: %s", self.target.name, redact(repr(exc), self.target.secrets))
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+        finally:
+            self._done = True
+            self._errlog = None
+
+    async def _transport(self, stack: AsyncExitStack) -> Any:
+        t = self.target
+        if t.transport == "stdio":
+            from mcp import StdioServerParameters
+            from mcp.client.stdio import stdio_client
+
+            self.note(f"starting {t.command} {' '.join(t.args)}".rstrip())
+            params = StdioServerParameters(command=t.command, args=t.args, env=t.env, cwd=t.cwd or None)
+            return stdio_client(params, errlog=self._errlog if self._errlog is not None else open(os.devnull, "w"))
+        if t.transport == "sse":
+            from mcp.client.sse import sse_client
+
+            return sse_client(t.url, headers=t.headers or None, timeout=10.0)
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        http = create_mcp_http_client(headers=t.headers or None)
+        await stack.enter_async_context(http)
+        return streamable_http_client(t.url, http_client=http)
+
+    async def close(self, timeout: float = 8.0) -> None:
+        """Exit the client in its owner task (ends a stdio child); cancel it if that hangs."""
+        self._stop.set()
+        task = self._task
+        if task is not None and not task.done():
+            if not self._ready.done():
+                task.cancel()
+            try:
+                await asyncio.wait_for(asyncio.shield(task), timeout)
+            except (asyncio.TimeoutError, asyncio.CancelledError, Exception):
+                task.cancel()
+                try:
+                    await asyncio.wait_for(task, 3)
+                except BaseException:
+                    pass
+        if self._ready.done() and not self._ready.cancelled():
+            self._ready.exception()  # mark as retrieved
+        self._done = True
+
+    # -- requests ------------------------------------------------------------------------
+    async def list_all(self, method: str, attr: str, timeout: float) -> list[Any]:
+        """All pages of tools/prompts/resources within `timeout` seconds."""
+        items: list[Any] = []
+        cursor: str | None = None
+        async with asyncio.timeout(timeout):
+            while True:
+                page = await getattr(self.client, method)(cursor=cursor)
+                items.extend(getattr(page, attr) or [])
+                cursor = getattr(page, "next_cursor", None)
+                if not cursor:
+                    return items
+
+    async def call(self, tool: str, arguments: dict[str, Any], timeout: float,
+                   on_progress: Callable[[float, float | None, str | None], None] | None) -> Any:
+        async def progress(p: float, total: float | None, message: str | None) -> None:
+            if on_progress is not None:
+                try:
+                    on_progress(p, total, message)
+                except Exception:
+                    log.exception("MCP progress callback failed")
+
+        async with asyncio.timeout(timeout):
+            return await self.client.call_tool(tool, arguments, progress_callback=progress if on_progress else None)

@@ -1,0 +1,342 @@
+"""`McpHub`: the synchronous facade over every configured MCP server.
+
+Owns one asyncio loop thread (started on first use) and one cached connection per
+server (concurrent connects share one in-flight attempt). Callers on any thread — the
+tool router, the CLI, the GUI's workers — use plain blocking methods; never call the slow
+ones from the Tk thread. `mcp` is imported only on the loop thread, on first use.
+
+Contract used by `llmspace.tools.router` and `llmspace.commands.mcp`:
+  servers(), test(s), list_tools(s, refresh), thread_tools(s), call_tool(s, tool, args,
+  timeout, cancel, on_progress), list_prompts(s), list_resources(s), close();
+  plus add_server / update_server / remove_server for the settings UI and the CLI.
+`call_tool` raises `UserFacingError` only for configuration problems (unknown or disabled
+server, unset `$VAR`); every failure of the server itself becomes an `isError` output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+import time
+from typing import Any, Callable
+
+from ..core.model import TextContent, Tool, ToolCallOutput
+from ..errors import UserFacingError
+from ..paths import DataRoot
+from ..settings.mcp import McpServerConfig, McpSettings, Readiness, now_iso
+from .connection import CONNECTION_CLOSED, Connection, Target
+from .diagnose import describe, leaf
+from .env import child_env, interpolate_map
+from .loop import LoopThread
+from .naming import McpToolInfo, build_tool_infos
+
+ProgressFn = Callable[[float, "float | None", "str | None"], None]
+
+CONNECT_TIMEOUT = 10.0
+LIST_TIMEOUT = 10.0
+CALL_TIMEOUT = 300.0
+
+
+def _output(text: str, is_error: bool) -> ToolCallOutput:
+    return ToolCallOutput(content=[TextContent(type="text", text=text)], isError=is_error)
+
+
+class McpHub:
+    """All MCP servers of one data root. Thread-safe; `close()` ends every child process."""
+
+    def __init__(self, root: DataRoot, *, connect_timeout: float = CONNECT_TIMEOUT,
+                 list_timeout: float = LIST_TIMEOUT) -> None:
+        self.root = root
+        self.settings = McpSettings(root)
+        self.connect_timeout = connect_timeout
+        self.list_timeout = list_timeout
+        self._lock = threading.Lock()
+        self._loop: LoopThread | None = None
+        self._tools: dict[str, tuple[str, list[McpToolInfo]]] = {}  # id -> (config hash, tools)
+        # Loop-thread-only state:
+        self._conns: dict[str, Connection] = {}
+        self._connecting: dict[str, asyncio.Future[Connection]] = {}
+        self._live: set[Connection] = set()
+
+    # -- configuration ---------------------------------------------------------------------
+    def servers(self) -> list[McpServerConfig]:
+        """Configured servers; `readiness` shows `stale` when the config changed since the test."""
+        return [s.model_copy(update={"readiness": s.effective_readiness()}) for s in self.settings.servers()]
+
+    def _resolve(self, key: str | McpServerConfig) -> McpServerConfig:
+        cfg = self.settings.find(key.id if isinstance(key, McpServerConfig) else str(key))
+        if not cfg.is_enabled:
+            raise UserFacingError(f"MCP server {cfg.name!r} is disabled.", hint="Enable it in Settings › MCP.")
+        return cfg
+
+    def _target(self, cfg: McpServerConfig) -> Target:
+        """Resolve `$VAR`s (raises "Environment variable NAME is not set.")."""
+        headers = interpolate_map(cfg.headers)
+        env = child_env(cfg.env) if cfg.transport == "stdio" else {}
+        configured = interpolate_map(cfg.env)
+        secrets = [v for v in list(headers.values()) + list(configured.values()) + list((cfg.headers or {}).values())
+                   + list((cfg.env or {}).values()) if v and len(v) >= 4]
+        return Target(server_id=cfg.id, name=cfg.name, server_name=cfg.serverName, transport=cfg.transport,
+                      config_hash=cfg.config_hash(), command=cfg.command or "", args=list(cfg.args or []),
+                      cwd=cfg.cwd, env=env, url=cfg.url or "", headers=headers, secrets=secrets,
+                      log_path=self.root.logs / f"mcp-{cfg.serverName or 'server'}.log")
+
+    def add_server(self, **fields: Any) -> McpServerConfig:
+        return self.settings.add(fields)
+
+    def update_server(self, key: str, **changes: Any) -> McpServerConfig:
+        """Edit a server: its connection is closed and its tools become stale."""
+        cfg = self.settings.update(key, **changes)
+        self._drop(cfg.id)
+        return cfg
+
+    def remove_server(self, key: str) -> McpServerConfig:
+        cfg = self.settings.remove(key)
+        self._drop(cfg.id)
+        return cfg
+
+    # -- loop plumbing -----------------------------------------------------------------------
+    def _loop_thread(self) -> LoopThread:
+        with self._lock:
+            if self._loop is None or not self._loop.alive:
+                self._loop = LoopThread()
+            return self._loop
+
+    def _run(self, coro: Any, timeout: float) -> Any:
+        fut = self._loop_thread().submit(coro)
+        try:
+            return fut.result(timeout)
+        except concurrent.futures.TimeoutError:
+            fut.cancel()
+            raise TimeoutError() from None
+
+    def _drop(self, server_id: str) -> None:
+        with self._lock:
+            self._tools.pop(server_id, None)
+            loop = self._loop
+        if loop is not None and loop.alive:
+            try:
+                loop.submit(self._close_conn(server_id)).result(15)
+            except Exception:
+                pass
+
+    async def _close_conn(self, server_id: str) -> None:
+        conn = self._conns.pop(server_id, None)
+        if conn is not None:
+            await conn.close()
+            self._live.discard(conn)
+
+    async def _connection(self, target: Target) -> Connection:
+        conn = self._conns.get(target.server_id)
+        if conn is not None:
+            if conn.alive and conn.target.config_hash == target.config_hash:
+                return conn
+            await self._close_conn(target.server_id)  # died, or its config changed: reconnect
+        pending = self._connecting.get(target.server_id)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        fut: asyncio.Future[Connection] = asyncio.get_running_loop().create_future()
+        self._connecting[target.server_id] = fut
+        conn = Connection(target)
+        self._live.add(conn)
+        try:
+            try:
+                await conn.open(self.connect_timeout)
+            except BaseException as exc:
+                self._live.discard(conn)
+                err = UserFacingError(describe(exc, target, phase="connect", timeout=self.connect_timeout,
+                                               junk_lines=conn.junk_lines))
+                fut.set_exception(err)
+                fut.exception()
+                raise err from None
+            self._conns[target.server_id] = conn
+            fut.set_result(conn)
+            return conn
+        finally:
+            self._connecting.pop(target.server_id, None)
+
+    # -- tools -------------------------------------------------------------------------------
+    async def _list_tools_async(self, target: Target) -> list[McpToolInfo]:
+        conn = await self._connection(target)
+        try:
+            tools = await conn.list_all("list_tools", "tools", self.list_timeout)
+        except BaseException as exc:
+            await self._close_conn(target.server_id)
+            raise UserFacingError(describe(exc, target, phase="list tools", timeout=self.list_timeout)) from None
+        triples = [(t.name, t.description, t.input_schema) for t in tools]
+        return build_tool_infos(target.server_id, target.server_name, triples)
+
+    def _fetch_tools(self, cfg: McpServerConfig) -> list[McpToolInfo]:
+        """Connect and list tools; persist the readiness either way."""
+        previous = cfg.readiness or Readiness()
+        try:
+            target = self._target(cfg)
+            infos = self._run(self._list_tools_async(target), self.connect_timeout + self.list_timeout + 15)
+        except (UserFacingError, TimeoutError) as exc:
+            message = str(exc) if isinstance(exc, UserFacingError) else f"MCP server {cfg.name!r} did not answer."
+            self._drop(cfg.id)
+            self.settings.set_readiness(cfg.id, Readiness(
+                status="error", testedAt=now_iso(), toolCount=previous.toolCount, lastError=message,
+                tools=previous.tools, configHash=cfg.config_hash()))
+            raise UserFacingError(message) from None
+        with self._lock:
+            self._tools[cfg.id] = (cfg.config_hash(), infos)
+        self.settings.set_readiness(cfg.id, Readiness(
+            status="ready", testedAt=now_iso(), toolCount=len(infos), tools=[i.summary() for i in infos],
+            configHash=cfg.config_hash()))
+        return infos
+
+    def test(self, server: str) -> Readiness:
+        """Connect and list tools; the result is persisted as the server's readiness."""
+        cfg = self._resolve(server)
+        try:
+            self._fetch_tools(cfg)
+        except UserFacingError:
+            pass
+        return self.settings.find(cfg.id).effective_readiness()
+
+    def list_tools(self, server: str, refresh: bool = False) -> list[McpToolInfo]:
+        """The server's tools (cached until `refresh` or a configuration change)."""
+        cfg = self._resolve(server)
+        with self._lock:
+            cached = self._tools.get(cfg.id)
+        if cached is not None and not refresh and cached[0] == cfg.config_hash():
+            return list(cached[1])
+        return self._fetch_tools(cfg)
+
+    def thread_tools(self, server: str) -> list[Tool]:
+        """The server's available tools as Thread tool definitions (`type: "mcp"`)."""
+        out = []
+        for info in self.list_tools(server):
+            if not info.available:
+                continue
+            data: dict[str, Any] = {"type": "mcp", "name": info.directName}
+            if info.description:
+                data["description"] = info.description
+            data.update(parameters=info.inputSchema, serverId=info.serverId, serverName=info.serverName,
+                        toolName=info.name)
+            out.append(Tool.model_validate(data))
+        return out
+
+    # -- calls -------------------------------------------------------------------------------
+    def _raw_tool_name(self, cfg: McpServerConfig, tool_name: str) -> str:
+        prefix = f"mcp__{cfg.serverName}__"
+        if not tool_name.startswith(prefix):
+            return tool_name
+        with self._lock:
+            cached = self._tools.get(cfg.id)
+        infos = cached[1] if cached else []
+        if not infos:
+            try:
+                infos = self.list_tools(cfg.id)
+            except UserFacingError:
+                return tool_name
+        for info in infos:
+            if info.directName == tool_name:
+                return info.name
+        return tool_name
+
+    async def _call_async(self, target: Target, tool: str, arguments: dict[str, Any], timeout: float,
+                          on_progress: ProgressFn | None) -> ToolCallOutput:
+        from .flatten import flatten_result
+
+        try:
+            conn = await self._connection(target)
+        except UserFacingError as exc:
+            return _output(str(exc), True)
+        try:
+            result = await conn.call(tool, arguments, timeout, on_progress)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:
+            e = leaf(exc)
+            if isinstance(e, (asyncio.TimeoutError, TimeoutError)):
+                return _output(f"MCP tool {tool!r} on server {target.name!r} did not finish within {timeout:g} s.", True)
+            if getattr(e, "code", None) == CONNECTION_CLOSED or not conn.alive:
+                await self._close_conn(target.server_id)
+                return _output(describe(e, target, phase=f"the call to {tool!r}"), True)
+            code = getattr(e, "code", None)
+            if code is not None and type(e).__name__ == "MCPError":
+                return _output(describe(UserFacingError(f"MCP server {target.name!r} returned error {code}: {e}"),
+                                        target, phase="call"), True)
+            return _output(describe(e, target, phase=f"the call to {tool!r}"), True)
+        text, is_error = flatten_result(result)
+        return _output(text, is_error)
+
+    def call_tool(self, server: str, tool_name: str, arguments: dict[str, Any] | None = None,
+                  timeout: float | None = None, cancel: Any = None,
+                  on_progress: ProgressFn | None = None) -> ToolCallOutput:
+        """Call one tool and wait for its flattened result.
+
+        `tool_name` is the raw MCP name (or the exposed `mcp__server__tool` name).
+        `timeout` defaults to the server's `timeoutSeconds`, else 5 minutes. `cancel` may be a
+        `CancelToken` (anything with `on_cancel(cb)`) or a `threading.Event`-like object with
+        `is_set()`. `on_progress(progress, total, message)` runs on the MCP loop thread.
+        """
+        cfg = self._resolve(server)
+        target = self._target(cfg)
+        limit = float(timeout or cfg.timeoutSeconds or CALL_TIMEOUT)
+        raw = self._raw_tool_name(cfg, tool_name)
+        fut = self._loop_thread().submit(self._call_async(target, raw, dict(arguments or {}), limit, on_progress))
+        is_set = None
+        if cancel is not None and hasattr(cancel, "on_cancel"):
+            cancel.on_cancel(fut.cancel)
+        elif cancel is not None:
+            is_set = getattr(cancel, "is_set", None) or (lambda: bool(getattr(cancel, "cancelled", False)))
+        deadline = time.monotonic() + limit + self.connect_timeout + 15
+        while True:
+            try:
+                return fut.result(0.05 if is_set else max(0.0, deadline - time.monotonic()))
+            except concurrent.futures.CancelledError:
+                return _output(f"The call to MCP tool {raw!r} was cancelled.", True)
+            except concurrent.futures.TimeoutError:
+                if is_set is not None and is_set():
+                    fut.cancel()
+                    continue
+                if time.monotonic() >= deadline:
+                    fut.cancel()
+                    return _output(f"MCP tool {raw!r} on server {cfg.name!r} did not finish within {limit:g} s.", True)
+
+    # -- prompts and resources ---------------------------------------------------------------
+    async def _list_async(self, target: Target, method: str, attr: str) -> list[dict[str, Any]]:
+        conn = await self._connection(target)
+        try:
+            items = await conn.list_all(method, attr, self.list_timeout)
+        except BaseException as exc:
+            await self._close_conn(target.server_id)
+            raise UserFacingError(describe(exc, target, phase=method.replace("_", " "), timeout=self.list_timeout)) from None
+        return [i.model_dump(mode="json", by_alias=True, exclude_none=True) for i in items]
+
+    def _list_other(self, server: str, method: str, attr: str) -> list[dict[str, Any]]:
+        cfg = self._resolve(server)
+        target = self._target(cfg)
+        try:
+            result: list[dict[str, Any]] = self._run(self._list_async(target, method, attr),
+                                                     self.connect_timeout + self.list_timeout + 15)
+            return result
+        except TimeoutError:
+            raise UserFacingError(f"MCP server {cfg.name!r} did not answer.") from None
+
+    def list_prompts(self, server: str) -> list[dict[str, Any]]:
+        """The server's prompts as JSON dicts (`name`, `description`, `arguments`, …)."""
+        return self._list_other(server, "list_prompts", "prompts")
+
+    def list_resources(self, server: str) -> list[dict[str, Any]]:
+        """The server's resources as JSON dicts (`uri`, `name`, `mimeType`, …)."""
+        return self._list_other(server, "list_resources", "resources")
+
+    # -- shutdown ----------------------------------------------------------------------------
+    async def _close_all(self) -> None:
+        conns = list(self._live) + [c for c in self._conns.values() if c not in self._live]
+        self._conns.clear()
+        self._live.clear()
+        await asyncio.gather(*(c.close() for c in conns), return_exceptions=True)
+
+    def close(self) -> None:
+        """Close every connection (ending stdio children) and stop the loop thread."""
+        with self._lock:
+            loop, self._loop = self._loop, None
+            self._tools.clear()
+        if loop is not None:
+            loop.stop(self._close_all())
