@@ -1,0 +1,265 @@
+"""The run loop against a real loopback LLM server: the three API modes, tools, pauses,
+Stop, failures, the worker pool, eligibility and "run from this message"."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import pytest
+
+from llmspace.agent import events as ev
+from llmspace.agent.loop import NOT_ELIGIBLE
+from llmspace.agent.runner import RunOptions
+from llmspace.core.model import AssistantMessage
+from llmspace.core.threadio import serialize_thread
+from llmspace.providers.base import CancelToken
+from llmspace.tools.builtins import builtin_tool
+from tests.support.llm_server import ToolCallSpec, Turn, configure_provider
+
+from .conftest import assistant, make_thread, save_thread, user
+
+WAIT = 20.0  # bounded wait for runs on this shared machine (not a timing assertion)
+
+FUNCTION_TOOL = {"type": "function", "name": "lookup", "description": "Look a word up.",
+                 "parameters": {"type": "object", "properties": {"word": {"type": "string"}}}}
+
+
+@pytest.mark.parametrize("api", ["openai-completions", "openai-responses", "anthropic-messages"])
+def test_a_run_in_each_api_mode_saves_the_reply_with_usage_timing_and_a_history_entry(app, home, srv, api):
+    configure_provider(home, srv, api=api)
+    srv.push(Turn(text="Hello there, friend.", thinking="Let me think.", usage=(12, 7)))
+    thread = make_thread([user("Say hello")])
+    save_thread(app, "hello.json", thread)
+
+    result = app.runner.run(thread, RunOptions())
+    app.workspace.save("hello.json", thread)
+
+    assert result.status == "completed", result.error
+    saved = app.workspace.open("hello.json")
+    reply = saved.messages[-1]
+    assert isinstance(reply, AssistantMessage)
+    assert reply.id == result.new_message_ids[0]
+    assert reply.text() == "Hello there, friend."
+    assert reply.thinking == "Let me think."
+    assert reply.usage is not None and reply.usage.input == 12 and reply.usage.output == 7
+    assert reply.usage.totalTokens == 19
+    assert reply.usage.cost.input == pytest.approx(12 * 1.0 / 1e6)
+    assert reply.usage.cost.output == pytest.approx(7 * 2.0 / 1e6)
+    assert reply.timing is not None and reply.timing.firstTokenMs is not None
+    assert reply.timing.durationMs >= reply.timing.firstTokenMs
+    assert saved.runHistory is not None and len(saved.runHistory) == 1
+    run = saved.runHistory[0]
+    assert run.id == result.run_id
+    assert run.usage is not None and run.usage.output == 7
+    assert [m.id for m in run.thread.context.messages] == ["u1", reply.id]
+
+
+def test_events_arrive_in_order_with_text_fragments_that_add_up_to_the_reply(app, home, srv):
+    configure_provider(home, srv)
+    srv.push(Turn(text="abcdefghij", chunk_size=3))
+    seen: list[Any] = []
+    result = app.runner.run(make_thread([user("go")]), RunOptions(), on_event=seen.append)
+    kinds = [type(e).__name__ for e in seen]
+    assert kinds[0] == "RunStarted" and kinds[1] == "MessageStarted" and kinds[-1] == "RunFinished"
+    assert "".join(e.text for e in seen if isinstance(e, ev.TextDelta)) == "abcdefghij"
+    assert seen[-1].result is result
+
+
+def test_react_runs_a_builtin_tool_and_sends_its_result_to_the_model(app, home, srv, tmp_path):
+    configure_provider(home, srv)
+    target = tmp_path / "notes.txt"
+    target.write_text("first line\nsecond line\n", encoding="utf-8")
+    read = builtin_tool("read")
+    assert read is not None
+    srv.push(Turn(tool_calls=[ToolCallSpec(id="call_r", name="read", arguments={"description": "read notes", "path": str(target)})]),
+             Turn(text="The file has two lines."))
+    thread = make_thread([user("What is in notes.txt?")],
+                         context={"tools": [read.model_dump(exclude_unset=True)]})
+
+    result = app.runner.run(thread, RunOptions(react=True))
+
+    assert result.status == "completed", result.error
+    assert len(result.new_message_ids) == 2
+    first, second = thread.messages[1], thread.messages[2]
+    assert isinstance(first, AssistantMessage) and first.toolCalls
+    call = first.toolCalls[0]
+    assert call.input.arguments["path"] == str(target)
+    assert call.output is not None and call.output.isError is False
+    assert "1\tfirst line" in call.output.text()
+    assert isinstance(second, AssistantMessage) and second.text() == "The file has two lines."
+    assert "1\tfirst line" in json.dumps(srv.requests[-1].body_json)
+    assert len(thread.runHistory or []) == 1
+
+
+def test_auto_run_executes_tools_once_and_stops(app, home, srv, tmp_path):
+    configure_provider(home, srv)
+    (tmp_path / "a.txt").write_text("x", encoding="utf-8")
+    read = builtin_tool("read")
+    assert read is not None
+    srv.push(Turn(tool_calls=[ToolCallSpec(id="c1", name="read", arguments={"description": "d", "path": str(tmp_path / "a.txt")})]))
+    thread = make_thread([user("read it")], context={"tools": [read.model_dump(exclude_unset=True)]})
+
+    result = app.runner.run(thread, RunOptions(auto_tools=True))
+
+    assert result.status == "completed"
+    assert len(srv.requests) == 1
+    call = thread.messages[-1].toolCalls[0]
+    assert call.output.text() == "1\tx"
+
+
+def test_a_function_tool_pauses_the_run_and_a_supplied_result_continues_it(app, home, srv):
+    configure_provider(home, srv)
+    srv.push(Turn(tool_calls=[ToolCallSpec(id="call_fn", name="lookup", arguments={"word": "llama"})]),
+             Turn(text="A llama is a camelid."))
+    thread = make_thread([user("What is a llama?")], context={"tools": [FUNCTION_TOOL]})
+
+    paused = app.runner.run(thread, RunOptions(react=True))
+
+    assert paused.status == "paused"
+    message_id = paused.new_message_ids[0]
+    assert paused.paused_calls == [(message_id, "call_fn")]
+    assert "lookup" in (paused.paused_reason or "")
+    assert len(srv.requests) == 1
+    assert len(thread.runHistory or []) == 1
+
+    done = app.runner.run(thread, RunOptions(react=True, tool_results={"call_fn": ("South American camelid", False)}))
+
+    assert done.status == "completed", done.error
+    call = thread.messages[1].toolCalls[0]
+    assert call.output.text() == "South American camelid" and call.output.isError is False
+    assert thread.messages[-1].text() == "A llama is a camelid."
+    assert "South American camelid" in json.dumps(srv.requests[-1].body_json)
+    assert len(thread.runHistory or []) == 2
+
+
+def test_a_risky_bash_command_pauses_auto_run(app, home, srv):
+    configure_provider(home, srv)
+    bash = builtin_tool("bash")
+    assert bash is not None
+    srv.push(Turn(tool_calls=[ToolCallSpec(id="c_rm", name="bash", arguments={"description": "clean", "command": "rm -rf /tmp/nothing-here"})]))
+    thread = make_thread([user("clean up")], context={"tools": [bash.model_dump(exclude_unset=True)]})
+
+    result = app.runner.run(thread, RunOptions(react=True))
+
+    assert result.status == "paused"
+    assert result.paused_reason and "risky" in result.paused_reason
+
+
+def test_stop_ends_the_run_keeps_the_partial_text_and_records_the_run(app, home, srv):
+    configure_provider(home, srv)
+    srv.push_hang()
+    thread = make_thread([user("talk forever")])
+    first_text = threading.Event()
+    cancel = CancelToken()
+
+    def on_event(event: Any) -> None:
+        if isinstance(event, ev.TextDelta):
+            first_text.set()
+
+    future = app.runner.submit(thread, RunOptions(), on_event=on_event, cancel=cancel)
+    assert first_text.wait(WAIT)
+    cancel.cancel()
+    result = future.result(timeout=WAIT)
+
+    assert result.status == "stopped"
+    reply = thread.messages[-1]
+    assert isinstance(reply, AssistantMessage) and reply.text()
+    assert result.run_id is not None and thread.runHistory[-1].id == result.run_id
+
+
+def test_a_failed_run_keeps_the_generated_text_and_records_no_history(app, home, srv):
+    configure_provider(home, srv)
+    srv.push_drop(Turn(text="partial answer that never ends", chunk_size=4), after_chunks=3)
+    thread = make_thread([user("hi")])
+
+    result = app.runner.run(thread, RunOptions())
+
+    assert result.status == "failed"
+    assert result.error
+    assert "sk-loopback" not in result.error
+    reply = thread.messages[-1]
+    assert isinstance(reply, AssistantMessage) and reply.text().startswith("part")
+    assert not thread.runHistory
+
+
+def test_an_http_error_fails_the_run_with_the_providers_message_and_adds_nothing(app, home, srv):
+    configure_provider(home, srv)
+    srv.push_raw(status=400, body=b'{"error": {"message": "model is sleeping"}}')
+    thread = make_thread([user("hi")])
+    before = serialize_thread(thread)
+
+    result = app.runner.run(thread, RunOptions())
+
+    assert result.status == "failed"
+    assert "model is sleeping" in (result.error or "")
+    assert serialize_thread(thread) == before
+
+
+def test_several_runs_of_different_threads_run_at_once_on_the_pool(app, home, srv):
+    configure_provider(home, srv)
+    for _ in range(3):
+        srv.push_hang()
+    threads = [make_thread([user(f"run {i}")]) for i in range(3)]
+    started = [threading.Event() for _ in threads]
+    tokens = [CancelToken() for _ in threads]
+
+    def listener(i: int) -> Any:
+        def on_event(event: Any) -> None:
+            if isinstance(event, ev.TextDelta):
+                started[i].set()
+        return on_event
+
+    futures = [app.runner.submit(t, RunOptions(), on_event=listener(i), cancel=tokens[i]) for i, t in enumerate(threads)]
+    # All three streams are open at the same time: each has produced text and none has ended.
+    for flag in started:
+        assert flag.wait(WAIT)
+    assert not any(f.done() for f in futures)
+    for token in tokens:
+        token.cancel()
+    results = [f.result(timeout=WAIT) for f in futures]
+    assert [r.status for r in results] == ["stopped"] * 3
+    assert all(r.thread is t for r, t in zip(results, threads))
+
+
+def test_a_run_is_refused_when_the_last_message_is_a_plain_assistant_reply(app, home, srv):
+    configure_provider(home, srv)
+    thread = make_thread([user("hi"), assistant("hello", "a1")])
+    before = serialize_thread(thread)
+
+    result = app.runner.run(thread, RunOptions())
+
+    assert result.status == "failed"
+    assert result.error == NOT_ELIGIBLE
+    assert serialize_thread(thread) == before
+    assert srv.requests == []
+
+
+def test_run_from_a_message_cuts_the_later_messages(app, home, srv):
+    configure_provider(home, srv)
+    srv.push(Turn(text="second answer"))
+    thread = make_thread([user("q1", "u1"), assistant("first answer", "a1"), user("q2", "u2"), assistant("old", "a2")])
+
+    result = app.runner.run(thread, RunOptions(from_message_id="u2"))
+
+    assert result.status == "completed"
+    assert [m.id for m in thread.messages[:3]] == ["u1", "a1", "u2"]
+    assert len(thread.messages) == 4 and thread.messages[3].text() == "second answer"
+
+
+def test_run_from_an_ineligible_message_changes_nothing(app, home, srv):
+    configure_provider(home, srv)
+    thread = make_thread([user("q1", "u1"), assistant("first answer", "a1"), user("q2", "u2")])
+    before = serialize_thread(thread)
+
+    result = app.runner.run(thread, RunOptions(from_message_id="a1"))
+
+    assert result.status == "failed" and result.error == NOT_ELIGIBLE
+    assert serialize_thread(thread) == before
+
+
+def test_a_run_without_any_model_says_to_select_one(app, home):
+    thread = make_thread([user("hi")])
+    result = app.runner.run(thread, RunOptions(provider="nobody", model="nothing"))
+    assert result.status == "failed" and result.error
