@@ -29,11 +29,13 @@ BLOB_MIN_CHARS = 1024
 def error_path(loc: tuple[Any, ...]) -> str:
     """Turn a pydantic error location into a JSON path like `context.messages[2].content[0].text`."""
     out = ""
+    prev: Any = None
     for part in loc:
+        after_index, prev = isinstance(prev, int), part
         if isinstance(part, int):
             out += f"[{part}]"
-        elif part in ("user", "assistant", "text", "image_data") and out.endswith("]"):
-            # discriminated-union tags pydantic inserts into the location
+        elif part in ("user", "assistant", "text", "image_data") and after_index:
+            # discriminated-union tags pydantic inserts into the location (right after an index)
             continue
         elif isinstance(part, str) and ("[" in part or "." in part or part.startswith("function-")):
             continue
