@@ -200,8 +200,10 @@ def _ask(thread: "Thread", result: "RunResult") -> dict[str, tuple[str, bool]]:
         if not human:
             continue
         print(f"\n{name}({json.dumps(arguments, ensure_ascii=False)}) id={call_id}", file=sys.stderr)
+        sys.stderr.write("result (start with ! to mark it as an error): ")
+        sys.stderr.flush()
         try:
-            text = input("result (start with ! to mark it as an error): ")
+            text = input()
         except EOFError:
             return {}
         is_error = text.startswith("!")

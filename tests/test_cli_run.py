@@ -1,0 +1,181 @@
+"""`llmspace run` as a real subprocess against a real loopback LLM server and real files."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from llmspace.core.threadio import parse_thread, serialize_thread, thread_from_data
+from tests.support.llm_server import LoopbackLLM, ToolCallSpec, Turn, configure_provider
+
+ROOT = Path(__file__).resolve().parents[1]
+LOOKUP = {"type": "function", "name": "lookup", "description": "Look a word up.",
+          "parameters": {"type": "object", "properties": {"word": {"type": "string"}}}}
+
+
+def _user(text: str, mid: str = "u1") -> dict[str, Any]:
+    return {"id": mid, "role": "user", "content": [{"type": "text", "text": text}]}
+
+
+def _write(home: Path, rel: str, data: dict[str, Any]) -> Path:
+    path = home / "workspace" / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(serialize_thread(thread_from_data(data)))
+    return path
+
+
+def _run(home: Path, *args: str, stdin: Any = subprocess.DEVNULL) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "LLM_SPACE_HOME": str(home), "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "llmspace", "run", *args], cwd=ROOT, env=env, stdin=stdin,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def srv():
+    with LoopbackLLM() as server:
+        yield server
+
+
+@pytest.mark.parametrize("api", ["openai-completions", "openai-responses", "anthropic-messages"])
+def test_run_streams_the_reply_and_saves_it_with_usage_timing_and_history(home, srv, api):
+    configure_provider(home, srv, api=api)
+    srv.push(Turn(text="Bonjour!", thinking="French it is.", usage=(20, 4)))
+    path = _write(home, "greet.json", {"title": "greet", "context": {"messages": [_user("Say hi in French")]}})
+
+    proc = _run(home, "greet.json")
+
+    assert proc.returncode == 0, proc.stderr
+    assert "[thinking]\nFrench it is." in proc.stdout
+    assert "Bonjour!" in proc.stdout
+    saved = parse_thread(path.read_bytes())
+    reply = saved.messages[-1]
+    assert reply.role == "assistant" and reply.text() == "Bonjour!"
+    assert reply.usage.input == 20 and reply.usage.output == 4
+    assert reply.timing is not None and reply.timing.durationMs >= 0
+    assert len(saved.runHistory) == 1 and saved.runHistory[0].usage.output == 4
+    assert not path.read_bytes().endswith(b"\n")
+
+
+def test_run_json_prints_a_summary_with_the_new_messages(home, srv):
+    configure_provider(home, srv)
+    srv.push(Turn(text="42"))
+    _write(home, "q.json", {"title": "q", "context": {"messages": [_user("answer?")]}})
+
+    proc = _run(home, "q.json", "--json")
+
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["status"] == "completed" and summary["thread"] == "q.json"
+    assert summary["messages"][0]["content"] == [{"type": "text", "text": "42"}]
+    assert summary["runId"]
+
+
+def test_a_failed_run_exits_non_zero_with_the_error_on_stderr_and_keeps_the_file(home, srv):
+    configure_provider(home, srv)
+    srv.push_raw(status=401, body=b'{"error": {"message": "bad key"}}')
+    path = _write(home, "f.json", {"title": "f", "context": {"messages": [_user("hi")]}})
+    before = path.read_bytes()
+
+    proc = _run(home, "f.json")
+
+    assert proc.returncode != 0
+    assert "bad key" in proc.stderr
+    assert "sk-loopback" not in proc.stderr + proc.stdout
+    assert path.read_bytes() == before
+
+
+def test_an_ineligible_thread_is_refused_with_the_reference_message(home, srv):
+    configure_provider(home, srv)
+    _write(home, "done.json", {"title": "done", "context": {"messages": [
+        _user("hi"), {"id": "a1", "role": "assistant", "content": [{"type": "text", "text": "hello"}]}]}})
+    proc = _run(home, "done.json")
+    assert proc.returncode == 1
+    assert "The last message must be a user message or a tool call result." in proc.stderr
+
+
+def test_a_paused_function_call_continues_with_tool_result(home, srv):
+    configure_provider(home, srv)
+    srv.push(Turn(tool_calls=[ToolCallSpec(id="call_9", name="lookup", arguments={"word": "yak"})]),
+             Turn(text="A yak is a bovine."))
+    path = _write(home, "yak.json", {"title": "yak", "context": {"tools": [LOOKUP], "messages": [_user("yak?")]}})
+
+    first = _run(home, "yak.json", "--react")
+    assert first.returncode == 0, first.stderr
+    assert "[tool call] lookup(" in first.stdout and "call_9" in first.stdout
+    assert "paused" in first.stderr and "call_9" in first.stderr
+
+    second = _run(home, "yak.json", "--react", "--tool-result", "call_9=long-haired bovine")
+    assert second.returncode == 0, second.stderr
+    assert "A yak is a bovine." in second.stdout
+    saved = parse_thread(path.read_bytes())
+    assert saved.messages[1].toolCalls[0].output.text() == "long-haired bovine"
+    assert saved.messages[-1].text() == "A yak is a bovine."
+    assert len(saved.runHistory) == 2
+
+
+def test_on_a_terminal_a_paused_function_call_is_asked_for(home, srv):
+    configure_provider(home, srv)
+    srv.push(Turn(tool_calls=[ToolCallSpec(id="call_t", name="lookup", arguments={"word": "emu"})]),
+             Turn(text="An emu is a bird."))
+    path = _write(home, "emu.json", {"title": "emu", "context": {"tools": [LOOKUP], "messages": [_user("emu?")]}})
+    master, slave = pty.openpty()
+    try:
+        os.write(master, b"a flightless bird\n")
+        proc = _run(home, "emu.json", "--react", stdin=slave)
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert proc.returncode == 0, proc.stderr
+    assert "An emu is a bird." in proc.stdout
+    saved = parse_thread(path.read_bytes())
+    assert saved.messages[1].toolCalls[0].output.text() == "a flightless bird"
+
+
+def test_run_accepts_a_file_path_inside_the_workspace_and_a_path_without_suffix(home, srv):
+    configure_provider(home, srv)
+    path = _write(home, "sub/deep.json", {"title": "deep", "context": {"messages": [_user("hi")]}})
+    first = _run(home, str(path))
+    assert first.returncode == 0, first.stderr
+    assert parse_thread(path.read_bytes()).messages[-1].text() == "ok"
+    srv.push(Turn(text="again"))
+    path.write_bytes(serialize_thread(thread_from_data({"title": "deep", "context": {"messages": [_user("hi")]}})))
+    proc = _run(home, "sub/deep")
+    assert proc.returncode == 0, proc.stderr
+    assert "again" in proc.stdout
+
+
+def test_a_path_outside_the_workspace_is_refused(home, tmp_path):
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text("{}", encoding="utf-8")
+    proc = _run(home, str(outside))
+    assert proc.returncode == 1 and "not inside the workspace" in proc.stderr
+
+
+def test_run_from_a_message_and_var_override_reach_the_model(home, srv):
+    configure_provider(home, srv)
+    srv.push(Turn(text="redo"))
+    path = _write(home, "r.json", {"title": "r", "context": {"messages": [
+        _user("first", "u1"), {"id": "a1", "role": "assistant", "content": [{"type": "text", "text": "old"}]}]}})
+    proc = _run(home, "r.json", "--from", "u1", "--var", "name=Ada")
+    assert proc.returncode == 0, proc.stderr
+    saved = parse_thread(path.read_bytes())
+    assert [m.id for m in saved.messages][0] == "u1" and len(saved.messages) == 2
+    assert saved.messages[1].text() == "redo"
+
+
+def test_replay_runs_offline_from_the_recorded_run(home):
+    recorded = [_user("q"), {"id": "a1", "role": "assistant", "content": [{"type": "text", "text": "recorded answer"}]}]
+    path = _write(home, "rep.json", {"title": "rep", "context": {"messages": [_user("q")]},
+                                     "runHistory": [{"id": "run-7", "timestamp": 5, "thread": {"title": "rep", "context": {"messages": recorded}}}]})
+    proc = _run(home, "rep.json", "--replay-run", "run-7")
+    assert proc.returncode == 0, proc.stderr
+    assert "recorded answer" in proc.stdout
+    saved = parse_thread(path.read_bytes())
+    assert saved.messages[-1].text() == "recorded answer" and len(saved.runHistory) == 2
