@@ -61,6 +61,7 @@ class ErrorEvent:
     message: str  # already redacted, fit to show the user
     status: int | None = None
     retryable: bool = False
+    retry_after: float | None = None  # seconds, from the provider's Retry-After header
 
 
 StreamEvent = Union[TextDelta, ThinkingDelta, ToolCallStart, ToolCallArgsDelta, ToolCallEnd, UsageEvent, Finish, ErrorEvent]

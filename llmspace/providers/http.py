@@ -1,0 +1,301 @@
+"""HTTP plumbing shared by the adapters: one cancellable POST, body chunks, error bodies.
+
+- `post(request, url, payload, headers, cancel)` sends one request with connect/read
+  timeouts from the `Endpoint`. Each call uses its own `requests.Session` whose sockets
+  are registered with the `CancelToken`: Stop shuts the socket down, which unblocks a
+  read in progress at once (also while waiting for the response headers).
+- `read_chunks(resp, cancel)` yields body bytes as they arrive; a broken connection
+  raises `StreamBroken` (unless cancelled, then it just ends).
+- `error_event(...)` turns a non-2xx answer into an `ErrorEvent` with the HTTP status and
+  the provider's own message (JSON or plain text), `Retry-After`, and secrets removed.
+Only the adapters of this package call these.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import socket
+import threading
+import time
+from typing import Any, Iterator
+
+import orjson
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+from ..errors import redact
+from .base import CancelToken, ModelRequest
+from .events import ErrorEvent
+
+_local = threading.local()
+RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
+
+
+class StreamBroken(Exception):
+    """The connection ended before the stream was complete."""
+
+
+def _shutdown(sock: socket.socket | None) -> None:
+    if sock is None:
+        return
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
+def _register(conn: Any) -> None:
+    token: CancelToken | None = getattr(_local, "token", None)
+    sock = getattr(conn, "sock", None)
+    if token is not None and sock is not None:
+        token.on_cancel(lambda: _shutdown(sock))
+
+
+class _Conn(HTTPConnection):
+    def connect(self) -> None:
+        super().connect()
+        _register(self)
+
+
+class _SConn(HTTPSConnection):
+    def connect(self) -> None:
+        super().connect()
+        _register(self)
+
+
+class _Pool(HTTPConnectionPool):
+    ConnectionCls = _Conn
+
+
+class _SPool(HTTPSConnectionPool):
+    ConnectionCls = _SConn
+
+
+class _CancellableAdapter(HTTPAdapter):
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = {"http": _Pool, "https": _SPool}
+
+
+def new_session() -> requests.Session:
+    s = requests.Session()
+    adapter = _CancellableAdapter(max_retries=0)
+    s.mount("http://", adapter)
+    s.mount("https://", adapter)
+    return s
+
+
+def secrets_of(request: ModelRequest) -> list[str]:
+    ep = request.endpoint
+    out = [ep.api_key or ""]
+    out += [v for k, v in ep.headers.items() if k.lower() in ("authorization", "x-api-key", "api-key") or "key" in k.lower() or "token" in k.lower()]
+    return [s for s in out if s]
+
+
+def post(request: ModelRequest, url: str, payload: dict[str, Any], headers: dict[str, str],
+         cancel: CancelToken) -> requests.Response:
+    """POST `payload`; raises `requests.RequestException` on transport errors."""
+    ep = request.endpoint
+    session = new_session()
+    cancel.on_cancel(session.close)
+    body = orjson.dumps(payload)
+    all_headers = {"Content-Type": "application/json", "Accept": "text/event-stream" if request.stream else "application/json",
+                   **ep.headers, **headers}
+    _local.token = cancel
+    try:
+        resp = session.post(url, data=body, headers=all_headers, stream=True,
+                            timeout=(ep.connect_timeout, ep.read_timeout))
+    finally:
+        _local.token = None
+    cancel.on_cancel(resp.close)
+    return resp
+
+
+def read_chunks(resp: requests.Response, cancel: CancelToken) -> Iterator[bytes]:
+    try:
+        for chunk in resp.iter_content(chunk_size=None):
+            if cancel.cancelled:
+                return
+            yield chunk
+    except (requests.RequestException, OSError, AttributeError, ValueError) as exc:
+        # AttributeError/ValueError: urllib3 reading from a socket closed under it by Stop
+        if cancel.cancelled:
+            return
+        raise StreamBroken(_describe_transport(exc)) from None
+    finally:
+        resp.close()
+
+
+def _describe_transport(exc: BaseException) -> str:
+    if isinstance(exc, requests.exceptions.ChunkedEncodingError):
+        return "the connection was dropped mid-stream"
+    if isinstance(exc, (requests.exceptions.ReadTimeout, socket.timeout)):
+        return "the server stopped sending (read timeout)"
+    return "the connection broke mid-stream"
+
+
+def transport_error(request: ModelRequest, exc: BaseException) -> ErrorEvent:
+    """An `ErrorEvent` for a request that got no HTTP answer (retryable)."""
+    ep = request.endpoint
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        why = f"no connection within {ep.connect_timeout:g} s"
+    elif isinstance(exc, requests.exceptions.ReadTimeout):
+        why = f"no answer within {ep.read_timeout:g} s"
+    elif isinstance(exc, requests.exceptions.ConnectionError):
+        why = "connection refused or reset — is the server running?"
+    else:
+        why = type(exc).__name__
+    msg = f"{ep.provider_id}: could not reach {ep.base_url} ({why})."
+    return ErrorEvent(message=redact(msg, secrets_of(request)), status=None, retryable=True)
+
+
+def provider_message(body: bytes, limit: int = 600) -> str:
+    """The provider's own error message from a JSON or plain-text error body."""
+    text = body.decode("utf-8", "replace").strip()
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        value = None
+    if isinstance(value, dict):
+        err = value.get("error", value)
+        if isinstance(err, dict):
+            for key in ("message", "msg", "detail", "error"):
+                v = err.get(key)
+                if isinstance(v, str) and v.strip():
+                    return v.strip()[:limit]
+                if isinstance(v, dict) and isinstance(v.get("message"), str):
+                    return v["message"].strip()[:limit]
+        if isinstance(err, str) and err.strip():
+            return err.strip()[:limit]
+        detail = value.get("detail")
+        if isinstance(detail, str):
+            return detail[:limit]
+    if "<html" in text[:200].lower():
+        return "the server answered with an HTML page"
+    return text[:limit] or "no details given"
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def error_event(request: ModelRequest, status: int, body: bytes, headers: Any = None) -> ErrorEvent:
+    ep = request.endpoint
+    msg = provider_message(body)
+    retry_after = retry_after_seconds((headers or {}).get("Retry-After") if headers is not None else None)
+    if retry_after is None and headers is not None:
+        ms = headers.get("retry-after-ms")
+        try:
+            retry_after = float(ms) / 1000 if ms else None
+        except ValueError:
+            retry_after = None
+    text = f"{ep.provider_id} returned HTTP {status}: {msg}"
+    if status in (401, 403):
+        text += " (check the API key in Settings › Models)"
+    return ErrorEvent(message=redact(text, secrets_of(request)), status=status,
+                      retryable=status in RETRYABLE_STATUS, retry_after=retry_after)
+
+
+def json_or_none(data: str | bytes) -> Any:
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def deep_merge(base: dict[str, Any], extra: dict[str, Any] | None) -> dict[str, Any]:
+    """`params.extra` merged last: nested objects merge, other values replace (None removes)."""
+    if not extra:
+        return base
+    for k, v in extra.items():
+        if v is None:
+            base.pop(k, None)
+        elif isinstance(v, dict) and isinstance(base.get(k), dict):
+            base[k] = deep_merge(dict(base[k]), v)
+        else:
+            base[k] = v
+    return base
+
+
+def is_event_stream(resp: requests.Response) -> bool:
+    return "text/event-stream" in resp.headers.get("Content-Type", "").lower()
+
+
+def http_events(request: ModelRequest, cancel: CancelToken, url: str, payload: dict[str, Any],
+                headers: dict[str, str], on_sse: Any, on_whole: Any, renegotiate: Any = None) -> Iterator[Any]:
+    """The common flow of one model call: POST, then either an HTTP error (`ErrorEvent`, last
+    event), an SSE body (`on_sse(iter of (event, data), cancel)`), or a whole JSON body
+    (`on_whole(value)`). `renegotiate(status, body) -> payload | None` may ask for one
+    re-send with a changed payload (e.g. without `stream_options`). A Stop yields
+    `Finish("aborted")`; a dropped connection yields a retryable `ErrorEvent`."""
+    from .events import Finish
+    from .sse import iter_sse
+
+    provider = request.endpoint.provider_id
+    for attempt in range(2):
+        if cancel.cancelled:
+            yield Finish("aborted")
+            return
+        try:
+            resp = post(request, url, payload, headers, cancel)
+        except (requests.RequestException, OSError) as exc:
+            if cancel.cancelled:
+                yield Finish("aborted")
+                return
+            yield transport_error(request, exc)
+            return
+        if resp.status_code >= 400:
+            try:
+                body = resp.content
+            except (requests.RequestException, OSError):
+                body = b""
+            finally:
+                resp.close()
+            if cancel.cancelled:
+                yield Finish("aborted")
+                return
+            if attempt == 0 and renegotiate is not None:
+                changed = renegotiate(resp.status_code, body)
+                if changed is not None:
+                    payload = changed
+                    continue
+            yield error_event(request, resp.status_code, body, resp.headers)
+            return
+        break
+    try:
+        if is_event_stream(resp):
+            yield from on_sse(iter_sse(read_chunks(resp, cancel)), cancel)
+            return
+        body = b"".join(read_chunks(resp, cancel))
+    except StreamBroken as exc:
+        yield ErrorEvent(message=f"{provider}: {exc}.", retryable=True)
+        return
+    if cancel.cancelled:
+        yield Finish("aborted")
+        return
+    value = json_or_none(body)
+    if value is None and body.lstrip()[:5] in (b"data:", b"event"):
+        # an event stream sent with the wrong content type
+        yield from on_sse(iter_sse([body]), cancel)
+        return
+    if not isinstance(value, dict):
+        yield ErrorEvent(message=redact(f"{provider} answered with something that is not a model response: {provider_message(body, 200)}",
+                                        secrets_of(request)))
+        return
+    if "error" in value and not any(k in value for k in ("choices", "output", "content")):
+        yield ErrorEvent(message=redact(f"{provider} returned an error: {provider_message(body)}", secrets_of(request)))
+        return
+    yield from on_whole(value)

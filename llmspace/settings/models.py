@@ -1,0 +1,389 @@
+"""Provider and model settings: `settings/models.json` (reference §2.10, §6.1).
+
+`ModelSettings(root)` merges the built-in providers (`providers/catalog.py`) with the file:
+API keys (a literal, `$ENV_NAME`, the provider's own env var, or the OS keyring as a third
+source), base-URL and header overrides, disabledModels, custom providers and models, and
+the default model. Local key-less providers (Ollama, llama.cpp, LM Studio, vLLM) list the
+models their server reports at `GET /v1/models`; the answer is cached in memory and in
+`data/local-models.json` and refreshed on demand (`refresh_local`); a server that does not
+answer within a short timeout is simply unavailable.
+
+A corrupt `models.json` is reported as `load_error`, never overwritten (writes are refused
+until the user fixes it) and the built-ins keep working. Called by `app.models`, the
+provider registry, the run loop, the CLI and the Settings › Models page.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import os
+import threading
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..core.model import ModelConfig
+from ..errors import UserFacingError
+from ..jsonio import read_json, write_json_atomic
+from ..paths import DataRoot
+from ..providers.base import ModelInfo
+from ..providers.catalog import BUILTINS, KEYRING_SERVICE, BuiltinProvider
+
+log = logging.getLogger("llmspace.models")
+
+APIS = ("anthropic-messages", "openai-completions", "openai-responses")
+DISCOVERY_TIMEOUT = 1.0
+
+
+@dataclass
+class ProviderView:
+    """One provider as the app sees it: built-in defaults with the user's settings applied."""
+
+    id: str
+    name: str
+    api: str
+    base_url: str
+    builtin: bool
+    local: bool
+    needs_key: bool
+    env_var: str | None
+    api_key_setting: str | None  # as written in models.json ("$ENV" or a literal), if any
+    headers: dict[str, str] = field(default_factory=dict)
+    models: list[ModelInfo] = field(default_factory=list)
+    disabled: frozenset[str] = frozenset()
+    reachable: bool | None = None  # local providers: result of the last discovery
+
+    def enabled_models(self) -> list[ModelInfo]:
+        return [m for m in self.models if m.id not in self.disabled]
+
+
+def model_from_dict(d: dict[str, Any], default_api: str) -> ModelInfo:
+    """A `CustomModel` record (pi-ai shape) as a `ModelInfo`."""
+    cost = d.get("cost") if isinstance(d.get("cost"), dict) else {}
+
+    def num(v: Any) -> float:
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0
+
+    inputs = d.get("input") if isinstance(d.get("input"), list) else ["text"]
+    api = d.get("api") if d.get("api") in APIS else default_api
+    return ModelInfo(
+        id=str(d["id"]), name=str(d.get("name") or d["id"]), api=api,  # type: ignore[arg-type]
+        reasoning=bool(d.get("reasoning", False)), input=tuple(str(x) for x in inputs),
+        context_window=d.get("contextWindow") if isinstance(d.get("contextWindow"), int) else None,
+        max_tokens=d.get("maxTokens") if isinstance(d.get("maxTokens"), int) else None,
+        cost_input=num(cost.get("input")), cost_output=num(cost.get("output")),
+        cost_cache_read=num(cost.get("cacheRead")), cost_cache_write=num(cost.get("cacheWrite")),
+    )
+
+
+def _keyring_get(provider_id: str) -> str | None:
+    if os.environ.get("LLM_SPACE_NO_KEYRING"):
+        return None
+    try:
+        import keyring  # optional
+        from keyring.errors import KeyringError
+    except Exception:
+        return None
+    try:
+        value = keyring.get_password(KEYRING_SERVICE, provider_id)
+    except (KeyringError, RuntimeError, OSError):
+        return None
+    except Exception:  # a broken backend must not break the app
+        log.warning("keyring lookup failed", exc_info=True)
+        return None
+    return value or None
+
+
+class ModelSettings:
+    """Reads and writes `settings/models.json`; answers which models exist and are usable."""
+
+    def __init__(self, root: DataRoot) -> None:
+        self.root = root
+        self.path = root.settings_file("models")
+        self._cache_path = root.root / "data" / "local-models.json"
+        self._lock = threading.RLock()
+        self.load_error: UserFacingError | None = None
+        self._data: dict[str, Any] = {"providers": []}
+        self._discovered: dict[str, list[str]] = {}
+        self._reachable: dict[str, bool] = {}
+        self._refreshed: set[str] = set()
+        self.reload()
+
+    # -- file ------------------------------------------------------------------------------
+    def reload(self) -> None:
+        with self._lock:
+            self.load_error = None
+            self._data = {"providers": []}
+            if self.path.exists():
+                try:
+                    data = read_json(self.path)
+                    if not isinstance(data, dict) or not isinstance(data.get("providers", []), list):
+                        raise UserFacingError(f"{self.path}: expected an object with a \"providers\" list.",
+                                              hint="Fix the file in a text editor; it was left unchanged.")
+                    self._data = data
+                except UserFacingError as exc:
+                    self.load_error = exc
+                    log.warning("models.json unreadable: %s", exc)
+            self._load_cache()
+
+    def _load_cache(self) -> None:
+        try:
+            data = read_json(self._cache_path) if self._cache_path.exists() else {}
+        except UserFacingError:
+            data = {}
+        if isinstance(data, dict):
+            self._discovered = {k: [str(m) for m in v] for k, v in data.items() if isinstance(v, list)}
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """A copy of the file's content (what would be saved)."""
+        with self._lock:
+            return copy.deepcopy(self._data)
+
+    def _save(self) -> None:
+        if self.load_error is not None:
+            raise UserFacingError(f"Not saving model settings: {self.load_error.message}",
+                                  hint="Fix or remove settings/models.json first; it was left unchanged.")
+        write_json_atomic(self.path, self._data, trailing_newline=True)
+
+    def _entry(self, provider_id: str, create: bool = False) -> dict[str, Any] | None:
+        for p in self._data.setdefault("providers", []):
+            if isinstance(p, dict) and p.get("id") == provider_id:
+                return p
+        if not create:
+            return None
+        entry: dict[str, Any] = {"id": provider_id}
+        if provider_id in BUILTINS:
+            entry["builtin"] = True
+        self._data["providers"].append(entry)
+        return entry
+
+    # -- providers ---------------------------------------------------------------------------
+    def providers(self) -> list[ProviderView]:
+        """Built-in providers (in catalogue order) then custom ones (in file order)."""
+        with self._lock:
+            out = [self._view_builtin(b) for b in BUILTINS.values()]
+            for p in self._data.get("providers", []):
+                if isinstance(p, dict) and p.get("id") and p["id"] not in BUILTINS:
+                    out.append(self._view_custom(p))
+            return out
+
+    def provider(self, provider_id: str) -> ProviderView | None:
+        for p in self.providers():
+            if p.id == provider_id:
+                return p
+        return None
+
+    def _view_builtin(self, b: BuiltinProvider) -> ProviderView:
+        entry = self._entry(b.id) or {}
+        models = list(b.models)
+        if b.local:
+            models = [ModelInfo(id=m, name=m, api=b.api) for m in self._discovered.get(b.id, [])]  # type: ignore[arg-type]
+        models += self._custom_models(entry, b.api)
+        return ProviderView(
+            id=b.id, name=str(entry.get("name") or b.name), api=b.api,
+            base_url=str(entry.get("baseUrl") or b.base_url), builtin=True, local=b.local,
+            needs_key=b.env_var is not None, env_var=b.env_var,
+            api_key_setting=entry.get("apiKey") if isinstance(entry.get("apiKey"), str) else None,
+            headers=_str_dict(entry.get("headers")), models=_dedupe(models),
+            disabled=frozenset(str(x) for x in entry.get("disabledModels") or []),
+            reachable=self._reachable.get(b.id),
+        )
+
+    def _view_custom(self, p: dict[str, Any]) -> ProviderView:
+        api = p.get("api") if p.get("api") in APIS else "openai-completions"
+        return ProviderView(
+            id=str(p["id"]), name=str(p.get("name") or p["id"]), api=api, base_url=str(p.get("baseUrl") or ""),
+            builtin=False, local=False, needs_key=False, env_var=None,
+            api_key_setting=p.get("apiKey") if isinstance(p.get("apiKey"), str) else None,
+            headers=_str_dict(p.get("headers")), models=_dedupe(self._custom_models(p, api)),
+            disabled=frozenset(str(x) for x in p.get("disabledModels") or []),
+        )
+
+    @staticmethod
+    def _custom_models(entry: dict[str, Any], api: str) -> list[ModelInfo]:
+        out = []
+        for m in entry.get("models") or []:
+            if isinstance(m, dict) and m.get("id"):
+                out.append(model_from_dict(m, api))
+        return out
+
+    # -- keys ------------------------------------------------------------------------------
+    def api_key(self, provider_id: str) -> str | None:
+        """The key to send: configured literal or `$ENV`, else the provider's env var, else the keyring."""
+        view = self.provider(provider_id)
+        if view is None:
+            return None
+        setting = view.api_key_setting
+        if setting:
+            if setting.startswith("$"):
+                value = os.environ.get(setting[1:], "").strip()
+                if value:
+                    return value
+            else:
+                return setting
+        if view.env_var:
+            value = os.environ.get(view.env_var, "").strip()
+            if value:
+                return value
+        return _keyring_get(provider_id)
+
+    def key_hint(self, provider_id: str) -> str:
+        """Which env var the user should set (for error messages)."""
+        view = self.provider(provider_id)
+        if view and view.api_key_setting and view.api_key_setting.startswith("$"):
+            return view.api_key_setting[1:]
+        if view and view.env_var:
+            return view.env_var
+        return f"{provider_id.upper().replace('-', '_')}_API_KEY"
+
+    def is_configured(self, provider_id: str) -> bool:
+        view = self.provider(provider_id)
+        if view is None:
+            return False
+        return (not view.needs_key) or self.api_key(provider_id) is not None
+
+    # -- models ----------------------------------------------------------------------------
+    def model_info(self, provider_id: str, model_id: str) -> ModelInfo | None:
+        view = self.provider(provider_id)
+        if view is None:
+            return None
+        for m in view.models:
+            if m.id == model_id:
+                return m if m.api else replace(m, api=view.api)  # type: ignore[arg-type]
+        return None
+
+    def is_available(self, provider_id: str, model_id: str) -> bool:
+        view = self.provider(provider_id)
+        if view is None or model_id in view.disabled or not self.is_configured(provider_id):
+            return False
+        if view.local and view.id not in self._refreshed and view.id in self._discovered:
+            pass  # cached list is good enough for availability
+        return any(m.id == model_id for m in view.models)
+
+    @property
+    def default_model(self) -> ModelConfig | None:
+        d = self._data.get("defaultModel")
+        if isinstance(d, dict) and d.get("provider") and d.get("id"):
+            try:
+                return ModelConfig.model_validate(d)
+            except Exception:
+                return None
+        return None
+
+    def resolve_model(self, saved: ModelConfig | None) -> ModelConfig | None:
+        """Saved model if available → default model if available → first enabled model of
+        the configured providers sorted by display name → None (reference §6.1)."""
+        for candidate in (saved, self.default_model):
+            if candidate is None:
+                continue
+            view = self.provider(candidate.provider)
+            if view is not None and view.local and view.id not in self._refreshed:
+                self.refresh_local([view.id], timeout=0.5)
+            if self.is_available(candidate.provider, candidate.id):
+                return candidate
+        for view in sorted(self.providers(), key=lambda v: v.name.lower()):
+            if not self.is_configured(view.id):
+                continue
+            for m in view.enabled_models():
+                return ModelConfig(provider=view.id, id=m.id)
+        return None
+
+    # -- discovery -------------------------------------------------------------------------
+    def refresh_local(self, provider_ids: list[str] | None = None, timeout: float = DISCOVERY_TIMEOUT) -> dict[str, bool]:
+        """Ask local servers for their models (`GET {baseUrl}/models`); returns reachability."""
+        import requests  # here, not at import time
+
+        results: dict[str, bool] = {}
+        for view in self.providers():
+            if not view.local or (provider_ids is not None and view.id not in provider_ids):
+                continue
+            ids: list[str] | None = None
+            try:
+                resp = requests.get(view.base_url.rstrip("/") + "/models", headers=view.headers,
+                                    timeout=(timeout, timeout), proxies={"http": "", "https": ""})
+                if resp.ok:
+                    body = resp.json()
+                    items = body.get("data") if isinstance(body, dict) else None
+                    if isinstance(body, dict) and items is None:
+                        items = body.get("models")  # Ollama's native shape
+                    ids = [str(i.get("id") or i.get("name")) for i in items or [] if isinstance(i, dict)]
+            except (requests.RequestException, ValueError):
+                ids = None
+            with self._lock:
+                self._refreshed.add(view.id)
+                self._reachable[view.id] = ids is not None
+                results[view.id] = ids is not None
+                if ids is not None:
+                    self._discovered[view.id] = ids
+        if results:
+            try:
+                write_json_atomic(self._cache_path, self._discovered, trailing_newline=True)
+            except UserFacingError:
+                log.warning("could not write the local model cache", exc_info=True)
+        return results
+
+    # -- edits (each saves) -----------------------------------------------------------------
+    def set_default_model(self, provider_id: str, model_id: str) -> None:
+        with self._lock:
+            self._data["defaultModel"] = {"provider": provider_id, "id": model_id}
+            self._save()
+
+    def set_model_enabled(self, provider_id: str, model_id: str, enabled: bool) -> None:
+        with self._lock:
+            entry = self._entry(provider_id, create=True)
+            assert entry is not None
+            disabled = [str(x) for x in entry.get("disabledModels") or [] if x != model_id]
+            if not enabled:
+                disabled.append(model_id)
+            entry["disabledModels"] = disabled
+            self._save()
+
+    def set_api_key(self, provider_id: str, value: str | None) -> None:
+        """Store `$ENV_NAME` or a literal in models.json (None removes it)."""
+        with self._lock:
+            entry = self._entry(provider_id, create=True)
+            assert entry is not None
+            if value:
+                entry["apiKey"] = value
+            else:
+                entry.pop("apiKey", None)
+            self._save()
+
+    def set_provider(self, config: dict[str, Any]) -> None:
+        """Add or replace a custom provider (`{id, name, baseUrl, api, apiKey?, headers?, models?}`)."""
+        pid = str(config.get("id") or "").strip()
+        if not pid or pid in BUILTINS:
+            raise UserFacingError(f"Invalid provider id {pid!r}: choose a new, non-empty id.")
+        if not str(config.get("baseUrl") or "").strip():
+            raise UserFacingError(f"Provider {pid} needs a base URL (for example http://127.0.0.1:8080/v1).")
+        entry = dict(config)
+        entry.setdefault("api", "openai-completions")
+        if entry["api"] not in APIS:
+            raise UserFacingError(f"Unknown API {entry['api']!r}: use one of {', '.join(APIS)}.")
+        entry["customModels"] = [str(m["id"]) for m in entry.get("models") or [] if isinstance(m, dict) and m.get("id")]
+        with self._lock:
+            providers = self._data.setdefault("providers", [])
+            for i, p in enumerate(providers):
+                if isinstance(p, dict) and p.get("id") == pid:
+                    providers[i] = entry
+                    break
+            else:
+                providers.append(entry)
+            self._save()
+
+    def remove_provider(self, provider_id: str) -> None:
+        with self._lock:
+            self._data["providers"] = [p for p in self._data.get("providers", []) if not (isinstance(p, dict) and p.get("id") == provider_id)]
+            self._save()
+
+
+def _str_dict(v: Any) -> dict[str, str]:
+    return {str(k): str(x) for k, x in v.items()} if isinstance(v, dict) else {}
+
+
+def _dedupe(models: list[ModelInfo]) -> list[ModelInfo]:
+    seen: dict[str, ModelInfo] = {}
+    for m in models:
+        seen[m.id] = m  # later (custom) records win
+    return list(seen.values())
