@@ -1,9 +1,61 @@
-"""CLI command group `skills` (see llmspace/cli.py for the contract)."""
+"""CLI command group `llmspace skills …` (see llmspace/cli.py for the contract).
+
+`skills list` prints every discovered skill (name, enabled, folder, description) and then the
+problems found; `skills enable NAME` / `skills disable NAME` switch a skill on or off.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+from typing import Any
 
 
 def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    """Add this group's subcommands (none yet)."""
+    p = sub.add_parser("skills", help="list, enable and disable Agent Skills")
+    group = p.add_subparsers(dest="skills_command", metavar="SUBCOMMAND")
+    p.set_defaults(handler=lambda args, app: (p.print_help(), 0)[1])
+
+    ls = group.add_parser("list", help="list discovered skills and problems")
+    ls.add_argument("--json", action="store_true", help="print JSON")
+    ls.set_defaults(handler=list_skills)
+    for verb, enabled in (("enable", True), ("disable", False)):
+        cmd = group.add_parser(verb, help=f"{verb} a skill by name")
+        cmd.add_argument("name")
+        cmd.set_defaults(handler=lambda args, app, on=enabled: set_enabled(args, app, on))
+
+
+def _one_line(text: str, width: int = 100) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def list_skills(args: argparse.Namespace, app: Any) -> int:
+    skills = app.skills.list()
+    problems = app.skills.problems()
+    if getattr(args, "json", False):
+        print(json.dumps({
+            "skills": [{"name": s.name, "enabled": s.enabled, "folder": str(s.folder), "path": str(s.path),
+                        "origin": s.origin, "description": s.description} for s in skills],
+            "problems": problems,
+        }, indent=2, ensure_ascii=False))
+        return 0
+    if not skills:
+        print("No skills found.")
+    else:
+        width = max(len(s.name) for s in skills)
+        print(f"{'NAME':<{width}}  ENABLED  FOLDER / DESCRIPTION")
+        for s in skills:
+            print(f"{s.name:<{width}}  {'yes' if s.enabled else 'no ':<7}  {s.folder}")
+            print(f"{'':<{width}}           {_one_line(s.description)}")
+    if problems:
+        print("\nProblems:")
+        for problem in problems:
+            print(f"- {problem}")
+    return 0
+
+
+def set_enabled(args: argparse.Namespace, app: Any, enabled: bool) -> int:
+    app.skills.set_enabled(args.name, enabled)
+    print(f"{args.name}: {'enabled' if enabled else 'disabled'}")
+    return 0

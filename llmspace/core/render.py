@@ -1,25 +1,64 @@
-"""Render a thread for a run: the text the model receives.
+"""Render a thread for a run: the text the model receives (reference §5.2–§5.4).
 
-`render_thread(thread, env)` returns the rendered system prompt and message texts plus the
-updated frozen-value snapshot and warnings. Until the variables issue lands this is a
-pass-through (text unchanged). Pure: no network, no threads.
+`render_thread(thread, env)` renders the system prompt, every text part of every message and
+every tool-result text, each independently, on the simple path or the template path
+(`core/templates.py`). It returns the rendered texts, the new frozen-value snapshot (to be
+written back with `variables.apply_snapshot` after a recorded run) and warnings (template
+errors: the text is kept as written). A missing/empty variable value, a skill that cannot be
+found or an invalid variable name raises
+`UserFacingError("Unable to render prompt variables: <detail>")` naming the place.
+
+The stored thread is not changed (its texts stay templates); the default variables are used
+even when the file does not list them. Frozen values: a simple-path value frozen for a place
+wins over a fresh one, except skills variables and `--var` overrides; a frozen template output
+(`" rendered"`) is reused unless the text uses a skills variable or an overridden name, or uses
+`@include` without the current include version marker.
+
+Callers: the run loop, `llmspace render`, presenters (preview). Reads files for file
+variables, `@include` and `exists()`; no network, no threads.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
 from typing import Any
 
-from .model import Thread
+from ..errors import UserFacingError
+from ..paths import expand_home
+from . import variables as V
+from .model import Thread, UserMessage, AssistantMessage
+from .templates import TemplateError, TemplateRenderer, is_template, undeclared_names, uses_include, wrap_json
+
+_MAX_FILE_BYTES = 20 * 1024 * 1024
 
 
 @dataclass
 class RenderEnv:
-    """What rendering may consult besides the thread (skills, a file reader, the clock)."""
+    """What rendering may consult besides the thread (skills, files, the clock)."""
 
-    skills: Any = None  # a SkillManager-like object with enabled skills, or None
+    skills: Any = None  # a SkillManager-like object with `enabled()`, or None (no skills)
     now: Any = None  # a datetime for current_date, or None for "now"
     overrides: dict[str, str] = field(default_factory=dict)  # `--var NAME=VALUE` from the CLI
+    base_dir: Path | None = None  # relative file paths resolve here (default: the process cwd)
+    # Frozen values to use instead of the thread's stored snapshot (e.g. the snapshot returned
+    # by the previous render of the same run, so earlier places stay frozen in a ReAct loop).
+    snapshot: dict[str, dict[str, str]] | None = None
+
+
+@dataclass
+class RenderWarning:
+    """A problem that did not stop rendering (e.g. a template error), with its place."""
+
+    place: str  # snapshot place key
+    label: str  # readable place ("the system prompt", "message 2 (user, id …)")
+    message: str
+
+    def __str__(self) -> str:
+        return f"Template error in {self.label}: {self.message}; the text was used as written."
 
 
 @dataclass
@@ -31,14 +70,270 @@ class RenderedThread:
     tool_result_texts: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     snapshot: dict[str, dict[str, str]] | None = None
     warnings: list[str] = field(default_factory=list)
+    problems: list[RenderWarning] = field(default_factory=list)  # the warnings, with places
+
+    def apply(self, thread: Thread) -> Thread:
+        """A deep copy of `thread` whose texts are the rendered ones (what the model gets)."""
+        out = thread.model_copy(deep=True)
+        ctx = out.context
+        if ctx is not None and ctx.systemPrompt is not None:
+            ctx.systemPrompt = self.system_prompt
+        for msg in out.messages:
+            texts = iter(self.message_texts.get(msg.id, []))
+            for part in msg.content:
+                if getattr(part, "type", None) == "text":
+                    part.text = next(texts, part.text)
+            for call in getattr(msg, "toolCalls", None) or []:
+                results = self.tool_result_texts.get((msg.id, call.id))
+                if results is not None and call.output is not None:
+                    for part, text in zip(call.output.content, results):
+                        part.text = text
+        return out
+
+
+class _VariableError(Exception):
+    pass
+
+
+def _fail(detail: str) -> UserFacingError:
+    return UserFacingError(f"Unable to render prompt variables: {detail}")
+
+
+class _Files:
+    """File access for file variables, `@include` and `exists()`."""
+
+    def __init__(self, base_dir: Path | None) -> None:
+        self.base = Path(base_dir) if base_dir is not None else None
+
+    def path(self, raw: str) -> Path:
+        p = expand_home(raw.strip())
+        if not p.is_absolute():
+            p = (self.base or Path(os.getcwd())) / p
+        return p
+
+    def read(self, raw: str) -> str | None:
+        try:
+            p = self.path(raw)
+            if not p.is_file():
+                return None
+            with p.open("rb") as f:
+                data = f.read(_MAX_FILE_BYTES)
+            return data.decode("utf-8", errors="replace")
+        except (OSError, ValueError):
+            return None
+
+    def exists(self, raw: str) -> bool:
+        try:
+            p = self.path(raw)
+            return p.is_file() and os.access(p, os.R_OK)
+        except (OSError, ValueError):
+            return False
+
+
+class _Values:
+    """Variable values for one render (each computed at most once)."""
+
+    def __init__(self, thread: Thread, env: RenderEnv, files: _Files) -> None:
+        problems = V.validation_problems(thread)
+        if problems:
+            raise _fail(f"{problems[0]} (in the thread's variables)")
+        self.typed = V.typed_variables(thread)
+        self.custom = V.custom_values(thread)
+        self.overridden: set[str] = set()
+        for name, value in (env.overrides or {}).items():
+            if not V.is_valid_name(name):
+                raise _fail(f'--var {name}: "{name}" is not a valid variable name.')
+            if name in self.typed:
+                raise _fail(f'--var {name}: "{name}" is a built-in variable; only text variables can be set with --var.')
+            self.custom[name] = value
+            self.overridden.add(name)
+        self.env = env
+        self.files = files
+        self._now: datetime | None = env.now
+        self._skills: dict[str, Any] | None = None
+        self._cache: dict[str, str | None] = {}
+        self.skill_names = {n for n, v in self.typed.items() if v.type == "skills"}
+
+    def now(self) -> datetime:
+        if self._now is None:
+            self._now = datetime.now().astimezone()
+        return self._now
+
+    def skills(self) -> dict[str, Any]:
+        """Enabled skills by name (de-duplicated, first folder wins, sorted by name); fresh per render."""
+        if self._skills is None:
+            found: dict[str, Any] = {}
+            source = self.env.skills
+            items = source.enabled() if source is not None and hasattr(source, "enabled") else (source or [])
+            for s in items:
+                found.setdefault(s.name, s)
+            self._skills = dict(sorted(found.items()))
+        return self._skills
+
+    def simple(self, name: str) -> str | None:
+        """The text value of `name`, None when unknown/unresolved. Raises _VariableError."""
+        if name not in self._cache:
+            self._cache[name] = self._compute(name)
+        return self._cache[name]
+
+    def _compute(self, name: str) -> str | None:
+        v = self.typed.get(name)
+        if v is None:
+            if name not in self.custom:
+                return None
+            value = self.custom[name]
+            if not value.strip():
+                raise _VariableError(f'Variable "{name}" is empty.')
+            return value
+        if v.type == "currentDate":
+            return V.format_current_date(v.format, self.now())
+        if v.type == "workingDirectory":
+            return v.value
+        if v.type == "skills":
+            enabled = self.skills()
+            if v.include_all:
+                chosen = list(enabled.values())
+            else:
+                chosen = []
+                for skill_name in v.skill_names:
+                    if skill_name not in enabled:
+                        raise _VariableError(f'Skill "{skill_name}" in variable "{name}" is not enabled or cannot be found.')
+                    chosen.append(enabled[skill_name])
+            return V.format_skills(chosen, v.format, v.indent)
+        if v.type == "json":
+            if not v.value.strip():
+                return None
+            try:
+                return json.dumps(json.loads(v.value), indent=2, ensure_ascii=False)
+            except ValueError:
+                return v.value
+        if v.type == "file":
+            if not v.value.strip():
+                return None
+            return self.files.read(v.value) or ""
+        return None
+
+    def template_context(self) -> dict[str, Any]:
+        """Every resolvable variable for the template path (failures silently left out)."""
+        ctx: dict[str, Any] = {}
+        for name in list(self.typed) + list(self.custom):
+            v = self.typed.get(name)
+            if v is not None and v.type == "json":
+                if v.value.strip():
+                    try:
+                        ctx[name] = wrap_json(json.loads(v.value))
+                    except ValueError:
+                        pass  # invalid JSON: left out (field access renders empty)
+                continue
+            try:
+                value = self.simple(name)
+            except _VariableError:
+                continue
+            if value is not None:
+                ctx[name] = value
+        return ctx
+
+
+class _Renderer:
+    def __init__(self, thread: Thread, env: RenderEnv) -> None:
+        self.files = _Files(env.base_dir)
+        self.values = _Values(thread, env, self.files)
+        frozen = env.snapshot if env.snapshot is not None else V.snapshot_variables(thread)
+        self.frozen = {k: dict(v) for k, v in frozen.items() if isinstance(v, dict)}
+        self.next: dict[str, dict[str, str]] = {}
+        self.problems: list[RenderWarning] = []
+        self._templates: TemplateRenderer | None = None
+
+    def templates(self) -> TemplateRenderer:
+        if self._templates is None:
+            self._templates = TemplateRenderer(self.values.template_context(), self.files.read, self.files.exists)
+        return self._templates
+
+    def place(self, key: str, label: str, texts: list[str]) -> list[str]:
+        return [self.text(key, label, i, t) for i, t in enumerate(texts)]
+
+    def text(self, key: str, label: str, part: int, text: str) -> str:
+        if "{{" not in text and "{%" not in text:
+            return text
+        try:
+            if is_template(text):
+                return self._template(key, label, part, text)
+            return self._simple(key, text)
+        except _VariableError as exc:
+            raise _fail(f"{exc} (in {label})") from None
+
+    def _simple(self, key: str, text: str) -> str:
+        frozen = self.frozen.get(key, {})
+        out_values = self.next.setdefault(key, {})
+        pieces: list[str] = []
+        last = 0
+        for m in V.PLACEHOLDER_RE.finditer(text):
+            name = m.group(1).strip()
+            if not V.is_valid_name(name):
+                continue
+            value = out_values.get(name)
+            fresh = name in self.values.skill_names or name in self.values.overridden
+            if value is None and not fresh:
+                value = frozen.get(name)
+            if value is None:
+                value = self.values.simple(name)
+                if value is None:
+                    continue  # unknown or unresolved: left exactly as written
+            out_values[name] = value
+            pieces.append(text[last : m.start()])
+            pieces.append(value)
+            last = m.end()
+        pieces.append(text[last:])
+        return "".join(pieces)
+
+    def _template(self, key: str, label: str, part: int, text: str) -> str:
+        rkey = V.RENDERED_KEY if part == 0 else f"{V.RENDERED_KEY}:{part}"
+        frozen = self.frozen.get(key, {})
+        include = uses_include(text)
+        cached = frozen.get(rkey)
+        if cached is not None and (not include or frozen.get(V.INCLUDE_VERSION_KEY) == V.INCLUDE_VERSION):
+            names = undeclared_names(text) or set()
+            if not (names & (self.values.skill_names | self.values.overridden)):
+                self._store(key, rkey, cached, include)
+                return cached
+        try:
+            output = self.templates().render(text)
+        except TemplateError as exc:
+            self.problems.append(RenderWarning(key, label, str(exc)))
+            return text
+        self._store(key, rkey, output, include)
+        return output
+
+    def _store(self, key: str, rkey: str, output: str, include: bool) -> None:
+        values = self.next.setdefault(key, {})
+        values[rkey] = output
+        if include:
+            values[V.INCLUDE_VERSION_KEY] = V.INCLUDE_VERSION
 
 
 def render_thread(thread: Thread, env: RenderEnv | None = None) -> RenderedThread:
+    """Render every text surface of `thread` (see the module docstring). The thread is not changed."""
+    env = env or RenderEnv()
+    r = _Renderer(thread, env)
     ctx = thread.context
-    out = RenderedThread(system_prompt=(ctx.systemPrompt if ctx and ctx.systemPrompt else ""))
-    for msg in thread.messages:
-        out.message_texts[msg.id] = [c.text for c in msg.content if getattr(c, "type", None) == "text"]
+    system = ""
+    if ctx is not None and ctx.systemPrompt is not None:
+        system = r.text(V.SYSTEM_PROMPT_PLACE, "the system prompt", 0, ctx.systemPrompt)
+    out = RenderedThread(system_prompt=system)
+    for i, msg in enumerate(thread.messages, start=1):
+        assert isinstance(msg, (UserMessage, AssistantMessage))
+        texts = [c.text for c in msg.content if getattr(c, "type", None) == "text"]
+        out.message_texts[msg.id] = r.place(V.message_place(msg.id), f"message {i} ({msg.role}, id {msg.id})", texts)
         for call in getattr(msg, "toolCalls", None) or []:
-            if call.output is not None:
-                out.tool_result_texts[(msg.id, call.id)] = [c.text for c in call.output.content]
+            if call.output is None:
+                continue
+            results = [c.text for c in call.output.content]
+            if results:
+                label = f"the result of tool call {call.id} in message {i} (id {msg.id})"
+                results = r.place(V.tool_result_place(msg.id, call.id), label, results)
+            out.tool_result_texts[(msg.id, call.id)] = results
+    snapshot = {k: v for k, v in r.next.items() if v}
+    out.snapshot = snapshot or None
+    out.problems = r.problems
+    out.warnings = [str(p) for p in r.problems]
     return out

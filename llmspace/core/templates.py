@@ -1,0 +1,290 @@
+"""The template path of prompt rendering (reference §5.3): Jinja2 in its sandbox.
+
+A text takes the template path when it contains `{%`, `{{ @…`, or a `{{…}}` holding one of
+`. [ | (` (`is_template`). `TemplateRenderer.render(text)` then:
+- rewrites `{{@include(expr)}}` into a filter call; an include reads the file through the
+  injected loader and renders it recursively with the same variables (depth ≤ 10, at most
+  100 includes per render; missing → ""; a file that is not a valid template is inserted
+  verbatim);
+- offers `exists(path)` (memoised per renderer, i.e. per render);
+- gives every identifier the text uses but no variable defines a *sentinel*: a string that
+  prints itself as `{{name}}` (so unknown names stay as written) and is falsy in `{% if %}`
+  (a deliberate choice for reference §12.3 item 1: empty and unknown values are falsy);
+- prints JSON objects and lists as pretty JSON (§12.3 item 2) and `true`/`false`/`` for
+  JSON booleans and null, the way the original's engine prints them.
+
+Templates run in `jinja2.sandbox.SandboxedEnvironment`; access to unsafe attributes
+(`__class__`, `__globals__`, …) raises `SecurityError` instead of rendering empty, and huge
+`*` / `**` results are refused. Any failure raises `TemplateError`; the caller keeps the
+original text and reports a warning.
+
+Callers: `core/render.py`, `core/variables.py` (reference scanning, renames). No I/O here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Callable
+
+from jinja2 import TemplateSyntaxError, meta
+from jinja2.exceptions import SecurityError
+from jinja2.sandbox import SandboxedEnvironment
+
+MAX_INCLUDE_DEPTH = 10
+MAX_INCLUDE_COUNT = 100
+_MAX_SEQUENCE = 1_000_000
+
+TEMPLATE_MARKER_RE = re.compile(r"\{%|\{\{\s*@|\{\{[^{}]*[.\[|(][^{}]*\}\}")
+_INCLUDE_RE = re.compile(r"\{\{\s*@include\(([\s\S]*?)\)\s*\}\}")
+_EXPRESSION_RE = re.compile(r"\{\{([\s\S]*?)\}\}|\{%([\s\S]*?)%\}")
+_STRING_RE = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'")
+_IDENT_RE = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)")
+
+# Names that never get a sentinel or count as variable references.
+RESERVED = frozenset(
+    "if elif else endif for endfor in and or not is true false none null True False None "
+    "set endset macro endmacro call endcall filter endfilter block endblock extends include "
+    "import from as do with without raw endraw loop super range cycler joiner lipsum dict "
+    "namespace exists caller varargs kwargs self recursive ignore missing context".split()
+)
+
+
+class TemplateError(Exception):
+    """A template that cannot be parsed or rendered (message says why, with the line)."""
+
+
+class Sentinel(str):
+    """Stands in for an unknown name: prints `{{name}}`, is falsy."""
+
+    def __bool__(self) -> bool:
+        return False
+
+
+def _pretty(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+class JsonDict(dict):  # type: ignore[type-arg]
+    """A JSON object in a template: prints as pretty JSON; `.key` reads the key first."""
+
+    def __str__(self) -> str:
+        return _pretty(self)
+
+
+class JsonList(list):  # type: ignore[type-arg]
+    """A JSON array in a template: prints as pretty JSON."""
+
+    def __str__(self) -> str:
+        return _pretty(self)
+
+
+def wrap_json(value: Any) -> Any:
+    """Parsed JSON with objects/arrays wrapped so templates print them as pretty JSON."""
+    if isinstance(value, dict):
+        return JsonDict((k, wrap_json(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return JsonList(wrap_json(v) for v in value)
+    return value
+
+
+def is_template(text: str) -> bool:
+    """True when `text` takes the template path (reference §5.3 dispatch rule)."""
+    return ("{%" in text or "{{" in text) and TEMPLATE_MARKER_RE.search(text) is not None
+
+
+def uses_include(text: str) -> bool:
+    return _INCLUDE_RE.search(text) is not None
+
+
+def rewrite_macros(text: str) -> str:
+    """`{{@include(expr)}}` → `{{ (expr) | __include }}`; an empty argument renders nothing."""
+
+    def repl(m: re.Match[str]) -> str:
+        expr = m.group(1).strip()
+        return f"{{{{ ({expr}) | __include }}}}" if expr else ""
+
+    return _INCLUDE_RE.sub(repl, text)
+
+
+def _finalize(value: Any) -> Any:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return ""
+    return value
+
+
+class _Sandbox(SandboxedEnvironment):
+    """The sandbox with JSON-style lookups and refusals that raise instead of printing ""."""
+
+    intercepted_binops = frozenset({"*", "**"})
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if isinstance(obj, dict) and attribute in obj:
+            return obj[attribute]
+        return super().getattr(obj, attribute)
+
+    def unsafe_undefined(self, obj: Any, attribute: str) -> Any:
+        raise SecurityError(f"access to attribute {attribute!r} of {type(obj).__name__!r} object is not allowed")
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        if operator == "**" and isinstance(right, (int, float)) and abs(right) > 256:
+            raise SecurityError("the power is too large")
+        if operator == "*":
+            for seq, n in ((left, right), (right, left)):
+                if isinstance(seq, (str, list, tuple)) and isinstance(n, int) and len(seq) * n > _MAX_SEQUENCE:
+                    raise SecurityError("the repeated text or list is too long")
+        return super().call_binop(context, operator, left, right)
+
+
+def _new_env() -> _Sandbox:
+    env = _Sandbox(autoescape=False, keep_trailing_newline=True, finalize=_finalize)
+    return env
+
+
+_SCAN_ENV = _new_env()
+_SCAN_ENV.filters["__include"] = lambda v: v
+
+
+def undeclared_names(text: str) -> set[str] | None:
+    """Top-level names a template reads (not set/loop locals); None when it does not parse."""
+    try:
+        ast = _SCAN_ENV.parse(rewrite_macros(text))
+    except TemplateSyntaxError:
+        return None
+    return {n for n in meta.find_undeclared_variables(ast) if n not in RESERVED and not n.startswith("__")}
+
+
+def _expression_idents(text: str) -> list[tuple[str, int, int]]:
+    """Identifiers inside `{{ }}` / `{% %}` (outside quotes, not after a dot), with spans."""
+    out: list[tuple[str, int, int]] = []
+    for m in _EXPRESSION_RE.finditer(text):
+        group = 1 if m.group(1) is not None else 2
+        inner, base = m.group(group), m.start(group)
+        masked = _STRING_RE.sub(lambda s: " " * len(s.group(0)), inner)
+        for im in _IDENT_RE.finditer(masked):
+            out.append((im.group(1), base + im.start(1), base + im.end(1)))
+    return out
+
+
+def referenced_names(text: str) -> list[tuple[str, int, int]]:
+    """(name, start, end) for each use of a variable in template text, for editor hints."""
+    names = undeclared_names(text)
+    found = []
+    for name, start, end in _expression_idents(text):
+        if name in RESERVED or name.startswith("__"):
+            continue
+        if names is not None and name not in names:
+            continue
+        if names is None and re.match(r"\s*=(?!=)", text[end:]):
+            continue  # keyword argument
+        found.append((name, start, end))
+    return found
+
+
+def rename_in_template(text: str, old: str, new: str) -> str:
+    """Rename identifier uses of `old` inside expressions (not in quotes, not after a dot)."""
+    spans = [(s, e) for name, s, e in _expression_idents(text) if name == old]
+    for start, end in reversed(spans):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+class TemplateRenderer:
+    """Renders template texts with one set of variables; one instance per render.
+
+    `load_file(path)` returns a file's text or None (missing, unreadable, a folder);
+    `file_exists(path)` says whether the path is a readable regular file."""
+
+    def __init__(
+        self,
+        variables: dict[str, Any],
+        load_file: Callable[[str], str | None],
+        file_exists: Callable[[str], bool],
+    ) -> None:
+        self.variables = variables
+        self._load_file = load_file
+        self._file_exists = file_exists
+        self._exists_memo: dict[str, bool] = {}
+        self._depth = 0
+        self.include_count = 0
+        self.env = _new_env()
+        self.env.filters["__include"] = self._include
+        self.env.globals["exists"] = self._exists
+
+    def _exists(self, path: Any) -> bool:
+        if not isinstance(path, str) or not path.strip():
+            return False
+        if path not in self._exists_memo:
+            self._exists_memo[path] = bool(self._file_exists(path))
+        return self._exists_memo[path]
+
+    def _include(self, path: Any) -> str:
+        if not isinstance(path, str) or not path:
+            return ""
+        if self._depth >= MAX_INCLUDE_DEPTH or self.include_count >= MAX_INCLUDE_COUNT:
+            return ""
+        self.include_count += 1
+        content = self._load_file(path)
+        if not content:
+            return ""
+        self._depth += 1
+        try:
+            return self._render(content)
+        except TemplateSyntaxError:
+            return content  # a readable file that is not a valid template goes in verbatim
+        except SecurityError:
+            raise
+        except Exception:
+            return ""
+        finally:
+            self._depth -= 1
+
+    def _context(self, rewritten: str) -> dict[str, Any]:
+        ctx = dict(self.variables)
+        ast = self.env.parse(rewritten)
+        for name in meta.find_undeclared_variables(ast):
+            if name in ctx or name in self.env.globals or name in RESERVED or name.startswith("__"):
+                continue
+            ctx[name] = Sentinel("{{" + name + "}}")
+        return ctx
+
+    def _render(self, text: str) -> str:
+        rewritten = rewrite_macros(text)
+        template = self.env.from_string(rewritten)
+        return template.render(self._context(rewritten))
+
+    def render(self, text: str) -> str:
+        """Render `text`; raises TemplateError (with the reason and line) on any failure."""
+        try:
+            return self._render(text)
+        except TemplateSyntaxError as exc:
+            raise TemplateError(f"{exc.message} (line {exc.lineno})") from None
+        except SecurityError as exc:
+            raise TemplateError(f"refused by the sandbox: {exc}") from None
+        except RecursionError:
+            raise TemplateError("the template nests too deeply") from None
+        except Exception as exc:  # any render failure keeps the original text
+            line = _error_line(exc)
+            where = f" (line {line})" if line else ""
+            raise TemplateError(f"{type(exc).__name__}: {exc}{where}") from None
+
+
+def _error_line(exc: BaseException) -> int | None:
+    tb = exc.__traceback__
+    line = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == "<template>":
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+__all__ = [
+    "MAX_INCLUDE_COUNT", "MAX_INCLUDE_DEPTH", "TEMPLATE_MARKER_RE", "JsonDict", "JsonList", "Sentinel",
+    "TemplateError", "TemplateRenderer", "is_template", "referenced_names", "rename_in_template",
+    "rewrite_macros", "undeclared_names", "uses_include", "wrap_json",
+]

@@ -1,0 +1,628 @@
+"""Prompt variables of a thread: names, defaults, values, references, renames, invalidation.
+
+What lives here (reference §2.3, §5.1, §5.2, §5.4, §5.5):
+- the name rule and the three default variables (`ensure_default_variables`, called by the
+  editor presenter and used implicitly by rendering — never by plain load/save, so files
+  round-trip byte for byte);
+- the effective, normalised view of a thread's variables (`typed_variables`,
+  `custom_values`) and the value formatters (`format_current_date`, `format_skills`);
+- reference scanning for editor hints (`references`), renaming (`rename_variable`),
+  adding/changing/removing variables, and the snapshot invalidation rules
+  (`on_system_prompt_edited`, `on_message_edited`, `on_tool_result_edited`,
+  `on_variable_changed`, `apply_snapshot`).
+
+Callers: `core/render.py`, presenters (variables dialog, editor), the run loop.
+Pure: no network, no threads, no file access.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Iterable, Iterator, Literal
+
+from ..errors import UserFacingError
+from .model import PromptSnapshot, Thread, ThreadContext, Variable, VariableVariants
+
+NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# `{{ name }}` placeholders as the simple path sees them (no braces inside).
+PLACEHOLDER_RE = re.compile(r"\{\{\s*([^{}]+?)\s*\}\}")
+
+DATE_NAME = "current_date"
+SKILLS_NAME = "available_skills"
+CWD_NAME = "current_working_directory"
+DEFAULT_CWD = "~/Desktop/llm-space-project"
+DEFAULT_BUCKET = "default"
+
+DATE_FORMATS = ("readable-date", "iso-date", "local-date-time")
+SKILLS_FORMATS = ("markdown-list", "xml")
+# §12.3 item 7: an unknown skills format falls back to the same format the default
+# variable uses (markdown-list), not to xml as the original's normaliser does.
+DEFAULT_SKILLS_FORMAT = "markdown-list"
+
+SYSTEM_PROMPT_PLACE = "systemPrompt"
+RENDERED_KEY = " rendered"
+INCLUDE_VERSION_KEY = "\u0000includeVersion"
+INCLUDE_VERSION = "2"
+
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def message_place(message_id: str) -> str:
+    return f"message:{message_id}:text"
+
+
+def tool_result_place(message_id: str, call_id: str) -> str:
+    return f"toolResult:{message_id}:{call_id}:text"
+
+
+def is_valid_name(name: object) -> bool:
+    return isinstance(name, str) and bool(NAME_RE.match(name))
+
+
+def is_rendered_key(key: str) -> bool:
+    """True for keys of frozen template outputs (`" rendered"`, `" rendered:1"`, include marker)."""
+    return key == INCLUDE_VERSION_KEY or key == RENDERED_KEY or key.startswith(RENDERED_KEY + ":")
+
+
+# ---------------------------------------------------------------------------------------
+# Pydantic helpers: assign a field so it is dumped, or unset it so it disappears.
+
+
+def _set(node: Any, field: str, value: Any) -> None:
+    setattr(node, field, value)
+
+
+def _unset(node: Any, field: str) -> None:
+    setattr(node, field, None)
+    node.__pydantic_fields_set__.discard(field)
+
+
+# ---------------------------------------------------------------------------------------
+# Effective variables (normalised view; the thread is not changed)
+
+
+@dataclass(frozen=True)
+class TypedVar:
+    """A normalised typed variable (what rendering uses)."""
+
+    name: str
+    type: str
+    format: str = ""
+    value: str = ""
+    skill_names: tuple[str, ...] = ()
+    include_all: bool = True
+    indent: int = 0
+
+
+def _default_variables() -> list[tuple[str, Variable]]:
+    return [
+        (DATE_NAME, Variable(type="currentDate", format="readable-date")),
+        (SKILLS_NAME, Variable(type="skills", skillNames=[], format="markdown-list", indent=0)),
+        (CWD_NAME, Variable(type="workingDirectory", value=DEFAULT_CWD)),
+    ]
+
+
+def _unique_name(base: str, used: set[str]) -> str:
+    if base not in used:
+        return base
+    i = 2
+    while f"{base}_{i}" in used:
+        i += 1
+    return f"{base}_{i}"
+
+
+def _normalise(name: str, v: Variable) -> TypedVar:
+    if v.type == "currentDate":
+        fmt = v.format if v.format in DATE_FORMATS else "readable-date"
+        return TypedVar(name, "currentDate", format=fmt)
+    if v.type == "skills":
+        names = tuple(n for n in (v.skillNames or []) if isinstance(n, str))
+        include_all = v.includeAll if isinstance(v.includeAll, bool) else not names
+        fmt = v.format if v.format in SKILLS_FORMATS else DEFAULT_SKILLS_FORMAT
+        indent = v.indent if v.indent in (2, 4) else 0
+        return TypedVar(name, "skills", format=fmt, skill_names=names, include_all=include_all, indent=int(indent))
+    return TypedVar(name, v.type, value=v.value if isinstance(v.value, str) else "")
+
+
+def typed_variables(thread: Thread) -> dict[str, TypedVar]:
+    """Typed variables as rendering sees them: normalised, with the defaults added if missing."""
+    ctx = thread.context
+    out: dict[str, TypedVar] = {}
+    for name, v in ((ctx.variables or {}) if ctx else {}).items():
+        out[name] = _normalise(name, v)
+    present = {v.type for v in out.values()}
+    used = set(out) | set(custom_values(thread))
+    for name, v in _default_variables():
+        if v.type not in present:
+            unique = _unique_name(name, used)
+            used.add(unique)
+            out[unique] = _normalise(unique, v)
+    return out
+
+
+def _bucket(vv: VariableVariants | None) -> dict[str, Any] | None:
+    if vv is None:
+        return None
+    variants = vv.variants or {}
+    if isinstance(variants.get(DEFAULT_BUCKET), dict):
+        return variants[DEFAULT_BUCKET]
+    if isinstance(vv.active, str) and isinstance(variants.get(vv.active), dict):
+        return variants[vv.active]
+    for value in variants.values():
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def custom_values(thread: Thread) -> dict[str, str]:
+    """Custom text variables (name -> value) from `variableVariants`, per §5.1 normalisation."""
+    ctx = thread.context
+    bucket = _bucket(ctx.variableVariants if ctx else None) or {}
+    return {k: v for k, v in bucket.items() if isinstance(v, str)}
+
+
+def all_names(thread: Thread) -> set[str]:
+    return set(typed_variables(thread)) | set(custom_values(thread))
+
+
+def validation_problems(thread: Thread) -> list[str]:
+    """Why a run must be refused (§5.1 validation): invalid names, custom/typed name clashes."""
+    problems: list[str] = []
+    typed = typed_variables(thread)
+    for name in typed:
+        if not is_valid_name(name):
+            problems.append(f'Variable name "{name}" is invalid.')
+    for name in custom_values(thread):
+        if not is_valid_name(name):
+            problems.append(f'Custom variable name "{name}" is invalid.')
+        elif name in typed:
+            problems.append(f'Variable "{name}" is defined as both a built-in and a custom variable.')
+    return problems
+
+
+# ---------------------------------------------------------------------------------------
+# Materialising defaults (editor) and editing variables
+
+
+def ensure_default_variables(thread: Thread) -> bool:
+    """Add the default variables (and the `default` custom bucket) if missing. Returns changed.
+
+    Called by the editor when a thread is shown; not by load/save (files round-trip)."""
+    ctx = thread.ensure_context()
+    changed = False
+    variables = dict(ctx.variables or {})
+    present = {v.type for v in variables.values()}
+    used = set(variables) | set(custom_values(thread))
+    for name, v in _default_variables():
+        if v.type not in present:
+            unique = _unique_name(name, used)
+            used.add(unique)
+            variables[unique] = v
+            changed = True
+    if changed or ctx.variables is None:
+        _set(ctx, "variables", variables)
+        changed = True
+    vv = ctx.variableVariants
+    if vv is None:
+        _set(ctx, "variableVariants", VariableVariants(active=DEFAULT_BUCKET, variants={DEFAULT_BUCKET: {}}))
+        changed = True
+    elif not isinstance((vv.variants or {}).get(DEFAULT_BUCKET), dict):
+        bucket = {k: v for k, v in (_bucket(vv) or {}).items() if isinstance(v, str)}
+        _set(vv, "variants", {DEFAULT_BUCKET: bucket})
+        _set(vv, "active", DEFAULT_BUCKET)
+        changed = True
+    return changed
+
+
+def _custom_bucket(thread: Thread) -> dict[str, Any]:
+    ctx = thread.ensure_context()
+    if ctx.variableVariants is None:
+        _set(ctx, "variableVariants", VariableVariants(active=DEFAULT_BUCKET, variants={DEFAULT_BUCKET: {}}))
+    vv = ctx.variableVariants
+    assert vv is not None
+    variants = vv.variants
+    if not isinstance(variants.get(DEFAULT_BUCKET), dict):
+        variants = {DEFAULT_BUCKET: dict(_bucket(vv) or {})}
+        _set(vv, "variants", variants)
+    return variants[DEFAULT_BUCKET]
+
+
+def check_new_name(thread: Thread, name: str, *, current: str | None = None) -> str:
+    """Validate a name for a new or renamed variable; returns it. Raises UserFacingError."""
+    if not is_valid_name(name):
+        raise UserFacingError(
+            f'"{name}" is not a valid variable name.',
+            hint="Start with a letter or underscore; use only letters, digits and underscores.",
+        )
+    if name != current and name in all_names(thread):
+        raise UserFacingError("Variable name already exists.", hint=f'Choose a name other than "{name}".')
+    return name
+
+
+def set_text_variable(thread: Thread, name: str, value: str) -> None:
+    """Add or change a custom text variable (stored in `variableVariants.variants.default`)."""
+    ctx = thread.ensure_context()
+    if name in (ctx.variables or {}):
+        raise UserFacingError(f'"{name}" is a built-in variable, not a text variable.')
+    bucket = _custom_bucket(thread)
+    if name not in bucket:
+        check_new_name(thread, name)
+    bucket[name] = value
+    on_variable_changed(thread, name)
+
+
+def set_typed_variable(thread: Thread, name: str, variable: Variable) -> None:
+    """Add or replace a typed variable (date, skills, working directory, JSON, file)."""
+    ctx = thread.ensure_context()
+    variables = dict(ctx.variables or {})
+    if name not in variables:
+        check_new_name(thread, name)
+    variables[name] = variable
+    _set(ctx, "variables", variables)
+    on_variable_changed(thread, name)
+
+
+def delete_variable(thread: Thread, name: str) -> bool:
+    """Remove a variable of either kind. Returns True when something was removed."""
+    ctx = thread.context
+    if ctx is None:
+        return False
+    removed = False
+    if ctx.variables and name in ctx.variables:
+        _set(ctx, "variables", {k: v for k, v in ctx.variables.items() if k != name})
+        removed = True
+    bucket = _bucket(ctx.variableVariants)
+    if bucket is not None and name in bucket:
+        del bucket[name]
+        removed = True
+    if removed:
+        on_variable_changed(thread, name)
+    return removed
+
+
+# ---------------------------------------------------------------------------------------
+# Text places
+
+
+@dataclass
+class Place:
+    """One text surface of a thread: its snapshot key, a readable label, and its texts."""
+
+    key: str
+    label: str
+    texts: list[Any]  # TextContent nodes, or [ThreadContext] for the system prompt
+
+
+def iter_places(thread: Thread) -> Iterator[tuple[str, str, list[str]]]:
+    """(place key, label, texts) for the system prompt, message texts and tool results."""
+    ctx = thread.context
+    if ctx is not None and ctx.systemPrompt is not None:
+        yield SYSTEM_PROMPT_PLACE, "the system prompt", [ctx.systemPrompt]
+    for i, msg in enumerate(thread.messages, start=1):
+        texts = [c.text for c in msg.content if getattr(c, "type", None) == "text"]
+        yield message_place(msg.id), f"message {i} ({msg.role}, id {msg.id})", texts
+        for call in getattr(msg, "toolCalls", None) or []:
+            if call.output is not None and call.output.content:
+                yield (
+                    tool_result_place(msg.id, call.id),
+                    f"the result of tool call {call.id} in message {i} (id {msg.id})",
+                    [c.text for c in call.output.content],
+                )
+
+
+def _rewrite_texts(thread: Thread, fn: Any) -> bool:
+    """Apply `fn(text) -> text` to every text surface in place. Returns changed."""
+    changed = False
+    ctx = thread.context
+    if ctx is not None and ctx.systemPrompt is not None:
+        new = fn(ctx.systemPrompt)
+        if new != ctx.systemPrompt:
+            ctx.systemPrompt = new
+            changed = True
+    for msg in thread.messages:
+        for part in msg.content:
+            if getattr(part, "type", None) == "text":
+                new = fn(part.text)
+                if new != part.text:
+                    part.text = new
+                    changed = True
+        for call in getattr(msg, "toolCalls", None) or []:
+            for part in call.output.content if call.output is not None else []:
+                new = fn(part.text)
+                if new != part.text:
+                    part.text = new
+                    changed = True
+    return changed
+
+
+# ---------------------------------------------------------------------------------------
+# References (editor hints) and renaming
+
+RefStatus = Literal["ok", "empty", "unknown", "invalid"]
+
+
+@dataclass(frozen=True)
+class VariableRef:
+    """One variable reference in a text surface, for editor hints."""
+
+    name: str
+    place: str  # snapshot place key (systemPrompt, message:<id>:text, toolResult:<m>:<c>:text)
+    status: RefStatus
+    part: int = 0  # index of the text part within the place
+    start: int = -1  # character span of the reference in that text (-1: not located)
+    end: int = -1
+
+
+def value_status(thread: Thread, name: str) -> RefStatus:
+    """ok / empty / unknown / invalid for a variable name (§5.5 hover statuses)."""
+    if not is_valid_name(name):
+        return "invalid"
+    typed = typed_variables(thread)
+    if name in typed:
+        v = typed[name]
+        if v.type in ("json", "file") and not v.value.strip():
+            return "empty"
+        return "ok"
+    custom = custom_values(thread)
+    if name in custom:
+        return "ok" if custom[name].strip() else "empty"
+    return "unknown"
+
+
+def references(thread: Thread) -> list[VariableRef]:
+    """Every variable reference in the thread's text surfaces, with its resolution status.
+
+    Simple-path texts report `{{ name }}` placeholders (names that look like an attempt at a
+    name but break the rule are `invalid`); template texts report identifiers used in
+    `{{ }}` / `{% %}` that are not template keywords or locals."""
+    from .templates import is_template, referenced_names
+
+    out: list[VariableRef] = []
+    statuses: dict[str, RefStatus] = {}
+
+    def status(name: str) -> RefStatus:
+        if name not in statuses:
+            statuses[name] = value_status(thread, name)
+        return statuses[name]
+
+    for key, _label, texts in iter_places(thread):
+        for part, text in enumerate(texts):
+            if "{{" not in text and "{%" not in text:
+                continue
+            if is_template(text):
+                for name, start, end in referenced_names(text):
+                    out.append(VariableRef(name, key, status(name), part, start, end))
+                continue
+            for m in PLACEHOLDER_RE.finditer(text):
+                inner = m.group(1).strip()
+                if is_valid_name(inner):
+                    out.append(VariableRef(inner, key, status(inner), part, m.start(), m.end()))
+                elif re.fullmatch(r"[\w-]+", inner):
+                    out.append(VariableRef(inner, key, "invalid", part, m.start(), m.end()))
+    return out
+
+
+def rename_variable(thread: Thread, old: str, new: str) -> bool:
+    """Rename a variable of either kind, rewriting every reference and the snapshot keys.
+
+    `{{ old }}` becomes `{{new}}`; in template texts, identifier uses of `old` (not inside
+    quotes, not after a dot) are renamed too. Returns False when `old` does not exist."""
+    if old == new:
+        return False
+    ctx = thread.context
+    if ctx is None:
+        return False
+    bucket = _bucket(ctx.variableVariants)
+    in_typed = bool(ctx.variables and old in ctx.variables)
+    in_custom = bucket is not None and old in bucket
+    if not (in_typed or in_custom):
+        return False
+    check_new_name(thread, new)
+    if in_typed and ctx.variables is not None:
+        _set(ctx, "variables", {(new if k == old else k): v for k, v in ctx.variables.items()})
+    if in_custom and bucket is not None:
+        items = list(bucket.items())
+        bucket.clear()
+        bucket.update((new if k == old else k, v) for k, v in items)
+
+    from .templates import is_template, rename_in_template
+
+    simple = re.compile(r"\{\{\s*" + re.escape(old) + r"\s*\}\}")
+
+    def rewrite(text: str) -> str:
+        if old not in text:
+            return text
+        if is_template(text):
+            return rename_in_template(text, old, new)
+        return simple.sub("{{" + new + "}}", text)
+
+    _rewrite_texts(thread, rewrite)
+    snap = snapshot_variables(thread)
+    if any(old in place for place in snap.values()):
+        for place in snap.values():
+            if old in place:
+                items = list(place.items())
+                place.clear()
+                place.update((new if k == old else k, v) for k, v in items)
+        apply_snapshot(thread, snap)
+    return True
+
+
+# ---------------------------------------------------------------------------------------
+# Snapshot (frozen values) and invalidation
+
+
+def snapshot_variables(thread: Thread) -> dict[str, dict[str, str]]:
+    """A normalised copy of `context.snapshot.variables` (string values only, no empty places)."""
+    ctx = thread.context
+    raw = ctx.snapshot.variables if ctx is not None and ctx.snapshot is not None else None
+    out: dict[str, dict[str, str]] = {}
+    for key, values in (raw or {}).items():
+        if isinstance(values, dict):
+            kept = {k: v for k, v in values.items() if isinstance(v, str)}
+            if kept:
+                out[key] = kept
+    return out
+
+
+def apply_snapshot(thread: Thread, variables: dict[str, dict[str, str]] | None) -> None:
+    """Write frozen values back (`context.snapshot.variables`); empty -> removed entirely.
+
+    The run loop calls this after a recorded run with `RenderedThread.snapshot`."""
+    ctx = thread.ensure_context()
+    variables = {k: dict(v) for k, v in (variables or {}).items() if v}
+    snap = ctx.snapshot
+    if variables:
+        if snap is None:
+            _set(ctx, "snapshot", PromptSnapshot(variables=variables))
+        else:
+            _set(snap, "variables", variables)
+        return
+    if snap is None:
+        return
+    if snap.variables is not None or "variables" in snap.model_fields_set:
+        _unset(snap, "variables")
+    if not snap.model_fields_set and not snap.extras():
+        _unset(ctx, "snapshot")
+
+
+def _drop(thread: Thread, keep: Any) -> bool:
+    before = snapshot_variables(thread)
+    after: dict[str, dict[str, str]] = {}
+    for place, values in before.items():
+        kept = {k: v for k, v in values.items() if keep(place, k)}
+        if kept:
+            after[place] = kept
+    ctx = thread.context
+    raw = ctx.snapshot.variables if ctx is not None and ctx.snapshot is not None else None
+    if after == before and raw == before:
+        return False
+    apply_snapshot(thread, after)
+    return True
+
+
+def drop_places(thread: Thread, places: Iterable[str]) -> bool:
+    remove = set(places)
+    return _drop(thread, lambda place, _k: place not in remove)
+
+
+def on_system_prompt_edited(thread: Thread) -> bool:
+    """The system prompt text changed: its frozen values no longer apply."""
+    return drop_places(thread, [SYSTEM_PROMPT_PLACE])
+
+
+def on_message_edited(thread: Thread, msg_id: str) -> bool:
+    """A message's text changed: drop that message's frozen values."""
+    return drop_places(thread, [message_place(msg_id)])
+
+
+def on_tool_result_edited(thread: Thread, msg_id: str, call_id: str) -> bool:
+    """A tool result's text changed: drop that result's frozen values."""
+    return drop_places(thread, [tool_result_place(msg_id, call_id)])
+
+
+def on_variable_changed(thread: Thread, name: str) -> bool:
+    """A variable was changed, added or removed: drop its frozen values everywhere and every
+    frozen template output (a template may use it in ways we cannot see)."""
+    return _drop(thread, lambda _place, k: k != name and not is_rendered_key(k))
+
+
+# ---------------------------------------------------------------------------------------
+# Value formatting
+
+
+def format_current_date(fmt: str, now: datetime | None = None) -> str:
+    """`readable-date` → `YYYY-MM-DD, Weekday`; `iso-date`; `local-date-time` with offset and zone."""
+    now = now or datetime.now().astimezone()
+    if now.tzinfo is None:
+        now = now.astimezone()
+    date = now.strftime("%Y-%m-%d")
+    if fmt == "iso-date":
+        return date
+    if fmt == "local-date-time":
+        offset = now.utcoffset()
+        minutes = int(offset.total_seconds() // 60) if offset is not None else 0
+        sign = "+" if minutes >= 0 else "-"
+        minutes = abs(minutes)
+        return f"{date} {now.strftime('%H:%M:%S')} GMT{sign}{minutes // 60:02d}:{minutes % 60:02d} ({_zone_name(now)})"
+    return f"{date}, {_WEEKDAYS[now.weekday()]}"
+
+
+def _zone_name(now: datetime) -> str:
+    key = getattr(now.tzinfo, "key", None)  # zoneinfo.ZoneInfo
+    if isinstance(key, str):
+        return key
+    try:
+        import os
+
+        tz = os.environ.get("TZ", "").lstrip(":")
+        if tz and "/" in tz:
+            return tz
+        link = os.path.realpath("/etc/localtime")
+        if "zoneinfo/" in link:
+            return link.split("zoneinfo/", 1)[1]
+    except OSError:
+        pass
+    return now.tzname() or "local"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text or "").split()) or "No description"
+
+
+def _xml(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def format_skills(skills: Iterable[Any], fmt: str, indent: int = 0) -> str:
+    """The `available_skills` text for skills with `name`, `description`, `path`."""
+    items = list(skills)
+    if fmt == "xml":
+        lines = ["<available-skills>"]
+        for s in items:
+            lines.append(f'<skill name="{_xml(s.name)}" path="{_xml(str(s.path))}">')
+            lines.append(_xml(_one_line(s.description)))
+            lines.append("</skill>")
+        lines.append("</available-skills>")
+        text = "\n".join(lines)
+    else:
+        text = "\n\n".join(f"- **{s.name.replace('`', chr(92) + '`')}**: {_one_line(s.description)}" for s in items)
+    if indent in (2, 4):
+        text = "\n".join(" " * indent + line for line in text.split("\n"))
+    return text
+
+
+def variable_hint(thread: Thread, name: str, now: datetime | None = None) -> str:
+    """The completion-list hint for a variable (§5.5)."""
+    typed = typed_variables(thread)
+    if name in typed:
+        v = typed[name]
+        if v.type == "currentDate":
+            return format_current_date(v.format, now)
+        if v.type == "workingDirectory":
+            return v.value or "(empty)"
+        if v.type == "json":
+            return " ".join(v.value.split()) or "(empty)"
+        if v.type == "file":
+            return v.value.strip() or "(no file)"
+        if v.include_all:
+            return "All enabled skills"
+        if not v.skill_names:
+            return "No skills selected"
+        return f"{len(v.skill_names)} selected skill(s)"
+    value = custom_values(thread).get(name)
+    if value is None:
+        return ""
+    return value if value.strip() else "(empty)"
+
+
+__all__ = [
+    "NAME_RE", "PLACEHOLDER_RE", "TypedVar", "VariableRef", "ThreadContext",
+    "apply_snapshot", "check_new_name", "custom_values", "delete_variable", "ensure_default_variables",
+    "format_current_date", "format_skills", "is_valid_name", "iter_places", "message_place",
+    "on_message_edited", "on_system_prompt_edited", "on_tool_result_edited", "on_variable_changed",
+    "references", "rename_variable", "set_text_variable", "set_typed_variable", "snapshot_variables",
+    "tool_result_place", "typed_variables", "validation_problems", "value_status", "variable_hint",
+]

@@ -1,0 +1,160 @@
+"""SkillManager: Agent Skills discovery, enable/disable, lookup and first-start seeding (§8).
+
+Discovery folders come from `settings/skills.json` (see `settings/skills.py`), in order,
+followed by folders added at run time with `add_source(folder, origin)` (plugins). Every call
+scans the folders afresh, so skills are always current. `enabled()` de-duplicates by name
+(first folder wins; the conflict is reported by `problems()`), sorted by name;
+`find_enabled(name)` returns the first enabled match in folder order (what the `skill` tool
+uses). Disabling a skill hides its name in every folder that has it.
+
+On first use, when `<LLM_SPACE_HOME>/skills` does not exist yet, three example skills from
+`llmspace/assets/skills/` are written there (`seed()`); they are never overwritten.
+
+Callers: `app.py` (`App.skills`), render (`available_skills`), the `skill` tool, the CLI,
+the settings dialog. Safe to call from worker threads (read-only scans).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from ..errors import UserFacingError
+from ..jsonio import write_bytes_atomic
+from ..paths import DataRoot
+from ..settings.skills import SkillSettings
+from .skill import SKILL_FILE, Skill, scan_folder
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets" / "skills"
+SEED_SKILLS = ("deep-research", "frontend-design", "grill-me")
+
+
+class SkillManager:
+    """Skills of one data root."""
+
+    def __init__(self, root: DataRoot, *, auto_seed: bool = True) -> None:
+        self.root = root
+        self.settings = SkillSettings(root)
+        self._sources: list[tuple[Path, str]] = []
+        self._auto_seed = auto_seed
+        self._seed_checked = False
+        self._lock = threading.Lock()
+
+    # -- sources ---------------------------------------------------------------------------
+    def add_source(self, folder: Path | str, origin: str) -> None:
+        """Add a discovery folder contributed at run time (e.g. `plugin:<id>`), after the configured ones."""
+        path = Path(folder).absolute()
+        with self._lock:
+            if all(p != path or o != origin for p, o in self._sources):
+                self._sources.append((path, origin))
+
+    def remove_source(self, origin: str) -> None:
+        with self._lock:
+            self._sources = [(p, o) for p, o in self._sources if o != origin]
+
+    def folders(self) -> list[tuple[Path, str, set[str]]]:
+        """(folder, origin, hidden names) in discovery order; repeated folders appear once."""
+        out: list[tuple[Path, str, set[str]]] = []
+        seen: set[Path] = set()
+        for entry in self.settings.folders():
+            path = entry.resolved()
+            if path not in seen:
+                seen.add(path)
+                out.append((path, "settings", set(entry.hidden)))
+        with self._lock:
+            sources = list(self._sources)
+        for path, origin in sources:
+            if path not in seen:
+                seen.add(path)
+                out.append((path, origin, self.settings.plugin_hidden(origin)))
+        return out
+
+    # -- discovery -------------------------------------------------------------------------
+    def _scan(self) -> tuple[list[Skill], list[str]]:
+        if self._auto_seed and not self._seed_checked:
+            self._seed_checked = True
+            try:
+                self.seed()
+            except UserFacingError:
+                pass  # reported by the folder scan if it matters; seeding is best effort
+        skills: list[Skill] = []
+        problems: list[str] = []
+        folders = self.folders()
+        if self.settings.problem:
+            problems.append(self.settings.problem)
+        for path, origin, hidden in folders:
+            found, issues = scan_folder(path, hidden=hidden, origin=origin)
+            skills.extend(found)
+            problems.extend(issues)
+        first: dict[str, Skill] = {}
+        for skill in skills:
+            winner = first.setdefault(skill.name, skill)
+            if winner is not skill:
+                note = (f'Skill "{skill.name}" is defined more than once: {winner.path} and '
+                        f"{skill.path}; the first enabled one is used.")
+                skill.problems.append(note)
+                problems.append(note)
+        return skills, problems
+
+    def list(self) -> list[Skill]:
+        """Every discovered skill in folder order (enabled or not), with its problems."""
+        return self._scan()[0]
+
+    def problems(self) -> list[str]:
+        """Broken frontmatter, missing descriptions, bad names, name clashes, unreadable settings."""
+        return self._scan()[1]
+
+    def enabled(self) -> list[Skill]:
+        """Enabled skills, de-duplicated by name (first folder wins), sorted by name."""
+        out: dict[str, Skill] = {}
+        for skill in self.list():
+            if skill.enabled:
+                out.setdefault(skill.name, skill)
+        return [out[name] for name in sorted(out)]
+
+    def find_enabled(self, name: str) -> Skill | None:
+        """The first enabled skill called `name`, in folder order."""
+        for skill in self.list():
+            if skill.enabled and skill.name == name:
+                return skill
+        return None
+
+    # -- enable / disable ------------------------------------------------------------------
+    def set_enabled(self, name: str, enabled: bool) -> None:
+        """Show or hide a skill (by name) in every folder where it is found."""
+        matches = [s for s in self.list() if s.name == name]
+        if not matches:
+            raise UserFacingError(f'No skill named "{name}" was found.', hint="Run `llmspace skills list` to see the skills.")
+        self._set_hidden(matches, not enabled)
+
+    def set_all_enabled(self, enabled: bool) -> None:
+        """Enable all / Disable all (disable = hide every currently discovered skill)."""
+        self._set_hidden(self.list(), not enabled)
+
+    def _set_hidden(self, skills: list[Skill], hide: bool) -> None:
+        by_folder: dict[tuple[Path, str], dict[str, bool]] = {}
+        for s in skills:
+            by_folder.setdefault((s.folder, s.origin), {})[s.name] = hide
+        for (folder, origin), names in by_folder.items():
+            if origin == "settings":
+                self.settings.set_hidden(folder, names)
+            else:
+                self.settings.set_plugin_hidden(origin, names)
+
+    # -- seeding ---------------------------------------------------------------------------
+    def seed(self) -> bool:
+        """Write the example skills into `<root>/skills` if that folder does not exist yet."""
+        target = self.root.root / "skills"
+        if target.exists():
+            return False
+        target.mkdir(parents=True, exist_ok=True)
+        for name in SEED_SKILLS:
+            source = ASSETS / name / SKILL_FILE
+            try:
+                data = source.read_bytes()
+            except OSError:
+                continue
+            dest = target / name / SKILL_FILE
+            if not dest.exists():
+                write_bytes_atomic(dest, data)
+        return True
