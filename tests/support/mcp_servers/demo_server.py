@@ -88,6 +88,12 @@ def complain(text: str) -> str:
     return "ok"
 
 
+@server.tool()
+def pid() -> int:
+    """The server's process id."""
+    return os.getpid()
+
+
 @server.tool(name="weird.name")
 def weird_dot() -> str:
     """Its name normalises to weird_name."""
