@@ -91,7 +91,9 @@ class RunSession:
         from ..providers.replay import PROVIDER_ID, replay_endpoint
 
         opts = self.opts
-        if opts.provider == PROVIDER_ID:
+        saved = self.thread.model
+        if opts.provider == PROVIDER_ID or (opts.provider is None and saved is not None and saved.provider == PROVIDER_ID):
+            self.model_label = PROVIDER_ID
             return replay_endpoint(self.thread, opts.replay_run)
         registry = self.app.providers
         endpoint, info = registry.resolve(self.thread.model, opts.provider, opts.model)

@@ -69,6 +69,12 @@ class Runner:
         self._lock = threading.Lock()
         self._active: set[CancelToken] = set()
         self._closed = False
+        try:  # `replay` becomes a provider id the registry knows (the loop binds it per run)
+            from ..providers.replay import register
+
+            register(app.providers)
+        except Exception:
+            log.warning("could not register the replay provider", exc_info=True)
 
     def run(self, thread: Thread, opts: RunOptions | None = None,
             on_event: Callable[[re.RunEvent], None] | None = None,

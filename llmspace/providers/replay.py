@@ -93,6 +93,23 @@ class ReplayAdapter:
         yield Finish("tool_calls" if msg.toolCalls else "stop")
 
 
+class UnboundReplayAdapter:
+    """What the provider registry holds under `replay`: it names the provider; the run loop
+    replaces it with a `ReplayAdapter` bound to the thread being run."""
+
+    api = PROVIDER_ID
+
+    def stream(self, request: ModelRequest, cancel: CancelToken) -> Iterator[StreamEvent]:
+        raise UserFacingError("The replay provider needs the thread's run history; run the thread through the runner.")
+
+
+def register(registry: object) -> None:
+    """Make `replay` a known provider id of the registry (if it supports registration)."""
+    add = getattr(registry, "register_adapter", None)
+    if add is not None:
+        add(PROVIDER_ID, UnboundReplayAdapter())
+
+
 def _messages(run: RunSnapshot) -> list[UserMessage | AssistantMessage]:
     ctx = run.thread.context
     return list(ctx.messages or []) if ctx is not None else []

@@ -22,6 +22,9 @@ from .conftest import assistant, make_thread, save_thread, user
 
 WAIT = 20.0  # bounded wait for runs on this shared machine (not a timing assertion)
 
+# A reply that streams for minutes unless the client goes away (the server notices at once).
+SLOW = Turn(text="word " * 2000, chunk_size=5, delay_per_chunk=0.05)
+
 FUNCTION_TOOL = {"type": "function", "name": "lookup", "description": "Look a word up.",
                  "parameters": {"type": "object", "properties": {"word": {"type": "string"}}}}
 
@@ -89,7 +92,7 @@ def test_react_runs_a_builtin_tool_and_sends_its_result_to_the_model(app, home, 
     assert call.output is not None and call.output.isError is False
     assert "1\tfirst line" in call.output.text()
     assert isinstance(second, AssistantMessage) and second.text() == "The file has two lines."
-    assert "1\tfirst line" in json.dumps(srv.requests[-1].body_json)
+    assert "1\tfirst line" in json.dumps(srv.requests[-1].body_json, ensure_ascii=False).replace("\\t", "\t")
     assert len(thread.runHistory or []) == 1
 
 
@@ -149,7 +152,7 @@ def test_a_risky_bash_command_pauses_auto_run(app, home, srv):
 
 def test_stop_ends_the_run_keeps_the_partial_text_and_records_the_run(app, home, srv):
     configure_provider(home, srv)
-    srv.push_hang()
+    srv.push(SLOW)
     thread = make_thread([user("talk forever")])
     first_text = threading.Event()
     cancel = CancelToken()
@@ -199,8 +202,7 @@ def test_an_http_error_fails_the_run_with_the_providers_message_and_adds_nothing
 
 def test_several_runs_of_different_threads_run_at_once_on_the_pool(app, home, srv):
     configure_provider(home, srv)
-    for _ in range(3):
-        srv.push_hang()
+    srv.push(SLOW, SLOW, SLOW)
     threads = [make_thread([user(f"run {i}")]) for i in range(3)]
     started = [threading.Event() for _ in threads]
     tokens = [CancelToken() for _ in threads]
