@@ -158,6 +158,7 @@ class ToolRouter:
             except BaseException as exc:  # every failure is a tool result
                 box["error"] = exc
             finally:
+                box["clean"] = not child.cancelled  # finished before being told to stop
                 done.set()
 
         if cancel is not None:
@@ -165,11 +166,10 @@ class ToolRouter:
         child.on_cancel(done.set)
         worker = threading.Thread(target=work, name="tool-worker", daemon=True)
         worker.start()
-        finished = done.wait(timeout)
-        if "value" not in box and "error" not in box:
+        if not done.wait(timeout):
             child.cancel()
-            if not finished:
-                return error_output(f"Tool call timed out after {_seconds(timeout)}s")
+            return error_output(f"Tool call timed out after {_seconds(timeout)}s")
+        if not box.get("clean"):
             return error_output(CANCELLED)
         if "error" in box:
             return error_output(_message(box["error"]))

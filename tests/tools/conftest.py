@@ -21,19 +21,19 @@ class Runner:
         self.router = ToolRouter(None, settings=settings)
         self.ctx = ToolContext(working_directory=str(cwd))
 
-    def out(self, name: str, router_timeout: float | None = None, **arguments: Any) -> ToolCallOutput:
+    def out(self, name: str, /, router_timeout: float | None = None, **arguments: Any) -> ToolCallOutput:
         tool = builtin_tool(name)
         assert tool is not None, name
         arguments.setdefault("description", "test") if "description" in (tool.parameters or {}).get("properties", {}) else None
         call = ToolCall.model_validate({"id": "call_1", "input": {"name": name, "arguments": arguments}})
         return self.router.execute(tool, call, self.ctx, None, router_timeout)
 
-    def ok(self, name: str, **arguments: Any) -> str:
+    def ok(self, name: str, /, **arguments: Any) -> str:
         out = self.out(name, **arguments)
         assert out.isError is False, out.text()
         return out.text()
 
-    def err(self, name: str, **arguments: Any) -> str:
+    def err(self, name: str, /, **arguments: Any) -> str:
         out = self.out(name, **arguments)
         assert out.isError is True, out.text()
         return out.text()
