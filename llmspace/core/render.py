@@ -8,6 +8,8 @@ errors: the text is kept as written). A missing/empty variable value, a skill th
 found or an invalid variable name raises
 `UserFacingError("Unable to render prompt variables: <detail>")` naming the place.
 
+Also here: the value formatters `format_current_date` and `format_skills` (§5.2).
+
 The stored thread is not changed (its texts stay templates); the default variables are used
 even when the file does not list them. Frozen values: a simple-path value frozen for a place
 wins over a fresh one, except skills variables and `--var` overrides; a frozen template output
@@ -25,7 +27,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from ..errors import UserFacingError
 from ..paths import expand_home
@@ -89,6 +91,73 @@ class RenderedThread:
                     for part, text in zip(call.output.content, results):
                         part.text = text
         return out
+
+
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+# ---------------------------------------------------------------------------------------
+# Value formatting (current_date, available_skills)
+
+
+def format_current_date(fmt: str, now: datetime | None = None) -> str:
+    """`readable-date` → `YYYY-MM-DD, Weekday`; `iso-date`; `local-date-time` with offset and zone."""
+    now = now or datetime.now().astimezone()
+    if now.tzinfo is None:
+        now = now.astimezone()
+    date = now.strftime("%Y-%m-%d")
+    if fmt == "iso-date":
+        return date
+    if fmt == "local-date-time":
+        offset = now.utcoffset()
+        minutes = int(offset.total_seconds() // 60) if offset is not None else 0
+        sign = "+" if minutes >= 0 else "-"
+        minutes = abs(minutes)
+        return f"{date} {now.strftime('%H:%M:%S')} GMT{sign}{minutes // 60:02d}:{minutes % 60:02d} ({_zone_name(now)})"
+    return f"{date}, {_WEEKDAYS[now.weekday()]}"
+
+
+def _zone_name(now: datetime) -> str:
+    key = getattr(now.tzinfo, "key", None)  # zoneinfo.ZoneInfo
+    if isinstance(key, str):
+        return key
+    try:
+        tz = os.environ.get("TZ", "").lstrip(":")
+        if tz and "/" in tz:
+            return tz
+        link = os.path.realpath("/etc/localtime")
+        if "zoneinfo/" in link:
+            return link.split("zoneinfo/", 1)[1]
+    except OSError:
+        pass
+    return now.tzname() or "local"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text or "").split()) or "No description"
+
+
+def _xml(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def format_skills(skills: Iterable[Any], fmt: str, indent: int = 0) -> str:
+    """The `available_skills` text for skills with `name`, `description`, `path`."""
+    items = list(skills)
+    if fmt == "xml":
+        lines = ["<available-skills>"]
+        for s in items:
+            lines.append(f'<skill name="{_xml(s.name)}" path="{_xml(str(s.path))}">')
+            lines.append(_xml(_one_line(s.description)))
+            lines.append("</skill>")
+        lines.append("</available-skills>")
+        text = "\n".join(lines)
+    else:
+        text = "\n\n".join(f"- **{s.name.replace('`', chr(92) + '`')}**: {_one_line(s.description)}" for s in items)
+    if indent in (2, 4):
+        text = "\n".join(" " * indent + line for line in text.split("\n"))
+    return text
+
 
 
 class _VariableError(Exception):
@@ -186,7 +255,7 @@ class _Values:
                 raise _VariableError(f'Variable "{name}" is empty.')
             return value
         if v.type == "currentDate":
-            return V.format_current_date(v.format, self.now())
+            return format_current_date(v.format, self.now())
         if v.type == "workingDirectory":
             return v.value
         if v.type == "skills":
@@ -199,7 +268,7 @@ class _Values:
                     if skill_name not in enabled:
                         raise _VariableError(f'Skill "{skill_name}" in variable "{name}" is not enabled or cannot be found.')
                     chosen.append(enabled[skill_name])
-            return V.format_skills(chosen, v.format, v.indent)
+            return format_skills(chosen, v.format, v.indent)
         if v.type == "json":
             if not v.value.strip():
                 return None

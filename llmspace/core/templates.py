@@ -27,7 +27,7 @@ import json
 import re
 from typing import Any, Callable
 
-from jinja2 import TemplateSyntaxError, meta
+from jinja2 import TemplateSyntaxError, meta, pass_context
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import SandboxedEnvironment
 
@@ -46,7 +46,7 @@ RESERVED = frozenset(
     "if elif else endif for endfor in and or not is true false none null True False None "
     "set endset macro endmacro call endcall filter endfilter block endblock extends include "
     "import from as do with without raw endraw loop super range cycler joiner lipsum dict "
-    "namespace exists caller varargs kwargs self recursive ignore missing context".split()
+    "namespace exists caller varargs kwargs self recursive".split()
 )
 
 
@@ -141,7 +141,7 @@ class _Sandbox(SandboxedEnvironment):
 
 
 def _new_env() -> _Sandbox:
-    env = _Sandbox(autoescape=False, keep_trailing_newline=True, finalize=_finalize)
+    env = _Sandbox(autoescape=False, keep_trailing_newline=True, finalize=_finalize, optimized=False)
     return env
 
 
@@ -212,7 +212,12 @@ class TemplateRenderer:
         self._depth = 0
         self.include_count = 0
         self.env = _new_env()
-        self.env.filters["__include"] = self._include
+
+        @pass_context  # never constant-folded at compile time: every include runs at render time
+        def include_filter(_context: Any, path: Any) -> str:
+            return self._include(path)
+
+        self.env.filters["__include"] = include_filter
         self.env.globals["exists"] = self._exists
 
     def _exists(self, path: Any) -> bool:

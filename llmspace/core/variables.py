@@ -5,7 +5,7 @@ What lives here (reference §2.3, §5.1, §5.2, §5.4, §5.5):
   editor presenter and used implicitly by rendering — never by plain load/save, so files
   round-trip byte for byte);
 - the effective, normalised view of a thread's variables (`typed_variables`,
-  `custom_values`) and the value formatters (`format_current_date`, `format_skills`);
+  `custom_values`) and completion hints (`variable_hint`);
 - reference scanning for editor hints (`references`), renaming (`rename_variable`),
   adding/changing/removing variables, and the snapshot invalidation rules
   (`on_system_prompt_edited`, `on_message_edited`, `on_tool_result_edited`,
@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any, Iterable, Iterator, Literal
 
 from ..errors import UserFacingError
-from .model import PromptSnapshot, Thread, ThreadContext, Variable, VariableVariants
+from .model import PromptSnapshot, Thread, Variable, VariableVariants
 
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # `{{ name }}` placeholders as the simple path sees them (no braces inside).
@@ -45,9 +45,6 @@ SYSTEM_PROMPT_PLACE = "systemPrompt"
 RENDERED_KEY = " rendered"
 INCLUDE_VERSION_KEY = "\u0000includeVersion"
 INCLUDE_VERSION = "2"
-
-_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-
 
 def message_place(message_id: str) -> str:
     return f"message:{message_id}:text"
@@ -286,15 +283,6 @@ def delete_variable(thread: Thread, name: str) -> bool:
 # Text places
 
 
-@dataclass
-class Place:
-    """One text surface of a thread: its snapshot key, a readable label, and its texts."""
-
-    key: str
-    label: str
-    texts: list[Any]  # TextContent nodes, or [ThreadContext] for the system prompt
-
-
 def iter_places(thread: Thread) -> Iterator[tuple[str, str, list[str]]]:
     """(place key, label, texts) for the system prompt, message texts and tool results."""
     ctx = thread.context
@@ -529,73 +517,10 @@ def on_variable_changed(thread: Thread, name: str) -> bool:
     return _drop(thread, lambda _place, k: k != name and not is_rendered_key(k))
 
 
-# ---------------------------------------------------------------------------------------
-# Value formatting
-
-
-def format_current_date(fmt: str, now: datetime | None = None) -> str:
-    """`readable-date` → `YYYY-MM-DD, Weekday`; `iso-date`; `local-date-time` with offset and zone."""
-    now = now or datetime.now().astimezone()
-    if now.tzinfo is None:
-        now = now.astimezone()
-    date = now.strftime("%Y-%m-%d")
-    if fmt == "iso-date":
-        return date
-    if fmt == "local-date-time":
-        offset = now.utcoffset()
-        minutes = int(offset.total_seconds() // 60) if offset is not None else 0
-        sign = "+" if minutes >= 0 else "-"
-        minutes = abs(minutes)
-        return f"{date} {now.strftime('%H:%M:%S')} GMT{sign}{minutes // 60:02d}:{minutes % 60:02d} ({_zone_name(now)})"
-    return f"{date}, {_WEEKDAYS[now.weekday()]}"
-
-
-def _zone_name(now: datetime) -> str:
-    key = getattr(now.tzinfo, "key", None)  # zoneinfo.ZoneInfo
-    if isinstance(key, str):
-        return key
-    try:
-        import os
-
-        tz = os.environ.get("TZ", "").lstrip(":")
-        if tz and "/" in tz:
-            return tz
-        link = os.path.realpath("/etc/localtime")
-        if "zoneinfo/" in link:
-            return link.split("zoneinfo/", 1)[1]
-    except OSError:
-        pass
-    return now.tzname() or "local"
-
-
-def _one_line(text: str) -> str:
-    return " ".join(str(text or "").split()) or "No description"
-
-
-def _xml(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-
-
-def format_skills(skills: Iterable[Any], fmt: str, indent: int = 0) -> str:
-    """The `available_skills` text for skills with `name`, `description`, `path`."""
-    items = list(skills)
-    if fmt == "xml":
-        lines = ["<available-skills>"]
-        for s in items:
-            lines.append(f'<skill name="{_xml(s.name)}" path="{_xml(str(s.path))}">')
-            lines.append(_xml(_one_line(s.description)))
-            lines.append("</skill>")
-        lines.append("</available-skills>")
-        text = "\n".join(lines)
-    else:
-        text = "\n\n".join(f"- **{s.name.replace('`', chr(92) + '`')}**: {_one_line(s.description)}" for s in items)
-    if indent in (2, 4):
-        text = "\n".join(" " * indent + line for line in text.split("\n"))
-    return text
-
-
 def variable_hint(thread: Thread, name: str, now: datetime | None = None) -> str:
     """The completion-list hint for a variable (§5.5)."""
+    from .render import format_current_date
+
     typed = typed_variables(thread)
     if name in typed:
         v = typed[name]
@@ -619,9 +544,9 @@ def variable_hint(thread: Thread, name: str, now: datetime | None = None) -> str
 
 
 __all__ = [
-    "NAME_RE", "PLACEHOLDER_RE", "TypedVar", "VariableRef", "ThreadContext",
+    "NAME_RE", "PLACEHOLDER_RE", "TypedVar", "VariableRef",
     "apply_snapshot", "check_new_name", "custom_values", "delete_variable", "ensure_default_variables",
-    "format_current_date", "format_skills", "is_valid_name", "iter_places", "message_place",
+    "is_valid_name", "iter_places", "message_place",
     "on_message_edited", "on_system_prompt_edited", "on_tool_result_edited", "on_variable_changed",
     "references", "rename_variable", "set_text_variable", "set_typed_variable", "snapshot_variables",
     "tool_result_place", "typed_variables", "validation_problems", "value_status", "variable_hint",
