@@ -53,11 +53,16 @@ def describe(exc: BaseException, target: Target, *, phase: str, timeout: float |
     return redact(msg, target.secrets)
 
 
+_STATUS_TEXT = {"Unauthorized": 401, "Forbidden": 403, "Not Found": 404, "Method Not Allowed": 405,
+                "Not Acceptable": 406, "Unsupported Media Type": 415}
+
+
 def _http_message(e: BaseException, target: Target, phase: str) -> str | None:
     who = f"MCP server {target.name!r}"
     name = type(e).__name__
     response: Any = getattr(e, "response", None)
     status = getattr(response, "status_code", None)
+    status = status if status is not None else _STATUS_TEXT.get(str(e).strip())
     if status in (401, 403):
         return f"{who} refused the request ({status} unauthorized): check the headers (API key or token)."
     if status in (404, 405, 406, 415):
@@ -65,7 +70,7 @@ def _http_message(e: BaseException, target: Target, phase: str) -> str | None:
         return (f"{who} answered HTTP {status} at {target.url}: wrong URL or transport"
                 f" (try transport {other!r}, or check the path, e.g. /mcp or /sse).")
     if status is not None:
-        return f"{who} answered HTTP {status} during {phase}."
+        return f"{who} answered HTTP {status} at {target.url} during {phase}: check the URL and the transport."
     if name in ("ConnectError", "ConnectTimeout") or isinstance(e, ConnectionError):
         return f"{who} is unreachable at {target.url}: is it running?"
     return None
