@@ -3,7 +3,8 @@
 `neutral_messages(thread, rendered)` turns the stored messages into `NeutralMessage`s with
 the rendered text: user text and images; assistant thinking, text and tool calls, each call
 carrying its (rendered) result — an unanswered call sends one empty text, as the original
-does. Images on assistant messages are dropped. `tool_specs(tools)` keeps only name,
+does. Images on assistant messages are dropped. Replay data stored by `agent/fold.py`
+(`providerData`) goes back in `extra` only to the provider and API that produced it. `tool_specs(tools)` keeps only name,
 description and parameters. `is_unanswered(call)` tells a call still waiting for a result.
 
 Called by the run loop (`agent/loop.py`). Pure.
@@ -15,7 +16,8 @@ from typing import Any
 
 from ..core.model import AssistantMessage, ImageDataContent, TextContent, Thread, Tool, ToolCall, UserMessage
 from ..core.render import RenderedThread
-from ..providers.base import NeutralMessage, NeutralToolCall, ToolSpec
+from ..providers.base import Endpoint, NeutralMessage, NeutralToolCall, ToolSpec
+from .fold import PROVIDER_DATA
 
 EMPTY_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 
@@ -35,7 +37,16 @@ def _texts(msg: UserMessage | AssistantMessage, rendered: RenderedThread) -> str
     return "\n".join(parts)
 
 
-def neutral_messages(thread: Thread, rendered: RenderedThread) -> tuple[NeutralMessage, ...]:
+def _replay_extra(msg: AssistantMessage, endpoint: Endpoint | None) -> dict[str, Any]:
+    data = msg.extras().get(PROVIDER_DATA)
+    if endpoint is None or not isinstance(data, dict):
+        return {}
+    if data.get("provider") != endpoint.provider_id or data.get("api") != endpoint.api:
+        return {}
+    return {k: v for k, v in data.items() if k not in ("provider", "api")}
+
+
+def neutral_messages(thread: Thread, rendered: RenderedThread, endpoint: Endpoint | None = None) -> tuple[NeutralMessage, ...]:
     out: list[NeutralMessage] = []
     for msg in thread.messages:
         if isinstance(msg, UserMessage):
@@ -55,7 +66,7 @@ def neutral_messages(thread: Thread, rendered: RenderedThread) -> tuple[NeutralM
                 result_is_error=bool(call.output is not None and call.output.isError),
             ))
         out.append(NeutralMessage(role="assistant", text=_texts(msg, rendered), thinking=msg.thinking or None,
-                                  tool_calls=tuple(calls)))
+                                  tool_calls=tuple(calls), extra=_replay_extra(msg, endpoint)))
     return tuple(out)
 
 

@@ -3,7 +3,8 @@
 `TurnBuilder` is fed provider events by the run loop (`agent/loop.py`) and turns them into
 run events plus, at the end, an `AssistantMessage` with text, thinking, tool calls (arguments
 re-parsed best-effort after every fragment, raw text kept in `partialArguments` when it never
-parses), usage with cost, and timing measured with `time.perf_counter`.
+parses), usage with cost, timing measured with `time.perf_counter`, and the provider's replay
+data (`Finish.raw["replay"]`) under the extra key `providerData`.
 Pure bookkeeping: no I/O, no threads.
 """
 
@@ -22,6 +23,12 @@ from ..core.model import AssistantMessage
 from ..providers import events as pe
 from ..providers.base import ModelInfo
 from . import events as re
+
+
+# Unknown key on a stored assistant message: data the same provider needs to continue the
+# conversation (Anthropic thinking signatures, OpenAI Responses reasoning items), tagged with
+# the provider id and API it came from; sent back only to that provider and API.
+PROVIDER_DATA = "providerData"
 
 
 def parse_arguments(text: str) -> tuple[dict[str, Any], bool]:
@@ -88,8 +95,11 @@ def usage_dict(ev: pe.UsageEvent, model: ModelInfo) -> dict[str, Any] | None:
 class TurnBuilder:
     """Accumulates one assistant turn. `feed(event)` returns the run events to report."""
 
-    def __init__(self, model: ModelInfo, started: float | None = None) -> None:
+    def __init__(self, model: ModelInfo, started: float | None = None, provider_id: str = "", api: str = "") -> None:
         self.model = model
+        self.provider_id = provider_id
+        self.api = api
+        self.replay: dict[str, Any] = {}
         self.message_id = str(uuid.uuid4())
         self.started = time.perf_counter() if started is None else started
         self.first_token: float | None = None
@@ -149,6 +159,9 @@ class TurnBuilder:
             return []
         if isinstance(ev, pe.Finish):
             self.finish_reason = ev.reason
+            replay = ev.raw.get("replay") if isinstance(ev.raw, dict) else None
+            if isinstance(replay, dict) and replay:
+                self.replay = dict(replay)
             self.ended = time.perf_counter()
             return []
         if isinstance(ev, pe.ErrorEvent):
@@ -182,6 +195,8 @@ class TurnBuilder:
             data["toolCalls"] = calls
         if self.usage is not None:
             data["usage"] = self.usage
+        if self.replay:
+            data[PROVIDER_DATA] = {"provider": self.provider_id, "api": self.api, **self.replay}
         timing: dict[str, Any] = {}
         if self.first_token is not None:
             timing["firstTokenMs"] = max(0, round((self.first_token - self.started) * 1000))

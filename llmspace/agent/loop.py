@@ -210,9 +210,9 @@ class RunSession:
         thread = self.thread
         params = thread.model.params if thread.model is not None else None
         request = ModelRequest(endpoint=endpoint, model=info, system_prompt=rendered.system_prompt,
-                               messages=neutral_messages(thread, rendered),
+                               messages=neutral_messages(thread, rendered, endpoint),
                                tools=tool_specs(thread.context.tools if thread.context else None), params=params)
-        builder = TurnBuilder(info, started=time.perf_counter())
+        builder = TurnBuilder(info, started=time.perf_counter(), provider_id=endpoint.provider_id, api=endpoint.api)
         self.emit(re.MessageStarted(builder.message_id))
         error: str | None = None
         stream = model_stream(self.app, adapter, request, self.cancel, self.emit)

@@ -265,3 +265,35 @@ def test_a_run_without_any_model_says_to_select_one(app, home):
     thread = make_thread([user("hi")])
     result = app.runner.run(thread, RunOptions(provider="nobody", model="nothing"))
     assert result.status == "failed" and result.error
+
+
+def test_anthropic_thinking_signatures_are_kept_and_sent_back_after_a_pause(app, home, srv):
+    configure_provider(home, srv, api="anthropic-messages")
+    srv.push(Turn(thinking="I need the tool.", signature="sig-abc",
+                  tool_calls=[ToolCallSpec(id="toolu_1", name="lookup", arguments={"word": "ox"})]),
+             Turn(text="An ox is a bovine."))
+    thread = make_thread([user("ox?")], context={"tools": [FUNCTION_TOOL]})
+
+    paused = app.runner.run(thread, RunOptions(react=True))
+    assert paused.status == "paused"
+    stored = thread.messages[1].extras().get("providerData")
+    assert stored is not None and stored["provider"] == "loop" and stored["thinkingSignature"] == "sig-abc"
+
+    done = app.runner.run(thread, RunOptions(react=True, tool_results={"toolu_1": ("a bovine", False)}))
+    assert done.status == "completed", done.error
+    sent = srv.requests[-1].body_json["messages"][1]["content"]
+    assert sent[0] == {"type": "thinking", "thinking": "I need the tool.", "signature": "sig-abc"}
+
+
+def test_a_stored_thinking_signature_is_not_sent_to_another_provider(app, home, srv):
+    configure_provider(home, srv, api="anthropic-messages")
+    configure_provider(home, srv, api="anthropic-messages", provider_id="other", make_default=False)
+    srv.push(Turn(thinking="hmm", signature="sig-xyz", tool_calls=[ToolCallSpec(id="toolu_2", name="lookup", arguments={})]),
+             Turn(text="done"))
+    thread = make_thread([user("q")], context={"tools": [FUNCTION_TOOL]})
+    assert app.runner.run(thread, RunOptions(react=True)).status == "paused"
+
+    done = app.runner.run(thread, RunOptions(provider="other", model="loopback-model", react=True,
+                                             tool_results={"toolu_2": ("r", False)}))
+    assert done.status == "completed", done.error
+    assert "sig-xyz" not in json.dumps(srv.requests[-1].body_json)
