@@ -1,0 +1,70 @@
+"""What the editor's pickers offer: models by provider with availability, built-in tools by
+group, MCP tools per server. Thin adapters over `app.models`, `tools.builtins` and
+`app.mcp`; each degrades to "nothing available" (with a reason) when its service is missing
+or fails. Callers: `ui/editor/panels.py`, tests. No Tk.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger("llmspace.presenters.catalog")
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    provider: str
+    provider_name: str
+    model_id: str
+    model_name: str
+    available: bool
+    reason: str = ""
+
+
+def model_choices(app: Any) -> tuple[list[ModelChoice], str | None]:
+    """All enabled models of every provider, with whether each can run now."""
+    try:
+        settings = app.models
+        providers = settings.providers()
+    except Exception as exc:
+        log.info("model settings unavailable: %s", exc)
+        return [], "Model settings are not available."
+    out: list[ModelChoice] = []
+    for p in providers:
+        try:
+            configured = settings.is_configured(p.id)
+        except Exception:
+            configured = False
+        reason = "" if configured else (f"Set {p.env_var} or add a key in Settings › Models." if p.env_var else "Not configured.")
+        if p.local and p.reachable is False:
+            reason = reason or f"{p.name} is not running."
+        for m in p.enabled_models():
+            out.append(ModelChoice(p.id, p.name, m.id, m.name or m.id, configured and not (p.local and p.reachable is False), reason))
+    return out, None
+
+
+def builtin_tool_groups() -> tuple[dict[str, list[Any]], str | None]:
+    """`{group: [Tool]}` of the built-in tools."""
+    try:
+        from ..tools.builtins import builtin_groups, builtin_tools
+    except ImportError:
+        return {}, "Built-in tools are not available in this build."
+    tools = {t.name: t for t in builtin_tools()}
+    groups: dict[str, list[Any]] = {}
+    for group, names in builtin_groups().items():
+        groups[group] = [tools[n] for n in names if n in tools]
+    return groups, None
+
+
+def mcp_servers(app: Any) -> tuple[list[Any], str | None]:
+    try:
+        return list(app.mcp.servers()), None
+    except Exception as exc:
+        return [], f"MCP is not available: {exc}"
+
+
+def mcp_tools(app: Any, server: str) -> list[Any]:
+    """Thread tools of one MCP server (connects it; call from a worker thread)."""
+    return list(app.mcp.thread_tools(server))

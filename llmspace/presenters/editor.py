@@ -1,0 +1,501 @@
+"""One open thread in the editor: the working copy, every edit intent, undo/redo and
+saving — no Tk.
+
+Edits mutate `self.thread` (the pydantic Thread), building new nodes with only the fields
+that should appear in the file. Before an edit, the current thread is snapshotted (its
+serialised bytes) onto the undo stack; consecutive edits of the same field within a second
+share one step. The stack keeps 100 steps within a 64 MiB budget (as the original).
+
+Listeners get `(kind, detail)`: kind is one of "all", "header", "model", "tools",
+"variables", "prompt", "messages", "message", "saved", "readonly". The view redraws only
+what a kind names. Callers: `ui/editor/*`, `presenters/run.py`, tests.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from typing import Any, Callable
+
+import orjson
+
+from ..core.model import (
+    AssistantMessage,
+    ImageDataContent,
+    ModelConfig,
+    ModelParams,
+    ResponseType,
+    TextContent,
+    Thread,
+    Tool,
+    ToolCallOutput,
+    UserMessage,
+    VariableVariants,
+)
+from ..core.threadio import parse_thread, serialize_thread
+from ..errors import UserFacingError
+
+UNDO_STEPS = 100
+UNDO_BYTES = 64 * 1024 * 1024
+COALESCE_S = 1.0
+_VAR_RE = re.compile(r"\{\{\s*([A-Za-z_][\w.\-]*)\s*\}\}")
+_TOOL_NAME = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
+
+Listener = Callable[[str, Any], None]
+
+
+def _unset(node: Any, name: str) -> None:
+    """Set a field back to None and drop it from the fields written to the file."""
+    setattr(node, name, None)
+    node.__pydantic_fields_set__.discard(name)
+
+
+def template_variables(text: str) -> list[str]:
+    """Names used as `{{name}}` in a template, in order of first use (no built-ins skipped)."""
+    seen: list[str] = []
+    for m in _VAR_RE.finditer(text or ""):
+        name = m.group(1)
+        if not name.startswith("@") and name not in seen:
+            seen.append(name)
+    return seen
+
+
+class EditorPresenter:
+    """State and intents for one thread tab."""
+
+    def __init__(self, workspace: Any, rel: str, thread: Thread | None = None) -> None:
+        self.ws = workspace
+        self.rel = rel
+        self.thread: Thread = thread if thread is not None else workspace.open(rel)
+        self.undo_stack: list[bytes] = []
+        self.redo_stack: list[bytes] = []
+        self._last_key: Any = None
+        self._last_time = 0.0
+        self.dirty = False
+        self.read_only = False
+        self.collapsed: set[str] = set()
+        self.listeners: list[Listener] = []
+        self.save_error: str | None = None
+
+    # -- notifications -------------------------------------------------------------------
+    def notify(self, kind: str, detail: Any = None) -> None:
+        for fn in list(self.listeners):
+            fn(kind, detail)
+
+    # -- undo ----------------------------------------------------------------------------
+    def checkpoint(self, key: Any = None) -> None:
+        """Remember the state before an edit (merged with the previous one for the same key)."""
+        if self.read_only:
+            raise UserFacingError("The thread is read-only while it runs.", hint="Stop the run to edit.")
+        now = time.monotonic()
+        if key is not None and key == self._last_key and now - self._last_time < COALESCE_S:
+            self._last_time = now
+            return
+        self._last_key, self._last_time = key, now
+        self.undo_stack.append(serialize_thread(self.thread))
+        self.redo_stack.clear()
+        total = sum(len(b) for b in self.undo_stack)
+        while len(self.undo_stack) > UNDO_STEPS or (total > UNDO_BYTES and len(self.undo_stack) > 1):
+            total -= len(self.undo_stack.pop(0))
+
+    def _edited(self, kind: str, detail: Any = None) -> None:
+        self.dirty = True
+        self.notify(kind, detail)
+
+    def can_undo(self) -> bool:
+        return bool(self.undo_stack) and not self.read_only
+
+    def can_redo(self) -> bool:
+        return bool(self.redo_stack) and not self.read_only
+
+    def undo(self) -> bool:
+        if not self.can_undo():
+            return False
+        self.redo_stack.append(serialize_thread(self.thread))
+        self._restore(self.undo_stack.pop())
+        return True
+
+    def redo(self) -> bool:
+        if not self.can_redo():
+            return False
+        self.undo_stack.append(serialize_thread(self.thread))
+        self._restore(self.redo_stack.pop())
+        return True
+
+    def _restore(self, data: bytes) -> None:
+        self.thread = parse_thread(data, self.rel)
+        self._last_key = None
+        self._edited("all")
+
+    def replace_thread(self, thread: Thread, *, undoable: bool = True, kind: str = "all") -> None:
+        """Swap in a new working thread (a finished run, a reload), optionally as one undo step."""
+        if undoable:
+            ro, self.read_only = self.read_only, False
+            try:
+                self.checkpoint(None)
+            finally:
+                self.read_only = ro
+        self.thread = thread
+        self._last_key = None
+        self._edited(kind)
+
+    # -- saving --------------------------------------------------------------------------
+    def save(self) -> bool:
+        """Write the thread if it changed; returns True when bytes were written."""
+        if not self.dirty:
+            return False
+        try:
+            wrote = self.ws.save(self.rel, self.thread)
+        except UserFacingError as exc:
+            self.save_error = str(exc)
+            self.notify("saved", self.save_error)
+            raise
+        self.dirty = False
+        self.save_error = None
+        self.notify("saved", None)
+        return wrote
+
+    def reload_from_disk(self) -> None:
+        """Replace the working copy with the file's contents (after an external change)."""
+        self.thread = self.ws.open(self.rel)
+        self.dirty = False
+        self.notify("all")
+
+    # -- header --------------------------------------------------------------------------
+    @property
+    def title(self) -> str:
+        return self.rel.rpartition("/")[2][:-5] if self.rel.endswith(".json") else self.rel
+
+    def rename(self, new_title: str) -> str:
+        """Rename the file (title = file name); returns the new path."""
+        if self.read_only:
+            raise UserFacingError("Stop the run before renaming the thread.")
+        if self.dirty:
+            self.save()
+        new_rel = self.ws.rename(self.rel, new_title.strip())
+        self.rel = new_rel
+        self.thread.title = self.title
+        self.notify("header", new_rel)
+        return new_rel
+
+    def moved(self, new_rel: str) -> None:
+        self.rel = new_rel
+        self.thread.title = self.title
+        self.notify("header", new_rel)
+
+    # -- model ---------------------------------------------------------------------------
+    def set_model(self, provider: str, model_id: str) -> None:
+        self.checkpoint(None)
+        cur = self.thread.model
+        if cur is None:
+            self.thread.model = ModelConfig(provider=provider, id=model_id)
+        else:
+            cur.provider, cur.id = provider, model_id
+        self._edited("model")
+
+    def clear_model(self) -> None:
+        if self.thread.model is None:
+            return
+        self.checkpoint(None)
+        _unset(self.thread, "model")
+        self._edited("model")
+
+    def params(self) -> dict[str, Any]:
+        m = self.thread.model
+        if m is None or m.params is None:
+            return {}
+        return m.params.model_dump(exclude_unset=True, exclude_none=True, by_alias=True)
+
+    def set_param(self, name: str, value: Any) -> None:
+        """Set `temperature`, `maxTokens`, `reasoning` or `responseType`; None removes it."""
+        if self.thread.model is None:
+            raise UserFacingError("Pick a model before setting its parameters.")
+        if name == "temperature" and value is not None and not (0 <= float(value) <= 2):
+            raise UserFacingError("Temperature must be between 0 and 2.")
+        if name == "maxTokens" and value is not None and int(value) < 1:
+            raise UserFacingError("Max tokens must be at least 1.")
+        if name == "responseType" and isinstance(value, dict):
+            if value.get("type") == "json_schema" and not isinstance(value.get("jsonSchema"), dict):
+                raise UserFacingError("A JSON schema response format needs a schema object.")
+            value = ResponseType.model_validate(value)
+        self.checkpoint(("param", name))
+        m = self.thread.model
+        if m.params is None:
+            if value is None:
+                return
+            m.params = ModelParams()
+        if value is None:
+            _unset(m.params, name)
+            if not m.params.model_fields_set and not m.params.extras():
+                _unset(m, "params")
+        else:
+            setattr(m.params, name, value)
+        self._edited("model")
+
+    # -- tools ---------------------------------------------------------------------------
+    @property
+    def tools(self) -> list[Tool]:
+        ctx = self.thread.context
+        return list(ctx.tools) if ctx is not None and ctx.tools else []
+
+    def tool_names(self) -> set[str]:
+        return {t.name for t in self.tools}
+
+    def add_tools(self, tools: list[dict[str, Any] | Tool]) -> int:
+        """Add tools not already present (by name); returns how many were added."""
+        new = [t if isinstance(t, Tool) else Tool.model_validate(t) for t in tools]
+        names = self.tool_names()
+        new = [t for t in new if t.name not in names]
+        if not new:
+            return 0
+        self.checkpoint(None)
+        ctx = self.thread.ensure_context()
+        ctx.tools = list(ctx.tools or []) + new
+        self._edited("tools")
+        return len(new)
+
+    def remove_tools(self, names: set[str]) -> None:
+        ctx = self.thread.context
+        if ctx is None or not ctx.tools:
+            return
+        self.checkpoint(None)
+        ctx.tools = [t for t in ctx.tools if t.name not in names]
+        self._edited("tools")
+
+    @staticmethod
+    def validate_function_tool(text: str) -> dict[str, Any]:
+        """Parse and check a custom function tool's JSON; raises UserFacingError saying what to fix."""
+        try:
+            data = orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            raise UserFacingError(f"The tool is not valid JSON: {exc}.") from None
+        if not isinstance(data, dict):
+            raise UserFacingError("A tool must be a JSON object with name, description and parameters.")
+        name = data.get("name")
+        if not isinstance(name, str) or not _TOOL_NAME.match(name):
+            raise UserFacingError("The tool needs a name of letters, digits, _ or - (at most 64).")
+        params = data.get("parameters", {"type": "object", "properties": {}})
+        if not isinstance(params, dict) or params.get("type", "object") != "object":
+            raise UserFacingError("`parameters` must be a JSON schema of type object.")
+        try:
+            import jsonschema
+
+            jsonschema.validators.validator_for(params).check_schema(params)
+        except ImportError:
+            pass
+        except Exception as exc:
+            raise UserFacingError(f"`parameters` is not a valid JSON schema: {getattr(exc, 'message', exc)}.") from None
+        if "description" in data and not isinstance(data["description"], str):
+            raise UserFacingError("`description` must be text.")
+        return {"type": "function", **{k: v for k, v in data.items() if k != "type"}, "parameters": params}
+
+    def upsert_function_tool(self, text: str, replacing: str | None = None) -> str:
+        data = self.validate_function_tool(text)
+        tool = Tool.model_validate(data)
+        others = self.tool_names() - ({replacing} if replacing else set())
+        if tool.name in others:
+            raise UserFacingError(f"A tool named {tool.name!r} already exists in this thread.", hint="Tool names must be unique.")
+        self.checkpoint(None)
+        ctx = self.thread.ensure_context()
+        tools = list(ctx.tools or [])
+        idx = next((i for i, t in enumerate(tools) if t.name == replacing), None) if replacing else None
+        if idx is None:
+            tools.append(tool)
+        else:
+            tools[idx] = tool
+        ctx.tools = tools
+        self._edited("tools")
+        return tool.name
+
+    # -- variables and prompt ------------------------------------------------------------
+    @property
+    def system_prompt(self) -> str:
+        ctx = self.thread.context
+        return (ctx.systemPrompt or "") if ctx is not None else ""
+
+    def set_system_prompt(self, text: str) -> None:
+        if text == self.system_prompt:
+            return
+        self.checkpoint("prompt")
+        self.thread.ensure_context().systemPrompt = text
+        self._edited("prompt")
+
+    def custom_variables(self) -> dict[str, str]:
+        ctx = self.thread.context
+        if ctx is None or ctx.variableVariants is None:
+            return {}
+        vv = ctx.variableVariants
+        return {k: ("" if v is None else str(v)) for k, v in vv.variants.get(vv.active or "default", {}).items()}
+
+    def typed_variables(self) -> dict[str, Any]:
+        ctx = self.thread.context
+        return dict(ctx.variables) if ctx is not None and ctx.variables else {}
+
+    def set_variables(self, values: dict[str, str]) -> None:
+        """Replace the custom text variables of the active bucket."""
+        if values == self.custom_variables():
+            return
+        self.checkpoint(None)
+        ctx = self.thread.ensure_context()
+        if ctx.variableVariants is None:
+            ctx.variableVariants = VariableVariants(active="default", variants={})
+        vv = ctx.variableVariants
+        vv.variants = {**vv.variants, vv.active or "default": dict(values)}
+        self._edited("variables")
+
+    def variable_hints(self) -> dict[str, str]:
+        """`{name: "missing" | "empty"}` for template variables used in the prompt or messages."""
+        texts = [self.system_prompt] + [m.text() for m in self.thread.messages]
+        used: list[str] = []
+        for t in texts:
+            for n in template_variables(t):
+                if n not in used:
+                    used.append(n)
+        custom, typed = self.custom_variables(), self.typed_variables()
+        hints: dict[str, str] = {}
+        for name in used:
+            root = name.split(".")[0]
+            if root in typed:
+                continue
+            if root not in custom:
+                hints[name] = "missing"
+            elif not custom[root].strip():
+                hints[name] = "empty"
+        return hints
+
+    # -- messages ------------------------------------------------------------------------
+    @property
+    def messages(self) -> list[Any]:
+        return self.thread.messages
+
+    def index_of(self, message_id: str) -> int:
+        for i, m in enumerate(self.thread.messages):
+            if m.id == message_id:
+                return i
+        raise UserFacingError("That message is no longer in the thread.")
+
+    @staticmethod
+    def new_message(role: str, text: str = "") -> Any:
+        mid = str(uuid.uuid4())
+        if role == "assistant":
+            return AssistantMessage(id=mid, role="assistant", content=[TextContent(type="text", text=text)])
+        return UserMessage(id=mid, role="user", content=[TextContent(type="text", text=text)])
+
+    def add_message(self, role: str | None = None, before: int | None = None) -> str:
+        """Append (or insert before index `before`) a message; role alternates by default."""
+        msgs = self.thread.messages
+        if role is None:
+            ref = msgs[before - 1] if before else (msgs[-1] if msgs and before is None else None)
+            role = "assistant" if ref is not None and ref.role == "user" else "user"
+        self.checkpoint(None)
+        msg = self.new_message(role)
+        lst = self.thread.ensure_messages()
+        lst.insert(len(lst) if before is None else before, msg)
+        self._edited("messages")
+        return msg.id
+
+    def remove_message(self, index: int) -> None:
+        self.checkpoint(None)
+        del self.thread.ensure_messages()[index]
+        self._edited("messages")
+
+    def move_message(self, index: int, to: int) -> None:
+        lst = self.thread.ensure_messages()
+        to = max(0, min(len(lst) - 1, to))
+        if to == index:
+            return
+        self.checkpoint(None)
+        lst.insert(to, lst.pop(index))
+        self._edited("messages")
+
+    def toggle_role(self, index: int) -> None:
+        lst = self.thread.ensure_messages()
+        old = lst[index]
+        self.checkpoint(None)
+        data = old.model_dump(exclude_unset=True, by_alias=True)
+        text = old.text()
+        if old.role == "user":
+            images = [c for c in old.content if isinstance(c, ImageDataContent)]
+            new: Any = AssistantMessage(id=old.id, role="assistant", content=[TextContent(type="text", text=text)])
+            if images:  # assistant messages never show images; keep them hidden rather than lose them
+                new.content = [TextContent(type="text", text=text)]
+        else:
+            keep = {k: v for k, v in data.items() if k not in ("role", "content", "thinking", "toolCalls", "usage", "timing")}
+            new = UserMessage(id=old.id, role="user", content=[TextContent(type="text", text=text)], **keep)
+        lst[index] = new
+        self._edited("messages")
+
+    def set_message_text(self, index: int, text: str) -> None:
+        msg = self.thread.ensure_messages()[index]
+        if msg.text() == text:
+            return
+        self.checkpoint(("text", msg.id))
+        texts = [c for c in msg.content if isinstance(c, TextContent)]
+        if texts:
+            texts[0].text = text
+            if len(texts) > 1:
+                msg.content = [c for c in msg.content if not isinstance(c, TextContent) or c is texts[0]]
+        else:
+            msg.content = list(msg.content) + [TextContent(type="text", text=text)]
+        self._edited("message", index)
+
+    def add_image(self, index: int, mime: str, b64: str) -> None:
+        msg = self.thread.ensure_messages()[index]
+        if msg.role != "user":
+            raise UserFacingError("Images can only be added to user messages.")
+        self.checkpoint(None)
+        images = [c for c in msg.content if isinstance(c, ImageDataContent)]
+        rest = [c for c in msg.content if not isinstance(c, ImageDataContent)]
+        msg.content = images + [ImageDataContent(type="image_data", mimeType=mime, data=b64)] + rest
+        self._edited("messages")
+
+    def remove_image(self, index: int, image_index: int) -> None:
+        msg = self.thread.ensure_messages()[index]
+        images = [c for c in msg.content if isinstance(c, ImageDataContent)]
+        self.checkpoint(None)
+        drop = images[image_index]
+        msg.content = [c for c in msg.content if c is not drop]
+        self._edited("messages")
+
+    def toggle_collapsed(self, message_id: str) -> None:
+        self.collapsed.symmetric_difference_update({message_id})
+        self.notify("messages")
+
+    def set_tool_result(self, index: int, call_id: str, text: str, is_error: bool | None = None) -> None:
+        msg = self.thread.ensure_messages()[index]
+        call = next((c for c in msg.toolCalls or [] if c.id == call_id), None)
+        if call is None:
+            raise UserFacingError("That tool call is no longer in the message.")
+        self.checkpoint(("result", call_id))
+        if call.output is None:
+            call.output = ToolCallOutput(content=[TextContent(type="text", text=text)])
+        else:
+            call.output.content = [TextContent(type="text", text=text)]
+        if is_error is not None:
+            if is_error:
+                call.output.isError = True
+            elif call.output.isError is not None:
+                call.output.isError = False
+        self._edited("message", index)
+
+    def pending_function_calls(self) -> list[tuple[int, Any]]:
+        """Tool calls of the last assistant message that still need a result typed by hand."""
+        msgs = self.thread.messages
+        if not msgs or msgs[-1].role != "assistant":
+            return []
+        tools = {t.name: t for t in self.tools}
+        out = []
+        for call in msgs[-1].toolCalls or []:
+            tool = tools.get(call.input.name)
+            empty = call.output is None or not call.output.text().strip()
+            if empty and (tool is None or not tool.is_executable()):
+                out.append((len(msgs) - 1, call))
+        return out
+
+    def truncate_after(self, index: int) -> None:
+        lst = self.thread.ensure_messages()
+        if index < len(lst) - 1:
+            self.checkpoint(None)
+            del lst[index + 1:]
+            self._edited("messages")

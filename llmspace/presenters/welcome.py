@@ -1,0 +1,64 @@
+"""First start: which API keys are in the environment and which local model servers answer
+on their default ports. `detect_keys()` is instant; `probe_local_servers()` opens a TCP
+connection per port with a short timeout and is meant for a background thread.
+
+Callers: `ui/welcome.py` (probe in a worker thread, results via the pump), tests.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass
+
+KEY_ENV: dict[str, tuple[str, ...]] = {
+    "openai": ("OPENAI_API_KEY",),
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "deepseek": ("DEEPSEEK_API_KEY",),
+    "openrouter": ("OPENROUTER_API_KEY",),
+    "groq": ("GROQ_API_KEY",),
+    "mistral": ("MISTRAL_API_KEY",),
+    "xai": ("XAI_API_KEY",),
+    "ark": ("ARK_API_KEY",),
+}
+
+LOCAL_SERVERS: tuple[tuple[str, str, int], ...] = (
+    ("ollama", "Ollama", 11434),
+    ("lmstudio", "LM Studio", 1234),
+    ("llama.cpp", "llama.cpp server", 8080),
+    ("vllm", "vLLM", 8000),
+)
+
+
+@dataclass(frozen=True)
+class LocalServer:
+    id: str
+    name: str
+    port: int
+    base_url: str
+
+
+def detect_keys(environ: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    """`[(provider, env var)]` for every provider whose key is set (values never returned)."""
+    env = os.environ if environ is None else environ
+    found = []
+    for provider, names in KEY_ENV.items():
+        for name in names:
+            if env.get(name, "").strip():
+                found.append((provider, name))
+                break
+    return found
+
+
+def probe_local_servers(host: str = "127.0.0.1", timeout: float = 0.25,
+                        servers: tuple[tuple[str, str, int], ...] = LOCAL_SERVERS) -> list[LocalServer]:
+    """Local servers accepting TCP connections on their default port (blocking; use a worker)."""
+    out = []
+    for sid, name, port in servers:
+        try:
+            with socket.create_connection((host, port), timeout=timeout):
+                out.append(LocalServer(sid, name, port, f"http://{host}:{port}/v1"))
+        except OSError:
+            continue
+    return out

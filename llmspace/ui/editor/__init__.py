@@ -1,0 +1,1 @@
+"""Thread editor views (header, panels, message list, cards)."""

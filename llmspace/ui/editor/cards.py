@@ -1,0 +1,296 @@
+"""Message cards for the rich message list: a user card (text, images) and an assistant
+card (collapsible thinking, text, tool calls with arguments and editable results, the
+ask_user_question form, the todo_write list, a usage/timing line). A card reports edits to
+the `EditorPresenter` and receives streamed text through `append_text`/`append_thinking`.
+Caller: `ui/editor/messages.py`.
+"""
+
+from __future__ import annotations
+
+import base64
+import tkinter as tk
+from typing import Any
+
+import orjson
+import ttkbootstrap as tb
+
+from ...core.model import ImageDataContent
+from ...errors import UserFacingError
+
+MAX_LINES = 18
+
+
+def text_height(text: str, width_chars: int = 90) -> int:
+    lines = 0
+    for line in text.split("\n")[:400]:
+        lines += 1 + len(line) // max(20, width_chars)
+    return max(1, min(MAX_LINES, lines))
+
+
+def usage_line(msg: Any) -> str:
+    parts = []
+    u = getattr(msg, "usage", None)
+    if u is not None and (u.totalTokens or u.input or u.output):
+        total = u.totalTokens or (u.input + u.output)
+        parts.append(f"{int(total):,} tokens · {int(u.input):,} in / {int(u.output):,} out")
+        if u.cost and u.cost.total:
+            c = float(u.cost.total)
+            parts.append(f"${c:.2f}" if c >= 1 else (f"${c:.4f}" if c >= 0.01 else f"${c:.6f}"))
+    t = getattr(msg, "timing", None)
+    if t is not None and t.durationMs:
+        d = float(t.durationMs)
+        parts.append(f"{d:.0f} ms" if d < 1000 else (f"{d / 1000:.2f} s" if d < 10000 else f"{d / 1000:.1f} s"))
+        if u is not None and u.output and t.firstTokenMs is not None and d > t.firstTokenMs:
+            parts.append(f"{u.output / ((d - t.firstTokenMs) / 1000):.1f} tok/s")
+    return " · ".join(parts)
+
+
+class MessageCard(tb.Frame):
+    """One message; `index` is its position in the thread."""
+
+    def __init__(self, master: Any, view: Any, index: int, msg: Any) -> None:
+        super().__init__(master, padding=(6, 4), bootstyle="default")
+        self.view, self.index, self.msg = view, index, msg
+        self.p = view.p
+        self.text: tb.Text | None = None
+        self.thinking: tb.Text | None = None
+        self.results: dict[str, tb.Text] = {}
+        ro = self.p.read_only
+        head = tb.Frame(self)
+        head.pack(fill="x")
+        collapsed = msg.id in self.p.collapsed
+        tb.Button(head, text="▸" if collapsed else "▾", width=2, bootstyle="secondary-link",
+                  command=lambda: self.p.toggle_collapsed(msg.id)).pack(side="left")
+        self.role_btn = tb.Button(head, text=msg.role.capitalize(), width=9,
+                                  bootstyle="info-outline" if msg.role == "user" else "success-outline",
+                                  command=lambda: self._do(self.p.toggle_role, index))
+        self.role_btn.pack(side="left")
+        if msg.role == "assistant":
+            line = usage_line(msg)
+            if line:
+                tb.Label(head, text=line, bootstyle="secondary").pack(side="left", padx=6)
+        for label, tip, cmd in (("✕", "Remove", lambda: self._do(self.p.remove_message, index)),
+                                ("▶", "Run from this message", lambda: view.run_from(msg.id)),
+                                ("+", "Insert before", lambda: self._do(self.p.add_message, None, index)),
+                                ("↓", "Move down", lambda: self._do(self.p.move_message, index, index + 1)),
+                                ("↑", "Move up", lambda: self._do(self.p.move_message, index, index - 1))):
+            b = tb.Button(head, text=label, width=2, bootstyle="secondary-link", command=cmd)
+            b.pack(side="right")
+            b.tooltip = tip  # type: ignore[attr-defined]
+            if ro and label != "▶":
+                b.configure(state="disabled")
+        if msg.role == "user":
+            tb.Button(head, text="📋", width=2, bootstyle="secondary-link", command=self.paste_image,
+                      state="disabled" if ro else "normal").pack(side="right")
+            tb.Button(head, text="🖼", width=2, bootstyle="secondary-link", command=self.pick_image,
+                      state="disabled" if ro else "normal").pack(side="right")
+        if collapsed:
+            preview = (msg.text() or "").replace("\n", " ")[:120]
+            tb.Label(self, text=preview or "(empty)", bootstyle="secondary").pack(anchor="w")
+            return
+        if msg.role == "user":
+            self._images(msg)
+        if msg.role == "assistant" and msg.thinking:
+            self._thinking(msg.thinking)
+        self.text = self._text_box(msg.text(), editable=not ro)
+        self.text.bind("<<Modified>>", self._on_text_modified)
+        self.text.bind("<Control-Return>", lambda e: (view.run_from(msg.id), "break")[1])
+        if msg.role == "assistant":
+            for call in msg.toolCalls or []:
+                self._tool_call(call)
+
+    # -- parts ---------------------------------------------------------------------------
+    def _text_box(self, content: str, editable: bool = True, height: int | None = None) -> tb.Text:
+        t = tb.Text(self, wrap="word", height=height or text_height(content), undo=False, font="TkTextFont")
+        t.insert("1.0", content)
+        t.edit_modified(False)
+        if not editable:
+            t.configure(state="disabled")
+        t.pack(fill="x", pady=2)
+        t.bind("<MouseWheel>", self.view.list.on_wheel)
+        t.bind("<Button-4>", self.view.list.on_wheel)
+        t.bind("<Button-5>", self.view.list.on_wheel)
+        return t
+
+    def _images(self, msg: Any) -> None:
+        images = [c for c in msg.content if isinstance(c, ImageDataContent)]
+        if not images:
+            return
+        row = tb.Frame(self)
+        row.pack(fill="x")
+        for i, img in enumerate(images):
+            size = len(img.data) * 3 // 4
+            tb.Label(row, text=f"🖼 {img.mimeType} {size // 1024} KB", bootstyle="secondary").pack(side="left")
+            tb.Button(row, text="✕", bootstyle="secondary-link", width=2,
+                      command=lambda i=i: self._do(self.p.remove_image, self.index, i)).pack(side="left", padx=(0, 8))
+
+    def _thinking(self, text: str) -> None:
+        key = ("thinking", self.msg.id)
+        shown = key not in self.p.collapsed
+        tb.Button(self, text=("▾ Thinking" if shown else "▸ Thinking"), bootstyle="secondary-link",
+                  command=lambda: (self.p.collapsed.symmetric_difference_update({key}), self.p.notify("messages"))).pack(anchor="w")
+        if shown:
+            self.thinking = self._text_box(text, editable=False, height=min(6, text_height(text)))
+            self.thinking.configure(foreground="#888888")
+
+    def _tool_call(self, call: Any) -> None:
+        box = tb.Labelframe(self, text=f"🔧 {call.input.name}", padding=4)
+        box.pack(fill="x", pady=2)
+        status = self.view.run.tool_status.get(call.id)
+        if status:
+            tb.Label(box, text={"running": "running…", "done": "done", "error": "failed"}.get(status, status),
+                     bootstyle="warning" if status == "running" else ("danger" if status == "error" else "success")).pack(anchor="e")
+        args = call.input.arguments or {}
+        if call.input.name == "todo_write" and isinstance(args.get("todos"), list):
+            for todo in args["todos"]:
+                if isinstance(todo, dict):
+                    mark = {"completed": "☑", "in_progress": "◐"}.get(str(todo.get("status")), "☐")
+                    tb.Label(box, text=f"{mark} {todo.get('content', '')}").pack(anchor="w")
+        else:
+            pretty = orjson.dumps(args, option=orjson.OPT_INDENT_2).decode()
+            lbl = tb.Label(box, text=pretty[:2000], font="TkFixedFont", justify="left")
+            lbl.pack(anchor="w")
+        ro = self.p.read_only
+        if call.input.name == "ask_user_question" and isinstance(args.get("questions"), list) and not ro:
+            AskUserForm(box, self, call, args["questions"]).pack(fill="x")
+        out_text = call.output.text() if call.output is not None else ""
+        tb.Label(box, text="Result", bootstyle="secondary").pack(anchor="w")
+        rt = tb.Text(box, wrap="word", height=text_height(out_text, 80) if out_text else 2, font="TkFixedFont")
+        rt.insert("1.0", out_text)
+        rt.edit_modified(False)
+        rt.pack(fill="x")
+        if ro:
+            rt.configure(state="disabled")
+        rt.bind("<<Modified>>", lambda e, c=call.id: self._on_result_modified(c))
+        rt.bind("<Control-Return>", lambda e: (self.view.continue_run(), "break")[1])
+        self.results[call.id] = rt
+        err = tk.BooleanVar(self, bool(call.output is not None and call.output.isError))
+        tb.Checkbutton(box, text="Mark as error", variable=err, bootstyle="danger-round-toggle",
+                       state="disabled" if ro else "normal",
+                       command=lambda c=call.id, v=err: self._do(self.p.set_tool_result, self.index, c,
+                                                               self.results[c].get("1.0", "end-1c"), v.get())).pack(anchor="w")
+
+    # -- edits ---------------------------------------------------------------------------
+    def _do(self, fn: Any, *args: Any) -> None:
+        try:
+            fn(*args)
+        except UserFacingError as exc:
+            self.view.window.show_error(str(exc))
+        except IndexError:
+            pass
+
+    def _on_text_modified(self, _e: Any = None) -> None:
+        t = self.text
+        if t is None or not t.edit_modified():
+            return
+        t.edit_modified(False)
+        self.view.suppress_redraw = True
+        try:
+            self._do(self.p.set_message_text, self.index, t.get("1.0", "end-1c"))
+        finally:
+            self.view.suppress_redraw = False
+        want = text_height(t.get("1.0", "end-1c"))
+        if int(t.cget("height")) != want:
+            t.configure(height=want)
+
+    def _on_result_modified(self, call_id: str) -> None:
+        t = self.results[call_id]
+        if not t.edit_modified():
+            return
+        t.edit_modified(False)
+        self.view.suppress_redraw = True
+        try:
+            self._do(self.p.set_tool_result, self.index, call_id, t.get("1.0", "end-1c"), None)
+        finally:
+            self.view.suppress_redraw = False
+
+    def pick_image(self, path: str | None = None) -> None:
+        path = path or self.view.window.dialogs.open_file("Add image", (("Images", "*.png *.jpg *.jpeg *.gif *.webp"), ("All files", "*")))
+        if not path:
+            return
+        ext = path.rsplit(".", 1)[-1].lower()
+        mime = {"jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"}.get(ext, "image/png")
+        try:
+            with open(path, "rb") as fh:
+                data = base64.b64encode(fh.read()).decode("ascii")
+        except OSError as exc:
+            self.view.window.show_error(f"Could not read {path}: {exc.strerror or exc}.")
+            return
+        self._do(self.p.add_image, self.index, mime, data)
+
+    def paste_image(self) -> None:
+        try:
+            from PIL import ImageGrab
+            import io
+
+            img = ImageGrab.grabclipboard()
+        except Exception:
+            img = None
+        if img is None or isinstance(img, list):
+            self.view.window.show_error("The clipboard holds no image.")
+            return
+        buf = io.BytesIO()
+        img.save(buf, "PNG")
+        self._do(self.p.add_image, self.index, "image/png", base64.b64encode(buf.getvalue()).decode("ascii"))
+
+    # -- streaming -----------------------------------------------------------------------
+    def append_text(self, text: str) -> None:
+        t = self.text
+        if t is None:
+            return
+        t.configure(state="normal")
+        t.insert("end-1c", text)
+        t.edit_modified(False)
+        t.configure(state="disabled")
+        lines = int(t.index("end-1c").split(".")[0])
+        if lines > int(t.cget("height")) and int(t.cget("height")) < MAX_LINES:
+            t.configure(height=min(MAX_LINES, lines))
+        t.see("end")
+
+    def append_thinking(self, text: str) -> None:
+        if self.thinking is None:
+            return
+        self.thinking.configure(state="normal")
+        self.thinking.insert("end-1c", text)
+        self.thinking.configure(state="disabled")
+        self.thinking.see("end")
+
+
+class AskUserForm(tb.Frame):
+    """ask_user_question: single/multi select + "Other"; writes {"answers": {question: [labels]}}."""
+
+    def __init__(self, master: Any, card: MessageCard, call: Any, questions: list[Any]) -> None:
+        super().__init__(master)
+        self.card, self.call = card, call
+        self.fields: list[tuple[str, list[tuple[str, tk.BooleanVar]], tk.StringVar]] = []
+        for q in questions:
+            if not isinstance(q, dict):
+                continue
+            text = str(q.get("question", ""))
+            tb.Label(self, text=text, font="TkHeadingFont").pack(anchor="w")
+            opts: list[tuple[str, tk.BooleanVar]] = []
+            for o in q.get("options", []) or []:
+                label = str(o.get("label", o)) if isinstance(o, dict) else str(o)
+                v = tk.BooleanVar(self, False)
+                tb.Checkbutton(self, text=label, variable=v).pack(anchor="w", padx=12)
+                opts.append((label, v))
+            other = tk.StringVar(self, "")
+            row = tb.Frame(self)
+            row.pack(fill="x", padx=12)
+            tb.Label(row, text="Other:").pack(side="left")
+            tb.Entry(row, textvariable=other).pack(side="left", fill="x", expand=True)
+            self.fields.append((text, opts, other))
+        tb.Button(self, text="Use answers", bootstyle="primary-outline", command=self.submit).pack(anchor="w", pady=4)
+
+    def answers(self) -> dict[str, Any]:
+        out: dict[str, list[str]] = {}
+        for text, opts, other in self.fields:
+            chosen = [label for label, v in opts if v.get()]
+            if other.get().strip():
+                chosen.append(other.get().strip())
+            out[text] = chosen
+        return {"answers": out}
+
+    def submit(self) -> None:
+        text = orjson.dumps(self.answers(), option=orjson.OPT_INDENT_2).decode()
+        self.card._do(self.card.p.set_tool_result, self.card.index, self.call.id, text, None)

@@ -1,0 +1,211 @@
+"""The message list. Rich mode is virtualised: only the cards that fit in the visible area
+(plus one) exist; scrolling moves by message, the scrollbar maps to message positions, and
+"follow" mode pins the last message to the bottom while a run streams. Fast mode shows the
+whole conversation as plain text in one read-only `tb.Text` (Tk handles 10 MB there).
+
+Caller: `ui/editor/view.py`, which forwards presenter notifications and streamed text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ttkbootstrap as tb
+
+from .cards import MessageCard
+
+
+class MessageList(tb.Frame):
+    """Virtualised list of message cards (rich) or one plain-text view (fast)."""
+
+    def __init__(self, master: Any, view: Any, mode: str = "rich") -> None:
+        super().__init__(master)
+        self.view = view
+        self.mode = mode
+        self.first = 0
+        self.follow = False
+        self.cards: dict[str, MessageCard] = {}
+        self.order: list[MessageCard] = []
+        self.sb = tb.Scrollbar(self, orient="vertical", command=self.on_scrollbar)
+        self.sb.pack(side="right", fill="y")
+        self.body = tb.Frame(self)
+        self.body.pack(side="left", fill="both", expand=True)
+        self.plain: tb.Text | None = None
+        self._height = 0
+        for w in (self.body,):
+            w.bind("<MouseWheel>", self.on_wheel)
+            w.bind("<Button-4>", self.on_wheel)
+            w.bind("<Button-5>", self.on_wheel)
+        self.body.bind("<Configure>", self._on_resize)
+
+    # -- geometry ------------------------------------------------------------------------
+    def _on_resize(self, e: Any) -> None:
+        if abs(e.height - self._height) > 20 and self.mode == "rich":
+            self._height = e.height
+            self.render()
+
+    def _avail(self) -> int:
+        h = self.body.winfo_height()
+        return h if h > 50 else 700
+
+    # -- rendering -----------------------------------------------------------------------
+    def set_mode(self, mode: str) -> None:
+        self.mode = mode
+        self.render()
+
+    def clear(self) -> None:
+        for c in self.order:
+            c.destroy()
+        self.order.clear()
+        self.cards.clear()
+        if self.plain is not None:
+            self.plain.destroy()
+            self.plain = None
+
+    def render(self) -> None:
+        """Rebuild the visible part."""
+        self.clear()
+        msgs = self.view.p.messages
+        if self.mode == "lite":
+            self._render_plain(msgs)
+            return
+        total = len(msgs)
+        if total == 0:
+            self.sb.set(0, 1)
+            return
+        self.first = max(0, min(self.first, total - 1))
+        avail = self._avail()
+        used = 0
+        if self.follow:
+            i = total - 1
+            while i >= 0 and used < avail:
+                card = self._card(i, msgs[i])
+                self.order.insert(0, card)
+                used += self._req(card)
+                i -= 1
+            self.first = i + 1
+        else:
+            i = self.first
+            while i < total and used < avail:
+                card = self._card(i, msgs[i])
+                self.order.append(card)
+                used += self._req(card)
+                i += 1
+            if i >= total and used <= avail and self.first > 0:
+                # reached the end with room to spare: show the tail anchored at the bottom
+                self.follow = True
+                self.render()
+                return
+            if i >= total and used <= avail:
+                self.follow = False
+        self.layout()
+
+    def _card(self, i: int, msg: Any) -> MessageCard:
+        card = MessageCard(self.body, self.view, i, msg)
+        self.cards[msg.id] = card
+        for w in (card,) + tuple(card.winfo_children()):
+            w.bind("<MouseWheel>", self.on_wheel, add=True)
+            w.bind("<Button-4>", self.on_wheel, add=True)
+            w.bind("<Button-5>", self.on_wheel, add=True)
+        return card
+
+    @staticmethod
+    def _req(card: MessageCard) -> int:
+        card.update_idletasks()
+        return card.winfo_reqheight() + 4
+
+    def layout(self) -> None:
+        """Place the built cards from the top (browsing) or from the bottom (follow)."""
+        total = len(self.view.p.messages)
+        if self.follow:
+            y = 0
+            for card in reversed(self.order):
+                card.place(x=0, rely=1.0, y=-y, relwidth=1.0, anchor="sw")
+                y += card.winfo_reqheight() + 4
+        else:
+            y = 0
+            for card in self.order:
+                card.place(x=0, y=y, relwidth=1.0)
+                y += card.winfo_reqheight() + 4
+        if total:
+            self.sb.set(self.first / total, (self.first + len(self.order)) / total)
+
+    def _render_plain(self, msgs: list[Any]) -> None:
+        t = tb.Text(self.body, wrap="word", font="TkTextFont")
+        t.tag_configure("head", font="TkHeadingFont", spacing1=8)
+        t.tag_configure("tool", font="TkFixedFont")
+        for m in msgs:
+            t.insert("end", f"{m.role.capitalize()}\n", "head")
+            if getattr(m, "thinking", None):
+                t.insert("end", "(thinking) " + m.thinking + "\n")
+            t.insert("end", m.text() + "\n")
+            for c in getattr(m, "toolCalls", None) or []:
+                out = c.output.text() if c.output is not None else ""
+                t.insert("end", f"→ {c.input.name}({c.input.arguments})\n← {out}\n", "tool")
+        t.configure(state="disabled", yscrollcommand=self.sb.set)
+        self.sb.configure(command=t.yview)
+        t.place(x=0, y=0, relwidth=1.0, relheight=1.0)
+        t.see("end")
+        self.plain = t
+
+    # -- scrolling -----------------------------------------------------------------------
+    def on_wheel(self, e: Any) -> str:
+        if self.mode == "lite" and self.plain is not None:
+            return ""
+        delta = -1 if (getattr(e, "num", 0) == 4 or getattr(e, "delta", 0) > 0) else 1
+        self.scroll(delta)
+        return "break"
+
+    def scroll(self, delta: int) -> None:
+        total = len(self.view.p.messages)
+        if delta < 0:
+            if self.follow:
+                self.follow = False
+            self.first = max(0, self.first + delta)
+        else:
+            if self.follow:
+                return
+            self.first = min(total - 1, self.first + delta)
+        self.render()
+
+    def on_scrollbar(self, *args: Any) -> None:
+        total = len(self.view.p.messages)
+        if not total:
+            return
+        if args[0] == "moveto":
+            frac = float(args[1])
+            self.follow = frac >= 0.999
+            self.first = max(0, min(total - 1, int(frac * total)))
+            self.render()
+        elif args[0] == "scroll":
+            n = int(args[1])
+            self.scroll(n * max(1, len(self.order) - 1) if args[2] == "pages" else n)
+
+    def scroll_to_end(self) -> None:
+        self.follow = True
+        self.render()
+
+    # -- streaming -----------------------------------------------------------------------
+    def stream_text(self, message_id: str, text: str) -> None:
+        if self.mode == "lite":
+            if self.plain is not None:
+                self.plain.configure(state="normal")
+                self.plain.insert("end-1c", text)
+                self.plain.configure(state="disabled")
+                self.plain.see("end")
+            return
+        card = self.cards.get(message_id)
+        if card is not None:
+            before = card.winfo_reqheight()
+            card.append_text(text)
+            card.update_idletasks()
+            if card.winfo_reqheight() != before:
+                self.layout()
+
+    def stream_thinking(self, message_id: str, text: str) -> None:
+        card = self.cards.get(message_id)
+        if card is not None and self.mode == "rich":
+            if card.thinking is None:
+                self.render()
+            else:
+                card.append_thinking(text)

@@ -1,0 +1,339 @@
+"""Editor side panels and dialogs: the model picker menu, the parameter popover (with a
+JSON Schema editor for the response format), the tools dialogs (built-ins by group, MCP
+tools per server, custom function tool JSON editor with validation) and the variables
+dialog. Each works on an `EditorPresenter`; errors are shown inline and nothing is lost.
+Caller: `ui/editor/view.py`.
+"""
+
+from __future__ import annotations
+
+import threading
+import tkinter as tk
+from typing import Any, Callable
+
+import orjson
+import ttkbootstrap as tb
+
+from ...core.model import REASONING_LEVELS
+from ...errors import UserFacingError
+from ...presenters import catalog
+from ...presenters.editor import EditorPresenter
+
+FUNCTION_EXAMPLE = """{
+  "name": "get_weather",
+  "description": "Get the current weather of a city.",
+  "parameters": {
+    "type": "object",
+    "properties": {"city": {"type": "string", "description": "City name"}},
+    "required": ["city"]
+  }
+}"""
+
+
+def model_menu(parent: Any, app: Any, p: EditorPresenter, on_done: Callable[[], None]) -> tk.Menu:
+    """A cascade per provider; unavailable models are listed but disabled with the reason."""
+    menu = tk.Menu(parent, tearoff=False)
+    choices, err = catalog.model_choices(app)
+    if err:
+        menu.add_command(label=err, state="disabled")
+    by_provider: dict[str, list[Any]] = {}
+    for c in choices:
+        by_provider.setdefault(c.provider, []).append(c)
+    for pid, items in by_provider.items():
+        sub = tk.Menu(menu, tearoff=False)
+        ok = any(c.available for c in items)
+        for c in items:
+            sub.add_command(label=c.model_name + ("" if c.available else "  (unavailable)"),
+                            command=lambda c=c: (p.set_model(c.provider, c.model_id), on_done()))
+        label = items[0].provider_name + ("" if ok else f" — {items[0].reason}")
+        menu.add_cascade(label=label, menu=sub)
+    menu.add_separator()
+    menu.add_command(label="No model (use default)", command=lambda: (p.clear_model(), on_done()))
+    return menu
+
+
+class JsonEditor(tb.Toplevel):
+    """A modal-ish JSON text editor; `on_save(text)` raises UserFacingError to refuse."""
+
+    def __init__(self, master: Any, title: str, text: str, on_save: Callable[[str], Any], example: str | None = None) -> None:
+        super().__init__(title=title, master=master, size=(640, 480))
+        self.on_save = on_save
+        self.text = tb.Text(self, wrap="none", font="TkFixedFont", undo=True)
+        self.text.pack(fill="both", expand=True, padx=8, pady=8)
+        self.text.insert("1.0", text)
+        bar = tb.Frame(self, padding=8)
+        bar.pack(fill="x")
+        self.msg = tb.Label(bar, text="", bootstyle="danger", wraplength=420)
+        self.msg.pack(side="left")
+        tb.Button(bar, text="Cancel", bootstyle="secondary", command=self.destroy).pack(side="right")
+        tb.Button(bar, text="Save", bootstyle="primary", command=self.save).pack(side="right", padx=6)
+        if example:
+            tb.Button(bar, text="Example", bootstyle="link",
+                      command=lambda: (self.text.delete("1.0", "end"), self.text.insert("1.0", example))).pack(side="right")
+
+    def save(self) -> bool:
+        try:
+            self.on_save(self.text.get("1.0", "end-1c"))
+        except UserFacingError as exc:
+            self.msg.configure(text=str(exc))
+            return False
+        self.destroy()
+        return True
+
+
+class ParamsPopover(tb.Toplevel):
+    """Temperature, max tokens, reasoning and response format, each with an enable switch."""
+
+    def __init__(self, master: Any, p: EditorPresenter, on_done: Callable[[], None]) -> None:
+        super().__init__(title="Model parameters", master=master)
+        self.p, self.on_done = p, on_done
+        cur = p.params()
+        f = tb.Frame(self, padding=12)
+        f.pack(fill="both", expand=True)
+        self.vars: dict[str, tuple[tk.BooleanVar, tk.Variable]] = {}
+        self._row(f, 0, "temperature", "Temperature", tk.DoubleVar(self, cur.get("temperature", 1.0)),
+                  lambda v: tb.Scale(f, from_=0, to=2, variable=v, length=180))
+        self._row(f, 1, "maxTokens", "Max tokens", tk.IntVar(self, cur.get("maxTokens", 4096)),
+                  lambda v: tb.Spinbox(f, from_=1, to=1_000_000, textvariable=v, width=10))
+        self._row(f, 2, "reasoning", "Reasoning", tk.StringVar(self, cur.get("reasoning", "medium")),
+                  lambda v: tb.Combobox(f, values=list(REASONING_LEVELS), textvariable=v, state="readonly", width=10))
+        rt = cur.get("responseType") or {}
+        self._row(f, 3, "responseType", "Response format", tk.StringVar(self, rt.get("type", "json_object")),
+                  lambda v: tb.Combobox(f, values=["text", "json_object", "json_schema"], textvariable=v, state="readonly", width=12))
+        self.schema = orjson.dumps(rt.get("jsonSchema") or {"type": "object", "properties": {}}, option=orjson.OPT_INDENT_2).decode()
+        tb.Button(f, text="Edit JSON schema…", bootstyle="link", command=self.edit_schema).grid(row=4, column=1, sticky="w")
+        self.msg = tb.Label(f, text="", bootstyle="danger")
+        self.msg.grid(row=5, column=0, columnspan=3, sticky="w")
+        tb.Button(f, text="Apply", bootstyle="primary", command=self.apply).grid(row=6, column=2, sticky="e", pady=(8, 0))
+
+    def _row(self, f: Any, row: int, key: str, label: str, var: tk.Variable, make: Callable[[tk.Variable], Any]) -> None:
+        on = tk.BooleanVar(self, key in self.p.params())
+        tb.Checkbutton(f, text=label, variable=on, bootstyle="round-toggle").grid(row=row, column=0, sticky="w", pady=3)
+        make(var).grid(row=row, column=1, sticky="w", padx=8)
+        self.vars[key] = (on, var)
+
+    def edit_schema(self) -> None:
+        def keep(text: str) -> None:
+            try:
+                data = orjson.loads(text)
+            except orjson.JSONDecodeError as exc:
+                raise UserFacingError(f"The schema is not valid JSON: {exc}.") from None
+            if not isinstance(data, dict):
+                raise UserFacingError("A JSON schema must be an object.")
+            self.schema = text
+            self.vars["responseType"][0].set(True)
+            self.vars["responseType"][1].set("json_schema")
+
+        JsonEditor(self, "Response JSON schema", self.schema, keep)
+
+    def values(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, (on, var) in self.vars.items():
+            if not on.get():
+                out[key] = None
+                continue
+            v = var.get()
+            if key == "temperature":
+                out[key] = round(float(v), 1)
+            elif key == "maxTokens":
+                out[key] = int(v)
+            elif key == "responseType":
+                out[key] = {"type": v} if v != "json_schema" else {"type": "json_schema", "jsonSchema": orjson.loads(self.schema)}
+            else:
+                out[key] = v
+        return out
+
+    def apply(self) -> bool:
+        try:
+            for key, value in self.values().items():
+                self.p.set_param(key, value)
+        except (UserFacingError, ValueError, tk.TclError) as exc:
+            self.msg.configure(text=str(exc))
+            return False
+        self.on_done()
+        self.destroy()
+        return True
+
+
+class ToolsDialog(tb.Toplevel):
+    """Add or remove tools: built-ins by group, MCP tools per server, custom function tools."""
+
+    def __init__(self, master: Any, window: Any, p: EditorPresenter, on_done: Callable[[], None]) -> None:
+        super().__init__(title="Tools", master=master, size=(620, 520))
+        self.window, self.p, self.on_done = window, p, on_done
+        nb = tb.Notebook(self)
+        nb.pack(fill="both", expand=True, padx=8, pady=8)
+        self.checks: dict[str, tuple[tk.BooleanVar, Any]] = {}
+        # built-ins
+        page = tb.Frame(nb, padding=8)
+        nb.add(page, text="Built-in")
+        groups, err = catalog.builtin_tool_groups()
+        if err:
+            tb.Label(page, text=err, bootstyle="secondary").pack(anchor="w")
+        have = p.tool_names()
+        for group, tools in groups.items():
+            head = tb.Frame(page)
+            head.pack(fill="x", pady=(6, 0))
+            tb.Label(head, text=group, font="TkHeadingFont").pack(side="left")
+            names = [t.name for t in tools]
+            tb.Button(head, text="Enable all", bootstyle="link", command=lambda n=names: self._set_all(n, True)).pack(side="left")
+            tb.Button(head, text="Disable all", bootstyle="link", command=lambda n=names: self._set_all(n, False)).pack(side="left")
+            for t in tools:
+                v = tk.BooleanVar(self, t.name in have)
+                tb.Checkbutton(page, text=f"{t.name} — {(t.description or '')[:60]}", variable=v).pack(anchor="w", padx=12)
+                self.checks[t.name] = (v, t)
+        # MCP
+        self.mcp_page = tb.Frame(nb, padding=8)
+        nb.add(self.mcp_page, text="MCP")
+        servers, err = catalog.mcp_servers(window.app)
+        if err or not servers:
+            tb.Label(self.mcp_page, text=err or "No MCP servers configured (Settings › MCP).", bootstyle="secondary").pack(anchor="w")
+        for s in servers:
+            name = getattr(s, "name", str(s))
+            row = tb.Frame(self.mcp_page)
+            row.pack(fill="x", pady=4)
+            tb.Label(row, text=name, font="TkHeadingFont").pack(side="left")
+            holder = tb.Frame(self.mcp_page)
+            holder.pack(fill="x", padx=12)
+            tb.Button(row, text="Load tools", bootstyle="link", command=lambda n=name, h=holder: self._load_mcp(n, h)).pack(side="left")
+        # custom
+        page3 = tb.Frame(nb, padding=8)
+        nb.add(page3, text="Custom function")
+        tb.Label(page3, text="Custom function tools: the model calls them and you type the result.",
+                 bootstyle="secondary").pack(anchor="w")
+        self.custom_list = tb.Frame(page3)
+        self.custom_list.pack(fill="x", pady=6)
+        self._draw_custom()
+        tb.Button(page3, text="New function tool…", bootstyle="primary-outline", command=lambda: self.edit_function(None)).pack(anchor="w")
+        bar = tb.Frame(self, padding=8)
+        bar.pack(fill="x")
+        tb.Button(bar, text="Close", bootstyle="secondary", command=self.destroy).pack(side="right")
+        tb.Button(bar, text="Apply", bootstyle="primary", command=self.apply).pack(side="right", padx=6)
+        self.msg = tb.Label(bar, text="", bootstyle="danger")
+        self.msg.pack(side="left")
+
+    def _set_all(self, names: list[str], on: bool) -> None:
+        for n in names:
+            if n in self.checks:
+                self.checks[n][0].set(on)
+
+    def _load_mcp(self, server: str, holder: Any) -> None:
+        tb.Label(holder, text="Connecting…", bootstyle="secondary").pack(anchor="w")
+        pump = self.window.pump
+
+        def work() -> None:
+            try:
+                tools = catalog.mcp_tools(self.window.app, server)
+                pump.post(self._show_mcp, holder, tools, None)
+            except Exception as exc:
+                pump.post(self._show_mcp, holder, [], str(exc))
+
+        threading.Thread(target=work, name="mcp-tools", daemon=True).start()
+
+    def _show_mcp(self, holder: Any, tools: list[Any], err: str | None) -> None:
+        if not holder.winfo_exists():
+            return
+        for w in holder.winfo_children():
+            w.destroy()
+        if err:
+            tb.Label(holder, text=err, bootstyle="danger", wraplength=500).pack(anchor="w")
+        have = self.p.tool_names()
+        for t in tools:
+            v = tk.BooleanVar(self, t.name in have)
+            tb.Checkbutton(holder, text=t.name, variable=v).pack(anchor="w")
+            self.checks[t.name] = (v, t)
+
+    def _draw_custom(self) -> None:
+        for w in self.custom_list.winfo_children():
+            w.destroy()
+        for t in self.p.tools:
+            if t.type == "function":
+                row = tb.Frame(self.custom_list)
+                row.pack(fill="x")
+                tb.Label(row, text=t.name).pack(side="left")
+                tb.Button(row, text="Edit", bootstyle="link", command=lambda n=t.name: self.edit_function(n)).pack(side="left")
+
+    def edit_function(self, name: str | None) -> JsonEditor:
+        text = FUNCTION_EXAMPLE
+        if name:
+            tool = next(t for t in self.p.tools if t.name == name)
+            data = tool.model_dump(exclude_unset=True, by_alias=True, exclude={"type"})
+            text = orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
+
+        def save(t: str) -> None:
+            self.p.upsert_function_tool(t, replacing=name)
+            self._draw_custom()
+            self.on_done()
+
+        return JsonEditor(self, "Function tool", text, save, example=FUNCTION_EXAMPLE)
+
+    def apply(self) -> None:
+        want_on = [t for v, t in self.checks.values() if v.get()]
+        want_off = {n for n, (v, _) in self.checks.items() if not v.get()}
+        try:
+            self.p.remove_tools(want_off & self.p.tool_names())
+            self.p.add_tools(want_on)
+        except UserFacingError as exc:
+            self.msg.configure(text=str(exc))
+            return
+        self.on_done()
+        self.destroy()
+
+
+class VariablesDialog(tb.Toplevel):
+    """Custom text variables (name = value) plus a read-only list of typed variables."""
+
+    def __init__(self, master: Any, p: EditorPresenter, on_done: Callable[[], None]) -> None:
+        super().__init__(title="Variables", master=master, size=(560, 420))
+        self.p, self.on_done = p, on_done
+        f = tb.Frame(self, padding=8)
+        f.pack(fill="both", expand=True)
+        typed = p.typed_variables()
+        if typed:
+            tb.Label(f, text="Built-in: " + ", ".join(f"{n} ({v.type})" for n, v in typed.items()),
+                     bootstyle="secondary", wraplength=520).pack(anchor="w")
+        hints = p.variable_hints()
+        values = p.custom_variables()
+        for name in hints:
+            values.setdefault(name.split(".")[0], "")
+        self.rows = tb.Frame(f)
+        self.rows.pack(fill="both", expand=True, pady=6)
+        self.entries: list[tuple[tk.StringVar, tk.Text]] = []
+        for n, v in values.items():
+            self.add_row(n, v)
+        tb.Button(f, text="Add variable", bootstyle="link", command=lambda: self.add_row("", "")).pack(anchor="w")
+        bar = tb.Frame(self, padding=8)
+        bar.pack(fill="x")
+        self.msg = tb.Label(bar, text="", bootstyle="danger")
+        self.msg.pack(side="left")
+        tb.Button(bar, text="Cancel", bootstyle="secondary", command=self.destroy).pack(side="right")
+        tb.Button(bar, text="Save", bootstyle="primary", command=self.save).pack(side="right", padx=6)
+
+    def add_row(self, name: str, value: str) -> None:
+        row = tb.Frame(self.rows)
+        row.pack(fill="x", pady=2)
+        nv = tk.StringVar(self, name)
+        tb.Entry(row, textvariable=nv, width=18).pack(side="left", anchor="n")
+        t = tb.Text(row, height=2, width=40, wrap="word")
+        t.insert("1.0", value)
+        t.pack(side="left", fill="x", expand=True, padx=6)
+        self.entries.append((nv, t))
+
+    def save(self) -> bool:
+        out: dict[str, str] = {}
+        for nv, t in self.entries:
+            name = nv.get().strip()
+            if not name:
+                continue
+            if not name.replace("_", "a").replace("-", "a").isalnum():
+                self.msg.configure(text=f"{name!r} is not a valid variable name (letters, digits, _ and -).")
+                return False
+            out[name] = t.get("1.0", "end-1c")
+        try:
+            self.p.set_variables(out)
+        except UserFacingError as exc:
+            self.msg.configure(text=str(exc))
+            return False
+        self.on_done()
+        self.destroy()
+        return True

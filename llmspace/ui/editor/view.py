@@ -1,0 +1,449 @@
+"""The thread editor of one tab: header (title that renames the file, undo/redo, Run/Stop
+with run settings), the settings column (model picker and parameters, tools row, variables
+row, system prompt with `{{var}}`/`{% %}` highlighting and hints) and the message list.
+
+Autosave: 500 ms after the last edit, and on tab close and quit. While the tab runs the
+editor is read-only; streamed text arrives through the pump (one insert per frame).
+Built lazily by `ui/main_window.py` when its tab is first shown.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+import tkinter as tk
+from typing import Any
+
+import ttkbootstrap as tb
+
+from ...errors import UserFacingError
+from ...presenters.editor import EditorPresenter
+from ...presenters.run import RunPresenter
+from .messages import MessageList
+from . import panels
+
+log = logging.getLogger("llmspace.ui.editor")
+AUTOSAVE_MS = 500
+_VAR = re.compile(r"\{\{.*?\}\}", re.S)
+_TAG = re.compile(r"\{%.*?%\}", re.S)
+EDIT_KINDS = {"all", "header", "model", "tools", "variables", "prompt", "messages", "message"}
+
+
+class EditorView(tb.Frame):
+    """Editor of one thread tab."""
+
+    def __init__(self, master: Any, window: Any, rel: str) -> None:
+        super().__init__(master)
+        self.window = window
+        self.app = window.app
+        self.p = EditorPresenter(self.app.workspace, rel)
+        self.run = RunPresenter(self.p, self.app)
+        self.suppress_redraw = False
+        self._autosave_job: str | None = None
+        self._mtime = self._disk_mtime()
+        self._build()
+        self.p.listeners.append(self._on_change)
+        self.run.listeners.append(self._on_run)
+        self.refresh_all()
+
+    # -- layout --------------------------------------------------------------------------
+    def _build(self) -> None:
+        head = tb.Frame(self, padding=(8, 6))
+        head.pack(fill="x")
+        self.title_var = tk.StringVar(self, self.p.title)
+        self.title_entry = tb.Entry(head, textvariable=self.title_var, font="TkHeadingFont", width=32)
+        self.title_entry.pack(side="left")
+        self.title_entry.bind("<Return>", lambda e: self.commit_title())
+        self.title_entry.bind("<FocusOut>", lambda e: self.commit_title())
+        self.undo_btn = tb.Button(head, text="↶", width=3, bootstyle="secondary-outline", command=self.undo)
+        self.undo_btn.pack(side="left", padx=(8, 2))
+        self.redo_btn = tb.Button(head, text="↷", width=3, bootstyle="secondary-outline", command=self.redo)
+        self.redo_btn.pack(side="left")
+        self.run_btn = tb.Button(head, text="▶ Run", bootstyle="success", width=9, command=self.run_or_stop)
+        self.run_btn.pack(side="right")
+        settings = tb.Menubutton(head, text="⚙", bootstyle="secondary-outline")
+        menu = tk.Menu(settings, tearoff=False)
+        menu.add_checkbutton(label="Enable ReAct loop", variable=self.window.react, command=self.window._on_run_switch)
+        menu.add_checkbutton(label="Auto run tools", variable=self.window.auto_run, command=self.window._on_run_switch)
+        settings.configure(menu=menu)
+        settings.pack(side="right", padx=4)
+        self.status = tb.Label(head, text="", bootstyle="secondary")
+        self.status.pack(side="right", padx=8)
+
+        self.paned = tb.Panedwindow(self, orient="horizontal")
+        self.paned.pack(fill="both", expand=True)
+        left = tb.Frame(self.paned, padding=(8, 4))
+        self.right = tb.Frame(self.paned, padding=(4, 4))
+        self.paned.add(left, weight=2)
+        self.paned.add(self.right, weight=3)
+
+        row = tb.Frame(left)
+        row.pack(fill="x", pady=2)
+        tb.Label(row, text="Model", width=9).pack(side="left")
+        self.model_btn = tb.Button(row, text="", bootstyle="secondary-outline", command=self.pick_model)
+        self.model_btn.pack(side="left", fill="x", expand=True)
+        self.params_btn = tb.Button(row, text="⚙", width=3, bootstyle="secondary-link", command=self.edit_params)
+        self.params_btn.pack(side="left")
+        row = tb.Frame(left)
+        row.pack(fill="x", pady=2)
+        tb.Label(row, text="Tools", width=9).pack(side="left")
+        self.tools_lbl = tb.Label(row, text="", bootstyle="secondary", wraplength=320, justify="left")
+        self.tools_lbl.pack(side="left", fill="x", expand=True)
+        self.tools_btn = tb.Button(row, text="Edit", bootstyle="link", command=self.edit_tools)
+        self.tools_btn.pack(side="right")
+        row = tb.Frame(left)
+        row.pack(fill="x", pady=2)
+        tb.Label(row, text="Variables", width=9).pack(side="left")
+        self.vars_lbl = tb.Label(row, text="", bootstyle="secondary", wraplength=320, justify="left")
+        self.vars_lbl.pack(side="left", fill="x", expand=True)
+        self.vars_btn = tb.Button(row, text="Edit", bootstyle="link", command=self.edit_variables)
+        self.vars_btn.pack(side="right")
+        tb.Label(left, text="System prompt", font="TkHeadingFont").pack(anchor="w", pady=(8, 2))
+        self.prompt = tb.Text(left, wrap="word", height=12, undo=False, font="TkTextFont")
+        self.prompt.pack(fill="both", expand=True)
+        self.prompt.tag_configure("var", foreground="#d97706")
+        self.prompt.tag_configure("tag", foreground="#7c3aed")
+        self.prompt.bind("<<Modified>>", self._on_prompt_modified)
+        self.hints = tb.Label(left, text="", bootstyle="warning", wraplength=360, justify="left")
+        self.hints.pack(anchor="w", pady=2)
+
+        self.banner = tb.Frame(self.right)
+        self.list = MessageList(self.right, self, self.window.render_var.get())
+        self.list.pack(fill="both", expand=True)
+        foot = tb.Frame(self.right)
+        foot.pack(fill="x", pady=(4, 0))
+        self.add_btn = tb.Button(foot, text="+ Message", bootstyle="secondary-outline", command=self.add_message)
+        self.add_btn.pack(side="left")
+        self.count_lbl = tb.Label(foot, text="", bootstyle="secondary")
+        self.count_lbl.pack(side="right")
+
+    # -- refresh from the presenter -------------------------------------------------------
+    def refresh_all(self) -> None:
+        self.title_var.set(self.p.title)
+        self.refresh_model()
+        self.refresh_tools()
+        self.refresh_prompt()
+        self.refresh_variables()
+        self.list.follow = True
+        self.list.render()
+        self.refresh_controls()
+
+    def refresh_model(self) -> None:
+        m = self.p.thread.model
+        label = f"{m.provider} / {m.id}" if m is not None else "Default model"
+        params = self.p.params()
+        if params:
+            label += "  · " + ", ".join(f"{k}={v if k != 'responseType' else v.get('type')}" for k, v in params.items())
+        self.model_btn.configure(text=label)
+
+    def refresh_tools(self) -> None:
+        tools = self.p.tools
+        self.tools_lbl.configure(text=", ".join(t.name for t in tools) if tools else "No tools")
+
+    def refresh_variables(self) -> None:
+        names = list(self.p.typed_variables()) + list(self.p.custom_variables())
+        self.vars_lbl.configure(text=", ".join(names) if names else "No variables")
+        hints = self.p.variable_hints()
+        missing = [n for n, h in hints.items() if h == "missing"]
+        empty = [n for n, h in hints.items() if h == "empty"]
+        parts = []
+        if missing:
+            parts.append("Missing: " + ", ".join(missing))
+        if empty:
+            parts.append("Empty: " + ", ".join(empty))
+        self.hints.configure(text=" · ".join(parts))
+
+    def refresh_prompt(self) -> None:
+        text = self.p.system_prompt
+        if self.prompt.get("1.0", "end-1c") != text:
+            ro = self.p.read_only
+            self.prompt.configure(state="normal")
+            self.prompt.delete("1.0", "end")
+            self.prompt.insert("1.0", text)
+            self.prompt.edit_modified(False)
+            if ro:
+                self.prompt.configure(state="disabled")
+        self.highlight()
+
+    def highlight(self) -> None:
+        t = self.prompt
+        text = t.get("1.0", "end-1c")
+        for tag in ("var", "tag"):
+            t.tag_remove(tag, "1.0", "end")
+        for rx, tag in ((_VAR, "var"), (_TAG, "tag")):
+            for m in rx.finditer(text):
+                t.tag_add(tag, f"1.0+{m.start()}c", f"1.0+{m.end()}c")
+
+    def refresh_controls(self) -> None:
+        running = self.run.running
+        ro = self.p.read_only
+        self.run_btn.configure(text="■ Stop" if running else "▶ Run", bootstyle="danger" if running else "success")
+        state = "disabled" if ro else "normal"
+        for w in (self.title_entry, self.model_btn, self.params_btn, self.tools_btn, self.vars_btn, self.add_btn):
+            w.configure(state=state)
+        self.prompt.configure(state=state)
+        self.undo_btn.configure(state="normal" if self.p.can_undo() else "disabled")
+        self.redo_btn.configure(state="normal" if self.p.can_redo() else "disabled")
+        n = len(self.p.messages)
+        self.count_lbl.configure(text=f"{n} message{'s' if n != 1 else ''}")
+        self._draw_banner()
+
+    def _draw_banner(self) -> None:
+        for w in self.banner.winfo_children():
+            w.destroy()
+        r = self.run
+        items = []
+        if r.error:
+            items.append(("danger", r.error))
+        if r.status == "paused" and r.pause_reason:
+            items.append(("warning", r.pause_reason))
+        if not items:
+            self.banner.pack_forget()
+            return
+        for style, text in items:
+            tb.Label(self.banner, text=text, bootstyle=style, wraplength=520, justify="left").pack(anchor="w")
+        if r.status == "paused":
+            row = tb.Frame(self.banner)
+            row.pack(anchor="w")
+            if "risky" in (r.pause_reason or ""):
+                tb.Button(row, text="Run the tools anyway…", bootstyle="warning-outline", command=self.confirm_risky).pack(side="left")
+            tb.Button(row, text="Continue", bootstyle="primary-outline", command=self.continue_run).pack(side="left", padx=4)
+        self.banner.pack(fill="x", before=self.list)
+
+    # -- presenter notifications -----------------------------------------------------------
+    def _on_change(self, kind: str, detail: Any) -> None:
+        if kind == "stream_text":
+            self.list.stream_text(*detail)
+            return
+        if kind == "stream_thinking":
+            self.list.stream_thinking(*detail)
+            return
+        if kind in ("all",):
+            self.refresh_all()
+        elif kind == "header":
+            self.title_var.set(self.p.title)
+        elif kind == "model":
+            self.refresh_model()
+        elif kind == "tools":
+            self.refresh_tools()
+        elif kind == "variables":
+            self.refresh_variables()
+        elif kind == "prompt":
+            self.refresh_variables()
+        elif kind == "messages":
+            if detail == "stream":
+                self.list.follow = True
+            self.list.render()
+            self.refresh_variables()
+        elif kind == "message":
+            if not self.suppress_redraw:
+                self.list.render()
+        elif kind == "readonly":
+            self.list.render()
+        elif kind == "saved":
+            self._mtime = self._disk_mtime()
+            self.window.set_status(detail or f"Saved {self.p.rel}")
+        if kind in EDIT_KINDS and not self.p.read_only:
+            self.schedule_autosave()
+        self.refresh_controls()
+
+    def _on_run(self, kind: str, detail: Any) -> None:
+        if kind == "status":
+            self.status.configure(text={"running": "Running…", "stopping": "Stopping…", "paused": "Paused",
+                                        "error": "Failed", "idle": "Done"}.get(str(detail), str(detail)))
+            if detail in ("idle", "paused", "error"):
+                self.flush()
+                self.list.render()
+        elif kind == "tool":
+            self.list.render()
+        self.refresh_controls()
+
+    # -- autosave --------------------------------------------------------------------------
+    def schedule_autosave(self) -> None:
+        if self._autosave_job is not None:
+            self.after_cancel(self._autosave_job)
+        self._autosave_job = self.after(AUTOSAVE_MS, self.flush)
+
+    def flush(self) -> bool:
+        """Save now if there are unsaved edits (raises UserFacingError when it cannot)."""
+        if self._autosave_job is not None:
+            try:
+                self.after_cancel(self._autosave_job)
+            except tk.TclError:
+                pass
+            self._autosave_job = None
+        if self.p.read_only:
+            return False
+        try:
+            return self.p.save()
+        except UserFacingError as exc:
+            self.window.set_status(str(exc))
+            raise
+
+    def _disk_mtime(self) -> int | None:
+        try:
+            return os.stat(self.app.workspace.resolve(self.p.rel)).st_mtime_ns
+        except (OSError, UserFacingError):
+            return None
+
+    def check_external_change(self) -> None:
+        """Reload when another program changed the file and we have no unsaved edits."""
+        if self.p.read_only or self.p.dirty:
+            return
+        now = self._disk_mtime()
+        if now is not None and self._mtime is not None and now != self._mtime:
+            self._mtime = now
+            try:
+                self.p.reload_from_disk()
+                self.window.set_status(f"Reloaded {self.p.rel} (changed on disk)")
+            except UserFacingError as exc:
+                self.window.set_status(str(exc))
+
+    def close(self, save: bool = True) -> None:
+        if save:
+            try:
+                self.flush()
+            except UserFacingError as exc:
+                self.window.show_error(str(exc))
+        self.stop_run()
+        self.destroy()
+
+    def moved(self, new_rel: str) -> None:
+        self.p.moved(new_rel)
+        self._mtime = self._disk_mtime()
+
+    # -- intents ---------------------------------------------------------------------------
+    def _guard(self, fn: Any, *args: Any) -> Any:
+        try:
+            return fn(*args)
+        except UserFacingError as exc:
+            self.window.show_error(str(exc))
+        return None
+
+    def commit_title(self) -> None:
+        name = self.title_var.get().strip()
+        if name == self.p.title or self.p.read_only:
+            return
+        old = self.p.rel
+        new_rel = self._guard(self.window.rename_entry, old, name)
+        if new_rel is None:
+            self.title_var.set(self.p.title)
+        else:
+            self.window.tree_view.redraw(select=new_rel)
+
+    def undo(self) -> None:
+        self.p.undo()
+
+    def redo(self) -> None:
+        self.p.redo()
+
+    def add_message(self) -> None:
+        self._guard(self.p.add_message)
+        self.list.scroll_to_end()
+
+    def _on_prompt_modified(self, _e: Any = None) -> None:
+        if not self.prompt.edit_modified():
+            return
+        self.prompt.edit_modified(False)
+        self.highlight()
+        if not self.p.read_only:
+            self._guard(self.p.set_system_prompt, self.prompt.get("1.0", "end-1c"))
+
+    def pick_model(self) -> tk.Menu:
+        menu = panels.model_menu(self, self.app, self.p, lambda: None)
+        try:
+            menu.tk_popup(self.model_btn.winfo_rootx(), self.model_btn.winfo_rooty() + self.model_btn.winfo_height())
+        finally:
+            menu.grab_release()
+        return menu
+
+    def edit_params(self) -> Any:
+        if self.p.thread.model is None:
+            self.window.show_error("Pick a model before setting its parameters.")
+            return None
+        return panels.ParamsPopover(self, self.p, lambda: None)
+
+    def edit_tools(self) -> Any:
+        return panels.ToolsDialog(self, self.window, self.p, lambda: None)
+
+    def edit_variables(self) -> Any:
+        return panels.VariablesDialog(self, self.p, lambda: None)
+
+    def set_rendering(self, mode: str) -> None:
+        self.list.set_mode(mode)
+
+    def theme_changed(self) -> None:
+        self.list.render()
+
+    # -- running ---------------------------------------------------------------------------
+    def run_or_stop(self) -> None:
+        if self.run.running:
+            self.run.stop()
+        else:
+            self.start_run()
+
+    def start_run(self, from_message_id: str | None = None, tool_results: dict[str, tuple[str, bool]] | None = None) -> bool:
+        try:
+            self.flush()
+        except UserFacingError:
+            pass
+        pump = self.window.pump
+        try:
+            self.run.start(pump.post, pump.post_text, auto_tools=bool(self.window.auto_run.get()),
+                           react=bool(self.window.react.get()), from_message_id=from_message_id,
+                           tool_results=tool_results)
+        except UserFacingError as exc:
+            self.window.show_error(str(exc))
+            return False
+        self.list.follow = True
+        self.list.render()
+        return True
+
+    def run_from(self, message_id: str) -> None:
+        if not self.run.running:
+            self.start_run(from_message_id=message_id)
+
+    def continue_run(self) -> None:
+        """Run again after tool results were typed in (Ctrl+Enter in a result box)."""
+        msgs = self.p.messages
+        if msgs and msgs[-1].role == "assistant" and msgs[-1].toolCalls:
+            from ...agent.convert import is_unanswered
+
+            if any(is_unanswered(c) for c in msgs[-1].toolCalls):
+                self.window.set_status("Add tool responses before continuing.")
+                self.window.show_error("Add tool responses before continuing.")
+                return
+        self.start_run()
+
+    def confirm_risky(self) -> None:
+        """The user confirms a paused risky command: run the paused tools, then continue."""
+        msgs = self.p.messages
+        if not msgs or not msgs[-1].toolCalls:
+            return
+        calls = [c for c in msgs[-1].toolCalls]
+        summary = "\n".join(f"{c.input.name}: {c.input.arguments}" for c in calls)
+        if not self.window.dialogs.confirm(f"Run these tool calls?\n\n{summary}", "Risky command"):
+            return
+        from ...agent.services import tool_context
+        from ...core.threadio import clone_thread
+        from ...providers.base import CancelToken
+
+        thread = clone_thread(self.p.thread)
+        tools = list(thread.context.tools or []) if thread.context else []
+        pending = [c.model_copy(update={"output": None}) for c in thread.messages[-1].toolCalls or []]
+        pump = self.window.pump
+
+        def work() -> None:
+            try:
+                outs = self.app.tools.execute_calls(tools, pending, tool_context(self.app, thread, None), CancelToken(), None)
+                results = {c.id: (o.text(), bool(o.isError)) for c, o in zip(pending, outs)}
+                pump.post(self.start_run, None, results)
+            except Exception as exc:
+                pump.post(self.window.report, exc)
+
+        threading.Thread(target=work, name="risky-tools", daemon=True).start()
+
+    def stop_run(self) -> None:
+        self.run.stop()

@@ -1,0 +1,106 @@
+"""Desktop entry points called by `llmspace.__main__`: `run_gui(args)` starts the app,
+`self_test()` checks settings, the workspace and the main window, then exits (0 = ok).
+
+Start-up order keeps the window fast: build the App (lazy services), seed the workspace on
+first start, build and map the window, and only then start polling, probing and importing
+heavy packages (mcp) in the background. `LLMSPACE_EXIT_AFTER_MAP=1` prints
+`MAPPED <epoch seconds>` when the window first maps and quits (used by the benchmark).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+from typing import Any
+
+log = logging.getLogger("llmspace.ui")
+
+
+def _build_app() -> Any:
+    from ..app import App
+
+    app = App.from_env()
+    try:
+        _ = app.log_file
+    except OSError:
+        pass
+    return app
+
+
+def run_gui(args: list[str] | None = None) -> int:
+    """Open the main window and run the Tk main loop until the user quits."""
+    app = _build_app()
+    try:
+        try:
+            app.workspace.seed_examples()
+        except Exception:
+            log.exception("seeding the workspace failed")
+        from .main_window import MainWindow
+
+        try:
+            win = MainWindow(app)
+        except Exception as exc:  # most often: no display
+            print(f"llmspace: cannot open the window: {exc}", file=sys.stderr)
+            return 1
+        exit_after_map = os.environ.get("LLMSPACE_EXIT_AFTER_MAP") == "1"
+        mapped = {"done": False}
+
+        def on_map(e: Any) -> None:
+            if e.widget is not win.root or mapped["done"]:
+                return
+            mapped["done"] = True
+            if exit_after_map:
+                win.root.update_idletasks()
+                print(f"MAPPED {time.time():.6f}", flush=True)
+                win.root.after(10, win.quit)
+                return
+            win.root.after_idle(win.after_map)
+
+        win.root.bind("<Map>", on_map, add=True)
+        win.root.mainloop()
+        return 0
+    finally:
+        app.close()
+
+
+def self_test() -> int:
+    """Load settings, list the workspace, open and close the main window; print a report."""
+    ok = True
+    app = _build_app()
+    try:
+        print(f"data root: {app.root.root}")
+        try:
+            providers = app.models.providers()
+            print(f"settings: {len(providers)} providers")
+        except Exception as exc:
+            ok = False
+            print(f"settings: FAILED ({exc})")
+        try:
+            app.workspace.seed_examples()
+            entries = app.workspace.list_tree("")
+            print(f"workspace: {len(entries)} top-level entries")
+        except Exception as exc:
+            ok = False
+            print(f"workspace: FAILED ({exc})")
+        try:
+            from .main_window import MainWindow
+
+            win = MainWindow(app)
+            win.root.update()
+            win.root.deiconify()
+            win.root.update()
+            shown = bool(win.root.winfo_exists())
+            themes = len(win.root.style.theme_names())
+            win.pump.stop()
+            win.root.destroy()
+            print(f"window: opened and closed ({themes} themes)" if shown else "window: FAILED (not shown)")
+            ok = ok and shown
+        except Exception as exc:
+            ok = False
+            print(f"window: FAILED ({exc})")
+    finally:
+        app.close()
+    print("self-test: " + ("ok" if ok else "FAILED"))
+    return 0 if ok else 1

@@ -1,0 +1,296 @@
+"""The workspace tree on the left: folders and threads in a `tb.Treeview`, expanded state
+kept, a context menu (New File, New Folder, Rename in place, Duplicate, Move to Trash,
+Reveal, Refresh, Import), drag to move with an overwrite confirmation, and a ~2 s poll of
+folder mtimes so changes made by other programs show up.
+
+The logic lives in `presenters.tree.TreePresenter`; this file only draws and routes.
+Caller: `ui/main_window.py` (which owns tabs and passes `on_open`, `on_moved`, `on_removed`).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tkinter as tk
+from typing import Any, Callable
+
+import ttkbootstrap as tb
+
+from ..errors import NameConflict, UserFacingError
+from ..presenters.tree import TreePresenter
+
+POLL_MS = 2000
+
+
+class TreeView(tb.Frame):
+    """Workspace tree widget."""
+
+    def __init__(self, master: Any, window: Any, presenter: TreePresenter) -> None:
+        super().__init__(master)
+        self.window = window
+        self.p = presenter
+        bar = tb.Frame(self)
+        bar.pack(fill="x", padx=4, pady=(4, 2))
+        tb.Label(bar, text="Workspace", font="TkHeadingFont").pack(side="left")
+        tb.Button(bar, text="+", width=2, bootstyle="secondary-link", command=self.new_file).pack(side="right")
+        tb.Button(bar, text="⟳", width=2, bootstyle="secondary-link", command=self.refresh).pack(side="right")
+        self.tree = tb.Treeview(self, show="tree", selectmode="browse")
+        sb = tb.Scrollbar(self, orient="vertical", command=self.tree.yview)
+        self.tree.configure(yscrollcommand=sb.set)
+        sb.pack(side="right", fill="y")
+        self.tree.pack(side="left", fill="both", expand=True)
+        self.tree.bind("<<TreeviewOpen>>", lambda e: self._on_open_close(True))
+        self.tree.bind("<<TreeviewClose>>", lambda e: self._on_open_close(False))
+        self.tree.bind("<<TreeviewSelect>>", self._on_select)
+        self.tree.bind("<Button-3>", self._on_context)
+        self.tree.bind("<F2>", lambda e: self.begin_rename())
+        self.tree.bind("<Delete>", lambda e: self.delete())
+        self.tree.bind("<ButtonPress-1>", self._drag_start, add=True)
+        self.tree.bind("<B1-Motion>", self._drag_motion, add=True)
+        self.tree.bind("<ButtonRelease-1>", self._drag_end, add=True)
+        self._drag: dict[str, Any] | None = None
+        self._editor: tb.Entry | None = None
+        self._suppress_select = False
+        self.menu = tk.Menu(self, tearoff=False)
+        for label, cmd in (("New File", self.new_file), ("New Folder", self.new_folder), (None, None),
+                           ("Rename", self.begin_rename), ("Duplicate", self.duplicate),
+                           ("Move to Trash", self.delete), (None, None),
+                           ("Reveal in File Manager", self.reveal), ("Refresh", self.refresh), (None, None),
+                           ("Import from Files…", self.import_files), ("Import from Clipboard", self.import_clipboard)):
+            if label is None:
+                self.menu.add_separator()
+            else:
+                self.menu.add_command(label=label, command=cmd)
+        self._poll_job: str | None = None
+
+    # -- drawing -------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Re-read the workspace and redraw, keeping selection and expanded folders."""
+        sel = self.selected()
+        self.p.refresh()
+        self.redraw(select=sel)
+
+    def redraw(self, select: str | None = None) -> None:
+        tree = self.tree
+        tree.delete(*tree.get_children(""))
+        expanded = self.p.expanded
+
+        def add(parent: str, entries: list[Any]) -> None:
+            for e in entries:
+                if e.is_dir:
+                    tree.insert(parent, "end", iid=e.rel, text="📁 " + e.name, open=e.rel in expanded, values=("dir",))
+                    add(e.rel, e.children or [])
+                else:
+                    tree.insert(parent, "end", iid=e.rel, text=e.title, values=("file",))
+
+        add("", self.p.entries)
+        if select and tree.exists(select):
+            self._suppress_select = True
+            tree.selection_set(select)
+            tree.see(select)
+            self.after_idle(self._unsuppress)
+        self.window.set_status_counts(len(self.p.all_threads()))
+
+    def _unsuppress(self) -> None:
+        self._suppress_select = False
+
+    def select(self, rel: str) -> None:
+        if self.tree.exists(rel):
+            self._suppress_select = True
+            self.tree.selection_set(rel)
+            self.tree.see(rel)
+            self.after_idle(self._unsuppress)
+
+    def selected(self) -> str | None:
+        sel = self.tree.selection()
+        return sel[0] if sel else None
+
+    # -- polling for external changes ----------------------------------------------------
+    def start_polling(self) -> None:
+        self._poll_job = self.after(POLL_MS, self._poll)
+
+    def _poll(self) -> None:
+        try:
+            if self._editor is None and self._drag is None and self.p.changed_on_disk():
+                self.refresh()
+            self.window.check_open_files()
+        finally:
+            self._poll_job = self.after(POLL_MS, self._poll)
+
+    # -- events --------------------------------------------------------------------------
+    def _on_open_close(self, opened: bool) -> None:
+        item = self.tree.focus()
+        if item:
+            self.p.set_expanded(item, opened)
+            self.window.state_changed()
+
+    def _on_select(self, _e: Any = None) -> None:
+        if self._suppress_select:
+            return
+        rel = self.selected()
+        if rel and not self.p.is_dir(rel):
+            self.window.open_thread(rel)
+
+    def _on_context(self, e: Any) -> None:
+        row = self.tree.identify_row(e.y)
+        if row:
+            self._suppress_select = True
+            self.tree.selection_set(row)
+            self.after_idle(self._unsuppress)
+        self.menu.tk_popup(e.x_root, e.y_root)
+
+    # -- intents -------------------------------------------------------------------------
+    def _guard(self, fn: Callable[[], Any]) -> Any:
+        try:
+            return fn()
+        except UserFacingError as exc:
+            self.window.show_error(str(exc))
+        except OSError as exc:
+            self.window.show_error(f"The file system refused: {exc.strerror or exc}.")
+        return None
+
+    def new_file(self) -> str | None:
+        rel = self._guard(lambda: self.p.new_file(self.selected()))
+        if rel:
+            self.redraw(select=rel)
+            self.window.open_thread(rel)
+            self.begin_rename(rel)
+        return rel
+
+    def new_folder(self) -> str | None:
+        rel = self._guard(lambda: self.p.new_folder(self.selected()))
+        if rel:
+            self.redraw(select=rel)
+            self.begin_rename(rel)
+        return rel
+
+    def begin_rename(self, rel: str | None = None) -> tb.Entry | None:
+        """Put an entry over the item for in-place renaming (Return commits, Escape cancels)."""
+        rel = rel or self.selected()
+        if not rel or not self.tree.exists(rel):
+            return None
+        self.cancel_rename()
+        self.tree.see(rel)
+        self.update_idletasks()
+        bbox = self.tree.bbox(rel)
+        name = rel.rpartition("/")[2]
+        name = name[:-5] if name.endswith(".json") and not self.p.is_dir(rel) else name
+        var = tk.StringVar(value=name)
+        entry = tb.Entry(self.tree, textvariable=var)
+        if bbox:
+            x, y, w, h = bbox
+            entry.place(x=x + 16, y=y, width=max(120, w - 16), height=h + 2)
+        else:
+            entry.place(x=0, y=0, relwidth=1.0)
+        entry.select_range(0, "end")
+        entry.focus_set()
+        entry.bind("<Return>", lambda e: self.commit_rename(rel, var.get()))
+        entry.bind("<Escape>", lambda e: self.cancel_rename())
+        entry.bind("<FocusOut>", lambda e: self.commit_rename(rel, var.get()) if self._editor is entry else None)
+        self._editor = entry
+        return entry
+
+    def cancel_rename(self) -> None:
+        if self._editor is not None:
+            ed, self._editor = self._editor, None
+            ed.destroy()
+
+    def commit_rename(self, rel: str, name: str) -> str | None:
+        self.cancel_rename()
+        old_name = rel.rpartition("/")[2]
+        if name.strip() in (old_name, old_name[:-5] if old_name.endswith(".json") else old_name):
+            return rel
+        new_rel = self._guard(lambda: self.window.rename_entry(rel, name))
+        if new_rel:
+            self.redraw(select=new_rel)
+        return new_rel
+
+    def duplicate(self) -> str | None:
+        rel = self.selected()
+        if not rel:
+            return None
+        new_rel = self._guard(lambda: self.p.duplicate(rel))
+        if new_rel:
+            self.redraw(select=new_rel)
+        return new_rel
+
+    def delete(self) -> bool:
+        rel = self.selected()
+        if not rel:
+            return False
+        if not self.window.dialogs.confirm(self.p.delete_prompt(rel), "Move to Trash"):
+            return False
+        self.window.before_remove(rel)
+        ok = self._guard(lambda: self.p.delete(rel)) is not None
+        if ok:
+            self.window.after_remove(rel)
+            self.redraw()
+        return ok
+
+    def move(self, rel: str, dest_folder: str) -> str | None:
+        """Move with the overwrite confirmation the original asks for."""
+        overwrite = False
+        if self.p.move_conflicts(rel, dest_folder):
+            name = rel.rpartition("/")[2]
+            where = dest_folder or "the workspace"
+            if not self.window.dialogs.confirm(f"“{name}” already exists in {where}. Replace it? The existing one goes to the trash.", "Replace"):
+                return None
+            overwrite = True
+        self.window.before_move(rel)
+        new_rel = self._guard(lambda: self.p.move(rel, dest_folder, overwrite=overwrite))
+        if new_rel:
+            self.window.after_move(rel, new_rel)
+            self.redraw(select=new_rel)
+        return new_rel
+
+    def reveal(self) -> None:
+        path = self.p.reveal_path(self.selected())
+        opener = "open" if sys.platform == "darwin" else ("explorer" if os.name == "nt" else "xdg-open")
+        try:
+            subprocess.Popen([opener, str(path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError:
+            self.window.show_error(f"No file manager found. The folder is {path}.")
+
+    def import_files(self, paths: list[str] | None = None) -> list[str]:
+        paths = paths if paths is not None else self.window.dialogs.open_files()
+        if not paths:
+            return []
+        created = self._guard(lambda: self.p.import_files(paths, self.selected())) or []
+        self.redraw(select=created[0] if created else None)
+        self.window.set_status(f"Imported {len(created)} of {len(paths)} file(s).")
+        return created
+
+    def import_clipboard(self, text: str | None = None) -> list[str]:
+        if text is None:
+            try:
+                text = self.clipboard_get()
+            except tk.TclError:
+                text = ""
+        created = self._guard(lambda: self.p.import_text(text or "", self.selected())) or []
+        if created:
+            self.redraw(select=created[0])
+            self.window.open_thread(created[0])
+        return created
+
+    # -- drag to move --------------------------------------------------------------------
+    def _drag_start(self, e: Any) -> None:
+        row = self.tree.identify_row(e.y)
+        self._drag = {"rel": row, "x": e.x, "y": e.y, "active": False} if row else None
+
+    def _drag_motion(self, e: Any) -> None:
+        d = self._drag
+        if d and not d["active"] and abs(e.y - d["y"]) + abs(e.x - d["x"]) > 6:
+            d["active"] = True
+            self.tree.configure(cursor="hand2")
+
+    def _drag_end(self, e: Any) -> None:
+        d, self._drag = self._drag, None
+        self.tree.configure(cursor="")
+        if not d or not d["active"]:
+            return
+        target = self.tree.identify_row(e.y)
+        dest = self.p.folder_of(target) if target else ""
+        if dest != self.p.folder_of(d["rel"]) or self.p.is_dir(d["rel"]):
+            if dest != d["rel"].rpartition("/")[0]:
+                self.move(d["rel"], dest)

@@ -1,0 +1,137 @@
+"""The welcome view shown when no tab is open (and from Help › Welcome): Start from
+Example, Blank thread, Configure models, plus what was detected — API keys in the
+environment and local model servers (probed in a background thread after the window shows,
+results delivered through the pump). Caller: `ui/main_window.py`.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import ttkbootstrap as tb
+
+from ..errors import UserFacingError
+from ..presenters.welcome import detect_keys, probe_local_servers
+
+
+def example_threads() -> list[tuple[str, Any]]:
+    try:
+        from ..core.examples import seed_threads
+    except ImportError:
+        return []
+    try:
+        return list(seed_threads())
+    except Exception:
+        return []
+
+
+def choose_example(window: Any, stem: str | None = None) -> str | None:
+    """Create a thread from an example (asks which one when `stem` is None)."""
+    examples = example_threads()
+    if not examples:
+        window.show_error("No examples are available in this build.")
+        return None
+    if stem is None:
+        names = [s for s, _ in examples]
+        stem = window.dialogs.ask_string("Example to start from:\n" + ", ".join(names), "New from Example", names[0])
+        if not stem:
+            return None
+    match = next((t for s, t in examples if s == stem.strip()), None)
+    if match is None:
+        window.show_error(f"There is no example named {stem!r}.")
+        return None
+    try:
+        rel = window.tree_p.new_file(None, stem.strip(), match)
+    except UserFacingError as exc:
+        window.show_error(str(exc))
+        return None
+    window.tree_view.redraw(select=rel)
+    window.open_thread(rel)
+    return rel
+
+
+class WelcomeView(tb.Frame):
+    """Empty state of the right-hand side."""
+
+    def __init__(self, master: Any, window: Any) -> None:
+        super().__init__(master, padding=40)
+        self.window = window
+        tb.Label(self, text="Welcome to LLM Space", font=("TkHeadingFont", 20, "bold")).pack(anchor="w")
+        tb.Label(self, text="Write, run, debug and evaluate prompts and agents on local files.",
+                 bootstyle="secondary").pack(anchor="w", pady=(4, 20))
+        row = tb.Frame(self)
+        row.pack(anchor="w")
+        self.btn_example = tb.Button(row, text="Start from Example", bootstyle="primary", command=self.start_example)
+        self.btn_example.pack(side="left", padx=(0, 8))
+        self.btn_blank = tb.Button(row, text="Blank thread", bootstyle="secondary", command=self.blank)
+        self.btn_blank.pack(side="left", padx=(0, 8))
+        self.btn_models = tb.Button(row, text="Configure models", bootstyle="info-outline", command=window.open_settings)
+        self.btn_models.pack(side="left")
+        self.examples = tb.Frame(self)
+        self.examples.pack(anchor="w", pady=(16, 0), fill="x")
+        self.detected = tb.Label(self, text="", justify="left", bootstyle="secondary")
+        self.detected.pack(anchor="w", pady=(20, 0))
+        self.keys = detect_keys()
+        self.local: list[Any] | None = None
+
+    def refresh(self) -> None:
+        for w in self.examples.winfo_children():
+            w.destroy()
+        for stem, _ in example_threads()[:8]:
+            tb.Button(self.examples, text=stem, bootstyle="link",
+                      command=lambda s=stem: choose_example(self.window, s)).pack(anchor="w")
+        self._show_detected()
+
+    def _show_detected(self) -> None:
+        lines = []
+        if self.keys:
+            lines.append("Providers detected: " + ", ".join(f"{p} (${v})" for p, v in self.keys))
+        else:
+            lines.append("No API keys found in the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, …).")
+        if self.local is None:
+            lines.append("Looking for local model servers…")
+        elif self.local:
+            lines.append("Local servers: " + ", ".join(f"{s.name} on port {s.port}" for s in self.local))
+        else:
+            lines.append("No local model server answered (Ollama 11434, LM Studio 1234, llama.cpp 8080, vLLM 8000).")
+        self.detected.configure(text="\n".join(lines))
+
+    def start_probe(self) -> None:
+        pump = self.window.pump
+
+        def work() -> None:
+            found = probe_local_servers()
+            pump.post(self._probed, found)
+
+        threading.Thread(target=work, name="local-server-probe", daemon=True).start()
+
+    def _probed(self, found: list[Any]) -> None:
+        self.local = found
+        if self.winfo_exists():
+            self._show_detected()
+
+    def start_example(self) -> None:
+        choose_example(self.window)
+
+    def blank(self) -> str | None:
+        try:
+            rel = self.window.tree_p.new_file(None)
+        except UserFacingError as exc:
+            self.window.show_error(str(exc))
+            return None
+        self.window.tree_view.redraw(select=rel)
+        self.window.open_thread(rel)
+        return rel
+
+
+class WelcomeDialog(tb.Toplevel):
+    """Help › Welcome: the same view in its own window."""
+
+    def __init__(self, window: Any) -> None:
+        super().__init__(title="Welcome", master=window.root)
+        view = WelcomeView(self, window)
+        view.pack(fill="both", expand=True)
+        view.refresh()
+        view.local = window.welcome.local
+        view._show_detected()
