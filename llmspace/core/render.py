@@ -262,6 +262,8 @@ class _Values:
             enabled = self.skills()
             if v.include_all:
                 chosen = list(enabled.values())
+            elif not v.skill_names:
+                return ""  # includeAll false and nothing selected: nothing
             else:
                 chosen = []
                 for skill_name in v.skill_names:
