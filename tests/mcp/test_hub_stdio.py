@@ -252,3 +252,15 @@ def test_importing_the_hub_does_not_import_mcp() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[2])
     assert out.stdout.strip() == "False"
+
+
+def test_a_server_that_writes_junk_and_never_answers_times_out_with_a_clear_error(home: Path) -> None:
+    hub = McpHub(DataRoot(home), connect_timeout=1.0)
+    try:
+        hub.add_server(name="mute", command=PY, args=["-c", "import sys; print('junk, not MCP', flush=True); sys.stdin.read()"])
+        readiness = hub.test("mute")
+        assert readiness.status == "error"
+        assert "did not answer within 1 s" in (readiness.lastError or "")
+        assert "not MCP messages" in (readiness.lastError or "")
+    finally:
+        hub.close()
