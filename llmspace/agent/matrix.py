@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..core.history import append_run, normalize_history, snapshot_of
 from ..core.model import AssistantMessage, Thread
 from ..core.timing import run_latency_ms
-from ..core.usage import cost_of, normalize_usage, run_usage
+from ..core.usage import cost_of, is_zero, normalize_usage, run_usage
 from ..errors import UserFacingError
 from ..jsonio import loads_located, write_bytes_atomic, write_json_atomic
 
@@ -266,7 +266,7 @@ def _fill(cell: MatrixCell, result: Any, thread: Thread) -> None:
     new_ids = set(result.new_message_ids or [])
     new = [m for m in result.thread.messages if m.id in new_ids and isinstance(m, AssistantMessage)]
     usage = run_usage(new)
-    cell.usage = usage.model_dump()
+    cell.usage = None if is_zero(usage) else usage.model_dump()
     cell.cost = cost_of(usage)
     cell.first_token_ms, cell.duration_ms = run_latency_ms(new)
     cell.output = "\n\n".join(_message_text(m) for m in new if _message_text(m))
