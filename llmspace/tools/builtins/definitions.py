@@ -40,7 +40,7 @@ DEFINITIONS: list[dict[str, Any]] = [
         "parameters": _obj(
             {
                 "query": {"type": "string", "description": "The search query."},
-                "limit": {"type": "integer", "description": "Maximum number of results (default 5).", "minimum": 1, "maximum": 20},
+                "limit": {"type": "integer", "description": "Maximum number of results (default 5)."},
                 "includeContent": {"type": "boolean", "description": "Include page content for each result (default false)."},
             },
             ["query"],
