@@ -77,17 +77,9 @@ class Paused:
 
 
 @dataclass(frozen=True)
-class Retrying:
-    """The model call failed before its first token and is tried again."""
-
-    attempt: int
-    message: str
-
-
-@dataclass(frozen=True)
 class RunFinished:
     result: "RunResult"
 
 
 RunEvent = Union[RunStarted, MessageStarted, TextDelta, ThinkingDelta, ToolCallDelta, MessageFinished,
-                 ToolStarted, ToolFinished, Paused, Retrying, RunFinished]
+                 ToolStarted, ToolFinished, Paused, RunFinished]

@@ -11,7 +11,6 @@ Pure bookkeeping: no I/O, no threads.
 from __future__ import annotations
 
 import json
-import math
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -19,9 +18,11 @@ from typing import Any
 
 from partial_json_parser import loads as partial_loads
 
-from ..core.model import AssistantMessage
+from ..core.model import AssistantMessage, Usage
+from ..core.usage import is_zero
 from ..providers import events as pe
 from ..providers.base import ModelInfo
+from ..providers.usage import merge_usage, usage_node
 from . import events as re
 
 
@@ -58,40 +59,6 @@ class _Call:
     ended: bool = False
 
 
-def _num(value: Any) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        return 0
-    return v if math.isfinite(v) and v > 0 else 0
-
-
-def _clean(n: float) -> int | float:
-    return int(n) if float(n).is_integer() else n
-
-
-def usage_dict(ev: pe.UsageEvent, model: ModelInfo) -> dict[str, Any] | None:
-    """Stored `usage` for a provider usage report (non-finite/negative -> 0; all-zero -> None)."""
-    inp, out, cr, cw = _num(ev.input), _num(ev.output), _num(ev.cache_read), _num(ev.cache_write)
-    total = _num(ev.total) if ev.total else inp + out + cr + cw
-    reasoning = _num(ev.reasoning) if ev.reasoning is not None else None
-    if not any((inp, out, cr, cw, total, reasoning or 0)):
-        return None
-    cost = {
-        "input": inp * model.cost_input / 1e6,
-        "output": out * model.cost_output / 1e6,
-        "cacheRead": cr * model.cost_cache_read / 1e6,
-        "cacheWrite": cw * model.cost_cache_write / 1e6,
-    }
-    cost["total"] = sum(cost.values())
-    usage: dict[str, Any] = {"input": _clean(inp), "output": _clean(out), "cacheRead": _clean(cr), "cacheWrite": _clean(cw)}
-    if reasoning is not None:
-        usage["reasoning"] = _clean(reasoning)
-    usage["totalTokens"] = _clean(total)
-    usage["cost"] = {k: _clean(v) for k, v in cost.items()}
-    return usage
-
-
 class TurnBuilder:
     """Accumulates one assistant turn. `feed(event)` returns the run events to report."""
 
@@ -107,7 +74,7 @@ class TurnBuilder:
         self.text = ""
         self.thinking = ""
         self.calls: dict[int, _Call] = {}
-        self.usage: dict[str, Any] | None = None
+        self.usage_events: list[pe.UsageEvent] = []
         self.finish_reason: str | None = None
         self.error: pe.ErrorEvent | None = None
         self.events_seen = 0
@@ -155,7 +122,7 @@ class TurnBuilder:
                 call.ended = True
             return []
         if isinstance(ev, pe.UsageEvent):
-            self.usage = usage_dict(ev, self.model)
+            self.usage_events.append(ev)
             return []
         if isinstance(ev, pe.Finish):
             self.finish_reason = ev.reason
@@ -170,6 +137,14 @@ class TurnBuilder:
         return []
 
     # -- result -------------------------------------------------------------------------
+    def usage(self) -> Usage | None:
+        """The turn's usage with cost (reports merged; all-zero usage is dropped)."""
+        merged = merge_usage(self.usage_events)
+        if merged is None:
+            return None
+        usage = usage_node(merged, self.model)
+        return None if is_zero(usage) else usage
+
     def has_content(self) -> bool:
         return bool(self.text or self.thinking or self.calls)
 
@@ -193,8 +168,9 @@ class TurnBuilder:
                     entry["output"] = {"content": [{"type": "text", "text": ""}]}
                 calls.append(entry)
             data["toolCalls"] = calls
-        if self.usage is not None:
-            data["usage"] = self.usage
+        usage = self.usage()
+        if usage is not None:
+            data["usage"] = usage
         if self.replay:
             data[PROVIDER_DATA] = {"provider": self.provider_id, "api": self.api, **self.replay}
         timing: dict[str, Any] = {}

@@ -1,5 +1,5 @@
 """Thin adapters between the run loop and the services it uses: the model stream (with
-retries before the first token and a trace per call), the tool context, run usage and the
+retries before the first token and a trace per call under `traces/`), the tool context, run usage and the
 run-history entry. Keeping these calls here lets `agent/loop.py` stay about the loop.
 
 Callers: `agent/loop.py` only.
@@ -16,7 +16,9 @@ from ..core.model import Thread, Usage
 from ..core.render import RenderedThread
 from ..core.usage import add_usage, is_zero
 from ..providers.base import CancelToken, ModelRequest
-from ..providers.events import StreamEvent
+from ..errors import describe_exception
+from ..providers.events import ErrorEvent, StreamEvent
+from ..providers.retry import stream_with_retries
 from . import events as re
 
 log = logging.getLogger("llmspace.agent")
@@ -26,34 +28,38 @@ DEFAULT_WORKING_DIRECTORY = "~/Desktop/llm-space-project"
 
 def model_stream(app: Any, adapter: Any, request: ModelRequest, cancel: CancelToken,
                  emit: Callable[[re.RunEvent], None]) -> Iterator[StreamEvent]:
-    """The adapter's stream, retried before the first token when the retry helper exists,
-    and traced when the trace writer exists."""
+    """The adapter's stream, retried before the first token and traced under `traces/`
+    (the offline replay provider is neither retried nor traced)."""
     from ..providers.replay import ReplayAdapter
 
     if isinstance(adapter, ReplayAdapter):
         return adapter.stream(request, cancel)
-    try:
-        from ..providers.retry import stream_with_retries
-    except ImportError:
-        stream = adapter.stream(request, cancel)
-    else:
-        stream = stream_with_retries(adapter, request, cancel, max_attempts=3)
-    return _traced(app, request, stream)
+    return _traced(app, request, stream_with_retries(adapter, request, cancel, max_attempts=3))
 
 
 def _traced(app: Any, request: ModelRequest, stream: Iterator[StreamEvent]) -> Iterator[StreamEvent]:
+    """Pass `stream` through, writing one trace file for the call when it ends (any way)."""
+    from ..providers.traces import TraceCall, TraceWriter
+
+    trace = TraceCall()
     try:
-        from ..providers import traces
-    except ImportError:
-        return stream
-    wrap = getattr(traces, "traced_stream", None)
-    if wrap is None:
-        return stream
-    try:
-        return wrap(app.root, request, stream)  # type: ignore[no-any-return]
-    except Exception:
-        log.warning("could not start a trace for this model call", exc_info=True)
-        return stream
+        for event in stream:
+            trace.add(event)
+            if isinstance(event, ErrorEvent):
+                trace.error = event.message
+            yield event
+    except GeneratorExit:
+        if trace.error is None:
+            trace.error = "stopped" if trace.events else None
+        raise
+    except Exception as exc:
+        trace.error = describe_exception(exc)
+        raise
+    finally:
+        try:
+            TraceWriter(app.root).record(request, trace.events, trace.timing(), error=trace.error)
+        except Exception:
+            log.warning("could not write the trace of a model call", exc_info=True)
 
 
 def working_directory(thread: Thread, rendered: RenderedThread | None) -> str:

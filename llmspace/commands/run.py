@@ -156,9 +156,6 @@ class Printer:
         elif isinstance(ev, re.Paused):
             self._newline()
             self._write(f"[paused] {ev.reason}\n")
-        elif isinstance(ev, re.Retrying):
-            self._newline()
-            self._write(f"[retrying] attempt {ev.attempt}: {ev.message}\n")
 
 
 # -- running ---------------------------------------------------------------------------------

@@ -297,3 +297,24 @@ def test_a_stored_thinking_signature_is_not_sent_to_another_provider(app, home, 
                                              tool_results={"toolu_2": ("r", False)}))
     assert done.status == "completed", done.error
     assert "sig-xyz" not in json.dumps(srv.requests[-1].body_json)
+
+
+def test_each_model_call_writes_a_trace_without_the_api_key(app, home, srv):
+    configure_provider(home, srv)
+    srv.push(Turn(text="traced"))
+    assert app.runner.run(make_thread([user("hi")]), RunOptions()).status == "completed"
+    traces = list((home / "traces").glob("*.json"))
+    assert len(traces) == 1
+    text = traces[0].read_text("utf-8")
+    assert "traced" in text and "sk-loopback-test-key-0001" not in text
+
+
+def test_a_retryable_error_before_the_first_token_is_retried(app, home, srv):
+    configure_provider(home, srv)
+    srv.push_raw(status=429, headers={"Retry-After": "0"}, body=b'{"error": {"message": "slow down"}}')
+    srv.push(Turn(text="second try"))
+    thread = make_thread([user("hi")])
+    result = app.runner.run(thread, RunOptions())
+    assert result.status == "completed", result.error
+    assert thread.messages[-1].text() == "second try"
+    assert len(srv.requests) == 2
