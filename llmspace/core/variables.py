@@ -240,9 +240,6 @@ def check_new_name(thread: Thread, name: str, *, current: str | None = None) -> 
 
 def set_text_variable(thread: Thread, name: str, value: str) -> None:
     """Add or change a custom text variable (stored in `variableVariants.variants.default`)."""
-    ctx = thread.ensure_context()
-    if name in (ctx.variables or {}):
-        raise UserFacingError(f'"{name}" is a built-in variable, not a text variable.')
     bucket = _custom_bucket(thread)
     if name not in bucket:
         check_new_name(thread, name)
