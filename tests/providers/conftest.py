@@ -1,0 +1,15 @@
+"""Fixtures for adapter tests: a running LoopbackLLM."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import pytest
+
+from tests.support.llm_server import LoopbackLLM
+
+
+@pytest.fixture
+def srv() -> Iterator[LoopbackLLM]:
+    with LoopbackLLM() as server:
+        yield server
