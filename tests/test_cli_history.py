@@ -116,3 +116,16 @@ def test_restore_remove_and_fork(home, thread_rel, capsys):
     assert [r.id for r in _open(home, thread_rel).runHistory] == ["run-two"]
     assert main(["history", thread_rel, "--inspect", "run-two"]) == 0
     assert "weather({\"city\": \"Lyon\"})" in capsys.readouterr().out
+
+
+def test_a_thread_with_a_malformed_evaluation_still_opens_with_a_warning(home, thread_rel, capsys):
+    import json
+
+    path = home / "workspace" / thread_rel
+    data = json.loads(path.read_text("utf-8"))
+    data["evaluations"] = [{"id": "e", "leftRunId": "run-one", "rightRunId": "run-two", "verdict": "tie",
+                            "rubric": {"id": "r", "name": "Q", "criteria": [{"id": "a", "name": "A"}, {"id": "b", "name": "B"}]}}]
+    path.write_text(json.dumps(data), "utf-8")
+    assert main(["history", thread_rel]) == 0
+    captured = capsys.readouterr()
+    assert "warning:" in captured.err and "e  A=run-one  B=run-two  tie" in captured.out

@@ -17,7 +17,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..errors import UserFacingError
+from ..errors import UserFacingError, ValidationFailed
 
 if TYPE_CHECKING:
     from ..app import App
@@ -108,10 +108,31 @@ def load(app: "App", arg: str) -> tuple[str, "Thread"]:
     from .run import thread_path
 
     rel = thread_path(app, arg)
-    thread = app.workspace.open(rel)
+    try:
+        thread = app.workspace.open(rel)
+    except ValidationFailed as exc:
+        thread = _lenient_open(app, rel, exc)
     normalize_history(thread)
     normalize_evaluations(thread)
     return rel, thread
+
+
+def _lenient_open(app: "App", rel: str, exc: "ValidationFailed") -> "Thread":
+    """Open a thread whose run history or evaluations hold malformed records (dropped, with a warning)."""
+    import sys
+
+    from ..core.evaluation import sanitize_thread_data
+    from ..core.threadio import thread_from_data
+    from ..jsonio import read_json
+
+    try:
+        thread = thread_from_data(sanitize_thread_data(read_json(app.workspace.resolve(rel))), rel)
+    except ValidationFailed:
+        raise exc from None
+    print(f"warning: {rel}: malformed run-history or evaluation records were left out ({exc.problems[0][0]}: "
+          f"{exc.problems[0][1]}); saving will write the thread without them.", file=sys.stderr)
+    thread.title = app.workspace.resolve(rel).stem
+    return thread
 
 
 def resolve_run(thread: "Thread", given: str) -> str:

@@ -364,3 +364,54 @@ def orphaned(thread: Thread) -> list[Evaluation]:
     """Evaluations that refer to runs no longer in the history."""
     ids = run_ids(thread)
     return [e for e in thread.evaluations or [] if e.leftRunId not in ids or e.rightRunId not in ids]
+
+
+def sanitize_thread_data(data: Any) -> Any:
+    """Apply the record-level load rules to raw thread JSON before it is validated (in place).
+
+    Without this a single malformed evaluation, rubric or run entry would make the whole file
+    unreadable: run entries that do not validate are dropped; rubrics that do not validate are
+    dropped; an evaluation whose structured part (rubric/runScores) is malformed degrades to a
+    legacy verdict-only record, and one that is still invalid is dropped. Returns `data`."""
+    from pydantic import ValidationError
+
+    from .model import RunSnapshot
+
+    if not isinstance(data, dict):
+        return data
+
+    def keep(items: Any, model: Any) -> Any:
+        if not isinstance(items, list):
+            return items
+        out = []
+        for item in items:
+            try:
+                model.model_validate(item)
+                out.append(item)
+            except ValidationError:
+                continue
+        return out
+
+    if "runHistory" in data:
+        data["runHistory"] = keep(data["runHistory"], RunSnapshot)
+    if "evaluationRubrics" in data:
+        data["evaluationRubrics"] = keep(data["evaluationRubrics"], Rubric)
+    evaluations = data.get("evaluations")
+    if isinstance(evaluations, list):
+        out = []
+        for item in evaluations:
+            try:
+                Evaluation.model_validate(item)
+                out.append(item)
+                continue
+            except ValidationError:
+                pass
+            if isinstance(item, dict):
+                legacy = {k: v for k, v in item.items() if k not in ("rubric", "runScores")}
+                try:
+                    Evaluation.model_validate(legacy)
+                    out.append(legacy)
+                except ValidationError:
+                    pass
+        data["evaluations"] = out
+    return data

@@ -237,3 +237,33 @@ def test_preferred_rubric_is_that_of_the_latest_scored_evaluation_else_the_newes
     assert preferred_rubric(t) is b
     save_evaluation(t, "r0", "r1", "tie", rubric_id=a.id, scores=_grid(a, [1, 1], [1, 1]), now=5)
     assert preferred_rubric(t) is a
+
+
+def test_raw_data_with_malformed_records_still_loads_with_them_dropped_or_degraded():
+    from llmspace.core.evaluation import sanitize_thread_data
+
+    good_rubric = {"id": "r", "name": "Q", "revision": 1, "criteria": [{"id": "a", "name": "A"}, {"id": "b", "name": "B"}]}
+    data = {
+        "title": "t",
+        "runHistory": [{"id": "x", "timestamp": 1, "thread": {}}, {"id": "bad", "thread": {}}],
+        "evaluationRubrics": [good_rubric, {"id": "r2", "name": "one", "criteria": [{"id": "a", "name": "A"}]}],
+        "evaluations": [
+            {"id": "e1", "leftRunId": "x", "rightRunId": "y", "verdict": "tie", "rubric": good_rubric},  # no runScores
+            {"id": "e2", "leftRunId": "x", "rightRunId": "y", "verdict": "great"},
+            {"id": "e3", "leftRunId": "x", "rightRunId": "y", "verdict": "pass", "rubric": good_rubric,
+             "runScores": [{"runId": "x", "scores": [{"criterionId": "a", "score": 9}, {"criterionId": "b", "score": 1}]},
+                           {"runId": "y", "scores": [{"criterionId": "a", "score": 1}, {"criterionId": "b", "score": 1}]}]},
+        ],
+    }
+    with pytest.raises(UserFacingError):
+        thread_from_data(json_copy(data))
+    t = thread_from_data(sanitize_thread_data(json_copy(data)))
+    assert [r.id for r in t.runHistory] == ["x"]
+    assert [r.id for r in t.evaluationRubrics] == ["r"]
+    assert [(e.id, e.rubric) for e in t.evaluations] == [("e1", None), ("e3", None)]
+
+
+def json_copy(value):
+    import json
+
+    return json.loads(json.dumps(value))
