@@ -417,12 +417,12 @@ class EditorPresenter:
         text = old.text()
         if old.role == "user":
             images = [c for c in old.content if isinstance(c, ImageDataContent)]
-            new: Any = AssistantMessage(id=old.id, role="assistant", content=[TextContent(type="text", text=text)])
-            if images:  # assistant messages never show images; keep them hidden rather than lose them
-                new.content = [TextContent(type="text", text=text)]
+            # assistant messages never show images; they are kept (not lost) for a toggle back
+            new: Any = AssistantMessage(id=old.id, role="assistant", content=[*images, TextContent(type="text", text=text)])
         else:
-            keep = {k: v for k, v in data.items() if k not in ("role", "content", "thinking", "toolCalls", "usage", "timing")}
-            new = UserMessage(id=old.id, role="user", content=[TextContent(type="text", text=text)], **keep)
+            keep = {k: v for k, v in data.items() if k not in ("id", "role", "content", "thinking", "toolCalls", "usage", "timing")}
+            images = [c for c in old.content if isinstance(c, ImageDataContent)]
+            new = UserMessage(id=old.id, role="user", content=[*images, TextContent(type="text", text=text)], **keep)
         lst[index] = new
         self._edited("messages")
 

@@ -117,7 +117,8 @@ class MessageList(tb.Frame):
     def layout(self) -> None:
         """Place the built cards from the top (browsing) or from the bottom (follow)."""
         total = len(self.view.p.messages)
-        if self.follow:
+        used = sum(c.winfo_reqheight() + 4 for c in self.order)
+        if self.follow and used > self._avail():
             y = 0
             for card in reversed(self.order):
                 card.place(x=0, rely=1.0, y=-y, relwidth=1.0, anchor="sw")

@@ -78,6 +78,8 @@ class EditorView(tb.Frame):
         self.right = tb.Frame(self.paned, padding=(4, 4))
         self.paned.add(left, weight=2)
         self.paned.add(self.right, weight=3)
+        self._sash_set = False
+        self.paned.bind("<Configure>", self._init_sash, add=True)
 
         row = tb.Frame(left)
         row.pack(fill="x", pady=2)
@@ -118,6 +120,11 @@ class EditorView(tb.Frame):
         self.add_btn.pack(side="left")
         self.count_lbl = tb.Label(foot, text="", bootstyle="secondary")
         self.count_lbl.pack(side="right")
+
+    def _init_sash(self, e: Any) -> None:
+        if not self._sash_set and e.width > 200:
+            self._sash_set = True
+            self.paned.sashpos(0, int(e.width * 0.4))
 
     # -- refresh from the presenter -------------------------------------------------------
     def refresh_all(self) -> None:

@@ -1,0 +1,140 @@
+"""Editor presenter: edit intents, undo/redo, saving, validation of tools and parameters."""
+
+import json
+
+import pytest
+
+from llmspace.errors import UserFacingError
+from llmspace.presenters.editor import UNDO_STEPS, EditorPresenter, template_variables
+
+
+@pytest.fixture
+def ed(app):
+    rel = app.workspace.create_thread("", "t")
+    return EditorPresenter(app.workspace, rel)
+
+
+def saved(app, rel):
+    return json.loads(app.workspace.resolve(rel).read_text("utf-8"))
+
+
+def test_editing_text_then_saving_writes_only_the_fields_set(ed, app):
+    ed.set_message_text(0, "hello")
+    assert ed.dirty and ed.save() and not ed.dirty
+    data = saved(app, ed.rel)
+    assert data["context"]["messages"][0]["content"] == [{"type": "text", "text": "hello"}]
+    assert "model" not in data
+
+
+def test_add_insert_move_toggle_and_remove_messages(ed):
+    ed.set_message_text(0, "q")
+    ed.add_message()  # alternates: assistant
+    ed.add_message("user", before=0)
+    roles = [m.role for m in ed.messages]
+    assert roles == ["user", "user", "assistant"]
+    ed.move_message(0, 2)
+    assert ed.messages[0].text() == "q"
+    ed.toggle_role(2)
+    assert ed.messages[2].role == "assistant"
+    ed.toggle_role(1)
+    assert ed.messages[1].role == "user"
+    ed.remove_message(0)
+    assert len(ed.messages) == 2
+
+
+def test_undo_and_redo_restore_states_and_typing_is_one_step(ed):
+    ed.set_message_text(0, "a")
+    ed.set_message_text(0, "ab")  # same field within a second: same undo step
+    ed.set_system_prompt("sys")
+    assert ed.undo() and ed.system_prompt == ""
+    assert ed.undo() and ed.messages[0].text() == ""
+    assert not ed.undo()
+    assert ed.redo() and ed.messages[0].text() == "ab"
+
+
+def test_undo_keeps_at_most_100_steps(ed):
+    for i in range(UNDO_STEPS + 20):
+        ed.set_system_prompt(str(i))
+        ed._last_key = None
+    assert len(ed.undo_stack) == UNDO_STEPS
+
+
+def test_images_go_before_text_and_only_into_user_messages(ed):
+    ed.set_message_text(0, "look")
+    ed.add_image(0, "image/png", "iVBORw0KGgo=")
+    assert [c.type for c in ed.messages[0].content] == ["image_data", "text"]
+    ed.remove_image(0, 0)
+    assert [c.type for c in ed.messages[0].content] == ["text"]
+    ed.add_message("assistant")
+    with pytest.raises(UserFacingError):
+        ed.add_image(1, "image/png", "x")
+
+
+def test_model_and_parameters_are_set_and_removed(ed, app):
+    with pytest.raises(UserFacingError):
+        ed.set_param("temperature", 0.5)
+    ed.set_model("openai", "gpt-4.1")
+    ed.set_param("temperature", 0.5)
+    ed.set_param("responseType", {"type": "json_schema", "jsonSchema": {"type": "object"}})
+    assert ed.params()["temperature"] == 0.5
+    with pytest.raises(UserFacingError):
+        ed.set_param("temperature", 3)
+    ed.set_param("temperature", None)
+    ed.set_param("responseType", None)
+    ed.save()
+    assert saved(app, ed.rel)["model"] == {"provider": "openai", "id": "gpt-4.1"}
+
+
+def test_function_tools_are_validated_and_names_stay_unique(ed):
+    with pytest.raises(UserFacingError, match="not valid JSON"):
+        ed.upsert_function_tool("{")
+    with pytest.raises(UserFacingError, match="name"):
+        ed.upsert_function_tool('{"name": "bad name"}')
+    with pytest.raises(UserFacingError, match="schema"):
+        ed.upsert_function_tool('{"name": "f", "parameters": {"type": "object", "properties": 3}}')
+    assert ed.upsert_function_tool('{"name": "f", "description": "d"}') == "f"
+    with pytest.raises(UserFacingError, match="already exists"):
+        ed.upsert_function_tool('{"name": "f"}')
+    ed.upsert_function_tool('{"name": "g", "description": "e"}', replacing="f")
+    assert ed.tool_names() == {"g"}
+    assert ed.add_tools([{"type": "builtin", "name": "read"}, {"type": "builtin", "name": "g"}]) == 1
+    ed.remove_tools({"read"})
+    assert ed.tool_names() == {"g"}
+
+
+def test_variables_and_hints_for_missing_or_empty_values(ed):
+    ed.set_system_prompt("Hi {{name}} from {{ place }} {% if x %}{% endif %}")
+    assert template_variables(ed.system_prompt) == ["name", "place"]
+    assert ed.variable_hints() == {"name": "missing", "place": "missing"}
+    ed.set_variables({"name": "Ada", "place": ""})
+    assert ed.variable_hints() == {"place": "empty"}
+    assert ed.custom_variables() == {"name": "Ada", "place": ""}
+
+
+def test_tool_results_are_editable_and_can_be_marked_as_error(app):
+    rel = app.workspace.create_thread("", "calls")
+    ed = EditorPresenter(app.workspace, rel)
+    ed.thread = ed.thread.model_validate({"title": "calls", "context": {"messages": [
+        {"id": "u", "role": "user", "content": [{"type": "text", "text": "q"}]},
+        {"id": "a", "role": "assistant", "content": [{"type": "text", "text": ""}],
+         "toolCalls": [{"id": "c1", "input": {"name": "lookup", "arguments": {}}}]}]}})
+    assert [c.id for _, c in ed.pending_function_calls()] == ["c1"]
+    ed.set_tool_result(1, "c1", "42", True)
+    call = ed.messages[1].toolCalls[0]
+    assert call.output.text() == "42" and call.output.isError is True
+    ed.set_tool_result(1, "c1", "43", False)
+    assert call.output.isError is False and ed.pending_function_calls() == []
+
+
+def test_the_editor_is_read_only_while_running(ed):
+    ed.read_only = True
+    with pytest.raises(UserFacingError, match="read-only"):
+        ed.set_message_text(0, "x")
+
+
+def test_renaming_the_title_renames_the_file(ed, app):
+    ed.set_message_text(0, "keep me")
+    new = ed.rename("renamed")
+    assert new == "renamed.json" and ed.title == "renamed"
+    assert saved(app, new)["title"] == "renamed"
+    assert saved(app, new)["context"]["messages"][0]["content"][0]["text"] == "keep me"

@@ -1,0 +1,116 @@
+"""Run presenter: eligibility, live folding of streamed events, stop, pauses for function
+tools and continuing with a typed result — against the loopback model server."""
+
+import queue
+import time
+
+import pytest
+
+from llmspace.errors import UserFacingError
+from llmspace.presenters.editor import EditorPresenter
+from llmspace.presenters.run import RunPresenter
+from tests.support.llm_server import LoopbackLLM, ToolCallSpec, Turn, configure_provider
+
+
+class QueuePump:
+    """Stands in for the UI pump: workers post, the test thread drains."""
+
+    def __init__(self):
+        self.q = queue.SimpleQueue()
+        self.text_calls = 0
+
+    def post(self, fn, *args):
+        self.q.put((fn, args))
+
+    def post_text(self, key, text, sink):
+        self.q.put((sink, (text,)))
+
+    def drain_until(self, cond, timeout=20.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                fn, args = self.q.get(timeout=0.05)
+            except queue.Empty:
+                if cond():
+                    return True
+                continue
+            fn(*args)
+            if cond():
+                return True
+        raise AssertionError("condition not met in time")
+
+
+@pytest.fixture
+def srv(home):
+    with LoopbackLLM() as s:
+        configure_provider(home, s)
+        yield s
+
+
+def make(app, text="Hi"):
+    rel = app.workspace.create_thread("", "run")
+    ed = EditorPresenter(app.workspace, rel)
+    ed.set_message_text(0, text)
+    return ed, RunPresenter(ed, app)
+
+
+def test_a_run_streams_text_into_a_new_assistant_message_and_is_recorded(app, srv):
+    srv.push(Turn(text="Hello there, streaming works.", chunk_size=3))
+    ed, run = make(app)
+    pump = QueuePump()
+    seen = []
+    ed.listeners.append(lambda k, d: seen.append(k))
+    run.start(pump.post, pump.post_text)
+    assert ed.read_only and run.running
+    pump.drain_until(lambda: run.status != "running")
+    assert run.status == "idle" and not ed.read_only
+    assert ed.messages[-1].role == "assistant"
+    assert ed.messages[-1].text() == "Hello there, streaming works."
+    assert "stream_text" in seen
+    ed.save()
+    assert "Hello there" in app.workspace.resolve(ed.rel).read_text("utf-8")
+    assert ed.thread.runHistory
+
+
+def test_a_thread_ending_with_an_assistant_message_cannot_run(app, srv):
+    ed, run = make(app)
+    ed.add_message("assistant")
+    with pytest.raises(UserFacingError, match="last message"):
+        run.check()
+
+
+def test_stop_keeps_the_partial_message(app, srv):
+    srv.push(Turn(text="x" * 400, chunk_size=2, delay_per_chunk=0.01))
+    ed, run = make(app)
+    pump = QueuePump()
+    run.start(pump.post, pump.post_text)
+    pump.drain_until(lambda: len(ed.messages) > 1 and ed.messages[-1].text())
+    run.stop()
+    pump.drain_until(lambda: run.status != "running")
+    assert run.status == "idle"
+    assert 0 < len(ed.messages[-1].text()) < 400
+
+
+def test_a_function_tool_call_pauses_and_continues_with_the_typed_result(app, srv):
+    srv.push(Turn(tool_calls=[ToolCallSpec(id="call_1", name="lookup", arguments={"q": "x"})]),
+             Turn(text="The answer is 42."))
+    ed, run = make(app)
+    ed.upsert_function_tool('{"name": "lookup", "description": "Look up", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}')
+    pump = QueuePump()
+    run.start(pump.post, pump.post_text, auto_tools=True)
+    pump.drain_until(lambda: run.status != "running")
+    assert run.status == "paused" and "lookup" in (run.pause_reason or "")
+    assert [c.id for _, c in ed.pending_function_calls()] == ["call_1"]
+    ed.set_tool_result(len(ed.messages) - 1, "call_1", "42")
+    run.start(pump.post, pump.post_text)
+    pump.drain_until(lambda: run.status != "running")
+    assert ed.messages[-1].text() == "The answer is 42."
+
+
+def test_errors_are_reported_with_what_to_do(app, srv):
+    srv.push_raw(status=401, body=b'{"error": {"message": "bad key"}}')
+    ed, run = make(app)
+    pump = QueuePump()
+    run.start(pump.post, pump.post_text)
+    pump.drain_until(lambda: run.status != "running")
+    assert run.status == "error" and run.error

@@ -1,0 +1,38 @@
+"""UI state files: window.json in the original's shape, ui-state.json, defaults and clamping."""
+
+import json
+
+from llmspace.paths import DataRoot
+from llmspace.presenters.state import StateStore, UiState, WindowState, clamp_zoom
+
+
+def test_window_state_round_trips_in_the_original_shape_with_a_trailing_newline(home):
+    store = StateStore(DataRoot(home))
+    st = store.load_window()
+    assert (st.width, st.height, st.x, st.y) == (1280, 800, 80, 80)
+    st.width, st.maximized, st.zoom = 1000, True, 1.2
+    store.save_window(st)
+    raw = store.window_path.read_text("utf-8")
+    assert raw.endswith("}\n")
+    data = json.loads(raw)
+    assert data["frame"]["width"] == 1000 and data["isMaximized"] is True and data["zoom"] == 1.2
+    assert store.load_window().zoom == 1.2
+
+
+def test_zoom_is_clamped_and_unknown_keys_are_kept():
+    st = WindowState.from_data({"zoom": 9, "custom": 1, "frame": {"width": "x"}})
+    assert st.zoom == 3.0 and st.to_data()["custom"] == 1 and st.width == 1280
+    assert clamp_zoom(0.1) == 0.3
+
+
+def test_a_broken_ui_state_file_falls_back_to_defaults(home):
+    store = StateStore(DataRoot(home))
+    store.ui_path.write_text("{nope", "utf-8")
+    assert store.load_ui() == UiState()
+
+
+def test_ui_state_keeps_tabs_expanded_folders_and_switches(home):
+    store = StateStore(DataRoot(home))
+    st = UiState(theme="dark", open_tabs=["a.json"], active_tab="a.json", expanded=["f"], react=True, rendering="lite")
+    store.save_ui(st)
+    assert store.load_ui() == st
