@@ -1,0 +1,38 @@
+"""The data root: LLM_SPACE_HOME, `~` expansion, folders created on first use only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from llmspace.paths import DataRoot, default_home, expand_home
+
+
+def test_llm_space_home_overrides_the_default(monkeypatch, tmp_path: Path):
+    monkeypatch.setenv("LLM_SPACE_HOME", str(tmp_path / "h"))
+    assert default_home() == tmp_path / "h"
+    assert DataRoot.from_env().root == (tmp_path / "h").absolute()
+
+
+def test_default_home_is_dot_llm_space_in_the_user_home(monkeypatch):
+    monkeypatch.delenv("LLM_SPACE_HOME", raising=False)
+    assert default_home() == Path.home() / ".llm-space"
+    monkeypatch.setenv("LLM_SPACE_HOME", "   ")
+    assert default_home() == Path.home() / ".llm-space"
+
+
+def test_only_a_leading_tilde_is_expanded():
+    assert expand_home("~") == Path.home()
+    assert expand_home("~/x") == Path.home() / "x"
+    assert expand_home("~bob/x") == Path("~bob/x")
+    assert expand_home("/a/~/b") == Path("/a/~/b")
+
+
+def test_folders_are_created_when_first_needed_not_before(tmp_path: Path):
+    root = DataRoot(tmp_path / "home")
+    assert not root.root.exists()
+    expected = {"workspace": root.workspace, "settings": root.settings, "skills": root.skills, "traces": root.traces,
+                "plugins": root.plugins, "data/plugins": root.plugin_data, "logs": root.logs}
+    for rel, path in expected.items():
+        assert path == root.root / rel and path.is_dir()
+    assert root.settings_file("models") == root.root / "settings" / "models.json"
+    assert not (root.root / "settings" / "models.json").exists()
