@@ -162,12 +162,13 @@ def test_run_from_a_message_and_var_override_reach_the_model(home, srv):
     configure_provider(home, srv)
     srv.push(Turn(text="redo"))
     path = _write(home, "r.json", {"title": "r", "context": {"messages": [
-        _user("first", "u1"), {"id": "a1", "role": "assistant", "content": [{"type": "text", "text": "old"}]}]}})
+        _user("Hello {{name}}", "u1"), {"id": "a1", "role": "assistant", "content": [{"type": "text", "text": "old"}]}]}})
     proc = _run(home, "r.json", "--from", "u1", "--var", "name=Ada")
     assert proc.returncode == 0, proc.stderr
     saved = parse_thread(path.read_bytes())
     assert [m.id for m in saved.messages][0] == "u1" and len(saved.messages) == 2
     assert saved.messages[1].text() == "redo"
+    assert "Hello Ada" in json.dumps(srv.requests[-1].body_json)
 
 
 def test_replay_runs_offline_from_the_recorded_run(home):

@@ -18,8 +18,9 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..core.model import AssistantMessage, ModelConfig, PromptSnapshot, Thread, ToolCall, ToolCallOutput, UserMessage
+from ..core.model import AssistantMessage, ModelConfig, Thread, ToolCall, ToolCallOutput, UserMessage
 from ..core.render import RenderEnv, RenderedThread, render_thread
+from ..core.variables import apply_snapshot
 from ..errors import UserFacingError, describe_exception
 from ..providers.base import CancelToken, Endpoint, ModelInfo, ModelRequest
 from . import events as re
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("llmspace.agent")
 
 NOT_ELIGIBLE = "The last message must be a user message or a tool call result."
+RENDER_FAILED = "Unable to render prompt variables"
 
 
 def output_of(text: str, is_error: bool) -> ToolCallOutput:
@@ -65,6 +67,7 @@ class RunSession:
         self.saw_events = False
         self.turns = 0
         self.model_label = ""
+        self._snapshot: dict[str, dict[str, str]] | None = None  # frozen values of this run so far
 
     # -- entry --------------------------------------------------------------------------
     def execute(self) -> "RunResult":
@@ -154,20 +157,20 @@ class RunSession:
             raise
 
     def _render(self) -> RenderedThread:
+        """Render for the next turn; frozen values carry over from the previous render of
+        this run (written to the thread only when the run is recorded)."""
         try:
             skills = self.app.skills
         except Exception:  # skills service not available: render without it
             skills = None
-        env = RenderEnv(skills=skills, overrides=dict(self.opts.variables))
+        env = RenderEnv(skills=skills, overrides=dict(self.opts.variables), snapshot=self._snapshot)
         try:
             rendered = render_thread(self.thread, env)
         except UserFacingError as exc:
-            raise UserFacingError(f"Unable to render prompt variables: {exc}") from None
-        if rendered.snapshot is not None:
-            ctx = self.thread.ensure_context()
-            snap = ctx.snapshot
-            if snap is None or snap.variables != rendered.snapshot:
-                ctx.snapshot = PromptSnapshot.model_validate({**(snap.extras() if snap else {}), "variables": rendered.snapshot})
+            if exc.message.startswith(RENDER_FAILED):
+                raise
+            raise UserFacingError(f"{RENDER_FAILED}: {exc}") from None
+        self._snapshot = dict(rendered.snapshot or {})
         self._rendered = rendered
         return rendered
 
@@ -280,6 +283,8 @@ class RunSession:
 
         run_id: str | None = None
         if record:
+            if self._snapshot is not None:
+                apply_snapshot(self.thread, self._snapshot)
             new = [m for m in self.thread.messages if m.id in set(self.new_ids) and isinstance(m, AssistantMessage)]
             usage = usage_sum([m.usage for m in new if m.usage is not None])
             run_id = append_history(self.thread, usage, int(time.time() * 1000))

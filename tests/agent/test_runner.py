@@ -318,3 +318,33 @@ def test_a_retryable_error_before_the_first_token_is_retried(app, home, srv):
     assert result.status == "completed", result.error
     assert thread.messages[-1].text() == "second try"
     assert len(srv.requests) == 2
+
+
+def test_variables_are_rendered_into_the_request_and_frozen_values_saved_with_the_run(app, home, srv):
+    configure_provider(home, srv)
+    thread = make_thread([user("Hi {{customer}}")], context={
+        "systemPrompt": "Help {{customer}} today.",
+        "variableVariants": {"active": "default", "variants": {"default": {"customer": "Acme"}}}})
+
+    result = app.runner.run(thread, RunOptions(variables={"customer": "Globex"}))
+
+    assert result.status == "completed", result.error
+    sent = json.dumps(srv.requests[-1].body_json)
+    assert "Help Globex today." in sent and "Hi Globex" in sent
+    assert thread.messages[0].text() == "Hi {{customer}}"
+    assert thread.context.snapshot is not None and thread.context.snapshot.variables
+    assert thread.runHistory[-1].thread.context.snapshot.variables == thread.context.snapshot.variables
+
+
+def test_an_empty_variable_refuses_the_run_and_changes_nothing(app, home, srv):
+    configure_provider(home, srv)
+    thread = make_thread([user("q1", "u1"), assistant("a", "a1"), user("Hi {{nobody}}", "u2"), assistant("b", "a2")],
+                         context={"variableVariants": {"active": "default", "variants": {"default": {"nobody": ""}}}})
+    before = serialize_thread(thread)
+
+    result = app.runner.run(thread, RunOptions(from_message_id="u2"))
+
+    assert result.status == "failed"
+    assert (result.error or "").startswith("Unable to render prompt variables")
+    assert serialize_thread(thread) == before
+    assert srv.requests == []
