@@ -222,3 +222,13 @@ def test_present_files_rejects_missing_files_and_empty_lists(tmp_path: Path) -> 
     assert "does not exist" in r.err("present_files", paths=["ghost.html"])
     assert "paths" in r.err("present_files", paths=[])
     assert seen == []
+
+
+def test_read_splits_like_javascript(run: Runner) -> None:
+    (run.cwd / "nl.txt").write_text("a\nb\n")
+    assert run.ok("read", path="nl.txt") == "1\ta\n2\tb\n3\t"
+    (run.cwd / "empty.txt").write_text("")
+    assert run.ok("read", path="empty.txt") == "1\t"
+    assert run.ok("read", path="nl.txt", offset=3) == "3\t"
+    assert run.ok("read", path="nl.txt", offset=2, limit=1) == "2\tb"
+    assert run.ok("read", path="nl.txt", offset=9) == ""

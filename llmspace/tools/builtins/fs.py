@@ -61,26 +61,43 @@ def read(args: dict[str, Any], env: CallEnv) -> str:
         raise ToolError(f"{path} does not exist.")
     if path.suffix.lower() in IMAGE_EXTENSIONS:
         return f"[image file: {path} ({path.stat().st_size} bytes)]"
-    try:
-        text = path.read_bytes().decode("utf-8", errors="replace")
-    except OSError as exc:
-        raise ToolError(f"Could not read {path}: {exc.strerror or exc}") from None
-    lines = text.split("\n")
     offset = _int_arg(args, "offset")
     limit = _int_arg(args, "limit")
     start = max((offset or 1) - 1, 0)
-    end = len(lines) if limit is None else min(len(lines), start + max(limit, 0))
+    stop = None if limit is None else start + max(limit, 0)
     out: list[str] = []
     used = 0
     truncated = False
-    for index in range(start, end):
-        line = f"{index + 1}\t{lines[index]}"
+
+    def take(index: int, raw: bytes) -> bool:
+        """Add line `index` (0-based); False once the cap is reached."""
+        nonlocal used, truncated
+        line = f"{index + 1}\t{raw.decode('utf-8', errors='replace')}"
         size = len(line.encode("utf-8")) + 1
         if out and used + size > READ_CAP_BYTES:
             truncated = True
-            break
+            return False
         out.append(line)
         used += size
+        return True
+
+    # Stream the file (split on "\n" like JS `split`, so a final newline gives an empty last line).
+    try:
+        with open(path, "rb") as f:
+            index = -1
+            ended_with_newline = True
+            for index, raw in enumerate(f):
+                ended_with_newline = raw.endswith(b"\n")
+                if stop is not None and index >= stop:
+                    break
+                if index >= start and not take(index, raw[:-1] if ended_with_newline else raw):
+                    break
+            else:
+                last = index + 1
+                if ended_with_newline and last >= start and (stop is None or last < stop):
+                    take(last, b"")
+    except OSError as exc:
+        raise ToolError(f"Could not read {path}: {exc.strerror or exc}") from None
     result = "\n".join(out)
     if truncated:
         result += f"\n... [truncated at {READ_CAP_BYTES} bytes; pass offset/limit to read a specific range]"
