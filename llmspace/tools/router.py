@@ -46,23 +46,29 @@ class ToolRouter:
 
     # -- auto-run policy ---------------------------------------------------------------------
     def pending_reason(self, tools: list[Tool], calls: list[ToolCall]) -> str | None:
-        """Why auto-run must stop before these calls (a human is needed), or None."""
+        """Why auto-run must stop before these calls (a human is needed), or None.
+        As the reference: one such call pauses the whole batch."""
+        return next((r for r in self.pending_reasons(tools, calls) if r), None)
+
+    def pending_reasons(self, tools: list[Tool], calls: list[ToolCall]) -> list[str | None]:
+        """Per call: why it must not run automatically, or None (answered calls: None)."""
         by_name = {t.name: t for t in tools}
-        for call in calls:
-            if call.output is not None:
-                continue
-            name = call.input.name
-            tool = by_name.get(name)
-            if tool is None:
-                continue  # executing it gives an error result the model can read
-            if tool.type == "function":
-                return f"{name} is a custom function tool: supply its result to continue."
-            if tool.type == "builtin" and not tool.is_executable():
-                return f"{name} needs a human answer."
-            if tool.type == "builtin" and name == "bash":
-                command = call.input.arguments.get("command")
-                if isinstance(command, str) and is_dangerous_bash(command):
-                    return "Auto-run paused for a risky command."
+        return [None if c.output is not None else self.call_pending_reason(by_name.get(c.input.name), c) for c in calls]
+
+    @staticmethod
+    def call_pending_reason(tool: Tool | None, call: ToolCall) -> str | None:
+        """Why this one call needs a human (non-executable tool or risky bash), or None."""
+        name = call.input.name
+        if tool is None:
+            return None  # executing it gives an error result the model can read
+        if tool.type == "function":
+            return f"{name} is a custom function tool: supply its result to continue."
+        if tool.type == "builtin" and not tool.is_executable():
+            return f"{name} needs a human answer."
+        if tool.type == "builtin" and name == "bash":
+            command = call.input.arguments.get("command")
+            if isinstance(command, str) and is_dangerous_bash(command):
+                return "Auto-run paused for a risky command."
         return None
 
     # -- execution -----------------------------------------------------------------------------

@@ -190,3 +190,9 @@ def test_pending_reason_pauses_for_humans_and_risky_bash_only() -> None:
 def test_the_app_router_is_built_by_the_composition_root(app) -> None:
     assert isinstance(app.tools, ToolRouter)
     assert app.tools.app is app
+
+
+def test_pending_reasons_are_given_per_call() -> None:
+    tools = builtin_tools() + [Tool.model_validate({"type": "function", "name": "lookup_order"})]
+    reasons = ToolRouter(None).pending_reasons(tools, [_call("read"), _call("lookup_order", "c2"), _call("bash", "c3", command="sudo ls")])
+    assert reasons[0] is None and "lookup_order" in reasons[1] and reasons[2] == "Auto-run paused for a risky command."
