@@ -348,3 +348,79 @@ def test_an_empty_variable_refuses_the_run_and_changes_nothing(app, home, srv):
     assert (result.error or "").startswith("Unable to render prompt variables")
     assert serialize_thread(thread) == before
     assert srv.requests == []
+
+
+def test_stop_before_any_token_ends_the_run_and_adds_no_message(app, home, srv):
+    configure_provider(home, srv)
+    srv.push_hang()
+    thread = make_thread([user("wait")])
+    cancel = CancelToken()
+    future = app.runner.submit(thread, RunOptions(), cancel=cancel)
+    assert srv.request_seen.wait(WAIT)
+    cancel.cancel()
+    result = future.result(timeout=WAIT)
+    assert result.status == "stopped"
+    assert result.new_message_ids == [] and len(thread.messages) == 1
+    assert srv.disconnected.wait(WAIT)
+
+
+def test_continuing_a_mixed_batch_runs_the_builtin_calls_left_unanswered(app, home, srv, tmp_path):
+    configure_provider(home, srv)
+    (tmp_path / "f.txt").write_text("data", encoding="utf-8")
+    read = builtin_tool("read")
+    assert read is not None
+    srv.push(Turn(tool_calls=[ToolCallSpec(id="c_fn", name="lookup", arguments={"word": "w"}),
+                              ToolCallSpec(id="c_rd", name="read", arguments={"description": "d", "path": str(tmp_path / "f.txt")})]),
+             Turn(text="both done"))
+    thread = make_thread([user("go")], context={"tools": [FUNCTION_TOOL, read.model_dump(exclude_unset=True)]})
+
+    paused = app.runner.run(thread, RunOptions(react=True))
+    assert paused.status == "paused"
+    assert [c for _m, c in paused.paused_calls] == ["c_fn", "c_rd"]
+
+    done = app.runner.run(thread, RunOptions(react=True, tool_results={"c_fn": ("word", False)}))
+    assert done.status == "completed", done.error
+    calls = {c.id: c for c in thread.messages[1].toolCalls}
+    assert calls["c_fn"].output.text() == "word"
+    assert calls["c_rd"].output.text() == "1\tdata"
+    assert thread.messages[-1].text() == "both done"
+
+
+def test_react_stops_after_max_turns(app, home, srv):
+    configure_provider(home, srv)
+    read = builtin_tool("read")
+    assert read is not None
+    srv.push(*[Turn(tool_calls=[ToolCallSpec(id=f"c{i}", name="read", arguments={"description": "d", "path": "/nonexistent/x"})])
+               for i in range(5)])
+    thread = make_thread([user("loop")], context={"tools": [read.model_dump(exclude_unset=True)]})
+
+    result = app.runner.run(thread, RunOptions(react=True, max_turns=2))
+
+    assert result.status == "completed" and result.turns == 2
+    assert len(srv.requests) == 2 and len(result.new_message_ids) == 2
+    assert thread.messages[-1].toolCalls[0].output.isError is True
+
+
+def test_unparseable_tool_arguments_keep_the_raw_text(app, home, srv):
+    configure_provider(home, srv)
+    srv.push(Turn(tool_calls=[ToolCallSpec(id="c_bad", name="lookup", arguments='{"word": "unfinished')]))
+    thread = make_thread([user("go")], context={"tools": [FUNCTION_TOOL]})
+
+    result = app.runner.run(thread, RunOptions())
+
+    assert result.status == "completed"
+    call = thread.messages[-1].toolCalls[0]
+    assert call.input.partialArguments == '{"word": "unfinished'
+    assert call.input.arguments == {"word": "unfinished"}
+    assert call.output is not None and call.output.text() == ""
+
+
+def test_ask_user_question_pauses_react(app, home, srv):
+    configure_provider(home, srv)
+    ask = builtin_tool("ask_user_question")
+    assert ask is not None
+    srv.push(Turn(tool_calls=[ToolCallSpec(id="c_ask", name="ask_user_question",
+                                           arguments={"questions": [{"question": "Which?", "options": [{"label": "A"}]}]})]))
+    thread = make_thread([user("help me choose")], context={"tools": [ask.model_dump(exclude_unset=True)]})
+    result = app.runner.run(thread, RunOptions(react=True))
+    assert result.status == "paused" and result.paused_calls[0][1] == "c_ask"
