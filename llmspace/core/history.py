@@ -17,6 +17,7 @@ Callers: the run loop, agent/matrix.py, commands/history.py, presenters.
 
 from __future__ import annotations
 
+import gc
 import math
 import time
 import uuid
@@ -55,7 +56,13 @@ def _partial_dump(node: Any, names: tuple[str, ...]) -> dict[str, Any]:
     from .threadio import _apply_key_order
 
     present = {n for n in names if n in node.model_fields_set and getattr(node, n) is not None}
-    data = node.model_dump(include=present, exclude_unset=True, by_alias=True)
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        data = node.model_dump(include=present, exclude_unset=True, by_alias=True)
+    finally:
+        if gc_was_on:
+            gc.enable()
     if getattr(node, "_has_custom_order", False) or getattr(node, "_order_below", False):
         data = _apply_key_order(node, data)
         data = {k: data[k] for k in data if k in present}
@@ -63,12 +70,17 @@ def _partial_dump(node: Any, names: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _validate_snapshot(data: dict[str, Any]) -> tuple[ThreadSnapshot, bool]:
+    """A fresh ThreadSnapshot from JSON-ready data (GC paused while building the objects)."""
     sink: list[Any] = []
     token = _ORDER_SINK.set(sink)
+    gc_was_on = gc.isenabled()
+    gc.disable()
     try:
-        snap = ThreadSnapshot.model_validate(orjson.loads(orjson.dumps(data)))
+        snap = ThreadSnapshot.model_validate_json(orjson.dumps(data))
     finally:
         _ORDER_SINK.reset(token)
+        if gc_was_on:
+            gc.enable()
     return snap, bool(sink)
 
 

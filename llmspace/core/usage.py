@@ -137,12 +137,27 @@ def add_usage(a: Usage | None, b: Usage | None) -> Usage:
 
 
 def run_usage(messages: Iterable[Any]) -> Usage:
-    """Sum of the usage of the assistant messages given (empty usage when none has any)."""
-    total = empty_usage()
+    """Sum of the usage of the assistant messages given (empty usage when none has any).
+
+    Same rules as `add_usage`, accumulated on plain numbers (one node built at the end)."""
+    tokens = [0, 0, 0, 0]
+    costs = [0, 0, 0, 0, 0]
+    total: Num = 0
+    reasoning: Num | None = None
     for msg in messages:
-        if isinstance(msg, AssistantMessage) and msg.usage is not None:
-            total = add_usage(total, msg.usage)
-    return total
+        u = msg.usage if isinstance(msg, AssistantMessage) else None
+        if u is None:
+            continue
+        side = [_num(u.input), _num(u.output), _num(u.cacheRead), _num(u.cacheWrite)]
+        for i in range(4):
+            tokens[i] += side[i]
+        total += _num(u.totalTokens) or sum(side)
+        if u.reasoning is not None:
+            reasoning = (reasoning or 0) + _num(u.reasoning)
+        c = u.cost
+        for i, key in enumerate(_COST_KEYS):
+            costs[i] += _num(getattr(c, key, 0))
+    return make_usage(*tokens, reasoning=reasoning, total_tokens=total, cost=dict(zip(_COST_KEYS, costs)))
 
 
 def is_zero(usage: Usage | None) -> bool:
