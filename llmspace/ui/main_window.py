@@ -65,6 +65,7 @@ class MainWindow:
         self._build_menu()
         self._bind_keys()
         self._save_job: str | None = None
+        self._closed = False
         self.root.protocol("WM_DELETE_WINDOW", self.quit)
         self.root.bind("<Configure>", self._on_configure, add=True)
 
@@ -526,7 +527,7 @@ class MainWindow:
 
     # -- persistence ---------------------------------------------------------------------
     def _on_configure(self, e: Any) -> None:
-        if e.widget is self.root:
+        if e.widget is self.root and not self._closed:
             self._schedule_save()
 
     def _schedule_save(self) -> None:
@@ -535,7 +536,8 @@ class MainWindow:
         self._save_job = self.root.after(300, self.save_state)
 
     def state_changed(self) -> None:
-        self._schedule_save()
+        if not self._closed:
+            self._schedule_save()
 
     def save_state(self) -> None:
         self._save_job = None
@@ -574,12 +576,28 @@ class MainWindow:
         for ed in self.editors.values():
             if ed is not None:
                 ed.stop_run()
+        self.close()
+
+    def close(self, destroy_root: bool = True) -> None:
+        """Save the window state and tear down (tests keep the shared root alive)."""
+        self._closed = True
         if self._save_job is not None:
             self.root.after_cancel(self._save_job)
+            self._save_job = None
         self.save_state()
-        self.tree_view.after_cancel(self.tree_view._poll_job) if self.tree_view._poll_job else None
+        if self.tree_view._poll_job:
+            self.tree_view.after_cancel(self.tree_view._poll_job)
+            self.tree_view._poll_job = None
         self.pump.stop()
-        self.root.destroy()
+        if destroy_root:
+            self.root.destroy()
+            return
+        for ed in list(self.editors.values()):
+            if ed is not None:
+                ed.stop_run()
+        self.root.configure(menu="")
+        for child in list(self.root.winfo_children()):
+            child.destroy()
 
     def after_map(self) -> None:
         """Work deferred until the window shows: polling, background probes, mcp import."""

@@ -1,0 +1,89 @@
+"""GUI test fixtures: one Tk root for the session (pytest-xvfb provides the display), a
+MainWindow per test on a temporary LLM_SPACE_HOME, scripted dialogs, and bounded waits."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+import pytest
+
+
+class FakeDialogs:
+    """Scripted answers instead of modal dialogs."""
+
+    def __init__(self) -> None:
+        self.answer = True
+        self.errors: list[str] = []
+        self.confirms: list[str] = []
+        self.strings: list[str | None] = []
+        self.files: list[str] = []
+
+    def confirm(self, message: str, title: str = "") -> bool:
+        self.confirms.append(message)
+        return self.answer
+
+    def error(self, message: str, title: str = "") -> None:
+        self.errors.append(message)
+
+    def info(self, message: str, title: str = "") -> None:
+        pass
+
+    def ask_string(self, prompt: str, title: str = "", initial: str = "") -> str | None:
+        return self.strings.pop(0) if self.strings else None
+
+    def open_files(self, *a: Any, **k: Any) -> list[str]:
+        return list(self.files)
+
+    def open_file(self, *a: Any, **k: Any) -> str | None:
+        return self.files[0] if self.files else None
+
+
+@pytest.fixture(scope="session")
+def tk_root():
+    import ttkbootstrap as tb
+
+    root = tb.Window(title="LLM Space tests", theme="bootstrap-light")
+    root.geometry("1280x800+0+0")
+    yield root
+    root.destroy()
+
+
+def pump_until(root: Any, cond: Callable[[], Any], timeout: float = 20.0) -> Any:
+    """Process Tk events until `cond()` is truthy (bounded)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        root.update()
+        value = cond()
+        if value:
+            return value
+        time.sleep(0.005)
+    raise AssertionError("condition not met within %.1f s" % timeout)
+
+
+@pytest.fixture
+def make_window(app, tk_root, monkeypatch):
+    monkeypatch.setenv("LLMSPACE_NO_SYSTEM_PROBE", "1")
+    made: list[Any] = []
+
+    def make() -> Any:
+        from llmspace.ui.main_window import MainWindow
+
+        if made:
+            made[-1].close(destroy_root=False)
+        win = MainWindow(app, root=tk_root)
+        win.dialogs = FakeDialogs()
+        tk_root.geometry("1280x800+0+0")
+        tk_root.update()
+        made.append(win)
+        return win
+
+    yield make
+    if made:
+        made[-1].close(destroy_root=False)
+        tk_root.update()
+
+
+@pytest.fixture
+def window(make_window):
+    return make_window()

@@ -1,0 +1,152 @@
+"""Main window in a real Tk window under Xvfb: tree intents, tabs, editing with autosave,
+state restored at start, large threads, fast rendering and a non-blank screenshot."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import orjson
+
+from llmspace.core.synthetic import big_thread_data
+from llmspace.jsonio import write_bytes_atomic
+
+from .conftest import pump_until
+
+
+def read(app, rel):
+    return json.loads(app.workspace.resolve(rel).read_text("utf-8"))
+
+
+def test_the_main_window_screenshot_at_1280x800_is_not_blank(window, app):
+    from PIL import ImageGrab
+
+    app.workspace.create_thread("", "hello")
+    window.tree_view.refresh()
+    window.open_thread("hello.json")
+    window.root.update()
+    img = ImageGrab.grab(xdisplay=os.environ["DISPLAY"]).crop((0, 0, 1280, 800))
+    colours = img.getcolors(maxcolors=1_000_000)
+    assert img.size == (1280, 800)
+    assert colours is not None and len(colours) > 20
+
+
+def test_welcome_view_shows_when_no_tab_is_open_and_blank_thread_opens_one(window, app):
+    assert window.welcome.winfo_ismapped()
+    rel = window.welcome.blank()
+    assert rel == "untitled.json" and app.workspace.exists(rel)
+    assert window.tabs.tabs == [rel] and window.notebook.winfo_ismapped()
+
+
+def test_create_rename_move_and_delete_threads_through_the_tree(window, app):
+    tv = window.tree_view
+    rel = tv.new_file()
+    assert rel == "untitled.json" and tv.tree.exists(rel)
+    entry = tv._editor
+    assert entry is not None
+    entry.focus_force()
+    window.root.update()
+    entry.delete(0, "end")
+    entry.insert(0, "plans")
+    entry.event_generate("<Return>")
+    window.root.update()
+    assert app.workspace.exists("plans.json") and not app.workspace.exists("untitled.json")
+    assert read(app, "plans.json")["title"] == "plans"
+    assert window.tabs.tabs == ["plans.json"]
+    tv.tree.selection_set(())
+    tv.cancel_rename()
+    folder = tv.new_folder()
+    tv.cancel_rename()
+    assert folder == "untitled" and tv.tree.exists(folder)
+    assert tv.move("plans.json", folder) == "untitled/plans.json"
+    assert window.tabs.tabs == ["untitled/plans.json"]
+    # a same-named thread: moving asks before replacing
+    app.workspace.create_thread("", "plans")
+    tv.refresh()
+    window.dialogs.answer = False
+    assert tv.move("plans.json", folder) is None and app.workspace.exists("plans.json")
+    window.dialogs.answer = True
+    assert tv.move("plans.json", folder) == "untitled/plans.json"
+    assert window.dialogs.confirms and "Replace" in window.dialogs.confirms[-1]
+    tv.tree.selection_set("untitled/plans.json")
+    window.root.update()
+    assert tv.delete()
+    assert not app.workspace.exists("untitled/plans.json")
+    assert window.tabs.tabs == []
+
+
+def test_files_changed_by_other_programs_show_up_after_a_poll(window, app):
+    (app.workspace.root / "external.json").write_text('{"title": "external"}', "utf-8")
+    window.tree_view._poll()
+    assert window.tree_view.tree.exists("external.json")
+
+
+def test_editing_a_message_autosaves_after_the_debounce(window, app):
+    rel = app.workspace.create_thread("", "edit")
+    window.tree_view.refresh()
+    ed = window.open_thread(rel)
+    window.root.update()
+    card = ed.list.order[0]
+    card.text.insert("end", "autosaved text")
+    pump_until(window.root, lambda: "autosaved text" in app.workspace.resolve(rel).read_text("utf-8"), 10)
+    assert not ed.p.dirty
+    ed.undo()
+    window.root.update()
+    assert ed.list.order[0].text.get("1.0", "end-1c") == ""
+
+
+def test_system_prompt_edits_highlight_variables_and_hint_missing_ones(window, app):
+    rel = app.workspace.create_thread("", "prompt")
+    window.tree_view.refresh()
+    ed = window.open_thread(rel)
+    ed.prompt.insert("1.0", "Hello {{who}} {% if x %}y{% endif %}")
+    window.root.update()
+    assert ed.prompt.tag_ranges("var") and ed.prompt.tag_ranges("tag")
+    assert "Missing: who" in ed.hints.cget("text")
+    ed.flush()
+    assert read(app, rel)["context"]["systemPrompt"].startswith("Hello {{who}}")
+
+
+def test_open_tabs_and_the_active_tab_are_restored_and_closed_tabs_reopen(make_window, app):
+    for stem in ("a", "b", "c"):
+        app.workspace.create_thread("", stem)
+    win = make_window()
+    win.open_thread("a.json")
+    win.open_thread("b.json")
+    win.save_state()
+    win2 = make_window()
+    assert win2.tabs.tabs == ["a.json", "b.json"] and win2.tabs.active == "b.json"
+    win2.close_active()
+    assert win2.tabs.tabs == ["a.json"]
+    win2.reopen_closed()
+    assert win2.tabs.tabs == ["a.json", "b.json"] and win2.tabs.active == "b.json"
+    assert win2.editors.get("b.json") is not None or win2._ensure_editor("b.json") is not None
+
+
+def test_a_10_mb_thread_builds_only_the_visible_cards(window, app):
+    data = big_thread_data()
+    data["title"] = "big"
+    write_bytes_atomic(app.workspace.root / "big.json", orjson.dumps(data))
+    window.tree_view.refresh()
+    ed = window.open_thread("big.json")
+    window.root.update()
+    assert len(ed.p.messages) == 5000
+    assert 0 < len(ed.list.order) < 40
+    ed.list.on_scrollbar("moveto", "0.5")
+    assert ed.list.first >= 2000 and len(ed.list.order) < 40
+    window.render_var.set("lite")
+    window.apply_rendering()
+    assert ed.list.plain is not None and ed.list.order == []
+
+
+def test_theme_and_zoom_are_kept_in_settings(window, app):
+    window.theme_var.set("dark")
+    window.apply_theme()
+    window.zoom(+1)
+    window.save_state()
+    data = json.loads((app.root.settings / "window.json").read_text("utf-8"))
+    ui = json.loads((app.root.settings / "ui-state.json").read_text("utf-8"))
+    assert data["zoom"] == 1.1 and ui["theme"] == "dark"
+    window.zoom(0)
+    window.theme_var.set("light")
+    window.apply_theme()
