@@ -47,7 +47,8 @@ def describe(exc: BaseException, target: Target, *, phase: str, timeout: float |
         if phase == "connect":
             msg = f"{who} closed the connection while starting (did it exit?).{junk}{_log_hint(target)}"
         else:
-            msg = f"{who} closed the connection during {phase} (it may have crashed); the next call starts it again.{_log_hint(target)}"
+            again = "starts it again" if target.transport == "stdio" else "reconnects"
+            msg = f"{who} closed the connection during {phase} (it may have crashed); the next call {again}.{_log_hint(target)}"
     else:
         msg = _http_message(e, target, phase) or f"{who} failed during {phase}: {type(e).__name__}: {e}.{junk}{_log_hint(target)}"
     return redact(msg, target.secrets)

@@ -16,9 +16,12 @@ server, unset `$VAR`); every failure of the server itself becomes an `isError` o
 from __future__ import annotations
 
 import asyncio
+import atexit
 import concurrent.futures
+import logging
 import threading
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 from ..core.model import TextContent, Tool, ToolCallOutput
@@ -36,6 +39,22 @@ ProgressFn = Callable[[float, "float | None", "str | None"], None]
 CONNECT_TIMEOUT = 10.0
 LIST_TIMEOUT = 10.0
 CALL_TIMEOUT = 300.0
+
+
+class _SdkLogHandler(logging.Handler):
+    """Appends records to `path` (opened per record: the SDK logs rarely)."""
+
+    path: Path | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.path is None:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(self.format(record) + "\n")
+        except Exception:
+            pass
 
 
 def _output(text: str, is_error: bool) -> ToolCallOutput:
@@ -100,8 +119,22 @@ class McpHub:
     def _loop_thread(self) -> LoopThread:
         with self._lock:
             if self._loop is None or not self._loop.alive:
+                self._route_sdk_logs()
                 self._loop = LoopThread()
+                atexit.register(self.close)  # children must not outlive the app
             return self._loop
+
+    def _route_sdk_logs(self) -> None:
+        """Send the SDK's own warnings (tracebacks of dropped connections) to `logs/mcp.log`
+        of the latest hub, not to the terminal or the GUI's stderr."""
+        sdk = logging.getLogger("mcp")
+        handler = next((h for h in sdk.handlers if isinstance(h, _SdkLogHandler)), None)
+        if handler is None:
+            handler = _SdkLogHandler()
+            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+            sdk.addHandler(handler)
+            sdk.propagate = False
+        handler.path = self.root.logs / "mcp.log"
 
     def _run(self, coro: Any, timeout: float) -> Any:
         fut = self._loop_thread().submit(coro)
@@ -338,5 +371,6 @@ class McpHub:
         with self._lock:
             loop, self._loop = self._loop, None
             self._tools.clear()
+        atexit.unregister(self.close)
         if loop is not None:
             loop.stop(self._close_all())
