@@ -208,3 +208,21 @@ def test_inspect_and_list_give_read_only_views_newest_first():
     view = inspect_run(t, "r1")
     assert view.model == "openai/gpt-4.1" and view.messages_label == "2 messages"
     assert view.usage_label == "1.2K in / 30 out"
+
+
+def test_snapshots_keep_the_key_order_of_the_source_file():
+    import orjson
+
+    from llmspace.core.threadio import parse_thread
+
+    raw = orjson.dumps({"context": {"messages": [{"role": "user", "id": "u", "content": [{"text": "hi", "type": "text"}]}],
+                                    "systemPrompt": "x"}, "title": "t"}, option=orjson.OPT_INDENT_2)
+    t = parse_thread(raw)
+    append_run(t, None, timestamp_ms=1, run_id="r")
+    snap = orjson.loads(serialize_thread(t))["runHistory"][0]["thread"]
+    assert list(snap) == ["context", "title"]
+    assert list(snap["context"]) == ["messages", "systemPrompt"]
+    assert list(snap["context"]["messages"][0]) == ["role", "id", "content"]
+    back = parse_thread(serialize_thread(t))
+    restore_run(back, "r")
+    assert list(orjson.loads(serialize_thread(back))["context"]) == ["messages", "systemPrompt"]
