@@ -35,7 +35,8 @@ MAX_INCLUDE_DEPTH = 10
 MAX_INCLUDE_COUNT = 100
 _MAX_SEQUENCE = 1_000_000
 
-TEMPLATE_MARKER_RE = re.compile(r"\{%|\{\{\s*@|\{\{[^{}]*[.\[|(][^{}]*\}\}")
+# (The first `[^{}.[|(]*` cannot overlap the marker class, so matching stays linear.)
+TEMPLATE_MARKER_RE = re.compile(r"\{%|\{\{\s*@|\{\{[^{}.\[|(]*[.\[|(][^{}]*\}\}")
 _INCLUDE_RE = re.compile(r"\{\{\s*@include\(([\s\S]*?)\)\s*\}\}")
 _EXPRESSION_RE = re.compile(r"\{\{([\s\S]*?)\}\}|\{%([\s\S]*?)%\}")
 _STRING_RE = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'")

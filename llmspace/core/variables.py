@@ -27,7 +27,7 @@ from .model import PromptSnapshot, Thread, Variable, VariableVariants
 
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # `{{ name }}` placeholders as the simple path sees them (no braces inside).
-PLACEHOLDER_RE = re.compile(r"\{\{\s*([^{}]+?)\s*\}\}")
+PLACEHOLDER_RE = re.compile(r"\{\{([^{}]*)\}\}")  # inner text is stripped by callers (linear matching)
 
 DATE_NAME = "current_date"
 SKILLS_NAME = "available_skills"
