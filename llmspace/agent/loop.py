@@ -18,7 +18,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..core.model import AssistantMessage, ModelConfig, Thread, ToolCall, ToolCallOutput, UserMessage
+from ..core.model import AssistantMessage, ModelConfig, Thread, ThreadContext, ToolCall, ToolCallOutput, UserMessage
 from ..core.render import RenderEnv, RenderedThread, render_thread
 from ..core.variables import apply_snapshot
 from ..errors import UserFacingError, describe_exception
@@ -68,12 +68,15 @@ class RunSession:
         self.turns = 0
         self.model_label = ""
         self._snapshot: dict[str, dict[str, str]] | None = None  # frozen values of this run so far
+        self._materialise: ModelConfig | None = None
 
     # -- entry --------------------------------------------------------------------------
     def execute(self) -> "RunResult":
         try:
             endpoint, info, adapter = self._resolve()
             self._prepare()
+            if self._materialise is not None:  # an explicit --provider/--model becomes the thread's model
+                self.thread.model = self._materialise
         except UserFacingError as exc:
             return self._result("failed", str(exc), record=False)
         except Exception as exc:
@@ -108,7 +111,7 @@ class RunSession:
             data: dict[str, Any] = {"provider": endpoint.provider_id, "id": info.id}
             if current is not None and current.params is not None:
                 data["params"] = current.params.model_dump(exclude_unset=True, by_alias=True)
-            self.thread.model = ModelConfig.model_validate(data)
+            self._materialise = ModelConfig.model_validate(data)
         self.model_label = f"{endpoint.provider_id}/{info.id}"
         return endpoint, info, registry.adapter(endpoint.api)
 
@@ -120,7 +123,7 @@ class RunSession:
             index = next((i for i, m in enumerate(messages) if m.id == opts.from_message_id), None)
             if index is None:
                 raise UserFacingError(f"No message {opts.from_message_id!r} in this thread.",
-                                      hint="Pick a message id shown by `llmspace threads show`.")
+                                      hint="Check the message id; the thread may have changed.")
             messages = messages[: index + 1]
         if opts.tool_results:
             last = messages[-1] if messages else None
@@ -139,24 +142,17 @@ class RunSession:
             last_msg = messages[-1]
             if not (isinstance(last_msg, UserMessage) or (isinstance(last_msg, AssistantMessage) and last_msg.toolCalls)):
                 raise UserFacingError(NOT_ELIGIBLE)
-        ctx = thread.ensure_context() if messages or thread.context is not None else None
-        had_context = thread.context is not None
-        old_messages = thread.context.messages if thread.context is not None else None
         current = thread.messages
         changed = len(messages) != len(current) or any(a is not b for a, b in zip(messages, current))
-        if ctx is not None and changed:
-            ctx.messages = messages
-        try:
-            self._render()
-        except Exception:
-            if changed and ctx is not None:
-                if had_context:
-                    ctx.messages = old_messages
-                else:
-                    thread.context = None
-            raise
+        if not changed:
+            self._render(thread)
+            return
+        # Render a shallow view with the new message list first, so a failure changes nothing.
+        ctx = thread.context if thread.context is not None else ThreadContext()
+        self._render(thread.model_copy(update={"context": ctx.model_copy(update={"messages": messages})}))
+        thread.ensure_context().messages = messages
 
-    def _render(self) -> RenderedThread:
+    def _render(self, view: Thread | None = None) -> RenderedThread:
         """Render for the next turn; frozen values carry over from the previous render of
         this run (written to the thread only when the run is recorded)."""
         try:
@@ -165,7 +161,7 @@ class RunSession:
             skills = None
         env = RenderEnv(skills=skills, overrides=dict(self.opts.variables), snapshot=self._snapshot)
         try:
-            rendered = render_thread(self.thread, env)
+            rendered = render_thread(view if view is not None else self.thread, env)
         except UserFacingError as exc:
             if exc.message.startswith(RENDER_FAILED):
                 raise

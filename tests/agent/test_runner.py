@@ -230,7 +230,7 @@ def test_a_run_is_refused_when_the_last_message_is_a_plain_assistant_reply(app, 
     thread = make_thread([user("hi"), assistant("hello", "a1")])
     before = serialize_thread(thread)
 
-    result = app.runner.run(thread, RunOptions())
+    result = app.runner.run(thread, RunOptions(provider="loop", model="loopback-model"))
 
     assert result.status == "failed"
     assert result.error == NOT_ELIGIBLE
@@ -243,9 +243,10 @@ def test_run_from_a_message_cuts_the_later_messages(app, home, srv):
     srv.push(Turn(text="second answer"))
     thread = make_thread([user("q1", "u1"), assistant("first answer", "a1"), user("q2", "u2"), assistant("old", "a2")])
 
-    result = app.runner.run(thread, RunOptions(from_message_id="u2"))
+    result = app.runner.run(thread, RunOptions(from_message_id="u2", provider="loop", model="loopback-model"))
 
     assert result.status == "completed"
+    assert thread.model is not None and (thread.model.provider, thread.model.id) == ("loop", "loopback-model")
     assert [m.id for m in thread.messages[:3]] == ["u1", "a1", "u2"]
     assert len(thread.messages) == 4 and thread.messages[3].text() == "second answer"
 
