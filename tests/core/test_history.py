@@ -22,7 +22,6 @@ from llmspace.core.history import (
     run_summary,
     snapshot_of,
 )
-from llmspace.core.model import AssistantMessage, RunSnapshot, TextContent, UserMessage
 from llmspace.core.threadio import serialize_thread, thread_from_data
 from llmspace.core.usage import make_usage
 from llmspace.errors import UserFacingError
