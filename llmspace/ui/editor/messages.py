@@ -32,6 +32,8 @@ class MessageList(tb.Frame):
         self.body.pack(side="left", fill="both", expand=True)
         self.plain: tb.Text | None = None
         self._height = 0
+        self._rendering = False
+        self._again = False
         for w in (self.body,):
             w.bind("<MouseWheel>", self.on_wheel)
             w.bind("<Button-4>", self.on_wheel)
@@ -63,7 +65,21 @@ class MessageList(tb.Frame):
             self.plain = None
 
     def render(self) -> None:
-        """Rebuild the visible part."""
+        """Rebuild the visible part (re-entrant calls during layout are folded into one)."""
+        if self._rendering:
+            self._again = True
+            return
+        self._rendering = True
+        try:
+            self._render()
+            while self._again:
+                self._again = False
+                self._render()
+        finally:
+            self._rendering = False
+            self._again = False
+
+    def _render(self) -> None:
         self.clear()
         msgs = self.view.p.messages
         if self.mode == "lite":
@@ -94,7 +110,7 @@ class MessageList(tb.Frame):
             if i >= total and used <= avail and self.first > 0:
                 # reached the end with room to spare: show the tail anchored at the bottom
                 self.follow = True
-                self.render()
+                self._again = True
                 return
             if i >= total and used <= avail:
                 self.follow = False

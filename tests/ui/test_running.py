@@ -1,0 +1,99 @@
+"""Running from the editor in a real window against the loopback model server: streamed
+text shows up in the assistant card, Stop keeps the partial text, a custom function tool
+call is answered in its result box and the run continues, errors land in the banner."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.llm_server import LoopbackLLM, ToolCallSpec, Turn, configure_provider
+
+from .conftest import pump_until
+
+
+@pytest.fixture
+def srv(home):
+    with LoopbackLLM() as s:
+        configure_provider(home, s)
+        yield s
+
+
+def open_editor(window, app, text="Hello?", stem="chat"):
+    rel = app.workspace.create_thread("", stem)
+    window.tree_view.refresh()
+    ed = window.open_thread(rel)
+    window.root.update()
+    ed.list.order[0].text.insert("1.0", text)
+    window.root.update()
+    return ed
+
+
+def card_text(ed):
+    card = ed.list.cards.get(ed.p.messages[-1].id)
+    return card.text.get("1.0", "end-1c") if card is not None and card.text is not None else ""
+
+
+def test_a_run_streams_into_the_assistant_card_and_lands_in_the_file(window, app, srv):
+    srv.push(Turn(text="Streaming into the window works.", chunk_size=2, delay_per_chunk=0.002))
+    ed = open_editor(window, app)
+    assert ed.start_run()
+    assert ed.run_btn.cget("text") == "■ Stop"
+    assert str(ed.prompt.cget("state")) == "disabled"
+    pump_until(window.root, lambda: ed.run.status != "running")
+    assert card_text(ed) == "Streaming into the window works."
+    assert ed.run_btn.cget("text") == "▶ Run"
+    assert "Streaming into the window works." in app.workspace.resolve(ed.p.rel).read_text("utf-8")
+    assert window.pump.text_flushes >= 1
+
+
+def test_stop_ends_the_run_and_keeps_the_partial_text(window, app, srv):
+    srv.push(Turn(text="y" * 2000, chunk_size=2, delay_per_chunk=0.005))
+    ed = open_editor(window, app)
+    window.run_or_stop()
+    pump_until(window.root, lambda: len(card_text(ed)) > 10 and ed.p.messages[-1].role == "assistant")
+    window.run_or_stop()  # Ctrl+Enter again: stop
+    pump_until(window.root, lambda: ed.run.status != "running")
+    assert 0 < len(ed.p.messages[-1].text()) < 2000
+    assert not ed.p.read_only
+
+
+def test_a_function_tool_result_is_entered_in_its_box_and_the_run_continues(window, app, srv):
+    srv.push(Turn(tool_calls=[ToolCallSpec(id="call_9", name="lookup", arguments={"q": "life"})]),
+             Turn(text="It is 42."))
+    ed = open_editor(window, app)
+    ed.p.upsert_function_tool('{"name": "lookup", "description": "Look it up", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}')
+    window.auto_run.set(True)
+    try:
+        ed.start_run()
+        pump_until(window.root, lambda: ed.run.status == "paused")
+        assert "lookup" in ed.run.pause_reason
+        ed.list.scroll_to_end()
+        card = ed.list.cards[ed.p.messages[-1].id]
+        box = card.results["call_9"]
+        box.insert("1.0", "42")
+        window.root.update()
+        assert ed.p.messages[-1].toolCalls[0].output.text() == "42"
+        ed.continue_run()
+        pump_until(window.root, lambda: ed.run.status != "running" and ed.p.messages[-1].text() == "It is 42.")
+    finally:
+        window.auto_run.set(False)
+
+
+def test_a_failed_run_shows_the_error_in_the_editor(window, app, srv):
+    srv.push_raw(status=401, body=b'{"error": {"message": "invalid key"}}')
+    ed = open_editor(window, app)
+    ed.start_run()
+    pump_until(window.root, lambda: ed.run.status != "running")
+    assert ed.run.status == "error"
+    assert ed.banner.winfo_ismapped() or ed.banner.winfo_manager() == "pack"
+
+
+def test_two_tabs_can_run_at_once(window, app, srv):
+    srv.push(Turn(text="first", chunk_size=1, delay_per_chunk=0.01), Turn(text="second", chunk_size=1, delay_per_chunk=0.01))
+    a = open_editor(window, app, stem="a")
+    b = open_editor(window, app, stem="b")
+    a.start_run()
+    b.start_run()
+    assert a.run.running and b.run.running
+    pump_until(window.root, lambda: not a.run.running and not b.run.running)
+    assert {a.p.messages[-1].text(), b.p.messages[-1].text()} == {"first", "second"}
