@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterator
 from ..core.history import append_run
 from ..core.model import Thread, Usage
 from ..core.render import RenderedThread
-from ..core.usage import add_usage, is_zero
+from ..core.usage import add_usage, empty_usage
 from ..providers.base import CancelToken, ModelRequest
 from ..errors import describe_exception
 from ..providers.events import ErrorEvent, StreamEvent
@@ -87,13 +87,12 @@ def tool_context(app: Any, thread: Thread, rendered: RenderedThread | None) -> A
                        workspace_root=app.root.workspace, mcp=mcp)
 
 
-def usage_sum(usages: list[Usage]) -> Usage | None:
-    """The run's usage: the sum over the assistant messages it produced (None when all zero)."""
-    total: Usage | None = None
+def usage_sum(usages: list[Usage]) -> Usage:
+    """The run's usage: the sum over the assistant messages it produced (empty usage when
+    none reported any, as the original writes it)."""
+    total = empty_usage()
     for u in usages:
         total = add_usage(total, u)
-    if total is None or is_zero(total):
-        return None
     return total
 
 
