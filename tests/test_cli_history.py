@@ -80,6 +80,8 @@ def test_evaluate_with_a_rubric_stores_everything_that_survives_a_reload(home, t
 
     avg = averages(ev)
     assert (avg.left, avg.right, avg.delta) == (3, 5, 2)
+    assert main(["compare", thread_rel, "run-two", "run-one"]) == 0
+    assert "Evaluation " in (out := capsys.readouterr().out) and "leftBetter; Quality: A 5.00, B 3.00, B − A -2.00" in out
     # a reversed pair updates the same record
     assert main(["evaluate", thread_rel, "run-two", "run-one", "--verdict", "tie"]) == 0
     again = _open(home, thread_rel)

@@ -307,6 +307,18 @@ def compare_command(args: argparse.Namespace, app: "App") -> int:
     _, thread = load(app, args.thread)
     a, b = resolve_run(thread, args.run_a), resolve_run(thread, args.run_b)
     print(render_text(compare_runs(thread, a, b), show_same=args.all))
+    from ..core.evaluation import averages, displayed_verdict, find_pair
+
+    ev = find_pair(thread, a, b)
+    if ev is not None:
+        line = f"\nEvaluation {ev.id}: {displayed_verdict(ev, a)}"
+        avg = averages(ev)
+        if avg is not None and ev.rubric is not None:
+            left, right = (avg.left, avg.right) if ev.leftRunId == a else (avg.right, avg.left)
+            line += f"; {ev.rubric.name}: A {left:.2f}, B {right:.2f}, B − A {right - left:+.2f}"
+        if ev.note:
+            line += f" — {ev.note}"
+        print(line)
     return 0
 
 
