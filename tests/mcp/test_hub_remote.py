@@ -6,7 +6,7 @@ import pytest
 
 from llmspace.mcp.hub import McpHub
 
-from .conftest import free_port
+from .conftest import DEMO, PY, free_port, start_server, stop_server
 
 
 @pytest.fixture(params=["streamableHttp", "sse"])
@@ -57,3 +57,20 @@ def test_secret_header_values_never_appear_in_errors(hub: McpHub, monkeypatch: p
     readiness = hub.test("gone")
     assert readiness.status == "error"
     assert "s3cr3t-value-xyz" not in (readiness.lastError or "")
+
+
+@pytest.mark.parametrize("transport, mode, path", [("streamableHttp", "http", "/mcp"), ("sse", "sse", "/sse")])
+def test_a_remote_server_that_restarts_is_reconnected(hub: McpHub, transport: str, mode: str, path: str) -> None:
+    port = free_port()
+    proc = start_server([PY, str(DEMO), mode, str(port)], port)
+    try:
+        hub.add_server(name="flaky", transport=transport, url=f"http://127.0.0.1:{port}{path}")
+        assert hub.call_tool("flaky", "echo", {"text": "before"}).isError is False
+        stop_server(proc)
+        down = hub.call_tool("flaky", "echo", {"text": "down"}, timeout=10)
+        assert down.isError is True
+        proc = start_server([PY, str(DEMO), mode, str(port)], port)
+        texts = [hub.call_tool("flaky", "echo", {"text": "after"}, timeout=10) for _ in range(2)]
+        assert texts[-1].isError is False and texts[-1].text().startswith("after")
+    finally:
+        stop_server(proc)
