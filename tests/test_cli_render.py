@@ -137,3 +137,17 @@ def test_skills_list_shows_seeded_skills_and_agents_folder_skills(home: Path, us
     assert off.returncode == 0, off.stderr
     listed = json.loads(cli("skills", "list", "--json", home=home, user_home=user_home).stdout)
     assert {s["name"]: s["enabled"] for s in listed["skills"]}["local-skill"] is False
+
+
+def test_skills_show_prints_the_skill_tool_output_and_folders_can_be_managed(home: Path, user_home: Path, tmp_path: Path) -> None:
+    extra = tmp_path / "team-skills"
+    write_skill(extra, "team-skill", description="Team conventions.", body="Use tabs.\n")
+    added = cli("skills", "add-folder", str(extra), home=home, user_home=user_home)
+    assert added.returncode == 0, added.stderr
+    shown = cli("skills", "show", "team-skill", home=home, user_home=user_home)
+    assert shown.stdout == f"Base directory for this skill: {extra / 'team-skill'}\n\nUse tabs.\n"
+    folders = cli("skills", "folders", home=home, user_home=user_home).stdout.splitlines()
+    assert folders[-1] == str(extra) and folders[2] == f"{user_home / '.agents' / 'skills'}  (missing)"
+    cli("skills", "remove-folder", str(extra), home=home, user_home=user_home)
+    missing = cli("skills", "show", "team-skill", home=home, user_home=user_home)
+    assert missing.returncode == 1 and 'Skill "team-skill" not found.' in missing.stderr

@@ -1,7 +1,9 @@
 """CLI command group `llmspace skills …` (see llmspace/cli.py for the contract).
 
 `skills list` prints every discovered skill (name, enabled, folder, description) and then the
-problems found; `skills enable NAME` / `skills disable NAME` switch a skill on or off.
+problems found; `skills enable NAME` / `skills disable NAME` switch a skill on or off;
+`skills show NAME` prints what the `skill` tool returns; `skills folders`, `skills add-folder PATH`
+and `skills remove-folder PATH` manage the discovery folders.
 """
 
 from __future__ import annotations
@@ -23,6 +25,17 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
         cmd = group.add_parser(verb, help=f"{verb} a skill by name")
         cmd.add_argument("name")
         cmd.set_defaults(handler=lambda args, app, on=enabled: set_enabled(args, app, on))
+    show = group.add_parser("show", help="print an enabled skill as the `skill` tool returns it")
+    show.add_argument("name")
+    show.set_defaults(handler=show_skill)
+    folders = group.add_parser("folders", help="list the discovery folders")
+    folders.set_defaults(handler=list_folders)
+    add = group.add_parser("add-folder", help="add a discovery folder")
+    add.add_argument("path")
+    add.set_defaults(handler=lambda args, app: _folder(app, args.path, add=True))
+    remove = group.add_parser("remove-folder", help="remove a discovery folder (no files are deleted)")
+    remove.add_argument("path")
+    remove.set_defaults(handler=lambda args, app: _folder(app, args.path, add=False))
 
 
 def _one_line(text: str, width: int = 100) -> str:
@@ -58,4 +71,32 @@ def list_skills(args: argparse.Namespace, app: Any) -> int:
 def set_enabled(args: argparse.Namespace, app: Any, enabled: bool) -> int:
     app.skills.set_enabled(args.name, enabled)
     print(f"{args.name}: {'enabled' if enabled else 'disabled'}")
+    return 0
+
+
+def show_skill(args: argparse.Namespace, app: Any) -> int:
+    from ..errors import UserFacingError
+
+    skill = app.skills.find_enabled(args.name)
+    if skill is None:
+        raise UserFacingError(f'Skill "{args.name}" not found.', hint="Run `llmspace skills list` to see enabled skills.")
+    print(f"Base directory for this skill: {skill.path}\n\n{skill.body()}")
+    return 0
+
+
+def list_folders(args: argparse.Namespace, app: Any) -> int:
+    for path, origin, hidden in app.skills.folders():
+        extra = f"  (hidden: {', '.join(sorted(hidden))})" if hidden else ""
+        source = "" if origin == "settings" else f"  [{origin}]"
+        print(f"{path}{'' if path.is_dir() else '  (missing)'}{source}{extra}")
+    return 0
+
+
+def _folder(app: Any, path: str, *, add: bool) -> int:
+    if add:
+        app.skills.settings.add_folder(path)
+        print(f"added {path}")
+    else:
+        app.skills.settings.remove_folder(path)
+        print(f"removed {path}")
     return 0
