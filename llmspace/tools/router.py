@@ -107,6 +107,8 @@ class ToolRouter:
         if call.input.partialArguments and not call.input.arguments:
             return error_output(f"The arguments for {name} are not valid JSON: {call.input.partialArguments}")
         arguments = dict(call.input.arguments or {})
+        if tool.type == "builtin":
+            arguments = _drop_null_optionals(tool, arguments)
         problem = check_arguments(tool, arguments)
         if problem:
             return error_output(problem)
@@ -180,6 +182,12 @@ class ToolRouter:
         if "error" in box:
             return error_output(_message(box["error"]))
         return _to_output(box["value"])
+
+
+def _drop_null_optionals(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Built-ins: an optional parameter sent as null (strict-mode habit) counts as absent."""
+    required = set((tool.parameters or {}).get("required") or [])
+    return {k: v for k, v in arguments.items() if v is not None or k in required}
 
 
 def _to_output(value: Any) -> ToolCallOutput:

@@ -196,3 +196,11 @@ def test_pending_reasons_are_given_per_call() -> None:
     tools = builtin_tools() + [Tool.model_validate({"type": "function", "name": "lookup_order"})]
     reasons = ToolRouter(None).pending_reasons(tools, [_call("read"), _call("lookup_order", "c2"), _call("bash", "c3", command="sudo ls")])
     assert reasons[0] is None and "lookup_order" in reasons[1] and reasons[2] == "Auto-run paused for a risky command."
+
+
+def test_null_optional_builtin_parameters_count_as_absent(tmp_path: Path) -> None:
+    (tmp_path / "f").write_text("a\nb")
+    out = ToolRouter(None).execute(builtin_tool("read"), _call("read", description="d", path="f", offset=None, limit=None), _ctx(tmp_path))
+    assert out.isError is False and out.text() == "1\ta\n2\tb"
+    out = ToolRouter(None).execute(builtin_tool("read"), _call("read", description="d", path=None), _ctx(tmp_path))
+    assert out.isError is True and "path: None is not of type 'string'" in out.text()
