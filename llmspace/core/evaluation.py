@@ -12,7 +12,10 @@ required and stored canonically as [left run, right run] × criteria order, next
 snapshot of the rubric; at most 50 evaluations (oldest dropped). `averages` gives the mean per
 run and the B − A delta. `normalize_evaluations` applies the load rules.
 
-Mutates the given Thread in place; no I/O, no model call. Callers: commands/history.py, presenters.
+Dialog helpers (`switch_rubric`, `draft_averages`, `removal_needs_confirmation`) follow the
+original compare dialog. `sanitize_thread_data` applies the record rules to raw JSON before
+validation. Mutates the given Thread in place; no I/O, no model call.
+Callers: commands/history.py, presenters and the UI compare dialog.
 """
 
 from __future__ import annotations
@@ -415,3 +418,48 @@ def sanitize_thread_data(data: Any) -> Any:
                     pass
         data["evaluations"] = out
     return data
+
+
+# -- helpers for the compare dialog (draft scores while the user edits) ---------------------------
+
+Grid = dict[str, dict[str, int]]  # run id -> criterion id -> score
+
+
+def saved_grid(ev: Evaluation | None) -> Grid:
+    """The scores of a saved evaluation as a grid (empty for legacy records)."""
+    if ev is None or not ev.runScores:
+        return {}
+    return {rs.runId: {s.criterionId: s.score for s in rs.scores} for rs in ev.runScores}
+
+
+def switch_rubric(new: RubricSnapshot | None, draft_rubric: RubricSnapshot | None, draft: Grid,
+                  saved: Evaluation | None) -> Grid:
+    """The draft scores after choosing rubric `new` in the dialog.
+
+    Same rubric id and revision as the draft → the draft is kept; returning to the saved
+    evaluation's rubric snapshot → its saved scores come back; another revision of the same
+    rubric → scores reconciled by criterion id; a different rubric (or none) → cleared."""
+    if new is None:
+        return {}
+    if draft_rubric is not None and (draft_rubric.id, draft_rubric.revision) == (new.id, new.revision):
+        return {run: dict(row) for run, row in draft.items()}
+    if saved is not None and saved.rubric is not None and (saved.rubric.id, saved.rubric.revision) == (new.id, new.revision):
+        return saved_grid(saved)
+    if draft_rubric is not None and draft_rubric.id == new.id:
+        ids = {c.id for c in new.criteria}
+        return {run: {cid: s for cid, s in row.items() if cid in ids} for run, row in draft.items()}
+    return {}
+
+
+def draft_averages(rubric: RubricSnapshot, left: str, right: str, grid: Grid) -> Averages | None:
+    """Averages of a draft grid, or None while it is incomplete."""
+    ids = [c.id for c in rubric.criteria]
+    rows = [grid.get(left) or {}, grid.get(right) or {}]
+    if any(any(not isinstance(row.get(i), int) or not 1 <= row[i] <= 5 for i in ids) for row in rows):
+        return None
+    return Averages(sum(rows[0][i] for i in ids) / len(ids), sum(rows[1][i] for i in ids) / len(ids))
+
+
+def removal_needs_confirmation(saved: Evaluation | None, selected: RubricSnapshot | None) -> bool:
+    """True when saving would drop the scores of a scored evaluation ("Remove scores and save")."""
+    return saved is not None and saved.rubric is not None and selected is None

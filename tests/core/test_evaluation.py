@@ -267,3 +267,31 @@ def json_copy(value):
     import json
 
     return json.loads(json.dumps(value))
+
+
+def test_dialog_helpers_keep_restore_reconcile_or_clear_draft_scores():
+    from llmspace.core.evaluation import (
+        draft_averages,
+        removal_needs_confirmation,
+        saved_grid,
+        snapshot_rubric,
+        switch_rubric,
+    )
+
+    t = _thread()
+    r = create_rubric(t, "Q", CRITERIA)
+    other = create_rubric(t, "Other", [{"name": "x"}, {"name": "y"}])
+    c1, c2 = (c.id for c in r.criteria)
+    saved = save_evaluation(t, "r0", "r1", "tie", rubric_id=r.id, scores=_grid(r, [4, 4], [3, 3]))
+    rev1 = snapshot_rubric(r)
+    draft = {"r0": {c1: 5}, "r1": {c2: 2}}
+    assert switch_rubric(rev1, rev1, draft, saved) == draft  # same revision: keep the draft
+    assert switch_rubric(rev1, snapshot_rubric(other), {}, saved) == saved_grid(saved)  # back to the saved snapshot
+    assert switch_rubric(snapshot_rubric(other), rev1, draft, saved) == {}  # another rubric: cleared
+    update_rubric(t, r.id, criteria=[{"name": "Clarity"}, {"name": "Depth"}])
+    rev2 = snapshot_rubric(find_rubric(t, r.id))
+    assert switch_rubric(rev2, rev1, draft, saved) == {"r0": {}, "r1": {c2: 2}}  # reconciled by criterion id
+    assert draft_averages(rev1, "r0", "r1", {"r0": {c1: 5, c2: 3}, "r1": {c1: 3, c2: 3}}).delta == -1
+    assert draft_averages(rev1, "r0", "r1", draft) is None
+    assert removal_needs_confirmation(saved, None) and not removal_needs_confirmation(saved, rev1)
+    assert not removal_needs_confirmation(None, None)
