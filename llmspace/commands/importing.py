@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from ..app import App
@@ -24,10 +24,24 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     parser.set_defaults(handler=run_import)
 
 
+def model_resolver(app: "App") -> "Callable[[str], dict[str, str] | None] | None":
+    """Foreign model id -> {provider, id} of the first configured provider offering it (None if unknown)."""
+    try:
+        providers = app.models.providers()
+        index: dict[str, dict[str, str]] = {}
+        for provider in providers:
+            for model in provider.enabled_models():
+                index.setdefault(model.id, {"provider": provider.id, "id": model.id})
+    except Exception:  # no model settings yet: import without models
+        return None
+    return index.get
+
+
 def run_import(args: argparse.Namespace, app: "App") -> int:
     from ..core.importers import import_files
 
-    outcomes = import_files([Path(f) for f in args.files], app.workspace, into=args.into.strip().strip("/"))
+    outcomes = import_files([Path(f) for f in args.files], app.workspace, into=args.into.strip().strip("/"),
+                            resolve_model=model_resolver(app))
     all_ok = True
     for o in outcomes:
         if o.created:
