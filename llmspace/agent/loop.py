@@ -264,7 +264,7 @@ class RunSession:
             return "paused", None
         for call in calls:
             self.emit(re.ToolStarted(message.id, call.id, call.input.name))
-        outputs = router.execute_calls(tools, calls, tool_context(self.app, self.thread, self._rendered), self.cancel,
+        outputs = router.execute_calls(tools, calls, tool_context(self.app, self.thread, self.opts.variables), self.cancel,
                                        self.opts.tool_timeout)
         for call, out in zip(calls, outputs):
             call.output = _as_output(out)

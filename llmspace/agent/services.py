@@ -8,12 +8,11 @@ Callers: `agent/loop.py` only.
 from __future__ import annotations
 
 import logging
-import os
 from typing import Any, Callable, Iterator
 
 from ..core.history import append_run
 from ..core.model import Thread, Usage
-from ..core.render import RenderedThread
+from ..core.variables import DEFAULT_CWD, typed_variables
 from ..core.usage import add_usage, empty_usage
 from ..providers.base import CancelToken, ModelRequest
 from ..errors import describe_exception
@@ -23,7 +22,6 @@ from . import events as re
 
 log = logging.getLogger("llmspace.agent")
 
-DEFAULT_WORKING_DIRECTORY = "~/Desktop/llm-space-project"
 
 
 def model_stream(app: Any, adapter: Any, request: ModelRequest, cancel: CancelToken,
@@ -62,17 +60,17 @@ def _traced(app: Any, request: ModelRequest, stream: Iterator[StreamEvent]) -> I
             log.warning("could not write the trace of a model call", exc_info=True)
 
 
-def working_directory(thread: Thread, rendered: RenderedThread | None) -> str:
-    """The thread's working directory: its `workingDirectory` variable (override or value)."""
-    ctx = thread.context
-    for name, var in ((ctx.variables or {}) if ctx else {}).items():
+def working_directory(thread: Thread, overrides: dict[str, str] | None = None) -> str:
+    """The thread's working directory, as rendering sees it: its `workingDirectory` variable
+    (a `--var` override of that name wins; the default variable when the file has none)."""
+    for name, var in typed_variables(thread).items():
         if var.type == "workingDirectory":
-            value = (var.value or "").strip()
-            return value or DEFAULT_WORKING_DIRECTORY
-    return os.getcwd()
+            value = (overrides or {}).get(name, var.value or "")
+            return value.strip() or DEFAULT_CWD
+    return DEFAULT_CWD
 
 
-def tool_context(app: Any, thread: Thread, rendered: RenderedThread | None) -> Any:
+def tool_context(app: Any, thread: Thread, overrides: dict[str, str] | None = None) -> Any:
     from ..tools.base import ToolContext
 
     try:
@@ -83,7 +81,7 @@ def tool_context(app: Any, thread: Thread, rendered: RenderedThread | None) -> A
         mcp = app.mcp
     except Exception:
         mcp = None
-    return ToolContext(working_directory=working_directory(thread, rendered), data_root=app.root, skills=skills,
+    return ToolContext(working_directory=working_directory(thread, overrides), data_root=app.root, skills=skills,
                        workspace_root=app.root.workspace, mcp=mcp)
 
 

@@ -425,3 +425,19 @@ def test_ask_user_question_pauses_react(app, home, srv):
     thread = make_thread([user("help me choose")], context={"tools": [ask.model_dump(exclude_unset=True)]})
     result = app.runner.run(thread, RunOptions(react=True))
     assert result.status == "paused" and result.paused_calls[0][1] == "c_ask"
+
+
+def test_tools_run_in_the_threads_working_directory_variable(app, home, srv, tmp_path):
+    configure_provider(home, srv)
+    bash = builtin_tool("bash")
+    assert bash is not None
+    srv.push(Turn(tool_calls=[ToolCallSpec(id="c_pwd", name="bash", arguments={"description": "where", "command": "pwd"})]))
+    thread = make_thread([user("where are we?")], context={
+        "tools": [bash.model_dump(exclude_unset=True)],
+        "variables": {"cwd": {"type": "workingDirectory", "value": str(tmp_path)}}})
+
+    result = app.runner.run(thread, RunOptions(auto_tools=True))
+
+    assert result.status == "completed", result.error
+    out = json.loads(thread.messages[-1].toolCalls[0].output.text())
+    assert out["stdout"].strip() == str(tmp_path)
