@@ -68,8 +68,9 @@ class MatrixSpec:
             raise UserFacingError(f"--repeat must be from 1 to 100, not {self.repeat}.")
         if self.concurrency < 1 or self.concurrency > 32:
             raise UserFacingError(f"--concurrency must be from 1 to 32, not {self.concurrency}.")
-        if self.budget is not None and not self.budget >= 0:
-            raise UserFacingError(f"--budget must be a non-negative amount in USD, not {self.budget}.")
+        if self.budget is not None and not self.budget > 0:
+            raise UserFacingError(f"--budget must be a positive amount in USD, not {self.budget}.",
+                                  hint="Leave --budget out to run without a limit.")
 
 
 @dataclass
