@@ -294,7 +294,7 @@ class _Values:
                     try:
                         ctx[name] = wrap_json(json.loads(v.value))
                     except ValueError:
-                        pass  # invalid JSON: left out (field access renders empty)
+                        ctx[name] = None  # invalid JSON: known but empty (field access renders "")
                 continue
             try:
                 value = self.simple(name)

@@ -56,10 +56,18 @@ class TemplateError(Exception):
 
 
 class Sentinel(str):
-    """Stands in for an unknown name: prints `{{name}}`, is falsy."""
+    """Stands in for an unknown name: prints `{{name}}`, is falsy; `.attr` / `[key]` on it give
+    a sentinel for the longer expression, so unknown dotted names also stay as written."""
 
     def __bool__(self) -> bool:
         return False
+
+    def child(self, key: Any, attribute: bool) -> "Sentinel":
+        inner = self[2:-2]
+        if attribute:
+            return Sentinel(f"{{{{{inner}.{key}}}}}")
+        shown = json.dumps(key, ensure_ascii=False) if isinstance(key, str) else repr(key)
+        return Sentinel(f"{{{{{inner}[{shown}]}}}}")
 
 
 def _pretty(value: Any) -> str:
@@ -124,9 +132,16 @@ class _Sandbox(SandboxedEnvironment):
     intercepted_binops = frozenset({"*", "**"})
 
     def getattr(self, obj: Any, attribute: str) -> Any:
+        if isinstance(obj, Sentinel) and not attribute.startswith("_"):
+            return obj.child(attribute, True)
         if isinstance(obj, dict) and attribute in obj:
             return obj[attribute]
         return super().getattr(obj, attribute)
+
+    def getitem(self, obj: Any, argument: Any) -> Any:
+        if isinstance(obj, Sentinel) and isinstance(argument, (str, int)) and not str(argument).startswith("_"):
+            return obj.child(argument, False)
+        return super().getitem(obj, argument)
 
     def unsafe_undefined(self, obj: Any, attribute: str) -> Any:
         raise SecurityError(f"access to attribute {attribute!r} of {type(obj).__name__!r} object is not allowed")

@@ -243,3 +243,13 @@ def test_rename_in_template_renames_identifiers_only() -> None:
     text = '{% if user %}{{ user.name }} "user" {{ a.user }} {{ "user" }}{% endif %} user'
     assert rename_in_template(text, "user", "person") == \
         '{% if person %}{{ person.name }} "user" {{ a.user }} {{ "user" }}{% endif %} user'
+
+
+def test_unknown_dotted_and_indexed_names_stay_as_written() -> None:
+    out = render('{% if true %}{{ user.name }} {{ rows[0] }} {{ cfg["k"].v }}{% endif %}')
+    assert out == '{{user.name}} {{rows[0]}} {{cfg["k"].v}}'
+
+
+def test_private_attributes_of_unknown_names_are_still_refused() -> None:
+    with pytest.raises(TemplateError):
+        render("{{ stray.__class__.__mro__ }}")
