@@ -6,7 +6,8 @@ small frozen dataclass; none carries mutable state of the run.
 
 Order for one turn: MessageStarted, then any of TextDelta / ThinkingDelta / ToolCallDelta,
 then MessageFinished; then ToolStarted/ToolFinished pairs when tools run; Paused when the
-loop waits for a human; RunFinished last (always, exactly once per started run).
+loop waits for a human; RunFinished last — exactly once per `Runner.run` call, also when the
+run is refused before it starts (then it is the only event).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 `TurnBuilder` is fed provider events by the run loop (`agent/loop.py`) and turns them into
 run events plus, at the end, an `AssistantMessage` with text, thinking, tool calls (arguments
-re-parsed best-effort after every fragment, raw text kept in `partialArguments` when it never
-parses), usage with cost, timing measured with `time.perf_counter`, and the provider's replay
+parsed best-effort with partial-json-parser, the raw text kept in `partialArguments` when it
+is not complete JSON; live views parse `ToolCallDelta.arguments_text` with `parse_arguments`), usage with cost, timing measured with `time.perf_counter`, and the provider's replay
 data (`Finish.raw["replay"]`) under the extra key `providerData`.
 Pure bookkeeping: no I/O, no threads.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from partial_json_parser import loads as partial_loads
@@ -55,7 +55,6 @@ class _Call:
     id: str
     name: str
     args_text: str = ""
-    arguments: dict[str, Any] = field(default_factory=dict)
     ended: bool = False
 
 
@@ -113,8 +112,7 @@ class TurnBuilder:
                 call = self.calls[ev.index] = _Call(f"call_{uuid.uuid4().hex[:12]}", "")
             if ev.text:
                 self._token()
-                call.args_text += ev.text
-                call.arguments, _ = parse_arguments(call.args_text)
+                call.args_text += ev.text  # parsed once at the end (re-parsing per fragment is quadratic)
             return [re.ToolCallDelta(mid, ev.index, call.id, call.name, call.args_text)]
         if isinstance(ev, pe.ToolCallEnd):
             call = self.calls.get(ev.index)
