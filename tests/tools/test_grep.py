@@ -98,3 +98,11 @@ def test_the_fallback_can_be_forced_by_environment(tree: Path, monkeypatch: pyte
     assert use_fallback(env) is True
     monkeypatch.setenv("LLMSPACE_GREP_FALLBACK", "0")
     assert use_fallback(env) is (not HAS_RG)
+
+
+def test_without_ripgrep_on_path_the_fallback_answers(tree: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    empty_bin = tmp_path / "empty-bin"
+    empty_bin.mkdir()
+    monkeypatch.setenv("PATH", str(empty_bin))
+    monkeypatch.delenv("LLMSPACE_GREP_FALLBACK", raising=False)
+    assert Runner(tree).ok("grep", pattern="markdown", path=".") == f"{tree}/src/zz.md:1:alpha in markdown"
