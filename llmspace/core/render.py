@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable
@@ -44,7 +44,9 @@ class RenderEnv:
 
     skills: Any = None  # a SkillManager-like object with `enabled()`, or None (no skills)
     now: Any = None  # a datetime for current_date, or None for "now"
-    overrides: dict[str, str] = field(default_factory=dict)  # `--var NAME=VALUE` from the CLI
+    # `--var NAME=VALUE`: text variables (added or replaced); working-directory, JSON and file
+    # variables get that value (directory, JSON source, path); date and skills ones are refused.
+    overrides: dict[str, str] = field(default_factory=dict)
     base_dir: Path | None = None  # relative file paths resolve here (default: the process cwd)
     # Frozen values to use instead of the thread's stored snapshot (e.g. the snapshot returned
     # by the previous render of the same run, so earlier places stay frozen in a ReAct loop).
@@ -212,9 +214,13 @@ class _Values:
         for name, value in (env.overrides or {}).items():
             if not V.is_valid_name(name):
                 raise _fail(f'--var {name}: "{name}" is not a valid variable name.')
-            if name in self.typed:
-                raise _fail(f'--var {name}: "{name}" is a built-in variable; only text variables can be set with --var.')
-            self.custom[name] = value
+            typed = self.typed.get(name)
+            if typed is not None and typed.type in ("currentDate", "skills"):
+                raise _fail(f'--var {name}: "{name}" is a built-in {typed.type} variable and cannot be set with --var.')
+            if typed is not None:  # working directory, JSON source or file path
+                self.typed[name] = replace(typed, value=value)
+            else:
+                self.custom[name] = value
             self.overridden.add(name)
         self.env = env
         self.files = files

@@ -228,9 +228,18 @@ def test_overrides_win_over_frozen_values() -> None:
     assert system_of(t, overrides={"topic": "dogs"}) == "dogs"
 
 
-def test_overriding_a_built_in_or_an_invalid_name_is_refused() -> None:
-    with pytest.raises(UserFacingError, match="current_date.*built-in"):
+def test_overrides_set_the_value_of_working_directory_json_and_file_variables(tmp_path: Path) -> None:
+    (tmp_path / "b.md").write_text("B", encoding="utf-8")
+    t = make("{{ current_working_directory }}|{{ j }}|{{ f }}", variables={
+        "j": {"type": "json", "value": "1"}, "f": {"type": "file", "value": "a.md"}})
+    assert system_of(t, base_dir=tmp_path, overrides={"current_working_directory": "/w", "j": "[2]", "f": "b.md"}) == "/w|[\n  2\n]|B"
+
+
+def test_overriding_a_date_or_skills_variable_or_an_invalid_name_is_refused() -> None:
+    with pytest.raises(UserFacingError, match="current_date.*cannot be set"):
         render_thread(make("x"), env(overrides={"current_date": "x"}))
+    with pytest.raises(UserFacingError, match="available_skills.*cannot be set"):
+        render_thread(make("x"), env(overrides={"available_skills": "x"}))
     with pytest.raises(UserFacingError, match="not a valid variable name"):
         render_thread(make("x"), env(overrides={"1x": "x"}))
 
