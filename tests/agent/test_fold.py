@@ -1,0 +1,70 @@
+"""Folding one turn's provider events into the stored assistant message (reference §6.3)."""
+
+from __future__ import annotations
+
+from llmspace.agent.fold import TurnBuilder, parse_arguments
+from llmspace.core.threadio import serialize_thread, thread_from_data
+from llmspace.providers import events as pe
+from llmspace.providers.base import ModelInfo
+
+MODEL = ModelInfo(id="m", cost_input=3.0, cost_output=15.0)
+
+
+def _fold(*events: pe.StreamEvent) -> TurnBuilder:
+    b = TurnBuilder(MODEL, provider_id="p", api="anthropic-messages")
+    for e in events:
+        b.feed(e)
+    return b
+
+
+def test_arguments_split_across_fragments_are_joined_and_parsed():
+    b = _fold(pe.ToolCallStart(0, "c1", "read"), pe.ToolCallArgsDelta(0, '{"pa'), pe.ToolCallArgsDelta(0, 'th": "/x"}'),
+              pe.ToolCallEnd(0), pe.Finish("tool_calls"))
+    call = b.build().toolCalls[0]
+    assert call.input.arguments == {"path": "/x"} and call.input.partialArguments is None
+    assert call.output is not None and [c.text for c in call.output.content] == [""]
+
+
+def test_a_repeated_tool_start_keeps_the_first_id_and_name():
+    b = _fold(pe.ToolCallStart(0, "c1", "read"), pe.ToolCallStart(0, "", "read"), pe.ToolCallArgsDelta(0, "{}"),
+              pe.Finish("tool_calls"))
+    calls = b.build().toolCalls
+    assert len(calls) == 1 and calls[0].id == "c1" and calls[0].input.name == "read"
+
+
+def test_a_call_without_an_id_gets_one():
+    b = _fold(pe.ToolCallArgsDelta(0, '{"a": 1}'), pe.Finish("stop"))
+    call = b.build().toolCalls[0]
+    assert call.id.startswith("call_") and call.input.arguments == {"a": 1}
+
+
+def test_partial_arguments_are_kept_when_the_json_never_completes():
+    assert parse_arguments('{"a": [1, 2') == ({"a": [1, 2]}, False)
+    assert parse_arguments("") == ({}, True)
+    assert parse_arguments("[1]") == ({}, False)
+
+
+def test_usage_reports_are_merged_and_priced():
+    b = _fold(pe.TextDelta("hi"), pe.UsageEvent(input=1000, cache_read=10), pe.UsageEvent(output=200), pe.Finish("stop"))
+    usage = b.build().usage
+    assert usage is not None
+    assert (usage.input, usage.output, usage.cacheRead) == (1000, 200, 10)
+    assert usage.cost.input == 1000 * 3.0 / 1e6 and usage.cost.output == 200 * 15.0 / 1e6
+
+
+def test_all_zero_usage_is_dropped_and_an_empty_reply_gets_one_empty_text_part():
+    msg = _fold(pe.UsageEvent(), pe.Finish("stop")).build()
+    assert msg.usage is None
+    assert [c.text for c in msg.content] == [""]
+    assert msg.timing is not None and msg.timing.firstTokenMs is None
+
+
+def test_the_built_message_writes_only_the_fields_the_original_writes():
+    b = _fold(pe.ThinkingDelta("t"), pe.TextDelta("x"), pe.Finish("stop", {"replay": {"thinkingSignature": "s"}}))
+    msg = b.build()
+    thread = thread_from_data({"title": "t"})
+    thread.ensure_messages().append(msg)
+    text = serialize_thread(thread).decode()
+    for key in ('"role": "assistant"', '"type": "text"', '"thinking": "t"', '"timing"', '"providerData"', '"thinkingSignature": "s"'):
+        assert key in text
+    assert '"toolCalls"' not in text and '"usage"' not in text and "null" not in text
