@@ -16,8 +16,11 @@ wins over a fresh one, except skills variables and `--var` overrides; a frozen t
 (`" rendered"`) is reused unless the text uses a skills variable or an overridden name, or uses
 `@include` without the current include version marker.
 
-Callers: the run loop, `llmspace render`, presenters (preview). Reads files for file
-variables, `@include` and `exists()`; no network, no threads.
+File variables, `@include` and `exists()` read any path (`~` expanded); relative paths resolve
+against `RenderEnv.base_dir`, else the thread's working directory variable, else the process cwd.
+
+Callers: the run loop, `llmspace render`, presenters (preview). Reads files; no network, no
+threads.
 """
 
 from __future__ import annotations
@@ -47,7 +50,9 @@ class RenderEnv:
     # `--var NAME=VALUE`: text variables (added or replaced); working-directory, JSON and file
     # variables get that value (directory, JSON source, path); date and skills ones are refused.
     overrides: dict[str, str] = field(default_factory=dict)
-    base_dir: Path | None = None  # relative file paths resolve here (default: the process cwd)
+    # Relative paths of file variables, `@include` and `exists()` resolve here; default: the
+    # thread's working directory variable (current_working_directory), else the process cwd.
+    base_dir: Path | None = None
     # Frozen values to use instead of the thread's stored snapshot (e.g. the snapshot returned
     # by the previous render of the same run, so earlier places stay frozen in a ReAct loop).
     snapshot: dict[str, dict[str, str]] | None = None
@@ -229,6 +234,13 @@ class _Values:
         self._cache: dict[str, str | None] = {}
         self.skill_names = {n for n, v in self.typed.items() if v.type == "skills"}
 
+    def working_directory(self) -> Path | None:
+        """The thread's working directory (first such variable), where relative paths resolve."""
+        for v in self.typed.values():
+            if v.type == "workingDirectory" and v.value.strip():
+                return expand_home(v.value.strip()).absolute()
+        return None
+
     def now(self) -> datetime:
         if self._now is None:
             self._now = datetime.now().astimezone()
@@ -315,6 +327,8 @@ class _Renderer:
     def __init__(self, thread: Thread, env: RenderEnv) -> None:
         self.files = _Files(env.base_dir)
         self.values = _Values(thread, env, self.files)
+        if env.base_dir is None:
+            self.files.base = self.values.working_directory()
         frozen = env.snapshot if env.snapshot is not None else V.snapshot_variables(thread)
         self.frozen = {k: dict(v) for k, v in frozen.items() if isinstance(v, dict)}
         self.next: dict[str, dict[str, str]] = {}

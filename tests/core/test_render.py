@@ -368,3 +368,11 @@ def test_typed_variable_model_objects_are_accepted() -> None:
     t = make("{{ when }}")
     V.set_typed_variable(t, "when", Variable(type="currentDate", format="iso-date"))
     assert system_of(t) == "2026-07-12"
+
+
+def test_relative_paths_resolve_against_the_working_directory_variable(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("rules", encoding="utf-8")
+    t = make('{% if exists("AGENTS.md") %}{{@include("AGENTS.md")}}{% endif %}|{{ doc }}',
+             variables={"current_working_directory": {"type": "workingDirectory", "value": str(tmp_path)},
+                        "doc": {"type": "file", "value": "AGENTS.md"}})
+    assert system_of(t) == "rules|rules"
