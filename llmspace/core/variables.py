@@ -389,6 +389,11 @@ def references(thread: Thread) -> list[VariableRef]:
     return out
 
 
+def is_referenced(thread: Thread, name: str) -> bool:
+    """Whether any text surface still uses `name` (the delete confirmation warns about it)."""
+    return any(ref.name == name for ref in references(thread))
+
+
 def rename_variable(thread: Thread, old: str, new: str) -> bool:
     """Rename a variable of either kind, rewriting every reference and the snapshot keys.
 
@@ -540,9 +545,14 @@ def variable_hint(thread: Thread, name: str, now: datetime | None = None) -> str
     return value if value.strip() else "(empty)"
 
 
+def completions(thread: Thread, now: datetime | None = None) -> list[tuple[str, str]]:
+    """(name, hint) for every variable, sorted by name: the editor's completion list (§5.5)."""
+    return [(name, variable_hint(thread, name, now)) for name in sorted(all_names(thread))]
+
+
 __all__ = [
     "NAME_RE", "PLACEHOLDER_RE", "TypedVar", "VariableRef",
-    "apply_snapshot", "check_new_name", "custom_values", "delete_variable", "ensure_default_variables",
+    "apply_snapshot", "check_new_name", "completions", "custom_values", "is_referenced", "delete_variable", "ensure_default_variables",
     "is_valid_name", "iter_places", "message_place",
     "on_message_edited", "on_system_prompt_edited", "on_tool_result_edited", "on_variable_changed",
     "references", "rename_variable", "set_text_variable", "set_typed_variable", "snapshot_variables",

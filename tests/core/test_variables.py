@@ -221,3 +221,11 @@ def test_apply_snapshot_keeps_other_snapshot_keys() -> None:
     assert thread_to_data(t)["context"]["snapshot"] == {"extra": 1}
     V.apply_snapshot(t, {"systemPrompt": {"b": "2"}, "empty": {}})
     assert thread_to_data(t)["context"]["snapshot"] == {"variables": {"systemPrompt": {"b": "2"}}, "extra": 1}
+
+
+def test_completion_list_is_sorted_with_hints_and_reference_checks_work() -> None:
+    t = thread_with_refs()
+    items = dict(V.completions(t, datetime(2026, 7, 12, tzinfo=timezone.utc)))
+    assert list(items) == sorted(items)
+    assert items["data"] == "{}" and items["current_working_directory"] == "~/Desktop/llm-space-project"
+    assert V.is_referenced(t, "name") and V.is_referenced(t, "blank") and not V.is_referenced(t, "data")
