@@ -1,0 +1,170 @@
+"""Desktop app benchmarks (issue 7):
+
+- start → window mapped, 1,000-thread workspace, from source (subprocess; budget 0.6 s) and,
+  when `build/dist/llmspace` exists, the single-file executable (budget 1.8 s);
+- open the 10 MB / 5,000-message thread and show its first screen (budget 0.3 s);
+- stream 2,000 tokens/s into an assistant card for 3 s; longest UI stall (budget 50 ms);
+- executable size.
+
+Needs a display: uses $DISPLAY, else starts its own Xvfb.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+Row = tuple[str, Any, str, Any]
+
+
+def _ensure_display() -> subprocess.Popen[bytes] | None:
+    if os.environ.get("DISPLAY"):
+        return None
+    for n in range(140, 200):
+        if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists():
+            proc = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            deadline = time.monotonic() + 10
+            while not Path(f"/tmp/.X11-unix/X{n}").exists() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            os.environ["DISPLAY"] = f":{n}"
+            return proc
+    raise RuntimeError("no free X display number")
+
+
+def _workspace(home: Path, n: int = 1000) -> None:
+    ws = home / "workspace"
+    for i in range(n):
+        folder = ws / f"folder-{i // 100:02d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"thread-{i:04d}.json").write_text(
+            '{\n  "title": "t",\n  "context": {\n    "messages": []\n  }\n}', "utf-8")
+    (ws / ".llmspace-seeded").write_text("seeded\n", "utf-8")
+
+
+def _start_times(cmd: list[str], home: Path, runs: int = 5) -> list[float]:
+    env = dict(os.environ, LLM_SPACE_HOME=str(home), LLMSPACE_EXIT_AFTER_MAP="1", LLMSPACE_NO_SYSTEM_PROBE="1",
+               PYTHONPATH=str(ROOT))
+    out = []
+    for _ in range(runs):
+        t0 = time.time()
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+        for line in proc.stdout.splitlines():
+            if line.startswith("MAPPED "):
+                out.append(float(line.split()[1]) - t0)
+                break
+        else:
+            raise RuntimeError(f"the app did not map: {proc.stderr[-2000:]}")
+    return out
+
+
+def _in_process(home: Path) -> list[Row]:
+    os.environ["LLM_SPACE_HOME"] = str(home)
+    import orjson
+
+    from llmspace.app import App
+    from llmspace.core.synthetic import big_thread_data
+    from llmspace.jsonio import write_bytes_atomic
+    from llmspace.ui.main_window import MainWindow
+
+    data = big_thread_data()
+    data["title"] = "big"
+    write_bytes_atomic(home / "workspace" / "big.json", orjson.dumps(data, option=orjson.OPT_INDENT_2))
+    app = App.from_env()
+    win = MainWindow(app)
+    win.root.geometry("1280x800+0+0")
+    win.root.update()
+    times = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        ed = win.open_thread("big.json")
+        win.root.update()
+        times.append(time.perf_counter() - t0)
+        win.close_tab("big.json")
+        win.root.update()
+    rows: list[Row] = [("ui: open 10 MB thread, first screen", statistics.median(times), "s", 0.3)]
+
+    rel = app.workspace.create_thread("", "stream")
+    ed = win.open_thread(rel)
+    win.root.update()
+    from llmspace.presenters.editor import EditorPresenter
+
+    mid = "bench-stream"
+    msg = EditorPresenter.new_message("assistant")
+    msg.id = mid
+    ed.p.thread.ensure_messages().append(msg)
+    ed.list.scroll_to_end()
+    win.root.update()
+    gaps: list[float] = []
+    last = [time.perf_counter()]
+    done = threading.Event()
+
+    def tick() -> None:
+        now = time.perf_counter()
+        gaps.append(now - last[0])
+        last[0] = now
+        if not done.is_set():
+            win.root.after(10, tick)
+
+    def producer() -> None:
+        words = ("the ", "quick ", "fox ", "jumps ", "over\n", "数据 ", "✓ ")
+        start = time.perf_counter()
+        n = 0
+        while time.perf_counter() - start < 3.0:
+            n += 1
+            win.pump.post_text(("bench", mid), words[n % len(words)], lambda s: ed.run.append_text(mid, s))
+            target = start + n / 2000.0
+            delay = target - time.perf_counter()
+            if delay > 0:
+                time.sleep(delay)
+        done.set()
+
+    threading.Thread(target=producer, daemon=True).start()
+    win.root.after(10, tick)
+    while not done.is_set():
+        win.root.update()
+        time.sleep(0.001)
+    win.root.update()
+    rows.append(("ui: longest stall while streaming 2,000 tok/s", max(gaps[1:]) * 1000, "ms", 50))
+    win.close()
+    app.close()
+    return rows
+
+
+def run() -> list[Row]:
+    xvfb = _ensure_display()
+    tmp = Path(tempfile.mkdtemp(prefix="llmspace-bench-ui-"))
+    try:
+        home = tmp / "home"
+        _workspace(home)
+        rows: list[Row] = []
+        t = _start_times([sys.executable, "-m", "llmspace"], home)
+        rows.append(("ui: start to window mapped, 1,000 threads (source)", statistics.median(t), "s", 0.6))
+        exe = ROOT / "build" / "dist" / "llmspace"
+        if exe.is_file():
+            t = _start_times([str(exe)], home, runs=3)
+            rows.append(("ui: start to window mapped, 1,000 threads (single file)", statistics.median(t), "s", 1.8))
+            rows.append(("ui: executable size", round(exe.stat().st_size / 1e6, 1), "MB", None))
+        rows.extend(_in_process(home))
+        return rows
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if xvfb is not None:
+            xvfb.terminate()
+            xvfb.wait(5)
+
+
+if __name__ == "__main__":
+    for row in run():
+        print(row)
