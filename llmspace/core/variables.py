@@ -64,11 +64,7 @@ def is_rendered_key(key: str) -> bool:
 
 
 # ---------------------------------------------------------------------------------------
-# Pydantic helpers: assign a field so it is dumped, or unset it so it disappears.
-
-
-def _set(node: Any, field: str, value: Any) -> None:
-    setattr(node, field, value)
+# Pydantic: assigning a field marks it set (dumped); `_unset` makes it disappear from the file.
 
 
 def _unset(node: Any, field: str) -> None:
@@ -199,16 +195,16 @@ def ensure_default_variables(thread: Thread) -> bool:
             variables[unique] = v
             changed = True
     if changed or ctx.variables is None:
-        _set(ctx, "variables", variables)
+        ctx.variables = variables
         changed = True
     vv = ctx.variableVariants
     if vv is None:
-        _set(ctx, "variableVariants", VariableVariants(active=DEFAULT_BUCKET, variants={DEFAULT_BUCKET: {}}))
+        ctx.variableVariants = VariableVariants(active=DEFAULT_BUCKET, variants={DEFAULT_BUCKET: {}})
         changed = True
     elif not isinstance((vv.variants or {}).get(DEFAULT_BUCKET), dict):
         bucket = {k: v for k, v in (_bucket(vv) or {}).items() if isinstance(v, str)}
-        _set(vv, "variants", {DEFAULT_BUCKET: bucket})
-        _set(vv, "active", DEFAULT_BUCKET)
+        vv.variants = {DEFAULT_BUCKET: bucket}
+        vv.active = DEFAULT_BUCKET
         changed = True
     return changed
 
@@ -216,13 +212,13 @@ def ensure_default_variables(thread: Thread) -> bool:
 def _custom_bucket(thread: Thread) -> dict[str, Any]:
     ctx = thread.ensure_context()
     if ctx.variableVariants is None:
-        _set(ctx, "variableVariants", VariableVariants(active=DEFAULT_BUCKET, variants={DEFAULT_BUCKET: {}}))
+        ctx.variableVariants = VariableVariants(active=DEFAULT_BUCKET, variants={DEFAULT_BUCKET: {}})
     vv = ctx.variableVariants
     assert vv is not None
     variants = vv.variants
     if not isinstance(variants.get(DEFAULT_BUCKET), dict):
         variants = {DEFAULT_BUCKET: dict(_bucket(vv) or {})}
-        _set(vv, "variants", variants)
+        vv.variants = variants
     return variants[DEFAULT_BUCKET]
 
 
@@ -240,10 +236,9 @@ def check_new_name(thread: Thread, name: str, *, current: str | None = None) -> 
 
 def set_text_variable(thread: Thread, name: str, value: str) -> None:
     """Add or change a custom text variable (stored in `variableVariants.variants.default`)."""
-    bucket = _custom_bucket(thread)
-    if name not in bucket:
+    if name not in custom_values(thread):
         check_new_name(thread, name)
-    bucket[name] = value
+    _custom_bucket(thread)[name] = value
     on_variable_changed(thread, name)
 
 
@@ -254,7 +249,7 @@ def set_typed_variable(thread: Thread, name: str, variable: Variable) -> None:
     if name not in variables:
         check_new_name(thread, name)
     variables[name] = variable
-    _set(ctx, "variables", variables)
+    ctx.variables = variables
     on_variable_changed(thread, name)
 
 
@@ -265,7 +260,7 @@ def delete_variable(thread: Thread, name: str) -> bool:
         return False
     removed = False
     if ctx.variables and name in ctx.variables:
-        _set(ctx, "variables", {k: v for k, v in ctx.variables.items() if k != name})
+        ctx.variables = {k: v for k, v in ctx.variables.items() if k != name}
         removed = True
     bucket = _bucket(ctx.variableVariants)
     if bucket is not None and name in bucket:
@@ -411,7 +406,7 @@ def rename_variable(thread: Thread, old: str, new: str) -> bool:
         return False
     check_new_name(thread, new)
     if in_typed and ctx.variables is not None:
-        _set(ctx, "variables", {(new if k == old else k): v for k, v in ctx.variables.items()})
+        ctx.variables = {(new if k == old else k): v for k, v in ctx.variables.items()}
     if in_custom and bucket is not None:
         items = list(bucket.items())
         bucket.clear()
@@ -466,9 +461,9 @@ def apply_snapshot(thread: Thread, variables: dict[str, dict[str, str]] | None) 
     snap = ctx.snapshot
     if variables:
         if snap is None:
-            _set(ctx, "snapshot", PromptSnapshot(variables=variables))
+            ctx.snapshot = PromptSnapshot(variables=variables)
         else:
-            _set(snap, "variables", variables)
+            snap.variables = variables
         return
     if snap is None:
         return
@@ -549,12 +544,3 @@ def completions(thread: Thread, now: datetime | None = None) -> list[tuple[str, 
     """(name, hint) for every variable, sorted by name: the editor's completion list (§5.5)."""
     return [(name, variable_hint(thread, name, now)) for name in sorted(all_names(thread))]
 
-
-__all__ = [
-    "NAME_RE", "PLACEHOLDER_RE", "TypedVar", "VariableRef",
-    "apply_snapshot", "check_new_name", "completions", "custom_values", "is_referenced", "delete_variable", "ensure_default_variables",
-    "is_valid_name", "iter_places", "message_place",
-    "on_message_edited", "on_system_prompt_edited", "on_tool_result_edited", "on_variable_changed",
-    "references", "rename_variable", "set_text_variable", "set_typed_variable", "snapshot_variables",
-    "tool_result_place", "typed_variables", "validation_problems", "value_status", "variable_hint",
-]
