@@ -75,6 +75,7 @@ def test_run_json_prints_a_summary_with_the_new_messages(home, srv):
     assert summary["status"] == "completed" and summary["thread"] == "q.json"
     assert summary["messages"][0]["content"] == [{"type": "text", "text": "42"}]
     assert summary["runId"]
+    assert summary["usage"]["totalTokens"] == 15 and summary["turns"] == 1
 
 
 def test_a_failed_run_exits_non_zero_with_the_error_on_stderr_and_keeps_the_file(home, srv):

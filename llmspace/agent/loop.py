@@ -278,12 +278,13 @@ class RunSession:
         from .runner import RunResult
 
         run_id: str | None = None
+        ids = set(self.new_ids)
+        new = [m for m in self.thread.messages if m.id in ids and isinstance(m, AssistantMessage)]
+        usage = usage_sum([m.usage for m in new if m.usage is not None])
         if record:
             if self._snapshot is not None:
                 apply_snapshot(self.thread, self._snapshot)
-            new = [m for m in self.thread.messages if m.id in set(self.new_ids) and isinstance(m, AssistantMessage)]
-            usage = usage_sum([m.usage for m in new if m.usage is not None])
             run_id = append_history(self.thread, usage, int(time.time() * 1000))
         return RunResult(status=status, error=error, thread=self.thread, paused_calls=list(self.paused),
                          new_message_ids=list(self.new_ids), run_id=run_id, paused_reason=self.paused_reason,
-                         turns=self.turns)
+                         turns=self.turns, usage=usage)

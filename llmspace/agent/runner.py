@@ -22,7 +22,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
-from ..core.model import Thread
+from ..core.model import Thread, Usage
 from ..errors import describe_exception
 from ..providers.base import CancelToken
 from . import events as re
@@ -57,6 +57,7 @@ class RunResult:
     run_id: str | None = None  # the run-history entry written (None when nothing was recorded)
     paused_reason: str | None = None
     turns: int = 0  # model turns taken
+    usage: Usage | None = None  # summed over the assistant messages this run added
 
 
 class Runner:

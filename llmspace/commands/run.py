@@ -216,7 +216,8 @@ def _summary(rel: str, result: "RunResult") -> dict[str, Any]:
         name, arguments, _human = _call_info(thread, message_id, call_id)
         paused.append({"messageId": message_id, "callId": call_id, "name": name, "arguments": arguments})
     return {"thread": rel, "status": result.status, "error": result.error, "runId": result.run_id,
-            "pausedReason": result.paused_reason, "pausedCalls": paused,
+            "pausedReason": result.paused_reason, "pausedCalls": paused, "turns": result.turns,
+            "usage": result.usage.model_dump(exclude_unset=True, mode="json") if result.usage is not None else None,
             "messages": [m.model_dump(exclude_unset=True, by_alias=True, mode="json") for m in new]}
 
 
