@@ -92,6 +92,7 @@ class Connection:
     def note(self, text: str) -> None:
         if self._errlog is not None:
             try:
+                text = redact(text, self.target.secrets)
                 self._errlog.write(f"[llmspace {datetime.now().isoformat(timespec='seconds')}] {text}\n")
                 self._errlog.flush()
             except (OSError, ValueError):

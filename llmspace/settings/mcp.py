@@ -113,6 +113,8 @@ class McpServerConfig(_Model):
         data = self.model_dump(mode="json", exclude_none=True, by_alias=True)
         if self.transport == "stdio" and self.cwd is None:
             data["cwd"] = None
+        if isinstance(data.get("readiness"), dict):
+            data["readiness"].setdefault("toolCount", None)  # number | null in the original schema
         return data
 
 

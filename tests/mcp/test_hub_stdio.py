@@ -264,3 +264,23 @@ def test_a_server_that_writes_junk_and_never_answers_times_out_with_a_clear_erro
         assert "not MCP messages" in (readiness.lastError or "")
     finally:
         hub.close()
+
+
+def test_closing_during_a_call_ends_the_call_with_an_error_and_the_child(home: Path) -> None:
+    hub = McpHub(DataRoot(home))
+    hub.add_server(**stdio_fields())
+    pid = int(hub.call_tool("demo", "pid", {}).text().split()[0])
+    started = threading.Event()
+    box: dict[str, object] = {}
+
+    def slow_call() -> None:
+        box["out"] = hub.call_tool("demo", "slow", {"seconds": 60}, on_progress=lambda p, t, m: started.set())
+
+    worker = threading.Thread(target=slow_call)
+    worker.start()
+    assert started.wait(30)
+    hub.close()
+    worker.join(30)
+    out = box["out"]
+    assert getattr(out, "isError") is True
+    assert process_gone(pid)

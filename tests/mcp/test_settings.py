@@ -83,3 +83,20 @@ def test_servers_are_found_by_id_name_or_server_name(settings: McpSettings) -> N
     assert settings.find(cfg.id).id == settings.find("My Server").id == settings.find("My_Server").id == cfg.id
     with pytest.raises(UserFacingError, match="No MCP server named 'nope'"):
         settings.find("nope")
+
+
+def test_a_file_written_by_the_original_app_loads_and_keeps_its_readiness(settings: McpSettings) -> None:
+    original = {"servers": [{
+        "id": "5f0c", "name": "Files", "serverName": "Files", "transport": "stdio", "command": "npx",
+        "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"], "cwd": None, "env": {},
+        "createdAt": "2026-01-01T00:00:00.000Z", "updatedAt": "2026-01-01T00:00:00.000Z",
+        "readiness": {"status": "ready", "testedAt": "2026-01-01T00:00:01.000Z", "toolCount": 1,
+                      "tools": [{"name": "read_file", "directName": "mcp__Files__read_file", "extra": 1}]}}]}
+    settings.path.write_text(json.dumps(original, indent=2) + "\n")
+    [cfg] = settings.servers()
+    assert settings.error is None
+    assert cfg.effective_readiness().status == "ready"
+    settings.update("Files", env={"A": "1"})
+    data = json.loads(settings.path.read_text())["servers"][0]
+    assert data["readiness"]["status"] == "stale"
+    assert data["readiness"]["tools"][0]["extra"] == 1 and data["cwd"] is None
