@@ -441,4 +441,3 @@ def test_tools_run_in_the_threads_working_directory_variable(app, home, srv, tmp
     assert result.status == "completed", result.error
     out = json.loads(thread.messages[-1].toolCalls[0].output.text())
     assert out["stdout"].strip() == str(tmp_path)
-
