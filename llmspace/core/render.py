@@ -302,25 +302,22 @@ class _Values:
             return self.files.read(v.value) or ""
         return None
 
-    def template_context(self) -> dict[str, Any]:
-        """Every resolvable variable for the template path (failures silently left out)."""
-        ctx: dict[str, Any] = {}
-        for name in list(self.typed) + list(self.custom):
-            v = self.typed.get(name)
-            if v is not None and v.type == "json":
-                if v.value.strip():
-                    try:
-                        ctx[name] = wrap_json(json.loads(v.value))
-                    except ValueError:
-                        ctx[name] = None  # invalid JSON: known but empty (field access renders "")
-                continue
+    def template_value(self, name: str) -> tuple[bool, Any]:
+        """(found, value) of `name` for the template path; variables that fail to resolve
+        (empty text, missing skill, empty JSON or file path) are not found (→ sentinel)."""
+        v = self.typed.get(name)
+        if v is not None and v.type == "json":
+            if not v.value.strip():
+                return False, None
             try:
-                value = self.simple(name)
-            except _VariableError:
-                continue
-            if value is not None:
-                ctx[name] = value
-        return ctx
+                return True, wrap_json(json.loads(v.value))
+            except ValueError:
+                return True, None  # invalid JSON: known but empty (field access renders "")
+        try:
+            value = self.simple(name)
+        except _VariableError:
+            return False, None
+        return value is not None, value
 
 
 class _Renderer:
@@ -337,7 +334,7 @@ class _Renderer:
 
     def templates(self) -> TemplateRenderer:
         if self._templates is None:
-            self._templates = TemplateRenderer(self.values.template_context(), self.files.read, self.files.exists)
+            self._templates = TemplateRenderer(self.values.template_value, self.files.read, self.files.exists)
         return self._templates
 
     def place(self, key: str, label: str, texts: list[str]) -> list[str]:

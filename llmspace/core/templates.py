@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from jinja2 import TemplateSyntaxError, meta, pass_context
 from jinja2.exceptions import SecurityError
@@ -217,11 +217,17 @@ class TemplateRenderer:
 
     def __init__(
         self,
-        variables: dict[str, Any],
+        variables: Mapping[str, Any] | Callable[[str], tuple[bool, Any]],
         load_file: Callable[[str], str | None],
         file_exists: Callable[[str], bool],
     ) -> None:
-        self.variables = variables
+        # `variables`: a mapping, or `lookup(name) -> (found, value)` called only for the
+        # names a text actually uses (so unrelated variables are never resolved).
+        if callable(variables):
+            self._lookup = variables
+        else:
+            values = dict(variables)
+            self._lookup = lambda name: (name in values, values.get(name))
         self._load_file = load_file
         self._file_exists = file_exists
         self._exists_memo: dict[str, bool] = {}
@@ -265,12 +271,13 @@ class TemplateRenderer:
             self._depth -= 1
 
     def _context(self, rewritten: str) -> dict[str, Any]:
-        ctx = dict(self.variables)
+        ctx: dict[str, Any] = {}
         ast = self.env.parse(rewritten)
         for name in meta.find_undeclared_variables(ast):
-            if name in ctx or name in self.env.globals or name in RESERVED or name.startswith("__"):
+            if name in self.env.globals or name in RESERVED or name.startswith("__"):
                 continue
-            ctx[name] = Sentinel("{{" + name + "}}")
+            found, value = self._lookup(name)
+            ctx[name] = value if found else Sentinel("{{" + name + "}}")
         return ctx
 
     def _render(self, text: str) -> str:

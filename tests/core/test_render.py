@@ -376,3 +376,16 @@ def test_relative_paths_resolve_against_the_working_directory_variable(tmp_path:
              variables={"current_working_directory": {"type": "workingDirectory", "value": str(tmp_path)},
                         "doc": {"type": "file", "value": "AGENTS.md"}})
     assert system_of(t) == "rules|rules"
+
+
+def test_templates_resolve_only_the_variables_they_use() -> None:
+    skills = FakeSkills()
+    t = make("{% if true %}ok{% endif %}",
+             variables={"s": {"type": "skills", "skillNames": ["missing"], "format": "xml"}})
+    assert system_of(t, skills=skills) == "ok"
+    assert skills.calls == 0
+
+
+def test_a_template_using_a_variable_that_fails_to_resolve_leaves_it_as_written() -> None:
+    t = make("{% if true %}[{{ s }}]{% endif %}", variables={"s": {"type": "skills", "skillNames": ["missing"], "format": "xml"}})
+    assert system_of(t) == "[{{s}}]"
