@@ -79,3 +79,14 @@ def test_the_installed_command_line_calls_a_tool_in_a_fresh_process(home: Path) 
                           cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("hi\n")
+
+
+def test_an_invalid_settings_file_is_reported_and_left_alone(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = home / "settings" / "mcp.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("{not json")
+    code, out, err = run(capsys, "mcp", "list")
+    assert code == 0 and "malformed JSON at line 1" in err and "No MCP servers configured" in out
+    code, _, err = run(capsys, "mcp", "add", "x", "--http", "http://127.0.0.1:1/mcp")
+    assert code == 1 and "Not changing" in err
+    assert path.read_text() == "{not json"
