@@ -52,6 +52,20 @@ class Node(BaseModel):
         super().__pydantic_init_subclass__(**kwargs)
         cls._declared = tuple(f.alias or name for name, f in cls.model_fields.items())
         cls._canonical_seen = set()
+        # Private defaults are plain constants: set them with one dict copy per node instead of
+        # pydantic's generic per-attribute initialiser (a third of the time to load a big thread).
+        # (Only when no subclass defines model_post_init and every default is a constant.)
+        attrs = cls.__private_attributes__
+        if getattr(cls.model_post_init, "__name__", "") != "init_private_attributes" or any(
+                a.default_factory is not None for a in attrs.values()):
+            return
+        defaults = {name: attr.get_default() for name, attr in attrs.items()}
+
+        def _post_init(self: BaseModel, context: Any, /) -> None:
+            if getattr(self, "__pydantic_private__", None) is None:
+                object.__setattr__(self, "__pydantic_private__", defaults.copy())
+
+        cls.model_post_init = _post_init  # type: ignore[method-assign]
 
     @model_validator(mode="wrap")
     @classmethod
