@@ -9,6 +9,7 @@ Configured env/header values are redacted. Used by `llmspace.mcp.hub`; no `mcp` 
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import Any
 
 from ..errors import UserFacingError, redact
@@ -36,13 +37,13 @@ def describe(exc: BaseException, target: Target, *, phase: str, timeout: float |
         msg = str(e)
     elif isinstance(e, (asyncio.TimeoutError, TimeoutError)):
         msg = f"{who} did not answer within {timeout:g} s ({phase}).{junk}{_log_hint(target)}"
+    elif isinstance(e, (FileNotFoundError, NotADirectoryError)) and target.cwd and not os.path.isdir(target.cwd):
+        msg = f"{who}: the working directory {target.cwd!r} does not exist."
     elif isinstance(e, FileNotFoundError) and target.transport == "stdio":
         msg = (f"{who}: the command {target.command!r} was not found (also searched the login-shell PATH)."
                f" Install it or give its full path.")
     elif isinstance(e, PermissionError) and target.transport == "stdio":
         msg = f"{who}: the command {target.command!r} is not executable."
-    elif isinstance(e, NotADirectoryError) or (isinstance(e, FileNotFoundError) and target.cwd):
-        msg = f"{who}: the working directory {target.cwd!r} does not exist."
     elif getattr(e, "code", None) == CONNECTION_CLOSED or type(e).__name__ in ("ClosedResourceError", "BrokenResourceError", "EndOfStream"):
         if phase == "connect":
             msg = f"{who} closed the connection while starting (did it exit?).{junk}{_log_hint(target)}"

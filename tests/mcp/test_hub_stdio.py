@@ -284,3 +284,10 @@ def test_closing_during_a_call_ends_the_call_with_an_error_and_the_child(home: P
     out = box["out"]
     assert getattr(out, "isError") is True
     assert process_gone(pid)
+
+
+def test_a_missing_working_directory_is_reported_clearly(hub: McpHub, tmp_path: Path) -> None:
+    hub.add_server(**stdio_fields(cwd=str(tmp_path / "nowhere")))
+    readiness = hub.test("demo")
+    assert readiness.status == "error"
+    assert "working directory" in (readiness.lastError or "") and "does not exist" in (readiness.lastError or "")
