@@ -23,7 +23,7 @@ from ..core.usage import is_zero
 from ..providers import events as pe
 from ..providers.base import ModelInfo
 from ..providers.usage import merge_usage, usage_node
-from . import events as re
+from . import events as rev
 
 
 # Unknown key on a stored assistant message: data the same provider needs to continue the
@@ -83,7 +83,7 @@ class TurnBuilder:
         if self.first_token is None:
             self.first_token = time.perf_counter()
 
-    def feed(self, ev: pe.StreamEvent) -> list[re.RunEvent]:
+    def feed(self, ev: pe.StreamEvent) -> list[rev.RunEvent]:
         self.events_seen += 1
         mid = self.message_id
         if isinstance(ev, pe.TextDelta):
@@ -91,13 +91,13 @@ class TurnBuilder:
                 return []
             self._token()
             self.text += ev.text
-            return [re.TextDelta(mid, ev.text)]
+            return [rev.TextDelta(mid, ev.text)]
         if isinstance(ev, pe.ThinkingDelta):
             if not ev.text:
                 return []
             self._token()
             self.thinking += ev.text
-            return [re.ThinkingDelta(mid, ev.text)]
+            return [rev.ThinkingDelta(mid, ev.text)]
         if isinstance(ev, pe.ToolCallStart):
             self._token()
             call = self.calls.get(ev.index)
@@ -105,7 +105,7 @@ class TurnBuilder:
                 call = self.calls[ev.index] = _Call(ev.id or f"call_{uuid.uuid4().hex[:12]}", ev.name)
             else:  # a repeated start (some local servers repeat the name): keep the first values
                 call.name = call.name or ev.name
-            return [re.ToolCallDelta(mid, ev.index, call.id, call.name, call.args_text)]
+            return [rev.ToolCallDelta(mid, ev.index, call.id, call.name, call.args_text)]
         if isinstance(ev, pe.ToolCallArgsDelta):
             call = self.calls.get(ev.index)
             if call is None:
@@ -113,7 +113,7 @@ class TurnBuilder:
             if ev.text:
                 self._token()
                 call.args_text += ev.text  # parsed once at the end (re-parsing per fragment is quadratic)
-            return [re.ToolCallDelta(mid, ev.index, call.id, call.name, call.args_text)]
+            return [rev.ToolCallDelta(mid, ev.index, call.id, call.name, call.args_text)]
         if isinstance(ev, pe.ToolCallEnd):
             call = self.calls.get(ev.index)
             if call is not None:

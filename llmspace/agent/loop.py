@@ -23,7 +23,7 @@ from ..core.render import RenderEnv, RenderedThread, render_thread
 from ..core.variables import apply_snapshot
 from ..errors import UserFacingError, describe_exception
 from ..providers.base import CancelToken, Endpoint, ModelInfo, ModelRequest
-from . import events as re
+from . import events as rev
 from .convert import is_unanswered, neutral_messages, tool_specs
 from .fold import TurnBuilder
 from .services import append_history, model_stream, tool_context, usage_sum
@@ -54,7 +54,7 @@ def _as_output(value: Any) -> ToolCallOutput:
 
 
 class RunSession:
-    def __init__(self, app: Any, thread: Thread, opts: "RunOptions", emit: Callable[[re.RunEvent], None],
+    def __init__(self, app: Any, thread: Thread, opts: "RunOptions", emit: Callable[[rev.RunEvent], None],
                  cancel: CancelToken) -> None:
         self.app = app
         self.thread = thread
@@ -81,7 +81,7 @@ class RunSession:
             return self._result("failed", str(exc), record=False)
         except Exception as exc:
             return self._result("failed", describe_exception(exc), record=False)
-        self.emit(re.RunStarted(endpoint.provider_id, info.id))
+        self.emit(rev.RunStarted(endpoint.provider_id, info.id))
         try:
             status, error = self._loop(endpoint, info, adapter)
         except UserFacingError as exc:
@@ -212,7 +212,7 @@ class RunSession:
                                messages=neutral_messages(thread, rendered, endpoint),
                                tools=tool_specs(thread.context.tools if thread.context else None), params=params)
         builder = TurnBuilder(info, started=time.perf_counter(), provider_id=endpoint.provider_id, api=endpoint.api)
-        self.emit(re.MessageStarted(builder.message_id))
+        self.emit(rev.MessageStarted(builder.message_id))
         error: str | None = None
         stream = model_stream(self.app, adapter, request, self.cancel, self.emit)
         try:
@@ -243,7 +243,7 @@ class RunSession:
         if message is not None:
             thread.ensure_messages().append(message)
             self.new_ids.append(message.id)
-        self.emit(re.MessageFinished(builder.message_id, kept=message is not None))
+        self.emit(rev.MessageFinished(builder.message_id, kept=message is not None))
         if error is not None:
             return message, "failed", error
         if stopped:
@@ -260,15 +260,15 @@ class RunSession:
         if reason:
             self.paused = [(message.id, c.id) for c in calls]
             self.paused_reason = reason
-            self.emit(re.Paused(reason, tuple(self.paused)))
+            self.emit(rev.Paused(reason, tuple(self.paused)))
             return "paused", None
         for call in calls:
-            self.emit(re.ToolStarted(message.id, call.id, call.input.name))
+            self.emit(rev.ToolStarted(message.id, call.id, call.input.name))
         outputs = router.execute_calls(tools, calls, tool_context(self.app, self.thread, self.opts.variables), self.cancel,
                                        self.opts.tool_timeout)
         for call, out in zip(calls, outputs):
             call.output = _as_output(out)
-            self.emit(re.ToolFinished(message.id, call.id, call.output))
+            self.emit(rev.ToolFinished(message.id, call.id, call.output))
         if self.cancel.cancelled:
             return "stopped", None
         return None

@@ -25,7 +25,7 @@ from typing import Any, Callable, Literal
 from ..core.model import Thread, Usage
 from ..errors import describe_exception
 from ..providers.base import CancelToken
-from . import events as re
+from . import events as rev
 
 log = logging.getLogger("llmspace.agent")
 
@@ -78,7 +78,7 @@ class Runner:
             log.warning("could not register the replay provider", exc_info=True)
 
     def run(self, thread: Thread, opts: RunOptions | None = None,
-            on_event: Callable[[re.RunEvent], None] | None = None,
+            on_event: Callable[[rev.RunEvent], None] | None = None,
             cancel: CancelToken | None = None) -> RunResult:
         """Run `thread` to the end (blocking). Never raises for run failures: see `result.status`."""
         from .loop import RunSession
@@ -86,7 +86,7 @@ class Runner:
         opts = opts or RunOptions()
         cancel = cancel or CancelToken()
 
-        def emit(event: re.RunEvent) -> None:
+        def emit(event: rev.RunEvent) -> None:
             if on_event is None:
                 return
             try:
@@ -101,14 +101,14 @@ class Runner:
                 result = RunSession(self.app, thread, opts, emit, cancel).execute()
             except Exception as exc:  # the session reports its own failures; this is a bug guard
                 result = RunResult(status="failed", error=describe_exception(exc), thread=thread)
-            emit(re.RunFinished(result))
+            emit(rev.RunFinished(result))
             return result
         finally:
             with self._lock:
                 self._active.discard(cancel)
 
     def submit(self, thread: Thread, opts: RunOptions | None = None,
-               on_event: Callable[[re.RunEvent], None] | None = None,
+               on_event: Callable[[rev.RunEvent], None] | None = None,
                cancel: CancelToken | None = None) -> "Future[RunResult]":
         """Run on the worker pool; the future's result is the `RunResult`."""
         if self._closed:

@@ -18,14 +18,14 @@ from ..providers.base import CancelToken, ModelRequest
 from ..errors import describe_exception
 from ..providers.events import ErrorEvent, StreamEvent
 from ..providers.retry import stream_with_retries
-from . import events as re
+from . import events as rev
 
 log = logging.getLogger("llmspace.agent")
 
 
 
 def model_stream(app: Any, adapter: Any, request: ModelRequest, cancel: CancelToken,
-                 emit: Callable[[re.RunEvent], None]) -> Iterator[StreamEvent]:
+                 emit: Callable[[rev.RunEvent], None]) -> Iterator[StreamEvent]:
     """The adapter's stream, retried before the first token and traced under `traces/`
     (the offline replay provider is neither retried nor traced)."""
     from ..providers.replay import ReplayAdapter

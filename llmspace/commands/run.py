@@ -128,32 +128,32 @@ class Printer:
             self.in_thinking = False
 
     def __call__(self, ev: Any) -> None:
-        from ..agent import events as re
+        from ..agent import events as rev
 
-        if isinstance(ev, re.ThinkingDelta):
+        if isinstance(ev, rev.ThinkingDelta):
             if not self.in_thinking:
                 self._newline()
                 self._write("[thinking]\n")
                 self.in_thinking = True
             self._write(ev.text)
-        elif isinstance(ev, re.TextDelta):
+        elif isinstance(ev, rev.TextDelta):
             self._end_thinking()
             self._write(ev.text)
-        elif isinstance(ev, re.ToolCallDelta):
+        elif isinstance(ev, rev.ToolCallDelta):
             self.calls.setdefault(ev.message_id, {})[ev.index] = (ev.call_id, ev.name, ev.arguments_text)
-        elif isinstance(ev, re.MessageFinished):
+        elif isinstance(ev, rev.MessageFinished):
             self._end_thinking()
             self._newline()
             for _index, (cid, name, args) in sorted(self.calls.pop(ev.message_id, {}).items()):
                 self._write(f"[tool call] {name}({args}) id={cid}\n")
-        elif isinstance(ev, re.ToolFinished):
+        elif isinstance(ev, rev.ToolFinished):
             out = ev.output
             text = out.text() if hasattr(out, "text") else str(out)
             if len(text) > 2000:
                 text = text[:2000] + f"… [{len(text) - 2000} more characters]"
             tag = "[tool error]" if getattr(out, "isError", False) else "[tool result]"
             self._write(f"{tag} id={ev.call_id}: {text}\n")
-        elif isinstance(ev, re.Paused):
+        elif isinstance(ev, rev.Paused):
             self._newline()
             self._write(f"[paused] {ev.reason}\n")
 
