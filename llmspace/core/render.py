@@ -380,8 +380,9 @@ class _Renderer:
         include = uses_include(text)
         cached = frozen.get(rkey)
         if cached is not None and (not include or frozen.get(V.INCLUDE_VERSION_KEY) == V.INCLUDE_VERSION):
-            names = undeclared_names(text) or set()
-            if not (names & (self.values.skill_names | self.values.overridden)):
+            fresh = self.values.skill_names | self.values.overridden
+            names = (undeclared_names(text) or set()) if any(n in text for n in fresh) else set()
+            if not (names & fresh):
                 self._store(key, rkey, cached, include)
                 return cached
         try:

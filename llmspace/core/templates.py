@@ -270,9 +270,8 @@ class TemplateRenderer:
         finally:
             self._depth -= 1
 
-    def _context(self, rewritten: str) -> dict[str, Any]:
+    def _context(self, ast: Any) -> dict[str, Any]:
         ctx: dict[str, Any] = {}
-        ast = self.env.parse(rewritten)
         for name in meta.find_undeclared_variables(ast):
             if name in self.env.globals or name in RESERVED or name.startswith("__"):
                 continue
@@ -281,9 +280,9 @@ class TemplateRenderer:
         return ctx
 
     def _render(self, text: str) -> str:
-        rewritten = rewrite_macros(text)
-        template = self.env.from_string(rewritten)
-        return template.render(self._context(rewritten))
+        ast = self.env.parse(rewrite_macros(text))  # parsed once: names and compilation
+        context = self._context(ast)
+        return self.env.from_string(ast).render(context)
 
     def render(self, text: str) -> str:
         """Render `text`; raises TemplateError (with the reason and line) on any failure."""
