@@ -29,14 +29,21 @@ def _build_app() -> Any:
     return app
 
 
+def _preimport() -> None:
+    try:
+        import llmspace.core.workspace  # noqa: F401
+    except Exception:
+        pass
+
+
 def run_gui(args: list[str] | None = None) -> int:
     """Open the main window and run the Tk main loop until the user quits."""
+    import threading
+
+    # Import the domain model (pydantic, ~0.1 s) on a second core while Tk starts up.
+    threading.Thread(target=_preimport, name="preimport", daemon=True).start()
     app = _build_app()
     try:
-        try:
-            app.workspace.seed_examples()
-        except Exception:
-            log.exception("seeding the workspace failed")
         from .main_window import MainWindow
 
         try:

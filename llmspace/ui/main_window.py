@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import tkinter as tk
 import webbrowser
 from typing import Any
@@ -27,6 +28,7 @@ from .pump import Pump
 from .tree_view import TreeView
 
 log = logging.getLogger("llmspace.ui")
+LARGE_FILE = 1_000_000  # bytes; larger threads load in a worker thread
 DOCS_URL = "https://deer-flow.github.io/llm-space/"
 REPO_URL = "https://github.com/deer-flow/llm-space"
 
@@ -61,6 +63,7 @@ class MainWindow:
         self.tabs = TabsPresenter(self.ui_state.open_tabs, self.ui_state.active_tab)
         self.pages: dict[str, tb.Frame] = {}
         self.editors: dict[str, Any] = {}
+        self._loading: set[str] = set()
         self._build()
         self._build_menu()
         self._bind_keys()
@@ -81,6 +84,10 @@ class MainWindow:
         self.paned = tb.Panedwindow(root, orient="horizontal")
         self.paned.pack(fill="both", expand=True)
         ws = self.app.workspace
+        try:
+            ws.seed_examples()
+        except Exception:
+            log.exception("seeding the workspace failed")
         self.tree_p = TreePresenter(ws, self.ui_state.expanded)
         self.tree_view = TreeView(self.paned, self, self.tree_p)
         self.paned.add(self.tree_view, weight=1)
@@ -266,23 +273,68 @@ class MainWindow:
         return self._ensure_editor(rel)
 
     def _ensure_editor(self, rel: str) -> Any:
-        ed = self.editors.get(rel)
-        if ed is None:
-            page = self.pages.get(rel)
-            if page is None:
-                return None
-            from .editor.view import EditorView
+        """The editor of an open tab, built on first use. Large files are read and validated
+        in a worker thread (a "Loading…" label shows meanwhile) so the window never stalls;
+        then this returns None and the editor appears when the pump delivers the thread."""
+        if rel in self.editors or rel in self._loading:
+            return self.editors.get(rel)
+        page = self.pages.get(rel)
+        if page is None:
+            return None
+        try:
+            size = self.app.workspace.resolve(rel).stat().st_size
+        except (OSError, UserFacingError):
+            size = 0
+        if size <= LARGE_FILE:
+            return self._build_editor(rel, None)
+        self._loading.add(rel)
+        lbl = tb.Label(page, text=f"Loading {rel} ({size / 1e6:.1f} MB)…", bootstyle="secondary", padding=20)
+        lbl.pack(fill="both", expand=True)
+        page.loading_label = lbl  # type: ignore[attr-defined]
+        ws = self.app.workspace
 
+        def work() -> None:
             try:
-                ed = EditorView(page, self, rel)
-            except UserFacingError as exc:
-                lbl = tb.Label(page, text=f"{exc}", bootstyle="danger", wraplength=600, padding=20)
-                lbl.pack(fill="both", expand=True)
-                self.editors[rel] = None
-                return None
-            ed.pack(fill="both", expand=True)
-            self.editors[rel] = ed
+                thread = ws.open(rel)
+            except Exception as exc:  # reported on the UI thread
+                self.pump.post(self._load_failed, rel, exc)
+                return
+            self.pump.post(self._build_editor, rel, thread)
+
+        threading.Thread(target=work, name="thread-loader", daemon=True).start()
+        return None
+
+    def _build_editor(self, rel: str, thread: Any) -> Any:
+        self._loading.discard(rel)
+        page = self.pages.get(rel)
+        if page is None or rel in self.editors:
+            return self.editors.get(rel)
+        lbl = getattr(page, "loading_label", None)
+        if lbl is not None:
+            lbl.destroy()
+            page.loading_label = None  # type: ignore[attr-defined]
+        from .editor.view import EditorView
+
+        try:
+            ed = EditorView(page, self, rel, thread=thread)
+        except UserFacingError as exc:
+            self._load_failed(rel, exc)
+            return None
+        ed.pack(fill="both", expand=True)
+        self.editors[rel] = ed
         return ed
+
+    def _load_failed(self, rel: str, exc: BaseException) -> None:
+        self._loading.discard(rel)
+        page = self.pages.get(rel)
+        if page is None:
+            return
+        lbl = getattr(page, "loading_label", None)
+        if lbl is not None:
+            lbl.destroy()
+        text = str(exc) if isinstance(exc, UserFacingError) else describe_exception(exc)
+        tb.Label(page, text=text, bootstyle="danger", wraplength=600, padding=20).pack(fill="both", expand=True)
+        self.editors[rel] = None
 
     def active_editor(self) -> Any:
         return self.editors.get(self.tabs.active) if self.tabs.active else None
@@ -407,10 +459,11 @@ class MainWindow:
             page.rel = n  # type: ignore[attr-defined]
             self.pages[n] = page
             self.notebook.tab(page, text=self._tab_text(n))
-            ed = self.editors.pop(t, None)
-            self.editors[n] = ed
-            if ed is not None:
-                ed.moved(n)
+            if t in self.editors:
+                ed = self.editors.pop(t)
+                self.editors[n] = ed
+                if ed is not None:
+                    ed.moved(n)
         self.state_changed()
 
     def before_remove(self, rel: str) -> None:
@@ -599,10 +652,14 @@ class MainWindow:
         for child in list(self.root.winfo_children()):
             child.destroy()
 
+    def _prefetch_editor(self) -> None:
+        from .editor import view  # noqa: F401  (first tab opens faster)
+
     def after_map(self) -> None:
         """Work deferred until the window shows: polling, background probes, mcp import."""
         self.tree_view.start_polling()
         self.welcome.start_probe()
+        self.root.after_idle(self._prefetch_editor)
         if os.environ.get("LLMSPACE_NO_MCP_PRELOAD") is None:
             import threading
 

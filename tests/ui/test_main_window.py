@@ -128,8 +128,8 @@ def test_a_10_mb_thread_builds_only_the_visible_cards(window, app):
     data["title"] = "big"
     write_bytes_atomic(app.workspace.root / "big.json", orjson.dumps(data))
     window.tree_view.refresh()
-    ed = window.open_thread("big.json")
-    window.root.update()
+    assert window.open_thread("big.json") is None  # loads in a worker; the window stays live
+    ed = pump_until(window.root, lambda: window.editors.get("big.json"))
     assert len(ed.p.messages) == 5000
     assert 0 < len(ed.list.order) < 40
     ed.list.on_scrollbar("moveto", "0.5")

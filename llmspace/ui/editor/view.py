@@ -34,11 +34,11 @@ EDIT_KINDS = {"all", "header", "model", "tools", "variables", "prompt", "message
 class EditorView(tb.Frame):
     """Editor of one thread tab."""
 
-    def __init__(self, master: Any, window: Any, rel: str) -> None:
+    def __init__(self, master: Any, window: Any, rel: str, thread: Any = None) -> None:
         super().__init__(master)
         self.window = window
         self.app = window.app
-        self.p = EditorPresenter(self.app.workspace, rel)
+        self.p = EditorPresenter(self.app.workspace, rel, thread)
         self.run = RunPresenter(self.p, self.app)
         self.suppress_redraw = False
         self._autosave_job: str | None = None
