@@ -181,3 +181,30 @@ def test_replay_runs_offline_from_the_recorded_run(home):
     assert "recorded answer" in proc.stdout
     saved = parse_thread(path.read_bytes())
     assert saved.messages[-1].text() == "recorded answer" and len(saved.runHistory) == 2
+
+
+def test_ctrl_c_stops_the_run_keeps_the_partial_reply_and_records_the_run(home, srv):
+    import signal
+
+    configure_provider(home, srv)
+    srv.push(Turn(text="word " * 2000, chunk_size=5, delay_per_chunk=0.05))
+    path = _write(home, "long.json", {"title": "long", "context": {"messages": [_user("talk")]}})
+    env = {**os.environ, "LLM_SPACE_HOME": str(home), "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "llmspace", "run", "long.json"], cwd=ROOT, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None
+        seen = b""
+        while b"word" not in seen:
+            chunk = os.read(proc.stdout.fileno(), 64)
+            assert chunk, "the run ended before streaming any text"
+            seen += chunk
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    saved = parse_thread(path.read_bytes())
+    assert saved.messages[-1].role == "assistant" and saved.messages[-1].text().startswith("word")
+    assert len(saved.runHistory) == 1

@@ -441,3 +441,25 @@ def test_tools_run_in_the_threads_working_directory_variable(app, home, srv, tmp
     assert result.status == "completed", result.error
     out = json.loads(thread.messages[-1].toolCalls[0].output.text())
     assert out["stdout"].strip() == str(tmp_path)
+
+
+def test_a_failing_event_listener_does_not_break_the_run(app, home, srv):
+    configure_provider(home, srv)
+    srv.push(Turn(text="fine"))
+
+    def broken(event: Any) -> None:
+        raise RuntimeError("listener bug")
+
+    result = app.runner.run(make_thread([user("hi")]), RunOptions(), on_event=broken)
+    assert result.status == "completed" and result.thread.messages[-1].text() == "fine"
+
+
+def test_closing_the_runner_stops_active_runs(app, home, srv):
+    configure_provider(home, srv)
+    srv.push(SLOW)
+    first_text = threading.Event()
+    future = app.runner.submit(make_thread([user("go")]), RunOptions(),
+                               on_event=lambda e: first_text.set() if isinstance(e, ev.TextDelta) else None)
+    assert first_text.wait(WAIT)
+    app.runner.close()
+    assert future.result(timeout=WAIT).status == "stopped"
