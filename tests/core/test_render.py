@@ -389,3 +389,45 @@ def test_templates_resolve_only_the_variables_they_use() -> None:
 def test_a_template_using_a_variable_that_fails_to_resolve_leaves_it_as_written() -> None:
     t = make("{% if true %}[{{ s }}]{% endif %}", variables={"s": {"type": "skills", "skillNames": ["missing"], "format": "xml"}})
     assert system_of(t) == "[{{s}}]"
+
+
+def test_headless_workflow_render_record_save_reopen_is_byte_stable(tmp_path: Path) -> None:
+    from llmspace.core.workspace import Workspace
+
+    ws = Workspace(tmp_path / "ws", use_os_trash=False)
+    t = make("Today {{ current_date }}.", custom={"tone": "dry"},
+             messages=[user("m1", "Be {{ tone }}. {% if true %}{{ current_date }}{% endif %}")])
+    t.title = "flow"
+    ws.save("flow.json", t)
+    opened = ws.open("flow.json")
+    first = render_thread(opened, env())
+    V.apply_snapshot(opened, first.snapshot)  # what the run loop does when it records the run
+    ws.save("flow.json", opened)
+    raw = (tmp_path / "ws" / "flow.json").read_text(encoding="utf-8")
+    assert '"snapshot": {\n      "variables": {\n        "systemPrompt": {\n          "current_date": "2026-07-12, Sunday"' in raw
+    again = ws.open("flow.json")
+    later = render_thread(again, env(now=NOW + timedelta(days=30)))
+    assert (later.system_prompt, later.message_texts) == (first.system_prompt, first.message_texts)
+    assert later.snapshot == first.snapshot == {
+        "systemPrompt": {"current_date": "2026-07-12, Sunday"},
+        "message:m1:text": {" rendered": "Be dry. 2026-07-12, Sunday"},
+    }
+    V.on_message_edited(again, "m1")
+    assert render_thread(again, env(now=NOW + timedelta(days=30))).message_texts["m1"] == ["Be dry. 2026-08-11, Tuesday"]
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_TEXT = st.text(alphabet="ab {}.|%@()[]-x\n'\"", max_size=60)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXT)
+def test_any_text_renders_without_crashing_and_simple_texts_stay_byte_for_byte(text: str) -> None:
+    from llmspace.core.templates import is_template
+
+    out = render_thread(make(text, messages=[user("m1", text)]), env())
+    if not is_template(text):
+        assert out.system_prompt == text and out.message_texts["m1"] == [text]
+    elif out.problems:
+        assert out.system_prompt == text
