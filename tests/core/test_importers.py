@@ -175,3 +175,10 @@ def test_invalid_source_stems_become_untitled():
     assert target_stem(Path("trailing..json")) == "untitled"
     assert target_stem(Path("chat.export.json")) == "chat.export"
     assert target_stem(Path("log.JSONL")) == "log"
+
+
+def test_a_json_lines_export_saved_as_json_is_still_imported():
+    data = b'{"messages": [{"role": "user", "content": "a"}]}\n{"messages": [{"role": "user", "content": "b"}]}\n'
+    result = parse_import(data, "export.json")
+    assert isinstance(result, list) and [texts(t.messages[0]) for t in result] == [["a"], ["b"]]
+    assert "malformed JSON at line 2" in parse_import(data + b"{oops\n", "export.json")

@@ -86,28 +86,41 @@ def _one(value_bytes: bytes, name: str, resolve_model: ModelResolver | None) -> 
 
 def parse_import_detailed(data: bytes, name: str, resolve_model: ModelResolver | None = None) -> ParseResult:
     """Every thread in a file's bytes; `name` (the file name) picks JSON or JSON Lines."""
-    result = ParseResult()
     if name.lower().endswith(JSONL_SUFFIXES):
-        for number, line in enumerate(data.split(b"\n"), start=1):
-            if not line.strip():
-                continue
-            found = _one(line, f"{name} line {number}", resolve_model)
-            if isinstance(found, str):
-                found = found.replace("at line 1, column", "at column")
-                result.problems.append(f"line {number}: {found}")
-            else:
-                result.threads.append(found)
-        if not result.threads:
-            result.skip = "; ".join(result.problems[:3]) if result.problems else "the file is empty"
-        return result
+        return _parse_lines(data, name, resolve_model)
+    result = ParseResult()
     if not data.strip():
         result.skip = "the file is empty"
         return result
     found = _one(data, name, resolve_model)
     if isinstance(found, str):
+        if found.startswith("malformed JSON") and data.strip().count(b"\n") > 0:
+            # a JSON Lines export saved as .json: accept it when every line is a thread
+            lines = _parse_lines(data, name, resolve_model, strict=True)
+            if lines.threads and not lines.problems:
+                return lines
         result.skip = found
     else:
         result.threads.append(found)
+    return result
+
+
+def _parse_lines(data: bytes, name: str, resolve_model: ModelResolver | None, strict: bool = False) -> ParseResult:
+    """JSON Lines: one export per non-blank line; bad lines become problems (`strict`: stop at the first)."""
+    result = ParseResult()
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        found = _one(line, f"{name} line {number}", resolve_model)
+        if isinstance(found, str):
+            found = found.replace("at line 1, column", "at column")
+            result.problems.append(f"line {number}: {found}")
+            if strict:
+                break
+        else:
+            result.threads.append(found)
+    if not result.threads:
+        result.skip = "; ".join(result.problems[:3]) if result.problems else "the file is empty"
     return result
 
 
