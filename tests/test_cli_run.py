@@ -208,3 +208,23 @@ def test_ctrl_c_stops_the_run_keeps_the_partial_reply_and_records_the_run(home, 
     saved = parse_thread(path.read_bytes())
     assert saved.messages[-1].role == "assistant" and saved.messages[-1].text().startswith("word")
     assert len(saved.runHistory) == 1
+
+
+@pytest.mark.parametrize("api", ["openai-completions", "openai-responses", "anthropic-messages"])
+def test_a_seeded_example_runs_against_the_loopback_server_in_each_api_mode(home, srv, api):
+    from llmspace.core.workspace import Workspace
+
+    created = Workspace(home / "workspace").seed_examples()
+    rel = next(r for r in created if "prompt-with-variables" in r)
+    configure_provider(home, srv, api=api)
+    srv.push(Turn(text="Seeded reply.", usage=(30, 3)))
+
+    proc = _run(home, rel)
+
+    assert proc.returncode == 0, proc.stderr
+    saved = parse_thread((home / "workspace" / rel).read_bytes())
+    reply = saved.messages[-1]
+    assert reply.role == "assistant" and reply.text() == "Seeded reply."
+    assert reply.usage.totalTokens == 33 and reply.timing is not None
+    assert len(saved.runHistory) == 1 and saved.runHistory[0].usage.totalTokens == 33
+    assert "{{" not in json.dumps(srv.requests[-1].body_json)
