@@ -12,7 +12,6 @@ Callers: `ui/tree_view.py`, tests.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -27,6 +26,7 @@ class TreePresenter:
         self.entries: list[Any] = []
         self.expanded: set[str] = set(expanded)
         self._sig: tuple[Any, ...] | None = None
+        self.last_import_skipped: list[tuple[str, str]] = []
 
     # -- listing -------------------------------------------------------------------------
     def refresh(self) -> list[Any]:
@@ -169,28 +169,38 @@ class TreePresenter:
         return path if path.is_dir() else path.parent
 
     def import_files(self, paths: list[str], selected: str | None = None) -> list[str]:
-        """Import thread files (any supported format) into the selected folder."""
+        """Import thread files (any supported format) into the selected folder.
+
+        Returns the created paths; `last_import_skipped` lists `(file, reason)` for the rest."""
         try:
             from ..core.importers import import_files
         except ImportError:
             raise UserFacingError("Importing is not available in this build yet.") from None
-        result = import_files([Path(p) for p in paths], self.ws, into=self.folder_of(selected))
+        outcomes = import_files([Path(p) for p in paths], self.ws, into=self.folder_of(selected))
         self.refresh()
-        created = getattr(result, "created", result)
-        return [str(c) for c in created] if isinstance(created, (list, tuple)) else []
+        created: list[str] = []
+        self.last_import_skipped = []
+        for o in outcomes:
+            created.extend(str(c) for c in o.created)
+            if not o.created:
+                self.last_import_skipped.append((Path(o.source).name, o.skipped or "nothing to import"))
+        return created
 
     def import_text(self, text: str, selected: str | None = None) -> list[str]:
-        """Import clipboard text as a virtual `clipboard.json`."""
+        """Import clipboard text as the virtual file `clipboard.json`."""
         if not text.strip():
             raise UserFacingError("The clipboard is empty.", hint="Copy a thread's JSON first.")
-        from ..jsonio import write_bytes_atomic
-
-        with tempfile.TemporaryDirectory(prefix="llmspace-clip-") as tmp:
-            path = Path(tmp) / "clipboard.json"
-            write_bytes_atomic(path, text.encode("utf-8"))
-            created = self.import_files([str(path)], selected)
+        try:
+            from ..core.importers import parse_import_detailed
+        except ImportError:
+            raise UserFacingError("Importing is not available in this build yet.") from None
+        result = parse_import_detailed(text.encode("utf-8"), "clipboard.json", None)
+        folder = self.folder_of(selected)
+        created = [self.ws.create_thread(folder, "clipboard", t) for t in result.threads]
+        self.refresh()
         if not created:
-            raise UserFacingError("The clipboard does not hold a thread that can be imported.",
+            raise UserFacingError("The clipboard does not hold a thread that can be imported"
+                                  + (f" ({result.skip})." if getattr(result, "skip", None) else "."),
                                   hint="Copy the JSON of a thread (LLM Space, OpenAI or Anthropic format).")
         return created
 

@@ -258,7 +258,11 @@ class TreeView(tb.Frame):
             return []
         created = self._guard(lambda: self.p.import_files(paths, self.selected())) or []
         self.redraw(select=created[0] if created else None)
-        self.window.set_status(f"Imported {len(created)} of {len(paths)} file(s).")
+        msg = f"Imported {len(created)} thread(s) from {len(paths)} file(s)."
+        skipped = self.p.last_import_skipped
+        if skipped:
+            msg += " Skipped: " + "; ".join(f"{n} ({why})" for n, why in skipped[:5])
+        self.window.set_status(msg)
         return created
 
     def import_clipboard(self, text: str | None = None) -> list[str]:

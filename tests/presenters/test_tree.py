@@ -78,3 +78,18 @@ def test_reveal_path_is_the_folder_of_the_selection(tree, app):
 def test_importing_empty_clipboard_text_says_what_to_do(tree):
     with pytest.raises(UserFacingError, match="clipboard is empty"):
         tree.import_text("  ")
+
+
+def test_import_files_and_clipboard_create_threads_in_the_selected_folder(tree, app, tmp_path):
+    folder = tree.new_folder(None)
+    src = tmp_path / "chat.json"
+    src.write_text('{"messages": [{"role": "user", "content": "hi"}]}', "utf-8")
+    bad = tmp_path / "bad.json"
+    bad.write_text("not json", "utf-8")
+    created = tree.import_files([str(src), str(bad)], folder)
+    assert created == ["untitled/chat.json"]
+    assert tree.last_import_skipped and tree.last_import_skipped[0][0] == "bad.json"
+    clip = tree.import_text('{"title": "x", "context": {"messages": []}}', None)
+    assert clip == ["clipboard.json"]
+    with pytest.raises(UserFacingError):
+        tree.import_text("[1, 2")

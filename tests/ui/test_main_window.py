@@ -150,3 +150,16 @@ def test_theme_and_zoom_are_kept_in_settings(window, app):
     window.zoom(0)
     window.theme_var.set("light")
     window.apply_theme()
+
+
+def test_import_from_files_and_clipboard_through_the_tree(window, app, tmp_path):
+    src = tmp_path / "export.json"
+    src.write_text('{"messages": [{"role": "user", "content": "imported"}]}', "utf-8")
+    window.dialogs.files = [str(src)]
+    assert window.tree_view.import_files() == ["export.json"]
+    assert window.tree_view.tree.exists("export.json")
+    assert "Imported 1" in window.status_msg.cget("text")
+    window.tree_view.clipboard_clear()
+    window.tree_view.clipboard_append('{"title": "c", "context": {"messages": []}}')
+    assert window.tree_view.import_clipboard() == ["clipboard.json"]
+    assert window.tabs.active == "clipboard.json"
