@@ -119,6 +119,18 @@ class SkillManager:
                 return skill
         return None
 
+    def resolve_locator(self, url: str) -> Path:
+        """The folder of the enabled skill named by `llm-space://internal/skills/<name>`."""
+        from .locator import parse_skill_locator
+
+        name = parse_skill_locator(url)
+        if name is None:
+            raise UserFacingError(f"{url!r} is not a skill location.", hint="Expected llm-space://internal/skills/<name>.")
+        skill = self.find_enabled(name)
+        if skill is None:
+            raise UserFacingError(f'Skill "{name}" not found.', hint="It may be disabled or removed; see Settings › Skills.")
+        return skill.path
+
     # -- enable / disable ------------------------------------------------------------------
     def set_enabled(self, name: str, enabled: bool) -> None:
         """Show or hide a skill (by name) in every folder where it is found."""
