@@ -214,7 +214,7 @@ class RunSession:
         builder = TurnBuilder(info, started=time.perf_counter(), provider_id=endpoint.provider_id, api=endpoint.api)
         self.emit(rev.MessageStarted(builder.message_id))
         error: str | None = None
-        stream = model_stream(self.app, adapter, request, self.cancel, self.emit)
+        stream = model_stream(self.app, adapter, request, self.cancel)
         try:
             for ev in stream:
                 self.saw_events = True

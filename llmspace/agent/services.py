@@ -1,6 +1,6 @@
 """Thin adapters between the run loop and the services it uses: the model stream (with
-retries before the first token and a trace per call under `traces/`), the tool context, run usage and the
-run-history entry. Keeping these calls here lets `agent/loop.py` stay about the loop.
+retries before the first token and a trace per call under `traces/`), the tool context, run
+usage and the run-history entry. Keeping these calls here lets `agent/loop.py` stay about the loop.
 
 Callers: `agent/loop.py` only.
 """
@@ -8,24 +8,21 @@ Callers: `agent/loop.py` only.
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 from ..core.history import append_run
 from ..core.model import Thread, Usage
-from ..core.variables import DEFAULT_CWD, typed_variables
 from ..core.usage import add_usage, empty_usage
-from ..providers.base import CancelToken, ModelRequest
+from ..core.variables import DEFAULT_CWD, typed_variables
 from ..errors import describe_exception
+from ..providers.base import CancelToken, ModelRequest
 from ..providers.events import ErrorEvent, StreamEvent
 from ..providers.retry import stream_with_retries
-from . import events as rev
 
 log = logging.getLogger("llmspace.agent")
 
 
-
-def model_stream(app: Any, adapter: Any, request: ModelRequest, cancel: CancelToken,
-                 emit: Callable[[rev.RunEvent], None]) -> Iterator[StreamEvent]:
+def model_stream(app: Any, adapter: Any, request: ModelRequest, cancel: CancelToken) -> Iterator[StreamEvent]:
     """The adapter's stream, retried before the first token and traced under `traces/`
     (the offline replay provider is neither retried nor traced)."""
     from ..providers.replay import ReplayAdapter
