@@ -499,3 +499,29 @@ class EditorPresenter:
             self.checkpoint(None)
             del lst[index + 1:]
             self._edited("messages")
+
+    # -- run history ---------------------------------------------------------------------
+    def history(self) -> list[Any]:
+        """Run-history rows, newest first (`core.history.RunView`)."""
+        from ..core.history import list_runs
+
+        return list_runs(self.thread)
+
+    def restore_run(self, run_id: str) -> None:
+        """Replace title/model/context with a run's snapshot — one undo step."""
+        from ..core.history import restore_run
+
+        self.checkpoint(None)
+        restore_run(self.thread, run_id)
+        self.thread.title = self.title
+        self._edited("all")
+
+    def remove_run(self, run_id: str) -> None:
+        """Remove a run (and evaluations that use it); not an undo step, as in the original."""
+        from ..core.history import remove_run
+
+        if self.read_only:
+            raise UserFacingError("Stop the run before changing the run history.")
+        remove_run(self.thread, run_id)
+        self.dirty = True
+        self.notify("history")

@@ -138,3 +138,19 @@ def test_renaming_the_title_renames_the_file(ed, app):
     assert new == "renamed.json" and ed.title == "renamed"
     assert saved(app, new)["title"] == "renamed"
     assert saved(app, new)["context"]["messages"][0]["content"][0]["text"] == "keep me"
+
+
+def test_run_history_rows_restore_as_one_undo_step_and_remove(app):
+    rel = app.workspace.create_thread("", "hist")
+    ed = EditorPresenter(app.workspace, rel)
+    ed.thread = ed.thread.model_validate({"title": "hist", "context": {"systemPrompt": "now"}, "runHistory": [
+        {"id": "r1", "timestamp": 1000, "thread": {"title": "hist", "context": {"systemPrompt": "then", "messages": [
+            {"id": "u", "role": "user", "content": [{"type": "text", "text": "old question"}]}]}}}]})
+    rows = ed.history()
+    assert [r.id for r in rows] == ["r1"] and rows[0].message_count == 1
+    ed.restore_run("r1")
+    assert ed.system_prompt == "then" and ed.messages[0].text() == "old question"
+    ed.undo()
+    assert ed.system_prompt == "now"
+    ed.remove_run("r1")
+    assert ed.history() == [] and ed.dirty

@@ -163,3 +163,25 @@ def test_import_from_files_and_clipboard_through_the_tree(window, app, tmp_path)
     window.tree_view.clipboard_append('{"title": "c", "context": {"messages": []}}')
     assert window.tree_view.import_clipboard() == ["clipboard.json"]
     assert window.tabs.active == "clipboard.json"
+
+
+def test_run_history_panel_lists_restores_and_removes_runs(window, app):
+    write_bytes_atomic(app.workspace.root / "hist.json", orjson.dumps({
+        "title": "hist", "context": {"systemPrompt": "now"},
+        "runHistory": [{"id": "r1", "timestamp": 1000, "thread": {"title": "hist", "context": {"systemPrompt": "then"}}}]}))
+    window.tree_view.refresh()
+    ed = window.open_thread("hist.json")
+    ed.toggle_history()
+    panel = ed.history_panel
+    assert panel.list.get_children("") == ("r1",)
+    panel.list.selection_set("r1")
+    window.root.update()
+    panel.inspect().destroy()
+    panel.restore()
+    assert ed.prompt.get("1.0", "end-1c") == "then"
+    panel.list.selection_set("r1")
+    window.root.update()
+    panel.remove()
+    assert panel.list.get_children("") == ()
+    ed.flush()
+    assert "runHistory" not in read(app, "hist.json") or read(app, "hist.json")["runHistory"] == []

@@ -63,6 +63,8 @@ class EditorView(tb.Frame):
         self.redo_btn.pack(side="left")
         self.run_btn = tb.Button(head, text="▶ Run", bootstyle="success", width=9, command=self.run_or_stop)
         self.run_btn.pack(side="right")
+        self.history_btn = tb.Button(head, text="History", bootstyle="secondary-outline", command=self.toggle_history)
+        self.history_btn.pack(side="right", padx=4)
         settings = tb.Menubutton(head, text="⚙", bootstyle="secondary-outline")
         menu = tk.Menu(settings, tearoff=False)
         menu.add_checkbutton(label="Enable ReAct loop", variable=self.window.react, command=self.window._on_run_switch)
@@ -78,6 +80,7 @@ class EditorView(tb.Frame):
         self.right = tb.Frame(self.paned, padding=(4, 4))
         self.paned.add(left, weight=2)
         self.paned.add(self.right, weight=3)
+        self.history_panel: Any = None
         self._sash_set = False
         self.paned.bind("<Configure>", self._init_sash, add=True)
 
@@ -136,6 +139,21 @@ class EditorView(tb.Frame):
         self.list.follow = True
         self.list.render()
         self.refresh_controls()
+        if self.history_panel is not None:
+            self.history_panel.refresh()
+
+    def toggle_history(self) -> None:
+        """Show or hide the run-history panel at the right."""
+        if self.history_panel is None:
+            from .history import HistoryPanel
+
+            self.history_panel = HistoryPanel(self.paned, self)
+            self.paned.add(self.history_panel, weight=1)
+            self.history_panel.refresh()
+        else:
+            self.paned.forget(self.history_panel)
+            self.history_panel.destroy()
+            self.history_panel = None
 
     def refresh_model(self) -> None:
         m = self.p.thread.model
@@ -249,6 +267,10 @@ class EditorView(tb.Frame):
                 self.list.render()
         elif kind == "readonly":
             self.list.render()
+        elif kind == "history":
+            self.schedule_autosave()
+            if self.history_panel is not None:
+                self.history_panel.refresh()
         elif kind == "saved":
             self._mtime = self._disk_mtime()
             self.window.set_status(detail or f"Saved {self.p.rel}")
@@ -263,6 +285,8 @@ class EditorView(tb.Frame):
             if detail in ("idle", "paused", "error"):
                 self.flush()
                 self.list.render()
+                if self.history_panel is not None:
+                    self.history_panel.refresh()
         elif kind == "tool":
             self.list.render()
         self.refresh_controls()
