@@ -182,3 +182,16 @@ def test_a_json_lines_export_saved_as_json_is_still_imported():
     result = parse_import(data, "export.json")
     assert isinstance(result, list) and [texts(t.messages[0]) for t in result] == [["a"], ["b"]]
     assert "malformed JSON at line 2" in parse_import(data + b"{oops\n", "export.json")
+
+
+@pytest.mark.parametrize("data", [b"{}", b'{"name": "my-package", "version": "1.0.0"}', b'{"id": "msg_1", "type": "message"}'])
+def test_objects_without_any_thread_field_are_skipped(data):
+    result = parse_import(data, "x.json")
+    assert isinstance(result, str) and "no thread fields" in result
+
+
+def test_import_outcomes_list_every_created_path(tmp_path: Path):
+    ws = Workspace(tmp_path / "ws", use_os_trash=False)
+    outcomes = import_files([FIXTURES / "bare_array.json", FIXTURES / "nothing.json", FIXTURES / "exports.jsonl"], ws)
+    assert outcomes.created == ["bare_array.json", "exports.json", "exports-1.json", "exports-2.json"]
+    assert [o.source.name for o in outcomes.skipped] == ["nothing.json"]

@@ -1,7 +1,8 @@
 """Importers: foreign and native thread exports -> threads in the workspace (reference §3).
 
 Public API (what other packages use):
-- `import_files(paths, workspace, into="") -> list[ImportOutcome]` — write new thread files.
+- `import_files(paths, workspace, into="") -> ImportOutcomes` — write new thread files; a list
+  of `ImportOutcome` (source, created paths, skip reason, problems) with `.created` (all paths).
 - `parse_import(data, name) -> list[Thread] | str` — threads in some bytes, or a skip reason.
 - `parse_import_detailed(...) -> ParseResult`, `parse_arguments(raw)` (lenient tool arguments).
 
@@ -13,10 +14,11 @@ from __future__ import annotations
 
 from .args import parse_arguments
 from .detect import ParseResult, parse_import, parse_import_detailed, thread_from_value
-from .files import ImportOutcome, import_files, target_stem
+from .files import ImportOutcome, ImportOutcomes, import_files, target_stem
 
 __all__ = [
     "ImportOutcome",
+    "ImportOutcomes",
     "ParseResult",
     "import_files",
     "parse_arguments",

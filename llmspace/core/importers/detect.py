@@ -22,6 +22,9 @@ from .aurora import is_aurora, normalize_aurora
 from .foreign import ModelResolver, normalize_foreign
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
+# An object without any of these keys is not taken as a native thread (the original would
+# import it as an empty thread; the issue asks for such files to be skipped with a reason).
+_THREAD_KEYS = frozenset(Thread.model_fields) | {"blobs"}
 
 
 @dataclass
@@ -58,6 +61,8 @@ def thread_from_value(value: Any, resolve_model: ModelResolver | None = None) ->
         if not foreign and _is_langfuse(value):
             return "a Langfuse trace payload, not a thread (open it from the trace panel)"
         if not foreign:
+            if not _THREAD_KEYS.intersection(value):
+                return "no thread fields (title, model, context, runHistory, …) found"
             try:
                 return thread_from_data(value)
             except ValidationFailed as exc:

@@ -36,6 +36,20 @@ class ImportOutcome:
         return bool(self.created)
 
 
+class ImportOutcomes(list[ImportOutcome]):
+    """The outcomes of one import, in source order, plus totals for callers that only need those."""
+
+    @property
+    def created(self) -> list[str]:
+        """Every workspace path created, across all sources."""
+        return [rel for o in self for rel in o.created]
+
+    @property
+    def skipped(self) -> list[ImportOutcome]:
+        """The sources from which nothing was imported."""
+        return [o for o in self if not o.created]
+
+
 def target_stem(source: Path) -> str:
     """The file stem for threads imported from `source` (`untitled` when not a valid name)."""
     name = source.name
@@ -52,10 +66,12 @@ def target_stem(source: Path) -> str:
 
 
 def import_files(paths: list[Path], workspace: Workspace, into: str = "",
-                 resolve_model: ModelResolver | None = None) -> list[ImportOutcome]:
-    """Import each file into the folder `into` (created when missing); one outcome per file."""
+                 resolve_model: ModelResolver | None = None) -> ImportOutcomes:
+    """Import each file into the folder `into` (created when missing); one outcome per file.
+
+    The result is a list of `ImportOutcome`s; its `.created` lists every new path."""
     workspace.resolve(into)  # refuse a target outside the workspace before touching anything
-    outcomes: list[ImportOutcome] = []
+    outcomes = ImportOutcomes()
     for path in paths:
         path = Path(path)
         outcome = ImportOutcome(source=path)
