@@ -185,3 +185,22 @@ def test_run_history_panel_lists_restores_and_removes_runs(window, app):
     assert panel.list.get_children("") == ()
     ed.flush()
     assert "runHistory" not in read(app, "hist.json") or read(app, "hist.json")["runHistory"] == []
+
+
+def test_call_this_tool_runs_a_builtin_and_fills_its_response(window, app):
+    target = app.workspace.root / "notes.txt"
+    target.write_text("line one\n", "utf-8")
+    write_bytes_atomic(app.workspace.root / "tool.json", orjson.dumps({
+        "title": "tool", "context": {
+            "tools": [{"type": "builtin", "name": "read", "description": "Read a file",
+                       "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}],
+            "messages": [
+                {"id": "u", "role": "user", "content": [{"type": "text", "text": "read it"}]},
+                {"id": "a", "role": "assistant", "content": [{"type": "text", "text": ""}],
+                 "toolCalls": [{"id": "c1", "input": {"name": "read", "arguments": {"path": str(target)}}}]}]}}))
+    window.tree_view.refresh()
+    ed = window.open_thread("tool.json")
+    assert ed.call_tool("c1")
+    pump_until(window.root, lambda: ed.run.tool_status.get("c1") in ("done", "error"))
+    out = ed.p.messages[1].toolCalls[0].output
+    assert "line one" in out.text(), out.text()

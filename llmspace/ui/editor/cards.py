@@ -80,9 +80,9 @@ class MessageCard(tb.Frame):
             if ro and label != "▶":
                 b.configure(state="disabled")
         if msg.role == "user":
-            tb.Button(head, text="📋", width=2, bootstyle="secondary-link", command=self.paste_image,
+            tb.Button(head, text="Paste image", bootstyle="secondary-link", command=self.paste_image,
                       state="disabled" if ro else "normal").pack(side="right")
-            tb.Button(head, text="🖼", width=2, bootstyle="secondary-link", command=self.pick_image,
+            tb.Button(head, text="Image…", bootstyle="secondary-link", command=self.pick_image,
                       state="disabled" if ro else "normal").pack(side="right")
         if collapsed:
             preview = (msg.text() or "").replace("\n", " ")[:120]
@@ -120,7 +120,7 @@ class MessageCard(tb.Frame):
         row.pack(fill="x")
         for i, img in enumerate(images):
             size = len(img.data) * 3 // 4
-            tb.Label(row, text=f"🖼 {img.mimeType} {size // 1024} KB", bootstyle="secondary").pack(side="left")
+            tb.Label(row, text=f"[image] {img.mimeType} {size // 1024} KB", bootstyle="secondary").pack(side="left")
             tb.Button(row, text="✕", bootstyle="secondary-link", width=2,
                       command=lambda i=i: self._do(self.p.remove_image, self.index, i)).pack(side="left", padx=(0, 8))
 
@@ -137,6 +137,10 @@ class MessageCard(tb.Frame):
         box = tb.Labelframe(self, text=f"🔧 {call.input.name}", padding=4)
         box.pack(fill="x", pady=2)
         status = self.view.run.tool_status.get(call.id)
+        tool = next((t for t in self.p.tools if t.name == call.input.name), None)
+        if tool is not None and tool.is_executable() and not self.p.read_only:
+            tb.Button(box, text="▶ Call this tool", bootstyle="link",
+                      command=lambda c=call.id: self.view.call_tool(c)).pack(anchor="e")
         if status:
             tb.Label(box, text={"running": "running…", "done": "done", "error": "failed"}.get(status, status),
                      bootstyle="warning" if status == "running" else ("danger" if status == "error" else "success")).pack(anchor="e")

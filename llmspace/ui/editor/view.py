@@ -476,5 +476,52 @@ class EditorView(tb.Frame):
 
         threading.Thread(target=work, name="risky-tools", daemon=True).start()
 
+    def call_tool(self, call_id: str) -> bool:
+        """▶ on a tool call card: run one executable tool (built-in or MCP) in a worker and put
+        its result in the call's Response. Risky bash commands ask first."""
+        from ...tools.safety import is_dangerous_bash
+
+        msgs = self.p.messages
+        for index in range(len(msgs) - 1, -1, -1):
+            call = next((c for c in getattr(msgs[index], "toolCalls", None) or [] if c.id == call_id), None)
+            if call is not None:
+                break
+        else:
+            return False
+        tool = next((t for t in self.p.tools if t.name == call.input.name), None)
+        if tool is None or not tool.is_executable():
+            self.window.show_error(f"{call.input.name} cannot be called from here: type its result instead.")
+            return False
+        command = call.input.arguments.get("command") if call.input.name == "bash" else None
+        if isinstance(command, str) and is_dangerous_bash(command):
+            if not self.window.dialogs.confirm(f"Run this risky command?\n\n{command}", "Risky command"):
+                return False
+        from ...agent.services import tool_context
+        from ...core.threadio import clone_thread
+        from ...providers.base import CancelToken
+
+        thread = clone_thread(self.p.thread)
+        pending = call.model_copy(update={"output": None})
+        pump = self.window.pump
+        self.run.tool_status[call_id] = "running"
+        self.list.render()
+
+        def work() -> None:
+            try:
+                out = self.app.tools.execute_calls([tool], [pending], tool_context(self.app, thread, None), CancelToken(), None)[0]
+                pump.post(self._tool_called, index, call_id, out.text(), bool(out.isError))
+            except Exception as exc:
+                pump.post(self._tool_called, index, call_id, str(exc), True)
+
+        threading.Thread(target=work, name="call-tool", daemon=True).start()
+        return True
+
+    def _tool_called(self, index: int, call_id: str, text: str, is_error: bool) -> None:
+        self.run.tool_status[call_id] = "error" if is_error else "done"
+        try:
+            self.p.set_tool_result(index, call_id, text, is_error)
+        except UserFacingError as exc:
+            self.window.show_error(str(exc))
+
     def stop_run(self) -> None:
         self.run.stop()
