@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from llmspace.core.importers import import_files, parse_arguments, parse_import, target_stem
-from llmspace.core.model import AssistantMessage, ImageDataContent, TextContent, Thread, UserMessage
+from llmspace.core.model import AssistantMessage, ImageDataContent, TextContent, Thread
 from llmspace.core.threadio import serialize_thread
 from llmspace.core.workspace import Workspace
 
