@@ -192,9 +192,11 @@ class Workspace:
         base = self.resolve(folder)
         prefix = self._rel_of(base)
         real_root = os.path.realpath(self.root)
-        return self._scan(str(base), prefix + "/" if prefix else "", real_root, 0)
+        return self._scan(str(base), prefix + "/" if prefix else "", real_root, 0, False)
 
-    def _scan(self, path: str, prefix: str, real_root: str, depth: int) -> list[Entry]:
+    def _scan(self, path: str, prefix: str, real_root: str, depth: int, via_link: bool) -> list[Entry]:
+        """One folder's entries. Below a symlinked folder no further symlinked folders are
+        followed, so links that loop back cannot make the tree explode."""
         dirs: list[Entry] = []
         files: list[Entry] = []
         try:
@@ -207,7 +209,8 @@ class Workspace:
                 if name.startswith("."):
                     continue
                 try:
-                    if de.is_symlink():
+                    link = de.is_symlink()
+                    if link:
                         real = os.path.realpath(de.path)
                         if real != real_root and not real.startswith(real_root + os.sep):
                             continue
@@ -215,7 +218,8 @@ class Workspace:
                 except OSError:
                     continue
                 if is_dir:
-                    children = self._scan(de.path, prefix + name + "/", real_root, depth + 1) if depth < 64 else []
+                    follow = depth < 64 and not (link and via_link)
+                    children = self._scan(de.path, prefix + name + "/", real_root, depth + 1, via_link or link) if follow else []
                     dirs.append(Entry(prefix + name, name, name, True, children))
                 elif name.endswith(THREAD_SUFFIX) and len(name) > len(THREAD_SUFFIX):
                     files.append(Entry(prefix + name, name, name[: -len(THREAD_SUFFIX)], False, None))

@@ -247,3 +247,15 @@ def test_seeded_examples_have_the_promised_content(tmp_path: Path):
 def test_seeding_skips_a_workspace_that_already_has_threads(ws: Workspace):
     ws.create_thread(stem="mine")
     assert ws.seed_examples() == [] and names(ws.list_tree()) == ["mine.json"]
+
+
+def test_symlinked_folders_inside_the_workspace_are_listed_without_looping(ws: Workspace):
+    folder = ws.create_folder(name="a")
+    ws.create_thread(folder, "t")
+    os.symlink(ws.root, ws.root / "a" / "loop")
+    os.symlink(ws.root / "a", ws.root / "alias")
+    tree = ws.list_tree()
+    assert names(tree) == ["a", "alias"]
+    alias = tree[1]
+    assert names(alias.children) == ["loop", "t.json"] and alias.children[0].children == []
+    assert ws.open("alias/t.json").title == "t"
