@@ -134,7 +134,7 @@ class MessageCard(tb.Frame):
             self.thinking.configure(foreground="#888888")
 
     def _tool_call(self, call: Any) -> None:
-        box = tb.Labelframe(self, text=f"🔧 {call.input.name}", padding=4)
+        box = tb.Labelframe(self, text=f"Tool call: {call.input.name}", padding=4)
         box.pack(fill="x", pady=2)
         status = self.view.run.tool_status.get(call.id)
         tool = next((t for t in self.p.tools if t.name == call.input.name), None)

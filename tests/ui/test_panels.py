@@ -1,0 +1,154 @@
+"""Editor panels and other windows in a real Tk window: model picker with availability,
+parameter popover, tools dialog (built-ins, custom function JSON editor), variables dialog,
+settings dialog, welcome view, keyboard shortcuts and drag to move in the tree."""
+
+from __future__ import annotations
+
+import json
+import types
+
+import pytest
+
+from tests.support.llm_server import LoopbackLLM, configure_provider
+
+from .conftest import pump_until
+
+
+@pytest.fixture
+def ed(window, app):
+    rel = app.workspace.create_thread("", "panels")
+    window.tree_view.refresh()
+    return window.open_thread(rel)
+
+
+def saved(app, rel):
+    return json.loads(app.workspace.resolve(rel).read_text("utf-8"))
+
+
+def test_the_model_picker_lists_providers_and_sets_the_model(window, app, home):
+    with LoopbackLLM() as srv:
+        configure_provider(home, srv)
+        app.__dict__.pop("models", None)
+        rel = app.workspace.create_thread("", "m")
+        window.tree_view.refresh()
+        ed = window.open_thread(rel)
+        menu = ed.pick_model()
+        labels = [menu.entrycget(i, "label") for i in range(menu.index("end") + 1) if menu.type(i) == "cascade"]
+        assert any("Loopback" in label for label in labels)
+        menu.unpost()
+        ed.p.set_model("loop", "loopback-model")
+        assert "loop / loopback-model" in ed.model_btn.cget("text")
+
+
+def test_the_parameter_popover_applies_enabled_parameters_only(ed, app):
+    ed.p.set_model("openai", "gpt-4.1")
+    pop = ed.edit_params()
+    on, var = pop.vars["temperature"]
+    on.set(True)
+    var.set(0.7)
+    pop.vars["responseType"][0].set(True)
+    pop.vars["responseType"][1].set("json_object")
+    assert pop.apply()
+    ed.flush()
+    assert saved(app, ed.p.rel)["model"]["params"] == {"temperature": 0.7, "responseType": {"type": "json_object"}}
+    assert "temperature=0.7" in ed.model_btn.cget("text")
+
+
+def test_the_tools_dialog_adds_builtins_and_validates_custom_function_tools(ed, app):
+    dlg = ed.edit_tools()
+    assert "read" in dlg.checks
+    dlg.checks["read"][0].set(True)
+    editor = dlg.edit_function(None)
+    editor.text.delete("1.0", "end")
+    editor.text.insert("1.0", '{"name": "bad name"}')
+    assert not editor.save() and "name" in editor.msg.cget("text")
+    editor.text.delete("1.0", "end")
+    editor.text.insert("1.0", '{"name": "lookup", "description": "d", "parameters": {"type": "object", "properties": {}}}')
+    assert editor.save()
+    dlg.apply()
+    assert ed.p.tool_names() == {"read", "lookup"}
+    assert "lookup" in ed.tools_lbl.cget("text")
+
+
+def test_the_variables_dialog_saves_values_and_clears_hints(ed, app):
+    ed.prompt.insert("1.0", "Hi {{customer}}")
+    ed.window.root.update()
+    assert "Missing: customer" in ed.hints.cget("text")
+    dlg = ed.edit_variables()
+    names = [nv.get() for nv, _ in dlg.entries]
+    assert "customer" in names
+    for nv, text in dlg.entries:
+        if nv.get() == "customer":
+            text.insert("1.0", "Acme")
+    assert dlg.save()
+    assert ed.hints.cget("text") == ""
+    ed.flush()
+    assert saved(app, ed.p.rel)["context"]["variableVariants"]["variants"]["default"]["customer"] == "Acme"
+
+
+def test_the_settings_dialog_refuses_invalid_json_and_saves_valid_json(window, app):
+    from llmspace.ui.settings_dialog import SettingsDialog
+
+    dlg = SettingsDialog(window)
+    dlg.editors["search"].delete("1.0", "end")
+    dlg.editors["search"].insert("1.0", "{broken")
+    assert not dlg.save() and "not valid JSON" in dlg.msg.cget("text")
+    dlg.editors["search"].delete("1.0", "end")
+    dlg.editors["search"].insert("1.0", '{"provider": "brave"}')
+    assert dlg.save()
+    raw = (app.root.settings / "search.json").read_text("utf-8")
+    assert raw.endswith("\n") and json.loads(raw)["provider"] == "brave"
+    dlg.destroy()
+
+
+def test_welcome_start_from_example_and_local_server_probe(window, app):
+    from llmspace.ui.welcome import choose_example, example_threads
+
+    stems = [s for s, _ in example_threads()]
+    assert stems
+    for rel in list(window.tree_p.all_threads()):
+        app.workspace.delete(rel)
+    window.tree_view.refresh()
+    rel = choose_example(window, stems[0])
+    assert rel and app.workspace.exists(rel) and window.tabs.active == rel
+    window.close_all()
+    window.welcome.start_probe()
+    pump_until(window.root, lambda: window.welcome.local is not None)
+    assert "Local" in window.welcome.detected.cget("text") or "No local" in window.welcome.detected.cget("text")
+
+
+def test_keyboard_shortcuts_close_reopen_and_switch_tabs(window, app):
+    for stem in ("k1", "k2"):
+        app.workspace.create_thread("", stem)
+    window.tree_view.refresh()
+    window.open_thread("k1.json")
+    window.open_thread("k2.json")
+    window.root.focus_force()
+    window.root.update()
+    window.root.event_generate("<Control-w>")
+    window.root.update()
+    assert window.tabs.tabs == ["k1.json"]
+    window.root.event_generate("<Control-T>")
+    window.root.update()
+    assert window.tabs.tabs == ["k1.json", "k2.json"]
+    window.root.event_generate("<Control-Alt-Right>")
+    window.root.update()
+    assert window.tabs.active == "k1.json"
+    window.root.event_generate("<Control-n>")
+    window.root.update()
+    assert app.workspace.exists("untitled.json")
+
+
+def test_dragging_a_thread_onto_a_folder_moves_it(window, app):
+    app.workspace.create_folder("", "dest")
+    app.workspace.create_thread("", "dragme")
+    window.tree_view.refresh()
+    tv = window.tree_view
+    window.root.update()
+    x, y, w, h = tv.tree.bbox("dragme.json")
+    fx, fy, fw, fh = tv.tree.bbox("dest")
+    ev = types.SimpleNamespace
+    tv._drag_start(ev(x=x + 5, y=y + h // 2))
+    tv._drag_motion(ev(x=x + 5, y=fy + fh // 2))
+    tv._drag_end(ev(x=x + 5, y=fy + fh // 2))
+    assert app.workspace.exists("dest/dragme.json") and not app.workspace.exists("dragme.json")
