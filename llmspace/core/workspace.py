@@ -110,6 +110,8 @@ class Workspace:
     def resolve(self, rel: str | os.PathLike[str]) -> Path:
         """The absolute path of `rel`, refusing anything that leaves the workspace."""
         text = os.fspath(rel).replace("\\", "/")
+        if "\x00" in text:
+            raise InvalidName(f"{text!r} contains a NUL character, which no path may contain.")
         if text.startswith("/") or (len(text) > 1 and text[1] == ":") or text.startswith("//"):
             raise PathOutsideWorkspace(f"{text!r} is an absolute path; use a path inside the workspace.")
         parts = PurePosixPath(text).parts
