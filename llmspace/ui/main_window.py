@@ -18,6 +18,8 @@ from typing import Any
 
 import ttkbootstrap as tb
 
+from . import tkvars
+
 from ..errors import UserFacingError, describe_exception
 from ..presenters.state import StateStore, clamp_zoom, ZOOM_STEP
 from ..presenters.tabs import TabsPresenter
@@ -56,10 +58,10 @@ class MainWindow:
             self._set_maximized(True)
         if self.win_state.zoom != 1.0:
             themes.apply_zoom(root, self.win_state.zoom)
-        self.react = tk.BooleanVar(root, self.ui_state.react)
-        self.auto_run = tk.BooleanVar(root, self.ui_state.auto_run_tools or self.ui_state.react)
-        self.theme_var = tk.StringVar(root, self.ui_state.theme)
-        self.render_var = tk.StringVar(root, self.ui_state.rendering)
+        self.react = tkvars.BooleanVar(root, self.ui_state.react)
+        self.auto_run = tkvars.BooleanVar(root, self.ui_state.auto_run_tools or self.ui_state.react)
+        self.theme_var = tkvars.StringVar(root, self.ui_state.theme)
+        self.render_var = tkvars.StringVar(root, self.ui_state.rendering)
         self.tabs = TabsPresenter(self.ui_state.open_tabs, self.ui_state.active_tab)
         self.pages: dict[str, tb.Frame] = {}
         self.editors: dict[str, Any] = {}

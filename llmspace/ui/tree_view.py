@@ -17,6 +17,8 @@ from typing import Any, Callable
 
 import ttkbootstrap as tb
 
+from . import tkvars
+
 from ..errors import NameConflict, UserFacingError
 from ..presenters.tree import TreePresenter
 
@@ -176,7 +178,7 @@ class TreeView(tb.Frame):
         bbox = self.tree.bbox(rel)
         name = rel.rpartition("/")[2]
         name = name[:-5] if name.endswith(".json") and not self.p.is_dir(rel) else name
-        var = tk.StringVar(value=name)
+        var = tkvars.StringVar(value=name)
         entry = tb.Entry(self.tree, textvariable=var)
         if bbox:
             x, y, w, h = bbox

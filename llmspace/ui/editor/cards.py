@@ -14,6 +14,8 @@ from typing import Any
 import orjson
 import ttkbootstrap as tb
 
+from .. import tkvars
+
 from ...core.model import ImageDataContent
 from ...errors import UserFacingError
 
@@ -168,7 +170,7 @@ class MessageCard(tb.Frame):
         rt.bind("<<Modified>>", lambda e, c=call.id: self._on_result_modified(c))
         rt.bind("<Control-Return>", lambda e: (self.view.continue_run(), "break")[1])
         self.results[call.id] = rt
-        err = tk.BooleanVar(self, bool(call.output is not None and call.output.isError))
+        err = tkvars.BooleanVar(self, bool(call.output is not None and call.output.isError))
         tb.Checkbutton(box, text="Mark as error", variable=err, bootstyle="danger-round-toggle",
                        state="disabled" if ro else "normal",
                        command=lambda c=call.id, v=err: self._do(self.p.set_tool_result, self.index, c,
@@ -275,10 +277,10 @@ class AskUserForm(tb.Frame):
             opts: list[tuple[str, tk.BooleanVar]] = []
             for o in q.get("options", []) or []:
                 label = str(o.get("label", o)) if isinstance(o, dict) else str(o)
-                v = tk.BooleanVar(self, False)
+                v = tkvars.BooleanVar(self, False)
                 tb.Checkbutton(self, text=label, variable=v).pack(anchor="w", padx=12)
                 opts.append((label, v))
-            other = tk.StringVar(self, "")
+            other = tkvars.StringVar(self, "")
             row = tb.Frame(self)
             row.pack(fill="x", padx=12)
             tb.Label(row, text="Other:").pack(side="left")

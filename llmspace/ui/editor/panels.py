@@ -14,6 +14,8 @@ from typing import Any, Callable
 import orjson
 import ttkbootstrap as tb
 
+from .. import tkvars
+
 from ...core.model import REASONING_LEVELS
 from ...errors import UserFacingError
 from ...presenters import catalog
@@ -91,14 +93,14 @@ class ParamsPopover(tb.Toplevel):
         f = tb.Frame(self, padding=12)
         f.pack(fill="both", expand=True)
         self.vars: dict[str, tuple[tk.BooleanVar, tk.Variable]] = {}
-        self._row(f, 0, "temperature", "Temperature", tk.DoubleVar(self, cur.get("temperature", 1.0)),
+        self._row(f, 0, "temperature", "Temperature", tkvars.DoubleVar(self, cur.get("temperature", 1.0)),
                   lambda v: tb.Scale(f, from_=0, to=2, variable=v, length=180))
-        self._row(f, 1, "maxTokens", "Max tokens", tk.IntVar(self, cur.get("maxTokens", 4096)),
+        self._row(f, 1, "maxTokens", "Max tokens", tkvars.IntVar(self, cur.get("maxTokens", 4096)),
                   lambda v: tb.Spinbox(f, from_=1, to=1_000_000, textvariable=v, width=10))
-        self._row(f, 2, "reasoning", "Reasoning", tk.StringVar(self, cur.get("reasoning", "medium")),
+        self._row(f, 2, "reasoning", "Reasoning", tkvars.StringVar(self, cur.get("reasoning", "medium")),
                   lambda v: tb.Combobox(f, values=list(REASONING_LEVELS), textvariable=v, state="readonly", width=10))
         rt = cur.get("responseType") or {}
-        self._row(f, 3, "responseType", "Response format", tk.StringVar(self, rt.get("type", "json_object")),
+        self._row(f, 3, "responseType", "Response format", tkvars.StringVar(self, rt.get("type", "json_object")),
                   lambda v: tb.Combobox(f, values=["text", "json_object", "json_schema"], textvariable=v, state="readonly", width=12))
         self.schema = orjson.dumps(rt.get("jsonSchema") or {"type": "object", "properties": {}}, option=orjson.OPT_INDENT_2).decode()
         tb.Button(f, text="Edit JSON schema…", bootstyle="link", command=self.edit_schema).grid(row=4, column=1, sticky="w")
@@ -107,7 +109,7 @@ class ParamsPopover(tb.Toplevel):
         tb.Button(f, text="Apply", bootstyle="primary", command=self.apply).grid(row=6, column=2, sticky="e", pady=(8, 0))
 
     def _row(self, f: Any, row: int, key: str, label: str, var: tk.Variable, make: Callable[[tk.Variable], Any]) -> None:
-        on = tk.BooleanVar(self, key in self.p.params())
+        on = tkvars.BooleanVar(self, key in self.p.params())
         tb.Checkbutton(f, text=label, variable=on, bootstyle="round-toggle").grid(row=row, column=0, sticky="w", pady=3)
         make(var).grid(row=row, column=1, sticky="w", padx=8)
         self.vars[key] = (on, var)
@@ -179,7 +181,7 @@ class ToolsDialog(tb.Toplevel):
             tb.Button(head, text="Enable all", bootstyle="link", command=lambda n=names: self._set_all(n, True)).pack(side="left")
             tb.Button(head, text="Disable all", bootstyle="link", command=lambda n=names: self._set_all(n, False)).pack(side="left")
             for t in tools:
-                v = tk.BooleanVar(self, t.name in have)
+                v = tkvars.BooleanVar(self, t.name in have)
                 tb.Checkbutton(page, text=f"{t.name} — {(t.description or '')[:60]}", variable=v).pack(anchor="w", padx=12)
                 self.checks[t.name] = (v, t)
         # MCP
@@ -239,7 +241,7 @@ class ToolsDialog(tb.Toplevel):
             tb.Label(holder, text=err, bootstyle="danger", wraplength=500).pack(anchor="w")
         have = self.p.tool_names()
         for t in tools:
-            v = tk.BooleanVar(self, t.name in have)
+            v = tkvars.BooleanVar(self, t.name in have)
             tb.Checkbutton(holder, text=t.name, variable=v).pack(anchor="w")
             self.checks[t.name] = (v, t)
 
@@ -312,7 +314,7 @@ class VariablesDialog(tb.Toplevel):
     def add_row(self, name: str, value: str) -> None:
         row = tb.Frame(self.rows)
         row.pack(fill="x", pady=2)
-        nv = tk.StringVar(self, name)
+        nv = tkvars.StringVar(self, name)
         tb.Entry(row, textvariable=nv, width=18).pack(side="left", anchor="n")
         t = tb.Text(row, height=2, width=40, wrap="word")
         t.insert("1.0", value)

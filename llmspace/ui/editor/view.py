@@ -18,6 +18,8 @@ from typing import Any
 
 import ttkbootstrap as tb
 
+from .. import tkvars
+
 from ...errors import UserFacingError
 from ...presenters.editor import EditorPresenter
 from ...presenters.run import RunPresenter
@@ -52,7 +54,7 @@ class EditorView(tb.Frame):
     def _build(self) -> None:
         head = tb.Frame(self, padding=(8, 6))
         head.pack(fill="x")
-        self.title_var = tk.StringVar(self, self.p.title)
+        self.title_var = tkvars.StringVar(self, self.p.title)
         self.title_entry = tb.Entry(head, textvariable=self.title_var, font="TkHeadingFont", width=32)
         self.title_entry.pack(side="left")
         self.title_entry.bind("<Return>", lambda e: self.commit_title())
