@@ -25,15 +25,26 @@ from __future__ import annotations
 
 import json
 import re
+from functools import update_wrapper
 from typing import Any, Callable, Mapping
 
-from jinja2 import TemplateSyntaxError, meta, pass_context
+from jinja2 import TemplateSyntaxError, meta, nodes, pass_context
 from jinja2.exceptions import SecurityError
+from jinja2.filters import do_format
 from jinja2.sandbox import SandboxedEnvironment
+from jinja2.visitor import NodeTransformer
 
 MAX_INCLUDE_DEPTH = 10
 MAX_INCLUDE_COUNT = 100
+# Work limits per render (text from tool results may take the template path, so a hostile
+# page must not be able to hang or exhaust the app): loop iterations, characters produced by
+# `*`, `+`, `~`, filters and output, and numeric width-like arguments.
+MAX_ITERATIONS = 100_000
+MAX_WORK = 50_000_000
+MAX_TEXT = 10_000_000
+_MAX_ARG = 1_000_000
 _MAX_SEQUENCE = 1_000_000
+_BIG_WIDTH = re.compile(r"\d{7,}")
 
 # (The first `[^{}.[|(]*` cannot overlap the marker class, so matching stays linear.)
 TEMPLATE_MARKER_RE = re.compile(r"\{%|\{\{\s*@|\{\{[^{}.\[|(]*[.\[|(][^{}]*\}\}")
@@ -46,7 +57,7 @@ _IDENT_RE = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)")
 RESERVED = frozenset(
     "if elif else endif for endfor in and or not is true false none null True False None "
     "set endset macro endmacro call endcall filter endfilter block endblock extends include "
-    "import from as do with without raw endraw loop super range cycler joiner lipsum dict "
+    "import from as do with without raw endraw loop super range cycler joiner dict "
     "namespace exists caller varargs kwargs self recursive".split()
 )
 
@@ -126,16 +137,55 @@ def _finalize(value: Any) -> Any:
     return value
 
 
-class _Sandbox(SandboxedEnvironment):
-    """The sandbox with JSON-style lookups and refusals that raise instead of printing ""."""
+class _Budget:
+    """Counts the work one render does; refuses when a limit is passed."""
 
-    intercepted_binops = frozenset({"*", "**"})
+    def __init__(self) -> None:
+        self.iterations = 0
+        self.work = 0
+
+    def step(self) -> None:
+        self.iterations += 1
+        if self.iterations > MAX_ITERATIONS:
+            raise SecurityError(f"the template loops more than {MAX_ITERATIONS:,} times")
+
+    def charge(self, size: int) -> None:
+        if size > MAX_TEXT:
+            raise SecurityError("the template produces a text that is too long")
+        self.work += size
+        if self.work > MAX_WORK:
+            raise SecurityError("the template does too much work")
+
+
+def _size(value: Any) -> int:
+    return len(value) if isinstance(value, (str, list, tuple)) else 0
+
+
+def _check_args(args: Any) -> None:
+    for a in args:
+        if isinstance(a, int) and not isinstance(a, bool) and abs(a) > _MAX_ARG:
+            raise SecurityError("a number argument is too large")
+
+
+class _Sandbox(SandboxedEnvironment):
+    """The sandbox with JSON-style lookups, refusals that raise instead of printing "", and
+    work limits (see `_Budget`)."""
+
+    intercepted_binops = frozenset({"*", "**", "+", "%"})
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.budget = _Budget()
+        self.globals.pop("lipsum", None)  # generates text in bulk; useless in prompts
+        self.filters = {name: _guard_filter(self, f) for name, f in self.filters.items()}
 
     def getattr(self, obj: Any, attribute: str) -> Any:
-        if isinstance(obj, Sentinel) and not attribute.startswith("_"):
-            return obj.child(attribute, True)
         if isinstance(obj, dict) and attribute in obj:
             return obj[attribute]
+        if attribute.startswith("_"):
+            raise SecurityError(f"access to attribute {attribute!r} is not allowed")
+        if isinstance(obj, Sentinel):
+            return obj.child(attribute, True)
         return super().getattr(obj, attribute)
 
     def getitem(self, obj: Any, argument: Any) -> Any:
@@ -153,11 +203,82 @@ class _Sandbox(SandboxedEnvironment):
             for seq, n in ((left, right), (right, left)):
                 if isinstance(seq, (str, list, tuple)) and isinstance(n, int) and len(seq) * n > _MAX_SEQUENCE:
                     raise SecurityError("the repeated text or list is too long")
-        return super().call_binop(context, operator, left, right)
+        if operator == "%" and isinstance(left, str) and _BIG_WIDTH.search(left):
+            raise SecurityError("a format width is too large")
+        result = super().call_binop(context, operator, left, right)
+        self.budget.charge(_size(result))
+        return result
+
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+        _check_args(args)
+        _check_args(kwargs.values())
+        owner = getattr(getattr(__obj, "__wrapped__", None), "__self__", None)
+        if isinstance(owner, str) and _BIG_WIDTH.search(owner):
+            raise SecurityError("a format width is too large")
+        result = super().call(__context, __obj, *args, **kwargs)
+        __self.budget.charge(_size(result))
+        return result
+
+
+def _guard_filter(env: _Sandbox, f: Any) -> Any:
+    """Wrap a filter: refuse huge numeric arguments and format widths, charge its result."""
+    skip = 2 if getattr(f, "jinja_pass_arg", None) is not None else 1
+
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        _check_args(args[skip:])
+        _check_args(kwargs.values())
+        if f is do_format and len(args) >= skip and isinstance(args[skip - 1], str) and _BIG_WIDTH.search(args[skip - 1]):
+            raise SecurityError("a format width is too large")
+        result = f(*args, **kwargs)
+        env.budget.charge(_size(result))
+        return result
+
+    return update_wrapper(guarded, f)
+
+
+class _Harden(NodeTransformer):
+    """Rewrites a parsed template so loops and `~` joins are counted (see `_Budget`)."""
+
+    def visit_For(self, node: nodes.For) -> nodes.Node:
+        node = self.generic_visit(node)
+        if node.recursive:
+            raise SecurityError("recursive loops are not allowed")
+        node.iter = nodes.Filter(node.iter, "__loop", [], [], None, None, lineno=node.lineno)
+        return node
+
+    def visit_Concat(self, node: nodes.Concat) -> nodes.Node:
+        node = self.generic_visit(node)
+        return nodes.Filter(nodes.List(node.nodes, lineno=node.lineno), "__concat", [], [], None, None, lineno=node.lineno)
+
+
+def _harden(env: _Sandbox, ast: nodes.Template) -> nodes.Template:
+    ast = _Harden().visit(ast)
+    ast.set_environment(env)
+    return ast
+
+
+def _install_counters(env: _Sandbox) -> None:
+    budget = env.budget
+
+    @pass_context
+    def loop(_context: Any, iterable: Any) -> Any:
+        for item in iterable:
+            budget.step()
+            yield item
+
+    @pass_context
+    def concat(_context: Any, parts: Any) -> str:
+        text = "".join(str(p) for p in parts)
+        budget.charge(len(text))
+        return text
+
+    env.filters["__loop"] = loop
+    env.filters["__concat"] = concat
 
 
 def _new_env() -> _Sandbox:
     env = _Sandbox(autoescape=False, keep_trailing_newline=True, finalize=_finalize, optimized=False)
+    _install_counters(env)
     return env
 
 
@@ -282,7 +403,12 @@ class TemplateRenderer:
     def _render(self, text: str) -> str:
         ast = self.env.parse(rewrite_macros(text))  # parsed once: names and compilation
         context = self._context(ast)
-        return self.env.from_string(ast).render(context)
+        template = self.env.from_string(_harden(self.env, ast))
+        pieces: list[str] = []
+        for piece in template.generate(context):
+            self.env.budget.charge(len(piece))
+            pieces.append(piece)
+        return "".join(pieces)
 
     def render(self, text: str) -> str:
         """Render `text`; raises TemplateError (with the reason and line) on any failure."""

@@ -253,3 +253,33 @@ def test_unknown_dotted_and_indexed_names_stay_as_written() -> None:
 def test_private_attributes_of_unknown_names_are_still_refused() -> None:
     with pytest.raises(TemplateError):
         render("{{ stray.__class__.__mro__ }}")
+
+
+# -- work limits (tool results may take the template path) -----------------------------------
+
+@pytest.mark.parametrize("attack", [
+    "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}",
+    "{% set s = 'x' * 100000 %}{% for a in s %}{% for b in s %}{% endfor %}{% endfor %}",
+    "{% for c in 'ab' recursive %}{{ loop('ab') }}{% endfor %}",
+    "{% set ns = namespace(s='x') %}{% for i in range(60) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s | length }}",
+    "{% set ns = namespace(s='x') %}{% for i in range(60) %}{% set ns.s = ns.s + ns.s %}{% endfor %}",
+    "{{ 'x' | center(1000000000) }}",
+    "{{ 'x'.center(1000000000) }}",
+    "{{ '%999999999s' | format(1) }}",
+    "{{ '%999999999s' % 1 }}",
+    "{{ '{:>999999999}'.format(1) }}",
+    "{% for i in range(100000) %}" + "y" * 1000 + "{% endfor %}",
+])
+def test_runaway_templates_are_refused(attack: str) -> None:
+    with pytest.raises(TemplateError, match="too|not allowed|loops more"):
+        render(attack)
+
+
+def test_ordinary_loops_filters_and_big_numbers_as_values_still_work() -> None:
+    out = render("{% for i in range(3) %}{{ i }}{% endfor %}|{{ 5000000 | string }}|{{ 'ab' ~ 'cd' }}|"
+                 "{{ 'x' | center(5) }}|{{ '%05d' | format(42) }}|{{ [1, 2] + [3] }}|{{ 'a' + 'b' }}|{{ 7 % 3 }}")
+    assert out == "012|5000000|abcd|  x  |00042|[1, 2, 3]|ab|1"
+
+
+def test_lipsum_is_not_available() -> None:
+    assert render("{% if true %}{{ lipsum }}{% endif %}") == "{{lipsum}}"
