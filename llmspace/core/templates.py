@@ -36,7 +36,7 @@ from jinja2.visitor import NodeTransformer
 
 MAX_INCLUDE_DEPTH = 10
 MAX_INCLUDE_COUNT = 100
-# Work limits per render (text from tool results may take the template path, so a hostile
+# Work limits per rendered text (tool results may take the template path, so a hostile
 # page must not be able to hang or exhaust the app): loop iterations, characters produced by
 # `*`, `+`, `~`, filters and output, and numeric width-like arguments.
 MAX_ITERATIONS = 100_000
@@ -141,6 +141,9 @@ class _Budget:
     """Counts the work one render does; refuses when a limit is passed."""
 
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
         self.iterations = 0
         self.work = 0
 
@@ -411,7 +414,10 @@ class TemplateRenderer:
         return "".join(pieces)
 
     def render(self, text: str) -> str:
-        """Render `text`; raises TemplateError (with the reason and line) on any failure."""
+        """Render `text`; raises TemplateError (with the reason and line) on any failure.
+
+        The work limits apply to each text (with its includes) separately."""
+        self.env.budget.reset()
         try:
             return self._render(text)
         except TemplateSyntaxError as exc:

@@ -283,3 +283,9 @@ def test_ordinary_loops_filters_and_big_numbers_as_values_still_work() -> None:
 
 def test_lipsum_is_not_available() -> None:
     assert render("{% if true %}{{ lipsum }}{% endif %}") == "{{lipsum}}"
+
+
+def test_work_limits_apply_to_each_text_separately() -> None:
+    r = renderer()
+    for _ in range(3):
+        assert r.render("{% for i in range(60000) %}{% endfor %}done") == "done"
