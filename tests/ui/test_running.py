@@ -97,3 +97,44 @@ def test_two_tabs_can_run_at_once(window, app, srv):
     assert a.run.running and b.run.running
     pump_until(window.root, lambda: not a.run.running and not b.run.running)
     assert {a.p.messages[-1].text(), b.p.messages[-1].text()} == {"first", "second"}
+
+
+def test_a_risky_command_pauses_and_runs_only_after_confirmation(window, app, srv, tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("x", "utf-8")
+    srv.push(Turn(tool_calls=[ToolCallSpec(id="call_rm", name="bash", arguments={"command": f"rm -f {victim}"})]),
+             Turn(text="Removed."))
+    ed = open_editor(window, app, stem="risky")
+    ed.p.add_tools([{"type": "builtin", "name": "bash", "description": "Run a shell command",
+                     "parameters": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}])
+    from llmspace.core.model import Variable
+
+    ed.p.thread.ensure_context().variables = {"current_working_directory": Variable(type="workingDirectory", value=str(tmp_path))}
+    window.auto_run.set(True)
+    try:
+        ed.start_run()
+        pump_until(window.root, lambda: ed.run.status == "paused")
+        assert "risky" in ed.run.pause_reason and victim.exists()
+        window.dialogs.answer = False
+        ed.confirm_risky()
+        assert victim.exists() and ed.run.status == "paused"
+        window.dialogs.answer = True
+        ed.confirm_risky()
+        pump_until(window.root, lambda: ed.p.messages[-1].text() == "Removed." and ed.run.status != "running")
+        out = ed.p.messages[-2].toolCalls[0].output
+        assert not victim.exists(), out.text()
+    finally:
+        window.auto_run.set(False)
+
+
+def test_an_open_unedited_thread_reloads_when_changed_on_disk(window, app):
+    ed = open_editor(window, app, stem="ext")
+    ed.flush()
+    path = app.workspace.resolve(ed.p.rel)
+    data = path.read_text("utf-8").replace("Hello?", "Changed elsewhere")
+    import os
+    st = os.stat(path)
+    path.write_text(data, "utf-8")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    window.check_open_files()
+    assert ed.p.messages[0].text() == "Changed elsewhere"
