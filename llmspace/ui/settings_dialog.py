@@ -13,7 +13,7 @@ import ttkbootstrap as tb
 
 from ..jsonio import write_json_atomic
 
-PAGES = (("Models", "models"), ("MCP", "mcp"), ("Search", "search"), ("Skills", "skills"))
+PAGES = (("models.json", "models"), ("MCP", "mcp"), ("Search", "search"), ("Skills", "skills"))
 
 
 class SettingsDialog(tb.Toplevel):
@@ -25,6 +25,16 @@ class SettingsDialog(tb.Toplevel):
         self.nb = tb.Notebook(self)
         self.nb.pack(fill="both", expand=True, padx=8, pady=8)
         self.editors: dict[str, tb.Text] = {}
+        self.original: dict[str, str] = {}
+        try:
+            from .models_page import ModelsPage
+
+            self.models_page: Any = ModelsPage(self.nb, window)
+            self.nb.add(self.models_page, text="Models")
+        except Exception as exc:  # settings service missing or broken: JSON page only
+            self.models_page = None
+            window.set_status(f"Models page unavailable: {exc}")
+        self.general = self._general_page()
         for label, name in PAGES:
             page = tb.Frame(self.nb, padding=6)
             path = window.app.root.settings_file(name)
@@ -36,6 +46,7 @@ class SettingsDialog(tb.Toplevel):
             except OSError as exc:
                 text.insert("1.0", f"// could not read: {exc}")
             self.editors[name] = text
+            self.original[name] = text.get("1.0", "end").strip()
             self.nb.add(page, text=label)
         bar = tb.Frame(self, padding=8)
         bar.pack(fill="x")
@@ -44,9 +55,25 @@ class SettingsDialog(tb.Toplevel):
         tb.Button(bar, text="Close", bootstyle="secondary", command=self.destroy).pack(side="right")
         tb.Button(bar, text="Save", bootstyle="primary", command=self.save).pack(side="right", padx=6)
 
+    def _general_page(self) -> Any:
+        page = tb.Frame(self.nb, padding=10)
+        w = self.window
+        tb.Label(page, text="Theme").grid(row=0, column=0, sticky="w")
+        for i, (label, value) in enumerate((("Light", "light"), ("Dark", "dark"), ("System", "system"))):
+            tb.Radiobutton(page, text=label, variable=w.theme_var, value=value, command=w.apply_theme).grid(row=0, column=1 + i, sticky="w")
+        tb.Label(page, text="Rendering").grid(row=1, column=0, sticky="w", pady=6)
+        for i, (label, value) in enumerate((("Full", "rich"), ("Fast (plain text)", "lite"))):
+            tb.Radiobutton(page, text=label, variable=w.render_var, value=value, command=w.apply_rendering).grid(row=1, column=1 + i, sticky="w")
+        tb.Label(page, text="Workspace").grid(row=2, column=0, sticky="w")
+        tb.Button(page, text=str(w.app.workspace.root), bootstyle="link", command=w.reveal_workspace).grid(row=2, column=1, columnspan=3, sticky="w")
+        self.nb.add(page, text="General")
+        return page
+
     def save(self) -> bool:
         for name, text in self.editors.items():
             raw = text.get("1.0", "end").strip() or "{}"
+            if raw == (self.original.get(name) or "{}"):
+                continue  # untouched: never overwrite changes made on the other pages
             try:
                 data = orjson.loads(raw)
             except orjson.JSONDecodeError as exc:
@@ -56,9 +83,12 @@ class SettingsDialog(tb.Toplevel):
                 self.msg.configure(text=f"{name}.json must hold a JSON object. Nothing was saved.")
                 return False
             path = self.window.app.root.settings_file(name)
-            if path.exists() or data:
-                write_json_atomic(path, data, trailing_newline=True)
-        for attr in ("models", "providers", "mcp"):
-            self.window.app.__dict__.pop(attr, None) if attr in ("models", "providers") else None
+            write_json_atomic(path, data, trailing_newline=True)
+            self.original[name] = raw
+        models = self.window.app.__dict__.get("models")
+        if models is not None and hasattr(models, "reload"):
+            models.reload()
+        if self.models_page is not None:
+            self.models_page.refresh()
         self.msg.configure(text="Saved.", bootstyle="success")
         return True

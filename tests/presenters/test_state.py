@@ -36,3 +36,26 @@ def test_ui_state_keeps_tabs_expanded_folders_and_switches(home):
     st = UiState(theme="dark", open_tabs=["a.json"], active_tab="a.json", expanded=["f"], react=True, rendering="lite")
     store.save_ui(st)
     assert store.load_ui() == st
+
+
+def test_models_page_rows_keys_custom_providers_and_default(app):
+    import pytest
+
+    from llmspace.errors import UserFacingError
+    from llmspace.presenters.models_page import ModelsPagePresenter
+
+    p = ModelsPagePresenter(app.models)
+    rows = {r.id: r for r in p.rows()}
+    assert rows and all(r.status for r in rows.values())
+    p.add_custom("mine", "Mine", "http://127.0.0.1:9/v1", "openai-completions", "m1, m2", "sk-test")
+    mine = {r.id: r for r in p.rows()}["mine"]
+    assert mine.models == 2 and mine.status == "ready"
+    with pytest.raises(UserFacingError):
+        p.add_custom("mine2", "", "", "openai-completions", "m")
+    p.set_default("mine/m1")
+    assert p.default_label() == "mine/m1"
+    builtin = next(r for r in p.rows() if r.builtin)
+    with pytest.raises(UserFacingError):
+        p.remove(builtin.id)
+    p.remove("mine")
+    assert "mine" not in {r.id for r in p.rows()}

@@ -152,3 +152,22 @@ def test_dragging_a_thread_onto_a_folder_moves_it(window, app):
     tv._drag_motion(ev(x=x + 5, y=fy + fh // 2))
     tv._drag_end(ev(x=x + 5, y=fy + fh // 2))
     assert app.workspace.exists("dest/dragme.json") and not app.workspace.exists("dragme.json")
+
+
+def test_the_models_page_adds_a_provider_that_the_picker_then_offers(window, app):
+    from llmspace.ui.settings_dialog import SettingsDialog
+
+    dlg = SettingsDialog(window)
+    page = dlg.models_page
+    for key, value in (("id", "lab"), ("name", "Lab"), ("base_url", "http://127.0.0.1:9/v1"), ("models", "tiny"), ("api_key", "k")):
+        page.fields[key].set(value)
+    assert page.add()
+    assert page.list.exists("lab")
+    dlg.destroy()
+    rel = app.workspace.create_thread("", "pick")
+    window.tree_view.refresh()
+    ed = window.open_thread(rel)
+    menu = ed.pick_model()
+    labels = [menu.entrycget(i, "label") for i in range(menu.index("end") + 1) if menu.type(i) == "cascade"]
+    menu.unpost()
+    assert any(label.startswith("Lab") for label in labels)

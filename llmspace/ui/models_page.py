@@ -1,0 +1,118 @@
+"""Settings › Models page: providers with their status, API key (literal or `$ENV_VAR`),
+refresh of local servers (in a worker, results via the pump), custom OpenAI-compatible
+providers, default model. Logic in `presenters/models_page.py`. Caller: `ui/settings_dialog.py`.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import ttkbootstrap as tb
+
+from ..errors import UserFacingError
+from ..presenters.catalog import model_choices
+from ..presenters.models_page import APIS, ModelsPagePresenter
+from . import tkvars
+
+
+class ModelsPage(tb.Frame):
+    def __init__(self, master: Any, window: Any) -> None:
+        super().__init__(master, padding=6)
+        self.window = window
+        self.p = ModelsPagePresenter(window.app.models)
+        self.list = tb.Treeview(self, columns=("api", "status", "models"), show="tree headings", height=8, selectmode="browse")
+        self.list.heading("#0", text="Provider")
+        for col, label, w in (("api", "API", 150), ("status", "Status", 220), ("models", "Models", 60)):
+            self.list.heading(col, text=label)
+            self.list.column(col, width=w, stretch=False)
+        self.list.pack(fill="x")
+        row = tb.Frame(self)
+        row.pack(fill="x", pady=4)
+        tb.Label(row, text="API key").pack(side="left")
+        self.key = tkvars.StringVar(self, "")
+        tb.Entry(row, textvariable=self.key, show="•", width=36).pack(side="left", padx=4)
+        tb.Button(row, text="Save key", bootstyle="primary-outline", command=self.save_key).pack(side="left")
+        tb.Button(row, text="Remove provider", bootstyle="danger-link", command=self.remove).pack(side="right")
+        tb.Button(row, text="Refresh local servers", bootstyle="link", command=self.refresh_local).pack(side="right")
+        box = tb.Labelframe(self, text="Add an OpenAI-compatible or Anthropic-compatible provider", padding=6)
+        box.pack(fill="x", pady=6)
+        self.fields: dict[str, Any] = {}
+        for i, (key, label) in enumerate((("id", "Id"), ("name", "Name"), ("base_url", "Base URL"), ("models", "Model ids (comma-separated)"), ("api_key", "API key"))):
+            tb.Label(box, text=label).grid(row=i, column=0, sticky="w")
+            v = tkvars.StringVar(self, "")
+            tb.Entry(box, textvariable=v, width=44, show="•" if key == "api_key" else "").grid(row=i, column=1, sticky="w", padx=4, pady=1)
+            self.fields[key] = v
+        self.api = tkvars.StringVar(self, APIS[0])
+        tb.Combobox(box, values=list(APIS), textvariable=self.api, state="readonly", width=22).grid(row=0, column=2, padx=4)
+        tb.Button(box, text="Add provider", bootstyle="primary", command=self.add).grid(row=4, column=2, padx=4)
+        row = tb.Frame(self)
+        row.pack(fill="x")
+        tb.Label(row, text="Default model").pack(side="left")
+        self.default = tkvars.StringVar(self, self.p.default_label())
+        self.default_box = tb.Combobox(row, textvariable=self.default, width=40)
+        self.default_box.pack(side="left", padx=4)
+        tb.Button(row, text="Set", bootstyle="secondary-outline", command=self.set_default).pack(side="left")
+        self.msg = tb.Label(self, text="", bootstyle="danger", wraplength=640)
+        self.msg.pack(anchor="w", pady=4)
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.list.delete(*self.list.get_children(""))
+        for r in self.p.rows():
+            self.list.insert("", "end", iid=r.id, text=r.name, values=(r.api, r.status, r.models))
+        choices, _ = model_choices(self.window.app)
+        self.default_box.configure(values=[f"{c.provider}/{c.model_id}" for c in choices if c.available])
+
+    def _selected(self) -> str | None:
+        sel = self.list.selection()
+        return sel[0] if sel else None
+
+    def _guard(self, fn: Any, *args: Any) -> bool:
+        try:
+            fn(*args)
+        except UserFacingError as exc:
+            self.msg.configure(text=str(exc), bootstyle="danger")
+            return False
+        self.msg.configure(text="Saved.", bootstyle="success")
+        self.refresh()
+        return True
+
+    def save_key(self) -> bool:
+        pid = self._selected()
+        if not pid:
+            self.msg.configure(text="Select a provider first.")
+            return False
+        return self._guard(self.p.save_key, pid, self.key.get())
+
+    def add(self) -> bool:
+        f = self.fields
+        return self._guard(self.p.add_custom, f["id"].get(), f["name"].get(), f["base_url"].get(), self.api.get(),
+                           f["models"].get(), f["api_key"].get())
+
+    def remove(self) -> bool:
+        pid = self._selected()
+        if not pid or not self.window.dialogs.confirm(f"Remove the provider {pid}?", "Remove provider"):
+            return False
+        return self._guard(self.p.remove, pid)
+
+    def set_default(self) -> bool:
+        return self._guard(self.p.set_default, self.default.get())
+
+    def refresh_local(self) -> None:
+        self.msg.configure(text="Asking local servers…", bootstyle="secondary")
+        pump = self.window.pump
+        models = self.window.app.models
+
+        def work() -> None:
+            try:
+                models.refresh_local()
+            finally:
+                pump.post(self._after_refresh)
+
+        threading.Thread(target=work, name="refresh-local", daemon=True).start()
+
+    def _after_refresh(self) -> None:
+        if self.winfo_exists():
+            self.refresh()
+            self.msg.configure(text="Local servers checked.", bootstyle="secondary")
