@@ -152,6 +152,11 @@ class _Budget:
         if self.iterations > MAX_ITERATIONS:
             raise SecurityError(f"the template loops more than {MAX_ITERATIONS:,} times")
 
+    def check(self, size: int) -> None:
+        """Refuse before building something of `size` characters."""
+        if size > MAX_TEXT or self.work + size > MAX_WORK:
+            raise SecurityError("the template would produce a text that is too long")
+
     def charge(self, size: int) -> None:
         if size > MAX_TEXT:
             raise SecurityError("the template produces a text that is too long")
@@ -180,7 +185,7 @@ class _Sandbox(SandboxedEnvironment):
         super().__init__(**kwargs)
         self.budget = _Budget()
         self.globals.pop("lipsum", None)  # generates text in bulk; useless in prompts
-        self.filters = {name: _guard_filter(self, f) for name, f in self.filters.items()}
+        self.filters = {name: _guard_filter(self, f, name) for name, f in self.filters.items()}
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if isinstance(obj, dict) and attribute in obj:
@@ -218,20 +223,44 @@ class _Sandbox(SandboxedEnvironment):
         owner = getattr(getattr(__obj, "__wrapped__", None), "__self__", None)
         if isinstance(owner, str) and _BIG_WIDTH.search(owner):
             raise SecurityError("a format width is too large")
+        target = getattr(__obj, "__self__", None)
+        if isinstance(target, str) and getattr(__obj, "__name__", "") in ("replace", "join"):
+            name = __obj.__name__
+            if name == "join" and args:
+                __self.budget.check(len(target) * len(args[0]) if hasattr(args[0], "__len__") else 0)
+            elif name == "replace":
+                __self.budget.check(_estimate("replace", target, args))
         result = super().call(__context, __obj, *args, **kwargs)
         __self.budget.charge(_size(result))
         return result
 
 
-def _guard_filter(env: _Sandbox, f: Any) -> Any:
-    """Wrap a filter: refuse huge numeric arguments and format widths, charge its result."""
+def _estimate(name: str, value: Any, args: Any) -> int:
+    """Rough size of what `replace` / `join` / `indent` would build, checked before building."""
+    args = list(args)
+    if name == "replace" and isinstance(value, str) and len(args) >= 2 and isinstance(args[0], str):
+        return len(value) + value.count(args[0]) * len(str(args[1])) if args[0] else len(value) * (len(str(args[1])) + 1)
+    if name == "join" and hasattr(value, "__len__") and args and isinstance(args[0], str):
+        return len(value) * len(args[0])
+    if name == "indent" and isinstance(value, str) and args and isinstance(args[0], int):
+        return len(value) + (value.count("\n") + 1) * args[0]
+    return 0
+
+
+def _guard_filter(env: _Sandbox, f: Any, name: str = "") -> Any:
+    """Wrap a filter: refuse huge numeric arguments, format widths and blow-ups; charge its result."""
     skip = 2 if getattr(f, "jinja_pass_arg", None) is not None else 1
 
     def guarded(*args: Any, **kwargs: Any) -> Any:
         _check_args(args[skip:])
         _check_args(kwargs.values())
-        if f is do_format and len(args) >= skip and isinstance(args[skip - 1], str) and _BIG_WIDTH.search(args[skip - 1]):
+        value = args[skip - 1] if len(args) >= skip else None
+        if name == "join" and value is not None and not hasattr(value, "__len__"):
+            value = list(value)  # a generator: materialise so its size is known
+            args = (*args[: skip - 1], value, *args[skip:])
+        if f is do_format and isinstance(value, str) and _BIG_WIDTH.search(value):
             raise SecurityError("a format width is too large")
+        env.budget.check(_estimate(name, value, args[skip:]))
         result = f(*args, **kwargs)
         env.budget.charge(_size(result))
         return result

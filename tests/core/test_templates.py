@@ -269,6 +269,12 @@ def test_private_attributes_of_unknown_names_are_still_refused() -> None:
     "{{ '%999999999s' % 1 }}",
     "{{ '{:>999999999}'.format(1) }}",
     "{% for i in range(100000) %}" + "y" * 1000 + "{% endfor %}",
+    "{% set big = 'x' * 100000 %}{{ big | replace('x', big) }}",
+    "{% set big = 'x' * 100000 %}{{ big.replace('x', big) }}",
+    "{% set big = 'x' * 100000 %}{{ range(100000) | join(big) }}",
+    "{% set big = 'x' * 100000 %}{{ big.join(big) }}",
+    "{% set big = 'x' * 100000 %}{{ range(100000) | map('string') | join(big) }}",
+    "{% set lines = '\n' * 100000 %}{{ lines | indent(100000) }}",
 ])
 def test_runaway_templates_are_refused(attack: str) -> None:
     with pytest.raises(TemplateError, match="too|not allowed|loops more"):
@@ -277,8 +283,9 @@ def test_runaway_templates_are_refused(attack: str) -> None:
 
 def test_ordinary_loops_filters_and_big_numbers_as_values_still_work() -> None:
     out = render("{% for i in range(3) %}{{ i }}{% endfor %}|{{ 5000000 | string }}|{{ 'ab' ~ 'cd' }}|"
-                 "{{ 'x' | center(5) }}|{{ '%05d' | format(42) }}|{{ [1, 2] + [3] }}|{{ 'a' + 'b' }}|{{ 7 % 3 }}")
-    assert out == "012|5000000|abcd|  x  |00042|[1, 2, 3]|ab|1"
+                 "{{ 'x' | center(5) }}|{{ '%05d' | format(42) }}|{{ [1, 2] + [3] }}|{{ 'a' + 'b' }}|{{ 7 % 3 }}|"
+                 "{{ 'a-b' | replace('-', '+') }}|{{ [1, 2] | join(', ') }}|{{ 'a\nb' | indent(2) }}|{{ ', '.join(['x', 'y']) }}")
+    assert out == "012|5000000|abcd|  x  |00042|[1, 2, 3]|ab|1|a+b|1, 2|a\n  b|x, y"
 
 
 def test_lipsum_is_not_available() -> None:
