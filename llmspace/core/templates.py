@@ -13,10 +13,12 @@ A text takes the template path when it contains `{%`, `{{ @…`, or a `{{…}}` 
 - prints JSON objects and lists as pretty JSON (§12.3 item 2) and `true`/`false`/`` for
   JSON booleans and null, the way the original's engine prints them.
 
-Templates run in `jinja2.sandbox.SandboxedEnvironment`; access to unsafe attributes
-(`__class__`, `__globals__`, …) raises `SecurityError` instead of rendering empty, and huge
-`*` / `**` results are refused. Any failure raises `TemplateError`; the caller keeps the
-original text and reports a warning.
+Templates run in `jinja2.sandbox.SandboxedEnvironment`; any `_`-prefixed attribute
+(`__class__`, `__globals__`, …) raises `SecurityError` instead of rendering empty. Because
+tool results (web pages…) can take the template path, each text also has work limits: at most
+100,000 loop iterations, bounded text growth through `*`, `+`, `~`, `%`, filters and method
+calls, bounded output, no recursive loops, no `lipsum`. Any failure raises `TemplateError`;
+the caller keeps the original text and reports a warning.
 
 Callers: `core/render.py`, `core/variables.py` (reference scanning, renames). No I/O here.
 """
