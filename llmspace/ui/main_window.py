@@ -142,6 +142,7 @@ class MainWindow:
     def _build_menu(self) -> None:
         m = tk.Menu(self.root)
         self.menubar = m
+        self.commands: list[tuple[str, Any]] = []
 
         def sub(label: str, items: list[Any]) -> tk.Menu:
             menu = tk.Menu(m, tearoff=False)
@@ -155,6 +156,7 @@ class MainWindow:
                 else:
                     label2, cmd, accel = it
                     menu.add_command(label=label2, command=cmd, accelerator=accel or "")
+                    self.commands.append((f"{label}: {label2}", cmd))
             m.add_cascade(label=label, menu=menu)
             return menu
 
@@ -181,6 +183,7 @@ class MainWindow:
             ("Select All", lambda: self._focus_event("<<SelectAll>>"), "Ctrl+A"),
         ])
         self.view_menu = sub("View", [
+            ("Command Palette…", self.open_palette, "Ctrl+Shift+P"),
             ("Toggle Sidebar", self.toggle_sidebar, "Ctrl+B"), None,
             ("Zoom In", lambda: self.zoom(+1), "Ctrl++"), ("Zoom Out", lambda: self.zoom(-1), "Ctrl+-"),
             ("Reset Zoom", lambda: self.zoom(0), "Ctrl+0"), None,
@@ -222,7 +225,7 @@ class MainWindow:
             "<Control-Alt-Left>": lambda: self.step_tab(-1), "<Control-Alt-Right>": lambda: self.step_tab(+1),
             "<Control-Tab>": lambda: self.step_tab(+1), "<Control-ISO_Left_Tab>": lambda: self.step_tab(-1),
             "<Control-F>": self.toggle_fullscreen, "<Control-Z>": self.redo, "<Control-y>": self.redo,
-            "<Control-z>": self.undo,
+            "<Control-z>": self.undo, "<Control-P>": self.open_palette,
         }
         for seq, fn in keys.items():
             r.bind_all(seq, lambda e, f=fn: (f(), "break")[1])
@@ -495,6 +498,11 @@ class MainWindow:
     def reveal_workspace(self) -> None:
         self.tree_view.tree.selection_set(())
         self.tree_view.reveal()
+
+    def open_palette(self) -> Any:
+        from .palette import CommandPalette
+
+        return CommandPalette(self, [c for c in self.commands if not c[0].endswith("Command Palette…")])
 
     def open_settings(self) -> None:
         from .settings_dialog import SettingsDialog

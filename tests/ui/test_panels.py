@@ -171,3 +171,16 @@ def test_the_models_page_adds_a_provider_that_the_picker_then_offers(window, app
     labels = [menu.entrycget(i, "label") for i in range(menu.index("end") + 1) if menu.type(i) == "cascade"]
     menu.unpost()
     assert any(label.startswith("Lab") for label in labels)
+
+
+def test_the_command_palette_filters_commands_and_runs_one(window, app):
+    from llmspace.ui.palette import fuzzy_match
+
+    assert fuzzy_match("nwfl", "File: New File") and not fuzzy_match("zz", "File: New File")
+    pal = window.open_palette()
+    pal.query.set("new file")
+    window.root.update()
+    assert pal.shown[0][0] == "File: New File"
+    pal.run_selected()
+    window.root.update()
+    assert app.workspace.exists("untitled.json")
