@@ -159,13 +159,16 @@ class SkillManager:
         target = self.root.root / "skills"
         if target.exists():
             return False
-        target.mkdir(parents=True, exist_ok=True)
+        seeds: list[tuple[str, bytes]] = []
         for name in SEED_SKILLS:
-            source = ASSETS / name / SKILL_FILE
             try:
-                data = source.read_bytes()
+                seeds.append((name, (ASSETS / name / SKILL_FILE).read_bytes()))
             except OSError:
                 continue
+        if not seeds:
+            return False  # assets missing (broken install): try again next start
+        target.mkdir(parents=True, exist_ok=True)
+        for name, data in seeds:
             dest = target / name / SKILL_FILE
             if not dest.exists():
                 write_bytes_atomic(dest, data)
