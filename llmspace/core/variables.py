@@ -236,8 +236,11 @@ def check_new_name(thread: Thread, name: str, *, current: str | None = None) -> 
 
 def set_text_variable(thread: Thread, name: str, value: str) -> None:
     """Add or change a custom text variable (stored in `variableVariants.variants.default`)."""
-    if name not in custom_values(thread):
+    current = custom_values(thread)
+    if name not in current:
         check_new_name(thread, name)
+    elif current[name] == value:
+        return  # unchanged: frozen values stay
     _custom_bucket(thread)[name] = value
     on_variable_changed(thread, name)
 
@@ -248,6 +251,8 @@ def set_typed_variable(thread: Thread, name: str, variable: Variable) -> None:
     variables = dict(ctx.variables or {})
     if name not in variables:
         check_new_name(thread, name)
+    elif variables[name].model_dump(exclude_unset=True) == variable.model_dump(exclude_unset=True):
+        return  # unchanged: frozen values stay
     variables[name] = variable
     ctx.variables = variables
     on_variable_changed(thread, name)

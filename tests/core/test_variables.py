@@ -229,3 +229,12 @@ def test_completion_list_is_sorted_with_hints_and_reference_checks_work() -> Non
     assert list(items) == sorted(items)
     assert items["data"] == "{}" and items["current_working_directory"] == "~/Desktop/llm-space-project"
     assert V.is_referenced(t, "name") and V.is_referenced(t, "blank") and not V.is_referenced(t, "data")
+
+
+def test_setting_a_variable_to_its_current_value_keeps_frozen_values() -> None:
+    t = thread_with_refs()
+    V.set_text_variable(t, "name", "Ada")
+    V.set_typed_variable(t, "data", Variable(type="json", value="{}"))
+    assert V.snapshot_variables(t)["message:m1:text"] == {" rendered": "ADA"}
+    V.set_text_variable(t, "name", "Bob")
+    assert "message:m1:text" not in V.snapshot_variables(t)
