@@ -1,0 +1,94 @@
+"""Message cards in a real window: images from a file, the ask_user_question form, the
+todo_write list, collapse, role switch, reorder, insert, remove, and the title rename."""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+import pytest
+
+from llmspace.jsonio import write_bytes_atomic
+
+
+@pytest.fixture
+def ed(window, app):
+    write_bytes_atomic(app.workspace.root / "cards.json", orjson.dumps({
+        "title": "cards", "context": {"messages": [
+            {"id": "u1", "role": "user", "content": [{"type": "text", "text": "first"}]},
+            {"id": "a1", "role": "assistant", "content": [{"type": "text", "text": "answer"}], "thinking": "pondering",
+             "toolCalls": [
+                 {"id": "q1", "input": {"name": "ask_user_question", "arguments": {"questions": [
+                     {"question": "Which colour?", "options": [{"label": "Red"}, {"label": "Blue"}]}]}}},
+                 {"id": "t1", "input": {"name": "todo_write", "arguments": {"todos": [
+                     {"content": "Write tests", "status": "completed"}, {"content": "Ship", "status": "pending"}]}}}]}]}}))
+    window.tree_view.refresh()
+    view = window.open_thread("cards.json")
+    view.list.follow = False
+    view.list.first = 0
+    view.list.render()
+    return view
+
+
+def labels(widget):
+    out = []
+    stack = [widget]
+    while stack:
+        w = stack.pop()
+        try:
+            out.append(str(w.cget("text")))
+        except Exception:
+            pass
+        stack.extend(w.winfo_children())
+    return out
+
+
+def test_assistant_cards_show_thinking_todos_and_the_question_form(ed, app):
+    card = ed.list.cards["a1"]
+    assert card.thinking is not None and "pondering" in card.thinking.get("1.0", "end")
+    texts = labels(card)
+    assert "☑ Write tests" in texts and "☐ Ship" in texts
+    from llmspace.ui.editor.cards import AskUserForm
+
+    form = next(w for w in card.winfo_children() for w in [w, *w.winfo_children()] if isinstance(w, AskUserForm))
+    form.fields[0][1][1][1].set(True)  # Blue
+    form.fields[0][2].set("Green too")
+    form.submit()
+    out = ed.p.messages[1].toolCalls[0].output.text()
+    assert json.loads(out) == {"answers": {"Which colour?": ["Blue", "Green too"]}}
+
+
+def test_an_image_from_a_file_goes_into_the_user_message(ed, window, tmp_path):
+    from PIL import Image
+
+    png = tmp_path / "dot.png"
+    Image.new("RGB", (4, 4), (255, 0, 0)).save(png)
+    window.dialogs.files = [str(png)]
+    ed.list.cards["u1"].pick_image()
+    content = ed.p.messages[0].content
+    assert [c.type for c in content] == ["image_data", "text"] and content[0].mimeType == "image/png"
+    assert any("[image] image/png" in t for t in labels(ed.list.cards["u1"]))
+
+
+def test_collapse_switch_role_reorder_insert_and_remove(ed):
+    ed.p.toggle_collapsed("u1")
+    assert ed.list.cards["u1"].text is None
+    ed.p.toggle_collapsed("u1")
+    ed.p.toggle_collapsed("a1")
+    ed.list.cards["a1"].role_btn.invoke()
+    assert ed.p.messages[1].role == "user"
+    ed.p.undo()
+    ed.p.move_message(1, 0)
+    assert [m.id for m in ed.p.messages] == ["a1", "u1"]
+    ed.p.add_message("user", before=0)
+    assert len(ed.p.messages) == 3 and ed.list.order
+    ed.p.remove_message(0)
+    assert [m.id for m in ed.p.messages] == ["a1", "u1"]
+
+
+def test_editing_the_title_renames_the_file_and_the_tab(ed, window, app):
+    ed.title_var.set("renamed-cards")
+    ed.commit_title()
+    assert app.workspace.exists("renamed-cards.json") and not app.workspace.exists("cards.json")
+    assert window.tabs.active == "renamed-cards.json"
+    assert window.notebook.tab(window.pages["renamed-cards.json"], "text").strip() == "renamed-cards"
