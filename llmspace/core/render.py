@@ -35,7 +35,7 @@ from typing import Any, Iterable
 from ..errors import UserFacingError
 from ..paths import expand_home
 from . import variables as V
-from .model import Thread, UserMessage, AssistantMessage
+from .model import Thread
 from .templates import TemplateError, TemplateRenderer, is_template, undeclared_names, uses_include, wrap_json
 
 _MAX_FILE_BYTES = 20 * 1024 * 1024
@@ -410,7 +410,6 @@ def render_thread(thread: Thread, env: RenderEnv | None = None) -> RenderedThrea
         system = r.text(V.SYSTEM_PROMPT_PLACE, "the system prompt", 0, ctx.systemPrompt)
     out = RenderedThread(system_prompt=system)
     for i, msg in enumerate(thread.messages, start=1):
-        assert isinstance(msg, (UserMessage, AssistantMessage))
         texts = [c.text for c in msg.content if getattr(c, "type", None) == "text"]
         out.message_texts[msg.id] = r.place(V.message_place(msg.id), f"message {i} ({msg.role}, id {msg.id})", texts)
         for call in getattr(msg, "toolCalls", None) or []:

@@ -274,14 +274,14 @@ class _Harden(NodeTransformer):
     """Rewrites a parsed template so loops and `~` joins are counted (see `_Budget`)."""
 
     def visit_For(self, node: nodes.For) -> nodes.Node:
-        node = self.generic_visit(node)
+        self.generic_visit(node)
         if node.recursive:
             raise SecurityError("recursive loops are not allowed")
         node.iter = nodes.Filter(node.iter, "__loop", [], [], None, None, lineno=node.lineno)
         return node
 
     def visit_Concat(self, node: nodes.Concat) -> nodes.Node:
-        node = self.generic_visit(node)
+        self.generic_visit(node)
         return nodes.Filter(nodes.List(node.nodes, lineno=node.lineno), "__concat", [], [], None, None, lineno=node.lineno)
 
 
