@@ -60,6 +60,7 @@ class RunPresenter:
         self.cancel: Any = None
         self.started_at = 0.0
         self.listeners: list[Callable[[str, Any], None]] = []
+        self.detached = False  # set when the view closed while running
 
     def notify(self, kind: str, detail: Any = None) -> None:
         for fn in list(self.listeners):
@@ -103,10 +104,11 @@ class RunPresenter:
             raise UserFacingError("Running is not available in this build yet.", hint=str(exc)) from None
         if opts_cls is None:
             raise UserFacingError("Running is not available in this build yet.")
-        if from_index is not None:
-            self.editor.truncate_after(from_index)
+        self.editor.checkpoint(None)  # the cut and the whole run are one undo step
+        if from_index is not None and from_index < len(self.editor.thread.messages) - 1:
+            del self.editor.thread.ensure_messages()[from_index + 1:]
+            self.editor.notify("messages")
         snapshot = clone_thread(self.editor.thread)
-        self.editor.checkpoint(None)  # the whole run is one undo step
         kwargs: dict[str, Any] = {"auto_tools": auto_tools or react, "react": react}
         if tool_results:
             kwargs["tool_results"] = tool_results
@@ -140,6 +142,20 @@ class RunPresenter:
         if self.cancel is not None and self.running:
             self.cancel.cancel()
             self.notify("status", "stopping")
+
+    def detach(self) -> None:
+        """The view is going away: stop the run, drop listeners, save the outcome when it ends."""
+        self.detached = True
+        self.listeners.clear()
+        self.editor.listeners.clear()
+        self.stop()
+
+    def save_partial(self) -> None:
+        """On quit during a run: write what has streamed so far (the run is being stopped)."""
+        self.stop()
+        self.editor.read_only = False
+        self.editor.dirty = True
+        self.editor.save()
 
     # -- folding (UI thread) -------------------------------------------------------------
     def _message(self, message_id: str) -> AssistantMessage | None:
@@ -236,7 +252,7 @@ class RunPresenter:
 
     def _adopt_result(self, result: Any) -> None:
         thread = getattr(result, "thread", None)
-        if thread is not None:
+        if thread is not None and thread is not self.editor.thread:
             self.editor.read_only = False
             self.editor.replace_thread(thread, undoable=False, kind="all")
         err = getattr(result, "error", None)
@@ -272,6 +288,11 @@ class RunPresenter:
     def _end(self) -> None:
         self.editor.read_only = False
         self.editor.dirty = True
+        if self.detached:  # the tab was closed during the run: keep what it produced
+            try:
+                self.editor.save()
+            except UserFacingError as exc:
+                log.warning("could not save %s after its run: %s", self.editor.rel, exc)
         self.editor.notify("readonly", False)
         self.notify("status", self.status)
         if self.error:

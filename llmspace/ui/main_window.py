@@ -637,8 +637,11 @@ class MainWindow:
             if not self.dialogs.confirm(f"{exc}\n\nQuit anyway?", "Unsaved changes"):
                 return
         for ed in self.editors.values():
-            if ed is not None:
-                ed.stop_run()
+            if ed is not None and ed.run.running:
+                try:
+                    ed.run.save_partial()
+                except UserFacingError as exc:
+                    log.warning("could not save a running thread on quit: %s", exc)
         self.close()
 
     def close(self, destroy_root: bool = True) -> None:

@@ -138,3 +138,15 @@ def test_an_open_unedited_thread_reloads_when_changed_on_disk(window, app):
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
     window.check_open_files()
     assert ed.p.messages[0].text() == "Changed elsewhere"
+
+
+def test_closing_a_running_tab_stops_the_run_and_saves_what_it_produced(window, app, srv):
+    srv.push(Turn(text="z" * 2000, chunk_size=2, delay_per_chunk=0.005))
+    ed = open_editor(window, app, stem="closing")
+    rel = ed.p.rel
+    ed.start_run()
+    pump_until(window.root, lambda: len(ed.p.messages) > 1 and ed.p.messages[-1].text())
+    run = ed.run
+    window.close_tab(rel)
+    pump_until(window.root, lambda: not run.running)
+    pump_until(window.root, lambda: "zz" in app.workspace.resolve(rel).read_text("utf-8"))

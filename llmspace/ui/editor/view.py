@@ -335,12 +335,19 @@ class EditorView(tb.Frame):
                 self.window.set_status(str(exc))
 
     def close(self, save: bool = True) -> None:
-        if save:
+        """Tab closed: save now; a running run is stopped and its outcome saved when it ends."""
+        if self.run.running:
+            if save:
+                self.run.detach()
+            else:
+                self.run.listeners.clear()
+                self.p.listeners.clear()
+                self.run.stop()
+        elif save:
             try:
                 self.flush()
             except UserFacingError as exc:
                 self.window.show_error(str(exc))
-        self.stop_run()
         self.destroy()
 
     def moved(self, new_rel: str) -> None:
