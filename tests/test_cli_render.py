@@ -94,7 +94,10 @@ def test_render_prints_every_variable_kind_as_the_model_receives_it(home: Path, 
     assert '=== assistant (a1) ===\nCalling.\n[tool call c1: lookup {"q": "x"}]\n' in out
     assert "=== tool result (c1, lookup) ===\nfound moons {{ stray }}\n" in out
     assert "=== user (m2) ===\n{% if true %}oops\n" in out
-    assert done.stderr.startswith("warning: Template error in message 3 (user, id m2):")
+    warnings = done.stderr.splitlines()
+    assert warnings[0] == "warning: Unknown variable {{ unknown_name }} in the system prompt was sent as written."
+    assert warnings[1].startswith("warning: Template error in message 3 (user, id m2):")
+    assert len(warnings) == 2  # names left in tool results are not reported
     # nothing was saved
     assert (home / "workspace" / "demo" / "every-kind.json").read_bytes() == before
 

@@ -65,8 +65,11 @@ class RenderWarning:
     place: str  # snapshot place key
     label: str  # readable place ("the system prompt", "message 2 (user, id …)")
     message: str
+    kind: str = "template"  # "template" (a template error) or "unresolved" (a name left as written)
 
     def __str__(self) -> str:
+        if self.kind == "unresolved":
+            return self.message
         return f"Template error in {self.label}: {self.message}; the text was used as written."
 
 
@@ -337,20 +340,30 @@ class _Renderer:
             self._templates = TemplateRenderer(self.values.template_value, self.files.read, self.files.exists)
         return self._templates
 
-    def place(self, key: str, label: str, texts: list[str]) -> list[str]:
-        return [self.text(key, label, i, t) for i, t in enumerate(texts)]
+    def place(self, key: str, label: str, texts: list[str], *, authored: bool = False) -> list[str]:
+        return [self.text(key, label, i, t, authored=authored) for i, t in enumerate(texts)]
 
-    def text(self, key: str, label: str, part: int, text: str) -> str:
+    def text(self, key: str, label: str, part: int, text: str, *, authored: bool = False) -> str:
+        """Render one text. `authored` (system prompt, user messages): names left as written
+        are reported as warnings; in model and tool output they are expected and silent."""
         if "{{" not in text and "{%" not in text:
             return text
         try:
             if is_template(text):
                 return self._template(key, label, part, text)
-            return self._simple(key, text)
+            return self._simple(key, label, text, authored)
         except _VariableError as exc:
             raise _fail(f"{exc} (in {label})") from None
 
-    def _simple(self, key: str, text: str) -> str:
+    def _unresolved(self, key: str, label: str, name: str, placeholder: str) -> None:
+        if name in self.values.typed or name in self.values.custom:
+            message = f'Variable "{name}" in {label} has no value; {placeholder} was sent as written.'
+        else:
+            message = f"Unknown variable {placeholder} in {label} was sent as written."
+        if not any(p.place == key and p.message == message for p in self.problems):
+            self.problems.append(RenderWarning(key, label, message, kind="unresolved"))
+
+    def _simple(self, key: str, label: str, text: str, authored: bool = False) -> str:
         frozen = self.frozen.get(key, {})
         out_values = self.next.setdefault(key, {})
         pieces: list[str] = []
@@ -365,8 +378,10 @@ class _Renderer:
                 value = frozen.get(name)
             if value is None:
                 value = self.values.simple(name)
-                if value is None:
-                    continue  # unknown or unresolved: left exactly as written
+                if value is None:  # unknown or unresolved: left exactly as written
+                    if authored:
+                        self._unresolved(key, label, name, m.group(0))
+                    continue
             out_values[name] = value
             pieces.append(text[last : m.start()])
             pieces.append(value)
@@ -407,11 +422,12 @@ def render_thread(thread: Thread, env: RenderEnv | None = None) -> RenderedThrea
     ctx = thread.context
     system = ""
     if ctx is not None and ctx.systemPrompt is not None:
-        system = r.text(V.SYSTEM_PROMPT_PLACE, "the system prompt", 0, ctx.systemPrompt)
+        system = r.text(V.SYSTEM_PROMPT_PLACE, "the system prompt", 0, ctx.systemPrompt, authored=True)
     out = RenderedThread(system_prompt=system)
     for i, msg in enumerate(thread.messages, start=1):
         texts = [c.text for c in msg.content if getattr(c, "type", None) == "text"]
-        out.message_texts[msg.id] = r.place(V.message_place(msg.id), f"message {i} ({msg.role}, id {msg.id})", texts)
+        label = f"message {i} ({msg.role}, id {msg.id})"
+        out.message_texts[msg.id] = r.place(V.message_place(msg.id), label, texts, authored=msg.role == "user")
         for call in getattr(msg, "toolCalls", None) or []:
             if call.output is None:
                 continue

@@ -431,3 +431,18 @@ def test_any_text_renders_without_crashing_and_simple_texts_stay_byte_for_byte(t
         assert out.system_prompt == text and out.message_texts["m1"] == [text]
     elif out.problems:
         assert out.system_prompt == text
+
+
+def test_names_left_as_written_in_authored_texts_are_reported_once_per_place() -> None:
+    t = make("{{ stray }} {{ stray }} {{ doc }}", variables={"doc": {"type": "file", "value": ""}},
+             messages=[user("m1", "{{ stray }}"),
+                       {"id": "a1", "role": "assistant", "content": [{"type": "text", "text": "{{ stray }}"}],
+                        "toolCalls": [{"id": "c1", "input": {"name": "f", "arguments": {}},
+                                       "output": {"content": [{"type": "text", "text": "{{ stray }}"}]}}]}])
+    out = render_thread(t, env())
+    assert out.warnings == [
+        "Unknown variable {{ stray }} in the system prompt was sent as written.",
+        'Variable "doc" in the system prompt has no value; {{ doc }} was sent as written.',
+        "Unknown variable {{ stray }} in message 1 (user, id m1) was sent as written.",
+    ]
+    assert [p.kind for p in out.problems] == ["unresolved"] * 3
