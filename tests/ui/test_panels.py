@@ -184,3 +184,20 @@ def test_the_command_palette_filters_commands_and_runs_one(window, app):
     pal.run_selected()
     window.root.update()
     assert app.workspace.exists("untitled.json")
+
+
+def test_mcp_tools_are_listed_per_server_and_added_to_the_thread(ed, app):
+    import sys
+    from pathlib import Path
+
+    demo = Path(__file__).resolve().parents[1] / "support" / "mcp_servers" / "demo_server.py"
+    app.mcp.add_server(name="demo", transport="stdio", command=sys.executable, args=[str(demo), "stdio"])
+    dlg = ed.edit_tools()
+    key = next(iter(dlg.mcp_holders))
+    dlg._load_mcp(key, dlg.mcp_holders[key])
+    pump_until(ed.window.root, lambda: any(n.startswith("mcp__demo__") for n in dlg.checks), 60)
+    name = next(n for n in dlg.checks if n.startswith("mcp__demo__"))
+    dlg.checks[name][0].set(True)
+    dlg.apply()
+    tool = next(t for t in ed.p.tools if t.name == name)
+    assert tool.type == "mcp" and tool.serverName == "demo"

@@ -187,6 +187,7 @@ class ToolsDialog(tb.Toplevel):
         # MCP
         self.mcp_page = tb.Frame(nb, padding=8)
         nb.add(self.mcp_page, text="MCP")
+        self.mcp_holders: dict[str, Any] = {}
         servers, err = catalog.mcp_servers(window.app)
         if err or not servers:
             tb.Label(self.mcp_page, text=err or "No MCP servers configured (Settings › MCP).", bootstyle="secondary").pack(anchor="w")
@@ -197,7 +198,9 @@ class ToolsDialog(tb.Toplevel):
             tb.Label(row, text=name, font="TkHeadingFont").pack(side="left")
             holder = tb.Frame(self.mcp_page)
             holder.pack(fill="x", padx=12)
-            tb.Button(row, text="Load tools", bootstyle="link", command=lambda n=name, h=holder: self._load_mcp(n, h)).pack(side="left")
+            key = getattr(s, "id", name)
+            tb.Button(row, text="Load tools", bootstyle="link", command=lambda k=key, h=holder: self._load_mcp(k, h)).pack(side="left")
+            self.mcp_holders[key] = holder
         # custom
         page3 = tb.Frame(nb, padding=8)
         nb.add(page3, text="Custom function")
