@@ -3,9 +3,11 @@
 `render_thread(thread, env)` renders the system prompt, every text part of every message and
 every tool-result text, each independently, on the simple path or the template path
 (`core/templates.py`). It returns the rendered texts, the new frozen-value snapshot (to be
-written back with `variables.apply_snapshot` after a recorded run) and warnings (template
-errors: the text is kept as written). A missing/empty variable value, a skill that cannot be
-found or an invalid variable name raises
+written back with `variables.apply_snapshot` after a recorded run) and warnings with their
+places: template errors (the text is kept as written) and, in the system prompt and user
+messages, names left as written (unknown, or a JSON/file variable without a value; such
+names in model and tool output are expected and not reported). An empty text variable, a
+selected skill that cannot be found, or an invalid or clashing variable name raises
 `UserFacingError("Unable to render prompt variables: <detail>")` naming the place.
 
 Also here: the value formatters `format_current_date` and `format_skills` (§5.2).
