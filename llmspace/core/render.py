@@ -172,6 +172,16 @@ def format_skills(skills: Iterable[Any], fmt: str, indent: int = 0) -> str:
 
 
 
+def _js_number(text: str) -> float | int:
+    """JSON numbers as JavaScript prints them: integral values without `.0` (1.0 → 1)."""
+    value = float(text)
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value
+
+
+def _parse_json(text: str) -> Any:
+    return json.loads(text, parse_float=_js_number)
+
+
 class _VariableError(Exception):
     pass
 
@@ -298,7 +308,7 @@ class _Values:
             if not v.value.strip():
                 return None
             try:
-                return json.dumps(json.loads(v.value), indent=2, ensure_ascii=False)
+                return json.dumps(_parse_json(v.value), indent=2, ensure_ascii=False)
             except ValueError:
                 return v.value
         if v.type == "file":
@@ -315,7 +325,7 @@ class _Values:
             if not v.value.strip():
                 return False, None
             try:
-                return True, wrap_json(json.loads(v.value))
+                return True, wrap_json(_parse_json(v.value))
             except ValueError:
                 return True, None  # invalid JSON: known but empty (field access renders "")
         try:

@@ -446,3 +446,9 @@ def test_names_left_as_written_in_authored_texts_are_reported_once_per_place() -
         "Unknown variable {{ stray }} in message 1 (user, id m1) was sent as written.",
     ]
     assert [p.kind for p in out.problems] == ["unresolved"] * 3
+
+
+def test_json_numbers_print_as_javascript_does() -> None:
+    t = make("{{ data }}|{% if true %}{{ data.a }} {{ data.b }}{% endif %}",
+             variables={"data": {"type": "json", "value": '{"a": 1.0, "b": 2.5, "c": 1e3}'}})
+    assert system_of(t) == '{\n  "a": 1,\n  "b": 2.5,\n  "c": 1000\n}|1 2.5'
