@@ -68,6 +68,7 @@ class EditorPresenter:
         self.ws = workspace
         self.rel = rel
         self.thread: Thread = thread if thread is not None else workspace.open(rel)
+        self._ensure_defaults()
         self.undo_stack: list[bytes] = []
         self.redo_stack: list[bytes] = []
         self._last_key: Any = None
@@ -77,6 +78,16 @@ class EditorPresenter:
         self.collapsed: set[str] = set()
         self.listeners: list[Listener] = []
         self.save_error: str | None = None
+
+    def _ensure_defaults(self) -> None:
+        """Materialise the default variables, as the original does when a thread is shown
+        (the file only changes once the user edits something)."""
+        try:
+            from ..core.variables import ensure_default_variables
+
+            ensure_default_variables(self.thread)
+        except ImportError:
+            pass
 
     # -- notifications -------------------------------------------------------------------
     def notify(self, kind: str, detail: Any = None) -> None:
@@ -125,6 +136,7 @@ class EditorPresenter:
 
     def _restore(self, data: bytes) -> None:
         self.thread = parse_thread(data, self.rel)
+        self._ensure_defaults()
         self._last_key = None
         self._edited("all")
 
@@ -159,6 +171,7 @@ class EditorPresenter:
     def reload_from_disk(self) -> None:
         """Replace the working copy with the file's contents (after an external change)."""
         self.thread = self.ws.open(self.rel)
+        self._ensure_defaults()
         self.dirty = False
         self.notify("all")
 
@@ -319,7 +332,16 @@ class EditorPresenter:
             return
         self.checkpoint("prompt")
         self.thread.ensure_context().systemPrompt = text
+        self._invalidate("on_system_prompt_edited")
         self._edited("prompt")
+
+    def _invalidate(self, hook: str, *args: Any) -> None:
+        """Drop frozen variable values that an edit made stale (core.variables rules)."""
+        try:
+            from ..core import variables
+        except ImportError:
+            return
+        getattr(variables, hook)(self.thread, *args)
 
     def custom_variables(self) -> dict[str, str]:
         ctx = self.thread.context
@@ -333,19 +355,56 @@ class EditorPresenter:
         return dict(ctx.variables) if ctx is not None and ctx.variables else {}
 
     def set_variables(self, values: dict[str, str]) -> None:
-        """Replace the custom text variables of the active bucket."""
-        if values == self.custom_variables():
+        """Replace the custom text variables (add, change, delete); names are checked first."""
+        from ..core import variables as V
+
+        current = self.custom_variables()
+        if values == current:
             return
+        for name in values:
+            if name not in current:
+                V.check_new_name(self.thread, name)
         self.checkpoint(None)
-        ctx = self.thread.ensure_context()
-        if ctx.variableVariants is None:
-            ctx.variableVariants = VariableVariants(active="default", variants={})
-        vv = ctx.variableVariants
-        vv.variants = {**vv.variants, vv.active or "default": dict(values)}
+        for name in current:
+            if name not in values:
+                V.delete_variable(self.thread, name)
+        for name, value in values.items():
+            V.set_text_variable(self.thread, name, value)
+        self._edited("variables")
+
+    def set_typed_variable(self, name: str, data: dict[str, Any]) -> None:
+        """Add or change a typed variable (currentDate, workingDirectory, json, file, skills)."""
+        from ..core import variables as V
+        from ..core.model import Variable
+
+        try:
+            variable = Variable.model_validate(data)
+        except Exception as exc:
+            raise UserFacingError(f"The variable {name!r} is not valid: {exc}.") from None
+        current = self.typed_variables().get(name)
+        if current is not None and current.model_dump(exclude_unset=True) == variable.model_dump(exclude_unset=True):
+            return
+        if current is None:
+            V.check_new_name(self.thread, name)
+        self.checkpoint(None)
+        V.set_typed_variable(self.thread, name, variable)
         self._edited("variables")
 
     def variable_hints(self) -> dict[str, str]:
-        """`{name: "missing" | "empty"}` for template variables used in the prompt or messages."""
+        """`{name: "missing" | "empty" | "invalid"}` for variables used in the prompt, messages
+        and tool results whose value is missing or empty."""
+        try:
+            from ..core.variables import references
+        except ImportError:
+            return self._simple_hints()
+        hints: dict[str, str] = {}
+        for ref in references(self.thread):
+            kind = {"unknown": "missing", "empty": "empty", "invalid": "invalid"}.get(ref.status)
+            if kind and ref.name not in hints:
+                hints[ref.name] = kind
+        return hints
+
+    def _simple_hints(self) -> dict[str, str]:
         texts = [self.system_prompt] + [m.text() for m in self.thread.messages]
         used: list[str] = []
         for t in texts:
@@ -431,6 +490,7 @@ class EditorPresenter:
         if msg.text() == text:
             return
         self.checkpoint(("text", msg.id))
+        self._invalidate("on_message_edited", msg.id)
         texts = [c for c in msg.content if isinstance(c, TextContent)]
         if texts:
             texts[0].text = text
@@ -468,6 +528,7 @@ class EditorPresenter:
         if call is None:
             raise UserFacingError("That tool call is no longer in the message.")
         self.checkpoint(("result", call_id))
+        self._invalidate("on_tool_result_edited", msg.id, call_id)
         if call.output is None:
             call.output = ToolCallOutput(content=[TextContent(type="text", text=text)])
         else:

@@ -105,10 +105,26 @@ def test_function_tools_are_validated_and_names_stay_unique(ed):
 def test_variables_and_hints_for_missing_or_empty_values(ed):
     ed.set_system_prompt("Hi {{name}} from {{ place }} {% if x %}{% endif %}")
     assert template_variables(ed.system_prompt) == ["name", "place"]
-    assert ed.variable_hints() == {"name": "missing", "place": "missing"}
-    ed.set_variables({"name": "Ada", "place": ""})
+    assert ed.variable_hints() == {"name": "missing", "place": "missing", "x": "missing"}
+    ed.set_variables({"name": "Ada", "place": "", "x": "1"})
     assert ed.variable_hints() == {"place": "empty"}
-    assert ed.custom_variables() == {"name": "Ada", "place": ""}
+    assert ed.custom_variables() == {"name": "Ada", "place": "", "x": "1"}
+    with pytest.raises(UserFacingError):
+        ed.set_variables({"bad name": "v"})
+    ed.set_variables({"name": "Ada", "place": "Paris"})
+    assert ed.custom_variables() == {"name": "Ada", "place": "Paris"}
+
+
+def test_default_variables_are_shown_and_typed_variables_can_change(ed):
+    typed = ed.typed_variables()
+    assert {v.type for v in typed.values()} >= {"currentDate", "workingDirectory", "skills"}
+    assert not ed.dirty
+    ed.set_typed_variable("current_working_directory", {"type": "workingDirectory", "value": "/tmp/project"})
+    assert ed.typed_variables()["current_working_directory"].value == "/tmp/project"
+    ed.set_typed_variable("data", {"type": "json", "value": "{\"a\": 1}"})
+    assert "data" in ed.typed_variables()
+    with pytest.raises(UserFacingError):
+        ed.set_typed_variable("bad", {"type": "nope"})
 
 
 def test_tool_results_are_editable_and_can_be_marked_as_error(app):

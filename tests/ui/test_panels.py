@@ -201,3 +201,19 @@ def test_mcp_tools_are_listed_per_server_and_added_to_the_thread(ed, app):
     dlg.apply()
     tool = next(t for t in ed.p.tools if t.name == name)
     assert tool.type == "mcp" and tool.serverName == "demo"
+
+
+def test_the_variables_dialog_edits_typed_variables_and_refuses_bad_names(ed, app):
+    dlg = ed.edit_variables()
+    assert "current_working_directory" in dlg.typed_fields
+    dlg.typed_fields["current_working_directory"][1].set("/tmp/elsewhere")
+    dlg.typed_fields["current_date"][1].set("iso-date")
+    dlg.add_row("bad name", "x")
+    assert not dlg.save() and "not a valid variable name" in dlg.msg.cget("text")
+    dlg.entries[-1][0].set("good_name")
+    assert dlg.save()
+    ed.flush()
+    ctx = saved(app, ed.p.rel)["context"]
+    assert ctx["variables"]["current_working_directory"]["value"] == "/tmp/elsewhere"
+    assert ctx["variables"]["current_date"]["format"] == "iso-date"
+    assert ctx["variableVariants"]["variants"]["default"]["good_name"] == "x"

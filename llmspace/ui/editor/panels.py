@@ -286,21 +286,41 @@ class ToolsDialog(tb.Toplevel):
 
 
 class VariablesDialog(tb.Toplevel):
-    """Custom text variables (name = value) plus a read-only list of typed variables."""
+    """Typed variables (date format, working directory, JSON, file; skills shown) and custom
+    text variables (name = value; add, change, delete)."""
+
+    DATE_FORMATS = ("readable-date", "iso-date", "local-date-time")
 
     def __init__(self, master: Any, p: EditorPresenter, on_done: Callable[[], None]) -> None:
-        super().__init__(title="Variables", master=master, size=(560, 420))
+        super().__init__(title="Variables", master=master, size=(620, 480))
         self.p, self.on_done = p, on_done
         f = tb.Frame(self, padding=8)
         f.pack(fill="both", expand=True)
         typed = p.typed_variables()
+        self.typed_fields: dict[str, tuple[Any, tk.Variable]] = {}
         if typed:
-            tb.Label(f, text="Built-in: " + ", ".join(f"{n} ({v.type})" for n, v in typed.items()),
-                     bootstyle="secondary", wraplength=520).pack(anchor="w")
+            box = tb.Labelframe(f, text="Built-in variables", padding=6)
+            box.pack(fill="x")
+            for i, (name, v) in enumerate(typed.items()):
+                tb.Label(box, text=name).grid(row=i, column=0, sticky="w")
+                tb.Label(box, text=v.type, bootstyle="secondary").grid(row=i, column=1, sticky="w", padx=6)
+                if v.type == "currentDate":
+                    var: tk.Variable = tkvars.StringVar(self, v.format or "readable-date")
+                    tb.Combobox(box, values=list(self.DATE_FORMATS), textvariable=var, state="readonly", width=20).grid(row=i, column=2, sticky="w")
+                elif v.type in ("workingDirectory", "json", "file"):
+                    var = tkvars.StringVar(self, v.value or "")
+                    tb.Entry(box, textvariable=var, width=40).grid(row=i, column=2, sticky="w")
+                else:
+                    n = len(v.skillNames or [])
+                    tb.Label(box, text="all enabled skills" if (v.includeAll or not n) else f"{n} selected skill(s)").grid(row=i, column=2, sticky="w")
+                    continue
+                self.typed_fields[name] = (v, var)
+        tb.Label(f, text="Text variables", font="TkHeadingFont").pack(anchor="w", pady=(8, 0))
         hints = p.variable_hints()
         values = p.custom_variables()
-        for name in hints:
-            values.setdefault(name.split(".")[0], "")
+        for name, kind in hints.items():
+            if kind == "missing" and name not in typed:
+                values.setdefault(name, "")
         self.rows = tb.Frame(f)
         self.rows.pack(fill="both", expand=True, pady=6)
         self.entries: list[tuple[tk.StringVar, tk.Text]] = []
@@ -309,7 +329,7 @@ class VariablesDialog(tb.Toplevel):
         tb.Button(f, text="Add variable", bootstyle="link", command=lambda: self.add_row("", "")).pack(anchor="w")
         bar = tb.Frame(self, padding=8)
         bar.pack(fill="x")
-        self.msg = tb.Label(bar, text="", bootstyle="danger")
+        self.msg = tb.Label(bar, text="", bootstyle="danger", wraplength=420)
         self.msg.pack(side="left")
         tb.Button(bar, text="Cancel", bootstyle="secondary", command=self.destroy).pack(side="right")
         tb.Button(bar, text="Save", bootstyle="primary", command=self.save).pack(side="right", padx=6)
@@ -328,13 +348,13 @@ class VariablesDialog(tb.Toplevel):
         out: dict[str, str] = {}
         for nv, t in self.entries:
             name = nv.get().strip()
-            if not name:
-                continue
-            if not name.replace("_", "a").replace("-", "a").isalnum():
-                self.msg.configure(text=f"{name!r} is not a valid variable name (letters, digits, _ and -).")
-                return False
-            out[name] = t.get("1.0", "end-1c")
+            if name:
+                out[name] = t.get("1.0", "end-1c")
         try:
+            for name, (v, var) in self.typed_fields.items():
+                data = v.model_dump(exclude_unset=True, by_alias=True)
+                data["format" if v.type == "currentDate" else "value"] = var.get()
+                self.p.set_typed_variable(name, data)
             self.p.set_variables(out)
         except UserFacingError as exc:
             self.msg.configure(text=str(exc))
