@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 SKILL_FILE = "SKILL.md"
+_SCAN_CHARS = 256 * 1024
 NAME_RE = re.compile(r"^(?!-)(?!.*--)[a-z0-9-]{1,64}(?<!-)$")
 _FRONTMATTER_RE = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)(?:\r?\n)?^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S | re.M)
 
@@ -126,7 +127,8 @@ def scan_folder(folder: Path, *, hidden: set[str] | frozenset[str] = frozenset()
             problems.append(f"{child}: the folder name is not a valid skill name; skipped.")
             continue
         try:
-            text = skill_file.read_text(encoding="utf-8", errors="replace")
+            with skill_file.open("r", encoding="utf-8", errors="replace") as f:
+                text = f.read(_SCAN_CHARS)  # the frontmatter is at the top; bodies can be long
         except FileNotFoundError:
             problems.append(f"{child}: no {SKILL_FILE}; skipped.")
             continue
