@@ -61,6 +61,7 @@ class RunPresenter:
         self.started_at = 0.0
         self.listeners: list[Callable[[str, Any], None]] = []
         self.detached = False  # set when the view closed while running
+        self._latest: dict[Any, Any] = {}
 
     def notify(self, kind: str, detail: Any = None) -> None:
         for fn in list(self.listeners):
@@ -128,6 +129,11 @@ class RunPresenter:
                 post_text((id(self), ev.message_id, "text"), ev.text, lambda s, m=ev.message_id: self.append_text(m, s))
             elif name == "ThinkingDelta":
                 post_text((id(self), ev.message_id, "thinking"), ev.text, lambda s, m=ev.message_id: self.append_thinking(m, s))
+            elif name == "ToolCallDelta":
+                # arguments_text is cumulative: only the latest per call matters, once per frame
+                key = (id(self), ev.message_id, ev.call_id, "args")
+                self._latest[key] = ev
+                post_text(key, ".", lambda _s, k=key: self.apply(self._latest.pop(k)) if k in self._latest else None)
             else:
                 post(self.apply, ev)
 

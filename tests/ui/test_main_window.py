@@ -204,3 +204,15 @@ def test_call_this_tool_runs_a_builtin_and_fills_its_response(window, app):
     pump_until(window.root, lambda: ed.run.tool_status.get("c1") in ("done", "error"))
     out = ed.p.messages[1].toolCalls[0].output
     assert "line one" in out.text(), out.text()
+
+
+def test_expanded_folders_are_kept_across_restarts(make_window, app):
+    app.workspace.create_folder("", "kept")
+    app.workspace.create_thread("kept", "inner")
+    win = make_window()
+    win.tree_view.tree.focus("kept")
+    win.tree_view.tree.item("kept", open=True)
+    win.tree_view._on_open_close(True)
+    win.save_state()
+    win2 = make_window()
+    assert win2.tree_view.tree.item("kept", "open") in (True, 1, "1", "true")

@@ -34,6 +34,7 @@ class MessageList(tb.Frame):
         self._height = 0
         self._rendering = False
         self._again = False
+        self._pending = False
         for w in (self.body,):
             w.bind("<MouseWheel>", self.on_wheel)
             w.bind("<Button-4>", self.on_wheel)
@@ -78,6 +79,16 @@ class MessageList(tb.Frame):
         finally:
             self._rendering = False
             self._again = False
+
+    def request_render(self) -> None:
+        """Render once at the next idle moment (many run events in one frame → one render)."""
+        if not self._pending:
+            self._pending = True
+            self.after_idle(self._deferred)
+
+    def _deferred(self) -> None:
+        self._pending = False
+        self.render()
 
     def _render(self) -> None:
         self.clear()

@@ -262,8 +262,11 @@ class EditorView(tb.Frame):
         elif kind == "messages":
             if detail == "stream":
                 self.list.follow = True
-            self.list.render()
-            self.refresh_variables()
+            if detail in ("stream", "tool", "finished"):
+                self.list.request_render()  # run events: at most one render per frame
+            else:
+                self.list.render()
+                self.refresh_variables()
         elif kind == "message":
             if not self.suppress_redraw:
                 self.list.render()
@@ -290,7 +293,7 @@ class EditorView(tb.Frame):
                 if self.history_panel is not None:
                     self.history_panel.refresh()
         elif kind == "tool":
-            self.list.render()
+            self.list.request_render()
         self.refresh_controls()
 
     # -- autosave --------------------------------------------------------------------------
