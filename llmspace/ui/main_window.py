@@ -681,5 +681,9 @@ class MainWindow:
                     import mcp  # noqa: F401  (warm the import off the UI thread)
                 except Exception:
                     pass
+                try:  # which local model servers run (the model picker shows it)
+                    self.app.models.refresh_local(timeout=0.5)
+                except Exception:
+                    log.debug("local model discovery failed", exc_info=True)
 
             threading.Thread(target=preload, name="mcp-preload", daemon=True).start()
