@@ -86,8 +86,9 @@ class ProviderRegistry:
         else:
             if model is not None:
                 with self._lock:
-                    if model.provider in self._adapters and self.models.provider(model.provider) is None:
-                        return self.resolve(model, provider=model.provider, model_id=model.id)
+                    registered = model.provider in self._adapters
+                if registered and self.models.provider(model.provider) is None:
+                    return self.resolve(model, provider=model.provider, model_id=model.id)
             chosen = self.models.resolve_model(model)
         if chosen is None:
             raise UserFacingError("Select a model to run.",
