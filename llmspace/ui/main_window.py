@@ -13,7 +13,6 @@ import logging
 import os
 import threading
 import tkinter as tk
-import webbrowser
 from typing import Any
 
 import ttkbootstrap as tb
@@ -27,15 +26,14 @@ from ..presenters.tree import TreePresenter
 from . import theme as themes
 from .dialogs import Dialogs
 from .pump import Pump
+from .menus import MenuMixin
+from .tab_pages import TabPagesMixin
 from .tree_view import TreeView
 
 log = logging.getLogger("llmspace.ui")
-LARGE_FILE = 1_000_000  # bytes; larger threads load in a worker thread
-DOCS_URL = "https://deer-flow.github.io/llm-space/"
-REPO_URL = "https://github.com/deer-flow/llm-space"
 
 
-class MainWindow:
+class MainWindow(MenuMixin, TabPagesMixin):
     """Owns the root window and every top-level view."""
 
     def __init__(self, app: Any, *, root: Any = None) -> None:
@@ -138,103 +136,6 @@ class MainWindow:
             self.welcome.pack(fill="both", expand=True)
             self.welcome.refresh()
 
-    # -- menu and keys -------------------------------------------------------------------
-    def _build_menu(self) -> None:
-        m = tk.Menu(self.root)
-        self.menubar = m
-        self.commands: list[tuple[str, Any]] = []
-
-        def sub(label: str, items: list[Any]) -> tk.Menu:
-            menu = tk.Menu(m, tearoff=False)
-            for it in items:
-                if it is None:
-                    menu.add_separator()
-                elif it[0] == "check":
-                    menu.add_checkbutton(label=it[1], variable=it[2], command=it[3])
-                elif it[0] == "radio":
-                    menu.add_radiobutton(label=it[1], variable=it[2], value=it[3], command=it[4])
-                else:
-                    label2, cmd, accel = it
-                    menu.add_command(label=label2, command=cmd, accelerator=accel or "")
-                    self.commands.append((f"{label}: {label2}", cmd))
-            m.add_cascade(label=label, menu=menu)
-            return menu
-
-        self.file_menu = sub("File", [
-            ("New File", self.tree_view.new_file, "Ctrl+N"),
-            ("New from Examples…", self.new_from_example, None),
-            ("New Folder", self.tree_view.new_folder, "Ctrl+Shift+N"), None,
-            ("Import from Files…", self.tree_view.import_files, None),
-            ("Import from Clipboard", self.tree_view.import_clipboard, None), None,
-            ("Refresh Workspace", self.tree_view.refresh, None),
-            ("Reveal Workspace Folder", self.reveal_workspace, None), None,
-            ("Close Tab", self.close_active, "Ctrl+W"),
-            ("Close Others", self.close_others, None),
-            ("Close All Tabs", self.close_all, None),
-            ("Reopen Closed Tab", self.reopen_closed, "Ctrl+Shift+T"), None,
-            ("Settings…", self.open_settings, "Ctrl+,"),
-            ("Quit", self.quit, "Ctrl+Q"),
-        ])
-        self.edit_menu = sub("Edit", [
-            ("Undo", self.undo, "Ctrl+Z"), ("Redo", self.redo, "Ctrl+Shift+Z"), None,
-            ("Cut", lambda: self._focus_event("<<Cut>>"), "Ctrl+X"),
-            ("Copy", lambda: self._focus_event("<<Copy>>"), "Ctrl+C"),
-            ("Paste", lambda: self._focus_event("<<Paste>>"), "Ctrl+V"),
-            ("Select All", lambda: self._focus_event("<<SelectAll>>"), "Ctrl+A"),
-        ])
-        self.view_menu = sub("View", [
-            ("Command Palette…", self.open_palette, "Ctrl+Shift+P"),
-            ("Toggle Sidebar", self.toggle_sidebar, "Ctrl+B"), None,
-            ("Zoom In", lambda: self.zoom(+1), "Ctrl++"), ("Zoom Out", lambda: self.zoom(-1), "Ctrl+-"),
-            ("Reset Zoom", lambda: self.zoom(0), "Ctrl+0"), None,
-            ("radio", "Light Theme", self.theme_var, "light", self.apply_theme),
-            ("radio", "Dark Theme", self.theme_var, "dark", self.apply_theme),
-            ("radio", "System Theme", self.theme_var, "system", self.apply_theme), None,
-            ("radio", "Full Rendering", self.render_var, "rich", self.apply_rendering),
-            ("radio", "Fast Rendering (plain text)", self.render_var, "lite", self.apply_rendering),
-        ])
-        self.run_menu = sub("Run", [
-            ("Run / Stop", self.run_or_stop, "Ctrl+Enter"), None,
-            ("check", "Enable ReAct loop", self.react, self._on_run_switch),
-            ("check", "Auto run tools", self.auto_run, self._on_run_switch),
-        ])
-        self.window_menu = sub("Window", [
-            ("Minimize", self.root.iconify, None),
-            ("Select Previous Tab", lambda: self.step_tab(-1), "Ctrl+Alt+Left"),
-            ("Select Next Tab", lambda: self.step_tab(+1), "Ctrl+Alt+Right"),
-            ("Toggle Full Screen", self.toggle_fullscreen, "Ctrl+Shift+F"),
-        ])
-        self.help_menu = sub("Help", [
-            ("View Documentation", lambda: webbrowser.open(DOCS_URL), None),
-            ("GitHub Project", lambda: webbrowser.open(REPO_URL), None),
-            ("Report Bug", lambda: webbrowser.open(REPO_URL + "/issues"), None), None,
-            ("Welcome", self.show_welcome, None),
-            ("About LLM Space", self.about, None),
-        ])
-        self.root.configure(menu=m)
-
-    def _bind_keys(self) -> None:
-        r = self.root
-        keys = {
-            "<Control-n>": self.tree_view.new_file, "<Control-N>": self.tree_view.new_folder,
-            "<Control-w>": self.close_active, "<Control-T>": self.reopen_closed,
-            "<Control-comma>": self.open_settings, "<Control-q>": self.quit,
-            "<Control-b>": self.toggle_sidebar, "<Control-plus>": lambda: self.zoom(+1),
-            "<Control-equal>": lambda: self.zoom(+1), "<Control-minus>": lambda: self.zoom(-1),
-            "<Control-0>": lambda: self.zoom(0), "<Control-Return>": self.run_or_stop,
-            "<Control-Alt-Left>": lambda: self.step_tab(-1), "<Control-Alt-Right>": lambda: self.step_tab(+1),
-            "<Control-Tab>": lambda: self.step_tab(+1), "<Control-ISO_Left_Tab>": lambda: self.step_tab(-1),
-            "<Control-F>": self.toggle_fullscreen, "<Control-Z>": self.redo, "<Control-y>": self.redo,
-            "<Control-z>": self.undo, "<Control-P>": self.open_palette,
-        }
-        for seq, fn in keys.items():
-            r.bind_all(seq, lambda e, f=fn: (f(), "break")[1])
-
-    def _focus_event(self, name: str) -> None:
-        w = self.root.focus_get()
-        if w is not None:
-            w.event_generate(name)
-
     # -- status --------------------------------------------------------------------------
     def set_status(self, text: str) -> None:
         self.status_msg.configure(text=text)
@@ -248,246 +149,6 @@ class MainWindow:
 
     def report(self, exc: BaseException) -> None:
         self.show_error(describe_exception(exc, getattr(self.app, "log_file", None)))
-
-    # -- tabs ----------------------------------------------------------------------------
-    def _add_page(self, rel: str) -> tb.Frame:
-        page = tb.Frame(self.notebook)
-        page.rel = rel  # type: ignore[attr-defined]
-        self.pages[rel] = page
-        idx = self.tabs.tabs.index(rel)
-        if idx >= len(self.notebook.tabs()):
-            self.notebook.add(page, text=self._tab_text(rel))
-        else:
-            self.notebook.insert(idx, page, text=self._tab_text(rel))
-        return page
-
-    @staticmethod
-    def _tab_text(rel: str) -> str:
-        name = rel.rpartition("/")[2]
-        return (name[:-5] if name.endswith(".json") else name) + "  "
-
-    def open_thread(self, rel: str) -> Any:
-        """Open (or focus) the tab of `rel`; returns its editor view."""
-        added = self.tabs.open(rel)
-        if added:
-            self._add_page(rel)
-        self._show_right()
-        self.notebook.select(self.pages[rel])
-        self.tree_view.select(rel)
-        self.state_changed()
-        return self._ensure_editor(rel)
-
-    def _ensure_editor(self, rel: str) -> Any:
-        """The editor of an open tab, built on first use. Large files are read and validated
-        in a worker thread (a "Loading…" label shows meanwhile) so the window never stalls;
-        then this returns None and the editor appears when the pump delivers the thread."""
-        if rel in self.editors or rel in self._loading:
-            return self.editors.get(rel)
-        page = self.pages.get(rel)
-        if page is None:
-            return None
-        try:
-            size = self.app.workspace.resolve(rel).stat().st_size
-        except (OSError, UserFacingError):
-            size = 0
-        if size <= LARGE_FILE:
-            return self._build_editor(rel, None)
-        self._loading.add(rel)
-        lbl = tb.Label(page, text=f"Loading {rel} ({size / 1e6:.1f} MB)…", bootstyle="secondary", padding=20)
-        lbl.pack(fill="both", expand=True)
-        page.loading_label = lbl  # type: ignore[attr-defined]
-        ws = self.app.workspace
-
-        def work() -> None:
-            try:
-                thread = ws.open(rel)
-            except Exception as exc:  # reported on the UI thread
-                self.pump.post(self._load_failed, rel, exc)
-                return
-            self.pump.post(self._build_editor, rel, thread)
-
-        threading.Thread(target=work, name="thread-loader", daemon=True).start()
-        return None
-
-    def _build_editor(self, rel: str, thread: Any) -> Any:
-        self._loading.discard(rel)
-        page = self.pages.get(rel)
-        if page is None or rel in self.editors:
-            return self.editors.get(rel)
-        lbl = getattr(page, "loading_label", None)
-        if lbl is not None:
-            lbl.destroy()
-            page.loading_label = None  # type: ignore[attr-defined]
-        from .editor.view import EditorView
-
-        try:
-            ed = EditorView(page, self, rel, thread=thread)
-        except UserFacingError as exc:
-            self._load_failed(rel, exc)
-            return None
-        ed.pack(fill="both", expand=True)
-        self.editors[rel] = ed
-        return ed
-
-    def _load_failed(self, rel: str, exc: BaseException) -> None:
-        self._loading.discard(rel)
-        page = self.pages.get(rel)
-        if page is None:
-            return
-        lbl = getattr(page, "loading_label", None)
-        if lbl is not None:
-            lbl.destroy()
-        text = str(exc) if isinstance(exc, UserFacingError) else describe_exception(exc)
-        tb.Label(page, text=text, bootstyle="danger", wraplength=600, padding=20).pack(fill="both", expand=True)
-        self.editors[rel] = None
-
-    def active_editor(self) -> Any:
-        return self.editors.get(self.tabs.active) if self.tabs.active else None
-
-    def _on_tab_changed(self, _e: Any = None) -> None:
-        try:
-            cur = self.notebook.select()
-        except tk.TclError:
-            return
-        if not cur:
-            return
-        page = self.notebook.nametowidget(cur)
-        rel = getattr(page, "rel", None)
-        if rel:
-            self.tabs.activate(rel)
-            self._ensure_editor(rel)
-            self.tree_view.select(rel)
-            self.state_changed()
-
-    def _on_middle_click(self, e: Any) -> None:
-        try:
-            idx = self.notebook.index(f"@{e.x},{e.y}")
-        except tk.TclError:
-            return
-        self.close_tab(self.tabs.tabs[idx])
-
-    def close_tab(self, rel: str, *, remember: bool = True) -> None:
-        ed = self.editors.pop(rel, None)
-        if ed is not None:
-            ed.close()
-        page = self.pages.pop(rel, None)
-        if remember:
-            self.tabs.close(rel)
-        else:
-            self.tabs.removed(rel)
-        if page is not None:
-            self.notebook.forget(page)
-            page.destroy()
-        try:
-            self.app.workspace.forget(rel)
-        except Exception:
-            pass
-        self._show_right()
-        if self.tabs.active in self.pages:
-            self.notebook.select(self.pages[self.tabs.active])
-        self.state_changed()
-
-    def close_active(self) -> None:
-        if self.tabs.active:
-            self.close_tab(self.tabs.active)
-
-    def close_others(self) -> None:
-        keep = self.tabs.active
-        for rel in [t for t in self.tabs.tabs if t != keep]:
-            self._close_pages([rel])
-        if keep:
-            self.tabs.close_others(keep)
-        self._show_right()
-        self.state_changed()
-
-    def close_all(self) -> None:
-        self._close_pages(list(self.tabs.tabs))
-        self.tabs.close_all()
-        self._show_right()
-        self.state_changed()
-
-    def _close_pages(self, rels: list[str]) -> None:
-        for rel in rels:
-            ed = self.editors.pop(rel, None)
-            if ed is not None:
-                ed.close()
-            page = self.pages.pop(rel, None)
-            if page is not None:
-                self.notebook.forget(page)
-                page.destroy()
-
-    def reopen_closed(self) -> None:
-        before = set(self.tabs.tabs)
-        group = self.tabs.reopen()
-        for rel in group:
-            if rel not in before and self._thread_exists(rel):
-                self._add_page(rel)
-            elif rel not in before:
-                self.tabs.tabs.remove(rel)
-        if self.tabs.active in self.pages:
-            self._show_right()
-            self.notebook.select(self.pages[self.tabs.active])
-        self.state_changed()
-
-    def step_tab(self, delta: int) -> None:
-        rel = self.tabs.step(delta)
-        if rel:
-            self.notebook.select(self.pages[rel])
-
-    # -- tree callbacks ------------------------------------------------------------------
-    def rename_entry(self, rel: str, name: str) -> str:
-        ed = self.editors.get(rel)
-        if ed is not None:
-            ed.flush()
-        new_rel = self.tree_p.rename(rel, name)
-        self._retarget(rel, new_rel)
-        return new_rel
-
-    def before_move(self, rel: str) -> None:
-        for t, ed in list(self.editors.items()):
-            if ed is not None and (t == rel or t.startswith(rel + "/")):
-                ed.flush()
-
-    def after_move(self, old: str, new: str) -> None:
-        self._retarget(old, new)
-
-    def _retarget(self, old: str, new: str) -> None:
-        if old == new:
-            return
-        mapping = {}
-        for t in list(self.pages):
-            if t == old or t.startswith(old + "/"):
-                mapping[t] = new + t[len(old):]
-        self.tabs.renamed(old, new)
-        for t, n in mapping.items():
-            page = self.pages.pop(t)
-            page.rel = n  # type: ignore[attr-defined]
-            self.pages[n] = page
-            self.notebook.tab(page, text=self._tab_text(n))
-            if t in self.editors:
-                ed = self.editors.pop(t)
-                self.editors[n] = ed
-                if ed is not None:
-                    ed.moved(n)
-        self.state_changed()
-
-    def before_remove(self, rel: str) -> None:
-        for t in list(self.pages):
-            if t == rel or t.startswith(rel + "/"):
-                ed = self.editors.pop(t, None)
-                if ed is not None:
-                    ed.close(save=False)
-
-    def after_remove(self, rel: str) -> None:
-        for t in list(self.pages):
-            if t == rel or t.startswith(rel + "/"):
-                self.close_tab(t, remember=False)
-
-    def check_open_files(self) -> None:
-        """Reload open, unedited threads that another program changed; close vanished ones."""
-        for rel, ed in list(self.editors.items()):
-            if ed is not None:
-                ed.check_external_change()
 
     # -- commands ------------------------------------------------------------------------
     def new_from_example(self) -> None:
@@ -674,8 +335,6 @@ class MainWindow:
         self.welcome.start_probe()
         self.root.after_idle(self._prefetch_editor)
         if os.environ.get("LLMSPACE_NO_MCP_PRELOAD") is None:
-            import threading
-
             def preload() -> None:
                 try:
                     import mcp  # noqa: F401  (warm the import off the UI thread)

@@ -19,7 +19,7 @@ import ttkbootstrap as tb
 
 from . import tkvars
 
-from ..errors import NameConflict, UserFacingError
+from ..errors import UserFacingError
 from ..presenters.tree import TreePresenter
 
 POLL_MS = 2000

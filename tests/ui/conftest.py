@@ -81,6 +81,7 @@ def make_window(app, tk_root, monkeypatch):
     yield make
     if made:
         made[-1].close(destroy_root=False)
+        tk_root.title("LLM Space tests")
         tk_root.update()
 
 

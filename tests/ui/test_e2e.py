@@ -31,9 +31,10 @@ def wait_for(cond, timeout=30.0):
 
 def test_keyboard_new_file_and_quit_in_a_real_process(home):
     env = dict(os.environ, LLMSPACE_NO_SYSTEM_PROBE="1", LLMSPACE_NO_MCP_PRELOAD="1")
+    before = set(xdo("search", "--name", "^LLM Space$").split())
     proc = subprocess.Popen([sys.executable, "-m", "llmspace"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        wid = wait_for(lambda: xdo("search", "--name", "^LLM Space$").split("\n")[0])
+        wid = wait_for(lambda: next(iter(set(xdo("search", "--name", "^LLM Space$").split()) - before), None))
         wait_for(lambda: (home / "workspace" / ".llmspace-seeded").exists())
         xdo("windowfocus", "--sync", wid)
         xdo("key", "--window", wid, "ctrl+n")

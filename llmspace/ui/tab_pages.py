@@ -1,0 +1,265 @@
+"""Thread tabs of the main window: pages in the notebook, editors built on first show
+(large files read in a worker thread), close/close others/close all/reopen, next/previous,
+and keeping tabs right when the tree renames, moves or deletes files. Mixed into
+`ui/main_window.MainWindow`; the tab list itself is `presenters.tabs.TabsPresenter`.
+"""
+
+from __future__ import annotations
+
+import threading
+import tkinter as tk
+from typing import Any
+
+import ttkbootstrap as tb
+
+from ..errors import UserFacingError, describe_exception
+
+LARGE_FILE = 1_000_000  # bytes; larger threads load in a worker thread
+
+
+class TabPagesMixin:
+    """Tab pages and editors; expects the MainWindow attributes it uses."""
+
+    root: Any
+    app: Any
+
+    # -- tabs ----------------------------------------------------------------------------
+    def _add_page(self, rel: str) -> tb.Frame:
+        page = tb.Frame(self.notebook)
+        page.rel = rel  # type: ignore[attr-defined]
+        self.pages[rel] = page
+        idx = self.tabs.tabs.index(rel)
+        if idx >= len(self.notebook.tabs()):
+            self.notebook.add(page, text=self._tab_text(rel))
+        else:
+            self.notebook.insert(idx, page, text=self._tab_text(rel))
+        return page
+
+    @staticmethod
+    def _tab_text(rel: str) -> str:
+        name = rel.rpartition("/")[2]
+        return (name[:-5] if name.endswith(".json") else name) + "  "
+
+    def open_thread(self, rel: str) -> Any:
+        """Open (or focus) the tab of `rel`; returns its editor view."""
+        added = self.tabs.open(rel)
+        if added:
+            self._add_page(rel)
+        self._show_right()
+        self.notebook.select(self.pages[rel])
+        self.tree_view.select(rel)
+        self.state_changed()
+        return self._ensure_editor(rel)
+
+    def _ensure_editor(self, rel: str) -> Any:
+        """The editor of an open tab, built on first use. Large files are read and validated
+        in a worker thread (a "Loading…" label shows meanwhile) so the window never stalls;
+        then this returns None and the editor appears when the pump delivers the thread."""
+        if rel in self.editors or rel in self._loading:
+            return self.editors.get(rel)
+        page = self.pages.get(rel)
+        if page is None:
+            return None
+        try:
+            size = self.app.workspace.resolve(rel).stat().st_size
+        except (OSError, UserFacingError):
+            size = 0
+        if size <= LARGE_FILE:
+            return self._build_editor(rel, None)
+        self._loading.add(rel)
+        lbl = tb.Label(page, text=f"Loading {rel} ({size / 1e6:.1f} MB)…", bootstyle="secondary", padding=20)
+        lbl.pack(fill="both", expand=True)
+        page.loading_label = lbl  # type: ignore[attr-defined]
+        ws = self.app.workspace
+
+        def work() -> None:
+            try:
+                thread = ws.open(rel)
+            except Exception as exc:  # reported on the UI thread
+                self.pump.post(self._load_failed, rel, exc)
+                return
+            self.pump.post(self._build_editor, rel, thread)
+
+        threading.Thread(target=work, name="thread-loader", daemon=True).start()
+        return None
+
+    def _build_editor(self, rel: str, thread: Any) -> Any:
+        self._loading.discard(rel)
+        page = self.pages.get(rel)
+        if page is None or rel in self.editors:
+            return self.editors.get(rel)
+        lbl = getattr(page, "loading_label", None)
+        if lbl is not None:
+            lbl.destroy()
+            page.loading_label = None  # type: ignore[attr-defined]
+        from .editor.view import EditorView
+
+        try:
+            ed = EditorView(page, self, rel, thread=thread)
+        except UserFacingError as exc:
+            self._load_failed(rel, exc)
+            return None
+        ed.pack(fill="both", expand=True)
+        self.editors[rel] = ed
+        return ed
+
+    def _load_failed(self, rel: str, exc: BaseException) -> None:
+        self._loading.discard(rel)
+        page = self.pages.get(rel)
+        if page is None:
+            return
+        lbl = getattr(page, "loading_label", None)
+        if lbl is not None:
+            lbl.destroy()
+        text = str(exc) if isinstance(exc, UserFacingError) else describe_exception(exc)
+        tb.Label(page, text=text, bootstyle="danger", wraplength=600, padding=20).pack(fill="both", expand=True)
+        self.editors[rel] = None
+
+    def active_editor(self) -> Any:
+        return self.editors.get(self.tabs.active) if self.tabs.active else None
+
+    def _on_tab_changed(self, _e: Any = None) -> None:
+        try:
+            cur = self.notebook.select()
+        except tk.TclError:
+            return
+        if not cur:
+            return
+        page = self.notebook.nametowidget(cur)
+        rel = getattr(page, "rel", None)
+        if rel:
+            self.tabs.activate(rel)
+            self._ensure_editor(rel)
+            self.tree_view.select(rel)
+            self.state_changed()
+
+    def _on_middle_click(self, e: Any) -> None:
+        try:
+            idx = self.notebook.index(f"@{e.x},{e.y}")
+        except tk.TclError:
+            return
+        self.close_tab(self.tabs.tabs[idx])
+
+    def close_tab(self, rel: str, *, remember: bool = True) -> None:
+        ed = self.editors.pop(rel, None)
+        if ed is not None:
+            ed.close()
+        page = self.pages.pop(rel, None)
+        if remember:
+            self.tabs.close(rel)
+        else:
+            self.tabs.removed(rel)
+        if page is not None:
+            self.notebook.forget(page)
+            page.destroy()
+        try:
+            self.app.workspace.forget(rel)
+        except Exception:
+            pass
+        self._show_right()
+        if self.tabs.active in self.pages:
+            self.notebook.select(self.pages[self.tabs.active])
+        self.state_changed()
+
+    def close_active(self) -> None:
+        if self.tabs.active:
+            self.close_tab(self.tabs.active)
+
+    def close_others(self) -> None:
+        keep = self.tabs.active
+        for rel in [t for t in self.tabs.tabs if t != keep]:
+            self._close_pages([rel])
+        if keep:
+            self.tabs.close_others(keep)
+        self._show_right()
+        self.state_changed()
+
+    def close_all(self) -> None:
+        self._close_pages(list(self.tabs.tabs))
+        self.tabs.close_all()
+        self._show_right()
+        self.state_changed()
+
+    def _close_pages(self, rels: list[str]) -> None:
+        for rel in rels:
+            ed = self.editors.pop(rel, None)
+            if ed is not None:
+                ed.close()
+            page = self.pages.pop(rel, None)
+            if page is not None:
+                self.notebook.forget(page)
+                page.destroy()
+
+    def reopen_closed(self) -> None:
+        before = set(self.tabs.tabs)
+        group = self.tabs.reopen()
+        for rel in group:
+            if rel not in before and self._thread_exists(rel):
+                self._add_page(rel)
+            elif rel not in before:
+                self.tabs.tabs.remove(rel)
+        if self.tabs.active in self.pages:
+            self._show_right()
+            self.notebook.select(self.pages[self.tabs.active])
+        self.state_changed()
+
+    def step_tab(self, delta: int) -> None:
+        rel = self.tabs.step(delta)
+        if rel:
+            self.notebook.select(self.pages[rel])
+
+    # -- tree callbacks ------------------------------------------------------------------
+    def rename_entry(self, rel: str, name: str) -> str:
+        ed = self.editors.get(rel)
+        if ed is not None:
+            ed.flush()
+        new_rel = self.tree_p.rename(rel, name)
+        self._retarget(rel, new_rel)
+        return new_rel
+
+    def before_move(self, rel: str) -> None:
+        for t, ed in list(self.editors.items()):
+            if ed is not None and (t == rel or t.startswith(rel + "/")):
+                ed.flush()
+
+    def after_move(self, old: str, new: str) -> None:
+        self._retarget(old, new)
+
+    def _retarget(self, old: str, new: str) -> None:
+        if old == new:
+            return
+        mapping = {}
+        for t in list(self.pages):
+            if t == old or t.startswith(old + "/"):
+                mapping[t] = new + t[len(old):]
+        self.tabs.renamed(old, new)
+        for t, n in mapping.items():
+            page = self.pages.pop(t)
+            page.rel = n  # type: ignore[attr-defined]
+            self.pages[n] = page
+            self.notebook.tab(page, text=self._tab_text(n))
+            if t in self.editors:
+                ed = self.editors.pop(t)
+                self.editors[n] = ed
+                if ed is not None:
+                    ed.moved(n)
+        self.state_changed()
+
+    def before_remove(self, rel: str) -> None:
+        for t in list(self.pages):
+            if t == rel or t.startswith(rel + "/"):
+                ed = self.editors.pop(t, None)
+                if ed is not None:
+                    ed.close(save=False)
+
+    def after_remove(self, rel: str) -> None:
+        for t in list(self.pages):
+            if t == rel or t.startswith(rel + "/"):
+                self.close_tab(t, remember=False)
+
+    def check_open_files(self) -> None:
+        """Reload open, unedited threads that another program changed; close vanished ones."""
+        for rel, ed in list(self.editors.items()):
+            if ed is not None:
+                ed.check_external_change()
+
