@@ -15,26 +15,14 @@ from __future__ import annotations
 
 import re
 import time
-import uuid
 from typing import Any, Callable
 
 import orjson
 
-from ..core.model import (
-    AssistantMessage,
-    ImageDataContent,
-    ModelConfig,
-    ModelParams,
-    ResponseType,
-    TextContent,
-    Thread,
-    Tool,
-    ToolCallOutput,
-    UserMessage,
-    VariableVariants,
-)
+from ..core.model import ModelConfig, ModelParams, ResponseType, Thread, Tool
 from ..core.threadio import parse_thread, serialize_thread
 from ..errors import UserFacingError
+from .messages import MessageIntents
 
 UNDO_STEPS = 100
 UNDO_BYTES = 64 * 1024 * 1024
@@ -61,7 +49,7 @@ def template_variables(text: str) -> list[str]:
     return seen
 
 
-class EditorPresenter:
+class EditorPresenter(MessageIntents):
     """State and intents for one thread tab."""
 
     def __init__(self, workspace: Any, rel: str, thread: Thread | None = None) -> None:
@@ -422,144 +410,6 @@ class EditorPresenter:
             elif not custom[root].strip():
                 hints[name] = "empty"
         return hints
-
-    # -- messages ------------------------------------------------------------------------
-    @property
-    def messages(self) -> list[Any]:
-        return self.thread.messages
-
-    def index_of(self, message_id: str) -> int:
-        for i, m in enumerate(self.thread.messages):
-            if m.id == message_id:
-                return i
-        raise UserFacingError("That message is no longer in the thread.")
-
-    @staticmethod
-    def new_message(role: str, text: str = "") -> Any:
-        mid = str(uuid.uuid4())
-        if role == "assistant":
-            return AssistantMessage(id=mid, role="assistant", content=[TextContent(type="text", text=text)])
-        return UserMessage(id=mid, role="user", content=[TextContent(type="text", text=text)])
-
-    def add_message(self, role: str | None = None, before: int | None = None) -> str:
-        """Append (or insert before index `before`) a message; role alternates by default."""
-        msgs = self.thread.messages
-        if role is None:
-            ref = msgs[before - 1] if before else (msgs[-1] if msgs and before is None else None)
-            role = "assistant" if ref is not None and ref.role == "user" else "user"
-        self.checkpoint(None)
-        msg = self.new_message(role)
-        lst = self.thread.ensure_messages()
-        lst.insert(len(lst) if before is None else before, msg)
-        self._edited("messages")
-        return msg.id
-
-    def remove_message(self, index: int) -> None:
-        self.checkpoint(None)
-        del self.thread.ensure_messages()[index]
-        self._edited("messages")
-
-    def move_message(self, index: int, to: int) -> None:
-        lst = self.thread.ensure_messages()
-        to = max(0, min(len(lst) - 1, to))
-        if to == index:
-            return
-        self.checkpoint(None)
-        lst.insert(to, lst.pop(index))
-        self._edited("messages")
-
-    def toggle_role(self, index: int) -> None:
-        lst = self.thread.ensure_messages()
-        old = lst[index]
-        self.checkpoint(None)
-        data = old.model_dump(exclude_unset=True, by_alias=True)
-        text = old.text()
-        if old.role == "user":
-            images = [c for c in old.content if isinstance(c, ImageDataContent)]
-            # assistant messages never show images; they are kept (not lost) for a toggle back
-            new: Any = AssistantMessage(id=old.id, role="assistant", content=[*images, TextContent(type="text", text=text)])
-        else:
-            keep = {k: v for k, v in data.items() if k not in ("id", "role", "content", "thinking", "toolCalls", "usage", "timing")}
-            images = [c for c in old.content if isinstance(c, ImageDataContent)]
-            new = UserMessage(id=old.id, role="user", content=[*images, TextContent(type="text", text=text)], **keep)
-        lst[index] = new
-        self._edited("messages")
-
-    def set_message_text(self, index: int, text: str) -> None:
-        msg = self.thread.ensure_messages()[index]
-        if msg.text() == text:
-            return
-        self.checkpoint(("text", msg.id))
-        self._invalidate("on_message_edited", msg.id)
-        texts = [c for c in msg.content if isinstance(c, TextContent)]
-        if texts:
-            texts[0].text = text
-            if len(texts) > 1:
-                msg.content = [c for c in msg.content if not isinstance(c, TextContent) or c is texts[0]]
-        else:
-            msg.content = list(msg.content) + [TextContent(type="text", text=text)]
-        self._edited("message", index)
-
-    def add_image(self, index: int, mime: str, b64: str) -> None:
-        msg = self.thread.ensure_messages()[index]
-        if msg.role != "user":
-            raise UserFacingError("Images can only be added to user messages.")
-        self.checkpoint(None)
-        images = [c for c in msg.content if isinstance(c, ImageDataContent)]
-        rest = [c for c in msg.content if not isinstance(c, ImageDataContent)]
-        msg.content = images + [ImageDataContent(type="image_data", mimeType=mime, data=b64)] + rest
-        self._edited("messages")
-
-    def remove_image(self, index: int, image_index: int) -> None:
-        msg = self.thread.ensure_messages()[index]
-        images = [c for c in msg.content if isinstance(c, ImageDataContent)]
-        self.checkpoint(None)
-        drop = images[image_index]
-        msg.content = [c for c in msg.content if c is not drop]
-        self._edited("messages")
-
-    def toggle_collapsed(self, message_id: str) -> None:
-        self.collapsed.symmetric_difference_update({message_id})
-        self.notify("messages")
-
-    def set_tool_result(self, index: int, call_id: str, text: str, is_error: bool | None = None) -> None:
-        msg = self.thread.ensure_messages()[index]
-        call = next((c for c in msg.toolCalls or [] if c.id == call_id), None)
-        if call is None:
-            raise UserFacingError("That tool call is no longer in the message.")
-        self.checkpoint(("result", call_id))
-        self._invalidate("on_tool_result_edited", msg.id, call_id)
-        if call.output is None:
-            call.output = ToolCallOutput(content=[TextContent(type="text", text=text)])
-        else:
-            call.output.content = [TextContent(type="text", text=text)]
-        if is_error is not None:
-            if is_error:
-                call.output.isError = True
-            elif call.output.isError is not None:
-                call.output.isError = False
-        self._edited("message", index)
-
-    def pending_function_calls(self) -> list[tuple[int, Any]]:
-        """Tool calls of the last assistant message that still need a result typed by hand."""
-        msgs = self.thread.messages
-        if not msgs or msgs[-1].role != "assistant":
-            return []
-        tools = {t.name: t for t in self.tools}
-        out = []
-        for call in msgs[-1].toolCalls or []:
-            tool = tools.get(call.input.name)
-            empty = call.output is None or not call.output.text().strip()
-            if empty and (tool is None or not tool.is_executable()):
-                out.append((len(msgs) - 1, call))
-        return out
-
-    def truncate_after(self, index: int) -> None:
-        lst = self.thread.ensure_messages()
-        if index < len(lst) - 1:
-            self.checkpoint(None)
-            del lst[index + 1:]
-            self._edited("messages")
 
     # -- run history ---------------------------------------------------------------------
     def history(self) -> list[Any]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import threading
 import tkinter as tk
 from typing import Any
 
@@ -24,6 +23,7 @@ from ...errors import UserFacingError
 from ...presenters.editor import EditorPresenter
 from ...presenters.run import RunPresenter
 from .messages import MessageList
+from .run_controls import RunControlsMixin
 from . import panels
 
 log = logging.getLogger("llmspace.ui.editor")
@@ -33,7 +33,7 @@ _TAG = re.compile(r"\{%.*?%\}", re.S)
 EDIT_KINDS = {"all", "header", "model", "tools", "variables", "prompt", "messages", "message"}
 
 
-class EditorView(tb.Frame):
+class EditorView(RunControlsMixin, tb.Frame):
     """Editor of one thread tab."""
 
     def __init__(self, master: Any, window: Any, rel: str, thread: Any = None) -> None:
@@ -217,28 +217,6 @@ class EditorView(tb.Frame):
         self.count_lbl.configure(text=f"{n} message{'s' if n != 1 else ''}")
         self._draw_banner()
 
-    def _draw_banner(self) -> None:
-        for w in self.banner.winfo_children():
-            w.destroy()
-        r = self.run
-        items = []
-        if r.error:
-            items.append(("danger", r.error))
-        if r.status == "paused" and r.pause_reason:
-            items.append(("warning", r.pause_reason))
-        if not items:
-            self.banner.pack_forget()
-            return
-        for style, text in items:
-            tb.Label(self.banner, text=text, bootstyle=style, wraplength=520, justify="left").pack(anchor="w")
-        if r.status == "paused":
-            row = tb.Frame(self.banner)
-            row.pack(anchor="w")
-            if "risky" in (r.pause_reason or ""):
-                tb.Button(row, text="Run the tools anyway…", bootstyle="warning-outline", command=self.confirm_risky).pack(side="left")
-            tb.Button(row, text="Continue", bootstyle="primary-outline", command=self.continue_run).pack(side="left", padx=4)
-        self.banner.pack(fill="x", before=self.list)
-
     # -- presenter notifications -----------------------------------------------------------
     def _on_change(self, kind: str, detail: Any) -> None:
         if kind == "stream_text":
@@ -281,19 +259,6 @@ class EditorView(tb.Frame):
             self.window.set_status(detail or f"Saved {self.p.rel}")
         if kind in EDIT_KINDS and not self.p.read_only:
             self.schedule_autosave()
-        self.refresh_controls()
-
-    def _on_run(self, kind: str, detail: Any) -> None:
-        if kind == "status":
-            self.status.configure(text={"running": "Running…", "stopping": "Stopping…", "paused": "Paused",
-                                        "error": "Failed", "idle": "Done"}.get(str(detail), str(detail)))
-            if detail in ("idle", "paused", "error"):
-                self.flush()
-                self.list.render()
-                if self.history_panel is not None:
-                    self.history_panel.refresh()
-        elif kind == "tool":
-            self.list.request_render()
         self.refresh_controls()
 
     # -- autosave --------------------------------------------------------------------------
@@ -419,121 +384,3 @@ class EditorView(tb.Frame):
 
     def theme_changed(self) -> None:
         self.list.render()
-
-    # -- running ---------------------------------------------------------------------------
-    def run_or_stop(self) -> None:
-        if self.run.running:
-            self.run.stop()
-        else:
-            self.start_run()
-
-    def start_run(self, from_message_id: str | None = None, tool_results: dict[str, tuple[str, bool]] | None = None) -> bool:
-        try:
-            self.flush()
-        except UserFacingError:
-            pass
-        pump = self.window.pump
-        try:
-            self.run.start(pump.post, pump.post_text, auto_tools=bool(self.window.auto_run.get()),
-                           react=bool(self.window.react.get()), from_message_id=from_message_id,
-                           tool_results=tool_results)
-        except UserFacingError as exc:
-            self.window.show_error(str(exc))
-            return False
-        self.list.follow = True
-        self.list.render()
-        return True
-
-    def run_from(self, message_id: str) -> None:
-        if not self.run.running:
-            self.start_run(from_message_id=message_id)
-
-    def continue_run(self) -> None:
-        """Run again after tool results were typed in (Ctrl+Enter in a result box)."""
-        msgs = self.p.messages
-        if msgs and msgs[-1].role == "assistant" and msgs[-1].toolCalls:
-            from ...agent.convert import is_unanswered
-
-            if any(is_unanswered(c) for c in msgs[-1].toolCalls):
-                self.window.set_status("Add tool responses before continuing.")
-                self.window.show_error("Add tool responses before continuing.")
-                return
-        self.start_run()
-
-    def confirm_risky(self) -> None:
-        """The user confirms a paused risky command: run the paused tools, then continue."""
-        msgs = self.p.messages
-        if not msgs or not msgs[-1].toolCalls:
-            return
-        calls = [c for c in msgs[-1].toolCalls]
-        summary = "\n".join(f"{c.input.name}: {c.input.arguments}" for c in calls)
-        if not self.window.dialogs.confirm(f"Run these tool calls?\n\n{summary}", "Risky command"):
-            return
-        from ...agent.services import tool_context
-        from ...core.threadio import clone_thread
-        from ...providers.base import CancelToken
-
-        thread = clone_thread(self.p.thread)
-        tools = list(thread.context.tools or []) if thread.context else []
-        pending = [c.model_copy(update={"output": None}) for c in thread.messages[-1].toolCalls or []]
-        pump = self.window.pump
-
-        def work() -> None:
-            try:
-                outs = self.app.tools.execute_calls(tools, pending, tool_context(self.app, thread, None), CancelToken(), None)
-                results = {c.id: (o.text(), bool(o.isError)) for c, o in zip(pending, outs)}
-                pump.post(self.start_run, None, results)
-            except Exception as exc:
-                pump.post(self.window.report, exc)
-
-        threading.Thread(target=work, name="risky-tools", daemon=True).start()
-
-    def call_tool(self, call_id: str) -> bool:
-        """▶ on a tool call card: run one executable tool (built-in or MCP) in a worker and put
-        its result in the call's Response. Risky bash commands ask first."""
-        from ...tools.safety import is_dangerous_bash
-
-        msgs = self.p.messages
-        for index in range(len(msgs) - 1, -1, -1):
-            call = next((c for c in getattr(msgs[index], "toolCalls", None) or [] if c.id == call_id), None)
-            if call is not None:
-                break
-        else:
-            return False
-        tool = next((t for t in self.p.tools if t.name == call.input.name), None)
-        if tool is None or not tool.is_executable():
-            self.window.show_error(f"{call.input.name} cannot be called from here: type its result instead.")
-            return False
-        command = call.input.arguments.get("command") if call.input.name == "bash" else None
-        if isinstance(command, str) and is_dangerous_bash(command):
-            if not self.window.dialogs.confirm(f"Run this risky command?\n\n{command}", "Risky command"):
-                return False
-        from ...agent.services import tool_context
-        from ...core.threadio import clone_thread
-        from ...providers.base import CancelToken
-
-        thread = clone_thread(self.p.thread)
-        pending = call.model_copy(update={"output": None})
-        pump = self.window.pump
-        self.run.tool_status[call_id] = "running"
-        self.list.render()
-
-        def work() -> None:
-            try:
-                out = self.app.tools.execute_calls([tool], [pending], tool_context(self.app, thread, None), CancelToken(), None)[0]
-                pump.post(self._tool_called, index, call_id, out.text(), bool(out.isError))
-            except Exception as exc:
-                pump.post(self._tool_called, index, call_id, str(exc), True)
-
-        threading.Thread(target=work, name="call-tool", daemon=True).start()
-        return True
-
-    def _tool_called(self, index: int, call_id: str, text: str, is_error: bool) -> None:
-        self.run.tool_status[call_id] = "error" if is_error else "done"
-        try:
-            self.p.set_tool_result(index, call_id, text, is_error)
-        except UserFacingError as exc:
-            self.window.show_error(str(exc))
-
-    def stop_run(self) -> None:
-        self.run.stop()
