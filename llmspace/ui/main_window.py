@@ -51,6 +51,7 @@ class MainWindow(MenuMixin, TabPagesMixin):
         self.pump = Pump(root)
         self.pump.start()
         self._set_icon()
+        self._clamp_to_screen()
         self.root.geometry(self.win_state.geometry())
         if self.win_state.maximized:
             self._set_maximized(True)
@@ -71,6 +72,16 @@ class MainWindow(MenuMixin, TabPagesMixin):
         self._closed = False
         self.root.protocol("WM_DELETE_WINDOW", self.quit)
         self.root.bind("<Configure>", self._on_configure, add=True)
+
+    def _clamp_to_screen(self) -> None:
+        """A saved frame from a bigger or removed monitor must not put the window off-screen."""
+        st = self.win_state
+        sw, sh = self.root.winfo_screenwidth(), self.root.winfo_screenheight()
+        st.width, st.height = min(st.width, max(400, sw)), min(st.height, max(300, sh))
+        if not (-st.width + 100 < st.x < sw - 100):
+            st.x = max(0, (sw - st.width) // 2)
+        if not (0 <= st.y < sh - 100):
+            st.y = max(0, (sh - st.height) // 2)
 
     # -- layout --------------------------------------------------------------------------
     def _build(self) -> None:

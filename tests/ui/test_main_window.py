@@ -216,3 +216,13 @@ def test_expanded_folders_are_kept_across_restarts(make_window, app):
     win.save_state()
     win2 = make_window()
     assert win2.tree_view.tree.item("kept", "open") in (True, 1, "1", "true")
+
+
+def test_a_saved_frame_outside_the_screen_is_brought_back(make_window, app):
+    from llmspace.presenters.state import StateStore, WindowState
+
+    StateStore(app.root).save_window(WindowState(x=99999, y=-5000, width=900, height=600))
+    win = make_window()
+    st = win.win_state
+    assert 0 <= st.x < win.root.winfo_screenwidth() and 0 <= st.y < win.root.winfo_screenheight()
+    assert (st.width, st.height) == (900, 600)
