@@ -114,8 +114,14 @@ def post(request: ModelRequest, url: str, payload: dict[str, Any], headers: dict
 
 
 def read_chunks(resp: requests.Response, cancel: CancelToken) -> Iterator[bytes]:
+    raw = resp.raw
     try:
-        for chunk in resp.iter_content(chunk_size=None):
+        if getattr(raw, "chunked", False) or not hasattr(raw, "read1"):
+            pieces: Iterator[bytes] = resp.iter_content(chunk_size=None)
+        else:
+            # no chunked framing (HTTP/1.0-style servers): read what has arrived, never wait for EOF
+            pieces = iter(lambda: raw.read1(65536, decode_content=True), b"")
+        for chunk in pieces:
             if cancel.cancelled:
                 return
             yield chunk

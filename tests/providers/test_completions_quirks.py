@@ -126,3 +126,33 @@ def test_thinking_is_never_mixed_into_text(srv):
     events = run(srv, sse(delta({"reasoning_content": "a"}), delta({"content": "b"}, "stop")))
     assert [type(e).__name__ for e in events][:2] == ["ThinkingDelta", "TextDelta"]
     assert isinstance(events[0], ThinkingDelta)
+
+
+def test_a_stream_without_chunked_framing_is_read_as_it_arrives(srv):
+    import threading
+
+    from llmspace.providers.base import CancelToken
+
+    srv.push_raw(body=sse(delta({"content": "first"}), done=False), content_type="text/event-stream", chunked=False, hang=True)
+    cancel = CancelToken()
+    got = threading.Event()
+    events: list = []
+
+    def run() -> None:
+        for e in adapter.stream(make_request(srv, API), cancel):
+            events.append(e)
+            got.set()
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    assert got.wait(5)  # the first event came while the server still holds the connection open
+    assert text_of(events) == "first"
+    cancel.cancel()
+    t.join(5)
+    assert not t.is_alive() and events[-1] == Finish("aborted")
+
+
+def test_an_http_1_0_style_stream_ended_by_closing_is_complete(srv):
+    srv.push_raw(body=sse(delta({"content": "a"}), delta({"content": "b"}, "stop")), content_type="text/event-stream", chunked=False)
+    events = collect(adapter, make_request(srv, API))
+    assert text_of(events) == "ab" and events[-1] == Finish("stop")

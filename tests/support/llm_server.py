@@ -69,6 +69,8 @@ class RawResponse:
     headers: dict[str, str] = field(default_factory=dict)
     body: bytes | list[bytes] = b""  # a list is written as separate HTTP chunks (streamed)
     content_type: str = "application/json"
+    chunked: bool = True  # list bodies: False = no framing, no length, end by closing (HTTP/1.0 style)
+    hang: bool = False  # list bodies: after the last piece, stall until the client disconnects
 
 
 @dataclass
@@ -160,14 +162,15 @@ class LoopbackLLM:
             self._queue.extend(turns)
 
     def push_raw(self, status: int = 200, headers: dict[str, str] | None = None,
-                 body: bytes | str | list[bytes] = b"", content_type: str | None = None) -> None:
+                 body: bytes | str | list[bytes] = b"", content_type: str | None = None,
+                 chunked: bool = True, hang: bool = False) -> None:
         if isinstance(body, str):
             body = body.encode("utf-8")
         if content_type is None:
             sse = isinstance(body, list) or body.lstrip().startswith((b"data:", b"event:", b":"))
             content_type = "text/event-stream" if sse and status == 200 else "application/json"
         with self._lock:
-            self._queue.append(RawResponse(status, dict(headers or {}), body, content_type))
+            self._queue.append(RawResponse(status, dict(headers or {}), body, content_type, chunked, hang))
 
     def push_sse_file(self, path: Path | str) -> None:
         """Queue a recorded SSE body from a file, sent one event per HTTP chunk."""
@@ -305,10 +308,29 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _serve_raw(self, item: RawResponse) -> None:
         if isinstance(item.body, list):
-            self._start_stream(item.status, item.content_type, item.headers)
+            if not item.chunked:
+                self.send_response(item.status)
+                self.send_header("Content-Type", item.content_type)
+                self.send_header("Connection", "close")
+                for k, v in item.headers.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.close_connection = True
+            else:
+                self._start_stream(item.status, item.content_type, item.headers)
             for part in item.body:
-                self._chunk(part)
-            self._end_stream()
+                if item.chunked:
+                    self._chunk(part)
+                else:
+                    try:
+                        self.wfile.write(part)
+                        self.wfile.flush()
+                    except (BrokenPipeError, ConnectionResetError) as exc:
+                        raise _ClientGone() from exc
+            if item.hang:
+                self._wait_for_disconnect()
+            elif item.chunked:
+                self._end_stream()
         else:
             self._send_bytes(item.status, item.body, item.content_type, item.headers)
 
