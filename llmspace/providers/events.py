@@ -52,6 +52,11 @@ class UsageEvent:
 
 @dataclass(frozen=True, slots=True)
 class Finish:
+    """The last event of a turn that did not fail (a failure ends with `ErrorEvent` instead).
+    `raw["replay"]`, when present, is provider data to hand back on the next request in
+    `NeutralMessage.extra` (Anthropic `thinkingSignature` / `redactedThinking`, OpenAI
+    Responses `reasoningItems`)."""
+
     reason: str  # stop | length | tool_calls | content_filter | error | aborted | <provider's own>
     raw: dict[str, Any] = field(default_factory=dict)
 

@@ -228,6 +228,26 @@ class ModelSettings:
                 return value
         return _keyring_get(provider_id)
 
+    def store_key_in_keyring(self, provider_id: str, value: str | None) -> bool:
+        """Keep a key in the OS keyring instead of models.json (None deletes it).
+        Returns False when no usable keyring is available."""
+        try:
+            import keyring
+            from keyring.errors import KeyringError, PasswordDeleteError
+        except Exception:
+            return False
+        try:
+            if value:
+                keyring.set_password(KEYRING_SERVICE, provider_id, value)
+            else:
+                try:
+                    keyring.delete_password(KEYRING_SERVICE, provider_id)
+                except PasswordDeleteError:
+                    pass
+        except (KeyringError, RuntimeError, OSError):
+            return False
+        return True
+
     def key_hint(self, provider_id: str) -> str:
         """Which env var the user should set (for error messages)."""
         view = self.provider(provider_id)
@@ -257,8 +277,6 @@ class ModelSettings:
         view = self.provider(provider_id)
         if view is None or model_id in view.disabled or not self.is_configured(provider_id):
             return False
-        if view.local and view.id not in self._refreshed and view.id in self._discovered:
-            pass  # cached list is good enough for availability
         return any(m.id == model_id for m in view.models)
 
     @property

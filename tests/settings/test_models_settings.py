@@ -101,10 +101,12 @@ def test_the_os_keyring_is_the_third_source(home: Path, monkeypatch: pytest.Monk
     keyring.set_keyring(Memory())
     try:
         monkeypatch.delenv("LLM_SPACE_NO_KEYRING")
-        keyring.set_password("llm-space", "openai", "sk-from-keyring-789")
         s = ModelSettings(DataRoot(home))
+        assert s.store_key_in_keyring("openai", "sk-from-keyring-789")
         assert s.api_key("openai") == "sk-from-keyring-789"
         assert s.is_configured("openai")
+        assert not (home / "settings" / "models.json").exists()  # the key is not in the file
+        assert s.store_key_in_keyring("openai", None) and s.api_key("openai") is None
     finally:
         keyring.set_keyring(old)
 
