@@ -113,6 +113,7 @@ class _Calls:
         self.started: list[bool] = []
         self.pending: list[list[str]] = []
         self.ids: list[str] = []
+        self.given: list[bool] = []  # the id came from the server
         self.last: Any = None
 
     def feed(self, deltas: Iterable[Any]) -> Iterator[StreamEvent]:
@@ -123,6 +124,10 @@ class _Calls:
             cid = d.get("id") if isinstance(d.get("id"), str) and d.get("id") else None
             if isinstance(d.get("index"), int):
                 key: Any = ("i", d["index"])
+                if cid is not None and ("id", cid) in self.by_key:
+                    key = ("id", cid)
+                elif cid is not None and key in self.by_key and self.given[self.by_key[key]] and self.ids[self.by_key[key]] != cid:
+                    key = ("id", cid)  # every call sent with index 0 but its own id (Gemini-style)
             elif cid is not None and ("id", cid) not in self.by_key and (self.last is None or self.ids[self.by_key[self.last]] != cid):
                 key = ("id", cid)
             else:
@@ -133,10 +138,12 @@ class _Calls:
                 self.started.append(False)
                 self.pending.append([])
                 self.ids.append(cid or f"call_{uuid.uuid4().hex[:24]}")
+                self.given.append(cid is not None)
             i = self.by_key[key]
             self.last = key
-            if cid is not None and not self.started[i]:
+            if cid is not None and not self.given[i] and not self.started[i]:
                 self.ids[i] = cid
+                self.given[i] = True
             name = fn.get("name")
             if isinstance(name, str) and name and not self.names[i]:
                 self.names[i] = name  # a name repeated in later chunks is ignored

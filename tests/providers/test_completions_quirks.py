@@ -156,3 +156,11 @@ def test_an_http_1_0_style_stream_ended_by_closing_is_complete(srv):
     srv.push_raw(body=sse(delta({"content": "a"}), delta({"content": "b"}, "stop")), content_type="text/event-stream", chunked=False)
     events = collect(adapter, make_request(srv, API))
     assert text_of(events) == "ab" and events[-1] == Finish("stop")
+
+
+def test_calls_that_all_say_index_0_but_carry_their_own_ids_stay_apart(srv):
+    events = run(srv, sse(
+        delta({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "read", "arguments": '{"path": "1"}'}}]}),
+        delta({"tool_calls": [{"index": 0, "id": "b", "function": {"name": "grep", "arguments": '{"q": "x"}'}}]}),
+        delta({}, "tool_calls")))
+    assert [(c[0], c[1]) for c in tool_calls_of(events)] == [("a", "read"), ("b", "grep")]
