@@ -164,3 +164,21 @@ def test_calls_that_all_say_index_0_but_carry_their_own_ids_stay_apart(srv):
         delta({"tool_calls": [{"index": 0, "id": "b", "function": {"name": "grep", "arguments": '{"q": "x"}'}}]}),
         delta({}, "tool_calls")))
     assert [(c[0], c[1]) for c in tool_calls_of(events)] == [("a", "read"), ("b", "grep")]
+
+
+FIXTURES = __import__("pathlib").Path(__file__).parent / "fixtures"
+
+
+def test_recorded_ollama_stream_with_think_tags(srv):
+    srv.push_sse_file(FIXTURES / "ollama-qwen3-think-tags.sse")
+    events = collect(adapter, make_request(srv, API))
+    assert thinking_of(events) == "\nUser wants ok.\n" and text_of(events) == "ok"
+    assert UsageEvent(input=21, output=14, total=35) in events and events[-1] == Finish("stop")
+
+
+def test_recorded_llama_cpp_stream_with_reasoning_and_a_split_tool_call(srv):
+    srv.push_sse_file(FIXTURES / "llamacpp-tool-call.sse")
+    events = collect(adapter, make_request(srv, API))
+    assert thinking_of(events) == "Need the file." and text_of(events) == ""
+    assert tool_calls_of(events) == [("Kq9cU2m1", "read", '{"path":"README.md"}')]
+    assert UsageEvent(input=180, output=25, total=205) in events and events[-1] == Finish("tool_calls")
