@@ -292,11 +292,20 @@ class EditorPresenter(MessageIntents):
         return {"type": "function", **{k: v for k, v in data.items() if k != "type"}, "parameters": params}
 
     def upsert_function_tool(self, text: str, replacing: str | None = None) -> str:
+        """Add (or replace the tool named `replacing`) a custom function tool from JSON text."""
         data = self.validate_function_tool(text)
+        others = [t for t in self.tools if t.name != replacing]
+        try:
+            from ..tools.functions import validate_function_tool as check
+        except ImportError:
+            check = None
+        if check is not None:
+            problems = check(data, others)
+            if problems:
+                raise UserFacingError("The tool is not valid: " + " ".join(problems))
+        elif data["name"] in {t.name for t in others}:
+            raise UserFacingError(f"A tool named {data['name']!r} already exists in this thread.", hint="Tool names must be unique.")
         tool = Tool.model_validate(data)
-        others = self.tool_names() - ({replacing} if replacing else set())
-        if tool.name in others:
-            raise UserFacingError(f"A tool named {tool.name!r} already exists in this thread.", hint="Tool names must be unique.")
         self.checkpoint(None)
         ctx = self.thread.ensure_context()
         tools = list(ctx.tools or [])
