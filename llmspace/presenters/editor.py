@@ -445,3 +445,25 @@ class EditorPresenter(MessageIntents):
         remove_run(self.thread, run_id)
         self.dirty = True
         self.notify("history")
+
+    def compare_text(self, run_a: str, run_b: str) -> str:
+        """The structural comparison of two runs as text (`core.compare`)."""
+        from ..core.compare import compare_runs, render_text
+
+        return render_text(compare_runs(self.thread, run_a, run_b))
+
+    def evaluation_of(self, run_a: str, run_b: str) -> Any:
+        from ..core.evaluation import find_pair
+
+        return find_pair(self.thread, run_a, run_b)
+
+    def evaluate(self, run_a: str, run_b: str, verdict: str, note: str | None = None) -> Any:
+        """Save the verdict for a pair of runs (one record per unordered pair)."""
+        from ..core.evaluation import save_evaluation
+
+        if self.read_only:
+            raise UserFacingError("Stop the run before evaluating runs.")
+        ev = save_evaluation(self.thread, run_a, run_b, verdict, (note or "").strip() or None)
+        self.dirty = True
+        self.notify("history")
+        return ev

@@ -226,3 +226,28 @@ def test_a_saved_frame_outside_the_screen_is_brought_back(make_window, app):
     st = win.win_state
     assert 0 <= st.x < win.root.winfo_screenwidth() and 0 <= st.y < win.root.winfo_screenheight()
     assert (st.width, st.height) == (900, 600)
+
+
+def test_two_runs_are_compared_and_given_a_verdict(window, app):
+    def run(rid, ts, answer):
+        return {"id": rid, "timestamp": ts, "thread": {"title": "cmp", "context": {"messages": [
+            {"id": "u", "role": "user", "content": [{"type": "text", "text": "q"}]},
+            {"id": "a" + rid, "role": "assistant", "content": [{"type": "text", "text": answer}]}]}}}
+
+    write_bytes_atomic(app.workspace.root / "cmp.json", orjson.dumps({
+        "title": "cmp", "runHistory": [run("r1", 1000, "first answer"), run("r2", 2000, "second answer")]}))
+    window.tree_view.refresh()
+    ed = window.open_thread("cmp.json")
+    ed.toggle_history()
+    panel = ed.history_panel
+    panel.list.selection_set(("r1", "r2"))
+    window.root.update()
+    dlg = panel.compare()
+    text = dlg.body.get("1.0", "end")
+    assert "first answer" in text and "second answer" in text
+    dlg.note.insert(0, "B is clearer")
+    assert dlg.save("rightBetter")
+    dlg.destroy()
+    ed.flush()
+    ev = read(app, "cmp.json")["evaluations"][0]
+    assert (ev["leftRunId"], ev["rightRunId"], ev["verdict"], ev["note"]) == ("r1", "r2", "rightBetter", "B is clearer")

@@ -21,7 +21,7 @@ class HistoryPanel(tb.Frame):
         self.view = view
         tb.Label(self, text="Run history", font="TkHeadingFont").pack(anchor="w")
         self.list = tb.Treeview(self, columns=("when", "model", "n", "usage"), show="tree headings", height=12,
-                                selectmode="browse")
+                                selectmode="extended")
         self.list.heading("#0", text="Summary")
         for col, label, width in (("when", "When", 90), ("model", "Model", 140), ("n", "Msgs", 50), ("usage", "Usage", 140)):
             self.list.heading(col, text=label)
@@ -33,6 +33,7 @@ class HistoryPanel(tb.Frame):
         tb.Button(bar, text="Inspect", bootstyle="secondary-outline", command=self.inspect).pack(side="left")
         tb.Button(bar, text="Restore", bootstyle="primary-outline", command=self.restore).pack(side="left", padx=4)
         tb.Button(bar, text="Remove", bootstyle="danger-outline", command=self.remove).pack(side="left")
+        tb.Button(bar, text="Compare", bootstyle="info-outline", command=self.compare).pack(side="left", padx=4)
 
     def refresh(self) -> None:
         from ...core.history import relative_time
@@ -45,6 +46,19 @@ class HistoryPanel(tb.Frame):
     def selected(self) -> str | None:
         sel = self.list.selection()
         return sel[0] if sel else None
+
+    def compare(self) -> Any:
+        sel = self.list.selection()
+        if len(sel) != 2:
+            self.view.window.set_status("Select two runs to compare.")
+            return None
+        # oldest first: A is the earlier run
+        a, b = sel[1], sel[0]
+        try:
+            return CompareDialog(self.view, a, b)
+        except UserFacingError as exc:
+            self.view.window.show_error(str(exc))
+            return None
 
     def inspect(self) -> Any:
         run_id = self.selected()
@@ -87,3 +101,44 @@ class HistoryPanel(tb.Frame):
             self.view.p.remove_run(run_id)
         except UserFacingError as exc:
             self.view.window.show_error(str(exc))
+
+
+VERDICTS = (("Run A Better", "leftBetter"), ("Run B Better", "rightBetter"), ("Tie", "tie"), ("Pass", "pass"), ("Fail", "fail"))
+
+
+class CompareDialog(tb.Toplevel):
+    """Side by side in one text: the structural diff of two runs, and a verdict with a note."""
+
+    def __init__(self, view: Any, run_a: str, run_b: str) -> None:
+        text = view.p.compare_text(run_a, run_b)
+        super().__init__(title="Compare runs", master=view.window.root, size=(820, 600))
+        self.view, self.run_a, self.run_b = view, run_a, run_b
+        body = tb.Text(self, wrap="none", font="TkFixedFont")
+        body.insert("1.0", text)
+        body.configure(state="disabled")
+        body.pack(fill="both", expand=True, padx=8, pady=8)
+        self.body = body
+        existing = view.p.evaluation_of(run_a, run_b)
+        row = tb.Frame(self, padding=8)
+        row.pack(fill="x")
+        tb.Label(row, text="Note").pack(side="left")
+        self.note = tb.Entry(row, width=40)
+        self.note.pack(side="left", padx=6)
+        if existing is not None and existing.note:
+            self.note.insert(0, existing.note)
+        self.buttons: dict[str, Any] = {}
+        for label, verdict in VERDICTS:
+            b = tb.Button(row, text=label, bootstyle="secondary-outline", command=lambda v=verdict: self.save(v))
+            b.pack(side="left", padx=2)
+            self.buttons[verdict] = b
+        self.msg = tb.Label(self, text="", bootstyle="secondary")
+        self.msg.pack(anchor="w", padx=8)
+
+    def save(self, verdict: str) -> bool:
+        try:
+            self.view.p.evaluate(self.run_a, self.run_b, verdict, self.note.get())
+        except UserFacingError as exc:
+            self.msg.configure(text=str(exc), bootstyle="danger")
+            return False
+        self.msg.configure(text="Saved.", bootstyle="success")
+        return True
