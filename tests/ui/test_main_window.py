@@ -251,3 +251,17 @@ def test_two_runs_are_compared_and_given_a_verdict(window, app):
     ed.flush()
     ev = read(app, "cmp.json")["evaluations"][0]
     assert (ev["leftRunId"], ev["rightRunId"], ev["verdict"], ev["note"]) == ("r1", "r2", "rightBetter", "B is clearer")
+
+
+def test_typing_two_braces_in_the_prompt_offers_variables(window, app):
+    rel = app.workspace.create_thread("", "complete")
+    window.tree_view.refresh()
+    ed = window.open_thread(rel)
+    ed.prompt.insert("end", "Today is {{")
+    menu = ed._maybe_complete()
+    assert menu is not None
+    labels = [menu.entrycget(i, "label") for i in range(menu.index("end") + 1)]
+    menu.unpost()
+    assert any(label.startswith("current_date") for label in labels)
+    ed._complete("current_date")
+    assert ed.prompt.get("1.0", "end-1c") == "Today is {{current_date}}"

@@ -113,6 +113,7 @@ class EditorView(RunControlsMixin, tb.Frame):
         self.prompt.tag_configure("var", foreground="#d97706")
         self.prompt.tag_configure("tag", foreground="#7c3aed")
         self.prompt.bind("<<Modified>>", self._on_prompt_modified)
+        self.prompt.bind("<KeyRelease-braceleft>", self._maybe_complete, add=True)
         self.hints = tb.Label(left, text="", bootstyle="warning", wraplength=360, justify="left")
         self.hints.pack(anchor="w", pady=2)
 
@@ -358,6 +359,36 @@ class EditorView(RunControlsMixin, tb.Frame):
         self.highlight()
         if not self.p.read_only:
             self._guard(self.p.set_system_prompt, self.prompt.get("1.0", "end-1c"))
+
+    def _maybe_complete(self, _e: Any = None) -> tk.Menu | None:
+        """After typing `{{` in the system prompt: a menu of variables (name — current value)."""
+        if self.p.read_only or self.prompt.get("insert-2c", "insert") != "{{":
+            return None
+        try:
+            from ...core.variables import completions
+
+            items = completions(self.p.thread)
+        except Exception:
+            items = [(n, "") for n in sorted(set(self.p.typed_variables()) | set(self.p.custom_variables()))]
+        if not items:
+            return None
+        menu = tk.Menu(self.prompt, tearoff=False)
+        for name, hint in items[:40]:
+            label = f"{name} — {hint[:40]}" if hint else name
+            menu.add_command(label=label, command=lambda n=name: self._complete(n))
+        bbox = self.prompt.bbox("insert") or (0, 0, 0, 16)
+        x = self.prompt.winfo_rootx() + bbox[0]
+        y = self.prompt.winfo_rooty() + bbox[1] + bbox[3]
+        try:
+            menu.tk_popup(x, y)
+        finally:
+            menu.grab_release()
+        self._completion_menu = menu
+        return menu
+
+    def _complete(self, name: str) -> None:
+        self.prompt.insert("insert", f"{name}}}}}")
+        self.prompt.focus_set()
 
     def pick_model(self) -> tk.Menu:
         menu = panels.model_menu(self, self.app, self.p, lambda: None)
