@@ -44,10 +44,10 @@ def collect(adapter: Any, request: ModelRequest, cancel: CancelToken | None = No
     return list(adapter.stream(request, cancel or CancelToken()))
 
 
-def stop_while_streaming(adapter: Any, srv: LoopbackLLM, request: ModelRequest) -> tuple[bool, list[Any]]:
+def stop_while_streaming(adapter: Any, srv: LoopbackLLM, request: ModelRequest, silent: bool = False) -> tuple[bool, list[Any]]:
     """Start a stream against a hanging server, press Stop once the server has the request;
     returns (stream ended within the bounded wait, events)."""
-    srv.push_hang()
+    srv.push_hang(silent=silent)
     srv.request_seen.clear()
     cancel = CancelToken()
     events: list[Any] = []

@@ -137,3 +137,9 @@ def test_stop_reasons_are_mapped(srv):
     assert collect(adapter, make_request(srv, API))[-1].reason == "length"
     srv.push(Turn(text="x", finish_reason="refusal"))
     assert collect(adapter, make_request(srv, API))[-1].reason == "content_filter"
+
+
+def test_stop_while_waiting_for_the_response_headers_ends_the_call(srv):
+    ended, events = stop_while_streaming(adapter, srv, make_request(srv, API), silent=True)
+    assert ended and events == [Finish("aborted")]
+    assert srv.disconnected.wait(5)

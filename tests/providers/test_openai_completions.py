@@ -174,3 +174,9 @@ def test_tool_call_without_arguments_still_starts_and_ends():
     events = list(parse_stream(chunks, CancelToken()))
     assert events == [ToolCallStart(0, "x", "now"), ToolCallEnd(0), Finish("tool_calls")]
     assert not any(isinstance(e, TextDelta) for e in events)
+
+
+def test_stop_while_waiting_for_the_response_headers_ends_the_call(srv):
+    ended, events = stop_while_streaming(adapter, srv, make_request(srv, API), silent=True)
+    assert ended and events == [Finish("aborted")]
+    assert srv.disconnected.wait(5)

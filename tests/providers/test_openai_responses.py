@@ -132,3 +132,9 @@ def test_stop_ends_the_stream(srv):
     ended, events = stop_while_streaming(adapter, srv, make_request(srv, API))
     assert ended and events[-1] == Finish("aborted")
     assert srv.disconnected.wait(5)
+
+
+def test_stop_while_waiting_for_the_response_headers_ends_the_call(srv):
+    ended, events = stop_while_streaming(adapter, srv, make_request(srv, API), silent=True)
+    assert ended and events == [Finish("aborted")]
+    assert srv.disconnected.wait(5)

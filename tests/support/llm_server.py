@@ -11,6 +11,7 @@ Used by tests of `providers/`, `agent/` and the CLI (`llmspace run`, `models`, `
         srv.push_raw(body=b"data: {...}\\n\\n", content_type="text/event-stream")   # recorded stream
         srv.push_drop(Turn(text="partial"))       # streams part of a turn then cuts the connection
         srv.push_hang()                           # one chunk, then stalls until the client disconnects
+        srv.push_hang(silent=True)                # never answers at all (not even headers)
         srv.requests                              # [RecordedRequest(path, headers, body_json, method)]
         configure_provider(home, srv, api="openai-completions")   # writes settings/models.json
 
@@ -81,7 +82,7 @@ class _Drop:
 
 @dataclass
 class _Hang:
-    pass
+    silent: bool = False  # True: send nothing at all, not even the status line
 
 
 @dataclass
@@ -183,9 +184,11 @@ class LoopbackLLM:
         with self._lock:
             self._queue.append(_Drop(turn or Turn(text="partial answer that never ends"), after_chunks))
 
-    def push_hang(self) -> None:
+    def push_hang(self, silent: bool = False) -> None:
+        """Stream one chunk then stall until the client disconnects; `silent=True` stalls
+        before sending any response at all (a server that never answers)."""
         with self._lock:
-            self._queue.append(_Hang())
+            self._queue.append(_Hang(silent))
 
     def _next(self) -> Any:
         with self._lock:
@@ -297,6 +300,8 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if isinstance(item, RawResponse):
                 self._serve_raw(item)
+            elif isinstance(item, _Hang) and item.silent:
+                self._wait_for_disconnect()
             elif isinstance(item, _Hang):
                 self._serve_hang(kind, body)
             elif isinstance(item, _Drop):
