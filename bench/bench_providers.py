@@ -55,6 +55,7 @@ def run() -> list[tuple[str, float, str, float | None]]:
 
     per_chunk_us = _median(offline) / n * 1e6
     rows.append((f"providers: SSE parse + events per chunk, offline ({n} chunks)", per_chunk_us, "µs", 20.0))
+    rows += _other_apis()
 
     with LoopbackLLM() as srv:
         adapter = OpenAICompletionsAdapter()
@@ -91,6 +92,26 @@ def run() -> list[tuple[str, float, str, float | None]]:
         t_theirs = _median(theirs)
         rows.append((f"providers: openai {openai.__version__} stream over loopback ({n} chunks)", t_theirs * 1000, "ms", None))
         rows.append(("providers: ours / openai (lower is better)", t_ours / t_theirs, "ratio", 1.0))
-        rows.append(("providers: our overhead per chunk over loopback", t_ours / n * 1e6, "µs", None))
+        rows.append(("providers: our wall time per chunk over loopback (server included)", t_ours / n * 1e6, "µs", None))
         client.close()
+    return rows
+
+
+def _other_apis() -> list[tuple[str, float, str, float | None]]:
+    """Offline per-event cost of the Responses and Anthropic parsers on recorded streams."""
+    from llmspace.providers import anthropic_messages, openai_responses
+    from tests.support.llm_server import Turn, _an_events, _rs_events
+
+    turn = Turn(text="tok " * CHUNKS, chunk_size=4, usage=(100, CHUNKS))
+    rows: list[tuple[str, float, str, float | None]] = []
+    for label, make, parse in (("responses", _rs_events, openai_responses.parse_stream),
+                               ("anthropic", _an_events, anthropic_messages.parse_stream)):
+        body = list(make(turn, {"model": "bench"}))
+
+        def offline() -> None:
+            for _ in parse(iter_sse(body), CancelToken()):
+                pass
+
+        rows.append((f"providers: {label} parse + events per chunk, offline ({len(body)} chunks)",
+                     _median(offline) / len(body) * 1e6, "µs", 20.0))
     return rows
