@@ -102,7 +102,8 @@ class ProviderRegistry:
             # an explicitly named model the catalogue does not know yet (a new or local model)
             info = ModelInfo(id=chosen.id, name=chosen.id, api=view.api)  # type: ignore[arg-type]
         key = self.models.api_key(view.id)
-        if view.needs_key and not key:
+        wants_env = bool(view.api_key_setting and view.api_key_setting.startswith("$"))
+        if (view.needs_key or wants_env) and not key:
             env = self.models.key_hint(view.id)
             raise UserFacingError(f"No API key for {view.name}: set {env} or add one in Settings › Models.")
         if not view.base_url:

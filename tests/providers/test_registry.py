@@ -90,3 +90,13 @@ def test_registered_adapters_serve_their_own_provider_id(home: Path):
 def test_an_unknown_api_is_a_clear_error(home: Path):
     with pytest.raises(UserFacingError, match="No adapter"):
         registry(home).adapter("google-gemini")
+
+
+def test_a_custom_provider_whose_key_env_var_is_unset_names_it(home: Path, monkeypatch: pytest.MonkeyPatch):
+    with LoopbackLLM() as srv:
+        configure_provider(home, srv, api_key="$LOOP_TEST_KEY")
+        with pytest.raises(UserFacingError, match="LOOP_TEST_KEY"):
+            registry(home).resolve(None)
+        monkeypatch.setenv("LOOP_TEST_KEY", "sk-loop-123")
+        endpoint, _ = registry(home).resolve(None)
+        assert endpoint.api_key == "sk-loop-123"
