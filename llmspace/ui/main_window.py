@@ -162,10 +162,10 @@ class MainWindow(MenuMixin, TabPagesMixin):
         self.show_error(describe_exception(exc, getattr(self.app, "log_file", None)))
 
     # -- commands ------------------------------------------------------------------------
-    def new_from_example(self) -> None:
+    def new_from_example(self) -> Any:
         from .welcome import choose_example
 
-        choose_example(self)
+        return choose_example(self)
 
     def reveal_workspace(self) -> None:
         self.tree_view.tree.selection_set(())

@@ -15,6 +15,18 @@ from ..errors import UserFacingError
 from ..presenters.welcome import detect_keys, probe_local_servers
 
 
+def example_list() -> list[tuple[str, str]]:
+    """(file stem, label) of every example, without building the threads."""
+    try:
+        from ..core.examples import catalogue
+    except ImportError:
+        return []
+    try:
+        return [(e.file_stem, e.label) for e in catalogue()]
+    except Exception:
+        return []
+
+
 def example_threads() -> list[tuple[str, Any]]:
     try:
         from ..core.examples import seed_threads
@@ -26,17 +38,42 @@ def example_threads() -> list[tuple[str, Any]]:
         return []
 
 
-def choose_example(window: Any, stem: str | None = None) -> str | None:
-    """Create a thread from an example (asks which one when `stem` is None)."""
-    examples = example_threads()
-    if not examples:
-        window.show_error("No examples are available in this build.")
-        return None
-    if stem is None:
-        names = [s for s, _ in examples]
-        stem = window.dialogs.ask_string("Example to start from:\n" + ", ".join(names), "New from Example", names[0])
-        if not stem:
+class ExamplesDialog(tb.Toplevel):
+    """New from Examples…: pick one example from a list."""
+
+    def __init__(self, window: Any) -> None:
+        super().__init__(title="New from Examples", master=window.root, size=(360, 280))
+        self.window = window
+        self.items = example_list()
+        import tkinter as tk
+
+        self.listbox = tk.Listbox(self, activestyle="none")
+        for _, label in self.items:
+            self.listbox.insert("end", label)
+        self.listbox.pack(fill="both", expand=True, padx=8, pady=8)
+        if self.items:
+            self.listbox.selection_set(0)
+        self.listbox.bind("<Double-Button-1>", lambda e: self.create())
+        self.listbox.bind("<Return>", lambda e: self.create())
+        tb.Button(self, text="Create", bootstyle="primary", command=self.create).pack(pady=(0, 8))
+
+    def create(self) -> str | None:
+        sel = self.listbox.curselection()
+        if not sel:
             return None
+        stem = self.items[sel[0]][0]
+        self.destroy()
+        return choose_example(self.window, stem)
+
+
+def choose_example(window: Any, stem: str | None = None) -> Any:
+    """Create a thread from an example (opens the chooser when `stem` is None)."""
+    if stem is None:
+        if not example_list():
+            window.show_error("No examples are available in this build.")
+            return None
+        return ExamplesDialog(window)
+    examples = example_threads()
     match = next((t for s, t in examples if s == stem.strip()), None)
     if match is None:
         window.show_error(f"There is no example named {stem!r}.")
@@ -78,8 +115,8 @@ class WelcomeView(tb.Frame):
     def refresh(self) -> None:
         for w in self.examples.winfo_children():
             w.destroy()
-        for stem, _ in example_threads()[:8]:
-            tb.Button(self.examples, text=stem, bootstyle="link",
+        for stem, label in example_list()[:8]:
+            tb.Button(self.examples, text=label, bootstyle="link",
                       command=lambda s=stem: choose_example(self.window, s)).pack(anchor="w")
         self._show_detected()
 

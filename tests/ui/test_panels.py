@@ -217,3 +217,15 @@ def test_the_variables_dialog_edits_typed_variables_and_refuses_bad_names(ed, ap
     assert ctx["variables"]["current_working_directory"]["value"] == "/tmp/elsewhere"
     assert ctx["variables"]["current_date"]["format"] == "iso-date"
     assert ctx["variableVariants"]["variants"]["default"]["good_name"] == "x"
+
+
+def test_new_from_examples_offers_a_list_and_creates_the_chosen_one(window, app):
+    from llmspace.ui.welcome import ExamplesDialog
+
+    dlg = window.new_from_example() or next(w for w in window.root.winfo_children() if isinstance(w, ExamplesDialog))
+    assert dlg.items
+    stem = dlg.items[0][0]
+    dlg.listbox.selection_clear(0, "end")
+    dlg.listbox.selection_set(0)
+    rel = dlg.create()
+    assert rel and rel.startswith(stem) and window.tabs.active == rel
