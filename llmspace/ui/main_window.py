@@ -104,6 +104,8 @@ class MainWindow(MenuMixin, TabPagesMixin):
         self.paned.add(self.tree_view, weight=1)
         self.right = tb.Frame(self.paned)
         self.paned.add(self.right, weight=4)
+        self._sash_done = False
+        self.paned.bind("<Configure>", self._init_sash, add=True)
         self.notebook = tb.Notebook(self.right)
         self.notebook.bind("<<NotebookTabChanged>>", self._on_tab_changed)
         self.notebook.bind("<Button-2>", self._on_middle_click)
@@ -120,6 +122,11 @@ class MainWindow(MenuMixin, TabPagesMixin):
         if self.tabs.active:
             self.notebook.select(self.pages[self.tabs.active])
         self.sidebar_visible = True
+
+    def _init_sash(self, e: Any) -> None:
+        if not self._sash_done and e.width > 400 and getattr(self, "sidebar_visible", True):
+            self._sash_done = True
+            self.paned.sashpos(0, max(180, min(320, int(e.width * 0.2))))
 
     def _thread_exists(self, rel: str) -> bool:
         try:
