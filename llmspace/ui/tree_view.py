@@ -67,11 +67,18 @@ class TreeView(tb.Frame):
         self._poll_job: str | None = None
 
     # -- drawing -------------------------------------------------------------------------
-    def refresh(self) -> None:
-        """Re-read the workspace and redraw, keeping selection and expanded folders."""
+    def refresh(self, force: bool = True) -> bool:
+        """Re-read the workspace and redraw, keeping selection and expanded folders.
+
+        With `force=False` (the poll) nothing is redrawn when the listing is unchanged (our
+        own autosaves touch folder mtimes too). Returns True when the tree was redrawn."""
         sel = self.selected()
+        before = self.p.all_folders(), self.p.all_threads()
         self.p.refresh()
+        if not force and (self.p.all_folders(), self.p.all_threads()) == before:
+            return False
         self.redraw(select=sel)
+        return True
 
     def redraw(self, select: str | None = None) -> None:
         tree = self.tree
@@ -115,7 +122,7 @@ class TreeView(tb.Frame):
     def _poll(self) -> None:
         try:
             if self._editor is None and self._drag is None and self.p.changed_on_disk():
-                self.refresh()
+                self.refresh(force=False)
             self.window.check_open_files()
         finally:
             self._poll_job = self.after(POLL_MS, self._poll)

