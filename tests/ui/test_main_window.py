@@ -277,3 +277,15 @@ def test_the_poll_does_not_redraw_the_tree_for_our_own_saves(window, app):
     assert window.tree_view.refresh(force=False) is False
     (app.workspace.root / "new-one.json").write_text("{}", "utf-8")
     assert window.tree_view.refresh(force=False) is True
+
+
+def test_an_unreadable_thread_opens_as_an_error_and_is_never_overwritten(window, app):
+    path = app.workspace.root / "broken.json"
+    path.write_text('{"title": "broken", "context": {', "utf-8")
+    window.tree_view.refresh()
+    assert window.open_thread("broken.json") is None
+    page = window.pages["broken.json"]
+    texts = [str(w.cget("text")) for w in page.winfo_children() if "text" in w.keys()]
+    assert any("broken.json" in t for t in texts)
+    window.close_tab("broken.json")
+    assert path.read_text("utf-8") == '{"title": "broken", "context": {'

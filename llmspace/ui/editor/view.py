@@ -37,10 +37,11 @@ class EditorView(RunControlsMixin, tb.Frame):
     """Editor of one thread tab."""
 
     def __init__(self, master: Any, window: Any, rel: str, thread: Any = None) -> None:
+        presenter = EditorPresenter(window.app.workspace, rel, thread)  # may refuse: no widget yet
         super().__init__(master)
         self.window = window
         self.app = window.app
-        self.p = EditorPresenter(self.app.workspace, rel, thread)
+        self.p = presenter
         self.run = RunPresenter(self.p, self.app)
         self.suppress_redraw = False
         self._autosave_job: str | None = None
