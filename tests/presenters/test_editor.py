@@ -170,3 +170,22 @@ def test_run_history_rows_restore_as_one_undo_step_and_remove(app):
     assert ed.system_prompt == "now"
     ed.remove_run("r1")
     assert ed.history() == [] and ed.dirty
+
+
+def test_clear_model_collapse_truncate_and_reload_from_disk(ed, app):
+    ed.set_model("openai", "gpt-4.1")
+    ed.clear_model()
+    assert ed.thread.model is None
+    ed.toggle_collapsed(ed.messages[0].id)
+    assert ed.messages[0].id in ed.collapsed
+    ed.add_message()
+    ed.add_message()
+    ed.truncate_after(0)
+    assert len(ed.messages) == 1
+    ed.undo()
+    assert len(ed.messages) == 3
+    ed.save()
+    path = app.workspace.resolve(ed.rel)
+    path.write_text(path.read_text("utf-8").replace('"context"', '"modelName": "x",\n  "context"', 1), "utf-8")
+    ed.reload_from_disk()
+    assert ed.thread.modelName == "x" and not ed.dirty

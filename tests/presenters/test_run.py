@@ -114,3 +114,34 @@ def test_errors_are_reported_with_what_to_do(app, srv):
     run.start(pump.post, pump.post_text)
     pump.drain_until(lambda: run.status != "running")
     assert run.status == "error" and run.error
+
+
+def test_run_from_a_message_cuts_after_it_in_one_undo_step(app, srv):
+    srv.push(Turn(text="again"))
+    ed, run = make(app, "first")
+    ed.add_message("assistant")
+    ed.set_message_text(1, "old answer")
+    ed.add_message("user")
+    pump = QueuePump()
+    run.start(pump.post, pump.post_text, from_message_id=ed.messages[0].id)
+    pump.drain_until(lambda: run.status != "running")
+    assert [m.text() for m in ed.messages] == ["first", "again"]
+    ed.undo()
+    assert [m.text() for m in ed.messages] == ["first", "old answer", ""]
+
+
+def test_auto_run_executes_builtin_tools_and_reports_their_status(app, srv, tmp_path):
+    target = tmp_path / "note.txt"
+    target.write_text("hello file", "utf-8")
+    srv.push(Turn(tool_calls=[ToolCallSpec(id="c_read", name="read", arguments={"path": str(target)})]))
+    ed, run = make(app)
+    ed.add_tools([{"type": "builtin", "name": "read", "description": "Read a file",
+                   "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}])
+    pump = QueuePump()
+    events = []
+    run.listeners.append(lambda k, d: events.append(k))
+    run.start(pump.post, pump.post_text, auto_tools=True)
+    pump.drain_until(lambda: run.status != "running")
+    assert run.tool_status.get("c_read") == "done"
+    assert "hello file" in ed.messages[-1].toolCalls[0].output.text()
+    assert "tool" in events
