@@ -181,6 +181,12 @@ class MessageList(tb.Frame):
         if self.mode == "lite" and self.plain is not None:
             return ""
         delta = -1 if (getattr(e, "num", 0) == 4 or getattr(e, "delta", 0) > 0) else 1
+        widget = getattr(e, "widget", None)
+        if widget is not None and widget.winfo_class() == "Text":
+            top, bottom = widget.yview()
+            if (delta < 0 and top > 0.0) or (delta > 0 and bottom < 1.0):
+                widget.yview_scroll(delta * 3, "units")  # a long message scrolls itself first
+                return "break"
         self.scroll(delta)
         return "break"
 
