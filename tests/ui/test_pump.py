@@ -1,0 +1,67 @@
+"""The UI pump: work posted from other threads runs on the draining thread, streamed text
+for one key is coalesced into one call per tick, order is kept around callbacks, a failing
+callback does not stop the others, and a tick stops at its budget."""
+
+from __future__ import annotations
+
+import threading
+
+from llmspace.ui.pump import Pump
+
+
+class FakeWidget:
+    def __init__(self) -> None:
+        self.jobs: list = []
+
+    def after(self, ms, fn):
+        self.jobs.append(fn)
+        return f"job{len(self.jobs)}"
+
+    def after_cancel(self, job):
+        pass
+
+
+def test_text_for_one_key_arrives_as_one_string_per_tick():
+    pump = Pump(FakeWidget())
+    got: list[str] = []
+    producer = threading.Thread(target=lambda: [pump.post_text("k", f"{i},", got.append) for i in range(10_000)])
+    producer.start()
+    producer.join()
+    pump.drain()
+    assert len(got) == 1 and got[0] == "".join(f"{i}," for i in range(10_000))
+
+
+def test_order_is_kept_around_callbacks_and_errors_do_not_stop_the_tick():
+    pump = Pump(FakeWidget())
+    seen: list[str] = []
+    pump.post_text("k", "a", lambda s: seen.append("text:" + s))
+    pump.post(lambda: seen.append("started"))
+    pump.post(lambda: 1 / 0)
+    pump.post_text("k", "b", lambda s: seen.append("text:" + s))
+    pump.post_text("k", "c", lambda s: seen.append("text:" + s))
+    pump.drain()
+    assert seen == ["text:a", "started", "text:bc"]
+
+
+def test_a_tick_stops_at_its_budget_and_the_rest_waits():
+    pump = Pump(FakeWidget(), budget_ms=0.0)
+    ran: list[int] = []
+    for i in range(5):
+        pump.post(ran.append, i)
+    pump.drain()
+    assert ran == [0]
+    while pump.drain():
+        pass
+    assert ran == [0, 1, 2, 3, 4]
+
+
+def test_start_schedules_ticks_and_stop_ends_them():
+    w = FakeWidget()
+    pump = Pump(w)
+    pump.start()
+    assert len(w.jobs) == 1
+    w.jobs[0]()
+    assert pump.ticks == 1 and len(w.jobs) == 2
+    pump.stop()
+    w.jobs[1]()
+    assert pump.ticks == 1
