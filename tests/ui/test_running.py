@@ -67,9 +67,8 @@ def test_a_function_tool_result_is_entered_in_its_box_and_the_run_continues(wind
         ed.start_run()
         pump_until(window.root, lambda: ed.run.status == "paused")
         assert "lookup" in ed.run.pause_reason
-        ed.list.scroll_to_end()
-        card = ed.list.cards[ed.p.messages[-1].id]
-        box = card.results["call_9"]
+        box = ed.focus_pending_result()
+        assert box is ed.list.cards[ed.p.messages[-1].id].results["call_9"]
         box.insert("1.0", "42")
         window.root.update()
         assert ed.p.messages[-1].toolCalls[0].output.text() == "42"

@@ -56,9 +56,24 @@ class RunControlsMixin:
                 self.list.render()
                 if self.history_panel is not None:
                     self.history_panel.refresh()
+            if detail == "paused":
+                self.focus_pending_result()
         elif kind == "tool":
             self.list.request_render()
         self.refresh_controls()
+
+    def focus_pending_result(self) -> Any:
+        """Show the last message and put the cursor in the first result a human must type."""
+        pending = self.p.pending_function_calls()
+        if not pending:
+            return None
+        self.list.scroll_to_end()
+        index, call = pending[0]
+        card = self.list.cards.get(self.p.messages[index].id)
+        box = card.results.get(call.id) if card is not None else None
+        if box is not None:
+            box.focus_set()
+        return box
 
     # -- running ---------------------------------------------------------------------------
     def run_or_stop(self) -> None:
