@@ -46,6 +46,9 @@ class TreeView(tb.Frame):
         self.tree.bind("<<TreeviewClose>>", lambda e: self._on_open_close(False))
         self.tree.bind("<<TreeviewSelect>>", self._on_select)
         self.tree.bind("<Button-3>", self._on_context)
+        if self.tk.call("tk", "windowingsystem") == "aqua":  # macOS: right click is Button-2
+            self.tree.bind("<Button-2>", self._on_context)
+            self.tree.bind("<Control-Button-1>", self._on_context)
         self.tree.bind("<F2>", lambda e: self.begin_rename())
         self.tree.bind("<Delete>", lambda e: self.delete())
         self.tree.bind("<ButtonPress-1>", self._drag_start, add=True)
