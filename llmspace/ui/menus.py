@@ -107,7 +107,10 @@ class MenuMixin:
             "<Control-F>": self.toggle_fullscreen, "<Control-Z>": self.redo, "<Control-y>": self.redo,
             "<Control-z>": self.undo, "<Control-P>": self.open_palette,
         }
+        mac = r.tk.call("tk", "windowingsystem") == "aqua"
         for seq, fn in keys.items():
+            if mac:  # Cmd on macOS, as the original's ⌘ shortcuts
+                seq = seq.replace("Control-", "Command-").replace("Alt-", "Option-")
             r.bind_all(seq, lambda e, f=fn: (f(), "break")[1])
 
     def _focus_event(self, name: str) -> None:
