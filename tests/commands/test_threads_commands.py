@@ -1,0 +1,35 @@
+"""`llmspace threads new|examples|seed` create threads through the workspace."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from llmspace.cli import main
+
+
+def test_seed_writes_the_examples_once(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["threads", "seed"]) == 0
+    first = capsys.readouterr().out.split()
+    assert "general-agent.json" in first
+    assert (home / "workspace" / "general-agent.json").is_file()
+    assert main(["threads", "seed"]) == 0
+    assert "nothing seeded" in capsys.readouterr().out
+
+
+def test_new_from_an_example_goes_into_the_folder_with_the_example_name(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["threads", "new", "--example", "custom-function-tool", "--folder", "demo"]) == 0
+    assert capsys.readouterr().out.strip() == "demo/custom-function-tool.json"
+    assert (home / "workspace" / "demo" / "custom-function-tool.json").is_file()
+
+
+def test_new_blank_threads_get_untitled_names(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["threads", "new"])
+    main(["threads", "new"])
+    assert capsys.readouterr().out.split() == ["untitled.json", "untitled-1.json"]
+
+
+def test_unknown_example_is_a_clear_error(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["threads", "new", "--example", "nope"]) == 1
+    assert "threads examples" in capsys.readouterr().err
