@@ -98,6 +98,23 @@ def _in_process(home: Path) -> list[Row]:
         win.root.update()
     rows: list[Row] = [("ui: open 10 MB thread, first screen", statistics.median(times), "s", 0.3)]
 
+    win.open_thread("big.json")
+    while win.editors.get("big.json") is None:
+        win.root.update()
+        time.sleep(0.001)
+    big = win.editors["big.json"]
+    big.list.on_scrollbar("moveto", "0.3")
+    win.root.update()
+    steps = []
+    for _ in range(40):
+        t0 = time.perf_counter()
+        big.list.scroll(1)
+        win.root.update()
+        steps.append(time.perf_counter() - t0)
+    rows.append(("ui: scroll one message in the 10 MB thread (median)", statistics.median(steps) * 1000, "ms", 50))
+    win.close_tab("big.json")
+    win.root.update()
+
     rel = app.workspace.create_thread("", "stream")
     ed = win.open_thread(rel)
     win.root.update()

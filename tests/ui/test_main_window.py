@@ -35,6 +35,7 @@ def test_welcome_view_shows_when_no_tab_is_open_and_blank_thread_opens_one(windo
     assert window.welcome.winfo_ismapped()
     rel = window.welcome.blank()
     assert rel == "untitled.json" and app.workspace.exists(rel)
+    window.root.update()
     assert window.tabs.tabs == [rel] and window.notebook.winfo_ismapped()
 
 

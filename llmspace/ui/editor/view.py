@@ -28,6 +28,8 @@ from . import panels
 
 log = logging.getLogger("llmspace.ui.editor")
 AUTOSAVE_MS = 500
+HINTS_SYNC_LIMIT = 300  # messages; larger threads compute variable hints after a pause
+HINTS_DELAY_MS = 400
 _VAR = re.compile(r"\{\{.*?\}\}", re.S)
 _TAG = re.compile(r"\{%.*?%\}", re.S)
 EDIT_KINDS = {"all", "header", "model", "tools", "variables", "prompt", "messages", "message"}
@@ -45,6 +47,7 @@ class EditorView(RunControlsMixin, tb.Frame):
         self.run = RunPresenter(self.p, self.app)
         self.suppress_redraw = False
         self._autosave_job: str | None = None
+        self._hints_job: str | None = None
         self._mtime = self._disk_mtime()
         self._build()
         self.p.listeners.append(self._on_change)
@@ -141,7 +144,9 @@ class EditorView(RunControlsMixin, tb.Frame):
         self.refresh_prompt()
         self.refresh_variables()
         self.list.follow = True
-        self.list.render()
+        if self.list.body.winfo_height() > 50:
+            self.list.render()
+        # else: the list renders once it gets its real size (<Configure>), not twice
         self.refresh_controls()
         if self.history_panel is not None:
             self.history_panel.refresh()
@@ -174,6 +179,16 @@ class EditorView(RunControlsMixin, tb.Frame):
     def refresh_variables(self) -> None:
         names = list(self.p.typed_variables()) + list(self.p.custom_variables())
         self.vars_lbl.configure(text=", ".join(names) if names else "No variables")
+        if len(self.p.messages) > HINTS_SYNC_LIMIT:
+            # scanning thousands of messages for references: once typing pauses, not per key
+            if self._hints_job is not None:
+                self.after_cancel(self._hints_job)
+            self._hints_job = self.after(HINTS_DELAY_MS, self.refresh_hints)
+        else:
+            self.refresh_hints()
+
+    def refresh_hints(self) -> None:
+        self._hints_job = None
         hints = self.p.variable_hints()
         missing = [n for n, h in hints.items() if h == "missing"]
         empty = [n for n, h in hints.items() if h == "empty"]
