@@ -13,7 +13,7 @@ import ttkbootstrap as tb
 
 from ..jsonio import write_json_atomic
 
-PAGES = (("models.json", "models"), ("MCP", "mcp"), ("Search", "search"), ("Skills", "skills"))
+PAGES = (("models.json", "models"), ("mcp.json", "mcp"), ("Search", "search"), ("Skills", "skills"))
 
 
 class SettingsDialog(tb.Toplevel):
@@ -34,6 +34,14 @@ class SettingsDialog(tb.Toplevel):
         except Exception as exc:  # settings service missing or broken: JSON page only
             self.models_page = None
             window.set_status(f"Models page unavailable: {exc}")
+        try:
+            from .mcp_page import McpPage
+
+            self.mcp_page: Any = McpPage(self.nb, window)
+            self.nb.add(self.mcp_page, text="MCP")
+        except Exception as exc:  # MCP unavailable: JSON page only
+            self.mcp_page = None
+            window.set_status(f"MCP page unavailable: {exc}")
         self.general = self._general_page()
         for label, name in PAGES:
             page = tb.Frame(self.nb, padding=6)

@@ -229,3 +229,29 @@ def test_new_from_examples_offers_a_list_and_creates_the_chosen_one(window, app)
     dlg.listbox.selection_set(0)
     rel = dlg.create()
     assert rel and rel.startswith(stem) and window.tabs.active == rel
+
+
+def test_the_mcp_page_adds_tests_disables_and_removes_a_server(window, app):
+    import sys
+    from pathlib import Path
+
+    from llmspace.ui.settings_dialog import SettingsDialog
+
+    demo = Path(__file__).resolve().parents[1] / "support" / "mcp_servers" / "demo_server.py"
+    dlg = SettingsDialog(window)
+    page = dlg.mcp_page
+    page.name.set("demo")
+    page.transport.set("stdio")
+    page.target.set(f'"{sys.executable}" "{demo}" stdio')
+    assert page.add()
+    sid = page.list.get_children("")[0]
+    page.list.selection_set(sid)
+    assert page.test()
+    pump_until(window.root, lambda: "Ready" in page.msg.cget("text") or "rror" in page.msg.cget("text"), 60)
+    assert "Ready" in page.msg.cget("text")
+    assert "ready" in page.list.set(sid, "status")
+    page.list.selection_set(sid)
+    assert page.enable(False) and page.list.set(sid, "status") == "disabled"
+    page.list.selection_set(sid)
+    assert page.remove() and page.list.get_children("") == ()
+    dlg.destroy()

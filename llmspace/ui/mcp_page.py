@@ -1,0 +1,104 @@
+"""Settings › MCP page: servers with readiness, add (stdio command or HTTP/SSE URL),
+enable/disable, remove, and Connect & Test in a worker thread (result via the pump).
+Logic in `presenters/mcp_page.py`. Caller: `ui/settings_dialog.py`.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import ttkbootstrap as tb
+
+from ..errors import UserFacingError, describe_exception
+from ..presenters.mcp_page import McpPagePresenter
+from . import tkvars
+
+
+class McpPage(tb.Frame):
+    def __init__(self, master: Any, window: Any) -> None:
+        super().__init__(master, padding=6)
+        self.window = window
+        self.p = McpPagePresenter(window.app.mcp)
+        self.list = tb.Treeview(self, columns=("transport", "target", "status"), show="tree headings", height=8,
+                                selectmode="browse")
+        self.list.heading("#0", text="Server")
+        for col, label, w in (("transport", "Transport", 80), ("target", "Command / URL", 260), ("status", "Status", 200)):
+            self.list.heading(col, text=label)
+            self.list.column(col, width=w, stretch=col == "target")
+        self.list.pack(fill="x")
+        row = tb.Frame(self)
+        row.pack(fill="x", pady=4)
+        tb.Button(row, text="Connect & Test", bootstyle="primary-outline", command=self.test).pack(side="left")
+        tb.Button(row, text="Enable", bootstyle="link", command=lambda: self.enable(True)).pack(side="left")
+        tb.Button(row, text="Disable", bootstyle="link", command=lambda: self.enable(False)).pack(side="left")
+        tb.Button(row, text="Remove", bootstyle="danger-link", command=self.remove).pack(side="right")
+        box = tb.Labelframe(self, text="Add a server", padding=6)
+        box.pack(fill="x", pady=6)
+        self.name = tkvars.StringVar(self, "")
+        self.transport = tkvars.StringVar(self, "stdio")
+        self.target = tkvars.StringVar(self, "")
+        tb.Label(box, text="Name").grid(row=0, column=0, sticky="w")
+        tb.Entry(box, textvariable=self.name, width=24).grid(row=0, column=1, sticky="w", padx=4)
+        tb.Combobox(box, values=["stdio", "http", "sse"], textvariable=self.transport, state="readonly", width=8).grid(row=0, column=2, padx=4)
+        tb.Label(box, text="Command or URL").grid(row=1, column=0, sticky="w")
+        tb.Entry(box, textvariable=self.target, width=56).grid(row=1, column=1, columnspan=2, sticky="w", padx=4, pady=2)
+        tb.Button(box, text="Add", bootstyle="primary", command=self.add).grid(row=1, column=3, padx=4)
+        self.msg = tb.Label(self, text="", bootstyle="secondary", wraplength=640)
+        self.msg.pack(anchor="w")
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.list.delete(*self.list.get_children(""))
+        for r in self.p.rows():
+            self.list.insert("", "end", iid=r.id, text=r.name, values=(r.transport, r.target, r.status))
+
+    def _selected(self) -> str | None:
+        sel = self.list.selection()
+        return sel[0] if sel else None
+
+    def _guard(self, fn: Any, *args: Any) -> bool:
+        try:
+            fn(*args)
+        except UserFacingError as exc:
+            self.msg.configure(text=str(exc), bootstyle="danger")
+            return False
+        self.msg.configure(text="Saved.", bootstyle="success")
+        self.refresh()
+        return True
+
+    def add(self) -> bool:
+        return self._guard(self.p.add, self.name.get(), self.transport.get(), self.target.get())
+
+    def enable(self, on: bool) -> bool:
+        sid = self._selected()
+        return bool(sid) and self._guard(self.p.set_enabled, sid, on)
+
+    def remove(self) -> bool:
+        sid = self._selected()
+        if not sid or not self.window.dialogs.confirm("Remove this MCP server?", "Remove server"):
+            return False
+        return self._guard(self.p.remove, sid)
+
+    def test(self) -> bool:
+        sid = self._selected()
+        if not sid:
+            self.msg.configure(text="Select a server first.", bootstyle="secondary")
+            return False
+        self.msg.configure(text="Connecting…", bootstyle="secondary")
+        pump = self.window.pump
+
+        def work() -> None:
+            try:
+                r = self.p.test(sid)
+                pump.post(self._tested, f"Ready: {r.toolCount} tools.", "success")
+            except Exception as exc:
+                pump.post(self._tested, str(exc) if isinstance(exc, UserFacingError) else describe_exception(exc), "danger")
+
+        threading.Thread(target=work, name="mcp-test", daemon=True).start()
+        return True
+
+    def _tested(self, text: str, style: str) -> None:
+        if self.winfo_exists():
+            self.msg.configure(text=text, bootstyle=style)
+            self.refresh()
