@@ -30,7 +30,9 @@ class TreePresenter:
 
     # -- listing -------------------------------------------------------------------------
     def refresh(self) -> list[Any]:
-        self.entries = self.ws.list_tree("")
+        entries = self.ws.list_tree("")
+        # a root folder named `shared` (deep-link imports) is pinned first, as in the original
+        self.entries = sorted(entries, key=lambda e: 0 if (e.is_dir and e.rel == "shared") else 1)
         self._sig = self.signature()
         known = set(self.all_folders())
         self.expanded &= known

@@ -93,3 +93,10 @@ def test_import_files_and_clipboard_create_threads_in_the_selected_folder(tree, 
     assert clip == ["clipboard.json"]
     with pytest.raises(UserFacingError):
         tree.import_text("[1, 2")
+
+
+def test_a_root_folder_named_shared_is_pinned_first(tree, app):
+    app.workspace.create_folder("", "alpha")
+    app.workspace.create_folder("", "shared")
+    tree.refresh()
+    assert [e.rel for e in tree.entries][:2] == ["shared", "alpha"]
