@@ -49,7 +49,9 @@ def run_gui(args: list[str] | None = None) -> int:
         try:
             win = MainWindow(app)
         except Exception as exc:  # most often: no display
-            print(f"llmspace: cannot open the window: {exc}", file=sys.stderr)
+            print(f"llmspace: cannot open the window: {exc}\n"
+                  "Run it on a desktop session (or set DISPLAY); without a display use the command "
+                  "line, for example `llmspace --help`.", file=sys.stderr)
             return 1
         exit_after_map = os.environ.get("LLMSPACE_EXIT_AFTER_MAP") == "1"
         mapped = {"done": False}
