@@ -29,6 +29,20 @@ def text_height(text: str, width_chars: int = 90) -> int:
     return max(1, min(MAX_LINES, lines))
 
 
+def grow(t: Any, limit: int) -> None:
+    """Let a streaming Text grow to fit its wrapped lines, up to `limit` lines."""
+    height = int(t.cget("height"))
+    if height >= limit:
+        return
+    try:
+        shown = t.count("1.0", "end", "displaylines")
+        lines = int(shown[0] if isinstance(shown, tuple) else shown or 1)
+    except Exception:
+        lines = int(t.index("end-1c").split(".")[0])
+    if lines > height:
+        t.configure(height=min(limit, lines))
+
+
 def usage_line(msg: Any) -> str:
     parts = []
     u = getattr(msg, "usage", None)
@@ -248,9 +262,7 @@ class MessageCard(tb.Frame):
         t.insert("end-1c", text)
         t.edit_modified(False)
         t.configure(state="disabled")
-        lines = int(t.index("end-1c").split(".")[0])
-        if lines > int(t.cget("height")) and int(t.cget("height")) < MAX_LINES:
-            t.configure(height=min(MAX_LINES, lines))
+        grow(t, MAX_LINES)
         t.see("end")
 
     def append_thinking(self, text: str) -> None:
@@ -259,6 +271,7 @@ class MessageCard(tb.Frame):
         self.thinking.configure(state="normal")
         self.thinking.insert("end-1c", text)
         self.thinking.configure(state="disabled")
+        grow(self.thinking, 6)
         self.thinking.see("end")
 
 

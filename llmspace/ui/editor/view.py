@@ -166,7 +166,14 @@ class EditorView(RunControlsMixin, tb.Frame):
 
     def refresh_model(self) -> None:
         m = self.p.thread.model
-        label = f"{m.provider} / {m.id}" if m is not None else "Default model"
+        if m is not None:
+            label = f"{m.provider} / {m.id}"
+        else:
+            try:
+                d = self.app.models.default_model
+            except Exception:
+                d = None
+            label = f"Default ({d.provider} / {d.id})" if d is not None else "Default model"
         params = self.p.params()
         if params:
             label += "  · " + ", ".join(f"{k}={v if k != 'responseType' else v.get('type')}" for k, v in params.items())
