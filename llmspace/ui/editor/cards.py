@@ -174,7 +174,9 @@ class MessageCard(tb.Frame):
         if call.input.name == "ask_user_question" and isinstance(args.get("questions"), list) and not ro:
             AskUserForm(box, self, call, args["questions"]).pack(fill="x")
         out_text = call.output.text() if call.output is not None else ""
-        tb.Label(box, text="Result", bootstyle="secondary").pack(anchor="w")
+        failed = call.output is not None and call.output.isError is True
+        tb.Label(box, text="Result — the tool reported an error" if failed else "Result",
+                 bootstyle="danger" if failed else "secondary").pack(anchor="w")
         rt = tb.Text(box, wrap="word", height=text_height(out_text, 80) if out_text else 2, font="TkFixedFont")
         rt.insert("1.0", out_text)
         rt.edit_modified(False)
