@@ -71,6 +71,7 @@ class MainWindow(MenuMixin, TabPagesMixin):
         self._save_job: str | None = None
         self._closed = False
         self.root.protocol("WM_DELETE_WINDOW", self.quit)
+        self.root.report_callback_exception = self._on_tk_error
         self.root.bind("<Configure>", self._on_configure, add=True)
 
     def _clamp_to_screen(self) -> None:
@@ -164,6 +165,14 @@ class MainWindow(MenuMixin, TabPagesMixin):
     def show_error(self, message: str) -> None:
         self.set_status(message.splitlines()[0] if message else "Error")
         self.dialogs.error(message)
+
+    def _on_tk_error(self, exc_type: Any, exc: BaseException, tb_: Any) -> None:
+        """The one error boundary for UI callbacks: user-facing errors as they are, anything
+        else logged with a pointer to the log (never a raw traceback on screen)."""
+        if isinstance(exc, UserFacingError):
+            self.set_status(str(exc).splitlines()[0])
+            return
+        self.set_status(describe_exception(exc, getattr(self.app, "log_file", None)))
 
     def report(self, exc: BaseException) -> None:
         self.show_error(describe_exception(exc, getattr(self.app, "log_file", None)))
@@ -341,6 +350,7 @@ class MainWindow(MenuMixin, TabPagesMixin):
             if ed is not None:
                 ed.stop_run()
         self.root.configure(menu="")
+        self.root.__dict__.pop("report_callback_exception", None)
         for child in list(self.root.winfo_children()):
             child.destroy()
 

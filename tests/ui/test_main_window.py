@@ -290,3 +290,12 @@ def test_an_unreadable_thread_opens_as_an_error_and_is_never_overwritten(window,
     assert any("broken.json" in t for t in texts)
     window.close_tab("broken.json")
     assert path.read_text("utf-8") == '{"title": "broken", "context": {'
+
+
+def test_errors_in_ui_callbacks_go_to_the_status_bar_and_the_log(window, app):
+    def boom():
+        raise RuntimeError("secret detail")
+
+    window.root.after(0, boom)
+    pump_until(window.root, lambda: "Internal error" in window.status_msg.cget("text"))
+    assert "secret detail" not in window.status_msg.cget("text")

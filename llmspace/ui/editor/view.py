@@ -289,7 +289,14 @@ class EditorView(RunControlsMixin, tb.Frame):
     def schedule_autosave(self) -> None:
         if self._autosave_job is not None:
             self.after_cancel(self._autosave_job)
-        self._autosave_job = self.after(AUTOSAVE_MS, self.flush)
+        self._autosave_job = self.after(AUTOSAVE_MS, self._autosave)
+
+    def _autosave(self) -> None:
+        self._autosave_job = None
+        try:
+            self.flush()
+        except UserFacingError:
+            pass  # flush() showed it in the status bar; the edits stay in the editor
 
     def flush(self) -> bool:
         """Save now if there are unsaved edits (raises UserFacingError when it cannot)."""
