@@ -360,6 +360,7 @@ class MainWindow(MenuMixin, TabPagesMixin):
     def after_map(self) -> None:
         """Work deferred until the window shows: polling, background probes, mcp import."""
         self.tree_view.start_polling()
+        self.tree_view.enable_file_drops()
         self.welcome.start_probe()
         self.root.after_idle(self._prefetch_editor)
         if os.environ.get("LLMSPACE_NO_MCP_PRELOAD") is None:

@@ -118,6 +118,30 @@ class TreeView(tb.Frame):
         sel = self.tree.selection()
         return sel[0] if sel else None
 
+    def enable_file_drops(self) -> bool:
+        """Accept files dropped from the file manager (imported into the selected folder)
+        when the optional `tkinterdnd2` package is installed; otherwise do nothing."""
+        try:
+            from tkinterdnd2 import DND_FILES, TkinterDnD  # optional
+        except ImportError:
+            return False
+        try:
+            TkinterDnD.require(self.winfo_toplevel())
+            self.tree.drop_target_register(DND_FILES)
+
+            def on_drop(e: Any) -> Any:
+                paths = list(self.tk.splitlist(e.data))
+                self.after_idle(lambda: self.import_files(paths))
+                return e.action
+
+            self.tree.dnd_bind("<<Drop>>", on_drop)
+            return True
+        except Exception:  # an old tkdnd or a platform without it: keep the app working
+            import logging
+
+            logging.getLogger("llmspace.ui").debug("file drops unavailable", exc_info=True)
+            return False
+
     # -- polling for external changes ----------------------------------------------------
     def start_polling(self) -> None:
         self._poll_job = self.after(POLL_MS, self._poll)
