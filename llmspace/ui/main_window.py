@@ -110,6 +110,7 @@ class MainWindow(MenuMixin, TabPagesMixin):
         self.notebook = tb.Notebook(self.right)
         self.notebook.bind("<<NotebookTabChanged>>", self._on_tab_changed)
         self.notebook.bind("<Button-2>", self._on_middle_click)
+        self.notebook.bind("<Button-3>", self._on_tab_menu)
         from .welcome import WelcomeView
 
         self.welcome = WelcomeView(self.right, self)

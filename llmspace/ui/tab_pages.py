@@ -140,6 +140,22 @@ class TabPagesMixin:
             return
         self.close_tab(self.tabs.tabs[idx])
 
+    def _on_tab_menu(self, e: Any) -> tk.Menu | None:
+        """Right click on a tab: Close, Close Others, Close All, Reopen Closed Tab."""
+        try:
+            idx = self.notebook.index(f"@{e.x},{e.y}")
+        except tk.TclError:
+            return None
+        rel = self.tabs.tabs[idx]
+        self.notebook.select(self.pages[rel])
+        menu = tk.Menu(self.notebook, tearoff=False)
+        menu.add_command(label="Close", command=lambda: self.close_tab(rel))
+        menu.add_command(label="Close Others", command=self.close_others)
+        menu.add_command(label="Close All", command=self.close_all)
+        menu.add_command(label="Reopen Closed Tab", command=self.reopen_closed)
+        menu.tk_popup(e.x_root, e.y_root)
+        return menu
+
     def close_tab(self, rel: str, *, remember: bool = True) -> None:
         ed = self.editors.pop(rel, None)
         if ed is not None:
