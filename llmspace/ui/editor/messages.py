@@ -35,6 +35,7 @@ class MessageList(tb.Frame):
         self._rendering = False
         self._again = False
         self._pending = False
+        self._fit_job: str | None = None
         for w in (self.body,):
             w.bind("<MouseWheel>", self.on_wheel)
             w.bind("<Button-4>", self.on_wheel)
@@ -141,6 +142,25 @@ class MessageList(tb.Frame):
         card.update_idletasks()
         return card.winfo_reqheight() + 4
 
+    def _fit(self) -> None:
+        """Once cards are shown at their real width, let text boxes fit their wrapped lines
+        (the first estimate assumed 90 characters a line)."""
+        self._fit_job = None
+        from .cards import MAX_LINES, grow
+
+        changed = False
+        for card in self.order:
+            if not card.winfo_exists() or not card.winfo_ismapped():
+                continue
+            for t, limit in ((card.text, MAX_LINES), (card.thinking, 6)):
+                if t is not None and t.winfo_width() > 50 and int(t.cget("height")) < limit:
+                    before = int(t.cget("height"))
+                    grow(t, limit)
+                    changed = changed or int(t.cget("height")) != before
+        if changed:
+            self.update_idletasks()
+            self.layout()
+
     def layout(self) -> None:
         """Place the built cards from the top (browsing) or from the bottom (follow)."""
         total = len(self.view.p.messages)
@@ -157,6 +177,8 @@ class MessageList(tb.Frame):
                 y += card.winfo_reqheight() + 4
         if total:
             self.sb.set(self.first / total, (self.first + len(self.order)) / total)
+        if self._fit_job is None and self.order:
+            self._fit_job = self.after_idle(self._fit)
 
     def _render_plain(self, msgs: list[Any]) -> None:
         t = tb.Text(self.body, wrap="word", font="TkTextFont")
