@@ -92,3 +92,13 @@ def test_editing_the_title_renames_the_file_and_the_tab(ed, window, app):
     assert app.workspace.exists("renamed-cards.json") and not app.workspace.exists("cards.json")
     assert window.tabs.active == "renamed-cards.json"
     assert window.notebook.tab(window.pages["renamed-cards.json"], "text").strip() == "renamed-cards"
+
+
+def test_a_growing_message_pushes_the_cards_below_it_down(ed, window):
+    window.root.update()
+    first, second = ed.list.order[0], ed.list.order[1]
+    y_before = second.winfo_y()
+    first.text.insert("end", "\n".join(f"line {i}" for i in range(6)))
+    window.root.update()
+    assert second.winfo_y() > y_before
+    assert first.winfo_y() + first.winfo_height() <= second.winfo_y()

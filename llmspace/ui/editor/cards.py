@@ -43,6 +43,20 @@ def grow(t: Any, limit: int) -> None:
         t.configure(height=min(limit, lines))
 
 
+def fit(t: Any, limit: int) -> bool:
+    """Set a shown Text's height to its wrapped line count (1..limit); True when it changed."""
+    try:
+        shown = t.count("1.0", "end", "displaylines")
+        lines = int(shown[0] if isinstance(shown, tuple) else shown or 1)
+    except Exception:
+        lines = int(t.index("end-1c").split(".")[0])
+    want = max(1, min(limit, lines))
+    if want != int(t.cget("height")):
+        t.configure(height=want)
+        return True
+    return False
+
+
 def usage_line(msg: Any) -> str:
     parts = []
     u = getattr(msg, "usage", None)
@@ -211,9 +225,9 @@ class MessageCard(tb.Frame):
             self._do(self.p.set_message_text, self.index, t.get("1.0", "end-1c"))
         finally:
             self.view.suppress_redraw = False
-        want = text_height(t.get("1.0", "end-1c"))
-        if int(t.cget("height")) != want:
-            t.configure(height=want)
+        if fit(t, MAX_LINES):
+            self.update_idletasks()
+            self.view.list.layout()  # cards below move with this one
 
     def _on_result_modified(self, call_id: str) -> None:
         t = self.results[call_id]
