@@ -102,3 +102,28 @@ def test_a_growing_message_pushes_the_cards_below_it_down(ed, window):
     window.root.update()
     assert second.winfo_y() > y_before
     assert first.winfo_y() + first.winfo_height() <= second.winfo_y()
+
+
+def test_call_tools_runs_every_executable_call_of_a_message(window, app, tmp_path):
+    note = tmp_path / "n.txt"
+    note.write_text("from disk", "utf-8")
+    write_bytes_atomic(app.workspace.root / "multi.json", orjson.dumps({
+        "title": "multi", "context": {
+            "tools": [{"type": "builtin", "name": "read", "description": "Read",
+                       "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}},
+                      {"type": "function", "name": "ask_human", "description": "Ask",
+                       "parameters": {"type": "object", "properties": {}}}],
+            "messages": [
+                {"id": "u", "role": "user", "content": [{"type": "text", "text": "go"}]},
+                {"id": "a", "role": "assistant", "content": [{"type": "text", "text": ""}], "toolCalls": [
+                    {"id": "r1", "input": {"name": "read", "arguments": {"path": str(note)}}},
+                    {"id": "h1", "input": {"name": "ask_human", "arguments": {}}}]}]}}))
+    window.tree_view.refresh()
+    ed = window.open_thread("multi.json")
+    window.root.update()
+    assert ed.call_tools("a") == 1
+    from .conftest import pump_until
+
+    pump_until(window.root, lambda: ed.run.tool_status.get("r1") in ("done", "error"))
+    calls = ed.p.messages[1].toolCalls
+    assert "from disk" in calls[0].output.text() and calls[1].output is None

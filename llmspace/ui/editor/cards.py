@@ -128,6 +128,8 @@ class MessageCard(tb.Frame):
         if msg.role == "assistant":
             for call in msg.toolCalls or []:
                 self._tool_call(call)
+            if msg.toolCalls:
+                self._tool_footer(msg)
 
     # -- parts ---------------------------------------------------------------------------
     def _text_box(self, content: str, editable: bool = True, height: int | None = None) -> tb.Text:
@@ -205,6 +207,18 @@ class MessageCard(tb.Frame):
                        state="disabled" if ro else "normal",
                        command=lambda c=call.id, v=err: self._do(self.p.set_tool_result, self.index, c,
                                                                self.results[c].get("1.0", "end-1c"), v.get())).pack(anchor="w")
+
+    def _tool_footer(self, msg: Any) -> None:
+        """"N tool calls" · Call tools (every executable call) · Continue (run from here)."""
+        row = tb.Frame(self)
+        row.pack(fill="x", pady=(2, 0))
+        n = len(msg.toolCalls)
+        tb.Label(row, text=f"{n} tool call{'s' if n != 1 else ''}", bootstyle="secondary").pack(side="left")
+        state = "disabled" if self.p.read_only else "normal"
+        tb.Button(row, text="Continue", bootstyle="primary-link", state=state,
+                  command=lambda: self.view.run_from(msg.id)).pack(side="right")
+        tb.Button(row, text="Call tools", bootstyle="link", state=state,
+                  command=lambda: self.view.call_tools(msg.id)).pack(side="right")
 
     # -- edits ---------------------------------------------------------------------------
     def _do(self, fn: Any, *args: Any) -> None:

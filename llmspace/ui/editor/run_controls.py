@@ -183,6 +183,20 @@ class RunControlsMixin:
         threading.Thread(target=work, name="call-tool", daemon=True).start()
         return True
 
+    def call_tools(self, message_id: str) -> int:
+        """Call every executable tool call of a message that has no result yet."""
+        msg = self.p.messages[self.p.index_of(message_id)]
+        tools = {t.name: t for t in self.p.tools}
+        started = 0
+        for call in msg.toolCalls or []:
+            tool = tools.get(call.input.name)
+            empty = call.output is None or not call.output.text().strip()
+            if tool is not None and tool.is_executable() and empty and self.call_tool(call.id):
+                started += 1
+        if not started:
+            self.window.set_status("No tool call here can be called automatically; type the results instead.")
+        return started
+
     def _tool_called(self, index: int, call_id: str, text: str, is_error: bool) -> None:
         self.run.tool_status[call_id] = "error" if is_error else "done"
         try:
