@@ -255,3 +255,19 @@ def test_the_mcp_page_adds_tests_disables_and_removes_a_server(window, app):
     page.list.selection_set(sid)
     assert page.remove() and page.list.get_children("") == ()
     dlg.destroy()
+
+
+def test_the_skills_variable_can_be_limited_to_chosen_skills(ed, app):
+    dlg = ed.edit_variables()
+    assert dlg.skill_boxes
+    name, (v, lb, all_var, names) = next(iter(dlg.skill_boxes.items()))
+    assert dlg.save()  # untouched: nothing written for the skills variable
+    assert not (ed.p.typed_variables()[name].includeAll is False)
+    dlg = ed.edit_variables()
+    _, lb, all_var, names = dlg.skill_boxes[name]
+    all_var.set(False)
+    if names:
+        lb.selection_set(0)
+    assert dlg.save()
+    var = ed.p.typed_variables()[name]
+    assert var.includeAll is False and var.skillNames == names[:1]

@@ -291,9 +291,11 @@ class VariablesDialog(tb.Toplevel):
 
     DATE_FORMATS = ("readable-date", "iso-date", "local-date-time")
 
-    def __init__(self, master: Any, p: EditorPresenter, on_done: Callable[[], None]) -> None:
-        super().__init__(title="Variables", master=master, size=(620, 480))
+    def __init__(self, master: Any, p: EditorPresenter, on_done: Callable[[], None],
+                 skill_names: Callable[[], list[str]] | None = None) -> None:
+        super().__init__(title="Variables", master=master, size=(620, 520))
         self.p, self.on_done = p, on_done
+        self.skill_boxes: dict[str, tuple[Any, tk.Listbox, tk.Variable, list[str]]] = {}
         f = tb.Frame(self, padding=8)
         f.pack(fill="both", expand=True)
         typed = p.typed_variables()
@@ -311,8 +313,23 @@ class VariablesDialog(tb.Toplevel):
                     var = tkvars.StringVar(self, v.value or "")
                     tb.Entry(box, textvariable=var, width=40).grid(row=i, column=2, sticky="w")
                 else:
-                    n = len(v.skillNames or [])
-                    tb.Label(box, text="all enabled skills" if (v.includeAll or not n) else f"{n} selected skill(s)").grid(row=i, column=2, sticky="w")
+                    try:
+                        names = list(skill_names()) if skill_names is not None else []
+                    except Exception:
+                        names = []
+                    cell = tb.Frame(box)
+                    cell.grid(row=i, column=2, sticky="w")
+                    chosen = [str(n) for n in (v.skillNames or [])]
+                    all_var = tkvars.BooleanVar(self, bool(v.includeAll) or (v.includeAll is None and not chosen))
+                    tb.Checkbutton(cell, text="All enabled skills", variable=all_var).pack(anchor="w")
+                    lb = tk.Listbox(cell, selectmode="multiple", height=min(5, max(1, len(names))), exportselection=False)
+                    for k, n in enumerate(names):
+                        lb.insert("end", n)
+                        if n in chosen:
+                            lb.selection_set(k)
+                    if names:
+                        lb.pack(anchor="w")
+                    self.skill_boxes[name] = (v, lb, all_var, names)
                     continue
                 self.typed_fields[name] = (v, var)
         tb.Label(f, text="Text variables", font="TkHeadingFont").pack(anchor="w", pady=(8, 0))
@@ -355,6 +372,21 @@ class VariablesDialog(tb.Toplevel):
                 data = v.model_dump(exclude_unset=True, by_alias=True)
                 data["format" if v.type == "currentDate" else "value"] = var.get()
                 self.p.set_typed_variable(name, data)
+            for name, (v, lb, all_var, names) in self.skill_boxes.items():
+                data = v.model_dump(exclude_unset=True, by_alias=True)
+                picked = [names[k] for k in lb.curselection()]
+                chosen = [str(n) for n in (v.skillNames or [])]
+                was_all = bool(v.includeAll) or (v.includeAll is None and not chosen)
+                if bool(all_var.get()) == was_all and (was_all or picked == [n for n in chosen if n in names]):
+                    continue  # untouched
+                if all_var.get():
+                    data["includeAll"] = True
+                    data.setdefault("skillNames", [])
+                else:
+                    data["includeAll"] = False
+                    data["skillNames"] = picked
+                if data != v.model_dump(exclude_unset=True, by_alias=True):
+                    self.p.set_typed_variable(name, data)
             self.p.set_variables(out)
         except UserFacingError as exc:
             self.msg.configure(text=str(exc))

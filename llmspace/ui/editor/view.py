@@ -438,7 +438,8 @@ class EditorView(RunControlsMixin, tb.Frame):
         return panels.ToolsDialog(self, self.window, self.p, lambda: None)
 
     def edit_variables(self) -> Any:
-        return panels.VariablesDialog(self, self.p, lambda: None)
+        return panels.VariablesDialog(self, self.p, lambda: None,
+                                      skill_names=lambda: [sk.name for sk in self.app.skills.enabled()])
 
     def set_rendering(self, mode: str) -> None:
         self.list.set_mode(mode)
