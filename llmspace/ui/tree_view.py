@@ -42,6 +42,7 @@ class TreeView(tb.Frame):
         self.tree.configure(yscrollcommand=sb.set)
         sb.pack(side="right", fill="y")
         self.tree.pack(side="left", fill="both", expand=True)
+        self.tree.tag_configure("folder", font="TkHeadingFont")
         self.tree.bind("<<TreeviewOpen>>", lambda e: self._on_open_close(True))
         self.tree.bind("<<TreeviewClose>>", lambda e: self._on_open_close(False))
         self.tree.bind("<<TreeviewSelect>>", self._on_select)
@@ -91,7 +92,8 @@ class TreeView(tb.Frame):
         def add(parent: str, entries: list[Any]) -> None:
             for e in entries:
                 if e.is_dir:
-                    tree.insert(parent, "end", iid=e.rel, text="📁 " + e.name, open=e.rel in expanded, values=("dir",))
+                    tree.insert(parent, "end", iid=e.rel, text=e.name + "/", open=e.rel in expanded, values=("dir",),
+                                tags=("folder",))
                     add(e.rel, e.children or [])
                 else:
                     tree.insert(parent, "end", iid=e.rel, text=e.title, values=("file",))
