@@ -83,6 +83,10 @@ class MainWindow(MenuMixin, TabPagesMixin):
             st.x = max(0, (sw - st.width) // 2)
         if not (0 <= st.y < sh - 100):
             st.y = max(0, (sh - st.height) // 2)
+        # Keep the whole frame on the screen when it fits (the default 80,80 1280x800 frame
+        # would otherwise hang off a 1280x800 screen).
+        st.x = max(0, min(st.x, sw - st.width))
+        st.y = max(0, min(st.y, sh - st.height))
 
     # -- layout --------------------------------------------------------------------------
     def _build(self) -> None:
