@@ -16,6 +16,8 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "llm-space-home"
     root.mkdir()
     monkeypatch.setenv("LLM_SPACE_HOME", str(root))
+    # Deleted test files go to the data root's .trash, not the real user's trash.
+    monkeypatch.setenv("LLM_SPACE_NO_OS_TRASH", "1")
     return root
 
 
