@@ -9,9 +9,9 @@
 # base URL) and runs our CLI against it with a temporary LLM_SPACE_HOME.
 #
 # Not part of the test suite. Needs python3 (3.9+), cmake, gcc/g++ and access to PyPI.
-# How long: the first run compiles llama.cpp — about 25-40 minutes on 2 busy cores
-# (measured: see the final report in the commit history); later runs reuse the venv and
-# take about 20 seconds.
+# How long: the first run compiles llama.cpp — measured 6.5 minutes on 2 shared cores
+# (longer on busy cores; about 1 minute when pip has the wheel cached); the checks
+# themselves then take about 15 seconds, and later runs reuse the venv.
 #
 # Usage: scripts/check_real_local_server.sh [WORKDIR]   (default WORKDIR: /tmp/llmspace-realserver)
 # Env:   PORT (default 8080 — must stay 8080 for the built-in llama-cpp provider),
