@@ -15,27 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Literal, Protocol
 
 from ..core.model import ModelParams
+from ..settings.model_info import Api, ModelInfo
 from .events import StreamEvent
 
-Api = Literal["anthropic-messages", "openai-completions", "openai-responses"]
-
-
-@dataclass(frozen=True)
-class ModelInfo:
-    """One model of a provider, with what the adapters and cost accounting need."""
-
-    id: str
-    name: str = ""
-    api: Api | None = None
-    reasoning: bool = False
-    input: tuple[str, ...] = ("text",)
-    context_window: int | None = None
-    max_tokens: int | None = None
-    # USD per million tokens
-    cost_input: float = 0.0
-    cost_output: float = 0.0
-    cost_cache_read: float = 0.0
-    cost_cache_write: float = 0.0
 
 
 @dataclass(frozen=True)

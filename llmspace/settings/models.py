@@ -1,6 +1,6 @@
 """Provider and model settings: `settings/models.json` (reference §2.10, §6.1).
 
-`ModelSettings(root)` merges the built-in providers (`providers/catalog.py`) with the file:
+`ModelSettings(root)` merges the built-in providers (`settings/catalog.py`) with the file:
 API keys (a literal, `$ENV_NAME`, the provider's own env var, or the OS keyring as a third
 source), base-URL and header overrides, disabledModels, custom providers and models, and
 the default model. Local key-less providers (Ollama, llama.cpp, LM Studio, vLLM) list the
@@ -26,8 +26,8 @@ from ..core.model import ModelConfig
 from ..errors import UserFacingError
 from ..jsonio import read_json, write_json_atomic
 from ..paths import DataRoot
-from ..providers.base import ModelInfo
-from ..providers.catalog import BUILTINS, KEYRING_SERVICE, BuiltinProvider
+from .catalog import BUILTINS, KEYRING_SERVICE, BuiltinProvider
+from .model_info import ModelInfo
 
 log = logging.getLogger("llmspace.models")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import ModelInfo
+from .model_info import ModelInfo
 
 KEYRING_SERVICE = "llm-space"
 
