@@ -238,7 +238,9 @@ class Tool(Node):
 class Variable(Node):
     """A typed variable in `context.variables`; `type` decides which fields apply."""
 
-    type: Literal["currentDate", "workingDirectory", "skills", "json", "file"]
+    # currentDate | workingDirectory | skills | json | file. Other kinds (from a newer app)
+    # load and round-trip unchanged; rendering leaves their references as written.
+    type: str
     format: str | None = None  # currentDate: readable-date|iso-date|local-date-time; skills: xml|markdown-list
     value: str | None = None  # workingDirectory, json, file
     skillNames: list[Any] | None = None

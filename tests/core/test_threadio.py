@@ -116,3 +116,15 @@ def test_malformed_thread_files_name_line_and_column(ws: Workspace):
         ws.open("bad.json")
     assert (info.value.line, info.value.column) == (3, 3)
     assert (ws.root / "bad.json").read_bytes() == b'{\n  "title": "x",\n  oops\n}'
+
+
+def test_a_variable_of_an_unknown_kind_loads_and_round_trips_unchanged() -> None:
+    from llmspace.core.render import render_thread
+    from llmspace.core.threadio import parse_thread, serialize_thread
+
+    raw = (b'{\n  "context": {\n    "systemPrompt": "Hi {{future}}",\n    "variables": {\n'
+           b'      "future": {\n        "type": "vectorStore",\n        "value": "x",\n        "k": 3\n      }\n'
+           b'    }\n  }\n}')
+    thread = parse_thread(raw)
+    assert serialize_thread(thread) == raw
+    assert render_thread(thread).system_prompt == "Hi {{future}}"
