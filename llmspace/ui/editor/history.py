@@ -11,6 +11,7 @@ from typing import Any
 import ttkbootstrap as tb
 
 from ...errors import UserFacingError
+from .compare import CompareDialog
 
 
 class HistoryPanel(tb.Frame):
@@ -101,44 +102,3 @@ class HistoryPanel(tb.Frame):
             self.view.p.remove_run(run_id)
         except UserFacingError as exc:
             self.view.window.show_error(str(exc))
-
-
-VERDICTS = (("Run A Better", "leftBetter"), ("Run B Better", "rightBetter"), ("Tie", "tie"), ("Pass", "pass"), ("Fail", "fail"))
-
-
-class CompareDialog(tb.Toplevel):
-    """Side by side in one text: the structural diff of two runs, and a verdict with a note."""
-
-    def __init__(self, view: Any, run_a: str, run_b: str) -> None:
-        text = view.p.compare_text(run_a, run_b)
-        super().__init__(title="Compare runs", master=view.window.root, size=(820, 600))
-        self.view, self.run_a, self.run_b = view, run_a, run_b
-        body = tb.Text(self, wrap="none", font="TkFixedFont")
-        body.insert("1.0", text)
-        body.configure(state="disabled")
-        body.pack(fill="both", expand=True, padx=8, pady=8)
-        self.body = body
-        existing = view.p.evaluation_of(run_a, run_b)
-        row = tb.Frame(self, padding=8)
-        row.pack(fill="x")
-        tb.Label(row, text="Note").pack(side="left")
-        self.note = tb.Entry(row, width=40)
-        self.note.pack(side="left", padx=6)
-        if existing is not None and existing.note:
-            self.note.insert(0, existing.note)
-        self.buttons: dict[str, Any] = {}
-        for label, verdict in VERDICTS:
-            b = tb.Button(row, text=label, bootstyle="secondary-outline", command=lambda v=verdict: self.save(v))
-            b.pack(side="left", padx=2)
-            self.buttons[verdict] = b
-        self.msg = tb.Label(self, text="", bootstyle="secondary")
-        self.msg.pack(anchor="w", padx=8)
-
-    def save(self, verdict: str) -> bool:
-        try:
-            self.view.p.evaluate(self.run_a, self.run_b, verdict, self.note.get())
-        except UserFacingError as exc:
-            self.msg.configure(text=str(exc), bootstyle="danger")
-            return False
-        self.msg.configure(text="Saved.", bootstyle="success")
-        return True

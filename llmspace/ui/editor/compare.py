@@ -1,0 +1,277 @@
+"""Compare dialog of two recorded runs (reference §1.4, §7.3): an "Evaluate" tab with Run A and
+Run B side by side, the rubric picker with New/Edit/Delete, the 1–5 score grid with live
+averages and the B − A delta, a note and the verdict buttons; and a read-only "Differences"
+tab with the structural diff of `core/compare.py`. `RubricEditor` creates or edits a rubric
+(2–6 criteria). Logic in `presenters/compare.py`. Caller: `ui/editor/history.py`.
+"""
+
+from __future__ import annotations
+
+import tkinter as tk
+from typing import Any
+
+import ttkbootstrap as tb
+
+from ...core.evaluation import DESCRIPTION_MAX, MAX_CRITERIA, MIN_CRITERIA, NAME_MAX, CriterionInput
+from ...errors import UserFacingError
+from ...presenters.compare import VERDICT_LABELS, ComparePresenter
+
+SCORES = ("", "1", "2", "3", "4", "5")
+
+
+def _readonly_text(master: Any, text: str, height: int) -> tb.Text:
+    box = tb.Text(master, wrap="word", height=height, font="TkTextFont")
+    box.insert("1.0", text)
+    box.configure(state="disabled")
+    return box
+
+
+class CompareDialog(tb.Toplevel):
+    """Evaluate a pair of runs; see the module docstring."""
+
+    def __init__(self, view: Any, run_a: str, run_b: str) -> None:
+        self.p = ComparePresenter(view.p, run_a, run_b)  # may refuse before any widget exists
+        diff = self.p.diff_text()
+        super().__init__(title="Compare runs", master=view.window.root, size=(1000, 720))
+        self.view, self.run_a, self.run_b = view, run_a, run_b
+        self.tabs = tb.Notebook(self)
+        self.tabs.pack(fill="both", expand=True, padx=8, pady=(8, 0))
+        evaluate = tb.Frame(self.tabs, padding=6)
+        diff_tab = tb.Frame(self.tabs, padding=6)
+        self.tabs.add(evaluate, text="Evaluate")
+        self.tabs.add(diff_tab, text="Differences")
+        self.body = tb.Text(diff_tab, wrap="none", font="TkFixedFont")
+        self.body.insert("1.0", diff)
+        self.body.configure(state="disabled")
+        self.body.pack(fill="both", expand=True)
+        self._build_sides(evaluate)
+        self._build_rubric(evaluate)
+        self._build_verdict()
+        self.refresh()
+
+    # -- layout ------------------------------------------------------------------------------
+    def _build_sides(self, master: Any) -> None:
+        sides = tb.Frame(master)
+        sides.pack(fill="x")
+        for col, (label, run_id) in enumerate((("Run A", self.run_a), ("Run B", self.run_b))):
+            info = self.p.side(run_id)
+            box = tb.Labelframe(sides, text=f"{label} · {run_id}", padding=4)
+            box.grid(row=0, column=col, sticky="nsew", padx=(0 if col == 0 else 4, 0))
+            sides.columnconfigure(col, weight=1, uniform="side")
+            tb.Label(box, text=f"{info.model} · {info.messages} · {info.captured}", bootstyle="secondary").pack(anchor="w")
+            parts = []
+            if info.system_prompt:
+                parts.append("System prompt: " + info.system_prompt)
+            parts.append("Last user input: " + (info.last_user or "—"))
+            parts.append("Result: " + (info.result or "—"))
+            _readonly_text(box, "\n\n".join(parts), 6).pack(fill="x")
+
+    def _build_rubric(self, master: Any) -> None:
+        row = tb.Frame(master)
+        row.pack(fill="x", pady=(8, 2))
+        tb.Label(row, text="Rubric").pack(side="left")
+        self.rubric_box = tb.Combobox(row, state="readonly", width=36)
+        self.rubric_box.pack(side="left", padx=6)
+        self.rubric_box.bind("<<ComboboxSelected>>", lambda e: self._on_choose())
+        tb.Button(row, text="New…", bootstyle="secondary-outline", command=self.new_rubric).pack(side="left")
+        self.edit_btn = tb.Button(row, text="Edit…", bootstyle="secondary-outline", command=self.edit_rubric)
+        self.edit_btn.pack(side="left", padx=4)
+        self.delete_btn = tb.Button(row, text="Delete", bootstyle="danger-outline", command=self.delete_rubric)
+        self.delete_btn.pack(side="left")
+        self.changed_lbl = tb.Label(master, text="", bootstyle="warning", wraplength=900, justify="left")
+        self.changed_lbl.pack(anchor="w")
+        self.grid_frame = tb.Frame(master)
+        self.grid_frame.pack(fill="x", pady=2)
+        self.avg = tb.Label(master, text="", font="TkHeadingFont")
+        self.avg.pack(anchor="w", pady=(2, 0))
+        self.score_boxes: dict[tuple[str, str], tb.Combobox] = {}
+
+    def _build_verdict(self) -> None:
+        row = tb.Frame(self, padding=(8, 6))
+        row.pack(fill="x")
+        tb.Label(row, text="Note").pack(side="left")
+        self.note = tb.Entry(row, width=40)
+        self.note.pack(side="left", padx=6, fill="x", expand=True)
+        if self.p.note:
+            self.note.insert(0, self.p.note)
+        self.buttons: dict[str, Any] = {}
+        for label, verdict in VERDICT_LABELS:
+            b = tb.Button(row, text=label, bootstyle="secondary-outline", command=lambda v=verdict: self.save(v))
+            b.pack(side="left", padx=2)
+            self.buttons[verdict] = b
+        self.msg = tb.Label(self, text="", bootstyle="secondary", wraplength=960, justify="left")
+        self.msg.pack(anchor="w", padx=8, pady=(0, 8))
+
+    # -- refresh -----------------------------------------------------------------------------
+    def refresh(self) -> None:
+        choices = self.p.choices()
+        self.rubric_box.configure(values=[c.label for c in choices])
+        self.rubric_box.set(self.p.selected_label())
+        editable = self.p.rubric is not None and any(r.id == self.p.rubric.id for r in self.p.thread.evaluationRubrics or [])
+        for b in (self.edit_btn, self.delete_btn):
+            b.configure(state="normal" if editable else "disabled")
+        self.changed_lbl.configure(text=self.p.changed_note)
+        self._draw_grid()
+        self._draw_verdict()
+
+    def _draw_grid(self) -> None:
+        for w in self.grid_frame.winfo_children():
+            w.destroy()
+        self.score_boxes = {}
+        rubric = self.p.rubric
+        if rubric is None:
+            self.avg.configure(text="")
+            return
+        tb.Label(self.grid_frame, text="Criterion", font="TkHeadingFont").grid(row=0, column=0, sticky="w")
+        tb.Label(self.grid_frame, text="Run A", font="TkHeadingFont").grid(row=0, column=1, padx=8)
+        tb.Label(self.grid_frame, text="Run B", font="TkHeadingFont").grid(row=0, column=2, padx=8)
+        for i, c in enumerate(rubric.criteria, start=1):
+            text = c.name + (f" — {c.description}" if c.description else "")
+            tb.Label(self.grid_frame, text=text, wraplength=620, justify="left").grid(row=i, column=0, sticky="w", pady=1)
+            for col, run in ((1, self.run_a), (2, self.run_b)):
+                box = tb.Combobox(self.grid_frame, state="readonly", width=4, values=SCORES)
+                value = self.p.score(run, c.id)
+                box.set("" if value is None else str(value))
+                box.grid(row=i, column=col, padx=8)
+                box.bind("<<ComboboxSelected>>", lambda e, r=run, cid=c.id, b=box: self._on_score(r, cid, b))
+                self.score_boxes[(run, c.id)] = box
+        self.grid_frame.columnconfigure(0, weight=1)
+        self.avg.configure(text=self.p.averages_text())
+
+    def _draw_verdict(self) -> None:
+        for verdict, b in self.buttons.items():
+            b.configure(bootstyle="primary" if verdict == self.p.verdict else "secondary-outline")
+
+    # -- intents -----------------------------------------------------------------------------
+    def _on_choose(self) -> None:
+        self.choose(self.rubric_box.get())
+
+    def choose(self, label: str) -> None:
+        try:
+            self.p.choose_label(label)
+        except UserFacingError as exc:
+            self.msg.configure(text=str(exc), bootstyle="danger")
+        self.refresh()
+
+    def _on_score(self, run: str, criterion_id: str, box: Any) -> None:
+        raw = box.get()
+        self.p.set_score(run, criterion_id, int(raw) if raw else None)
+        self.avg.configure(text=self.p.averages_text())
+
+    def set_score(self, side: str, index: int, value: int | None) -> None:
+        """Set the score of criterion `index` for side "A" or "B" as the user would."""
+        assert self.p.rubric is not None
+        run = self.run_a if side == "A" else self.run_b
+        box = self.score_boxes[(run, self.p.rubric.criteria[index].id)]
+        box.set("" if value is None else str(value))
+        box.event_generate("<<ComboboxSelected>>")
+
+    def save(self, verdict: str) -> bool:
+        confirm = self.view.window.dialogs.confirm
+        try:
+            ev = self.p.save(verdict, self.note.get(), confirm=confirm)
+        except UserFacingError as exc:
+            self.msg.configure(text=str(exc), bootstyle="danger")
+            return False
+        if ev is None:
+            self.msg.configure(text="Not saved; the scores are kept.", bootstyle="secondary")
+            return False
+        self.msg.configure(text="Saved.", bootstyle="success")
+        self.refresh()
+        return True
+
+    def new_rubric(self) -> "RubricEditor":
+        return RubricEditor(self, None)
+
+    def edit_rubric(self) -> "RubricEditor | None":
+        rubric = self.p.rubric
+        if rubric is None or not any(r.id == rubric.id for r in self.p.thread.evaluationRubrics or []):
+            return None  # no rubric, or only the snapshot of a deleted one
+        return RubricEditor(self, rubric)
+
+    def delete_rubric(self) -> bool:
+        rubric = self.p.rubric
+        if rubric is None:
+            return False
+        if not self.view.window.dialogs.confirm(
+                f"Delete rubric {rubric.name!r}? Saved evaluations keep their scores.", "Delete rubric"):
+            return False
+        try:
+            self.p.delete_rubric(rubric.id)
+        except UserFacingError as exc:
+            self.msg.configure(text=str(exc), bootstyle="danger")
+            return False
+        self.refresh()
+        return True
+
+
+class RubricEditor(tb.Toplevel):
+    """Create or edit one rubric: a name and 2–6 criteria (name, optional description)."""
+
+    def __init__(self, dialog: CompareDialog, rubric: Any) -> None:
+        super().__init__(title="Edit rubric" if rubric is not None else "New rubric", master=dialog, size=(640, 420))
+        self.dialog, self.rubric = dialog, rubric
+        top = tb.Frame(self, padding=8)
+        top.pack(fill="x")
+        tb.Label(top, text="Name").pack(side="left")
+        self.name = tb.Entry(top, width=50)
+        self.name.pack(side="left", padx=6, fill="x", expand=True)
+        tb.Label(self, text=f"Criteria ({MIN_CRITERIA}–{MAX_CRITERIA}; names ≤ {NAME_MAX}, descriptions ≤ "
+                            f"{DESCRIPTION_MAX} characters)", bootstyle="secondary").pack(anchor="w", padx=8)
+        self.rows_frame = tb.Frame(self, padding=(8, 2))
+        self.rows_frame.pack(fill="both", expand=True)
+        self.rows: list[tuple[str | None, tk.Entry, tk.Entry, Any]] = []
+        bar = tb.Frame(self, padding=8)
+        bar.pack(fill="x")
+        self.add_btn = tb.Button(bar, text="+ Criterion", bootstyle="secondary-outline", command=self.add_row)
+        self.add_btn.pack(side="left")
+        tb.Button(bar, text="Save", bootstyle="primary", command=self.save).pack(side="right")
+        tb.Button(bar, text="Cancel", bootstyle="secondary-outline", command=self.destroy).pack(side="right", padx=4)
+        self.msg = tb.Label(self, text="", bootstyle="danger", wraplength=600, justify="left")
+        self.msg.pack(anchor="w", padx=8, pady=(0, 8))
+        if rubric is not None:
+            self.name.insert(0, rubric.name)
+            for c in rubric.criteria:
+                self.add_row(c.name, c.description or "", c.id)
+        else:
+            for _ in range(MIN_CRITERIA):
+                self.add_row()
+
+    def add_row(self, name: str = "", description: str = "", cid: str | None = None) -> None:
+        if len(self.rows) >= MAX_CRITERIA:
+            self.msg.configure(text=f"A rubric has at most {MAX_CRITERIA} criteria.")
+            return
+        frame = tb.Frame(self.rows_frame)
+        frame.pack(fill="x", pady=1)
+        n = tb.Entry(frame, width=24)
+        n.insert(0, name)
+        n.pack(side="left")
+        d = tb.Entry(frame, width=48)
+        d.insert(0, description)
+        d.pack(side="left", padx=4, fill="x", expand=True)
+        entry = (cid, n, d, frame)
+        tb.Button(frame, text="✕", width=2, bootstyle="secondary-link",
+                  command=lambda: self.remove_row(entry)).pack(side="left")
+        self.rows.append(entry)
+
+    def remove_row(self, entry: Any) -> None:
+        if entry in self.rows:
+            self.rows.remove(entry)
+            entry[3].destroy()
+
+    def criteria(self) -> list[CriterionInput]:
+        return [CriterionInput(name=n.get(), description=d.get() or None, id=cid) for cid, n, d, _f in self.rows]
+
+    def save(self) -> Any:
+        p = self.dialog.p
+        try:
+            if self.rubric is None:
+                rubric = p.create_rubric(self.name.get(), self.criteria())
+            else:
+                rubric = p.update_rubric(self.rubric.id, self.name.get(), self.criteria())
+        except UserFacingError as exc:
+            self.msg.configure(text=str(exc))
+            return None
+        self.dialog.refresh()
+        self.destroy()
+        return rubric
