@@ -22,6 +22,7 @@ import orjson
 from ..core.model import ModelConfig, ModelParams, ResponseType, Thread, Tool
 from ..core.threadio import parse_thread, serialize_thread
 from ..errors import UserFacingError
+from .history import HistoryIntents
 from .messages import MessageIntents
 
 UNDO_STEPS = 100
@@ -49,14 +50,13 @@ def template_variables(text: str) -> list[str]:
     return seen
 
 
-class EditorPresenter(MessageIntents):
+class EditorPresenter(MessageIntents, HistoryIntents):
     """State and intents for one thread tab."""
 
     def __init__(self, workspace: Any, rel: str, thread: Thread | None = None) -> None:
         self.ws = workspace
         self.rel = rel
         self.thread: Thread = thread if thread is not None else workspace.open(rel)
-        self._ensure_defaults()
         self.undo_stack: list[bytes] = []
         self.redo_stack: list[bytes] = []
         self._last_key: Any = None
@@ -66,6 +66,24 @@ class EditorPresenter(MessageIntents):
         self.collapsed: set[str] = set()
         self.listeners: list[Listener] = []
         self.save_error: str | None = None
+        self.dirty = self._apply_load_rules()
+        self._ensure_defaults()
+
+    def _apply_load_rules(self) -> bool:
+        """`normalize_history` and `normalize_evaluations` on the working copy (never in
+        storage, so untouched files round-trip byte-identically); True when they changed
+        something, which then counts as an ordinary edit that autosave writes."""
+        from ..core.evaluation import normalize_evaluations
+        from ..core.history import normalize_history
+
+        t = self.thread
+        if t.runHistory is None and t.evaluations is None and t.evaluationRubrics is None:
+            return False
+        fields = {"runHistory", "evaluations", "evaluationRubrics"}
+        before = orjson.dumps(t.model_dump(include=fields, exclude_unset=True, mode="json"))
+        normalize_history(t)
+        normalize_evaluations(t)
+        return orjson.dumps(t.model_dump(include=fields, exclude_unset=True, mode="json")) != before
 
     def _ensure_defaults(self) -> None:
         """Materialise the default variables, as the original does when a thread is shown
@@ -159,8 +177,8 @@ class EditorPresenter(MessageIntents):
     def reload_from_disk(self) -> None:
         """Replace the working copy with the file's contents (after an external change)."""
         self.thread = self.ws.open(self.rel)
+        self.dirty = self._apply_load_rules()
         self._ensure_defaults()
-        self.dirty = False
         self.notify("all")
 
     # -- header --------------------------------------------------------------------------
@@ -374,6 +392,10 @@ class EditorPresenter(MessageIntents):
         from ..core import variables as V
         from ..core.model import Variable
 
+        kinds = ("currentDate", "workingDirectory", "skills", "json", "file")
+        if data.get("type") not in kinds:  # files may carry newer kinds; the editor creates known ones
+            raise UserFacingError(f"The variable {name!r} has an unknown kind {data.get('type')!r}.",
+                                  hint=f"Use one of: {', '.join(kinds)}.")
         try:
             variable = Variable.model_validate(data)
         except Exception as exc:
@@ -419,51 +441,3 @@ class EditorPresenter(MessageIntents):
             elif not custom[root].strip():
                 hints[name] = "empty"
         return hints
-
-    # -- run history ---------------------------------------------------------------------
-    def history(self) -> list[Any]:
-        """Run-history rows, newest first (`core.history.RunView`)."""
-        from ..core.history import list_runs
-
-        return list_runs(self.thread)
-
-    def restore_run(self, run_id: str) -> None:
-        """Replace title/model/context with a run's snapshot — one undo step."""
-        from ..core.history import restore_run
-
-        self.checkpoint(None)
-        restore_run(self.thread, run_id)
-        self.thread.title = self.title
-        self._edited("all")
-
-    def remove_run(self, run_id: str) -> None:
-        """Remove a run (and evaluations that use it); not an undo step, as in the original."""
-        from ..core.history import remove_run
-
-        if self.read_only:
-            raise UserFacingError("Stop the run before changing the run history.")
-        remove_run(self.thread, run_id)
-        self.dirty = True
-        self.notify("history")
-
-    def compare_text(self, run_a: str, run_b: str) -> str:
-        """The structural comparison of two runs as text (`core.compare`)."""
-        from ..core.compare import compare_runs, render_text
-
-        return render_text(compare_runs(self.thread, run_a, run_b))
-
-    def evaluation_of(self, run_a: str, run_b: str) -> Any:
-        from ..core.evaluation import find_pair
-
-        return find_pair(self.thread, run_a, run_b)
-
-    def evaluate(self, run_a: str, run_b: str, verdict: str, note: str | None = None) -> Any:
-        """Save the verdict for a pair of runs (one record per unordered pair)."""
-        from ..core.evaluation import save_evaluation
-
-        if self.read_only:
-            raise UserFacingError("Stop the run before evaluating runs.")
-        ev = save_evaluation(self.thread, run_a, run_b, verdict, (note or "").strip() or None)
-        self.dirty = True
-        self.notify("history")
-        return ev

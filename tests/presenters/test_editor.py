@@ -189,3 +189,40 @@ def test_clear_model_collapse_truncate_and_reload_from_disk(ed, app):
     path.write_text(path.read_text("utf-8").replace('"context"', '"modelName": "x",\n  "context"', 1), "utf-8")
     ed.reload_from_disk()
     assert ed.thread.modelName == "x" and not ed.dirty
+
+
+def _messy_history_file(app, name):
+    from llmspace.jsonio import write_bytes_atomic
+
+    data = {"title": name, "runHistory": [
+        {"id": "r1", "timestamp": 1000, "thread": {"title": name}},
+        {"timestamp": 2000, "thread": {"title": name}},
+        {"id": "r1", "timestamp": 3000, "thread": {"title": name, "context": {"systemPrompt": "last"}}}],
+        "evaluations": [{"id": "e1", "leftRunId": "r1", "rightRunId": "r1", "verdict": "tie"}]}
+    path = app.workspace.root / f"{name}.json"
+    write_bytes_atomic(path, json.dumps(data).encode())
+    return f"{name}.json", path
+
+
+def test_opening_applies_the_history_and_evaluation_load_rules_as_an_ordinary_edit(app):
+    rel, path = _messy_history_file(app, "messy")
+    before = path.read_bytes()
+    ed = EditorPresenter(app.workspace, rel)
+    assert ed.dirty and path.read_bytes() == before  # nothing written yet
+    runs = ed.thread.runHistory
+    assert [r.id for r in runs] == ["run-2000-1", "r1"] and runs[1].thread.context.systemPrompt == "last"
+    assert ed.thread.evaluations == []
+    assert ed.save()
+    data = saved(app, rel)
+    assert [r["id"] for r in data["runHistory"]] == ["run-2000-1", "r1"] and data["evaluations"] == []
+    after_save = path.read_bytes()
+    ed.reload_from_disk()
+    assert not ed.dirty and path.read_bytes() == after_save
+
+
+def test_a_clean_thread_opens_unchanged_and_is_not_rewritten(app):
+    rel = app.workspace.create_thread("", "clean")
+    path = app.workspace.resolve(rel)
+    before = path.read_bytes()
+    ed = EditorPresenter(app.workspace, rel)
+    assert not ed.dirty and not ed.save() and path.read_bytes() == before

@@ -53,6 +53,8 @@ class EditorView(RunControlsMixin, tb.Frame):
         self.p.listeners.append(self._on_change)
         self.run.listeners.append(self._on_run)
         self.refresh_all()
+        if self.p.dirty:  # the load rules changed something: an ordinary edit
+            self.schedule_autosave()
 
     # -- layout --------------------------------------------------------------------------
     def _build(self) -> None:
