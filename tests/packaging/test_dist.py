@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[2]  # tests/packaging/… -> repository root
 EXE = ROOT / "build" / "dist" / ("llmspace.exe" if os.name == "nt" else "llmspace")
 
 pytestmark = pytest.mark.skipif(os.environ.get("LLMSPACE_BUILD_DIST") != "1",
