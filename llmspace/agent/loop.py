@@ -69,6 +69,7 @@ class RunSession:
         self.model_label = ""
         self._snapshot: dict[str, dict[str, str]] | None = None  # frozen values of this run so far
         self._materialise: ModelConfig | None = None
+        self.warnings: list[str] = []  # render warnings of every turn, each once
 
     # -- entry --------------------------------------------------------------------------
     def execute(self) -> "RunResult":
@@ -168,6 +169,9 @@ class RunSession:
             raise UserFacingError(f"{RENDER_FAILED}: {exc}") from None
         self._snapshot = dict(rendered.snapshot or {})
         self._rendered = rendered
+        for w in rendered.warnings:
+            if w not in self.warnings:
+                self.warnings.append(w)
         return rendered
 
     # -- the turn loop ------------------------------------------------------------------
@@ -287,4 +291,4 @@ class RunSession:
             run_id = append_history(self.thread, usage, int(time.time() * 1000))
         return RunResult(status=status, error=error, thread=self.thread, paused_calls=list(self.paused),
                          new_message_ids=list(self.new_ids), run_id=run_id, paused_reason=self.paused_reason,
-                         turns=self.turns, usage=usage)
+                         turns=self.turns, usage=usage, warnings=list(self.warnings))

@@ -58,6 +58,7 @@ class RunResult:
     paused_reason: str | None = None
     turns: int = 0  # model turns taken
     usage: Usage | None = None  # summed over the assistant messages this run added
+    warnings: list[str] = field(default_factory=list)  # render warnings of this run (template errors, unresolved names)
 
 
 class Runner:

@@ -62,6 +62,7 @@ class RunPresenter:
         self.listeners: list[Callable[[str, Any], None]] = []
         self.detached = False  # set when the view closed while running
         self._latest: dict[Any, Any] = {}
+        self.warnings: list[str] = []  # render warnings of the last run (`RunResult.warnings`)
 
     def notify(self, kind: str, detail: Any = None) -> None:
         for fn in list(self.listeners):
@@ -118,6 +119,7 @@ class RunPresenter:
         self.status, self.error, self.error_message_id = "running", None, None
         self.pause_reason, self.paused_calls = None, []
         self.tool_status.clear()
+        self.warnings = []
         self.started_at = time.monotonic()
         self.editor.read_only = True
         self.editor.notify("readonly", True)
@@ -261,6 +263,9 @@ class RunPresenter:
         if thread is not None and thread is not self.editor.thread:
             self.editor.read_only = False
             self.editor.replace_thread(thread, undoable=False, kind="all")
+        warnings = getattr(result, "warnings", None)
+        if isinstance(warnings, list):
+            self.warnings = [str(w) for w in warnings]
         err = getattr(result, "error", None)
         if err:
             self.error = str(err)

@@ -145,3 +145,20 @@ def test_auto_run_executes_builtin_tools_and_reports_their_status(app, srv, tmp_
     assert run.tool_status.get("c_read") == "done"
     assert "hello file" in ed.messages[-1].toolCalls[0].output.text()
     assert "tool" in events
+
+
+def test_render_warnings_of_the_run_are_kept_until_the_next_run(app, srv):
+    srv.push(Turn(text="ok"))
+    ed, run = make(app, "Hi {{ nope }}")
+    pump = QueuePump()
+    run.start(pump.post, pump.post_text)
+    pump.drain_until(lambda: run.status != "running")
+    assert run.status == "idle" and len(run.warnings) == 1 and "{{ nope }}" in run.warnings[0]
+    ed.set_message_text(0, "Hi")
+    ed.add_message("user")
+    ed.set_message_text(2, "again")
+    srv.push(Turn(text="fine"))
+    run.start(pump.post, pump.post_text)
+    assert run.warnings == []
+    pump.drain_until(lambda: run.status != "running")
+    assert run.warnings == []

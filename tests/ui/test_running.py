@@ -149,3 +149,13 @@ def test_closing_a_running_tab_stops_the_run_and_saves_what_it_produced(window, 
     window.close_tab(rel)
     pump_until(window.root, lambda: not run.running)
     pump_until(window.root, lambda: "zz" in app.workspace.resolve(rel).read_text("utf-8"))
+
+
+def test_render_warnings_of_a_run_show_in_the_status_bar_and_the_prompt_hints(window, app, srv):
+    srv.push(Turn(text="done"))
+    ed = open_editor(window, app, text="Hi {% if %}x", stem="warn")
+    assert ed.start_run()
+    pump_until(window.root, lambda: ed.run.status != "running")
+    status = window.status_msg.cget("text")
+    assert status.startswith("Run finished with 1 warning: Template error in message 1"), status
+    assert "Last run: Template error in message 1" in ed.hints.cget("text")

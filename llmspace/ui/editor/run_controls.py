@@ -56,11 +56,21 @@ class RunControlsMixin:
                 self.list.render()
                 if self.history_panel is not None:
                     self.history_panel.refresh()
+            if detail in ("idle", "paused", "error"):
+                self.show_run_warnings()
             if detail == "paused":
                 self.focus_pending_result()
         elif kind == "tool":
             self.list.request_render()
         self.refresh_controls()
+
+    def show_run_warnings(self) -> None:
+        """Render warnings of the finished run: in the status bar and under the system prompt."""
+        warnings = self.run.warnings
+        if warnings:
+            n = len(warnings)
+            self.window.set_status(f"Run finished with {n} warning{'s' if n != 1 else ''}: {warnings[0]}")
+        self.refresh_hints()
 
     def focus_pending_result(self) -> Any:
         """Show the last message and put the cursor in the first result a human must type."""

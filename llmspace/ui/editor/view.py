@@ -206,7 +206,10 @@ class EditorView(RunControlsMixin, tb.Frame):
             parts.append("Missing: " + ", ".join(missing))
         if empty:
             parts.append("Empty: " + ", ".join(empty))
-        self.hints.configure(text=" · ".join(parts))
+        text = " · ".join(parts)
+        if self.run.warnings:  # what the last run's render reported (template errors, unknown names)
+            text = "\n".join(([text] if text else []) + ["Last run: " + w for w in self.run.warnings[:5]])
+        self.hints.configure(text=text)
 
     def refresh_prompt(self) -> None:
         text = self.p.system_prompt
