@@ -95,3 +95,43 @@ class HistoryIntents:
         self.dirty = True
         self.notify("history")
         return ev
+
+    def neighbours(self, run_id: str) -> tuple[str | None, str | None]:
+        """The runs shown before and after `run_id` in the history list (newest first)."""
+        ids = [r.id for r in self.history()]
+        if run_id not in ids:
+            return None, None
+        i = ids.index(run_id)
+        return (ids[i - 1] if i > 0 else None), (ids[i + 1] if i + 1 < len(ids) else None)
+
+    def evaluation_rows(self) -> list[tuple[str, str]]:
+        """(evaluation id, one line) for the evaluations under the run history, newest first."""
+        from ..core.evaluation import averages
+
+        labels = {"leftBetter": "A better", "rightBetter": "B better", "tie": "Tie", "pass": "Pass", "fail": "Fail"}
+        rows = []
+        for ev in sorted(self.thread.evaluations or [], key=lambda e: e.updatedAt, reverse=True):
+            text = f"{ev.leftRunId} vs {ev.rightRunId} · {labels.get(ev.verdict, ev.verdict)}"
+            avg = averages(ev)
+            if avg is not None and ev.rubric is not None:
+                text += f" · {ev.rubric.name} {avg.left:.2f}/{avg.right:.2f} ({avg.delta:+.2f})"
+            if ev.note:
+                text += f" · {ev.note[:60]}"
+            rows.append((ev.id, text))
+        return rows
+
+    def evaluation_pair(self, evaluation_id: str) -> tuple[str, str]:
+        for ev in self.thread.evaluations or []:
+            if ev.id == evaluation_id:
+                return ev.leftRunId, ev.rightRunId
+        raise UserFacingError(f"No evaluation {evaluation_id!r} in this thread.")
+
+    def remove_evaluation(self, evaluation_id: str) -> None:
+        """Remove one evaluation (not an undo step, like removing a run)."""
+        from ..core.evaluation import remove_evaluation
+
+        if self.read_only:
+            raise UserFacingError("Stop the run before changing evaluations.")
+        remove_evaluation(self.thread, evaluation_id)
+        self.dirty = True
+        self.notify("history")

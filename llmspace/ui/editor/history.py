@@ -1,6 +1,8 @@
 """Run history panel (toggled from the editor header): newest first, with summary, relative
-time, model, message count and usage; Inspect (read-only view), Restore (one undo step) and
-Remove (with confirmation). Logic in `EditorPresenter.history/restore_run/remove_run` and
+time, model, message count and usage; Inspect (read-only view with Previous/Next and Fork from
+a message, `inspect.py`), Restore (one undo step), Remove (with confirmation; its evaluations
+go too), Compare two selected runs (`compare.py`), Fork the selected run at its last message;
+below, the saved evaluations (Open, Remove). Logic in `presenters/history.HistoryIntents` and
 `core.history`. Caller: `ui/editor/view.py`.
 """
 
@@ -35,6 +37,15 @@ class HistoryPanel(tb.Frame):
         tb.Button(bar, text="Restore", bootstyle="primary-outline", command=self.restore).pack(side="left", padx=4)
         tb.Button(bar, text="Remove", bootstyle="danger-outline", command=self.remove).pack(side="left")
         tb.Button(bar, text="Compare", bootstyle="info-outline", command=self.compare).pack(side="left", padx=4)
+        tb.Button(bar, text="Fork", bootstyle="secondary-outline", command=self.fork).pack(side="left")
+        tb.Label(self, text="Evaluations", font="TkHeadingFont").pack(anchor="w", pady=(8, 0))
+        self.evals = tb.Treeview(self, show="tree", height=5, selectmode="browse")
+        self.evals.pack(fill="x")
+        self.evals.bind("<Double-1>", lambda e: self.open_evaluation())
+        ebar = tb.Frame(self)
+        ebar.pack(fill="x", pady=(4, 0))
+        tb.Button(ebar, text="Open", bootstyle="info-outline", command=self.open_evaluation).pack(side="left")
+        tb.Button(ebar, text="Remove", bootstyle="danger-outline", command=self.remove_evaluation).pack(side="left", padx=4)
 
     def refresh(self) -> None:
         from ...core.history import relative_time
@@ -43,6 +54,9 @@ class HistoryPanel(tb.Frame):
         for row in self.view.p.history():
             self.list.insert("", "end", iid=row.id, text=row.summary,
                              values=(relative_time(row.timestamp), row.model, row.message_count, row.usage_label))
+        self.evals.delete(*self.evals.get_children(""))
+        for eid, text in self.view.p.evaluation_rows():
+            self.evals.insert("", "end", iid=eid, text=text)
 
     def selected(self) -> str | None:
         sel = self.list.selection()
@@ -62,27 +76,40 @@ class HistoryPanel(tb.Frame):
             return None
 
     def inspect(self) -> Any:
+        """Open the read-only view of the selected run (Previous/Next, Fork from a message)."""
         run_id = self.selected()
         if not run_id:
+            self.view.window.set_status("Select a run to inspect.")
             return None
-        from ...core.history import absolute_time, inspect_run
+        from .inspect import RunInspector
 
-        view = inspect_run(self.view.p.thread, run_id)
-        top = tb.Toplevel(title=f"Run {view.id}", master=self.view.window.root, size=(700, 520))
-        tb.Label(top, text=f"{view.model} · {view.messages_label} · {absolute_time(view.timestamp)} · {view.usage_label}",
-                 padding=6).pack(anchor="w")
-        text = tb.Text(top, wrap="word")
-        text.pack(fill="both", expand=True)
-        if view.system_prompt:
-            text.insert("end", "System prompt\n" + view.system_prompt + "\n\n")
-        for m in view.messages:
-            text.insert("end", f"{m.role.capitalize()}\n{m.text()}\n")
-            for c in getattr(m, "toolCalls", None) or []:
-                out = c.output.text() if c.output is not None else ""
-                text.insert("end", f"→ {c.input.name}({c.input.arguments})\n← {out}\n")
-            text.insert("end", "\n")
-        text.configure(state="disabled")
-        return top
+        try:
+            return RunInspector(self.view, run_id)
+        except UserFacingError as exc:
+            self.view.window.show_error(str(exc))
+            return None
+
+    def fork(self) -> str | None:
+        """Fork the selected run at its last message into a new thread (opened in a new tab);
+        Inspect forks from any message."""
+        run_id = self.selected()
+        if not run_id:
+            self.view.window.set_status("Select a run to fork.")
+            return None
+        msgs = self.view.p.inspect(run_id).messages
+        if not msgs:
+            self.view.window.show_error("This run has no messages to fork from.")
+            return None
+        window = self.view.window
+        try:
+            new_rel = self.view.p.fork_from(run_id, msgs[-1].id)
+        except UserFacingError as exc:
+            window.show_error(str(exc))
+            return None
+        window.tree_view.refresh()
+        window.open_thread(new_rel)
+        window.set_status(f"Forked into {new_rel}")
+        return new_rel
 
     def restore(self) -> None:
         run_id = self.selected()
@@ -102,3 +129,28 @@ class HistoryPanel(tb.Frame):
             self.view.p.remove_run(run_id)
         except UserFacingError as exc:
             self.view.window.show_error(str(exc))
+
+    def open_evaluation(self) -> Any:
+        """Open the compare dialog of the selected evaluation's pair (as it was saved: A, B)."""
+        sel = self.evals.selection()
+        if not sel:
+            return None
+        try:
+            a, b = self.view.p.evaluation_pair(sel[0])
+            return CompareDialog(self.view, a, b)
+        except UserFacingError as exc:
+            self.view.window.show_error(str(exc))
+            return None
+
+    def remove_evaluation(self) -> bool:
+        sel = self.evals.selection()
+        if not sel:
+            return False
+        if not self.view.window.dialogs.confirm("Remove this evaluation?", "Remove evaluation"):
+            return False
+        try:
+            self.view.p.remove_evaluation(sel[0])
+        except UserFacingError as exc:
+            self.view.window.show_error(str(exc))
+            return False
+        return True
