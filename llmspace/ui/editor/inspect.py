@@ -43,6 +43,7 @@ class RunInspector(tb.Toplevel):
         self.messages.heading("#0", text="Message")
         self.messages.heading("role", text="Role")
         self.messages.column("role", width=80, stretch=False)
+        self.messages.column("#0", width=240)
         self.messages.bind("<<TreeviewSelect>>", lambda e: self._sync_fork())
         self.text = tb.Text(paned, wrap="word")
         paned.add(self.messages, weight=1)
@@ -55,7 +56,8 @@ class RunInspector(tb.Toplevel):
 
         self.run_id = run.id
         self.title(f"Run {run.id}")
-        self.header.configure(text=f"{run.model} · {run.messages_label} · {absolute_time(run.timestamp)} · {run.usage_label}")
+        parts = [run.model, run.messages_label, absolute_time(run.timestamp), run.usage_label]
+        self.header.configure(text=" · ".join(p for p in parts if p))
         self.messages.delete(*self.messages.get_children(""))
         text = self.text
         text.configure(state="normal")

@@ -161,6 +161,11 @@ class EditorView(RunControlsMixin, tb.Frame):
             self.history_panel = HistoryPanel(self.paned, self)
             self.paned.add(self.history_panel, weight=1)
             self.history_panel.refresh()
+            self.update_idletasks()
+            width = self.paned.winfo_width()
+            if width > 600:  # settings | messages | history ≈ 28 | 36 | 36 %, so no column is crushed
+                self.paned.sashpos(0, int(width * 0.28))
+                self.paned.sashpos(1, int(width * 0.64))
         else:
             self.paned.forget(self.history_panel)
             self.history_panel.destroy()
