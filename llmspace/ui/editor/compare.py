@@ -34,6 +34,7 @@ class CompareDialog(tb.Toplevel):
         diff = self.p.diff_text()
         super().__init__(title="Compare runs", master=view.window.root, size=(1000, 720))
         self.view, self.run_a, self.run_b = view, run_a, run_b
+        self.bind("<Escape>", lambda e: self.destroy())
         self.tabs = tb.Notebook(self)
         self.tabs.pack(fill="both", expand=True, padx=8, pady=(8, 0))
         evaluate = tb.Frame(self.tabs, padding=6)
@@ -211,6 +212,7 @@ class RubricEditor(tb.Toplevel):
     def __init__(self, dialog: CompareDialog, rubric: Any) -> None:
         super().__init__(title="Edit rubric" if rubric is not None else "New rubric", master=dialog, size=(640, 420))
         self.dialog, self.rubric = dialog, rubric
+        self.bind("<Escape>", lambda e: self.destroy())
         top = tb.Frame(self, padding=8)
         top.pack(fill="x")
         tb.Label(top, text="Name").pack(side="left")

@@ -27,6 +27,7 @@ class RunInspector(tb.Toplevel):
         super().__init__(title="Inspect run", master=view.window.root, size=(900, 600))
         self.view = view
         self.run_id = run_id
+        self.bind("<Escape>", lambda e: self.destroy())
         nav = tb.Frame(self, padding=(6, 6, 6, 0))
         nav.pack(fill="x")
         self.prev_btn = tb.Button(nav, text="← Previous", bootstyle="secondary-outline", command=self.previous)
