@@ -28,13 +28,21 @@ _COST_KEYS = ("input", "output", "cacheRead", "cacheWrite", "total")
 Num = int | float
 
 
+def js_number(value: float | int) -> Num:
+    """A number as JavaScript would write it: integral floats become ints (0.0 -> 0), so
+    files match the original app's JSON byte for byte."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
+
+
 def _num(value: Any) -> Num:
-    """A finite, non-negative number (ints stay ints); anything else is 0."""
+    """A finite, non-negative number (integral floats become ints); anything else is 0."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return 0
     if isinstance(value, float) and not math.isfinite(value):
         return 0
-    return value if value >= 0 else 0
+    return js_number(value) if value >= 0 else 0
 
 
 def _get(value: Any, key: str) -> Any:

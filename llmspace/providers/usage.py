@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from ..core.model import Usage, UsageCost
+from ..core.usage import js_number
 from .base import ModelInfo
 from .events import UsageEvent
 
@@ -30,7 +31,7 @@ def cost_of(model: ModelInfo, input: int, output: int, cache_read: int = 0, cach
         "cacheWrite": cache_write * model.cost_cache_write / 1_000_000,
     }
     parts["total"] = sum(parts.values())
-    return parts
+    return {k: js_number(v) for k, v in parts.items()}
 
 
 def merge_usage(events: list[UsageEvent]) -> UsageEvent | None:

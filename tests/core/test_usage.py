@@ -99,3 +99,16 @@ def test_labels_follow_the_original_formats():
     assert summary_line(u) == "1,550 tokens / 1,200 input / 300 output / 20 reasoning / 50 cached / $0.0200"
     assert [r[0] for r in breakdown_rows(u)] == ["Input", "Output", "Cache Read", "Reasoning", "Cost", "Total"]
     assert compact_label(None) == ""
+
+
+def test_integral_costs_are_written_as_javascript_would_write_them() -> None:
+    from llmspace.core.usage import js_number, make_usage
+    from llmspace.providers.usage import cost_of
+    from llmspace.settings.model_info import ModelInfo
+
+    assert js_number(0.0) == 0 and isinstance(js_number(0.0), int)
+    assert js_number(0.25) == 0.25
+    free = cost_of(ModelInfo(id="local"), 10, 5)
+    assert all(isinstance(v, int) and v == 0 for v in free.values())
+    usage = make_usage(1, 2, cost={"input": 0.0, "output": 0.5})
+    assert usage.model_dump()["cost"] == {"input": 0, "output": 0.5, "cacheRead": 0, "cacheWrite": 0, "total": 0.5}
