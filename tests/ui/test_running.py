@@ -159,3 +159,23 @@ def test_render_warnings_of_a_run_show_in_the_status_bar_and_the_prompt_hints(wi
     status = window.status_msg.cget("text")
     assert status.startswith("Run finished with 1 warning: Template error in message 1"), status
     assert "Last run: Template error in message 1" in ed.hints.cget("text")
+
+
+def test_a_finished_reply_whose_lines_wrap_is_shown_whole(window, app, srv):
+    # Lines longer than the first 90-characters-a-line estimate wrap to more display lines
+    # than the box was given; once shown at its real width the box grows to fit them all.
+    text = "\n".join(["w" * 40 + " " + "x" * 60 + " " + "y" * 60] * 4 + ["the last line"])
+    srv.push(Turn(text=text, chunk_size=50))
+    ed = open_editor(window, app)
+    assert ed.start_run()
+    pump_until(window.root, lambda: ed.run.status != "running")
+
+    def shows_every_line():
+        card = ed.list.cards.get(ed.p.messages[-1].id)
+        if card is None or card.text is None or not card.text.winfo_ismapped():
+            return False
+        shown = card.text.count("1.0", "end", "displaylines")
+        lines = int(shown[0] if isinstance(shown, tuple) else shown)
+        return int(card.text.cget("height")) >= lines
+
+    assert pump_until(window.root, shows_every_line, timeout=10)

@@ -36,6 +36,7 @@ class MessageList(tb.Frame):
         self._again = False
         self._pending = False
         self._fit_job: str | None = None
+        self._fit_retries = 0
         for w in (self.body,):
             w.bind("<MouseWheel>", self.on_wheel)
             w.bind("<Button-4>", self.on_wheel)
@@ -149,14 +150,27 @@ class MessageList(tb.Frame):
         from .cards import MAX_LINES, grow
 
         changed = False
+        unsized = False  # a card not yet shown at its real width: try again shortly
         for card in self.order:
-            if not card.winfo_exists() or not card.winfo_ismapped():
+            if not card.winfo_exists():
+                continue
+            if not card.winfo_ismapped():
+                unsized = True
                 continue
             for t, limit in ((card.text, MAX_LINES), (card.thinking, 6)):
-                if t is not None and t.winfo_width() > 50 and int(t.cget("height")) < limit:
+                if t is None:
+                    continue
+                if t.winfo_width() <= 50:
+                    unsized = True
+                elif int(t.cget("height")) < limit:
                     before = int(t.cget("height"))
                     grow(t, limit)
                     changed = changed or int(t.cget("height")) != before
+        if unsized and self._fit_retries < 20:
+            self._fit_retries += 1
+            self._fit_job = self.after(25, self._fit)
+        else:
+            self._fit_retries = 0
         if changed:
             self.update_idletasks()
             self.layout()
