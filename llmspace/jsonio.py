@@ -22,8 +22,11 @@ from .errors import MalformedJsonError, UserFacingError
 def write_bytes_atomic(path: Path | str, data: bytes) -> None:
     """Replace `path` with `data` atomically (old or new content, never a torn file)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:  # a read-only or full folder fails here, before any temp file exists
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise _write_error(path, exc) from exc
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -43,11 +46,15 @@ def write_bytes_atomic(path: Path | str, data: bytes) -> None:
         except OSError:
             pass
         if isinstance(exc, OSError):
-            raise UserFacingError(
-                f"Could not write {path}: {exc.strerror or exc}.",
-                hint="Check free disk space and permissions; the previous file was kept.",
-            ) from exc
+            raise _write_error(path, exc) from exc
         raise
+
+
+def _write_error(path: Path, exc: OSError) -> UserFacingError:
+    return UserFacingError(
+        f"Could not write {path}: {exc.strerror or exc}.",
+        hint="Check free disk space and permissions; the previous file was kept.",
+    )
 
 
 def dumps_pretty(value: Any, *, trailing_newline: bool = False) -> bytes:

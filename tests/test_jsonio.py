@@ -90,3 +90,23 @@ def test_reading_missing_files_and_folders_gives_clear_errors(tmp_path: Path):
         read_json(tmp_path / "nope.json")
     with pytest.raises(UserFacingError, match="is a folder"):
         read_json(tmp_path)
+
+
+@pytest.mark.parametrize("broken", ["mkstemp", "mkdir"])
+def test_a_read_only_folder_gives_a_clear_error_and_keeps_the_old_file(tmp_path: Path, monkeypatch, broken: str):
+    target = tmp_path / "sub" / "t.json"
+    target.parent.mkdir()
+    target.write_bytes(b"old")
+
+    def fail(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    if broken == "mkstemp":
+        monkeypatch.setattr(jsonio.tempfile, "mkstemp", fail)
+    else:
+        monkeypatch.setattr(jsonio.Path, "mkdir", fail)
+    with pytest.raises(UserFacingError, match="Permission denied") as info:
+        write_bytes_atomic(target, b"new")
+    assert str(target) in str(info.value) and "previous file was kept" in str(info.value)
+    monkeypatch.undo()
+    assert target.read_bytes() == b"old" and [p.name for p in target.parent.iterdir()] == ["t.json"]
