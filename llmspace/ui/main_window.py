@@ -68,6 +68,8 @@ class MainWindow(MenuMixin, TabPagesMixin):
         self._build()
         self._build_menu()
         self._bind_keys()
+        if self.store.problems:  # an unreadable window.json / ui-state.json: say so, keep the file
+            self.set_status(self.store.problems[0])
         self._save_job: str | None = None
         self._closed = False
         self.root.protocol("WM_DELETE_WINDOW", self.quit)
@@ -314,7 +316,7 @@ class MainWindow(MenuMixin, TabPagesMixin):
             if st.width > 1 and st.height > 1:
                 self.store.save_window(st)
             self.store.save_ui(u)
-        except OSError as exc:
+        except (OSError, UserFacingError) as exc:  # a full or read-only disk must not block quitting
             log.warning("could not save window state: %s", exc)
 
     def flush_all(self) -> None:

@@ -59,3 +59,43 @@ def test_models_page_rows_keys_custom_providers_and_default(app):
         p.remove(builtin.id)
     p.remove("mine")
     assert "mine" not in {r.id for r in p.rows()}
+
+
+def test_a_malformed_or_wrong_shaped_state_file_is_reported_and_never_overwritten(home):
+    store = StateStore(DataRoot(home))
+    store.window_path.write_text('{"frame": {"x": NaN, "width": "wide"}, "zoom": 1.5}', "utf-8")
+    store.ui_path.write_text("{nope", "utf-8")
+    window_bytes, ui_bytes = store.window_path.read_bytes(), store.ui_path.read_bytes()
+
+    st, ui = store.load_window(), store.load_ui()
+    assert st == WindowState() and ui == UiState()
+    assert len(store.problems) == 2
+    assert str(store.window_path) in store.problems[0] and "frame.x" in store.problems[0] and "frame.width" in store.problems[0]
+    assert str(store.ui_path) in store.problems[1] and "line 1, column 2" in store.problems[1]
+
+    st.width, ui.theme = 999, "dark"
+    store.save_window(st)
+    store.save_ui(ui)
+    assert store.window_path.read_bytes() == window_bytes and store.ui_path.read_bytes() == ui_bytes
+
+
+def test_wrong_types_in_ui_state_do_not_crash_and_name_the_key(home):
+    store = StateStore(DataRoot(home))
+    store.ui_path.write_text(json.dumps({"openTabs": 5, "expandedFolders": None, "reactLoop": "yes", "theme": "dark"}), "utf-8")
+    ui = store.load_ui()
+    assert ui == UiState()
+    problem = store.problems[0]
+    assert "openTabs" in problem and "expandedFolders" in problem and "reactLoop" in problem and "theme" not in problem
+
+
+def test_a_fixed_state_file_is_saved_again(home):
+    store = StateStore(DataRoot(home))
+    store.ui_path.write_text("[]", "utf-8")
+    store.load_ui()
+    assert store.problems
+    store.ui_path.write_text(json.dumps({"theme": "dark"}), "utf-8")
+    ui = store.load_ui()
+    assert ui.theme == "dark" and store.problems == []
+    ui.react = True
+    store.save_ui(ui)
+    assert json.loads(store.ui_path.read_text("utf-8"))["reactLoop"] is True

@@ -299,3 +299,27 @@ def test_errors_in_ui_callbacks_go_to_the_status_bar_and_the_log(window, app):
     window.root.after(0, boom)
     pump_until(window.root, lambda: "Internal error" in window.status_msg.cget("text"))
     assert "secret detail" not in window.status_msg.cget("text")
+
+
+def test_an_unreadable_window_state_file_is_reported_and_kept_as_it_was(make_window, app):
+    path = app.root.settings_file("window")
+    path.write_text('{"frame": {"x": "left"', "utf-8")
+    ui_path = app.root.settings_file("ui-state")
+    ui_path.write_text('{"openTabs": 5}', "utf-8")
+    win = make_window()
+    assert "window.json" in win.status_msg.cget("text")
+    win.save_state()
+    assert path.read_text("utf-8") == '{"frame": {"x": "left"' and ui_path.read_text("utf-8") == '{"openTabs": 5}'
+
+
+def test_a_failing_state_save_does_not_block_closing(make_window, app, monkeypatch):
+    from llmspace.errors import UserFacingError
+
+    win = make_window()
+
+    def full(*args, **kwargs):
+        raise UserFacingError("Could not write window.json: No space left on device.")
+
+    monkeypatch.setattr(win.store, "save_window", full)
+    monkeypatch.setattr(win.store, "save_ui", full)
+    win.save_state()  # logged, not raised: quitting goes on
