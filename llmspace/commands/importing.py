@@ -40,7 +40,8 @@ def model_resolver(app: "App") -> "Callable[[str], dict[str, str] | None] | None
 def run_import(args: argparse.Namespace, app: "App") -> int:
     from ..core.importers import import_files
 
-    outcomes = import_files([Path(f) for f in args.files], app.workspace, into=args.into.strip().strip("/"),
+    into = args.into.strip().rstrip("/")  # a leading / is an absolute path: refused, not made relative
+    outcomes = import_files([Path(f) for f in args.files], app.workspace, into=into,
                             resolve_model=model_resolver(app))
     all_ok = True
     for o in outcomes:
@@ -52,5 +53,5 @@ def run_import(args: argparse.Namespace, app: "App") -> int:
         for problem in o.problems if o.created else []:
             print(f"  note: {problem}")
     done = sum(1 for o in outcomes if o.created)
-    print(f"{done} of {len(outcomes)} file(s) imported into {app.workspace.root / args.into.strip().strip('/')}")
+    print(f"{done} of {len(outcomes)} file(s) imported into {app.workspace.root / into}")
     return 0 if all_ok else 1

@@ -49,7 +49,7 @@ def format_tree(entries: "list[Entry]", indent: int = 0) -> list[str]:
 
 def list_threads(args: argparse.Namespace, app: "App") -> int:
     workspace = app.workspace
-    folder = args.folder.strip().strip("/")
+    folder = args.folder.strip().rstrip("/")  # a leading / is an absolute path: refused
     if folder and not workspace.resolve(folder).is_dir():
         from ..errors import UserFacingError
 
@@ -80,7 +80,7 @@ def new_thread(args: argparse.Namespace, app: "App") -> int:
             raise UserFacingError(f"Unknown example {args.example!r}.", hint="Run `llmspace threads examples` to list them.")
         thread = found.build()
         stem = args.name or found.file_stem
-    rel = app.workspace.create_thread(args.folder.strip().strip("/"), stem, thread)
+    rel = app.workspace.create_thread(args.folder.strip().rstrip("/"), stem, thread)
     print(rel)
     return 0
 

@@ -261,12 +261,32 @@ class Workspace:
         """The first free `stem.json`, `stem-1.json`, … in `folder` (nothing is created)."""
         return self._rel_of(self._unique(self._folder(folder), validate_stem(stem), THREAD_SUFFIX))
 
-    def create_thread(self, folder: str = "", stem: str = "untitled", thread: Thread | None = None) -> str:
-        """Write a new thread (blank unless given) under a free name; returns its path."""
+    def check_new_folder(self, folder: str) -> Path:
+        """The path of `folder`, refusing paths outside the workspace and folder names that
+        break the naming rules where the folder does not exist yet (nothing is created)."""
         base = self.resolve(folder)
+        if os.path.lexists(base):
+            return base
+        current = self.root
+        for part in PurePosixPath(os.fspath(folder).replace("\\", "/")).parts:
+            current = current / part
+            if not os.path.lexists(current) and validate_stem(part) != part:
+                raise InvalidName(f"{part!r} starts or ends with a space, which is not allowed in a folder name.",
+                                  hint="Remove the spaces.")
+        return base
+
+    def create_thread(self, folder: str = "", stem: str = "untitled", thread: Thread | None = None) -> str:
+        """Write a new thread (blank unless given) under a free name; returns its path.
+        A missing `folder` is created (its new names must follow the naming rules)."""
+        stem = validate_stem(stem)
+        base = self.check_new_folder(folder)
         if not base.exists():
-            base.mkdir(parents=True)
-        target = self._unique(self._folder(folder), validate_stem(stem), THREAD_SUFFIX)
+            try:
+                base.mkdir(parents=True)
+            except OSError as exc:
+                raise UserFacingError(f"Could not create the folder {folder!r}: {exc.strerror or exc}.",
+                                      hint="Check free disk space and permissions.") from None
+        target = self._unique(self._folder(folder), stem, THREAD_SUFFIX)
         if thread is None:
             thread = blank_thread(target.stem)
         rel = self._rel_of(target)

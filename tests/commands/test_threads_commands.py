@@ -33,3 +33,18 @@ def test_new_blank_threads_get_untitled_names(home: Path, capsys: pytest.Capture
 def test_unknown_example_is_a_clear_error(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["threads", "new", "--example", "nope"]) == 1
     assert "threads examples" in capsys.readouterr().err
+
+
+def test_an_absolute_folder_is_refused_not_made_relative(home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    outside = tmp_path / "elsewhere"
+    assert main(["threads", "new", "--folder", str(outside)]) == 1
+    assert "absolute path" in capsys.readouterr().err
+    assert not outside.exists() and list((home / "workspace").rglob("*.json")) == []
+    assert main(["threads", "list", str(outside)]) == 1
+
+
+def test_a_new_folder_with_reserved_characters_is_refused(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["threads", "new", "--folder", "a?b"]) == 1
+    assert "'?'" in capsys.readouterr().err
+    assert not (home / "workspace" / "a?b").exists()
+

@@ -259,3 +259,30 @@ def test_symlinked_folders_inside_the_workspace_are_listed_without_looping(ws: W
     alias = tree[1]
     assert names(alias.children) == ["loop", "t.json"] and alias.children[0].children == []
     assert ws.open("alias/t.json").title == "t"
+
+
+@pytest.mark.parametrize("folder", ["a?b", "ok/bad:name", "ok/ spaced", "con"])
+def test_new_folders_made_for_a_thread_follow_the_naming_rules_and_nothing_is_created(ws: Workspace, folder: str):
+    with pytest.raises(InvalidName):
+        ws.create_thread(folder, "t")
+    assert list(ws.root.iterdir()) == []
+
+
+def test_a_bad_thread_name_leaves_no_new_folder_behind(ws: Workspace):
+    with pytest.raises(InvalidName):
+        ws.create_thread("fresh", "a?b")
+    assert not (ws.root / "fresh").exists()
+
+
+def test_an_existing_folder_with_an_odd_name_still_takes_new_threads(ws: Workspace):
+    (ws.root / "made by hand?").mkdir()
+    assert ws.create_thread("made by hand?", "t") == "made by hand?/t.json"
+
+
+def test_a_folder_that_cannot_be_created_is_a_clear_error(ws: Workspace, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "mkdir", refuse)
+    with pytest.raises(UserFacingError, match="Permission denied"):
+        ws.create_thread("fresh", "t")

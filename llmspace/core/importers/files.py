@@ -70,7 +70,7 @@ def import_files(paths: list[Path], workspace: Workspace, into: str = "",
     """Import each file into the folder `into` (created when missing); one outcome per file.
 
     The result is a list of `ImportOutcome`s; its `.created` lists every new path."""
-    workspace.resolve(into)  # refuse a target outside the workspace before touching anything
+    workspace.check_new_folder(into)  # refuse a target outside the workspace or a bad name before touching anything
     outcomes = ImportOutcomes()
     for path in paths:
         path = Path(path)
