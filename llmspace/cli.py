@@ -3,15 +3,18 @@
 Each command group lives in `llmspace/commands/<group>.py` and exposes
 `register(subparsers)`; the handler a group registers receives `(args, app)` and returns
 an exit code. Errors: `UserFacingError` messages go to stderr as they are (exit 1); any
-other exception is logged and reported as an internal error (exit 2).
+other exception is logged and reported as an internal error (exit 2). Log records of a
+command go to `logs/llmspace.log`, never to the terminal.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
-from typing import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
 
 from . import __version__
 from .errors import UserFacingError, describe_exception
@@ -30,6 +33,9 @@ COMMAND_MODULES = (
     "history",
     "matrix",
 )
+
+if TYPE_CHECKING:
+    from .app import App
 
 Handler = Callable[..., int]
 
@@ -54,7 +60,10 @@ def main(argv: list[str] | None = None) -> int:
     from .app import App
 
     app = App.from_env()
+    logger = logging.getLogger("llmspace")
+    before = list(logger.handlers)
     try:
+        _log_path(app)  # library warnings (with tracebacks) go to the log file, not between streamed output
         return int(handler(args, app) or 0)
     except UserFacingError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -63,7 +72,18 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # the one error boundary of the command line
-        print(f"error: {describe_exception(exc, app.log_file)}", file=sys.stderr)
+        print(f"error: {describe_exception(exc, _log_path(app))}", file=sys.stderr)
         return 2
     finally:
         app.close()
+        for added in [h for h in logger.handlers if h not in before]:  # in-process callers (tests) run main() many times
+            logger.removeHandler(added)
+            added.close()
+
+
+def _log_path(app: "App") -> "Path | None":
+    """The log file (attached to the `llmspace` logger); None when the logs folder cannot be made."""
+    try:
+        return app.log_file
+    except OSError:
+        return None

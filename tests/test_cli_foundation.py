@@ -81,3 +81,20 @@ def test_schema_thread_prints_the_generated_schema(home: Path):
 def test_version_is_printed(home: Path):
     done = cli("--version", home=home)
     assert done.returncode == 0 and done.stdout.startswith("llmspace ")
+
+
+def test_a_failing_trace_is_logged_to_the_log_file_not_printed_between_the_streamed_reply(home: Path):
+    from llmspace.core.threadio import serialize_thread, thread_from_data
+    from tests.support.llm_server import LoopbackLLM, Turn, configure_provider
+
+    (home / "traces").write_text("a file where the traces folder should be", "utf-8")
+    (home / "workspace").mkdir()
+    thread = {"title": "t", "context": {"messages": [{"id": "u1", "role": "user", "content": [{"type": "text", "text": "hi"}]}]}}
+    (home / "workspace" / "t.json").write_bytes(serialize_thread(thread_from_data(thread)))
+    with LoopbackLLM() as srv:
+        configure_provider(home, srv)
+        srv.push(Turn(text="All good."))
+        done = cli("run", "t.json", home=home)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "All good." and "Traceback" not in done.stderr and "trace" not in done.stderr
+    assert "could not write the trace of a model call" in (home / "logs" / "llmspace.log").read_text("utf-8")
