@@ -154,3 +154,16 @@ def test_skills_show_prints_the_skill_tool_output_and_folders_can_be_managed(hom
     cli("skills", "remove-folder", str(extra), home=home, user_home=user_home)
     missing = cli("skills", "show", "team-skill", home=home, user_home=user_home)
     assert missing.returncode == 1 and 'Skill "team-skill" not found.' in missing.stderr
+
+
+def test_render_takes_a_file_path_inside_the_workspace_and_refuses_one_outside(home: Path, user_home: Path, tmp_path: Path) -> None:
+    write_thread(home, "t.json", {"title": "t", "context": {"systemPrompt": "Hello"}})
+    inside = cli("render", str(home / "workspace" / "t.json"), "--json", home=home, user_home=user_home)
+    assert inside.returncode == 0, inside.stderr
+    assert json.loads(inside.stdout)["systemPrompt"] == "Hello"
+    outside = tmp_path / "x.json"
+    outside.write_text('{"title": "x"}', "utf-8")
+    refused = cli("render", str(outside), home=home, user_home=user_home)
+    assert refused.returncode == 1 and "not inside the workspace" in refused.stderr
+    escaped = cli("render", "../x.json", home=home, user_home=user_home)
+    assert escaped.returncode == 1 and "leaves the workspace" in escaped.stderr

@@ -16,7 +16,7 @@ from ..errors import UserFacingError
 
 def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("render", help="print a thread as the model would receive it (variables rendered)")
-    p.add_argument("thread", metavar="THREAD", help="thread path relative to the workspace, e.g. folder/name.json")
+    p.add_argument("thread", metavar="THREAD", help="thread path relative to the workspace, e.g. folder/name.json (or a path to a file inside the workspace)")
     p.add_argument("--var", action="append", default=[], metavar="NAME=VALUE",
                    help="set a text variable for this render (repeatable)")
     p.add_argument("--json", action="store_true", help="print the rendered thread as JSON")
@@ -44,8 +44,10 @@ def thread_rel(app: Any, rel: str) -> str:
 def run(args: argparse.Namespace, app: Any) -> int:
     from ..core.render import RenderEnv, render_thread
 
+    from .run import thread_path
+
     overrides = parse_vars(args.var)
-    rel = thread_rel(app, args.thread)
+    rel = thread_path(app, args.thread)  # as `run` and `history` accept it (a file path inside the workspace too)
     thread = app.workspace.open(rel)
     rendered = render_thread(thread, RenderEnv(skills=app.skills, overrides=overrides))
     model_thread = rendered.apply(thread)
