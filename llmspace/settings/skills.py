@@ -71,6 +71,10 @@ class SkillSettings:
         if not isinstance(data, dict):
             self.problem = f"{self.file}: expected a JSON object; using the default skill folders."
             return self.default_data()
+        shape = _shape_problem(data)
+        if shape:  # a change would rewrite the wrong part: report it and keep the file as it is
+            self.problem = f"{self.file}: {shape}. Fix the file in a text editor; it was left unchanged. Using the default skill folders."
+            return self.default_data()
         return data
 
     def folders(self) -> list[DiscoveryPath]:
@@ -156,6 +160,29 @@ def _apply_hidden(current: Any, names: dict[str, bool]) -> list[str]:
         elif not hide:
             hidden = [h for h in hidden if h != name]
     return hidden
+
+
+def _shape_problem(data: dict[str, Any]) -> str | None:
+    """Where the file departs from the expected shape (JSON path and what was expected), if it does."""
+    entries = data.get("discoveryPaths", [])
+    if not isinstance(entries, list):
+        return "discoveryPaths must be a list of folders"
+    for i, entry in enumerate(entries):
+        if isinstance(entry, str):
+            continue
+        if not isinstance(entry, dict):
+            return f"discoveryPaths[{i}] must be an object with a path"
+        if not isinstance(entry.get("path"), str):
+            return f"discoveryPaths[{i}].path must be text"
+        if entry.get("hiddenSkills") is not None and not isinstance(entry["hiddenSkills"], list):
+            return f"discoveryPaths[{i}].hiddenSkills must be a list of skill names"
+    plugins = data.get("pluginSkills", {})
+    if not isinstance(plugins, dict):
+        return "pluginSkills must be an object"
+    for origin, entry in plugins.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("hiddenSkills", []), list):
+            return f"pluginSkills.{origin} must be an object with a hiddenSkills list"
+    return None
 
 
 def _parse_paths(data: dict[str, Any]) -> list[DiscoveryPath]:

@@ -221,3 +221,26 @@ def test_frontmatter_fields_and_body_are_split() -> None:
     assert body == "\nBody --- here\n---\n"
     with pytest.raises(SkillFormatError, match="no name"):
         parse_skill_text("---\ndescription: d\n---\n")
+
+
+@pytest.mark.parametrize("content, where", [
+    ({"discoveryPaths": 3}, "discoveryPaths must be a list"),
+    ({"discoveryPaths": [{"path": 5}]}, "discoveryPaths[0].path"),
+    ({"discoveryPaths": [{"path": "~/x", "hiddenSkills": "alpha"}]}, "discoveryPaths[0].hiddenSkills"),
+    ({"pluginSkills": 3}, "pluginSkills must be an object"),
+])
+def test_a_wrong_shaped_settings_file_is_reported_with_its_json_path_and_never_overwritten(
+        root: DataRoot, user_home: Path, content: dict, where: str) -> None:
+    settings = root.root / "settings" / "skills.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps(content), encoding="utf-8")
+    before = settings.read_bytes()
+    write_skill(agents(user_home), "alpha")
+    mgr = SkillManager(root, auto_seed=False)
+    assert names(mgr.enabled()) == ["alpha"]  # the default folders meanwhile
+    assert any(where in p and str(settings) in p for p in mgr.problems()), mgr.problems()
+    with pytest.raises(UserFacingError, match="left unchanged"):
+        mgr.settings.add_folder("/somewhere")
+    with pytest.raises(UserFacingError):
+        mgr.set_enabled("alpha", False)
+    assert settings.read_bytes() == before
