@@ -85,5 +85,5 @@ def _log_path(app: "App") -> "Path | None":
     """The log file (attached to the `llmspace` logger); None when the logs folder cannot be made."""
     try:
         return app.log_file
-    except OSError:
+    except (OSError, UserFacingError):
         return None

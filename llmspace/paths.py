@@ -36,7 +36,13 @@ class DataRoot:
 
     def _dir(self, *parts: str) -> Path:
         p = self.root.joinpath(*parts)
-        p.mkdir(parents=True, exist_ok=True)
+        try:
+            p.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # e.g. LLM_SPACE_HOME (or a folder in it) is a file, or read-only
+            from .errors import UserFacingError
+
+            raise UserFacingError(f"Cannot use {p} as a folder: {exc.strerror or exc}.",
+                                  hint=f"Check LLM_SPACE_HOME ({self.root}) and the permissions of that folder.") from None
         return p
 
     @property

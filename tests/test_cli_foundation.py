@@ -98,3 +98,12 @@ def test_a_failing_trace_is_logged_to_the_log_file_not_printed_between_the_strea
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "All good." and "Traceback" not in done.stderr and "trace" not in done.stderr
     assert "could not write the trace of a model call" in (home / "logs" / "llmspace.log").read_text("utf-8")
+
+
+def test_llm_space_home_pointing_at_a_file_is_a_clear_error_not_a_traceback(tmp_path: Path):
+    not_a_folder = tmp_path / "home-file"
+    not_a_folder.write_text("x", "utf-8")
+    done = cli("threads", "list", home=not_a_folder)
+    assert done.returncode == 1
+    assert "Cannot use" in done.stderr and "LLM_SPACE_HOME" in done.stderr and "Traceback" not in done.stderr
+    assert not_a_folder.read_text("utf-8") == "x"

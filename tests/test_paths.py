@@ -36,3 +36,14 @@ def test_folders_are_created_when_first_needed_not_before(tmp_path: Path):
         assert path == root.root / rel and path.is_dir()
     assert root.settings_file("models") == root.root / "settings" / "models.json"
     assert not (root.root / "settings" / "models.json").exists()
+
+
+def test_a_data_root_that_is_a_file_is_a_clear_error_naming_llm_space_home(tmp_path: Path):
+    import pytest
+
+    from llmspace.errors import UserFacingError
+
+    (tmp_path / "home").write_text("not a folder", "utf-8")
+    with pytest.raises(UserFacingError, match="LLM_SPACE_HOME") as info:
+        DataRoot(tmp_path / "home").workspace
+    assert str(tmp_path / "home" / "workspace") in str(info.value)
