@@ -97,6 +97,12 @@ def _folder(app: Any, path: str, *, add: bool) -> int:
         app.skills.settings.add_folder(path)
         print(f"added {path}")
     else:
+        configured = [f.path for f in app.skills.settings.folders()]
+        if path.strip() not in configured:
+            from ..errors import UserFacingError
+
+            raise UserFacingError(f"{path!r} is not a configured skill folder; nothing was removed.",
+                                  hint="Configured: " + (", ".join(configured) or "none") + " (see `llmspace skills folders`).")
         app.skills.settings.remove_folder(path)
         print(f"removed {path}")
     return 0
