@@ -21,10 +21,12 @@ log = logging.getLogger("llmspace.ui")
 def _build_app() -> Any:
     from ..app import App
 
+    from ..errors import UserFacingError
+
     app = App.from_env()
     try:
         _ = app.log_file
-    except OSError:
+    except (OSError, UserFacingError):  # no logs folder: run without a log file
         pass
     return app
 
