@@ -15,9 +15,11 @@ No threads, no network.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import re
+import shutil
 import time
 import uuid
 from dataclasses import dataclass
@@ -63,6 +65,21 @@ def validate_stem(stem: str) -> str:
     if name.endswith("."):
         raise InvalidName(f"{name!r} must not end with a dot.", hint="Remove the trailing dot.")
     return name
+
+
+def _rename(src: Path, dst: Path, action: str) -> None:
+    """`os.rename`, falling back to copy-and-remove across file systems (e.g. a workspace on
+    another disk than the trash); a failure is a clear error and leaves `src` where it was."""
+    try:
+        try:
+            os.rename(src, dst)
+        except OSError as exc:
+            if exc.errno != errno.EXDEV:
+                raise
+            shutil.move(str(src), str(dst))
+    except OSError as exc:
+        raise UserFacingError(f"Could not {action} {src.name}: {exc.strerror or exc}.",
+                              hint="Check the permissions of the folder and free disk space.") from None
 
 
 def title_for(name: str) -> str:
@@ -305,7 +322,7 @@ class Workspace:
             return rel
         if os.path.lexists(dst) and not self._same_file(src, dst):
             raise NameConflict(f"{new_rel} already exists; nothing was renamed.", hint="Choose another name.")
-        os.rename(src, dst)
+        _rename(src, dst, "rename")
         self._moved(src, dst)
         self._retitle(new_rel)
         return new_rel
@@ -356,7 +373,7 @@ class Workspace:
                 raise NameConflict(f"{new_rel} already exists; nothing was moved.",
                                    hint="Rename one of them, or confirm replacing the existing one.")
             self.delete(new_rel)
-        os.rename(src, dst)
+        _rename(src, dst, "move")
         self._moved(src, dst)
         return new_rel
 
@@ -383,7 +400,7 @@ class Workspace:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         stem, suffix = (path.stem, path.suffix) if path.is_file() else (path.name, "")
         target = self._unique(trash, f"{stem}.{stamp}", suffix)
-        os.rename(path, target)
+        _rename(path, target, "move to the trash")
         return str(target)
 
     @property
@@ -411,7 +428,7 @@ class Workspace:
             return rel
         if os.path.lexists(dst) and not self._same_file(src, dst):
             raise NameConflict(f"{new_rel} already exists; nothing was renamed.", hint="Choose another name.")
-        os.rename(src, dst)
+        _rename(src, dst, "rename")
         self._moved(src, dst)
         return new_rel
 

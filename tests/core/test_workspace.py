@@ -286,3 +286,35 @@ def test_a_folder_that_cannot_be_created_is_a_clear_error(ws: Workspace, monkeyp
     monkeypatch.setattr(Path, "mkdir", refuse)
     with pytest.raises(UserFacingError, match="Permission denied"):
         ws.create_thread("fresh", "t")
+
+
+def test_a_refused_rename_or_move_is_a_clear_error_and_the_file_stays(ws: Workspace, monkeypatch):
+    import llmspace.core.workspace as wsmod
+
+    rel = ws.create_thread(stem="keep")
+    ws.create_folder("", "dest")
+
+    def refuse(src, dst):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(wsmod.os, "rename", refuse)
+    for action in (lambda: ws.rename(rel, "other"), lambda: ws.move(rel, "dest"), lambda: ws.delete(rel)):
+        with pytest.raises(UserFacingError, match="Permission denied"):
+            action()
+        assert ws.exists(rel)
+
+
+def test_delete_into_a_trash_on_another_file_system_copies_then_removes(ws: Workspace, monkeypatch):
+    import errno
+
+    import llmspace.core.workspace as wsmod
+
+    rel = ws.create_thread(stem="gone")
+    before = ws.resolve(rel).read_bytes()
+
+    def cross_device(src, dst):
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setattr(wsmod.os, "rename", cross_device)
+    where = Path(ws.delete(rel))
+    assert not ws.exists(rel) and where.parent == ws.trash_path and where.read_bytes() == before
