@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from ..core.model import AssistantMessage, TextContent, ToolCall, ToolCallInput, ToolCallOutput
 from ..core.threadio import clone_thread
-from ..errors import UserFacingError
+from ..errors import UserFacingError, describe_exception
 from .editor import EditorPresenter
 
 log = logging.getLogger("llmspace.presenters.run")
@@ -102,8 +102,10 @@ class RunPresenter:
         opts_cls = _options_class()
         try:
             runner = self.app.runner
+        except UserFacingError:  # e.g. the settings folder cannot be made: its own message says what to do
+            raise
         except Exception as exc:
-            raise UserFacingError("Running is not available in this build yet.", hint=str(exc)) from None
+            raise UserFacingError(f"Running is not available: {describe_exception(exc)}") from None
         if opts_cls is None:
             raise UserFacingError("Running is not available in this build yet.")
         self.editor.checkpoint(None)  # the cut and the whole run are one undo step

@@ -162,3 +162,18 @@ def test_render_warnings_of_the_run_are_kept_until_the_next_run(app, srv):
     assert run.warnings == []
     pump.drain_until(lambda: run.status != "running")
     assert run.warnings == []
+
+
+def test_a_run_service_that_cannot_start_reports_its_own_message(app, monkeypatch):
+    ed, run = make(app)
+    before = app.workspace.resolve(ed.rel).read_bytes()
+
+    def broken(self):
+        raise UserFacingError("Cannot use /x/settings as a folder: Not a directory.", hint="Check LLM_SPACE_HOME.")
+
+    monkeypatch.setattr(type(app), "runner", property(broken))
+    pump = QueuePump()
+    with pytest.raises(UserFacingError) as info:
+        run.start(pump.post, pump.post_text)
+    assert str(info.value) == "Cannot use /x/settings as a folder: Not a directory. Check LLM_SPACE_HOME."
+    assert len(ed.thread.messages) == 1 and app.workspace.resolve(ed.rel).read_bytes() == before
