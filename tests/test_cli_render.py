@@ -167,3 +167,8 @@ def test_render_takes_a_file_path_inside_the_workspace_and_refuses_one_outside(h
     assert refused.returncode == 1 and "not inside the workspace" in refused.stderr
     escaped = cli("render", "../x.json", home=home, user_home=user_home)
     assert escaped.returncode == 1 and "leaves the workspace" in escaped.stderr
+
+
+def test_an_empty_thread_argument_is_a_clear_error(home: Path, user_home: Path) -> None:
+    done = cli("render", "", home=home, user_home=user_home)
+    assert done.returncode == 1 and "THREAD is empty" in done.stderr

@@ -60,6 +60,8 @@ def _pairs(values: list[str], flag: str) -> list[tuple[str, str]]:
 def thread_path(app: "App", arg: str) -> str:
     """The workspace-relative path for THREAD (a workspace path, or a file path inside it)."""
     ws = app.workspace
+    if not arg.strip():
+        raise UserFacingError("THREAD is empty.", hint="Give a workspace path such as folder/name.json (see `llmspace threads list`).")
     root = Path(os.path.realpath(ws.root))
     given = Path(arg).expanduser()
     candidates: list[str] = []

@@ -73,6 +73,8 @@ def new_thread(args: argparse.Namespace, app: "App") -> int:
     from ..errors import UserFacingError
 
     thread = None
+    if args.name and args.name.strip().lower().endswith(".json"):
+        args.name = args.name.strip()[:-5]  # `--name notes.json` means notes.json, not notes.json.json
     stem = args.name or "untitled"
     if args.example:
         found = {e.id: e for e in catalogue()}.get(args.example)

@@ -48,3 +48,8 @@ def test_a_new_folder_with_reserved_characters_is_refused(home: Path, capsys: py
     assert "'?'" in capsys.readouterr().err
     assert not (home / "workspace" / "a?b").exists()
 
+
+
+def test_a_name_given_with_the_json_suffix_is_not_doubled(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["threads", "new", "--name", "notes.json"]) == 0
+    assert capsys.readouterr().out.strip() == "notes.json"
