@@ -45,6 +45,9 @@ def cmd_list(args: argparse.Namespace, app: Any) -> int:
     if args.json:
         print(json.dumps([s.to_json() for s in servers], indent=2, ensure_ascii=False))
         return 0
+    if not servers and app.mcp.settings.error is not None:
+        print("No MCP servers loaded: fix settings/mcp.json first (see the warning); nothing was changed.")
+        return 0
     if not servers:
         print("No MCP servers configured. Add one with `llmspace mcp add NAME --stdio CMD [ARGS...]`.")
         return 0

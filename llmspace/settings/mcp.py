@@ -187,10 +187,13 @@ class McpSettings:
             items = raw.get("servers", [])
             if not isinstance(items, list):
                 raise UserFacingError(f"{self.path}: 'servers' must be a list.")
-            servers = [McpServerConfig.model_validate(item) for item in items]
+            servers, index = [], 0
+            for index, item in enumerate(items):
+                servers.append(McpServerConfig.model_validate(item))
         except ValidationError as exc:
             first = exc.errors()[0]
-            where = ".".join(str(p) for p in first.get("loc", ()))
+            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.get("loc", ()))
+            where = f"servers[{index}]{where}"
             self.error = UserFacingError(f"{self.path}: invalid MCP server entry at {where}: {first.get('msg')}.",
                                          hint="Fix the file in a text editor; it was left unchanged and no MCP servers are loaded.")
             return

@@ -86,7 +86,7 @@ def test_an_invalid_settings_file_is_reported_and_left_alone(home: Path, capsys:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("{not json")
     code, out, err = run(capsys, "mcp", "list")
-    assert code == 0 and "malformed JSON at line 1" in err and "No MCP servers configured" in out
+    assert code == 0 and "malformed JSON at line 1" in err and "fix settings/mcp.json first" in out
     code, _, err = run(capsys, "mcp", "add", "x", "--http", "http://127.0.0.1:1/mcp")
     assert code == 1 and "Not changing" in err
     assert path.read_text() == "{not json"

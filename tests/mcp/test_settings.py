@@ -100,3 +100,9 @@ def test_a_file_written_by_the_original_app_loads_and_keeps_its_readiness(settin
     data = json.loads(settings.path.read_text())["servers"][0]
     assert data["readiness"]["status"] == "stale"
     assert data["readiness"]["tools"][0]["extra"] == 1 and data["cwd"] is None
+
+
+def test_a_schema_mismatch_names_the_server_index_and_field(settings: McpSettings) -> None:
+    settings.path.write_text('{"servers": [{"id": "a", "name": "ok"}, {"id": "b", "name": "x", "env": {"A": 5}}]}')
+    assert settings.servers() == []
+    assert "servers[1].env.A" in str(settings.error) and str(settings.path) in str(settings.error)
