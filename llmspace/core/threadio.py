@@ -39,13 +39,22 @@ def error_path(loc: tuple[Any, ...]) -> str:
             continue
         elif isinstance(part, str) and ("[" in part or "." in part or part.startswith("function-")):
             continue
+        elif part in _UNION_MEMBERS and out:
+            continue  # which member of a union (e.g. Number = int | float) pydantic tried
         else:
             out += f".{part}" if out else str(part)
     return out or "(root)"
 
 
+_UNION_MEMBERS = frozenset({"int", "float", "str", "bool", "none", "dict", "list", "constrained-int", "constrained-float"})
+
+
 def validation_problems(exc: ValidationError) -> list[tuple[str, str]]:
-    return [(error_path(tuple(e["loc"])), e["msg"]) for e in exc.errors(include_url=False)]
+    """(JSON path, message) per problem; one per path (a union reports each member it tried)."""
+    seen: dict[str, str] = {}
+    for e in exc.errors(include_url=False):
+        seen.setdefault(error_path(tuple(e["loc"])), e["msg"])
+    return list(seen.items())
 
 
 def _message_lists(data: dict[str, Any]) -> Iterator[list[Any]]:

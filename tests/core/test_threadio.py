@@ -128,3 +128,11 @@ def test_a_variable_of_an_unknown_kind_loads_and_round_trips_unchanged() -> None
     thread = parse_thread(raw)
     assert serialize_thread(thread) == raw
     assert render_thread(thread).system_prompt == "Hi {{future}}"
+
+
+def test_a_wrong_type_in_a_number_field_names_the_field_once_without_union_members():
+    data = {"runHistory": [{"id": "r", "timestamp": "yesterday", "thread": {"context": {"messages": []}}}]}
+    with pytest.raises(ValidationFailed) as info:
+        thread_from_data(data, "t.json")
+    assert [p for p, _ in info.value.problems] == ["runHistory[0].timestamp"]
+    assert ".int" not in str(info.value) and ".float" not in str(info.value)
