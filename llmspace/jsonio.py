@@ -51,9 +51,10 @@ def write_bytes_atomic(path: Path | str, data: bytes) -> None:
 
 
 def _write_error(path: Path, exc: OSError) -> UserFacingError:
+    kept = "the previous file was kept" if os.path.lexists(path) else "nothing was written"
     return UserFacingError(
         f"Could not write {path}: {exc.strerror or exc}.",
-        hint="Check free disk space and permissions; the previous file was kept.",
+        hint=f"Check free disk space and permissions; {kept}.",
     )
 
 

@@ -110,3 +110,14 @@ def test_a_read_only_folder_gives_a_clear_error_and_keeps_the_old_file(tmp_path:
     assert str(target) in str(info.value) and "previous file was kept" in str(info.value)
     monkeypatch.undo()
     assert target.read_bytes() == b"old" and [p.name for p in target.parent.iterdir()] == ["t.json"]
+
+
+def test_a_failed_first_write_says_nothing_was_written(tmp_path: Path, monkeypatch):
+    def fail(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(jsonio.os, "replace", fail)
+    with pytest.raises(UserFacingError, match="nothing was written"):
+        write_bytes_atomic(tmp_path / "new.json", b"{}")
+    monkeypatch.undo()
+    assert list(tmp_path.iterdir()) == []
