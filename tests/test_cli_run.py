@@ -228,3 +228,17 @@ def test_a_seeded_example_runs_against_the_loopback_server_in_each_api_mode(home
     assert reply.usage.totalTokens == 33 and reply.timing is not None
     assert len(saved.runHistory) == 1 and saved.runHistory[0].usage.totalTokens == 33
     assert "{{" not in json.dumps(srv.requests[-1].body_json)
+
+
+def test_a_provider_error_echoing_a_custom_secret_header_is_redacted_in_the_message_and_trace(home, srv):
+    path = configure_provider(home, srv, api_key=None)
+    data = json.loads(path.read_text("utf-8"))
+    data["providers"][0]["headers"] = {"X-Gateway-Auth": "gateway-auth-value-777", "Api-Secret": "literal-secret-888"}
+    path.write_text(json.dumps(data), "utf-8")
+    srv.push_raw(status=403, body=b'{"error":{"message":"denied for gateway-auth-value-777 / literal-secret-888"}}')
+    _write(home, "t.json", {"title": "t", "context": {"messages": [_user("hi")]}})
+    proc = _run(home, "t.json")
+    assert proc.returncode == 1 and "HTTP 403" in proc.stderr
+    assert srv.requests[-1].headers.get("Api-Secret") == "literal-secret-888"  # sent, but never shown
+    shown = proc.stdout + proc.stderr + "".join(p.read_text("utf-8") for p in (home / "traces").glob("*.json"))
+    assert "gateway-auth-value-777" not in shown and "literal-secret-888" not in shown

@@ -90,7 +90,8 @@ def new_session() -> requests.Session:
 def secrets_of(request: ModelRequest) -> list[str]:
     ep = request.endpoint
     out = [ep.api_key or ""]
-    out += [v for k, v in ep.headers.items() if k.lower() in ("authorization", "x-api-key", "api-key") or "key" in k.lower() or "token" in k.lower()]
+    # the same header names the trace masks (`traces.py`): *key*, *auth*, *token*, *secret*
+    out += [v for k, v in ep.headers.items() if any(s in k.lower() for s in ("key", "auth", "token", "secret"))]
     return [s for s in out if s]
 
 
