@@ -316,7 +316,13 @@ class Workspace:
         if src.is_dir():
             return self.rename_folder(rel, new_stem)
         stem = validate_stem(new_stem)
-        dst = src.with_name(stem + THREAD_SUFFIX)
+        new_rel = self._rename_entry(rel, src, src.with_name(stem + THREAD_SUFFIX))
+        if new_rel != rel:
+            self._retitle(new_rel)
+        return new_rel
+
+    def _rename_entry(self, rel: str, src: Path, dst: Path) -> str:
+        """Rename `src` to `dst` in the same folder, never overwriting another entry."""
         new_rel = self._rel_of(dst)
         if dst == src:
             return rel
@@ -324,7 +330,6 @@ class Workspace:
             raise NameConflict(f"{new_rel} already exists; nothing was renamed.", hint="Choose another name.")
         _rename(src, dst, "rename")
         self._moved(src, dst)
-        self._retitle(new_rel)
         return new_rel
 
     def _retitle(self, rel: str) -> None:
@@ -422,15 +427,7 @@ class Workspace:
             raise UserFacingError("The workspace root cannot be renamed.")
         if not src.is_dir():
             raise UserFacingError(f"{rel} is not a folder.")
-        dst = src.with_name(validate_stem(new_name))
-        new_rel = self._rel_of(dst)
-        if dst == src:
-            return rel
-        if os.path.lexists(dst) and not self._same_file(src, dst):
-            raise NameConflict(f"{new_rel} already exists; nothing was renamed.", hint="Choose another name.")
-        _rename(src, dst, "rename")
-        self._moved(src, dst)
-        return new_rel
+        return self._rename_entry(rel, src, src.with_name(validate_stem(new_name)))
 
     @staticmethod
     def _same_file(a: Path, b: Path) -> bool:
