@@ -250,6 +250,8 @@ class MainWindow(MenuMixin, TabPagesMixin):
 
     def apply_theme(self) -> None:
         self.root.style.theme_use(themes.theme_name(self.theme_var.get()))
+        if self.win_state.zoom != 1.0:
+            themes.fit_tree_rows(self.root)  # a theme switch resets the row height
         for ed in self.editors.values():
             if ed is not None:
                 ed.theme_changed()

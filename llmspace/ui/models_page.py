@@ -23,7 +23,7 @@ class ModelsPage(tb.Frame):
         self.p = ModelsPagePresenter(window.app.models)
         self.list = tb.Treeview(self, columns=("api", "status", "models"), show="tree headings", height=8, selectmode="browse")
         self.list.heading("#0", text="Provider")
-        for col, label, w in (("api", "API", 150), ("status", "Status", 220), ("models", "Models", 60)):
+        for col, label, w in (("api", "API", 150), ("status", "Status", 300), ("models", "Models", 60)):
             self.list.heading(col, text=label)
             self.list.column(col, width=w, stretch=False)
         self.list.pack(fill="x")

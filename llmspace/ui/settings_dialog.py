@@ -20,7 +20,8 @@ class SettingsDialog(tb.Toplevel):
     """Edit settings files as JSON; Save validates before writing."""
 
     def __init__(self, window: Any) -> None:
-        super().__init__(title="Settings", master=window.root, size=(760, 560))
+        super().__init__(title="Settings", master=window.root, size=(980, 640))
+        self.bind("<Escape>", lambda e: self.destroy())
         self.window = window
         self.nb = tb.Notebook(self)
         self.nb.pack(fill="both", expand=True, padx=8, pady=8)
@@ -57,7 +58,7 @@ class SettingsDialog(tb.Toplevel):
             self.original[name] = text.get("1.0", "end").strip()
             self.nb.add(page, text=label)
         bar = tb.Frame(self, padding=8)
-        bar.pack(fill="x")
+        bar.pack(fill="x", side="bottom", before=self.nb)  # Save/Close stay visible however tall the pages are
         self.msg = tb.Label(bar, text="", bootstyle="danger")
         self.msg.pack(side="left")
         tb.Button(bar, text="Close", bootstyle="secondary", command=self.destroy).pack(side="right")

@@ -49,3 +49,15 @@ def apply_zoom(root: Any, zoom: float) -> None:
         base = _BASE_SIZES.setdefault(name, int(f.cget("size")) or 10)
         size = max(6, round(abs(base) * zoom))
         f.configure(size=size if base > 0 else -size)
+    fit_tree_rows(root)
+
+
+def fit_tree_rows(root: Any) -> None:
+    """Make Treeview rows as tall as the (zoomed) text, so zoomed-in rows do not overlap."""
+    from tkinter import ttk
+
+    try:
+        line = tkfont.nametofont("TkDefaultFont", root=root).metrics("linespace")
+        ttk.Style(master=root).configure("Treeview", rowheight=int(line) + 4)
+    except Exception:  # a missing font or style must never break zooming
+        pass

@@ -55,7 +55,11 @@ class ExamplesDialog(tb.Toplevel):
             self.listbox.selection_set(0)
         self.listbox.bind("<Double-Button-1>", lambda e: self.create())
         self.listbox.bind("<Return>", lambda e: self.create())
-        tb.Button(self, text="Create", bootstyle="primary", command=self.create).pack(pady=(0, 8))
+        self.bind("<Escape>", lambda e: self.destroy())
+        bar = tb.Frame(self)
+        bar.pack(pady=(0, 8))
+        tb.Button(bar, text="Create", bootstyle="primary", command=self.create).pack(side="left", padx=4)
+        tb.Button(bar, text="Cancel", bootstyle="secondary", command=self.destroy).pack(side="left", padx=4)
 
     def create(self) -> str | None:
         sel = self.listbox.curselection()
@@ -167,6 +171,7 @@ class WelcomeDialog(tb.Toplevel):
 
     def __init__(self, window: Any) -> None:
         super().__init__(title="Welcome", master=window.root)
+        self.bind("<Escape>", lambda e: self.destroy())
         view = WelcomeView(self, window)
         view.pack(fill="both", expand=True)
         view.refresh()

@@ -59,12 +59,13 @@ class JsonEditor(tb.Toplevel):
 
     def __init__(self, master: Any, title: str, text: str, on_save: Callable[[str], Any], example: str | None = None) -> None:
         super().__init__(title=title, master=master, size=(640, 480))
+        self.bind("<Escape>", lambda e: self.destroy())
         self.on_save = on_save
         self.text = tb.Text(self, wrap="none", font="TkFixedFont", undo=True)
         self.text.pack(fill="both", expand=True, padx=8, pady=8)
         self.text.insert("1.0", text)
         bar = tb.Frame(self, padding=8)
-        bar.pack(fill="x")
+        bar.pack(fill="x", side="bottom", before=self.text)  # buttons never pushed out
         self.msg = tb.Label(bar, text="", bootstyle="danger", wraplength=420)
         self.msg.pack(side="left")
         tb.Button(bar, text="Cancel", bootstyle="secondary", command=self.destroy).pack(side="right")
@@ -88,6 +89,7 @@ class ParamsPopover(tb.Toplevel):
 
     def __init__(self, master: Any, p: EditorPresenter, on_done: Callable[[], None]) -> None:
         super().__init__(title="Model parameters", master=master)
+        self.bind("<Escape>", lambda e: self.destroy())
         self.p, self.on_done = p, on_done
         cur = p.params()
         f = tb.Frame(self, padding=12)
@@ -107,6 +109,7 @@ class ParamsPopover(tb.Toplevel):
         self.msg = tb.Label(f, text="", bootstyle="danger")
         self.msg.grid(row=5, column=0, columnspan=3, sticky="w")
         tb.Button(f, text="Apply", bootstyle="primary", command=self.apply).grid(row=6, column=2, sticky="e", pady=(8, 0))
+        tb.Button(f, text="Cancel", bootstyle="secondary", command=self.destroy).grid(row=6, column=1, sticky="e", pady=(8, 0))
 
     def _row(self, f: Any, row: int, key: str, label: str, var: tk.Variable, make: Callable[[tk.Variable], Any]) -> None:
         on = tkvars.BooleanVar(self, key in self.p.params())
@@ -161,7 +164,8 @@ class ToolsDialog(tb.Toplevel):
     """Add or remove tools: built-ins by group, MCP tools per server, custom function tools."""
 
     def __init__(self, master: Any, window: Any, p: EditorPresenter, on_done: Callable[[], None]) -> None:
-        super().__init__(title="Tools", master=master, size=(620, 520))
+        super().__init__(title="Tools", master=master, size=(660, 600))
+        self.bind("<Escape>", lambda e: self.destroy())
         self.window, self.p, self.on_done = window, p, on_done
         nb = tb.Notebook(self)
         nb.pack(fill="both", expand=True, padx=8, pady=8)
@@ -211,7 +215,7 @@ class ToolsDialog(tb.Toplevel):
         self._draw_custom()
         tb.Button(page3, text="New function tool…", bootstyle="primary-outline", command=lambda: self.edit_function(None)).pack(anchor="w")
         bar = tb.Frame(self, padding=8)
-        bar.pack(fill="x")
+        bar.pack(fill="x", side="bottom", before=nb)  # buttons never pushed out
         tb.Button(bar, text="Close", bootstyle="secondary", command=self.destroy).pack(side="right")
         tb.Button(bar, text="Apply", bootstyle="primary", command=self.apply).pack(side="right", padx=6)
         self.msg = tb.Label(bar, text="", bootstyle="danger")
@@ -294,6 +298,7 @@ class VariablesDialog(tb.Toplevel):
     def __init__(self, master: Any, p: EditorPresenter, on_done: Callable[[], None],
                  skill_names: Callable[[], list[str]] | None = None) -> None:
         super().__init__(title="Variables", master=master, size=(620, 520))
+        self.bind("<Escape>", lambda e: self.destroy())
         self.p, self.on_done = p, on_done
         self.skill_boxes: dict[str, tuple[Any, tk.Listbox, tk.Variable, list[str]]] = {}
         f = tb.Frame(self, padding=8)
@@ -345,7 +350,7 @@ class VariablesDialog(tb.Toplevel):
             self.add_row(n, v)
         tb.Button(f, text="Add variable", bootstyle="link", command=lambda: self.add_row("", "")).pack(anchor="w")
         bar = tb.Frame(self, padding=8)
-        bar.pack(fill="x")
+        bar.pack(fill="x", side="bottom", before=f)  # buttons never pushed out
         self.msg = tb.Label(bar, text="", bootstyle="danger", wraplength=420)
         self.msg.pack(side="left")
         tb.Button(bar, text="Cancel", bootstyle="secondary", command=self.destroy).pack(side="right")

@@ -1,0 +1,149 @@
+"""First-use usability in a real 1280x800 window: dialog buttons stay on screen, every dialog
+closes with Escape, the editor's Edit/⚙ buttons are never pushed out by long labels, and
+zooming in keeps tree rows from overlapping."""
+
+from __future__ import annotations
+
+import pytest
+
+from llmspace.presenters import catalog
+
+
+@pytest.fixture
+def ed(window, app):
+    rel = app.workspace.create_thread("", "usability")
+    window.tree_view.refresh()
+    return window.open_thread(rel)
+
+
+def fully_inside(widget, container) -> bool:
+    """The widget is mapped, not squeezed below its requested size, and within `container`."""
+    widget.update_idletasks()
+    if not widget.winfo_ismapped():
+        return False
+    if widget.winfo_width() < widget.winfo_reqwidth() - 1 or widget.winfo_height() < widget.winfo_reqheight() - 1:
+        return False
+    x, y = widget.winfo_rootx() - container.winfo_rootx(), widget.winfo_rooty() - container.winfo_rooty()
+    return x >= 0 and y >= 0 and x + widget.winfo_width() <= container.winfo_width() \
+        and y + widget.winfo_height() <= container.winfo_height()
+
+
+def buttons(widget, text: str) -> list:
+    found = []
+    for child in widget.winfo_children():
+        try:
+            if child.winfo_class() == "TButton" and child.cget("text") == text:
+                found.append(child)
+        except Exception:
+            pass
+        found.extend(buttons(child, text))
+    return found
+
+
+def press_escape(root, dialog, inner) -> None:
+    inner.focus_force()
+    root.update()
+    inner.event_generate("<Escape>")
+    root.update()
+
+
+def test_the_settings_dialog_shows_its_save_and_close_buttons_and_closes_with_escape(window):
+    from llmspace.ui.settings_dialog import SettingsDialog
+
+    dlg = SettingsDialog(window)
+    window.root.update()
+    for label in ("Save", "Close"):
+        assert fully_inside(buttons(dlg, label)[-1], dlg), label
+    add = buttons(dlg, "Add provider")
+    if add:  # the Models page is present: its buttons are not cut off either
+        dlg.nb.select(dlg.models_page)
+        window.root.update()
+        assert fully_inside(add[0], dlg)
+    press_escape(window.root, dlg, dlg.nb)
+    assert not dlg.winfo_exists()
+
+
+def test_the_tools_dialog_shows_every_builtin_and_its_buttons(ed):
+    dlg = ed.edit_tools()
+    ed.window.root.update()
+    groups, _ = catalog.builtin_tool_groups()
+    last = list(groups.values())[-1][-1].name
+    check = [w for w in dlg.checks.values() if w[1].name == last]
+    assert check
+    boxes = [c for c in _all(dlg) if c.winfo_class() == "TCheckbutton" and c.cget("text").startswith(last + " ")]
+    assert boxes and fully_inside(boxes[0], dlg)
+    assert fully_inside(buttons(dlg, "Apply")[0], dlg) and fully_inside(buttons(dlg, "Close")[0], dlg)
+    press_escape(ed.window.root, dlg, dlg)
+    assert not dlg.winfo_exists()
+
+
+def _all(widget) -> list:
+    out = []
+    for child in widget.winfo_children():
+        out.append(child)
+        out.extend(_all(child))
+    return out
+
+
+def test_every_editor_dialog_closes_with_escape(ed):
+    ed.p.set_model("openai", "gpt-4.1")
+    root = ed.window.root
+    for make in (ed.edit_params, ed.edit_variables, lambda: ed.edit_tools().edit_function(None)):
+        dlg = make()
+        root.update()
+        press_escape(root, dlg, dlg)
+        assert not dlg.winfo_exists()
+
+
+def test_the_parameter_popover_can_be_cancelled_without_changing_anything(ed, app):
+    ed.p.set_model("openai", "gpt-4.1")
+    pop = ed.edit_params()
+    pop.vars["temperature"][0].set(True)
+    (cancel,) = buttons(pop, "Cancel")
+    cancel.invoke()
+    assert not pop.winfo_exists()
+    assert "temperature" not in ed.p.params()
+
+
+def test_the_examples_chooser_can_be_cancelled(window):
+    from llmspace.ui.welcome import ExamplesDialog
+
+    dlg = ExamplesDialog(window)
+    window.root.update()
+    (cancel,) = buttons(dlg, "Cancel")
+    assert fully_inside(cancel, dlg)
+    cancel.invoke()
+    assert not dlg.winfo_exists()
+    dlg = ExamplesDialog(window)
+    press_escape(window.root, dlg, dlg.listbox)
+    assert not dlg.winfo_exists()
+
+
+def test_long_tool_lists_and_model_labels_never_hide_the_edit_and_parameter_buttons(ed):
+    groups, _ = catalog.builtin_tool_groups()
+    ed.p.add_tools([t for tools in groups.values() for t in tools])
+    ed.p.set_model("openai", "gpt-4.1-mini-with-a-very-long-model-identifier-for-testing")
+    ed.p.set_param("temperature", 0.7)
+    ed.refresh_all()
+    ed.window.zoom(+1)
+    ed.window.zoom(+1)
+    root = ed.window.root
+    root.update()
+    try:
+        for btn in (ed.tools_btn, ed.vars_btn, ed.params_btn):
+            assert fully_inside(btn, btn.master), btn
+    finally:
+        ed.window.zoom(0)
+
+
+def test_zooming_in_makes_tree_rows_tall_enough_for_the_text(window):
+    import tkinter.font as tkfont
+    from tkinter import ttk
+
+    try:
+        window.zoom(+1)
+        window.zoom(+1)
+        line = tkfont.nametofont("TkDefaultFont", root=window.root).metrics("linespace")
+        assert int(ttk.Style(master=window.root).lookup("Treeview", "rowheight")) >= line
+    finally:
+        window.zoom(0)
