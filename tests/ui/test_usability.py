@@ -147,3 +147,30 @@ def test_zooming_in_makes_tree_rows_tall_enough_for_the_text(window):
         assert int(ttk.Style(master=window.root).lookup("Treeview", "rowheight")) >= line
     finally:
         window.zoom(0)
+
+
+def test_the_compare_dialog_shows_each_runs_result_first_even_under_a_long_system_prompt(window, app):
+    import orjson
+
+    from llmspace.jsonio import write_bytes_atomic
+
+    long_prompt = "\n".join(f"Rule {i}: be careful." for i in range(30))
+
+    def run(rid, ts, answer):
+        return {"id": rid, "timestamp": ts, "thread": {"title": "cmp", "context": {
+            "systemPrompt": long_prompt, "messages": [
+                {"id": "u", "role": "user", "content": [{"type": "text", "text": "q"}]},
+                {"id": "a" + rid, "role": "assistant", "content": [{"type": "text", "text": answer}]}]}}}
+
+    write_bytes_atomic(app.workspace.root / "cmpl.json", orjson.dumps(
+        {"title": "cmp", "runHistory": [run("r1", 1000, "first answer"), run("r2", 2000, "second answer")]}))
+    window.tree_view.refresh()
+    ed = window.open_thread("cmpl.json")
+    ed.toggle_history()
+    ed.history_panel.list.selection_set(("r1", "r2"))
+    window.root.update()
+    dlg = ed.history_panel.compare()
+    window.root.update()
+    firsts = [t.get("1.0", "1.end") for t in dlg.side_texts]
+    assert any("first answer" in f for f in firsts) and any("second answer" in f for f in firsts)
+    dlg.destroy()

@@ -54,18 +54,19 @@ class CompareDialog(tb.Toplevel):
     def _build_sides(self, master: Any) -> None:
         sides = tb.Frame(master)
         sides.pack(fill="x")
+        self.side_texts: list[Any] = []
         for col, (label, run_id) in enumerate((("Run A", self.run_a), ("Run B", self.run_b))):
             info = self.p.side(run_id)
             box = tb.Labelframe(sides, text=f"{label} · {run_id}", padding=4)
             box.grid(row=0, column=col, sticky="nsew", padx=(0 if col == 0 else 4, 0))
             sides.columnconfigure(col, weight=1, uniform="side")
             tb.Label(box, text=f"{info.model} · {info.messages} · {info.captured}", bootstyle="secondary").pack(anchor="w")
-            parts = []
+            # the result first: it is what is being judged, and must be visible without scrolling
+            parts = ["Result: " + (info.result or "—"), "Last user input: " + (info.last_user or "—")]
             if info.system_prompt:
                 parts.append("System prompt: " + info.system_prompt)
-            parts.append("Last user input: " + (info.last_user or "—"))
-            parts.append("Result: " + (info.result or "—"))
-            _readonly_text(box, "\n\n".join(parts), 6).pack(fill="x")
+            self.side_texts.append(_readonly_text(box, "\n\n".join(parts), 12))
+            self.side_texts[-1].pack(fill="x")
 
     def _build_rubric(self, master: Any) -> None:
         row = tb.Frame(master)
