@@ -13,6 +13,19 @@ from ..core.model import AssistantMessage, ImageDataContent, TextContent, ToolCa
 from ..errors import UserFacingError
 
 
+def image_label(mime_type: str, base64_data: str) -> str:
+    """'[image] image/png · 312 bytes' — the decoded size, never a misleading '0 KB'."""
+    data = base64_data.strip()
+    size = len(data) * 3 // 4 - (2 if data.endswith("==") else 1 if data.endswith("=") else 0)
+    if size < 1024:
+        text = f"{size} bytes"
+    elif size < 1024 * 1024:
+        text = f"{size / 1024:.1f} KB"
+    else:
+        text = f"{size / (1024 * 1024):.1f} MB"
+    return f"[image] {mime_type} · {text}"
+
+
 class MessageIntents:
     """Intents on `self.thread.messages`; expects EditorPresenter's attributes."""
 

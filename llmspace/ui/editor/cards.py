@@ -18,6 +18,7 @@ from .. import tkvars
 
 from ...core.model import ImageDataContent
 from ...errors import UserFacingError
+from ...presenters.messages import image_label
 
 MAX_LINES = 18
 
@@ -151,8 +152,7 @@ class MessageCard(tb.Frame):
         row = tb.Frame(self)
         row.pack(fill="x")
         for i, img in enumerate(images):
-            size = len(img.data) * 3 // 4
-            tb.Label(row, text=f"[image] {img.mimeType} {size // 1024} KB", bootstyle="secondary").pack(side="left")
+            tb.Label(row, text=image_label(img.mimeType, img.data), bootstyle="secondary").pack(side="left")
             tb.Button(row, text="✕", bootstyle="secondary-link", width=2,
                       command=lambda i=i: self._do(self.p.remove_image, self.index, i)).pack(side="left", padx=(0, 8))
 
