@@ -174,3 +174,16 @@ def test_the_compare_dialog_shows_each_runs_result_first_even_under_a_long_syste
     firsts = [t.get("1.0", "1.end") for t in dlg.side_texts]
     assert any("first answer" in f for f in firsts) and any("second answer" in f for f in firsts)
     dlg.destroy()
+
+
+def test_the_variables_dialog_explains_an_empty_text_variable_list_and_fits_its_fields(ed):
+    dlg = ed.edit_variables()
+    ed.window.root.update()
+    assert dlg.empty_lbl.winfo_ismapped() and "Add variable" in dlg.empty_lbl.cget("text")
+    assert "current_working_directory" in dlg.typed_fields
+    entries = [w for w in _all(dlg) if w.winfo_class() == "TEntry"]
+    assert entries and all(fully_inside(e, dlg) for e in entries)
+    dlg.add_row("", "")
+    ed.window.root.update()
+    assert not dlg.empty_lbl.winfo_ismapped()
+    dlg.destroy()

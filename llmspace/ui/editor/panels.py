@@ -297,7 +297,7 @@ class VariablesDialog(tb.Toplevel):
 
     def __init__(self, master: Any, p: EditorPresenter, on_done: Callable[[], None],
                  skill_names: Callable[[], list[str]] | None = None) -> None:
-        super().__init__(title="Variables", master=master, size=(620, 520))
+        super().__init__(title="Variables", master=master, size=(760, 560))
         self.bind("<Escape>", lambda e: self.destroy())
         self.p, self.on_done = p, on_done
         self.skill_boxes: dict[str, tuple[Any, tk.Listbox, tk.Variable, list[str]]] = {}
@@ -346,6 +346,11 @@ class VariablesDialog(tb.Toplevel):
         self.rows = tb.Frame(f)
         self.rows.pack(fill="both", expand=True, pady=6)
         self.entries: list[tuple[tk.StringVar, tk.Text]] = []
+        self.empty_lbl = tb.Label(self.rows, bootstyle="secondary", wraplength=600, justify="left",
+                                  text="No text variables yet. Write {{name}} in the system prompt or a message, "
+                                       "or click Add variable, then give it a value here.")
+        if not values:
+            self.empty_lbl.pack(anchor="w")
         for n, v in values.items():
             self.add_row(n, v)
         tb.Button(f, text="Add variable", bootstyle="link", command=lambda: self.add_row("", "")).pack(anchor="w")
@@ -357,6 +362,7 @@ class VariablesDialog(tb.Toplevel):
         tb.Button(bar, text="Save", bootstyle="primary", command=self.save).pack(side="right", padx=6)
 
     def add_row(self, name: str, value: str) -> None:
+        self.empty_lbl.pack_forget()
         row = tb.Frame(self.rows)
         row.pack(fill="x", pady=2)
         nv = tkvars.StringVar(self, name)
