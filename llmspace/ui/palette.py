@@ -10,6 +10,7 @@ from typing import Any, Callable
 import ttkbootstrap as tb
 
 from . import tkvars
+from .theme import style_listbox
 
 
 def fuzzy_match(query: str, label: str) -> bool:
@@ -25,7 +26,7 @@ class CommandPalette(tb.Toplevel):
         self.query = tkvars.StringVar(self, "")
         self.entry = tb.Entry(self, textvariable=self.query)
         self.entry.pack(fill="x", padx=8, pady=8)
-        self.listbox = tk.Listbox(self, activestyle="none")
+        self.listbox = style_listbox(tk.Listbox(self, activestyle="none"))
         self.listbox.pack(fill="both", expand=True, padx=8, pady=(0, 8))
         self.shown: list[tuple[str, Callable[[], Any]]] = []
         self.query.trace_add("write", lambda *a: self.filter())

@@ -61,3 +61,19 @@ def fit_tree_rows(root: Any) -> None:
         ttk.Style(master=root).configure("Treeview", rowheight=int(line) + 4)
     except Exception:  # a missing font or style must never break zooming
         pass
+
+
+def style_listbox(listbox: Any) -> Any:
+    """Give a plain tk.Listbox the current theme's input colours (ttk themes do not reach it,
+    so it stayed white in the dark theme)."""
+    try:
+        import ttkbootstrap as tb
+
+        colors = tb.Style().colors
+        listbox.configure(background=colors.inputbg, foreground=colors.inputfg,
+                          selectbackground=colors.selectbg, selectforeground=colors.selectfg,
+                          highlightthickness=1, highlightbackground=colors.border, highlightcolor=colors.primary,
+                          borderwidth=0)
+    except Exception:  # colours are cosmetic: never fail to open a dialog over them
+        pass
+    return listbox

@@ -13,6 +13,7 @@ import ttkbootstrap as tb
 
 from ..errors import UserFacingError
 from ..presenters.welcome import detect_keys, probe_local_servers
+from .theme import style_listbox
 
 
 def example_list() -> list[tuple[str, str]]:
@@ -47,7 +48,7 @@ class ExamplesDialog(tb.Toplevel):
         self.items = example_list()
         import tkinter as tk
 
-        self.listbox = tk.Listbox(self, activestyle="none")
+        self.listbox = style_listbox(tk.Listbox(self, activestyle="none"))
         for _, label in self.items:
             self.listbox.insert("end", label)
         self.listbox.pack(fill="both", expand=True, padx=8, pady=8)

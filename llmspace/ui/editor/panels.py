@@ -15,6 +15,7 @@ import orjson
 import ttkbootstrap as tb
 
 from .. import tkvars
+from ..theme import style_listbox
 
 from ...core.model import REASONING_LEVELS
 from ...errors import UserFacingError
@@ -327,7 +328,7 @@ class VariablesDialog(tb.Toplevel):
                     chosen = [str(n) for n in (v.skillNames or [])]
                     all_var = tkvars.BooleanVar(self, bool(v.includeAll) or (v.includeAll is None and not chosen))
                     tb.Checkbutton(cell, text="All enabled skills", variable=all_var).pack(anchor="w")
-                    lb = tk.Listbox(cell, selectmode="multiple", height=min(5, max(1, len(names))), exportselection=False)
+                    lb = style_listbox(tk.Listbox(cell, selectmode="multiple", height=min(5, max(1, len(names))), exportselection=False))
                     for k, n in enumerate(names):
                         lb.insert("end", n)
                         if n in chosen:
