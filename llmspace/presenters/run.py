@@ -63,6 +63,7 @@ class RunPresenter:
         self.detached = False  # set when the view closed while running
         self._latest: dict[Any, Any] = {}
         self.warnings: list[str] = []  # render warnings of the last run (`RunResult.warnings`)
+        self.stopped = False  # the last run was stopped by the user (status shows "Stopped", not "Done")
 
     def notify(self, kind: str, detail: Any = None) -> None:
         for fn in list(self.listeners):
@@ -118,6 +119,7 @@ class RunPresenter:
             kwargs["tool_results"] = tool_results
         opts = opts_cls(**kwargs)
         self.cancel = _cancel_token()
+        self.stopped = False
         self.status, self.error, self.error_message_id = "running", None, None
         self.pause_reason, self.paused_calls = None, []
         self.tool_status.clear()
@@ -150,6 +152,7 @@ class RunPresenter:
 
     def stop(self) -> None:
         if self.cancel is not None and self.running:
+            self.stopped = True
             self.cancel.cancel()
             self.notify("status", "stopping")
 

@@ -87,7 +87,7 @@ def test_stop_keeps_the_partial_message(app, srv):
     pump.drain_until(lambda: len(ed.messages) > 1 and ed.messages[-1].text())
     run.stop()
     pump.drain_until(lambda: run.status != "running")
-    assert run.status == "idle"
+    assert run.status == "idle" and run.stopped
     assert 0 < len(ed.messages[-1].text()) < 400
 
 
@@ -177,3 +177,13 @@ def test_a_run_service_that_cannot_start_reports_its_own_message(app, monkeypatc
         run.start(pump.post, pump.post_text)
     assert str(info.value) == "Cannot use /x/settings as a folder: Not a directory. Check LLM_SPACE_HOME."
     assert len(ed.thread.messages) == 1 and app.workspace.resolve(ed.rel).read_bytes() == before
+
+
+def test_a_run_that_finishes_by_itself_is_not_reported_as_stopped(app, srv):
+    srv.push(Turn(text="done"))
+    ed, run = make(app)
+    run.stopped = True  # left over from an earlier stopped run
+    pump = QueuePump()
+    run.start(pump.post, pump.post_text)
+    pump.drain_until(lambda: run.status != "running")
+    assert run.status == "idle" and not run.stopped

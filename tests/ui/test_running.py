@@ -55,6 +55,7 @@ def test_stop_ends_the_run_and_keeps_the_partial_text(window, app, srv):
     pump_until(window.root, lambda: ed.run.status != "running")
     assert 0 < len(ed.p.messages[-1].text()) < 2000
     assert not ed.p.read_only
+    assert ed.status.cget("text") == "Stopped"
 
 
 def test_a_function_tool_result_is_entered_in_its_box_and_the_run_continues(window, app, srv):

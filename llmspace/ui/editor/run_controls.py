@@ -50,7 +50,8 @@ class RunControlsMixin:
     def _on_run(self, kind: str, detail: Any) -> None:
         if kind == "status":
             self.status.configure(text={"running": "Running…", "stopping": "Stopping…", "paused": "Paused",
-                                        "error": "Failed", "idle": "Done"}.get(str(detail), str(detail)))
+                                        "error": "Failed", "idle": "Stopped" if self.run.stopped else "Done",
+                                        }.get(str(detail), str(detail)))
             if detail in ("idle", "paused", "error"):
                 self.flush()
                 self.list.render()
