@@ -80,6 +80,9 @@ class MainWindow(MenuMixin, TabPagesMixin):
         """A saved frame from a bigger or removed monitor must not put the window off-screen."""
         st = self.win_state
         sw, sh = self.root.winfo_screenwidth(), self.root.winfo_screenheight()
+        # The menu bar sits above the client area on X11 (and a title bar with a window manager):
+        # leave room for it, or a screen-high frame pushes the status bar off the bottom.
+        sh -= self._menubar_allowance()
         st.width, st.height = min(st.width, max(400, sw)), min(st.height, max(300, sh))
         if not (-st.width + 100 < st.x < sw - 100):
             st.x = max(0, (sw - st.width) // 2)
@@ -89,6 +92,14 @@ class MainWindow(MenuMixin, TabPagesMixin):
         # would otherwise hang off a 1280x800 screen).
         st.x = max(0, min(st.x, sw - st.width))
         st.y = max(0, min(st.y, sh - st.height))
+
+    def _menubar_allowance(self) -> int:
+        try:
+            import tkinter.font as tkfont
+
+            return int(tkfont.nametofont("TkMenuFont", root=self.root).metrics("linespace")) + 16
+        except Exception:
+            return 32
 
     # -- layout --------------------------------------------------------------------------
     def _build(self) -> None:

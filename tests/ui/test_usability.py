@@ -204,3 +204,13 @@ def test_list_boxes_in_dialogs_follow_the_dark_theme(window):
     finally:
         window.theme_var.set("light")
         window.apply_theme()
+
+
+def test_a_screen_high_saved_frame_leaves_room_for_the_menu_bar_so_the_status_bar_shows(make_window, app, tk_root):
+    from llmspace.presenters.state import StateStore, WindowState
+
+    sh = tk_root.winfo_screenheight()
+    StateStore(app.root).save_window(WindowState(x=0, y=0, width=1000, height=sh))
+    win = make_window()
+    assert win.win_state.height + win._menubar_allowance() <= sh
+    assert win.win_state.y + win.win_state.height + win._menubar_allowance() <= sh
