@@ -62,3 +62,26 @@ def probe_local_servers(host: str = "127.0.0.1", timeout: float = 0.25,
         except OSError:
             continue
     return out
+
+
+def detected_lines(keys: list[tuple[str, str]], local: list[LocalServer] | None,
+                   default_model: tuple[str, str] | None) -> list[str]:
+    """What the welcome view says about models: the default model (so configured models are not
+    contradicted by 'No API keys found'), keys in the environment, local servers, and what to do
+    when nothing is available at all."""
+    lines = []
+    if default_model is not None:
+        lines.append(f"Default model: {default_model[0]} / {default_model[1]}.")
+    if keys:
+        lines.append("Providers detected: " + ", ".join(f"{p} (${v})" for p, v in keys))
+    else:
+        lines.append("No API keys found in the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, …).")
+    if local is None:
+        lines.append("Looking for local model servers…")
+    elif local:
+        lines.append("Local servers: " + ", ".join(f"{s.name} on port {s.port}" for s in local))
+    else:
+        lines.append("No local model server answered (Ollama 11434, LM Studio 1234, llama.cpp 8080, vLLM 8000).")
+    if default_model is None and not keys and local == []:
+        lines.append("To run a thread, click Configure models and add an API key or a provider.")
+    return lines

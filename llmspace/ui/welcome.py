@@ -12,7 +12,7 @@ from typing import Any
 import ttkbootstrap as tb
 
 from ..errors import UserFacingError
-from ..presenters.welcome import detect_keys, probe_local_servers
+from ..presenters.welcome import detect_keys, detected_lines, probe_local_servers
 from .theme import style_listbox
 
 
@@ -126,18 +126,21 @@ class WelcomeView(tb.Frame):
         self._show_detected()
 
     def _show_detected(self) -> None:
-        lines = []
-        if self.keys:
-            lines.append("Providers detected: " + ", ".join(f"{p} (${v})" for p, v in self.keys))
-        else:
-            lines.append("No API keys found in the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, …).")
-        if self.local is None:
-            lines.append("Looking for local model servers…")
-        elif self.local:
-            lines.append("Local servers: " + ", ".join(f"{s.name} on port {s.port}" for s in self.local))
-        else:
-            lines.append("No local model server answered (Ollama 11434, LM Studio 1234, llama.cpp 8080, vLLM 8000).")
-        self.detected.configure(text="\n".join(lines))
+        self.detected.configure(text="\n".join(detected_lines(self.keys, self.local, self._default_model())))
+
+    def _default_model(self) -> tuple[str, str] | None:
+        """A read-only peek at settings/models.json (loading `app.models` here would cache it
+        before the user configures anything)."""
+        import orjson
+
+        try:
+            data = orjson.loads(self.window.app.root.settings_file("models").read_bytes())
+            d = data.get("defaultModel") if isinstance(data, dict) else None
+            if isinstance(d, dict) and d.get("provider") and d.get("id"):
+                return str(d["provider"]), str(d["id"])
+        except (OSError, orjson.JSONDecodeError, AttributeError):
+            pass
+        return None
 
     def start_probe(self) -> None:
         pump = self.window.pump
