@@ -223,3 +223,12 @@ def test_the_welcome_view_names_the_configured_default_model_without_loading_mod
         configure_provider(home, srv)
         window.welcome._show_detected()
         assert "Default model: loop / loopback-model." in window.welcome.detected.cget("text")
+
+
+def test_the_run_history_list_can_scroll_sideways_to_columns_that_do_not_fit(ed):
+    ed.toggle_history()
+    panel = ed.history_panel
+    ed.window.root.update()
+    assert panel.xscroll.winfo_ismapped()
+    assert panel.list.cget("xscrollcommand")
+    ed.toggle_history()

@@ -26,11 +26,15 @@ class HistoryPanel(tb.Frame):
         self.list = tb.Treeview(self, columns=("when", "model", "n", "usage"), show="tree headings", height=12,
                                 selectmode="extended")
         self.list.heading("#0", text="Summary")
-        for col, label, width in (("when", "When", 80), ("model", "Model", 110), ("n", "Msgs", 40), ("usage", "Usage", 100)):
+        for col, label, width in (("when", "When", 64), ("model", "Model", 90), ("n", "Msgs", 40), ("usage", "Usage", 80)):
             self.list.heading(col, text=label)
             self.list.column(col, width=width, stretch=False)
-        self.list.column("#0", width=160)
+        self.list.column("#0", width=110, minwidth=80)
+        # the panel is narrow at 1280x800: scroll sideways to the Msgs/Usage columns
+        self.xscroll = tb.Scrollbar(self, orient="horizontal", command=self.list.xview)
+        self.list.configure(xscrollcommand=self.xscroll.set)
         self.list.pack(fill="both", expand=True)
+        self.xscroll.pack(fill="x")
         bar = tb.Frame(self)
         bar.pack(fill="x", pady=(4, 0))
         tb.Button(bar, text="Inspect", bootstyle="secondary-outline", command=self.inspect).pack(side="left")
