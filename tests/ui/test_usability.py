@@ -232,3 +232,12 @@ def test_the_run_history_list_can_scroll_sideways_to_columns_that_do_not_fit(ed)
     assert panel.xscroll.winfo_ismapped()
     assert panel.list.cget("xscrollcommand")
     ed.toggle_history()
+
+
+def test_the_temperature_slider_shows_its_value(ed):
+    ed.p.set_model("openai", "gpt-4.1")
+    pop = ed.edit_params()
+    pop.vars["temperature"][1].set(0.34)
+    ed.window.root.update()
+    assert pop.temp_lbl.cget("text") == "0.3"
+    pop.destroy()

@@ -98,6 +98,18 @@ class ParamsPopover(tb.Toplevel):
         self.vars: dict[str, tuple[tk.BooleanVar, tk.Variable]] = {}
         self._row(f, 0, "temperature", "Temperature", tkvars.DoubleVar(self, cur.get("temperature", 1.0)),
                   lambda v: tb.Scale(f, from_=0, to=2, variable=v, length=180))
+        temp = self.vars["temperature"][1]
+        self.temp_lbl = tb.Label(f, text="", width=4)
+        self.temp_lbl.grid(row=0, column=2, sticky="w")
+
+        def show_temp(*_: Any) -> None:
+            try:
+                self.temp_lbl.configure(text=f"{float(temp.get()):.1f}")
+            except (tk.TclError, ValueError):
+                pass
+
+        temp.trace_add("write", show_temp)
+        show_temp()
         self._row(f, 1, "maxTokens", "Max tokens", tkvars.IntVar(self, cur.get("maxTokens", 4096)),
                   lambda v: tb.Spinbox(f, from_=1, to=1_000_000, textvariable=v, width=10))
         self._row(f, 2, "reasoning", "Reasoning", tkvars.StringVar(self, cur.get("reasoning", "medium")),
