@@ -241,3 +241,32 @@ def test_the_temperature_slider_shows_its_value(ed):
     ed.window.root.update()
     assert pop.temp_lbl.cget("text") == "0.3"
     pop.destroy()
+
+
+def test_the_rubric_editor_shows_every_criterions_remove_button(window, app):
+    import orjson
+
+    from llmspace.jsonio import write_bytes_atomic
+
+    def run(rid, ts, answer):
+        return {"id": rid, "timestamp": ts, "thread": {"title": "r", "context": {"messages": [
+            {"id": "u", "role": "user", "content": [{"type": "text", "text": "q"}]},
+            {"id": "a" + rid, "role": "assistant", "content": [{"type": "text", "text": answer}]}]}}}
+
+    write_bytes_atomic(app.workspace.root / "rub.json", orjson.dumps(
+        {"title": "r", "runHistory": [run("r1", 1000, "a"), run("r2", 2000, "b")]}))
+    window.tree_view.refresh()
+    ed = window.open_thread("rub.json")
+    ed.toggle_history()
+    ed.history_panel.list.selection_set(("r1", "r2"))
+    window.root.update()
+    dlg = ed.history_panel.compare()
+    editor = dlg.new_rubric()
+    window.root.update()
+    removes = [b for b in buttons(editor, "✕")]
+    assert len(removes) == len(editor.rows) >= 2
+    assert all(fully_inside(b, editor) for b in removes)
+    removes[0].invoke()
+    assert len(editor.rows) >= 1
+    editor.destroy()
+    dlg.destroy()

@@ -221,6 +221,10 @@ class RubricEditor(tb.Toplevel):
         self.name.pack(side="left", padx=6, fill="x", expand=True)
         tb.Label(self, text=f"Criteria ({MIN_CRITERIA}–{MAX_CRITERIA}; names ≤ {NAME_MAX}, descriptions ≤ "
                             f"{DESCRIPTION_MAX} characters)", bootstyle="secondary").pack(anchor="w", padx=8)
+        head = tb.Frame(self, padding=(8, 2, 8, 0))
+        head.pack(fill="x")
+        tb.Label(head, text="Criterion", width=24).pack(side="left")
+        tb.Label(head, text="Description").pack(side="left", padx=4)
         self.rows_frame = tb.Frame(self, padding=(8, 2))
         self.rows_frame.pack(fill="both", expand=True)
         self.rows: list[tuple[str | None, tk.Entry, tk.Entry, Any]] = []
@@ -246,15 +250,16 @@ class RubricEditor(tb.Toplevel):
             return
         frame = tb.Frame(self.rows_frame)
         frame.pack(fill="x", pady=1)
+        remove = tb.Button(frame, text="✕", width=2, bootstyle="secondary-link")
+        remove.pack(side="right")  # packed first: long entries can never push it out of view
         n = tb.Entry(frame, width=24)
         n.insert(0, name)
         n.pack(side="left")
-        d = tb.Entry(frame, width=48)
+        d = tb.Entry(frame, width=40)
         d.insert(0, description)
         d.pack(side="left", padx=4, fill="x", expand=True)
         entry = (cid, n, d, frame)
-        tb.Button(frame, text="✕", width=2, bootstyle="secondary-link",
-                  command=lambda: self.remove_row(entry)).pack(side="left")
+        remove.configure(command=lambda: self.remove_row(entry))
         self.rows.append(entry)
 
     def remove_row(self, entry: Any) -> None:
