@@ -69,6 +69,7 @@ class RunSession:
         self.model_label = ""
         self._snapshot: dict[str, dict[str, str]] | None = None  # frozen values of this run so far
         self._materialise: ModelConfig | None = None
+        self._resolved: ModelConfig | None = None  # the model actually called (for run history)
         self.warnings: list[str] = []  # render warnings of every turn, each once
 
     # -- entry --------------------------------------------------------------------------
@@ -114,6 +115,7 @@ class RunSession:
                 data["params"] = current.params.model_dump(exclude_unset=True, by_alias=True)
             self._materialise = ModelConfig.model_validate(data)
         self.model_label = f"{endpoint.provider_id}/{info.id}"
+        self._resolved = self._materialise or ModelConfig(provider=endpoint.provider_id, id=info.id)
         return endpoint, info, registry.adapter(endpoint.api)
 
     def _prepare(self) -> None:
@@ -288,7 +290,7 @@ class RunSession:
         if record:
             if self._snapshot is not None:
                 apply_snapshot(self.thread, self._snapshot)
-            run_id = append_history(self.thread, usage, int(time.time() * 1000))
+            run_id = append_history(self.thread, usage, int(time.time() * 1000), self._resolved)
         return RunResult(status=status, error=error, thread=self.thread, paused_calls=list(self.paused),
                          new_message_ids=list(self.new_ids), run_id=run_id, paused_reason=self.paused_reason,
                          turns=self.turns, usage=usage, warnings=list(self.warnings))

@@ -11,7 +11,7 @@ import logging
 from typing import Any, Iterator
 
 from ..core.history import append_run
-from ..core.model import Thread, Usage
+from ..core.model import ModelConfig, Thread, Usage
 from ..core.usage import add_usage, empty_usage
 from ..core.variables import DEFAULT_CWD, typed_variables
 from ..errors import describe_exception
@@ -91,6 +91,12 @@ def usage_sum(usages: list[Usage]) -> Usage:
     return total
 
 
-def append_history(thread: Thread, usage: Usage | None, timestamp_ms: int) -> str | None:
+def append_history(thread: Thread, usage: Usage | None, timestamp_ms: int,
+                   model: ModelConfig | None = None) -> str | None:
+    """Record the run. A thread that runs on the default model (no saved `model`) gets the
+    model actually called written into its run snapshot, so history and compare can say
+    which model produced each run; the working thread itself stays without a model."""
     run = append_run(thread, usage, timestamp_ms)
+    if run.thread.model is None and model is not None:
+        run.thread.model = model.model_copy(deep=True)
     return run.id

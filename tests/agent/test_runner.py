@@ -463,3 +463,17 @@ def test_closing_the_runner_stops_active_runs(app, home, srv):
     assert first_text.wait(WAIT)
     app.runner.close()
     assert future.result(timeout=WAIT).status == "stopped"
+
+
+def test_a_run_on_the_default_model_records_that_model_in_its_history_entry_only(app, home, srv):
+    configure_provider(home, srv)  # the loopback model is the default model
+    srv.push(Turn(text="Hi."))
+    thread = make_thread([user("Say hi")])
+    assert thread.model is None
+
+    result = app.runner.run(thread, RunOptions())
+
+    assert result.status == "completed", result.error
+    assert thread.model is None  # the working thread still follows the default model
+    recorded = thread.runHistory[-1].thread.model
+    assert recorded is not None and (recorded.provider, recorded.id) == ("loop", "loopback-model")
