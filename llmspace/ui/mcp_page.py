@@ -13,9 +13,10 @@ import ttkbootstrap as tb
 from ..errors import UserFacingError, describe_exception
 from ..presenters.mcp_page import McpPagePresenter
 from . import tkvars
+from .list_page import ListPage
 
 
-class McpPage(tb.Frame):
+class McpPage(ListPage, tb.Frame):
     def __init__(self, master: Any, window: Any) -> None:
         super().__init__(master, padding=6)
         self.window = window
@@ -52,20 +53,6 @@ class McpPage(tb.Frame):
         self.list.delete(*self.list.get_children(""))
         for r in self.p.rows():
             self.list.insert("", "end", iid=r.id, text=r.name, values=(r.transport, r.target, r.status))
-
-    def _selected(self) -> str | None:
-        sel = self.list.selection()
-        return sel[0] if sel else None
-
-    def _guard(self, fn: Any, *args: Any) -> bool:
-        try:
-            fn(*args)
-        except UserFacingError as exc:
-            self.msg.configure(text=str(exc), bootstyle="danger")
-            return False
-        self.msg.configure(text="Saved.", bootstyle="success")
-        self.refresh()
-        return True
 
     def add(self) -> bool:
         return self._guard(self.p.add, self.name.get(), self.transport.get(), self.target.get())

@@ -10,13 +10,13 @@ from typing import Any
 
 import ttkbootstrap as tb
 
-from ..errors import UserFacingError
 from ..presenters.catalog import model_choices
 from ..presenters.models_page import APIS, ModelsPagePresenter
 from . import tkvars
+from .list_page import ListPage
 
 
-class ModelsPage(tb.Frame):
+class ModelsPage(ListPage, tb.Frame):
     def __init__(self, master: Any, window: Any) -> None:
         super().__init__(master, padding=6)
         self.window = window
@@ -63,20 +63,6 @@ class ModelsPage(tb.Frame):
             self.list.insert("", "end", iid=r.id, text=r.name, values=(r.api, r.status, r.models))
         choices, _ = model_choices(self.window.app)
         self.default_box.configure(values=[f"{c.provider}/{c.model_id}" for c in choices if c.available])
-
-    def _selected(self) -> str | None:
-        sel = self.list.selection()
-        return sel[0] if sel else None
-
-    def _guard(self, fn: Any, *args: Any) -> bool:
-        try:
-            fn(*args)
-        except UserFacingError as exc:
-            self.msg.configure(text=str(exc), bootstyle="danger")
-            return False
-        self.msg.configure(text="Saved.", bootstyle="success")
-        self.refresh()
-        return True
 
     def save_key(self) -> bool:
         pid = self._selected()
