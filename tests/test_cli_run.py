@@ -242,3 +242,14 @@ def test_a_provider_error_echoing_a_custom_secret_header_is_redacted_in_the_mess
     assert srv.requests[-1].headers.get("Api-Secret") == "literal-secret-888"  # sent, but never shown
     shown = proc.stdout + proc.stderr + "".join(p.read_text("utf-8") for p in (home / "traces").glob("*.json"))
     assert "gateway-auth-value-777" not in shown and "literal-secret-888" not in shown
+
+
+def test_a_retry_is_announced_on_stderr_and_the_reply_still_streams(home, srv):
+    configure_provider(home, srv)
+    srv.push_raw(status=429, headers={"Retry-After": "0"}, body=b'{"error": {"message": "slow down"}}')
+    srv.push(Turn(text="second try"))
+    _write(home, "greet.json", {"title": "greet", "context": {"messages": [_user("hi")]}})
+    proc = _run(home, "greet.json")
+    assert proc.returncode == 0, proc.stderr
+    assert "[retrying in 0.0 s, attempt 2]" in proc.stderr and "slow down" in proc.stderr
+    assert "second try" in proc.stdout

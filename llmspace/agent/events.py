@@ -5,7 +5,7 @@ the UI forwards them to its queue (DESIGN rule 1), the CLI prints them. Every ev
 small frozen dataclass; none carries mutable state of the run.
 
 Order for one turn: MessageStarted, then any of TextDelta / ThinkingDelta / ToolCallDelta,
-then MessageFinished; then ToolStarted/ToolFinished pairs when tools run; Paused when the
+then MessageFinished (Retrying may come before the first delta when a call is retried); then ToolStarted/ToolFinished pairs when tools run; Paused when the
 loop waits for a human; RunFinished last — exactly once per `Runner.run` call, also when the
 run is refused before it starts (then it is the only event).
 """
@@ -78,9 +78,18 @@ class Paused:
 
 
 @dataclass(frozen=True)
+class Retrying:
+    """A model call failed before its first token and will be sent again after `delay` s."""
+
+    attempt: int  # the attempt about to be made (2, 3, …)
+    delay: float
+    reason: str  # the provider's error, already redacted
+
+
+@dataclass(frozen=True)
 class RunFinished:
     result: "RunResult"
 
 
 RunEvent = Union[RunStarted, MessageStarted, TextDelta, ThinkingDelta, ToolCallDelta, MessageFinished,
-                 ToolStarted, ToolFinished, Paused, RunFinished]
+                 ToolStarted, ToolFinished, Paused, Retrying, RunFinished]

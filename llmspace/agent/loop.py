@@ -220,7 +220,8 @@ class RunSession:
         builder = TurnBuilder(info, started=time.perf_counter(), provider_id=endpoint.provider_id, api=endpoint.api)
         self.emit(rev.MessageStarted(builder.message_id))
         error: str | None = None
-        stream = model_stream(self.app, adapter, request, self.cancel)
+        stream = model_stream(self.app, adapter, request, self.cancel,
+                              on_retry=lambda attempt, delay, err: self.emit(rev.Retrying(attempt, delay, err.message)))
         try:
             for ev in stream:
                 self.saw_events = True

@@ -22,14 +22,16 @@ from ..providers.retry import stream_with_retries
 log = logging.getLogger("llmspace.agent")
 
 
-def model_stream(app: Any, adapter: Any, request: ModelRequest, cancel: CancelToken) -> Iterator[StreamEvent]:
+def model_stream(app: Any, adapter: Any, request: ModelRequest, cancel: CancelToken,
+                 on_retry: Any = None) -> Iterator[StreamEvent]:
     """The adapter's stream, retried before the first token and traced under `traces/`
-    (the offline replay provider is neither retried nor traced)."""
+    (the offline replay provider is neither retried nor traced). `on_retry(attempt, delay,
+    error)` hears about each retry."""
     from ..providers.replay import ReplayAdapter
 
     if isinstance(adapter, ReplayAdapter):
         return adapter.stream(request, cancel)
-    return _traced(app, request, stream_with_retries(adapter, request, cancel, max_attempts=3))
+    return _traced(app, request, stream_with_retries(adapter, request, cancel, max_attempts=3, on_retry=on_retry))
 
 
 def _traced(app: Any, request: ModelRequest, stream: Iterator[StreamEvent]) -> Iterator[StreamEvent]:

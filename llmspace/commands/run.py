@@ -158,6 +158,8 @@ class Printer:
         elif isinstance(ev, rev.Paused):
             self._newline()
             self._write(f"[paused] {ev.reason}\n")
+        elif isinstance(ev, rev.Retrying):
+            print(f"[retrying in {ev.delay:.1f} s, attempt {ev.attempt}] {ev.reason}", file=sys.stderr, flush=True)
 
 
 # -- running ---------------------------------------------------------------------------------

@@ -63,6 +63,7 @@ class RunPresenter:
         self.detached = False  # set when the view closed while running
         self._latest: dict[Any, Any] = {}
         self.warnings: list[str] = []  # render warnings of the last run (`RunResult.warnings`)
+        self.retry_note: str | None = None  # "Retrying in 1.0 s (attempt 2): …" while a call is retried
         self.stopped = False  # the last run was stopped by the user (status shows "Stopped", not "Done")
 
     def notify(self, kind: str, detail: Any = None) -> None:
@@ -124,6 +125,7 @@ class RunPresenter:
         self.pause_reason, self.paused_calls = None, []
         self.tool_status.clear()
         self.warnings = []
+        self.retry_note: str | None = None
         self.started_at = time.monotonic()
         self.editor.read_only = True
         self.editor.notify("readonly", True)
@@ -226,6 +228,10 @@ class RunPresenter:
             self.pause_reason = getattr(ev, "reason", None)
             self.paused_calls = list(getattr(ev, "calls", []) or [])
             self.notify("paused", ev)
+        elif name == "Retrying":
+            self.retry_note = (f"Retrying in {getattr(ev, 'delay', 0):.1f} s (attempt {getattr(ev, 'attempt', '?')}): "
+                               f"{getattr(ev, 'reason', '')}")
+            self.notify("retrying", self.retry_note)
         elif name == "RunFinished":
             self._adopt_result(getattr(ev, "result", None))
         elif name == "RunError" or name == "ErrorEvent":

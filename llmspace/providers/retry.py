@@ -15,7 +15,7 @@ through unchanged. Waiting uses `cancel.wait`, so Stop ends the wait at once wit
 from __future__ import annotations
 
 import random
-from typing import Iterator
+from typing import Callable, Iterator
 
 from .base import Adapter, CancelToken, ModelRequest
 from .events import ErrorEvent, Finish, StreamEvent, TextDelta, ThinkingDelta, ToolCallArgsDelta, ToolCallStart
@@ -31,7 +31,10 @@ def backoff_delay(attempt: int, error: ErrorEvent, base: float = 0.5, max_delay:
 
 
 def stream_with_retries(adapter: Adapter, request: ModelRequest, cancel: CancelToken, max_attempts: int = 3,
-                        base_delay: float = 0.5, max_delay: float = 30.0) -> Iterator[StreamEvent]:
+                        base_delay: float = 0.5, max_delay: float = 30.0,
+                        on_retry: Callable[[int, float, ErrorEvent], None] | None = None) -> Iterator[StreamEvent]:
+    """`on_retry(next_attempt, delay_seconds, error)` is called before each wait, so a front
+    end can say "retrying in 2 s: 429 …" instead of looking stuck."""
     attempt = 0
     while True:
         attempt += 1
@@ -55,6 +58,9 @@ def stream_with_retries(adapter: Adapter, request: ModelRequest, cancel: CancelT
         if failure is None:
             yield from held
             return
-        if cancel.wait(backoff_delay(attempt, failure, base_delay, max_delay)):
+        delay = backoff_delay(attempt, failure, base_delay, max_delay)
+        if on_retry is not None:
+            on_retry(attempt + 1, delay, failure)
+        if cancel.wait(delay):
             yield Finish("aborted")
             return

@@ -477,3 +477,16 @@ def test_a_run_on_the_default_model_records_that_model_in_its_history_entry_only
     assert thread.model is None  # the working thread still follows the default model
     recorded = thread.runHistory[-1].thread.model
     assert recorded is not None and (recorded.provider, recorded.id) == ("loop", "loopback-model")
+
+
+def test_each_retry_is_reported_as_a_run_event_before_the_reply(app, home, srv):
+    configure_provider(home, srv)
+    srv.push_raw(status=429, headers={"Retry-After": "0"}, body=b'{"error": {"message": "slow down"}}')
+    srv.push(Turn(text="second try"))
+    events: list[Any] = []
+    result = app.runner.run(make_thread([user("hi")]), RunOptions(), on_event=events.append)
+    assert result.status == "completed", result.error
+    retries = [e for e in events if isinstance(e, ev.Retrying)]
+    assert len(retries) == 1 and retries[0].attempt == 2 and "slow down" in retries[0].reason
+    first_text = next(i for i, e in enumerate(events) if isinstance(e, ev.TextDelta))
+    assert events.index(retries[0]) < first_text

@@ -187,3 +187,16 @@ def test_a_run_that_finishes_by_itself_is_not_reported_as_stopped(app, srv):
     run.start(pump.post, pump.post_text)
     pump.drain_until(lambda: run.status != "running")
     assert run.status == "idle" and not run.stopped
+
+
+def test_a_retried_call_is_announced_while_the_run_waits(app, srv):
+    srv.push_raw(status=503, headers={"Retry-After": "0"}, body=b'{"error": {"message": "overloaded"}}')
+    srv.push(Turn(text="second try"))
+    ed, run = make(app)
+    pump = QueuePump()
+    notes = []
+    run.listeners.append(lambda kind, detail: notes.append(detail) if kind == "retrying" else None)
+    run.start(pump.post, pump.post_text)
+    pump.drain_until(lambda: run.status != "running")
+    assert ed.messages[-1].text() == "second try"
+    assert notes and "attempt 2" in notes[0] and "overloaded" in notes[0]

@@ -63,6 +63,9 @@ class RunControlsMixin:
                 self.focus_pending_result()
         elif kind == "tool":
             self.list.request_render()
+        elif kind == "retrying":
+            self.status.configure(text="Retrying…")
+            self.window.set_status(str(detail))
         self.refresh_controls()
 
     def show_run_warnings(self) -> None:
