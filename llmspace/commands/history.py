@@ -121,17 +121,12 @@ def _lenient_open(app: "App", rel: str, exc: "ValidationFailed") -> "Thread":
     """Open a thread whose run history or evaluations hold malformed records (dropped, with a warning)."""
     import sys
 
-    from ..core.evaluation import sanitize_thread_data
-    from ..core.threadio import thread_from_data
-    from ..jsonio import read_json
-
     try:
-        thread = thread_from_data(sanitize_thread_data(read_json(app.workspace.resolve(rel))), rel)
+        thread = app.workspace.open_repaired(rel)
     except ValidationFailed:
         raise exc from None
     print(f"warning: {rel}: malformed run-history or evaluation records were left out ({exc.problems[0][0]}: "
           f"{exc.problems[0][1]}); saving will write the thread without them.", file=sys.stderr)
-    thread.title = app.workspace.resolve(rel).stem
     return thread
 
 

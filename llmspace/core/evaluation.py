@@ -463,3 +463,12 @@ def draft_averages(rubric: RubricSnapshot, left: str, right: str, grid: Grid) ->
 def removal_needs_confirmation(saved: Evaluation | None, selected: RubricSnapshot | None) -> bool:
     """True when saving would drop the scores of a scored evaluation ("Remove scores and save")."""
     return saved is not None and saved.rubric is not None and selected is None
+
+
+RECORD_FIELDS = ("runHistory", "evaluations", "evaluationRubrics")
+
+
+def only_records_invalid(problems: list[tuple[str, str]]) -> bool:
+    """True when every validation problem lies in run-history, rubric or evaluation records,
+    so the thread can be opened with those records left out (`Workspace.open_repaired`)."""
+    return bool(problems) and all(path.split("[", 1)[0].split(".", 1)[0] in RECORD_FIELDS for path, _ in problems)

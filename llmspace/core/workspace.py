@@ -147,20 +147,34 @@ class Workspace:
     # -- threads -------------------------------------------------------------------------
     def open(self, rel: str) -> Thread:
         """Read and validate a thread; its title is the file stem."""
+        path, raw = self._read(rel)
+        return self._opened(path, raw, parse_thread(raw, rel))
+
+    def open_repaired(self, rel: str) -> Thread:
+        """Open a thread whose run-history, rubric or evaluation records do not validate,
+        leaving those records out (the original app's load rules). The file is not touched
+        here; saving writes the thread without them."""
+        from ..jsonio import loads_located
+        from .evaluation import sanitize_thread_data
+
+        path, raw = self._read(rel)
+        return self._opened(path, raw, thread_from_data(sanitize_thread_data(loads_located(raw, rel)), rel))
+
+    def _read(self, rel: str) -> tuple[Path, bytes]:
         path = self.resolve(rel)
         try:
-            raw = path.read_bytes()
+            return path, path.read_bytes()
         except FileNotFoundError:
             raise UserFacingError(f"{rel} does not exist in the workspace.", hint="Refresh the workspace tree.") from None
         except IsADirectoryError:
             raise UserFacingError(f"{rel} is a folder, not a thread.") from None
         except OSError as exc:
             raise UserFacingError(f"Could not read {rel}: {exc.strerror or exc}.") from None
-        thread = parse_thread(raw, rel)
+
+    def _opened(self, path: Path, raw: bytes, thread: Thread) -> Thread:
         self._loaded[self._key(path)] = (raw, False)
-        stem = path.stem
-        if thread.title != stem:
-            thread.title = stem
+        if thread.title != path.stem:
+            thread.title = path.stem
         return thread
 
     def save(self, rel: str, thread: Thread) -> bool:

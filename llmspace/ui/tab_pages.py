@@ -12,7 +12,8 @@ from typing import Any
 
 import ttkbootstrap as tb
 
-from ..errors import UserFacingError, describe_exception
+from ..core.evaluation import only_records_invalid
+from ..errors import UserFacingError, ValidationFailed, describe_exception
 
 LARGE_FILE = 1_000_000  # bytes; larger threads load in a worker thread
 
@@ -112,8 +113,35 @@ class TabPagesMixin:
         if lbl is not None:
             lbl.destroy()
         text = str(exc) if isinstance(exc, UserFacingError) else describe_exception(exc)
-        tb.Label(page, text=text, bootstyle="danger", wraplength=600, padding=20).pack(fill="both", expand=True)
+        label = tb.Label(page, text=text, bootstyle="danger", wraplength=600, padding=(20, 40, 20, 8))
+        label.pack(fill="x", anchor="nw")
+        page.failure_widgets = [label]  # type: ignore[attr-defined]
+        if isinstance(exc, ValidationFailed) and only_records_invalid(exc.problems):
+            box = tb.Frame(page, padding=(20, 0, 20, 20))
+            box.pack(fill="x", anchor="nw")
+            page.failure_box = box  # type: ignore[attr-defined]
+            page.failure_widgets.append(box)  # type: ignore[attr-defined]
+            tb.Label(box, wraplength=600, bootstyle="secondary", text=(
+                "Only run-history or evaluation records are invalid. You can open the thread without them, "
+                "as LLM Space does; the file changes only when you edit the thread.")).pack(anchor="w", pady=(8, 4))
+            tb.Button(box, text="Open without the invalid records", bootstyle="warning-outline",
+                      command=lambda: self.open_repaired(rel)).pack(anchor="w")
         self.editors[rel] = None
+
+    def open_repaired(self, rel: str) -> Any:
+        """Open a thread with its invalid run/evaluation records left out (after a failed load)."""
+        try:
+            thread = self.app.workspace.open_repaired(rel)
+        except UserFacingError as exc:
+            self.show_error(str(exc))
+            return None
+        page = self.pages.get(rel)
+        for widget in getattr(page, "failure_widgets", None) or []:
+            widget.destroy()
+        if page is not None:
+            page.failure_widgets = []  # type: ignore[attr-defined]
+        self.editors.pop(rel, None)
+        return self._build_editor(rel, thread)
 
     def active_editor(self) -> Any:
         return self.editors.get(self.tabs.active) if self.tabs.active else None

@@ -318,3 +318,22 @@ def test_delete_into_a_trash_on_another_file_system_copies_then_removes(ws: Work
     monkeypatch.setattr(wsmod.os, "rename", cross_device)
     where = Path(ws.delete(rel))
     assert not ws.exists(rel) and where.parent == ws.trash_path and where.read_bytes() == before
+
+
+def test_a_thread_with_a_malformed_evaluation_opens_repaired_without_touching_the_file(tmp_path):
+    from llmspace.core.evaluation import only_records_invalid
+    from llmspace.errors import ValidationFailed
+
+    ws = Workspace(tmp_path / "ws", use_os_trash=False)
+    (tmp_path / "ws").mkdir()
+    bad = (b'{\n  "context": {\n    "messages": []\n  },\n  "evaluations": [\n    {\n      "id": "e1",\n'
+           b'      "leftRunId": "a",\n      "rightRunId": "b",\n      "verdict": "maybe"\n    }\n  ]\n}')
+    path = tmp_path / "ws" / "t.json"
+    path.write_bytes(bad)
+    with pytest.raises(ValidationFailed) as info:
+        ws.open("t.json")
+    assert only_records_invalid(info.value.problems)
+    thread = ws.open_repaired("t.json")
+    assert thread.evaluations == [] and thread.title == "t"
+    assert path.read_bytes() == bad
+    assert not only_records_invalid([("context.messages[0].role", "bad")])

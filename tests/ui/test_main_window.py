@@ -323,3 +323,20 @@ def test_a_failing_state_save_does_not_block_closing(make_window, app, monkeypat
     monkeypatch.setattr(win.store, "save_window", full)
     monkeypatch.setattr(win.store, "save_ui", full)
     win.save_state()  # logged, not raised: quitting goes on
+
+
+def test_a_thread_with_only_invalid_evaluation_records_can_be_opened_without_them(window, app):
+    bad = (b'{\n  "context": {\n    "messages": []\n  },\n  "evaluations": [\n    {\n      "id": "e1",\n'
+           b'      "leftRunId": "a",\n      "rightRunId": "b",\n      "verdict": "maybe"\n    }\n  ]\n}')
+    path = app.workspace.root / "scored.json"
+    path.write_bytes(bad)
+    window.tree_view.refresh()
+    assert window.open_thread("scored.json") is None  # refused, with the reason on the page
+    box = window.pages["scored.json"].failure_box
+    buttons = [w for w in box.winfo_children() if w.winfo_class() == "TButton"]
+    assert [b.cget("text") for b in buttons] == ["Open without the invalid records"]
+    buttons[0].invoke()
+    window.root.update()
+    ed = window.editors["scored.json"]
+    assert ed is not None and ed.p.thread.evaluations == []
+    assert path.read_bytes() == bad  # nothing written until the user edits
