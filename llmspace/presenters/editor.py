@@ -413,7 +413,7 @@ class EditorPresenter(MessageIntents, HistoryIntents):
         """`{name: "missing" | "empty" | "invalid"}` for variables used in the prompt, messages
         and tool results whose value is missing or empty."""
         try:
-            from ..core.variables import references
+            from ..core.variable_hints import references
         except ImportError:
             return self._simple_hints()
         hints: dict[str, str] = {}

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from llmspace.core import variable_hints as H
 from llmspace.core import variables as V
 from llmspace.core.model import Variable
 from llmspace.core.threadio import parse_thread, serialize_thread, thread_from_data, thread_to_data
@@ -147,7 +148,7 @@ def test_rename_refuses_taken_or_invalid_names_and_ignores_unknown_ones() -> Non
 # -- references -----------------------------------------------------------------------------
 
 def test_references_report_each_use_with_place_and_status() -> None:
-    refs = V.references(thread_with_refs())
+    refs = H.references(thread_with_refs())
     got = [(r.name, r.place, r.status) for r in refs]
     assert got == [
         ("name", "systemPrompt", "ok"), ("name", "systemPrompt", "ok"), ("names", "systemPrompt", "unknown"),
@@ -161,19 +162,19 @@ def test_references_report_each_use_with_place_and_status() -> None:
 
 def test_value_status_for_typed_variables() -> None:
     t = thread_with_refs()
-    assert V.value_status(t, "data") == "ok"
-    assert V.value_status(t, "doc") == "empty"
-    assert V.value_status(t, "current_date") == "ok"
+    assert H.value_status(t, "data") == "ok"
+    assert H.value_status(t, "doc") == "empty"
+    assert H.value_status(t, "current_date") == "ok"
 
 
 def test_hints_for_the_completion_list() -> None:
     t = thread_with_refs()
     now = datetime(2026, 7, 12, tzinfo=timezone.utc)
-    assert V.variable_hint(t, "current_date", now) == "2026-07-12, Sunday"
-    assert V.variable_hint(t, "available_skills") == "All enabled skills"
-    assert V.variable_hint(t, "doc") == "(no file)"
-    assert V.variable_hint(t, "blank") == "(empty)"
-    assert V.variable_hint(t, "name") == "Ada"
+    assert H.variable_hint(t, "current_date", now) == "2026-07-12, Sunday"
+    assert H.variable_hint(t, "available_skills") == "All enabled skills"
+    assert H.variable_hint(t, "doc") == "(no file)"
+    assert H.variable_hint(t, "blank") == "(empty)"
+    assert H.variable_hint(t, "name") == "Ada"
 
 
 # -- invalidation ---------------------------------------------------------------------------
@@ -225,7 +226,7 @@ def test_apply_snapshot_keeps_other_snapshot_keys() -> None:
 
 def test_completion_list_is_sorted_with_hints_and_reference_checks_work() -> None:
     t = thread_with_refs()
-    items = dict(V.completions(t, datetime(2026, 7, 12, tzinfo=timezone.utc)))
+    items = dict(H.completions(t, datetime(2026, 7, 12, tzinfo=timezone.utc)))
     assert list(items) == sorted(items)
     assert items["data"] == "{}" and items["current_working_directory"] == "~/Desktop/llm-space-project"
     assert V.is_referenced(t, "name") and V.is_referenced(t, "blank") and not V.is_referenced(t, "data")

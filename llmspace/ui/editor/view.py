@@ -408,7 +408,7 @@ class EditorView(RunControlsMixin, tb.Frame):
         if self.p.read_only or self.prompt.get("insert-2c", "insert") != "{{":
             return None
         try:
-            from ...core.variables import completions
+            from ...core.variable_hints import completions
 
             items = completions(self.p.thread)
         except Exception:
