@@ -106,16 +106,7 @@ class HistoryPanel(tb.Frame):
         if not msgs:
             self.view.window.show_error("This run has no messages to fork from.")
             return None
-        window = self.view.window
-        try:
-            new_rel = self.view.p.fork_from(run_id, msgs[-1].id)
-        except UserFacingError as exc:
-            window.show_error(str(exc))
-            return None
-        window.tree_view.refresh()
-        window.open_thread(new_rel)
-        window.set_status(f"Forked into {new_rel}")
-        return new_rel
+        return fork_and_open(self.view, run_id, msgs[-1].id)
 
     def restore(self) -> None:
         run_id = self.selected()
@@ -160,3 +151,18 @@ class HistoryPanel(tb.Frame):
             self.view.window.show_error(str(exc))
             return False
         return True
+
+
+def fork_and_open(view: Any, run_id: str, message_id: str) -> str | None:
+    """Write a new thread from `run_id` up to `message_id`, show it in the tree and open it
+    in a new tab (the history panel and the run inspector both fork this way)."""
+    window = view.window
+    try:
+        new_rel = view.p.fork_from(run_id, message_id)
+    except UserFacingError as exc:
+        window.show_error(str(exc))
+        return None
+    window.tree_view.refresh()
+    window.open_thread(new_rel)
+    window.set_status(f"Forked into {new_rel}")
+    return new_rel

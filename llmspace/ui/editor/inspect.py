@@ -11,8 +11,6 @@ from typing import Any
 
 import ttkbootstrap as tb
 
-from ...errors import UserFacingError
-
 
 def _excerpt(text: str, limit: int = 70) -> str:
     line = " ".join(text.split())
@@ -104,13 +102,6 @@ class RunInspector(tb.Toplevel):
         sel = self.messages.selection()
         if not sel:
             return None
-        window = self.view.window
-        try:
-            new_rel = self.view.p.fork_from(self.run_id, sel[0])
-        except UserFacingError as exc:
-            window.show_error(str(exc))
-            return None
-        window.tree_view.refresh()
-        window.open_thread(new_rel)
-        window.set_status(f"Forked into {new_rel}")
-        return new_rel
+        from .history import fork_and_open
+
+        return fork_and_open(self.view, self.run_id, sel[0])
