@@ -7,9 +7,34 @@ never on import. Everything that needs a location asks a `DataRoot`.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+_MAX_COMPONENT = 120  # bytes; well under every file system's 255-byte name limit
+
+
+def safe_component(name: str) -> str:
+    """Encode any configured name (server name, provider ID, storage ID, plugin name, …) into
+    one safe path component: `[A-Za-z0-9._-]` kept, every other byte of its UTF-8 form
+    percent-encoded (`/` → `%2F`), so distinct names stay distinct and nothing can climb
+    out with `..`, a separator or a drive letter. Empty, `.` and `..` are encoded too; a
+    long name is cut and suffixed with a hash of the whole name."""
+    raw = name.encode("utf-8", "surrogatepass")
+    out = "".join(
+        chr(b) if _UNSAFE.match(chr(b)) is None and b < 128 else f"%{b:02X}" for b in raw
+    )
+    if out in ("", ".", ".."):
+        out = "".join(f"%{b:02X}" for b in raw) if raw else "%00"
+    if len(out) > _MAX_COMPONENT:
+        digest = hashlib.sha256(raw).hexdigest()[:16]
+        head = out[: _MAX_COMPONENT - 17]
+        cut = head.rfind("%", len(head) - 2)  # never end inside a %XX escape
+        out = (head[:cut] if cut >= 0 else head) + "~" + digest
+    return out
 
 
 def expand_home(path: str) -> Path:
