@@ -1,0 +1,183 @@
+"""The one registry mechanism that every extension kind uses.
+
+Built-ins, user settings and plugins add contributions the same way:
+
+    apis = Registry[AdapterFactory]("model API")
+    apis.register("openai-completions", factory, source=BUILTIN)
+    apis.register("my-api", factory, source="plugin:acme")
+
+Each registration has a canonical ID and a source (`built-in`, `user` or `plugin:<name>`).
+A source that registers an ID again replaces its own entry. When two *different* sources
+register the same canonical ID, neither wins: both become inactive and `conflicts()` names
+the two sources (the plugin guide's rule for colliding contributions). Removing one of
+them (`unregister_source`, e.g. when a plugin is disabled) makes the other active again.
+
+Listeners hear about every change (the UI refreshes its lists, caches are dropped).
+Thread-safe; used by `providers/registry.py`, `tools/router.py` and the plugin services.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from .errors import UserFacingError
+
+T = TypeVar("T")
+
+BUILTIN = "built-in"
+USER = "user"
+
+
+def plugin_source(name: str) -> str:
+    """The source string of a plugin's contributions."""
+    return f"plugin:{name}"
+
+
+@dataclass(frozen=True)
+class Registration(Generic[T]):
+    """One contribution: what it is, where it came from, and the files that define it."""
+
+    canonical_id: str
+    source: str
+    value: T
+    files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Two or more sources registered one canonical ID; all of them are inactive."""
+
+    kind: str
+    canonical_id: str
+    parties: tuple[Registration[object], ...] = field(default=())
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return tuple(p.source for p in self.parties)
+
+    @property
+    def message(self) -> str:
+        names = []
+        for p in self.parties:
+            where = f" ({', '.join(p.files)})" if p.files else ""
+            names.append(f"{p.source}{where}")
+        return (f"{self.kind} {self.canonical_id!r} is registered by {' and '.join(names)}; "
+                "none of them is active until only one remains")
+
+
+class Registry(Generic[T]):
+    """Contributions of one kind, by canonical ID."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._lock = threading.RLock()
+        self._entries: dict[str, dict[str, Registration[T]]] = {}  # id -> source -> registration
+        self._listeners: list[Callable[[], None]] = []
+
+    # -- changes -----------------------------------------------------------------------
+    def register(self, canonical_id: str, value: T, *, source: str = BUILTIN,
+                 files: tuple[str, ...] = ()) -> Registration[T]:
+        if not canonical_id:
+            raise ValueError(f"a {self.kind} needs a canonical ID")
+        reg = Registration(canonical_id, source, value, tuple(files))
+        with self._lock:
+            self._entries.setdefault(canonical_id, {})[source] = reg
+        self._changed()
+        return reg
+
+    def unregister(self, canonical_id: str, source: str) -> bool:
+        with self._lock:
+            by_source = self._entries.get(canonical_id)
+            if not by_source or source not in by_source:
+                return False
+            del by_source[source]
+            if not by_source:
+                del self._entries[canonical_id]
+        self._changed()
+        return True
+
+    def unregister_source(self, source: str) -> int:
+        """Remove every contribution of `source` (a disabled or removed plugin)."""
+        removed = 0
+        with self._lock:
+            for cid in list(self._entries):
+                if self._entries[cid].pop(source, None) is not None:
+                    removed += 1
+                    if not self._entries[cid]:
+                        del self._entries[cid]
+        if removed:
+            self._changed()
+        return removed
+
+    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call `listener()` after every change; returns the function that unsubscribes."""
+        with self._lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def _changed(self) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener()
+
+    # -- queries -----------------------------------------------------------------------
+    def get(self, canonical_id: str) -> T | None:
+        """The active value of `canonical_id` (None when absent or in conflict)."""
+        reg = self.registration(canonical_id)
+        return reg.value if reg is not None else None
+
+    def registration(self, canonical_id: str) -> Registration[T] | None:
+        with self._lock:
+            by_source = self._entries.get(canonical_id)
+            if not by_source or len(by_source) != 1:
+                return None
+            return next(iter(by_source.values()))
+
+    def require(self, canonical_id: str, *, hint: str = "") -> T:
+        """The active value, or a `UserFacingError` that says why there is none."""
+        with self._lock:
+            by_source = dict(self._entries.get(canonical_id) or {})
+        if len(by_source) == 1:
+            return next(iter(by_source.values())).value
+        if len(by_source) > 1:
+            conflict = self._conflict(canonical_id, by_source)
+            raise UserFacingError(conflict.message + ".",
+                                  hint="Disable or remove one of them (see `llmspace plugins list`).")
+        raise UserFacingError(f"No {self.kind} {canonical_id!r}.", hint=hint)
+
+    def __contains__(self, canonical_id: object) -> bool:
+        return isinstance(canonical_id, str) and self.registration(canonical_id) is not None
+
+    def active(self) -> list[Registration[T]]:
+        """Every active registration, in registration order of their IDs."""
+        with self._lock:
+            return [next(iter(s.values())) for s in self._entries.values() if len(s) == 1]
+
+    def __iter__(self) -> Iterator[Registration[T]]:
+        return iter(self.active())
+
+    def ids(self) -> list[str]:
+        return [r.canonical_id for r in self.active()]
+
+    def by_source(self, source: str) -> list[Registration[T]]:
+        """Everything `source` registered, active or in conflict."""
+        with self._lock:
+            return [s[source] for s in self._entries.values() if source in s]
+
+    def conflicts(self) -> list[Conflict]:
+        with self._lock:
+            return [self._conflict(cid, s) for cid, s in self._entries.items() if len(s) > 1]
+
+    def _conflict(self, canonical_id: str, by_source: dict[str, Registration[T]]) -> Conflict:
+        parties: tuple[Registration[object], ...] = tuple(by_source.values())  # type: ignore[arg-type]
+        return Conflict(self.kind, canonical_id, parties)
