@@ -4,7 +4,7 @@ The `mcp.Client` is entered AND exited inside `_own` (anyio cancel scopes must e
 the task that entered them). Everything here runs on the loop thread of
 `llmspace.mcp.hub.McpHub`; `mcp` is imported only inside the coroutines, never at module
 import. Each stdio server's stderr (and notes about non-MCP lines on its stdout) goes to
-`logs/mcp-<serverName>.log`.
+`logs/mcp-<serverName>.log` (the name encoded by `paths.safe_component`).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 from ..core.model import TextContent, Tool, ToolCallOutput
 from ..errors import UserFacingError
-from ..paths import DataRoot
+from ..paths import DataRoot, safe_component
 from ..settings.mcp import McpServerConfig, McpSettings, Readiness, now_iso
 from .connection import CONNECTION_CLOSED, Connection, Target
 from .diagnose import describe, leaf
@@ -99,7 +99,12 @@ class McpHub:
         return Target(server_id=cfg.id, name=cfg.name, server_name=cfg.serverName, transport=cfg.transport,
                       config_hash=cfg.config_hash(), command=cfg.command or "", args=list(cfg.args or []),
                       cwd=cfg.cwd, env=env, url=cfg.url or "", headers=headers, secrets=secrets,
-                      log_path=self.root.logs / f"mcp-{cfg.serverName or 'server'}.log")
+                      log_path=self.log_path(cfg))
+
+    def log_path(self, cfg: McpServerConfig) -> Path:
+        """`logs/mcp-<serverName>.log`, the name encoded into one path component (`paths.safe_component`):
+        `serverName` comes from `settings/mcp.json` unchecked, so `a/../../x` must not climb out."""
+        return self.root.logs / f"mcp-{safe_component(cfg.serverName or 'server')}.log"
 
     def add_server(self, **fields: Any) -> McpServerConfig:
         return self.settings.add(fields)
