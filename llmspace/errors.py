@@ -8,8 +8,9 @@ Callers anywhere may raise these; only front ends (cli, ui) catch and display th
 from __future__ import annotations
 
 import logging
-import re
 from pathlib import Path
+
+from .redact import redact_known
 
 log = logging.getLogger("llmspace")
 
@@ -63,20 +64,10 @@ class InvalidName(UserFacingError):
     """A file or folder name that breaks the naming rules."""
 
 
-_KEY_SHAPES = [
-    (re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), "sk-***"),
-    (re.compile(r"(?i)\b(bearer\s+)[^\s\"',]{8,}"), r"\1***"),
-]
-
-
 def redact(text: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
-    """Remove the given secrets and anything shaped like an API key from `text`."""
-    for s in secrets:
-        if s and len(s) >= 4:
-            text = text.replace(s, "***")
-    for pat, repl in _KEY_SHAPES:
-        text = pat.sub(repl, text)
-    return text
+    """`text` without the given secrets, the secrets this process knows of (configured API
+    keys and header values, see `llmspace/redact.py`) and anything shaped like an API key."""
+    return redact_known(text, secrets)
 
 
 def describe_exception(exc: BaseException, log_path: Path | None = None) -> str:

@@ -8,16 +8,20 @@
   raises `StreamBroken` (unless cancelled, then it just ends).
 - `error_event(...)` turns a non-2xx answer into an `ErrorEvent` with the HTTP status and
   the provider's own message (JSON or plain text), `Retry-After`, and secrets removed.
+- `http_events(...)` redacts every `ErrorEvent` it passes on, also the errors a server sends
+  mid-stream: secrets are the endpoint's API key and configured header values, by value
+  (`secrets_of`, `llmspace/redact.py`), whatever the header's name or the key's shape.
 Only the adapters of this package call these.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import email.utils
 import socket
 import threading
 import time
-from typing import Any, Iterator
+from typing import Any, Generator, Iterator
 
 import orjson
 import requests
@@ -26,6 +30,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from ..errors import redact
+from ..redact import KNOWN, secret_values
 from .base import CancelToken, ModelRequest
 from .events import ErrorEvent
 
@@ -88,11 +93,12 @@ def new_session() -> requests.Session:
 
 
 def secrets_of(request: ModelRequest) -> list[str]:
+    """The endpoint's API key and configured header values (by value, any header name);
+    also remembered process-wide, so logs and other messages leave them out too."""
     ep = request.endpoint
-    out = [ep.api_key or ""]
-    # the same header names the trace masks (`traces.py`): *key*, *auth*, *token*, *secret*
-    out += [v for k, v in ep.headers.items() if any(s in k.lower() for s in ("key", "auth", "token", "secret"))]
-    return [s for s in out if s]
+    values = secret_values(ep.api_key, ep.headers)
+    KNOWN.add(values)
+    return sorted(values)
 
 
 def post(request: ModelRequest, url: str, payload: dict[str, Any], headers: dict[str, str],
@@ -243,6 +249,21 @@ def is_event_stream(resp: requests.Response) -> bool:
 
 def http_events(request: ModelRequest, cancel: CancelToken, url: str, payload: dict[str, Any],
                 headers: dict[str, str], on_sse: Any, on_whole: Any, renegotiate: Any = None) -> Iterator[Any]:
+    """`_http_events` with the secrets removed from every `ErrorEvent` (HTTP error bodies and
+    errors the server sends mid-stream alike)."""
+    secrets = secrets_of(request)
+    events: Generator[Any, None, None] = _http_events(request, cancel, url, payload, headers, on_sse, on_whole, renegotiate)
+    try:
+        for event in events:
+            if isinstance(event, ErrorEvent):
+                event = dataclasses.replace(event, message=redact(event.message, secrets))
+            yield event
+    finally:
+        events.close()  # a consumer that stops early closes the connection at once
+
+
+def _http_events(request: ModelRequest, cancel: CancelToken, url: str, payload: dict[str, Any],
+                 headers: dict[str, str], on_sse: Any, on_whole: Any, renegotiate: Any = None) -> Generator[Any, None, None]:
     """The common flow of one model call: POST, then either an HTTP error (`ErrorEvent`, last
     event), an SSE body (`on_sse(iter of (event, data), cancel)`), or a whole JSON body
     (`on_whole(value)`). `renegotiate(status, body) -> payload | None` may ask for one

@@ -16,8 +16,10 @@ or, while streaming:
 
 A trace holds the provider/api/model, the HTTP payload the adapter sends (built with the
 adapter's own `build_payload`, base64 images shortened) with headers masked, the events
-(consecutive text/thinking deltas merged), timing and any error. The API key and any
-header secrets are removed from the whole file (`errors.redact`). Each trace is capped at
+(consecutive text/thinking deltas merged), timing and any error. Secrets are removed by
+value from the whole file (`llmspace/redact.py`): the API key and every configured header
+value of 8+ characters whatever the header's name (only `Content-Type`, `Accept` and
+`User-Agent` are plain), plus every secret the process knows of. Each trace is capped at
 `max_trace_bytes` (events beyond it are dropped and counted); when the folder passes
 `max_total_bytes` the oldest traces are deleted. Written only through `jsonio`.
 """
@@ -36,15 +38,16 @@ from typing import Any, Iterable
 
 import orjson
 
-from ..errors import redact
 from ..jsonio import write_bytes_atomic
 from ..paths import DataRoot
+from ..redact import KNOWN, MASK, Redactor
 from .base import ModelRequest
 from .events import StreamEvent, TextDelta, ThinkingDelta, ToolCallArgsDelta, ToolCallStart
 from .http import secrets_of
 
 _prune_lock = threading.Lock()
 _B64 = re.compile(r"^[A-Za-z0-9+/=_-]+$")
+_SENSITIVE = re.compile(r"(?i)key|auth|token|secret|cookie|session|passw")  # masked even when short
 _TOKENS = (TextDelta, ThinkingDelta, ToolCallStart, ToolCallArgsDelta)
 
 
@@ -143,9 +146,11 @@ class TraceWriter:
                error: str | None = None) -> Path:
         ep = request.endpoint
         now = datetime.now(timezone.utc)
-        headers = {k: ("***" if any(s in k.lower() for s in ("key", "auth", "token", "secret")) else v) for k, v in ep.headers.items()}
+        secrets = secrets_of(request)
+        headers = {k: (MASK if v.strip() in secrets or _SENSITIVE.search(k) else v) for k, v in ep.headers.items()}
         if ep.api_key:
-            headers["Authorization" if ep.api != "anthropic-messages" else "x-api-key"] = "***"
+            headers["Authorization" if ep.api != "anthropic-messages" else "x-api-key"] = MASK
+        redactor = KNOWN.redactor + Redactor(secrets)
         doc: dict[str, Any] = {
             "version": 1, "startedAt": now.isoformat(timespec="milliseconds"), "provider": ep.provider_id,
             "api": ep.api, "model": request.model.id, "baseUrl": ep.base_url, "headers": headers,
@@ -154,17 +159,17 @@ class TraceWriter:
         }
         if error:
             doc["error"] = error
-        data = self._encode(doc, secrets_of(request))
+        data = self._encode(doc, redactor)
         dropped = 0
         while len(data) > self.max_trace_bytes and doc["events"]:
             cut = max(1, len(doc["events"]) // 4)
             doc["events"] = doc["events"][:-cut]
             dropped += cut
             doc["eventsDropped"] = dropped
-            data = self._encode(doc, secrets_of(request))
+            data = self._encode(doc, redactor)
         if len(data) > self.max_trace_bytes:
             doc["request"] = "<request omitted: larger than the trace size cap>"
-            data = self._encode(doc, secrets_of(request))
+            data = self._encode(doc, redactor)
         safe_model = "".join(c if c.isalnum() or c in "-._" else "_" for c in request.model.id)[:40]
         safe_provider = "".join(c if c.isalnum() or c in "-._" else "_" for c in ep.provider_id)[:30]
         name = f"{now.strftime('%Y%m%d-%H%M%S-%f')}-{safe_provider}-{safe_model}-{uuid.uuid4().hex[:6]}.json"
@@ -174,9 +179,9 @@ class TraceWriter:
         return path
 
     @staticmethod
-    def _encode(doc: dict[str, Any], secrets: list[str]) -> bytes:
-        text = orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode("utf-8")
-        return (redact(text, secrets) + "\n").encode("utf-8")
+    def _encode(doc: dict[str, Any], redactor: Redactor) -> bytes:
+        text = orjson.dumps(redactor.value(doc), option=orjson.OPT_INDENT_2).decode("utf-8")
+        return (redactor.text(text) + "\n").encode("utf-8")  # also a secret split across values
 
     def prune(self) -> list[Path]:
         """Delete the oldest traces until the folder is within `max_total_bytes`."""

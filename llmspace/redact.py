@@ -1,0 +1,148 @@
+"""Secrets removed by value from everything the app writes or prints (DESIGN rule 6).
+
+A secret is every configured API key (4 characters or more, whatever its shape) and the
+value of every configured HTTP header of 8 characters or more, whatever the header's name,
+except the plain `Content-Type`, `Accept` and `User-Agent`. Of a header value, the parts
+a server may echo on their own count too: each word (`Bearer <token>` → `<token>`) and each
+`name=value` value (`Cookie: a=<value>; b=…`), when 8 characters or more.
+
+    r = Redactor(secret_values(endpoint.api_key, endpoint.headers))
+    r.text("HTTP 401: bad key abc…")   # every secret (also JSON-escaped) → "***"
+    r.value({"headers": {...}})         # the same, on every string in nested dicts/lists
+
+`KNOWN` is the process-wide set: `providers/http.py` adds each request's secrets, `app.py`
+adds the configured providers' keys and headers; `errors.redact`, the log file's formatter
+(`RedactingFormatter`, attached by `app.py`) and the CLI's error printing apply it. Texts
+the user wrote (thread messages) are never passed through here. No imports from the rest
+of the app, so any layer may use it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+from typing import Any, Iterable, Mapping
+
+MASK = "***"
+MIN_KEY = 4
+MIN_HEADER_VALUE = 8
+PLAIN_HEADERS = frozenset({"content-type", "accept", "user-agent"})
+
+# Shapes that are secrets wherever they come from (a key the app was never told about).
+_SHAPES = (
+    (re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), "sk-***"),
+    (re.compile(r"(?i)\b(bearer\s+)[^\s\"',]{8,}"), r"\1***"),
+)
+_PARTS = re.compile(r"[\s;,]+")
+
+
+def secret_values(api_key: str | None, headers: Mapping[str, str] | None = None) -> set[str]:
+    """The secrets of one endpoint: its API key and its configured header values."""
+    out: set[str] = set()
+    key = (api_key or "").strip()
+    if len(key) >= MIN_KEY:
+        out.add(key)
+    for name, value in (headers or {}).items():
+        if not isinstance(value, str) or str(name).strip().lower() in PLAIN_HEADERS:
+            continue
+        value = value.strip()
+        if len(value) < MIN_HEADER_VALUE:
+            continue
+        out.add(value)
+        for part in _PARTS.split(value):
+            if len(part) >= MIN_HEADER_VALUE:
+                out.add(part)
+            _, eq, rest = part.partition("=")
+            rest = rest.strip("\"'")
+            if eq and len(rest) >= MIN_HEADER_VALUE:
+                out.add(rest)
+    return out
+
+
+def _variants(value: str) -> set[str]:
+    """The value as written, and as it appears inside JSON text (escaped)."""
+    escaped = json.dumps(value)[1:-1]
+    ascii_escaped = json.dumps(value, ensure_ascii=True)[1:-1]
+    return {value, escaped, ascii_escaped}
+
+
+class Redactor:
+    """Replaces a fixed set of secret values (longest first) and key-shaped text with `***`."""
+
+    def __init__(self, values: Iterable[str] = ()) -> None:
+        self._values: frozenset[str] = frozenset(v for v in values if isinstance(v, str) and len(v) >= MIN_KEY)
+        self._pattern = self._compile(self._values)
+
+    @staticmethod
+    def _compile(values: Iterable[str]) -> re.Pattern[str] | None:
+        every = {x for v in values for x in _variants(v)}
+        if not every:
+            return None
+        return re.compile("|".join(re.escape(v) for v in sorted(every, key=len, reverse=True)))
+
+    @property
+    def values(self) -> frozenset[str]:
+        return self._values
+
+    def __add__(self, other: "Redactor") -> "Redactor":
+        return Redactor(self._values | other.values)
+
+    def text(self, text: str) -> str:
+        if self._pattern is not None:
+            text = self._pattern.sub(MASK, text)
+        for pattern, repl in _SHAPES:
+            text = pattern.sub(repl, text)
+        return text
+
+    def value(self, value: Any) -> Any:
+        """`value` with every string in it (dict keys included) redacted."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.value(k): self.value(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.value(v) for v in value]
+        return value
+
+
+class SecretRegistry:
+    """The secrets this process knows of (thread-safe; only grows)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._redactor = Redactor()
+
+    def add(self, values: Iterable[str]) -> None:
+        new = {v for v in values if isinstance(v, str) and len(v) >= MIN_KEY}
+        if new <= self._redactor.values:
+            return
+        with self._lock:
+            self._redactor = Redactor(self._redactor.values | new)
+
+    @property
+    def redactor(self) -> Redactor:
+        return self._redactor
+
+    def text(self, text: str) -> str:
+        return self._redactor.text(text)
+
+
+KNOWN = SecretRegistry()
+
+
+def redact_known(text: str, extra: Iterable[str] = ()) -> str:
+    """`text` without the process's known secrets nor `extra` ones."""
+    r = KNOWN.redactor
+    extra = [e for e in extra if e]
+    if extra:
+        r = r + Redactor(extra)
+    return r.text(text)
+
+
+class RedactingFormatter(logging.Formatter):
+    """A log formatter whose output (message, arguments, tracebacks) has every known secret removed."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return KNOWN.text(super().format(record))

@@ -1,0 +1,142 @@
+"""Secrets are removed by value (hardening §1.3): every configured API key, whatever its
+shape, and every configured header value of 8+ characters, whatever the header's name,
+from provider error messages (HTTP error bodies and errors sent mid-stream) and traces."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+
+from llmspace.paths import DataRoot
+from llmspace.providers.anthropic_messages import AnthropicMessagesAdapter
+from llmspace.providers.base import CancelToken
+from llmspace.providers.events import ErrorEvent
+from llmspace.providers.openai_completions import OpenAICompletionsAdapter
+from llmspace.providers.openai_responses import OpenAIResponsesAdapter
+from llmspace.providers.traces import TraceWriter
+from llmspace.redact import MASK, Redactor, secret_values
+from tests.providers.helpers import make_request
+
+ADAPTERS = {
+    "openai-completions": OpenAICompletionsAdapter,
+    "openai-responses": OpenAIResponsesAdapter,
+    "anthropic-messages": AnthropicMessagesAdapter,
+}
+
+
+def _secrets() -> dict[str, str]:
+    """Fresh values per test (the process also remembers secrets it has seen)."""
+    u = uuid.uuid4().hex
+    return {"key": f"gw-{u[:20]}",  # an API key that does not look like `sk-…`
+            "auth": f"tok{u[:16]}", "api_secret": f"xs-{u[4:20]}", "cookie": f"sess{u[8:28]}"}
+
+
+def _request(srv, api: str, s: dict[str, str]):
+    headers = {"Authorization": f"Bearer {s['auth']}", "X-Api-Secret": s["api_secret"],
+               "Cookie": f"session={s['cookie']}; theme=dark"}
+    req = make_request(srv, api, headers=headers)
+    from dataclasses import replace
+
+    return replace(req, endpoint=replace(req.endpoint, api_key=s["key"]))
+
+
+def _echo(s: dict[str, str]) -> str:
+    """What a careless server echoes: every header it received."""
+    return (f"bad request; headers were Authorization: Bearer {s['auth']}, x-api-key: {s['key']}, "
+            f"X-Api-Secret: {s['api_secret']}, Cookie: session={s['cookie']}; theme=dark, key={s['key']}")
+
+
+def _mid_stream_error(api: str, text: str) -> list[bytes]:
+    err = json.dumps({"message": text, "type": "invalid_request_error"})
+    if api == "openai-completions":
+        first = b'data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hel"}}]}\n\n'
+        return [first, f'data: {{"error": {err}}}\n\n'.encode()]
+    if api == "openai-responses":
+        first = b'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"Hel"}\n\n'
+        return [first, f'event: error\ndata: {{"type":"error","error":{err}}}\n\n'.encode()]
+    first = (b'event: message_start\ndata: {"type":"message_start","message":{"id":"m1","type":"message","role":"assistant",'
+             b'"content":[],"model":"x","usage":{"input_tokens":1,"output_tokens":0}}}\n\n')
+    return [first, f'event: error\ndata: {{"type":"error","error":{err}}}\n\n'.encode()]
+
+
+def _assert_clean(text: str, s: dict[str, str]) -> None:
+    for name, value in s.items():
+        assert value not in text, f"{name} leaked: {text}"
+
+
+@pytest.mark.parametrize("api", list(ADAPTERS))
+def test_an_error_sent_mid_stream_is_shown_without_any_configured_secret(srv, api):
+    s = _secrets()
+    srv.push_raw(body=_mid_stream_error(api, _echo(s)), content_type="text/event-stream")
+    events = list(ADAPTERS[api]().stream(_request(srv, api, s), CancelToken()))
+    errors = [e for e in events if isinstance(e, ErrorEvent)]
+    assert len(errors) == 1, events
+    _assert_clean(errors[0].message, s)
+    assert MASK in errors[0].message and "bad request" in errors[0].message
+    sent = srv.requests[-1].headers
+    assert s["api_secret"] in str(sent.get("X-Api-Secret")) and s["cookie"] in str(sent.get("Cookie"))
+
+
+@pytest.mark.parametrize("status", [401, 500])
+@pytest.mark.parametrize("api", list(ADAPTERS))
+def test_an_http_error_body_echoing_a_cookie_or_a_non_sk_key_is_redacted(srv, api, status):
+    s = _secrets()
+    srv.push_raw(status=status, body=json.dumps({"error": {"message": _echo(s)}}))
+    events = list(ADAPTERS[api]().stream(_request(srv, api, s), CancelToken()))
+    error = next(e for e in events if isinstance(e, ErrorEvent))
+    assert error.status == status
+    _assert_clean(error.message, s)
+    assert f"HTTP {status}" in error.message
+
+
+def test_a_plain_text_error_body_is_redacted_too(srv):
+    s = _secrets()
+    srv.push_raw(status=500, body=_echo(s), content_type="text/plain")
+    events = list(OpenAICompletionsAdapter().stream(_request(srv, "openai-completions", s), CancelToken()))
+    _assert_clean(next(e for e in events if isinstance(e, ErrorEvent)).message, s)
+
+
+def test_a_trace_holds_no_configured_header_value_whatever_its_name(srv, home: Path):
+    s = _secrets()
+    req = _request(srv, "openai-completions", s)
+    srv.push_raw(body=_mid_stream_error("openai-completions", _echo(s)), content_type="text/event-stream")
+    writer = TraceWriter(DataRoot(home))
+    with writer.call(req) as trace:
+        for event in OpenAICompletionsAdapter().stream(req, CancelToken()):
+            trace.add(event)
+            if isinstance(event, ErrorEvent):
+                trace.error = event.message
+    raw = trace.path.read_text("utf-8")
+    _assert_clean(raw, s)
+    doc = json.loads(raw)
+    assert doc["headers"]["Cookie"] == MASK and doc["headers"]["X-Api-Secret"] == MASK
+    assert doc["headers"]["Authorization"] == MASK
+    assert MASK in doc["error"]
+
+
+def test_a_trace_error_given_by_the_caller_is_redacted(srv, home: Path):
+    s = _secrets()
+    req = _request(srv, "anthropic-messages", s)
+    path = TraceWriter(DataRoot(home)).record(req, [], {"durationMs": 1}, error=_echo(s))
+    _assert_clean(path.read_text("utf-8"), s)
+
+
+def test_secret_values_take_the_key_and_long_header_values_but_not_plain_headers():
+    values = secret_values("abcd", {"Cookie": "a=0123456789; b=short", "X-Short": "1234567",
+                                    "Content-Type": "application/json", "User-Agent": "my-agent/1.0",
+                                    "Authorization": "Basic dXNlcjpwYXNzd29yZA=="})
+    assert "abcd" in values
+    assert "a=0123456789; b=short" in values and "0123456789" in values
+    assert "1234567" not in values and "application/json" not in values and "my-agent/1.0" not in values
+    assert "Basic dXNlcjpwYXNzd29yZA==" in values and "dXNlcjpwYXNzd29yZA==" in values
+    assert "Basic" not in values and "short" not in values
+
+
+def test_a_redactor_masks_json_escaped_secrets_and_nested_values():
+    secret = 'pa"ss\\word-123'
+    r = Redactor([secret])
+    assert r.text(json.dumps({"v": secret})) == json.dumps({"v": MASK})
+    assert r.value({"a": [secret, 1], secret: "x"}) == {"a": [MASK, 1], MASK: "x"}
