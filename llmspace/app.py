@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 from .paths import DataRoot
 
 if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
     from .agent.runner import Runner
     from .core.workspace import Workspace
     from .mcp.hub import McpHub
@@ -98,6 +100,16 @@ class App:
         runner = Runner(self)
         self._closers.append(runner.close)
         return runner
+
+    @cached_property
+    def workers(self) -> "ThreadPoolExecutor":
+        """The pool for short background jobs of the GUI (loading, probes, tool calls); used
+        through `ui.pump.Pump.run_in_worker`. Closed by `close()` without waiting."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="llmspace-worker")
+        self._closers.append(lambda: pool.shutdown(wait=False, cancel_futures=True))
+        return pool
 
     def close(self) -> None:
         """End workers and child processes (reverse order of creation)."""

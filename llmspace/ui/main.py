@@ -40,11 +40,10 @@ def _preimport() -> None:
 
 def run_gui(args: list[str] | None = None) -> int:
     """Open the main window and run the Tk main loop until the user quits."""
-    import threading
-
-    # Import the domain model (pydantic, ~0.1 s) on a second core while Tk starts up.
-    threading.Thread(target=_preimport, name="preimport", daemon=True).start()
     app = _build_app()
+    # Import the domain model (pydantic, ~0.1 s) on a second core while Tk starts up: the
+    # App's worker pool (no pump exists yet, and nothing comes back to the UI).
+    app.workers.submit(_preimport)
     try:
         from .main_window import MainWindow
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 import tkinter as tk
 from typing import Any
 
@@ -48,7 +47,7 @@ class MainWindow(MenuMixin, TabPagesMixin):
         self.root = root
         self.root.title("LLM Space")
         self.dialogs = Dialogs(root)
-        self.pump = Pump(root)
+        self.pump = Pump(root, executor=app.workers)
         self.pump.start()
         self._set_icon()
         self._clamp_to_screen()
@@ -394,4 +393,4 @@ class MainWindow(MenuMixin, TabPagesMixin):
                 except Exception:
                     log.debug("local model discovery failed", exc_info=True)
 
-            threading.Thread(target=preload, name="mcp-preload", daemon=True).start()
+            self.pump.run_in_worker(preload, name="mcp-preload")

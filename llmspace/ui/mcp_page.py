@@ -5,7 +5,7 @@ Logic in `presenters/mcp_page.py`. Caller: `ui/settings_dialog.py`.
 
 from __future__ import annotations
 
-import threading
+from concurrent.futures import Future
 from typing import Any
 
 import ttkbootstrap as tb
@@ -73,16 +73,17 @@ class McpPage(ListPage, tb.Frame):
             self.msg.configure(text="Select a server first.", bootstyle="secondary")
             return False
         self.msg.configure(text="Connecting…", bootstyle="secondary")
-        pump = self.window.pump
+        presenter = self.p
 
-        def work() -> None:
+        def done(future: Future[Any]) -> None:
             try:
-                r = self.p.test(sid)
-                pump.post(self._tested, f"Ready: {r.toolCount} tools.", "success")
+                r = future.result()
             except Exception as exc:
-                pump.post(self._tested, str(exc) if isinstance(exc, UserFacingError) else describe_exception(exc), "danger")
+                self._tested(str(exc) if isinstance(exc, UserFacingError) else describe_exception(exc), "danger")
+                return
+            self._tested(f"Ready: {r.toolCount} tools.", "success")
 
-        threading.Thread(target=work, name="mcp-test", daemon=True).start()
+        self.window.pump.run_in_worker(lambda: presenter.test(sid), done, name="mcp-test")
         return True
 
     def _tested(self, text: str, style: str) -> None:

@@ -5,7 +5,6 @@ providers, default model. Logic in `presenters/models_page.py`. Caller: `ui/sett
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import ttkbootstrap as tb
@@ -87,16 +86,8 @@ class ModelsPage(ListPage, tb.Frame):
 
     def refresh_local(self) -> None:
         self.msg.configure(text="Asking local servers…", bootstyle="secondary")
-        pump = self.window.pump
         models = self.window.app.models
-
-        def work() -> None:
-            try:
-                models.refresh_local()
-            finally:
-                pump.post(self._after_refresh)
-
-        threading.Thread(target=work, name="refresh-local", daemon=True).start()
+        self.window.pump.run_in_worker(models.refresh_local, lambda _f: self._after_refresh(), name="refresh-local")
 
     def _after_refresh(self) -> None:
         if self.winfo_exists():

@@ -7,26 +7,37 @@ stream of 2,000 tokens/s costs one `Text.insert` per ~16 ms frame. Ordering is k
 queued before a callback is delivered before that callback runs.
 
 Each tick works for at most `budget_ms`; what is left waits for the next tick, so a burst
-never freezes the window. Called by `ui/main_window.py` and the editor's run controller.
+never freezes the window.
+
+`Pump.run_in_worker(fn, on_done)` is the one way UI code does work off the Tk thread: `fn()`
+runs on the App's worker pool (`App.workers`, a `ThreadPoolExecutor` closed with the App)
+and `on_done(future)` runs on the Tk thread once it finished; `future.result()` gives the
+value or raises what `fn` raised. No other module under `ui/` creates threads.
+Called by `ui/main_window.py` and the views it builds.
 """
 
 from __future__ import annotations
 
 import logging
 import queue
+import threading
 import time
-from typing import Any, Callable
+from concurrent.futures import Executor, Future
+from typing import Any, Callable, TypeVar
 
 log = logging.getLogger("llmspace.ui.pump")
 
 _TEXT = object()
+T = TypeVar("T")
 
 
 class Pump:
     """Deliver work from any thread to the Tk thread, coalescing streamed text per tick."""
 
-    def __init__(self, widget: Any, interval_ms: int = 16, budget_ms: float = 12.0) -> None:
+    def __init__(self, widget: Any, interval_ms: int = 16, budget_ms: float = 12.0, *,
+                 executor: Executor | None = None) -> None:
         self._widget = widget
+        self._executor = executor
         self._q: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
         self.interval_ms = interval_ms
         self.budget_s = budget_ms / 1000.0
@@ -44,6 +55,30 @@ class Pump:
         """Append `text` for `key`; `sink(joined_text)` runs once per tick per key."""
         if text:
             self._q.put((_TEXT, key, text, sink))
+
+    def run_in_worker(self, fn: Callable[[], T], on_done: Callable[[Future[T]], Any] | None = None,
+                      *, name: str | None = None) -> Future[T]:
+        """Run `fn()` on the worker pool; then `on_done(future)` on the Tk thread (through this
+        pump), where `future.result()` returns `fn`'s value or raises its exception. `name`
+        labels the worker thread while it runs `fn` (seen in logs and thread dumps)."""
+        if self._executor is None:
+            raise RuntimeError("this Pump has no worker pool (pass executor=App.workers)")
+
+        def call() -> T:
+            if name is None:
+                return fn()
+            me = threading.current_thread()
+            before = me.name
+            me.name = f"{before}:{name}"
+            try:
+                return fn()
+            finally:
+                me.name = before
+
+        future = self._executor.submit(call)
+        if on_done is not None:
+            future.add_done_callback(lambda f: self.post(on_done, f))
+        return future
 
     # -- Tk thread ----------------------------------------------------------------------
     def start(self) -> None:

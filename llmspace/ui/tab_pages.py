@@ -6,8 +6,8 @@ and keeping tabs right when the tree renames, moves or deletes files. Mixed into
 
 from __future__ import annotations
 
-import threading
 import tkinter as tk
+from concurrent.futures import Future
 from typing import Any
 
 import ttkbootstrap as tb
@@ -73,15 +73,15 @@ class TabPagesMixin:
         page.loading_label = lbl  # type: ignore[attr-defined]
         ws = self.app.workspace
 
-        def work() -> None:
+        def done(future: Future[Any]) -> None:
             try:
-                thread = ws.open(rel)
+                thread = future.result()
             except Exception as exc:  # reported on the UI thread
-                self.pump.post(self._load_failed, rel, exc)
+                self._load_failed(rel, exc)
                 return
-            self.pump.post(self._build_editor, rel, thread)
+            self._build_editor(rel, thread)
 
-        threading.Thread(target=work, name="thread-loader", daemon=True).start()
+        self.pump.run_in_worker(lambda: ws.open(rel), done, name="thread-loader")
         return None
 
     def _build_editor(self, rel: str, thread: Any) -> Any:

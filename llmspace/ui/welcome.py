@@ -6,7 +6,8 @@ results delivered through the pump). Caller: `ui/main_window.py`.
 
 from __future__ import annotations
 
-import threading
+import logging
+from concurrent.futures import Future
 from typing import Any
 
 import ttkbootstrap as tb
@@ -14,6 +15,8 @@ import ttkbootstrap as tb
 from ..errors import UserFacingError
 from ..presenters.welcome import detect_keys, detected_lines, probe_local_servers
 from .theme import style_listbox
+
+log = logging.getLogger("llmspace.ui")
 
 
 def example_list() -> list[tuple[str, str]]:
@@ -143,13 +146,15 @@ class WelcomeView(tb.Frame):
         return None
 
     def start_probe(self) -> None:
-        pump = self.window.pump
+        def done(future: Future[list[Any]]) -> None:
+            try:
+                found = future.result()
+            except Exception:
+                log.debug("probing local model servers failed", exc_info=True)
+                return
+            self._probed(found)
 
-        def work() -> None:
-            found = probe_local_servers()
-            pump.post(self._probed, found)
-
-        threading.Thread(target=work, name="local-server-probe", daemon=True).start()
+        self.window.pump.run_in_worker(probe_local_servers, done, name="local-server-probe")
 
     def _probed(self, found: list[Any]) -> None:
         self.local = found

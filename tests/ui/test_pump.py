@@ -65,3 +65,62 @@ def test_start_schedules_ticks_and_stop_ends_them():
     pump.stop()
     w.jobs[1]()
     assert pump.ticks == 1
+
+
+def _drain_until(pump: Pump, cond, timeout: float = 10.0) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, "nothing delivered in time"
+        pump.drain()
+        time.sleep(0.002)
+
+
+def test_work_in_a_worker_reports_its_result_on_the_draining_thread():
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pump = Pump(FakeWidget(), executor=pool)
+        seen: list = []
+        worker_names: list[str] = []
+
+        def work() -> int:
+            worker_names.append(threading.current_thread().name)
+            return 42
+
+        pump.run_in_worker(work, lambda f: seen.append((f.result(), threading.current_thread())), name="answer")
+        _drain_until(pump, lambda: seen)
+    assert seen == [(42, threading.current_thread())]
+    assert worker_names[0].endswith(":answer") and worker_names[0] != threading.current_thread().name
+
+
+def test_an_exception_in_a_worker_reaches_on_done_through_the_future():
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pump = Pump(FakeWidget(), executor=pool)
+        seen: list = []
+
+        def boom() -> None:
+            raise ValueError("no")
+
+        pump.run_in_worker(boom, lambda f: seen.append(f.exception()))
+        _drain_until(pump, lambda: seen)
+    assert isinstance(seen[0], ValueError) and str(seen[0]) == "no"
+
+
+def test_a_pump_without_a_worker_pool_refuses_work():
+    import pytest
+
+    with pytest.raises(RuntimeError):
+        Pump(FakeWidget()).run_in_worker(lambda: None)
+
+
+def test_the_app_closes_its_worker_pool(app):
+    pool = app.workers
+    app.close()
+    import pytest
+
+    with pytest.raises(RuntimeError):
+        pool.submit(lambda: None)

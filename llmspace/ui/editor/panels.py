@@ -7,8 +7,8 @@ Caller: `ui/editor/view.py`.
 
 from __future__ import annotations
 
-import threading
 import tkinter as tk
+from concurrent.futures import Future
 from typing import Any, Callable
 
 import orjson
@@ -241,16 +241,17 @@ class ToolsDialog(tb.Toplevel):
 
     def _load_mcp(self, server: str, holder: Any) -> None:
         tb.Label(holder, text="Connecting…", bootstyle="secondary").pack(anchor="w")
-        pump = self.window.pump
+        app = self.window.app
 
-        def work() -> None:
+        def done(future: Future[list[Any]]) -> None:
             try:
-                tools = catalog.mcp_tools(self.window.app, server)
-                pump.post(self._show_mcp, holder, tools, None)
+                tools = future.result()
             except Exception as exc:
-                pump.post(self._show_mcp, holder, [], str(exc))
+                self._show_mcp(holder, [], str(exc))
+                return
+            self._show_mcp(holder, tools, None)
 
-        threading.Thread(target=work, name="mcp-tools", daemon=True).start()
+        self.window.pump.run_in_worker(lambda: catalog.mcp_tools(app, server), done, name="mcp-tools")
 
     def _show_mcp(self, holder: Any, tools: list[Any], err: str | None) -> None:
         if not holder.winfo_exists():

@@ -6,7 +6,7 @@ into `ui/editor/view.EditorView`.
 
 from __future__ import annotations
 
-import threading
+from concurrent.futures import Future
 from typing import Any
 
 import ttkbootstrap as tb
@@ -145,17 +145,21 @@ class RunControlsMixin:
         thread = clone_thread(self.p.thread)
         tools = list(thread.context.tools or []) if thread.context else []
         pending = [c.model_copy(update={"output": None}) for c in thread.messages[-1].toolCalls or []]
-        pump = self.window.pump
+        app = self.app
 
-        def work() -> None:
+        def work() -> dict[str, tuple[str, bool]]:
+            outs = app.tools.execute_calls(tools, pending, tool_context(app, thread, None), CancelToken(), None)
+            return {c.id: (o.text(), bool(o.isError)) for c, o in zip(pending, outs)}
+
+        def done(future: Future[dict[str, tuple[str, bool]]]) -> None:
             try:
-                outs = self.app.tools.execute_calls(tools, pending, tool_context(self.app, thread, None), CancelToken(), None)
-                results = {c.id: (o.text(), bool(o.isError)) for c, o in zip(pending, outs)}
-                pump.post(self.start_run, None, results)
+                results = future.result()
             except Exception as exc:
-                pump.post(self.window.report, exc)
+                self.window.report(exc)
+                return
+            self.start_run(None, results)
 
-        threading.Thread(target=work, name="risky-tools", daemon=True).start()
+        self.window.pump.run_in_worker(work, done, name="risky-tools")
 
     def call_tool(self, call_id: str) -> bool:
         """▶ on a tool call card: run one executable tool (built-in or MCP) in a worker and put
@@ -183,18 +187,22 @@ class RunControlsMixin:
 
         thread = clone_thread(self.p.thread)
         pending = call.model_copy(update={"output": None})
-        pump = self.window.pump
         self.run.tool_status[call_id] = "running"
         self.list.render()
+        app = self.app
 
-        def work() -> None:
+        def work() -> tuple[str, bool]:
+            out = app.tools.execute_calls([tool], [pending], tool_context(app, thread, None), CancelToken(), None)[0]
+            return out.text(), bool(out.isError)
+
+        def done(future: Future[tuple[str, bool]]) -> None:
             try:
-                out = self.app.tools.execute_calls([tool], [pending], tool_context(self.app, thread, None), CancelToken(), None)[0]
-                pump.post(self._tool_called, index, call_id, out.text(), bool(out.isError))
+                text, is_error = future.result()
             except Exception as exc:
-                pump.post(self._tool_called, index, call_id, str(exc), True)
+                text, is_error = str(exc), True
+            self._tool_called(index, call_id, text, is_error)
 
-        threading.Thread(target=work, name="call-tool", daemon=True).start()
+        self.window.pump.run_in_worker(work, done, name="call-tool")
         return True
 
     def call_tools(self, message_id: str) -> int:
