@@ -44,12 +44,15 @@ class App:
     # -- logging -----------------------------------------------------------------------
     @cached_property
     def log_file(self) -> Path:
-        """`logs/llmspace.log`, attached to the `llmspace` logger on first use."""
+        """`logs/llmspace.log`, attached to the `llmspace` logger on first use. Every line
+        (tracebacks too) has the secrets the process knows of removed (`redact.RedactingFormatter`)."""
+        from .redact import RedactingFormatter
+
         path = self.root.logs / "llmspace.log"
         logger = logging.getLogger("llmspace")
         if not any(getattr(h, "baseFilename", None) == str(path) for h in logger.handlers):
             handler = logging.handlers.RotatingFileHandler(path, maxBytes=2_000_000, backupCount=3, encoding="utf-8")
-            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+            handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
             logger.addHandler(handler)
             logger.setLevel(logging.INFO)
         return path
@@ -63,9 +66,12 @@ class App:
 
     @cached_property
     def models(self) -> "ModelSettings":
+        from .redact import KNOWN, configured_secrets
         from .settings.models import ModelSettings
 
-        return ModelSettings(self.root)
+        models = ModelSettings(self.root)
+        KNOWN.add(configured_secrets(models))  # so logs and messages leave them out from the start
+        return models
 
     @cached_property
     def providers(self) -> "ProviderRegistry":

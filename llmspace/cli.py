@@ -4,7 +4,8 @@ Each command group lives in `llmspace/commands/<group>.py` and exposes
 `register(subparsers)`; the handler a group registers receives `(args, app)` and returns
 an exit code. Errors: `UserFacingError` messages go to stderr as they are (exit 1); any
 other exception is logged and reported as an internal error (exit 2). Log records of a
-command go to `logs/llmspace.log`, never to the terminal.
+command go to `logs/llmspace.log`, never to the terminal; the log and the errors printed
+here have every known secret removed (`llmspace/redact.py`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Callable
 
 from . import __version__
 from .errors import UserFacingError, describe_exception
+from .redact import redact_known
 
 # Command groups, in help order. Each module has `register(subparsers) -> None`.
 COMMAND_MODULES = (
@@ -66,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         _log_path(app)  # library warnings (with tracebacks) go to the log file, not between streamed output
         return int(handler(args, app) or 0)
     except UserFacingError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {redact_known(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -10,8 +10,9 @@ a server may echo on their own count too: each word (`Bearer <token>` → `<toke
     r.text("HTTP 401: bad key abc…")   # every secret (also JSON-escaped) → "***"
     r.value({"headers": {...}})         # the same, on every string in nested dicts/lists
 
-`KNOWN` is the process-wide set: `providers/http.py` adds each request's secrets, `app.py`
-adds the configured providers' keys and headers; `errors.redact`, the log file's formatter
+`KNOWN` is the process-wide set: `providers/http.py` and `agent/services.py` add each
+request's secrets, `app.py` adds the configured providers' keys and headers
+(`configured_secrets`); `errors.redact`, the log file's formatter
 (`RedactingFormatter`, attached by `app.py`) and the CLI's error printing apply it. Texts
 the user wrote (thread messages) are never passed through here. No imports from the rest
 of the app, so any layer may use it.
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import threading
 from typing import Any, Iterable, Mapping
@@ -130,6 +132,26 @@ class SecretRegistry:
 
 
 KNOWN = SecretRegistry()
+
+
+def configured_secrets(models: Any) -> set[str]:
+    """The keys and header values of every provider in the model settings (`settings/models.py`):
+    literal keys, `$ENV` keys and the providers' own env vars (the OS keyring is not asked here;
+    a key from it is added when a request uses it)."""
+    out: set[str] = set()
+    try:
+        views = list(models.providers())
+    except Exception:  # settings that cannot be read have no secrets to add
+        return out
+    for view in views:
+        setting = getattr(view, "api_key_setting", None) or ""
+        keys = [os.environ.get(setting[1:], "") if setting.startswith("$") else setting]
+        env_var = getattr(view, "env_var", None)
+        if env_var:
+            keys.append(os.environ.get(env_var, ""))
+        for key in keys:
+            out |= secret_values(key, getattr(view, "headers", None))
+    return out
 
 
 def redact_known(text: str, extra: Iterable[str] = ()) -> str:

@@ -6,7 +6,9 @@ render, then per turn stream one model reply (folded by `agent/fold.py`), and by
 settings stop (step by step), execute tools once (auto-run) or loop (ReAct, up to
 `max_turns`), pausing for tools a human must answer. Completed, paused and stopped runs
 append a run-history entry; failed runs keep what was generated and record nothing.
-Refusals before the run starts leave the thread exactly as it was.
+Refusals before the run starts leave the thread exactly as it was. The run's error text and
+the error outputs of tools it runs have the endpoint's secrets removed (`services.redactor_for`);
+text the user wrote (messages, results typed in) is never changed.
 
 Only `agent/runner.py` builds sessions; a session works on the Thread object it is given
 (a clone owned by this run) and touches no other shared state.
@@ -26,7 +28,7 @@ from ..providers.base import CancelToken, Endpoint, ModelInfo, ModelRequest
 from . import events as rev
 from .convert import is_unanswered, neutral_messages, tool_specs
 from .fold import TurnBuilder
-from .services import append_history, model_stream, tool_context, usage_sum
+from .services import append_history, model_stream, redactor_for, tool_context, usage_sum
 
 if TYPE_CHECKING:
     from .runner import RunOptions, RunResult
@@ -71,11 +73,13 @@ class RunSession:
         self._materialise: ModelConfig | None = None
         self._resolved: ModelConfig | None = None  # the model actually called (for run history)
         self.warnings: list[str] = []  # render warnings of every turn, each once
+        self._redactor = redactor_for(None)  # the endpoint's secrets are added once it is resolved
 
     # -- entry --------------------------------------------------------------------------
     def execute(self) -> "RunResult":
         try:
             endpoint, info, adapter = self._resolve()
+            self._redactor = redactor_for(endpoint)
             self._prepare()
             if self._materialise is not None:  # an explicit --provider/--model becomes the thread's model
                 self.thread.model = self._materialise
@@ -274,16 +278,27 @@ class RunSession:
         outputs = router.execute_calls(tools, calls, tool_context(self.app, self.thread, self.opts.variables), self.cancel,
                                        self.opts.tool_timeout)
         for call, out in zip(calls, outputs):
-            call.output = _as_output(out)
+            call.output = self._redacted_error(_as_output(out))
             self.emit(rev.ToolFinished(message.id, call.id, call.output))
         if self.cancel.cancelled:
             return "stopped", None
         return None
 
+    def _redacted_error(self, output: ToolCallOutput) -> ToolCallOutput:
+        """A tool's error output without secrets (a successful output is the tool's data, kept as is)."""
+        if output.isError is not True:
+            return output
+        parts = [c.model_copy(update={"text": self._redactor.text(c.text)}) for c in output.content]
+        if all(a.text == b.text for a, b in zip(parts, output.content)):
+            return output
+        return output.model_copy(update={"content": parts})
+
     # -- the end ------------------------------------------------------------------------
     def _result(self, status: str, error: str | None, record: bool) -> "RunResult":
         from .runner import RunResult
 
+        if error is not None:
+            error = self._redactor.text(error)
         run_id: str | None = None
         ids = set(self.new_ids)
         new = [m for m in self.thread.messages if m.id in ids and isinstance(m, AssistantMessage)]

@@ -1,12 +1,15 @@
 """Thin adapters between the run loop and the services it uses: the model stream (with
 retries before the first token and a trace per call under `traces/`), the tool context, run
 usage and the run-history entry. Keeping these calls here lets `agent/loop.py` stay about the loop.
+Every provider error passes `redactor_for` on its way to the run (any adapter, also a plugin's):
+the endpoint's API key and configured header values are removed by value.
 
 Callers: `agent/loop.py` only.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from typing import Any, Iterator
 
@@ -18,6 +21,7 @@ from ..errors import describe_exception
 from ..providers.base import CancelToken, ModelRequest
 from ..providers.events import ErrorEvent, StreamEvent
 from ..providers.retry import stream_with_retries
+from ..redact import KNOWN, Redactor, secret_values
 
 log = logging.getLogger("llmspace.agent")
 
@@ -31,7 +35,36 @@ def model_stream(app: Any, adapter: Any, request: ModelRequest, cancel: CancelTo
 
     if isinstance(adapter, ReplayAdapter):
         return adapter.stream(request, cancel)
-    return _traced(app, request, stream_with_retries(adapter, request, cancel, max_attempts=3, on_retry=on_retry))
+    redacting = _RedactingAdapter(adapter, redactor_for(request.endpoint))
+    return _traced(app, request, stream_with_retries(redacting, request, cancel, max_attempts=3, on_retry=on_retry))
+
+
+def redactor_for(endpoint: Any) -> Redactor:
+    """Removes the endpoint's secrets (API key, configured header values) and every secret
+    the process knows of; the endpoint's are remembered process-wide (for the log)."""
+    values = secret_values(getattr(endpoint, "api_key", None), getattr(endpoint, "headers", None))
+    KNOWN.add(values)
+    return KNOWN.redactor + Redactor(values)
+
+
+class _RedactingAdapter:
+    """An adapter whose `ErrorEvent` messages have the secrets removed (before retries report them)."""
+
+    def __init__(self, adapter: Any, redactor: Redactor) -> None:
+        self.adapter, self.redactor = adapter, redactor
+        self.api: Any = getattr(adapter, "api", None)
+
+    def stream(self, request: ModelRequest, cancel: CancelToken) -> Iterator[StreamEvent]:
+        events = self.adapter.stream(request, cancel)
+        try:
+            for event in events:
+                if isinstance(event, ErrorEvent):
+                    event = dataclasses.replace(event, message=self.redactor.text(event.message))
+                yield event
+        finally:
+            close = getattr(events, "close", None)
+            if close is not None:
+                close()
 
 
 def _traced(app: Any, request: ModelRequest, stream: Iterator[StreamEvent]) -> Iterator[StreamEvent]:
