@@ -169,3 +169,16 @@ def test_the_log_file_has_no_secret_of_a_request_made(app, home, srv):
     text = log_path.read_text("utf-8")
     assert "echo: ***" in text and other not in text
     assert thread.messages[0].text() == "hi"
+
+
+def test_a_key_given_as_an_env_reference_is_kept_out_of_the_log(app, home, srv, monkeypatch):
+    value = f"env-{uuid.uuid4().hex}"
+    monkeypatch.setenv("LOOP_GATEWAY_KEY", value)
+    configure_provider(home, srv, api_key="$LOOP_GATEWAY_KEY")
+    log_path = app.log_file
+    assert app.models.api_key("loop") == value
+    logging.getLogger("llmspace.models").warning("gateway answered for %s", value)
+    for handler in logging.getLogger("llmspace").handlers:
+        handler.flush()
+    text = log_path.read_text("utf-8")
+    assert "gateway answered for ***" in text and value not in text
