@@ -31,6 +31,7 @@ from typing import Any, Iterable, Iterator
 from .base import Api, CancelToken, ModelRequest
 from .events import ErrorEvent, Finish, StreamEvent, TextDelta, ThinkingDelta, ToolCallArgsDelta, ToolCallEnd, ToolCallStart, UsageEvent
 from .http import deep_merge, http_events, json_or_none
+from .sse import StreamCheck
 
 VERSION = "2023-06-01"
 BUDGET = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "xhigh": 16384}
@@ -146,8 +147,9 @@ def parse_stream(events: Iterable[tuple[str, str]], cancel: CancelToken) -> Iter
     signature = ""
     redacted: list[str] = []
     done = False
+    check = StreamCheck()
     for name, data in events:
-        ev = json_or_none(data)
+        ev = check.saw(data, json_or_none(data))
         if not isinstance(ev, dict):
             continue
         t = ev.get("type") or name
@@ -202,7 +204,7 @@ def parse_stream(events: Iterable[tuple[str, str]], cancel: CancelToken) -> Iter
         yield Finish("aborted")
         return
     if not done and stop is None:
-        yield ErrorEvent(message="The stream ended before the message was complete.", retryable=True)
+        yield check.error() or ErrorEvent(message="The stream ended before the message was complete.", retryable=True)
         return
     if usage is not None:
         yield usage

@@ -16,21 +16,28 @@ from typing import Any, Iterator, Literal, Protocol
 
 from ..core.model import ModelParams
 from ..settings.model_info import Api, ModelInfo
+from ..settings.models import DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, DEFAULT_RETRY_DEADLINE
 from .events import StreamEvent
 
 
 
 @dataclass(frozen=True)
 class Endpoint:
-    """Where and how to call: resolved from settings for one run (the key already resolved)."""
+    """Where and how to call: resolved from settings for one run (the key already resolved).
+
+    Timeouts in seconds (per provider in `models.json`: `connectTimeout`, `readTimeout`,
+    `retryDeadline`): `connect_timeout` to open the connection; `read_timeout` without any
+    data, before the headers and between chunks alike; `retry_deadline` bounds the time
+    `providers/retry.py` spends on one call, retries and their waits included."""
 
     provider_id: str
     api: Api
     base_url: str
     api_key: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
-    connect_timeout: float = 10.0
-    read_timeout: float = 300.0
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    read_timeout: float = DEFAULT_READ_TIMEOUT
+    retry_deadline: float = DEFAULT_RETRY_DEADLINE
 
 
 @dataclass(frozen=True)
@@ -105,6 +112,11 @@ class CancelToken:
 
     def wait(self, timeout: float) -> bool:
         return self._event.wait(timeout)
+
+
+def seconds(value: float) -> str:
+    """A duration for a message: "60", "0.3", "1.5"."""
+    return f"{value:.0f}" if value >= 10 else f"{value:.2g}"
 
 
 class Adapter(Protocol):

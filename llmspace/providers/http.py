@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import dataclasses
 import email.utils
+import json
+import re
 import socket
 import threading
 import time
@@ -28,10 +30,12 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.exceptions import HTTPError as Urllib3Error
+from urllib3.exceptions import ReadTimeoutError
 
 from ..errors import redact
 from ..redact import KNOWN, secret_values
-from .base import CancelToken, ModelRequest
+from .base import CancelToken, ModelRequest, seconds
 from .events import ErrorEvent
 
 _local = threading.local()
@@ -39,7 +43,18 @@ RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
 
 
 class StreamBroken(Exception):
-    """The connection ended before the stream was complete."""
+    """The connection ended before the stream was complete; `stalled` when the server sent
+    nothing for the read timeout."""
+
+    def __init__(self, message: str, stalled: bool = False) -> None:
+        super().__init__(message)
+        self.stalled = stalled
+
+
+def no_data_message(provider_id: str, read_timeout: float) -> str:
+    """What a stalled server is reported as: before the answer's headers or mid-stream."""
+    return (f"{provider_id}: the server sent no data for {seconds(read_timeout)} s. If the model needs longer "
+            f"to answer, raise readTimeout for this provider in settings/models.json.")
 
 
 def _shutdown(sock: socket.socket | None) -> None:
@@ -132,30 +147,43 @@ def read_chunks(resp: requests.Response, cancel: CancelToken) -> Iterator[bytes]
             if cancel.cancelled:
                 return
             yield chunk
-    except (requests.RequestException, OSError, AttributeError, ValueError) as exc:
+    except (requests.RequestException, Urllib3Error, OSError, AttributeError, ValueError) as exc:
         # AttributeError/ValueError: urllib3 reading from a socket closed under it by Stop
         if cancel.cancelled:
             return
-        raise StreamBroken(_describe_transport(exc)) from None
+        raise StreamBroken(_describe_transport(exc), stalled=_is_stall(exc)) from None
     finally:
         resp.close()
 
 
+def _is_stall(exc: BaseException) -> bool:
+    """A read timeout, however requests/urllib3 wrap it (`iter_content` turns urllib3's
+    `ReadTimeoutError` into a `requests.ConnectionError`)."""
+    if isinstance(exc, (requests.exceptions.ReadTimeout, ReadTimeoutError, socket.timeout)):
+        return True
+    return any(isinstance(a, ReadTimeoutError) for a in getattr(exc, "args", ()))
+
+
 def _describe_transport(exc: BaseException) -> str:
+    if _is_stall(exc):
+        return "the server stopped sending (read timeout)"
+    if isinstance(exc, requests.exceptions.ContentDecodingError):
+        return "the body could not be decoded (its Content-Encoding does not match the data)"
     if isinstance(exc, requests.exceptions.ChunkedEncodingError):
         return "the connection was dropped mid-stream"
-    if isinstance(exc, (requests.exceptions.ReadTimeout, socket.timeout)):
-        return "the server stopped sending (read timeout)"
     return "the connection broke mid-stream"
 
 
 def transport_error(request: ModelRequest, exc: BaseException) -> ErrorEvent:
     """An `ErrorEvent` for a request that got no HTTP answer (retryable)."""
     ep = request.endpoint
+    if isinstance(exc, requests.exceptions.ReadTimeout):
+        # connected, but not even the response headers came within the read timeout
+        return ErrorEvent(message=redact(no_data_message(ep.provider_id, ep.read_timeout), secrets_of(request)),
+                          status=None, retryable=True)
     if isinstance(exc, requests.exceptions.ConnectTimeout):
-        why = f"no connection within {ep.connect_timeout:g} s"
-    elif isinstance(exc, requests.exceptions.ReadTimeout):
-        why = f"no answer within {ep.read_timeout:g} s"
+        why = (f"no connection within {seconds(ep.connect_timeout)} s; connectTimeout in "
+               "settings/models.json sets this limit")
     elif isinstance(exc, requests.exceptions.ConnectionError):
         why = "connection refused or reset — is the server running?"
     else:
@@ -222,11 +250,32 @@ def error_event(request: ModelRequest, status: int, body: bytes, headers: Any = 
                       retryable=status in RETRYABLE_STATUS, retry_after=retry_after)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def json_or_none(data: str | bytes) -> Any:
+    """Parsed JSON, or None. orjson refuses lone surrogate escapes (`"\\ud800"`, as some
+    servers send when a token splits an emoji); those values are parsed by `json` instead,
+    with each lone surrogate replaced by U+FFFD, so the rest of the delta is kept."""
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
+        if (b"\\u" not in data) if isinstance(data, bytes) else ("\\u" not in data):
+            return None
+    try:
+        return _without_surrogates(json.loads(data))
+    except (ValueError, RecursionError):
         return None
+
+
+def _without_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_without_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+    return value
 
 
 def deep_merge(base: dict[str, Any], extra: dict[str, Any] | None) -> dict[str, Any]:
@@ -270,7 +319,7 @@ def _http_events(request: ModelRequest, cancel: CancelToken, url: str, payload: 
     re-send with a changed payload (e.g. without `stream_options`). A Stop yields
     `Finish("aborted")`; a dropped connection yields a retryable `ErrorEvent`."""
     from .events import Finish
-    from .sse import iter_sse
+    from .sse import SSEUnreadable, iter_sse
 
     provider = request.endpoint.provider_id
     for attempt in range(2):
@@ -309,7 +358,11 @@ def _http_events(request: ModelRequest, cancel: CancelToken, url: str, payload: 
             return
         body = b"".join(read_chunks(resp, cancel))
     except StreamBroken as exc:
-        yield ErrorEvent(message=f"{provider}: {exc}.", retryable=True)
+        message = no_data_message(provider, request.endpoint.read_timeout) if exc.stalled else f"{provider}: {exc}."
+        yield ErrorEvent(message=message, retryable=True)
+        return
+    except SSEUnreadable as exc:
+        yield ErrorEvent(message=f"{provider}: {exc}.")
         return
     if cancel.cancelled:
         yield Finish("aborted")
@@ -317,7 +370,10 @@ def _http_events(request: ModelRequest, cancel: CancelToken, url: str, payload: 
     value = json_or_none(body)
     if value is None and body.lstrip()[:5] in (b"data:", b"event"):
         # an event stream sent with the wrong content type
-        yield from on_sse(iter_sse([body]), cancel)
+        try:
+            yield from on_sse(iter_sse([body]), cancel)
+        except SSEUnreadable as exc:
+            yield ErrorEvent(message=f"{provider}: {exc}.")
         return
     if not isinstance(value, dict):
         yield ErrorEvent(message=redact(f"{provider} answered with something that is not a model response: {provider_message(body, 200)}",

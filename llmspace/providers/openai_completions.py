@@ -29,6 +29,7 @@ from urllib.parse import urlparse
 from .base import Api, CancelToken, ModelRequest
 from .events import ErrorEvent, Finish, StreamEvent, TextDelta, ThinkingDelta, ToolCallArgsDelta, ToolCallEnd, ToolCallStart, UsageEvent
 from .http import deep_merge, http_events, json_or_none, provider_message
+from .sse import StreamCheck
 from .think import ThinkSplitter
 
 EFFORT = {"minimal": "minimal", "low": "low", "medium": "medium", "high": "high", "xhigh": "high"}
@@ -186,13 +187,13 @@ def _content_events(splitter: ThinkSplitter, text: str) -> Iterator[StreamEvent]
 
 
 def parse_stream(events: Iterable[tuple[str, str]], cancel: CancelToken) -> Iterator[StreamEvent]:
-    calls, splitter = _Calls(), ThinkSplitter()
+    calls, splitter, check = _Calls(), ThinkSplitter(), StreamCheck()
     finish: str | None = None
     usage: UsageEvent | None = None
     for _name, data in events:
         if data == "[DONE]":
             break
-        chunk = json_or_none(data)
+        chunk = check.saw(data, json_or_none(data))
         if not isinstance(chunk, dict):
             continue
         if chunk.get("error") is not None:
@@ -223,6 +224,10 @@ def parse_stream(events: Iterable[tuple[str, str]], cancel: CancelToken) -> Iter
     if cancel.cancelled:
         yield from _flush(splitter)
         yield Finish("aborted")
+        return
+    unreadable = check.error()
+    if unreadable is not None:
+        yield unreadable
         return
     yield from _flush(splitter)
     yield from calls.finish()

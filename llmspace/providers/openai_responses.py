@@ -29,6 +29,7 @@ from typing import Any, Iterable, Iterator
 from .base import Api, CancelToken, ModelRequest
 from .events import ErrorEvent, Finish, StreamEvent, TextDelta, ThinkingDelta, ToolCallArgsDelta, ToolCallEnd, ToolCallStart, UsageEvent
 from .http import deep_merge, http_events, json_or_none
+from .sse import StreamCheck
 
 EFFORT = {"minimal": "minimal", "low": "low", "medium": "medium", "high": "high", "xhigh": "high"}
 
@@ -135,9 +136,10 @@ class _Fold:
 
 def parse_stream(events: Iterable[tuple[str, str]], cancel: CancelToken) -> Iterator[StreamEvent]:
     f = _Fold()
+    check = StreamCheck()
     final: dict[str, Any] | None = None
     for _name, data in events:
-        ev = json_or_none(data)
+        ev = check.saw(data, json_or_none(data))
         if not isinstance(ev, dict):
             continue
         t = ev.get("type") or _name
@@ -197,7 +199,7 @@ def parse_stream(events: Iterable[tuple[str, str]], cancel: CancelToken) -> Iter
         if i not in f.ended:
             yield ToolCallEnd(index=i)
     if final is None:
-        yield ErrorEvent(message="The stream ended before the response was complete.", retryable=True)
+        yield check.error() or ErrorEvent(message="The stream ended before the response was complete.", retryable=True)
         return
     if isinstance(final.get("usage"), dict):
         yield convert_usage(final["usage"])

@@ -110,7 +110,7 @@ class ProviderRegistry:
             raise UserFacingError(f"Provider {view.name} has no base URL.", hint="Set one in Settings › Models.")
         api = info.api or view.api
         endpoint = Endpoint(provider_id=view.id, api=api, base_url=view.base_url.rstrip("/"),  # type: ignore[arg-type]
-                            api_key=key, headers=dict(view.headers))
+                            api_key=key, headers=dict(view.headers), **view.timeouts)
         return endpoint, info
 
     def _explicit(self, saved: ModelConfig | None, provider: str | None, model_id: str | None) -> ModelConfig:

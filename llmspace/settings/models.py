@@ -3,7 +3,8 @@
 `ModelSettings(root)` merges the built-in providers (`settings/catalog.py`) with the file:
 API keys (a literal, `$ENV_NAME`, the provider's own env var, or the OS keyring as a third
 source), base-URL and header overrides, disabledModels, custom providers and models, and
-the default model. Local key-less providers (Ollama, llama.cpp, LM Studio, vLLM) list the
+the default model, and per-provider timeouts (`connectTimeout`, `readTimeout`,
+`retryDeadline`, in seconds; see `timeouts`). Local key-less providers (Ollama, llama.cpp, LM Studio, vLLM) list the
 models their server reports at `GET /v1/models`; the answer is cached in memory and in
 `data/local-models.json` and refreshed on demand (`refresh_local`); a server that does not
 answer within a short timeout is simply unavailable.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import math
 import os
 import threading
 from dataclasses import dataclass, field, replace
@@ -33,6 +35,15 @@ log = logging.getLogger("llmspace.models")
 
 APIS = ("anthropic-messages", "openai-completions", "openai-responses")
 DISCOVERY_TIMEOUT = 1.0
+
+# Per-provider timeouts (seconds): models.json key -> (Endpoint field, default)
+DEFAULT_CONNECT_TIMEOUT = 10.0  # to open the connection
+DEFAULT_READ_TIMEOUT = 60.0  # without any data: before the response headers, and between chunks
+DEFAULT_RETRY_DEADLINE = 120.0  # one model call, all retries and their waits included
+MAX_TIMEOUT = 24 * 3600.0
+TIMEOUT_KEYS = {"connectTimeout": ("connect_timeout", DEFAULT_CONNECT_TIMEOUT),
+                "readTimeout": ("read_timeout", DEFAULT_READ_TIMEOUT),
+                "retryDeadline": ("retry_deadline", DEFAULT_RETRY_DEADLINE)}
 
 
 @dataclass
@@ -52,6 +63,7 @@ class ProviderView:
     models: list[ModelInfo] = field(default_factory=list)
     disabled: frozenset[str] = frozenset()
     reachable: bool | None = None  # local providers: result of the last discovery
+    timeouts: dict[str, float] = field(default_factory=dict)  # Endpoint field -> seconds (all three)
 
     def enabled_models(self) -> list[ModelInfo]:
         return [m for m in self.models if m.id not in self.disabled]
@@ -187,7 +199,7 @@ class ModelSettings:
             api_key_setting=entry.get("apiKey") if isinstance(entry.get("apiKey"), str) else None,
             headers=_str_dict(entry.get("headers")), models=_dedupe(models),
             disabled=frozenset(str(x) for x in entry.get("disabledModels") or []),
-            reachable=self._reachable.get(b.id),
+            reachable=self._reachable.get(b.id), timeouts=_timeouts(entry),
         )
 
     def _view_custom(self, p: dict[str, Any]) -> ProviderView:
@@ -197,7 +209,7 @@ class ModelSettings:
             builtin=False, local=False, needs_key=False, env_var=None,
             api_key_setting=p.get("apiKey") if isinstance(p.get("apiKey"), str) else None,
             headers=_str_dict(p.get("headers")), models=_dedupe(self._custom_models(p, api)),
-            disabled=frozenset(str(x) for x in p.get("disabledModels") or []),
+            disabled=frozenset(str(x) for x in p.get("disabledModels") or []), timeouts=_timeouts(p),
         )
 
     @staticmethod
@@ -384,6 +396,9 @@ class ModelSettings:
             providers = self._data.setdefault("providers", [])
             for i, p in enumerate(providers):
                 if isinstance(p, dict) and p.get("id") == pid:
+                    for key in TIMEOUT_KEYS:  # set in the file by hand; the editor does not show them
+                        if key in p and key not in entry:
+                            entry[key] = p[key]
                     providers[i] = entry
                     break
             else:
@@ -394,6 +409,23 @@ class ModelSettings:
         with self._lock:
             self._data["providers"] = [p for p in self._data.get("providers", []) if not (isinstance(p, dict) and p.get("id") == provider_id)]
             self._save()
+
+
+def _timeouts(entry: dict[str, Any]) -> dict[str, float]:
+    """`connect_timeout`, `read_timeout`, `retry_deadline` (seconds) from a provider entry's
+    `connectTimeout`, `readTimeout`, `retryDeadline`; a missing, non-numeric or non-positive
+    value takes the default (a wrong one is logged), and any value is capped at a day."""
+    out: dict[str, float] = {}
+    for key, (name, default) in TIMEOUT_KEYS.items():
+        value = entry.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0:
+            out[name] = min(float(value), MAX_TIMEOUT)
+            continue
+        if value is not None:
+            log.warning("models.json: provider %s: %s must be a positive number of seconds, got %r; using %g",
+                        entry.get("id"), key, value, default)
+        out[name] = default
+    return out
 
 
 def _str_dict(v: Any) -> dict[str, str]:
