@@ -118,10 +118,10 @@ def _in_process(home: Path) -> list[Row]:
     rel = app.workspace.create_thread("", "stream")
     ed = win.open_thread(rel)
     win.root.update()
-    from llmspace.presenters.editor import EditorPresenter
+    from llmspace.presenters.messages import MessageIntents
 
     mid = "bench-stream"
-    msg = EditorPresenter.new_message("assistant")
+    msg = MessageIntents.new_message("assistant")
     msg.id = mid
     ed.p.thread.ensure_messages().append(msg)
     ed.list.scroll_to_end()

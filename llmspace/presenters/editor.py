@@ -1,5 +1,7 @@
-"""One open thread in the editor: the working copy, every edit intent, undo/redo and
-saving — no Tk.
+"""One open thread in the editor: the working copy, header/model/tools/variables/prompt
+intents, undo/redo and saving — no Tk. Message intents (`presenters/messages.py`) and
+run-history intents (`presenters/history.py`) are components built here with this presenter
+as their document: `presenter.message_intents`, `presenter.history_intents`.
 
 Edits mutate `self.thread` (the pydantic Thread), building new nodes with only the fields
 that should appear in the file. Before an edit, the current thread is snapshotted (its
@@ -50,8 +52,10 @@ def template_variables(text: str) -> list[str]:
     return seen
 
 
-class EditorPresenter(MessageIntents, HistoryIntents):
-    """State and intents for one thread tab."""
+class EditorPresenter:
+    """State and intents for one thread tab. Message intents live in `self.message_intents`
+    (`presenters/messages.py`), run-history intents in `self.history_intents`
+    (`presenters/history.py`); both get this presenter as their document."""
 
     def __init__(self, workspace: Any, rel: str, thread: Thread | None = None) -> None:
         self.ws = workspace
@@ -68,6 +72,8 @@ class EditorPresenter(MessageIntents, HistoryIntents):
         self.save_error: str | None = None
         self.dirty = self._apply_load_rules()
         self._ensure_defaults()
+        self.message_intents = MessageIntents(self)
+        self.history_intents = HistoryIntents(self)
 
     def _apply_load_rules(self) -> bool:
         """`normalize_history` and `normalize_evaluations` on the working copy (never in
@@ -116,7 +122,7 @@ class EditorPresenter(MessageIntents, HistoryIntents):
         while len(self.undo_stack) > UNDO_STEPS or (total > UNDO_BYTES and len(self.undo_stack) > 1):
             total -= len(self.undo_stack.pop(0))
 
-    def _edited(self, kind: str, detail: Any = None) -> None:
+    def edited(self, kind: str, detail: Any = None) -> None:
         self.dirty = True
         self.notify(kind, detail)
 
@@ -144,7 +150,7 @@ class EditorPresenter(MessageIntents, HistoryIntents):
         self.thread = parse_thread(data, self.rel)
         self._ensure_defaults()
         self._last_key = None
-        self._edited("all")
+        self.edited("all")
 
     def replace_thread(self, thread: Thread, *, undoable: bool = True, kind: str = "all") -> None:
         """Swap in a new working thread (a finished run, a reload), optionally as one undo step."""
@@ -156,7 +162,7 @@ class EditorPresenter(MessageIntents, HistoryIntents):
                 self.read_only = ro
         self.thread = thread
         self._last_key = None
-        self._edited(kind)
+        self.edited(kind)
 
     # -- saving --------------------------------------------------------------------------
     def save(self) -> bool:
@@ -172,7 +178,7 @@ class EditorPresenter(MessageIntents, HistoryIntents):
         self.dirty = False
         self.save_error = None
         self.notify("saved", None)
-        return wrote
+        return bool(wrote)
 
     def reload_from_disk(self) -> None:
         """Replace the working copy with the file's contents (after an external change)."""
@@ -180,6 +186,17 @@ class EditorPresenter(MessageIntents, HistoryIntents):
         self.dirty = self._apply_load_rules()
         self._ensure_defaults()
         self.notify("all")
+
+    # -- messages (queries; the edit intents are `self.message_intents`) ------------------
+    @property
+    def messages(self) -> list[Any]:
+        return self.thread.messages
+
+    def index_of(self, message_id: str) -> int:
+        for i, m in enumerate(self.thread.messages):
+            if m.id == message_id:
+                return i
+        raise UserFacingError("That message is no longer in the thread.")
 
     # -- header --------------------------------------------------------------------------
     @property
@@ -192,7 +209,7 @@ class EditorPresenter(MessageIntents, HistoryIntents):
             raise UserFacingError("Stop the run before renaming the thread.")
         if self.dirty:
             self.save()
-        new_rel = self.ws.rename(self.rel, new_title.strip())
+        new_rel = str(self.ws.rename(self.rel, new_title.strip()))
         self.rel = new_rel
         self.thread.title = self.title
         self.notify("header", new_rel)
@@ -211,14 +228,14 @@ class EditorPresenter(MessageIntents, HistoryIntents):
             self.thread.model = ModelConfig(provider=provider, id=model_id)
         else:
             cur.provider, cur.id = provider, model_id
-        self._edited("model")
+        self.edited("model")
 
     def clear_model(self) -> None:
         if self.thread.model is None:
             return
         self.checkpoint(None)
         _unset(self.thread, "model")
-        self._edited("model")
+        self.edited("model")
 
     def params(self) -> dict[str, Any]:
         m = self.thread.model
@@ -250,7 +267,7 @@ class EditorPresenter(MessageIntents, HistoryIntents):
                 _unset(m, "params")
         else:
             setattr(m.params, name, value)
-        self._edited("model")
+        self.edited("model")
 
     # -- tools ---------------------------------------------------------------------------
     @property
@@ -271,7 +288,7 @@ class EditorPresenter(MessageIntents, HistoryIntents):
         self.checkpoint(None)
         ctx = self.thread.ensure_context()
         ctx.tools = list(ctx.tools or []) + new
-        self._edited("tools")
+        self.edited("tools")
         return len(new)
 
     def remove_tools(self, names: set[str]) -> None:
@@ -280,7 +297,7 @@ class EditorPresenter(MessageIntents, HistoryIntents):
             return
         self.checkpoint(None)
         ctx.tools = [t for t in ctx.tools if t.name not in names]
-        self._edited("tools")
+        self.edited("tools")
 
     @staticmethod
     def validate_function_tool(text: str) -> dict[str, Any]:
@@ -313,6 +330,7 @@ class EditorPresenter(MessageIntents, HistoryIntents):
         """Add (or replace the tool named `replacing`) a custom function tool from JSON text."""
         data = self.validate_function_tool(text)
         others = [t for t in self.tools if t.name != replacing]
+        check: Any
         try:
             from ..tools.functions import validate_function_tool as check
         except ImportError:
@@ -333,7 +351,7 @@ class EditorPresenter(MessageIntents, HistoryIntents):
         else:
             tools[idx] = tool
         ctx.tools = tools
-        self._edited("tools")
+        self.edited("tools")
         return tool.name
 
     # -- variables and prompt ------------------------------------------------------------
@@ -347,10 +365,10 @@ class EditorPresenter(MessageIntents, HistoryIntents):
             return
         self.checkpoint("prompt")
         self.thread.ensure_context().systemPrompt = text
-        self._invalidate("on_system_prompt_edited")
-        self._edited("prompt")
+        self.invalidate("on_system_prompt_edited")
+        self.edited("prompt")
 
-    def _invalidate(self, hook: str, *args: Any) -> None:
+    def invalidate(self, hook: str, *args: Any) -> None:
         """Drop frozen variable values that an edit made stale (core.variables rules)."""
         try:
             from ..core import variables
@@ -385,7 +403,7 @@ class EditorPresenter(MessageIntents, HistoryIntents):
                 V.delete_variable(self.thread, name)
         for name, value in values.items():
             V.set_text_variable(self.thread, name, value)
-        self._edited("variables")
+        self.edited("variables")
 
     def set_typed_variable(self, name: str, data: dict[str, Any]) -> None:
         """Add or change a typed variable (currentDate, workingDirectory, json, file, skills)."""
@@ -407,7 +425,7 @@ class EditorPresenter(MessageIntents, HistoryIntents):
             V.check_new_name(self.thread, name)
         self.checkpoint(None)
         V.set_typed_variable(self.thread, name, variable)
-        self._edited("variables")
+        self.edited("variables")
 
     def variable_hints(self) -> dict[str, str]:
         """`{name: "missing" | "empty" | "invalid"}` for variables used in the prompt, messages

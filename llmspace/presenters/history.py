@@ -1,99 +1,110 @@
 """Run-history intents of the editor presenter: rows, inspect, restore (one undo step),
 remove (with the evaluations that use the run), fork from a message into a new thread file,
-the structural comparison and verdict-only evaluations. Mixed into
-`presenters/editor.EditorPresenter`; the compare dialog's draft lives in `presenters/compare.py`.
-No Tk. Callers: `ui/editor/history.py`, tests.
+the structural comparison and verdict-only evaluations. `HistoryIntents(doc)` is a
+component of `presenters/editor.EditorPresenter` (`presenter.history_intents`); `doc` is the
+presenter, seen through `HistoryDocument`. The compare dialog's draft lives in
+`presenters/compare.py`. No Tk. Callers: `ui/editor/history.py`, `ui/editor/inspect.py`, tests.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from ..core.model import Thread
 from ..errors import UserFacingError
 
 
-class HistoryIntents:
-    """Intents on `self.thread.runHistory` / `evaluations`; expects EditorPresenter's attributes."""
+class HistoryDocument(Protocol):
+    """What `HistoryIntents` uses of its owner (`presenters/editor.EditorPresenter`)."""
 
-    thread: Any
-    ws: Any
+    thread: Thread
+    ws: Any  # core.workspace.Workspace
     rel: str
     dirty: bool
     read_only: bool
 
-    if TYPE_CHECKING:  # provided by EditorPresenter
-        def checkpoint(self, key: Any = None) -> None: ...
-        def _edited(self, kind: str, detail: Any = None) -> None: ...
-        def notify(self, kind: str, detail: Any = None) -> None: ...
-        def save(self) -> bool: ...
+    @property
+    def title(self) -> str: ...
 
-        @property
-        def title(self) -> str: ...
+    def checkpoint(self, key: Any = None) -> None: ...
+
+    def edited(self, kind: str, detail: Any = None) -> None: ...
+
+    def notify(self, kind: str, detail: Any = None) -> None: ...
+
+    def save(self) -> bool: ...
+
+
+class HistoryIntents:
+    """Intents on `doc.thread.runHistory` / `evaluations`."""
+
+    def __init__(self, doc: HistoryDocument) -> None:
+        self.doc = doc
 
     def inspect(self, run_id: str) -> Any:
         """A read-only view of one run (`core.history.RunView`)."""
         from ..core.history import inspect_run
 
-        return inspect_run(self.thread, run_id)
+        return inspect_run(self.doc.thread, run_id)
 
     def fork_from(self, run_id: str, message_id: str) -> str:
         """Write a new thread beside this one from a run, up to and including a message
         (`core.history.fork`); unsaved edits are saved first. Returns the new path."""
         from ..core.history import fork, find_run
 
-        find_run(self.thread, run_id)
-        if self.dirty and not self.read_only:
-            self.save()
-        elif self.read_only:
+        find_run(self.doc.thread, run_id)
+        if self.doc.dirty and not self.doc.read_only:
+            self.doc.save()
+        elif self.doc.read_only:
             raise UserFacingError("Stop the run before forking.")
-        return fork(self.ws, self.rel, run_id, message_id)
+        return fork(self.doc.ws, self.doc.rel, run_id, message_id)
 
     # -- run history ---------------------------------------------------------------------
     def history(self) -> list[Any]:
         """Run-history rows, newest first (`core.history.RunView`)."""
         from ..core.history import list_runs
 
-        return list_runs(self.thread)
+        return list_runs(self.doc.thread)
 
     def restore_run(self, run_id: str) -> None:
         """Replace title/model/context with a run's snapshot — one undo step."""
         from ..core.history import restore_run
 
-        self.checkpoint(None)
-        restore_run(self.thread, run_id)
-        self.thread.title = self.title
-        self._edited("all")
+        self.doc.checkpoint(None)
+        restore_run(self.doc.thread, run_id)
+        self.doc.thread.title = self.doc.title
+        self.doc.edited("all")
 
     def remove_run(self, run_id: str) -> None:
         """Remove a run (and evaluations that use it); not an undo step, as in the original."""
         from ..core.history import remove_run
 
-        if self.read_only:
+        if self.doc.read_only:
             raise UserFacingError("Stop the run before changing the run history.")
-        remove_run(self.thread, run_id)
-        self.dirty = True
-        self.notify("history")
+        remove_run(self.doc.thread, run_id)
+        self.doc.dirty = True
+        self.doc.notify("history")
 
     def compare_text(self, run_a: str, run_b: str) -> str:
         """The structural comparison of two runs as text (`core.compare`)."""
         from ..core.compare import compare_runs, render_text
 
-        return render_text(compare_runs(self.thread, run_a, run_b))
+        return render_text(compare_runs(self.doc.thread, run_a, run_b))
 
     def evaluation_of(self, run_a: str, run_b: str) -> Any:
         from ..core.evaluation import find_pair
 
-        return find_pair(self.thread, run_a, run_b)
+        return find_pair(self.doc.thread, run_a, run_b)
 
     def evaluate(self, run_a: str, run_b: str, verdict: str, note: str | None = None) -> Any:
         """Save the verdict for a pair of runs (one record per unordered pair)."""
         from ..core.evaluation import save_evaluation
 
-        if self.read_only:
+        if self.doc.read_only:
             raise UserFacingError("Stop the run before evaluating runs.")
-        ev = save_evaluation(self.thread, run_a, run_b, verdict, (note or "").strip() or None)
-        self.dirty = True
-        self.notify("history")
+        ev = save_evaluation(self.doc.thread, run_a, run_b, verdict, (note or "").strip() or None)
+        self.doc.dirty = True
+        self.doc.notify("history")
         return ev
 
     def neighbours(self, run_id: str) -> tuple[str | None, str | None]:
@@ -110,7 +121,7 @@ class HistoryIntents:
 
         labels = {"leftBetter": "A better", "rightBetter": "B better", "tie": "Tie", "pass": "Pass", "fail": "Fail"}
         rows = []
-        for ev in sorted(self.thread.evaluations or [], key=lambda e: e.updatedAt, reverse=True):
+        for ev in sorted(self.doc.thread.evaluations or [], key=lambda e: e.updatedAt, reverse=True):
             text = f"{ev.leftRunId} vs {ev.rightRunId} · {labels.get(ev.verdict, ev.verdict)}"
             avg = averages(ev)
             if avg is not None and ev.rubric is not None:
@@ -121,7 +132,7 @@ class HistoryIntents:
         return rows
 
     def evaluation_pair(self, evaluation_id: str) -> tuple[str, str]:
-        for ev in self.thread.evaluations or []:
+        for ev in self.doc.thread.evaluations or []:
             if ev.id == evaluation_id:
                 return ev.leftRunId, ev.rightRunId
         raise UserFacingError(f"No evaluation {evaluation_id!r} in this thread.")
@@ -130,8 +141,8 @@ class HistoryIntents:
         """Remove one evaluation (not an undo step, like removing a run)."""
         from ..core.evaluation import remove_evaluation
 
-        if self.read_only:
+        if self.doc.read_only:
             raise UserFacingError("Stop the run before changing evaluations.")
-        remove_evaluation(self.thread, evaluation_id)
-        self.dirty = True
-        self.notify("history")
+        remove_evaluation(self.doc.thread, evaluation_id)
+        self.doc.dirty = True
+        self.doc.notify("history")

@@ -1,15 +1,17 @@
 """Message intents of the editor presenter: add, insert, remove, reorder, switch role,
 edit text, images in user messages, collapse, tool results (and error marks), pending
-function calls, cut after a message. Mixed into `presenters/editor.EditorPresenter`, whose
-undo checkpoints and notifications they use. No Tk.
+function calls, cut after a message. `MessageIntents(doc)` is a component of
+`presenters/editor.EditorPresenter` (`presenter.message_intents`); `doc` is the presenter,
+seen through `MessageDocument`: the working thread, undo checkpoints and notifications.
+No Tk. Callers: `ui/editor/cards.py`, `ui/editor/run_controls.py`, tests.
 """
 
 from __future__ import annotations
 
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from ..core.model import AssistantMessage, ImageDataContent, TextContent, ToolCallOutput, UserMessage
+from ..core.model import AssistantMessage, ImageDataContent, TextContent, Thread, Tool, ToolCallOutput, UserMessage
 from ..errors import UserFacingError
 
 
@@ -26,34 +28,32 @@ def image_label(mime_type: str, base64_data: str) -> str:
     return f"[image] {mime_type} · {text}"
 
 
-class MessageIntents:
-    """Intents on `self.thread.messages`; expects EditorPresenter's attributes."""
+class MessageDocument(Protocol):
+    """What `MessageIntents` uses of its owner (`presenters/editor.EditorPresenter`)."""
 
-    thread: Any
-    collapsed: set[Any]
+    thread: Thread
+    collapsed: set[str]
 
-    if TYPE_CHECKING:  # provided by EditorPresenter
-        def checkpoint(self, key: Any = None) -> None: ...
-        def _edited(self, kind: str, detail: Any = None) -> None: ...
-        def _invalidate(self, hook: str, *args: Any) -> None: ...
-        def notify(self, kind: str, detail: Any = None) -> None: ...
-
-        @property
-        def tools(self) -> list[Any]: ...
-
-    # -- messages ------------------------------------------------------------------------
     @property
-    def messages(self) -> list[Any]:
-        return self.thread.messages
+    def tools(self) -> list[Tool]: ...
 
-    def index_of(self, message_id: str) -> int:
-        for i, m in enumerate(self.thread.messages):
-            if m.id == message_id:
-                return i
-        raise UserFacingError("That message is no longer in the thread.")
+    def checkpoint(self, key: Any = None) -> None: ...
+
+    def edited(self, kind: str, detail: Any = None) -> None: ...
+
+    def invalidate(self, hook: str, *args: Any) -> None: ...
+
+    def notify(self, kind: str, detail: Any = None) -> None: ...
+
+
+class MessageIntents:
+    """Intents on the messages of `doc.thread`."""
+
+    def __init__(self, doc: MessageDocument) -> None:
+        self.doc = doc
 
     @staticmethod
-    def new_message(role: str, text: str = "") -> Any:
+    def new_message(role: str, text: str = "") -> UserMessage | AssistantMessage:
         mid = str(uuid.uuid4())
         if role == "assistant":
             return AssistantMessage(id=mid, role="assistant", content=[TextContent(type="text", text=text)])
@@ -61,35 +61,35 @@ class MessageIntents:
 
     def add_message(self, role: str | None = None, before: int | None = None) -> str:
         """Append (or insert before index `before`) a message; role alternates by default."""
-        msgs = self.thread.messages
+        msgs = self.doc.thread.messages
         if role is None:
             ref = msgs[before - 1] if before else (msgs[-1] if msgs and before is None else None)
             role = "assistant" if ref is not None and ref.role == "user" else "user"
-        self.checkpoint(None)
+        self.doc.checkpoint(None)
         msg = self.new_message(role)
-        lst = self.thread.ensure_messages()
+        lst = self.doc.thread.ensure_messages()
         lst.insert(len(lst) if before is None else before, msg)
-        self._edited("messages")
+        self.doc.edited("messages")
         return msg.id
 
     def remove_message(self, index: int) -> None:
-        self.checkpoint(None)
-        del self.thread.ensure_messages()[index]
-        self._edited("messages")
+        self.doc.checkpoint(None)
+        del self.doc.thread.ensure_messages()[index]
+        self.doc.edited("messages")
 
     def move_message(self, index: int, to: int) -> None:
-        lst = self.thread.ensure_messages()
+        lst = self.doc.thread.ensure_messages()
         to = max(0, min(len(lst) - 1, to))
         if to == index:
             return
-        self.checkpoint(None)
+        self.doc.checkpoint(None)
         lst.insert(to, lst.pop(index))
-        self._edited("messages")
+        self.doc.edited("messages")
 
     def toggle_role(self, index: int) -> None:
-        lst = self.thread.ensure_messages()
+        lst = self.doc.thread.ensure_messages()
         old = lst[index]
-        self.checkpoint(None)
+        self.doc.checkpoint(None)
         data = old.model_dump(exclude_unset=True, by_alias=True)
         text = old.text()
         if old.role == "user":
@@ -101,14 +101,14 @@ class MessageIntents:
             images = [c for c in old.content if isinstance(c, ImageDataContent)]
             new = UserMessage(id=old.id, role="user", content=[*images, TextContent(type="text", text=text)], **keep)
         lst[index] = new
-        self._edited("messages")
+        self.doc.edited("messages")
 
     def set_message_text(self, index: int, text: str) -> None:
-        msg = self.thread.ensure_messages()[index]
+        msg = self.doc.thread.ensure_messages()[index]
         if msg.text() == text:
             return
-        self.checkpoint(("text", msg.id))
-        self._invalidate("on_message_edited", msg.id)
+        self.doc.checkpoint(("text", msg.id))
+        self.doc.invalidate("on_message_edited", msg.id)
         texts = [c for c in msg.content if isinstance(c, TextContent)]
         if texts:
             texts[0].text = text
@@ -116,37 +116,37 @@ class MessageIntents:
                 msg.content = [c for c in msg.content if not isinstance(c, TextContent) or c is texts[0]]
         else:
             msg.content = list(msg.content) + [TextContent(type="text", text=text)]
-        self._edited("message", index)
+        self.doc.edited("message", index)
 
     def add_image(self, index: int, mime: str, b64: str) -> None:
-        msg = self.thread.ensure_messages()[index]
+        msg = self.doc.thread.ensure_messages()[index]
         if msg.role != "user":
             raise UserFacingError("Images can only be added to user messages.")
-        self.checkpoint(None)
+        self.doc.checkpoint(None)
         images = [c for c in msg.content if isinstance(c, ImageDataContent)]
         rest = [c for c in msg.content if not isinstance(c, ImageDataContent)]
         msg.content = images + [ImageDataContent(type="image_data", mimeType=mime, data=b64)] + rest
-        self._edited("messages")
+        self.doc.edited("messages")
 
     def remove_image(self, index: int, image_index: int) -> None:
-        msg = self.thread.ensure_messages()[index]
+        msg = self.doc.thread.ensure_messages()[index]
         images = [c for c in msg.content if isinstance(c, ImageDataContent)]
-        self.checkpoint(None)
+        self.doc.checkpoint(None)
         drop = images[image_index]
         msg.content = [c for c in msg.content if c is not drop]
-        self._edited("messages")
+        self.doc.edited("messages")
 
     def toggle_collapsed(self, message_id: str) -> None:
-        self.collapsed.symmetric_difference_update({message_id})
-        self.notify("messages")
+        self.doc.collapsed.symmetric_difference_update({message_id})
+        self.doc.notify("messages")
 
     def set_tool_result(self, index: int, call_id: str, text: str, is_error: bool | None = None) -> None:
-        msg = self.thread.ensure_messages()[index]
-        call = next((c for c in msg.toolCalls or [] if c.id == call_id), None)
+        msg = self.doc.thread.ensure_messages()[index]
+        call = next((c for c in getattr(msg, "toolCalls", None) or [] if c.id == call_id), None)
         if call is None:
             raise UserFacingError("That tool call is no longer in the message.")
-        self.checkpoint(("result", call_id))
-        self._invalidate("on_tool_result_edited", msg.id, call_id)
+        self.doc.checkpoint(("result", call_id))
+        self.doc.invalidate("on_tool_result_edited", msg.id, call_id)
         if call.output is None:
             call.output = ToolCallOutput(content=[TextContent(type="text", text=text)])
         else:
@@ -156,14 +156,14 @@ class MessageIntents:
                 call.output.isError = True
             elif call.output.isError is not None:
                 call.output.isError = False
-        self._edited("message", index)
+        self.doc.edited("message", index)
 
     def pending_function_calls(self) -> list[tuple[int, Any]]:
         """Tool calls of the last assistant message that still need a result typed by hand."""
-        msgs = self.thread.messages
+        msgs = self.doc.thread.messages
         if not msgs or msgs[-1].role != "assistant":
             return []
-        tools = {t.name: t for t in self.tools}
+        tools = {t.name: t for t in self.doc.tools}
         out = []
         for call in msgs[-1].toolCalls or []:
             tool = tools.get(call.input.name)
@@ -173,8 +173,8 @@ class MessageIntents:
         return out
 
     def truncate_after(self, index: int) -> None:
-        lst = self.thread.ensure_messages()
+        lst = self.doc.thread.ensure_messages()
         if index < len(lst) - 1:
-            self.checkpoint(None)
+            self.doc.checkpoint(None)
             del lst[index + 1:]
-            self._edited("messages")
+            self.doc.edited("messages")

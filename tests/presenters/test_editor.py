@@ -19,7 +19,7 @@ def saved(app, rel):
 
 
 def test_editing_text_then_saving_writes_only_the_fields_set(ed, app):
-    ed.set_message_text(0, "hello")
+    ed.message_intents.set_message_text(0, "hello")
     assert ed.dirty and ed.save() and not ed.dirty
     data = saved(app, ed.rel)
     assert data["context"]["messages"][0]["content"] == [{"type": "text", "text": "hello"}]
@@ -27,24 +27,24 @@ def test_editing_text_then_saving_writes_only_the_fields_set(ed, app):
 
 
 def test_add_insert_move_toggle_and_remove_messages(ed):
-    ed.set_message_text(0, "q")
-    ed.add_message()  # alternates: assistant
-    ed.add_message("user", before=0)
+    ed.message_intents.set_message_text(0, "q")
+    ed.message_intents.add_message()  # alternates: assistant
+    ed.message_intents.add_message("user", before=0)
     roles = [m.role for m in ed.messages]
     assert roles == ["user", "user", "assistant"]
-    ed.move_message(0, 2)
+    ed.message_intents.move_message(0, 2)
     assert ed.messages[0].text() == "q"
-    ed.toggle_role(2)
+    ed.message_intents.toggle_role(2)
     assert ed.messages[2].role == "assistant"
-    ed.toggle_role(1)
+    ed.message_intents.toggle_role(1)
     assert ed.messages[1].role == "user"
-    ed.remove_message(0)
+    ed.message_intents.remove_message(0)
     assert len(ed.messages) == 2
 
 
 def test_undo_and_redo_restore_states_and_typing_is_one_step(ed):
-    ed.set_message_text(0, "a")
-    ed.set_message_text(0, "ab")  # same field within a second: same undo step
+    ed.message_intents.set_message_text(0, "a")
+    ed.message_intents.set_message_text(0, "ab")  # same field within a second: same undo step
     ed.set_system_prompt("sys")
     assert ed.undo() and ed.system_prompt == ""
     assert ed.undo() and ed.messages[0].text() == ""
@@ -60,14 +60,14 @@ def test_undo_keeps_at_most_100_steps(ed):
 
 
 def test_images_go_before_text_and_only_into_user_messages(ed):
-    ed.set_message_text(0, "look")
-    ed.add_image(0, "image/png", "iVBORw0KGgo=")
+    ed.message_intents.set_message_text(0, "look")
+    ed.message_intents.add_image(0, "image/png", "iVBORw0KGgo=")
     assert [c.type for c in ed.messages[0].content] == ["image_data", "text"]
-    ed.remove_image(0, 0)
+    ed.message_intents.remove_image(0, 0)
     assert [c.type for c in ed.messages[0].content] == ["text"]
-    ed.add_message("assistant")
+    ed.message_intents.add_message("assistant")
     with pytest.raises(UserFacingError):
-        ed.add_image(1, "image/png", "x")
+        ed.message_intents.add_image(1, "image/png", "x")
 
 
 def test_model_and_parameters_are_set_and_removed(ed, app):
@@ -134,22 +134,22 @@ def test_tool_results_are_editable_and_can_be_marked_as_error(app):
         {"id": "u", "role": "user", "content": [{"type": "text", "text": "q"}]},
         {"id": "a", "role": "assistant", "content": [{"type": "text", "text": ""}],
          "toolCalls": [{"id": "c1", "input": {"name": "lookup", "arguments": {}}}]}]}})
-    assert [c.id for _, c in ed.pending_function_calls()] == ["c1"]
-    ed.set_tool_result(1, "c1", "42", True)
+    assert [c.id for _, c in ed.message_intents.pending_function_calls()] == ["c1"]
+    ed.message_intents.set_tool_result(1, "c1", "42", True)
     call = ed.messages[1].toolCalls[0]
     assert call.output.text() == "42" and call.output.isError is True
-    ed.set_tool_result(1, "c1", "43", False)
-    assert call.output.isError is False and ed.pending_function_calls() == []
+    ed.message_intents.set_tool_result(1, "c1", "43", False)
+    assert call.output.isError is False and ed.message_intents.pending_function_calls() == []
 
 
 def test_the_editor_is_read_only_while_running(ed):
     ed.read_only = True
     with pytest.raises(UserFacingError, match="read-only"):
-        ed.set_message_text(0, "x")
+        ed.message_intents.set_message_text(0, "x")
 
 
 def test_renaming_the_title_renames_the_file(ed, app):
-    ed.set_message_text(0, "keep me")
+    ed.message_intents.set_message_text(0, "keep me")
     new = ed.rename("renamed")
     assert new == "renamed.json" and ed.title == "renamed"
     assert saved(app, new)["title"] == "renamed"
@@ -162,25 +162,25 @@ def test_run_history_rows_restore_as_one_undo_step_and_remove(app):
     ed.thread = ed.thread.model_validate({"title": "hist", "context": {"systemPrompt": "now"}, "runHistory": [
         {"id": "r1", "timestamp": 1000, "thread": {"title": "hist", "context": {"systemPrompt": "then", "messages": [
             {"id": "u", "role": "user", "content": [{"type": "text", "text": "old question"}]}]}}}]})
-    rows = ed.history()
+    rows = ed.history_intents.history()
     assert [r.id for r in rows] == ["r1"] and rows[0].message_count == 1
-    ed.restore_run("r1")
+    ed.history_intents.restore_run("r1")
     assert ed.system_prompt == "then" and ed.messages[0].text() == "old question"
     ed.undo()
     assert ed.system_prompt == "now"
-    ed.remove_run("r1")
-    assert ed.history() == [] and ed.dirty
+    ed.history_intents.remove_run("r1")
+    assert ed.history_intents.history() == [] and ed.dirty
 
 
 def test_clear_model_collapse_truncate_and_reload_from_disk(ed, app):
     ed.set_model("openai", "gpt-4.1")
     ed.clear_model()
     assert ed.thread.model is None
-    ed.toggle_collapsed(ed.messages[0].id)
+    ed.message_intents.toggle_collapsed(ed.messages[0].id)
     assert ed.messages[0].id in ed.collapsed
-    ed.add_message()
-    ed.add_message()
-    ed.truncate_after(0)
+    ed.message_intents.add_message()
+    ed.message_intents.add_message()
+    ed.message_intents.truncate_after(0)
     assert len(ed.messages) == 1
     ed.undo()
     assert len(ed.messages) == 3

@@ -30,16 +30,16 @@ def ed(app):
 
 
 def test_inspect_shows_a_run_and_neighbours_follow_the_newest_first_list(ed):
-    view = ed.inspect("r2")
+    view = ed.history_intents.inspect("r2")
     assert view.system_prompt == "sp r2" and [m.id for m in view.messages] == ["u", "ar2", "u2r2"]
-    assert ed.neighbours("r3") == (None, "r2") and ed.neighbours("r2") == ("r3", "r1")
-    assert ed.neighbours("r1") == ("r2", None) and ed.neighbours("gone") == (None, None)
+    assert ed.history_intents.neighbours("r3") == (None, "r2") and ed.history_intents.neighbours("r2") == ("r3", "r1")
+    assert ed.history_intents.neighbours("r1") == ("r2", None) and ed.history_intents.neighbours("gone") == (None, None)
     with pytest.raises(UserFacingError):
-        ed.inspect("gone")
+        ed.history_intents.inspect("gone")
 
 
 def test_restore_is_one_undo_step(ed):
-    ed.restore_run("r1")
+    ed.history_intents.restore_run("r1")
     assert ed.system_prompt == "sp r1" and len(ed.thread.runHistory) == 3
     assert ed.undo() and ed.system_prompt == "now"
 
@@ -47,24 +47,24 @@ def test_restore_is_one_undo_step(ed):
 def test_removing_a_run_removes_the_evaluations_that_use_it(ed):
     E.save_evaluation(ed.thread, "r1", "r2", "tie")
     E.save_evaluation(ed.thread, "r2", "r3", "pass", note="ok")
-    rows = ed.evaluation_rows()
+    rows = ed.history_intents.evaluation_rows()
     assert len(rows) == 2 and any("r2 vs r3 · Pass · ok" == text for _id, text in rows)
-    ed.remove_run("r1")
+    ed.history_intents.remove_run("r1")
     assert [e.leftRunId for e in ed.thread.evaluations] == ["r2"]
     eid = ed.thread.evaluations[0].id
-    assert ed.evaluation_pair(eid) == ("r2", "r3")
-    ed.remove_evaluation(eid)
-    assert ed.thread.evaluations == [] and ed.evaluation_rows() == []
+    assert ed.history_intents.evaluation_pair(eid) == ("r2", "r3")
+    ed.history_intents.remove_evaluation(eid)
+    assert ed.thread.evaluations == [] and ed.history_intents.evaluation_rows() == []
 
 
 def test_fork_saves_first_then_writes_a_new_thread_up_to_the_message(ed, app):
-    new_rel = ed.fork_from("r2", "ar2")
+    new_rel = ed.history_intents.fork_from("r2", "ar2")
     assert not ed.dirty and new_rel != ed.rel
     data = json.loads(app.workspace.resolve(new_rel).read_text("utf-8"))
     assert [m["id"] for m in data["context"]["messages"]] == ["u", "ar2"]
     assert data["context"]["systemPrompt"] == "sp r2" and "runHistory" not in data
     with pytest.raises(UserFacingError, match="no message"):
-        ed.fork_from("r2", "nope")
+        ed.history_intents.fork_from("r2", "nope")
     ed.read_only = True
     with pytest.raises(UserFacingError, match="Stop the run"):
-        ed.fork_from("r2", "u")
+        ed.history_intents.fork_from("r2", "u")

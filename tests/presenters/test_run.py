@@ -50,7 +50,7 @@ def srv(home):
 def make(app, text="Hi"):
     rel = app.workspace.create_thread("", "run")
     ed = EditorPresenter(app.workspace, rel)
-    ed.set_message_text(0, text)
+    ed.message_intents.set_message_text(0, text)
     return ed, RunPresenter(ed, app)
 
 
@@ -74,7 +74,7 @@ def test_a_run_streams_text_into_a_new_assistant_message_and_is_recorded(app, sr
 
 def test_a_thread_ending_with_an_assistant_message_cannot_run(app, srv):
     ed, run = make(app)
-    ed.add_message("assistant")
+    ed.message_intents.add_message("assistant")
     with pytest.raises(UserFacingError, match="last message"):
         run.check()
 
@@ -100,8 +100,8 @@ def test_a_function_tool_call_pauses_and_continues_with_the_typed_result(app, sr
     run.start(pump.post, pump.post_text, auto_tools=True)
     pump.drain_until(lambda: run.status != "running")
     assert run.status == "paused" and "lookup" in (run.pause_reason or "")
-    assert [c.id for _, c in ed.pending_function_calls()] == ["call_1"]
-    ed.set_tool_result(len(ed.messages) - 1, "call_1", "42")
+    assert [c.id for _, c in ed.message_intents.pending_function_calls()] == ["call_1"]
+    ed.message_intents.set_tool_result(len(ed.messages) - 1, "call_1", "42")
     run.start(pump.post, pump.post_text)
     pump.drain_until(lambda: run.status != "running")
     assert ed.messages[-1].text() == "The answer is 42."
@@ -119,9 +119,9 @@ def test_errors_are_reported_with_what_to_do(app, srv):
 def test_run_from_a_message_cuts_after_it_in_one_undo_step(app, srv):
     srv.push(Turn(text="again"))
     ed, run = make(app, "first")
-    ed.add_message("assistant")
-    ed.set_message_text(1, "old answer")
-    ed.add_message("user")
+    ed.message_intents.add_message("assistant")
+    ed.message_intents.set_message_text(1, "old answer")
+    ed.message_intents.add_message("user")
     pump = QueuePump()
     run.start(pump.post, pump.post_text, from_message_id=ed.messages[0].id)
     pump.drain_until(lambda: run.status != "running")
@@ -154,9 +154,9 @@ def test_render_warnings_of_the_run_are_kept_until_the_next_run(app, srv):
     run.start(pump.post, pump.post_text)
     pump.drain_until(lambda: run.status != "running")
     assert run.status == "idle" and len(run.warnings) == 1 and "{{ nope }}" in run.warnings[0]
-    ed.set_message_text(0, "Hi")
-    ed.add_message("user")
-    ed.set_message_text(2, "again")
+    ed.message_intents.set_message_text(0, "Hi")
+    ed.message_intents.add_message("user")
+    ed.message_intents.set_message_text(2, "again")
     srv.push(Turn(text="fine"))
     run.start(pump.post, pump.post_text)
     assert run.warnings == []

@@ -71,18 +71,18 @@ def test_an_image_from_a_file_goes_into_the_user_message(ed, window, tmp_path):
 
 
 def test_collapse_switch_role_reorder_insert_and_remove(ed):
-    ed.p.toggle_collapsed("u1")
+    ed.p.message_intents.toggle_collapsed("u1")
     assert ed.list.cards["u1"].text is None
-    ed.p.toggle_collapsed("u1")
-    ed.p.toggle_collapsed("a1")
+    ed.p.message_intents.toggle_collapsed("u1")
+    ed.p.message_intents.toggle_collapsed("a1")
     ed.list.cards["a1"].role_btn.invoke()
     assert ed.p.messages[1].role == "user"
     ed.p.undo()
-    ed.p.move_message(1, 0)
+    ed.p.message_intents.move_message(1, 0)
     assert [m.id for m in ed.p.messages] == ["a1", "u1"]
-    ed.p.add_message("user", before=0)
+    ed.p.message_intents.add_message("user", before=0)
     assert len(ed.p.messages) == 3 and ed.list.order
-    ed.p.remove_message(0)
+    ed.p.message_intents.remove_message(0)
     assert [m.id for m in ed.p.messages] == ["a1", "u1"]
 
 

@@ -91,20 +91,20 @@ class MessageCard(tb.Frame):
         head.pack(fill="x")
         collapsed = msg.id in self.p.collapsed
         tb.Button(head, text="▸" if collapsed else "▾", width=2, bootstyle="secondary-link",
-                  command=lambda: self.p.toggle_collapsed(msg.id)).pack(side="left")
+                  command=lambda: self.p.message_intents.toggle_collapsed(msg.id)).pack(side="left")
         self.role_btn = tb.Button(head, text=msg.role.capitalize(), width=9,
                                   bootstyle="info-outline" if msg.role == "user" else "success-outline",
-                                  command=lambda: self._do(self.p.toggle_role, index))
+                                  command=lambda: self._do(self.p.message_intents.toggle_role, index))
         self.role_btn.pack(side="left")
         if msg.role == "assistant":
             line = usage_line(msg)
             if line:
                 tb.Label(head, text=line, bootstyle="secondary").pack(side="left", padx=6)
-        for label, tip, cmd in (("✕", "Remove", lambda: self._do(self.p.remove_message, index)),
+        for label, tip, cmd in (("✕", "Remove", lambda: self._do(self.p.message_intents.remove_message, index)),
                                 ("▶", "Run from this message", lambda: view.run_from(msg.id)),
-                                ("+", "Insert before", lambda: self._do(self.p.add_message, None, index)),
-                                ("↓", "Move down", lambda: self._do(self.p.move_message, index, index + 1)),
-                                ("↑", "Move up", lambda: self._do(self.p.move_message, index, index - 1))):
+                                ("+", "Insert before", lambda: self._do(self.p.message_intents.add_message, None, index)),
+                                ("↓", "Move down", lambda: self._do(self.p.message_intents.move_message, index, index + 1)),
+                                ("↑", "Move up", lambda: self._do(self.p.message_intents.move_message, index, index - 1))):
             b = tb.Button(head, text=label, width=2, bootstyle="secondary-link", command=cmd)
             b.pack(side="right")
             b.tooltip = tip  # type: ignore[attr-defined]
@@ -154,7 +154,7 @@ class MessageCard(tb.Frame):
         for i, img in enumerate(images):
             tb.Label(row, text=image_label(img.mimeType, img.data), bootstyle="secondary").pack(side="left")
             tb.Button(row, text="✕", bootstyle="secondary-link", width=2,
-                      command=lambda i=i: self._do(self.p.remove_image, self.index, i)).pack(side="left", padx=(0, 8))
+                      command=lambda i=i: self._do(self.p.message_intents.remove_image, self.index, i)).pack(side="left", padx=(0, 8))
 
     def _thinking(self, text: str) -> None:
         key = ("thinking", self.msg.id)
@@ -205,7 +205,7 @@ class MessageCard(tb.Frame):
         err = tkvars.BooleanVar(self, bool(call.output is not None and call.output.isError))
         tb.Checkbutton(box, text="Mark as error", variable=err, bootstyle="danger-round-toggle",
                        state="disabled" if ro else "normal",
-                       command=lambda c=call.id, v=err: self._do(self.p.set_tool_result, self.index, c,
+                       command=lambda c=call.id, v=err: self._do(self.p.message_intents.set_tool_result, self.index, c,
                                                                self.results[c].get("1.0", "end-1c"), v.get())).pack(anchor="w")
 
     def _tool_footer(self, msg: Any) -> None:
@@ -236,7 +236,7 @@ class MessageCard(tb.Frame):
         t.edit_modified(False)
         self.view.suppress_redraw = True
         try:
-            self._do(self.p.set_message_text, self.index, t.get("1.0", "end-1c"))
+            self._do(self.p.message_intents.set_message_text, self.index, t.get("1.0", "end-1c"))
         finally:
             self.view.suppress_redraw = False
         if fit(t, MAX_LINES):
@@ -250,7 +250,7 @@ class MessageCard(tb.Frame):
         t.edit_modified(False)
         self.view.suppress_redraw = True
         try:
-            self._do(self.p.set_tool_result, self.index, call_id, t.get("1.0", "end-1c"), None)
+            self._do(self.p.message_intents.set_tool_result, self.index, call_id, t.get("1.0", "end-1c"), None)
         finally:
             self.view.suppress_redraw = False
 
@@ -266,7 +266,7 @@ class MessageCard(tb.Frame):
         except OSError as exc:
             self.view.window.show_error(f"Could not read {path}: {exc.strerror or exc}.")
             return
-        self._do(self.p.add_image, self.index, mime, data)
+        self._do(self.p.message_intents.add_image, self.index, mime, data)
 
     def paste_image(self) -> None:
         try:
@@ -281,7 +281,7 @@ class MessageCard(tb.Frame):
             return
         buf = io.BytesIO()
         img.save(buf, "PNG")
-        self._do(self.p.add_image, self.index, "image/png", base64.b64encode(buf.getvalue()).decode("ascii"))
+        self._do(self.p.message_intents.add_image, self.index, "image/png", base64.b64encode(buf.getvalue()).decode("ascii"))
 
     # -- streaming -----------------------------------------------------------------------
     def append_text(self, text: str) -> None:
@@ -342,4 +342,4 @@ class AskUserForm(tb.Frame):
 
     def submit(self) -> None:
         text = orjson.dumps(self.answers(), option=orjson.OPT_INDENT_2).decode()
-        self.card._do(self.card.p.set_tool_result, self.card.index, self.call.id, text, None)
+        self.card._do(self.card.p.message_intents.set_tool_result, self.card.index, self.call.id, text, None)

@@ -2,7 +2,7 @@
 time, model, message count and usage; Inspect (read-only view with Previous/Next and Fork from
 a message, `inspect.py`), Restore (one undo step), Remove (with confirmation; its evaluations
 go too), Compare two selected runs (`compare.py`), Fork the selected run at its last message;
-below, the saved evaluations (Open, Remove). Logic in `presenters/history.HistoryIntents` and
+below, the saved evaluations (Open, Remove). Logic in `presenters/history.HistoryIntents` (`view.p.history_intents`) and
 `core.history`. Caller: `ui/editor/view.py`.
 """
 
@@ -57,11 +57,11 @@ class HistoryPanel(tb.Frame):
         from ...core.history import relative_time
 
         self.list.delete(*self.list.get_children(""))
-        for row in self.view.p.history():
+        for row in self.view.p.history_intents.history():
             self.list.insert("", "end", iid=row.id, text=row.summary,
                              values=(relative_time(row.timestamp), row.model, row.message_count, row.usage_label))
         self.evals.delete(*self.evals.get_children(""))
-        for eid, text in self.view.p.evaluation_rows():
+        for eid, text in self.view.p.history_intents.evaluation_rows():
             self.evals.insert("", "end", iid=eid, text=text)
 
     def selected(self) -> str | None:
@@ -102,7 +102,7 @@ class HistoryPanel(tb.Frame):
         if not run_id:
             self.view.window.set_status("Select a run to fork.")
             return None
-        msgs = self.view.p.inspect(run_id).messages
+        msgs = self.view.p.history_intents.inspect(run_id).messages
         if not msgs:
             self.view.window.show_error("This run has no messages to fork from.")
             return None
@@ -112,7 +112,7 @@ class HistoryPanel(tb.Frame):
         run_id = self.selected()
         if run_id:
             try:
-                self.view.p.restore_run(run_id)
+                self.view.p.history_intents.restore_run(run_id)
             except UserFacingError as exc:
                 self.view.window.show_error(str(exc))
 
@@ -123,7 +123,7 @@ class HistoryPanel(tb.Frame):
         if not self.view.window.dialogs.confirm("Remove this run? Evaluations that use it are removed too.", "Remove run"):
             return
         try:
-            self.view.p.remove_run(run_id)
+            self.view.p.history_intents.remove_run(run_id)
         except UserFacingError as exc:
             self.view.window.show_error(str(exc))
 
@@ -133,7 +133,7 @@ class HistoryPanel(tb.Frame):
         if not sel:
             return None
         try:
-            a, b = self.view.p.evaluation_pair(sel[0])
+            a, b = self.view.p.history_intents.evaluation_pair(sel[0])
             return CompareDialog(self.view, a, b)
         except UserFacingError as exc:
             self.view.window.show_error(str(exc))
@@ -146,7 +146,7 @@ class HistoryPanel(tb.Frame):
         if not self.view.window.dialogs.confirm("Remove this evaluation?", "Remove evaluation"):
             return False
         try:
-            self.view.p.remove_evaluation(sel[0])
+            self.view.p.history_intents.remove_evaluation(sel[0])
         except UserFacingError as exc:
             self.view.window.show_error(str(exc))
             return False
@@ -158,7 +158,7 @@ def fork_and_open(view: Any, run_id: str, message_id: str) -> str | None:
     in a new tab (the history panel and the run inspector both fork this way)."""
     window = view.window
     try:
-        new_rel = view.p.fork_from(run_id, message_id)
+        new_rel = view.p.history_intents.fork_from(run_id, message_id)
     except UserFacingError as exc:
         window.show_error(str(exc))
         return None

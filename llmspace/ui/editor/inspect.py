@@ -21,7 +21,7 @@ class RunInspector(tb.Toplevel):
     """One run, read-only, with navigation and fork."""
 
     def __init__(self, view: Any, run_id: str) -> None:
-        run = view.p.inspect(run_id)  # may refuse before any widget exists
+        run = view.p.history_intents.inspect(run_id)  # may refuse before any widget exists
         super().__init__(title="Inspect run", master=view.window.root, size=(900, 600))
         self.view = view
         self.run_id = run_id
@@ -74,7 +74,7 @@ class RunInspector(tb.Toplevel):
         kids = self.messages.get_children("")
         if kids:
             self.messages.selection_set(kids[-1])
-        prev_id, next_id = self.view.p.neighbours(run.id)
+        prev_id, next_id = self.view.p.history_intents.neighbours(run.id)
         self.prev_btn.configure(state="normal" if prev_id else "disabled")
         self.next_btn.configure(state="normal" if next_id else "disabled")
         self._sync_fork()
@@ -83,10 +83,10 @@ class RunInspector(tb.Toplevel):
         self.fork_btn.configure(state="normal" if self.messages.selection() else "disabled")
 
     def _go(self, index: int) -> str | None:
-        target = self.view.p.neighbours(self.run_id)[index]
+        target = self.view.p.history_intents.neighbours(self.run_id)[index]
         if target is None:
             return None
-        self.show(self.view.p.inspect(target))
+        self.show(self.view.p.history_intents.inspect(target))
         return target
 
     def previous(self) -> str | None:

@@ -78,7 +78,7 @@ class RunControlsMixin:
 
     def focus_pending_result(self) -> Any:
         """Show the last message and put the cursor in the first result a human must type."""
-        pending = self.p.pending_function_calls()
+        pending = self.p.message_intents.pending_function_calls()
         if not pending:
             return None
         self.list.scroll_to_end()
@@ -222,7 +222,7 @@ class RunControlsMixin:
     def _tool_called(self, index: int, call_id: str, text: str, is_error: bool) -> None:
         self.run.tool_status[call_id] = "error" if is_error else "done"
         try:
-            self.p.set_tool_result(index, call_id, text, is_error)
+            self.p.message_intents.set_tool_result(index, call_id, text, is_error)
         except UserFacingError as exc:
             self.window.show_error(str(exc))
 

@@ -392,7 +392,7 @@ class EditorView(RunControlsMixin, tb.Frame):
         self.p.redo()
 
     def add_message(self) -> None:
-        self._guard(self.p.add_message)
+        self._guard(self.p.message_intents.add_message)
         self.list.scroll_to_end()
 
     def _on_prompt_modified(self, _e: Any = None) -> None:
