@@ -237,7 +237,7 @@ class MainWindow(MenuMixin, TabPagesMixin):
     def run_or_stop(self) -> None:
         ed = self.active_editor()
         if ed is not None:
-            ed.run_or_stop()
+            ed.run_controls.run_or_stop()
 
     def _on_run_switch(self) -> None:
         if self.react.get():
@@ -367,7 +367,7 @@ class MainWindow(MenuMixin, TabPagesMixin):
             return
         for ed in list(self.editors.values()):
             if ed is not None:
-                ed.stop_run()
+                ed.run_controls.stop_run()
         self.root.configure(menu="")
         self.root.__dict__.pop("report_callback_exception", None)
         for child in list(self.root.winfo_children()):

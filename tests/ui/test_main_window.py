@@ -201,7 +201,7 @@ def test_call_this_tool_runs_a_builtin_and_fills_its_response(window, app):
                  "toolCalls": [{"id": "c1", "input": {"name": "read", "arguments": {"path": str(target)}}}]}]}}))
     window.tree_view.refresh()
     ed = window.open_thread("tool.json")
-    assert ed.call_tool("c1")
+    assert ed.run_controls.call_tool("c1")
     pump_until(window.root, lambda: ed.run.tool_status.get("c1") in ("done", "error"))
     out = ed.p.messages[1].toolCalls[0].output
     assert "line one" in out.text(), out.text()

@@ -36,7 +36,7 @@ def card_text(ed):
 def test_a_run_streams_into_the_assistant_card_and_lands_in_the_file(window, app, srv):
     srv.push(Turn(text="Streaming into the window works.", chunk_size=2, delay_per_chunk=0.002))
     ed = open_editor(window, app)
-    assert ed.start_run()
+    assert ed.run_controls.start_run()
     assert ed.run_btn.cget("text") == "■ Stop"
     assert str(ed.prompt.cget("state")) == "disabled"
     pump_until(window.root, lambda: ed.run.status != "running")
@@ -65,15 +65,15 @@ def test_a_function_tool_result_is_entered_in_its_box_and_the_run_continues(wind
     ed.p.upsert_function_tool('{"name": "lookup", "description": "Look it up", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}')
     window.auto_run.set(True)
     try:
-        ed.start_run()
+        ed.run_controls.start_run()
         pump_until(window.root, lambda: ed.run.status == "paused")
         assert "lookup" in ed.run.pause_reason
-        box = ed.focus_pending_result()
+        box = ed.run_controls.focus_pending_result()
         assert box is ed.list.cards[ed.p.messages[-1].id].results["call_9"]
         box.insert("1.0", "42")
         window.root.update()
         assert ed.p.messages[-1].toolCalls[0].output.text() == "42"
-        ed.continue_run()
+        ed.run_controls.continue_run()
         pump_until(window.root, lambda: ed.run.status != "running" and ed.p.messages[-1].text() == "It is 42.")
     finally:
         window.auto_run.set(False)
@@ -82,7 +82,7 @@ def test_a_function_tool_result_is_entered_in_its_box_and_the_run_continues(wind
 def test_a_failed_run_shows_the_error_in_the_editor(window, app, srv):
     srv.push_raw(status=401, body=b'{"error": {"message": "invalid key"}}')
     ed = open_editor(window, app)
-    ed.start_run()
+    ed.run_controls.start_run()
     pump_until(window.root, lambda: ed.run.status != "running")
     assert ed.run.status == "error"
     assert ed.banner.winfo_ismapped() or ed.banner.winfo_manager() == "pack"
@@ -92,8 +92,8 @@ def test_two_tabs_can_run_at_once(window, app, srv):
     srv.push(Turn(text="first", chunk_size=1, delay_per_chunk=0.01), Turn(text="second", chunk_size=1, delay_per_chunk=0.01))
     a = open_editor(window, app, stem="a")
     b = open_editor(window, app, stem="b")
-    a.start_run()
-    b.start_run()
+    a.run_controls.start_run()
+    b.run_controls.start_run()
     assert a.run.running and b.run.running
     pump_until(window.root, lambda: not a.run.running and not b.run.running)
     assert {a.p.messages[-1].text(), b.p.messages[-1].text()} == {"first", "second"}
@@ -112,14 +112,14 @@ def test_a_risky_command_pauses_and_runs_only_after_confirmation(window, app, sr
     ed.p.thread.ensure_context().variables = {"current_working_directory": Variable(type="workingDirectory", value=str(tmp_path))}
     window.auto_run.set(True)
     try:
-        ed.start_run()
+        ed.run_controls.start_run()
         pump_until(window.root, lambda: ed.run.status == "paused")
         assert "risky" in ed.run.pause_reason and victim.exists()
         window.dialogs.answer = False
-        ed.confirm_risky()
+        ed.run_controls.confirm_risky()
         assert victim.exists() and ed.run.status == "paused"
         window.dialogs.answer = True
-        ed.confirm_risky()
+        ed.run_controls.confirm_risky()
         pump_until(window.root, lambda: ed.p.messages[-1].text() == "Removed." and ed.run.status != "running")
         out = ed.p.messages[-2].toolCalls[0].output
         assert not victim.exists(), out.text()
@@ -144,7 +144,7 @@ def test_closing_a_running_tab_stops_the_run_and_saves_what_it_produced(window, 
     srv.push(Turn(text="z" * 2000, chunk_size=2, delay_per_chunk=0.005))
     ed = open_editor(window, app, stem="closing")
     rel = ed.p.rel
-    ed.start_run()
+    ed.run_controls.start_run()
     pump_until(window.root, lambda: len(ed.p.messages) > 1 and ed.p.messages[-1].text())
     run = ed.run
     window.close_tab(rel)
@@ -155,7 +155,7 @@ def test_closing_a_running_tab_stops_the_run_and_saves_what_it_produced(window, 
 def test_render_warnings_of_a_run_show_in_the_status_bar_and_the_prompt_hints(window, app, srv):
     srv.push(Turn(text="done"))
     ed = open_editor(window, app, text="Hi {% if %}x", stem="warn")
-    assert ed.start_run()
+    assert ed.run_controls.start_run()
     pump_until(window.root, lambda: ed.run.status != "running")
     status = window.status_msg.cget("text")
     assert status.startswith("Run finished with 1 warning: Template error in message 1"), status
@@ -168,7 +168,7 @@ def test_a_finished_reply_whose_lines_wrap_is_shown_whole(window, app, srv):
     text = "\n".join(["w" * 40 + " " + "x" * 60 + " " + "y" * 60] * 4 + ["the last line"])
     srv.push(Turn(text=text, chunk_size=50))
     ed = open_editor(window, app)
-    assert ed.start_run()
+    assert ed.run_controls.start_run()
     pump_until(window.root, lambda: ed.run.status != "running")
 
     def shows_every_line():

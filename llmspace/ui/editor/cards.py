@@ -101,7 +101,7 @@ class MessageCard(tb.Frame):
             if line:
                 tb.Label(head, text=line, bootstyle="secondary").pack(side="left", padx=6)
         for label, tip, cmd in (("✕", "Remove", lambda: self._do(self.p.message_intents.remove_message, index)),
-                                ("▶", "Run from this message", lambda: view.run_from(msg.id)),
+                                ("▶", "Run from this message", lambda: view.run_controls.run_from(msg.id)),
                                 ("+", "Insert before", lambda: self._do(self.p.message_intents.add_message, None, index)),
                                 ("↓", "Move down", lambda: self._do(self.p.message_intents.move_message, index, index + 1)),
                                 ("↑", "Move up", lambda: self._do(self.p.message_intents.move_message, index, index - 1))):
@@ -125,7 +125,7 @@ class MessageCard(tb.Frame):
             self._thinking(msg.thinking)
         self.text = self._text_box(msg.text(), editable=not ro)
         self.text.bind("<<Modified>>", self._on_text_modified)
-        self.text.bind("<Control-Return>", lambda e: (view.run_from(msg.id), "break")[1])
+        self.text.bind("<Control-Return>", lambda e: (view.run_controls.run_from(msg.id), "break")[1])
         if msg.role == "assistant":
             for call in msg.toolCalls or []:
                 self._tool_call(call)
@@ -172,7 +172,7 @@ class MessageCard(tb.Frame):
         tool = next((t for t in self.p.tools if t.name == call.input.name), None)
         if tool is not None and tool.is_executable() and not self.p.read_only:
             tb.Button(box, text="▶ Call this tool", bootstyle="link",
-                      command=lambda c=call.id: self.view.call_tool(c)).pack(anchor="e")
+                      command=lambda c=call.id: self.view.run_controls.call_tool(c)).pack(anchor="e")
         if status:
             tb.Label(box, text={"running": "running…", "done": "done", "error": "failed"}.get(status, status),
                      bootstyle="warning" if status == "running" else ("danger" if status == "error" else "success")).pack(anchor="e")
@@ -200,7 +200,7 @@ class MessageCard(tb.Frame):
         if ro:
             rt.configure(state="disabled")
         rt.bind("<<Modified>>", lambda e, c=call.id: self._on_result_modified(c))
-        rt.bind("<Control-Return>", lambda e: (self.view.continue_run(), "break")[1])
+        rt.bind("<Control-Return>", lambda e: (self.view.run_controls.continue_run(), "break")[1])
         self.results[call.id] = rt
         err = tkvars.BooleanVar(self, bool(call.output is not None and call.output.isError))
         tb.Checkbutton(box, text="Mark as error", variable=err, bootstyle="danger-round-toggle",
@@ -216,9 +216,9 @@ class MessageCard(tb.Frame):
         tb.Label(row, text=f"{n} tool call{'s' if n != 1 else ''}", bootstyle="secondary").pack(side="left")
         state = "disabled" if self.p.read_only else "normal"
         tb.Button(row, text="Continue", bootstyle="primary-link", state=state,
-                  command=lambda: self.view.run_from(msg.id)).pack(side="right")
+                  command=lambda: self.view.run_controls.run_from(msg.id)).pack(side="right")
         tb.Button(row, text="Call tools", bootstyle="link", state=state,
-                  command=lambda: self.view.call_tools(msg.id)).pack(side="right")
+                  command=lambda: self.view.run_controls.call_tools(msg.id)).pack(side="right")
 
     # -- edits ---------------------------------------------------------------------------
     def _do(self, fn: Any, *args: Any) -> None:

@@ -1,32 +1,69 @@
 """Run controls of the thread editor: Run/Stop (Ctrl+Enter), run from a message, continue
 after typed tool results, the pause/error banner, confirming a risky command, and calling
-one executable tool from its card. State lives in `presenters.run.RunPresenter`; mixed
-into `ui/editor/view.EditorView`.
+one executable tool from its card. State lives in `presenters.run.RunPresenter`.
+`RunControls` is a component of `ui/editor/view.EditorView` (`view.run_controls`); it gets
+the view (seen through `RunHost`), the main window (`RunWindow`), the App, the editor
+presenter and the run presenter. Background tool calls go through `Pump.run_in_worker`.
 """
 
 from __future__ import annotations
 
 from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import ttkbootstrap as tb
 
 from ...errors import UserFacingError
 
+if TYPE_CHECKING:
+    from ...presenters.editor import EditorPresenter
+    from ...presenters.run import RunPresenter
+    from ..pump import Pump
 
-class RunControlsMixin:
-    """Running from the editor; expects the EditorView attributes it uses."""
 
-    window: Any
-    app: Any
-    p: Any
-    run: Any
-    list: Any
-    banner: Any
-    status: Any
+class RunHost(Protocol):
+    """What `RunControls` uses of the editor view."""
 
-    def _draw_banner(self) -> None:
-        for w in self.banner.winfo_children():
+    list: Any  # ui/editor/messages.MessageList
+    banner: Any  # the frame above the message list
+    status: Any  # the status label in the header
+    history_panel: Any  # ui/editor/history.HistoryPanel or None
+
+    def flush(self) -> bool: ...
+
+    def refresh_controls(self) -> None: ...
+
+    def refresh_hints(self) -> None: ...
+
+
+class RunWindow(Protocol):
+    """What `RunControls` uses of the main window."""
+
+    pump: Pump
+    dialogs: Any  # ui/dialogs.Dialogs
+    react: Any  # BooleanVar: Enable ReAct loop
+    auto_run: Any  # BooleanVar: Auto run tools
+
+    def set_status(self, text: str) -> None: ...
+
+    def show_error(self, message: str) -> None: ...
+
+    def report(self, exc: BaseException) -> None: ...
+
+
+class RunControls:
+    """Running from the editor of one thread."""
+
+    def __init__(self, view: RunHost, window: RunWindow, app: Any, presenter: EditorPresenter,
+                 run: RunPresenter) -> None:
+        self.view = view
+        self.window = window
+        self.app = app
+        self.p = presenter
+        self.run = run
+
+    def draw_banner(self) -> None:
+        for w in self.view.banner.winfo_children():
             w.destroy()
         r = self.run
         items = []
@@ -35,38 +72,38 @@ class RunControlsMixin:
         if r.status == "paused" and r.pause_reason:
             items.append(("warning", r.pause_reason))
         if not items:
-            self.banner.pack_forget()
+            self.view.banner.pack_forget()
             return
         for style, text in items:
-            tb.Label(self.banner, text=text, bootstyle=style, wraplength=520, justify="left").pack(anchor="w")
+            tb.Label(self.view.banner, text=text, bootstyle=style, wraplength=520, justify="left").pack(anchor="w")
         if r.status == "paused":
-            row = tb.Frame(self.banner)
+            row = tb.Frame(self.view.banner)
             row.pack(anchor="w")
             if "risky" in (r.pause_reason or ""):
                 tb.Button(row, text="Run the tools anyway…", bootstyle="warning-outline", command=self.confirm_risky).pack(side="left")
             tb.Button(row, text="Continue", bootstyle="primary-outline", command=self.continue_run).pack(side="left", padx=4)
-        self.banner.pack(fill="x", before=self.list)
+        self.view.banner.pack(fill="x", before=self.view.list)
 
-    def _on_run(self, kind: str, detail: Any) -> None:
+    def on_run(self, kind: str, detail: Any) -> None:
         if kind == "status":
-            self.status.configure(text={"running": "Running…", "stopping": "Stopping…", "paused": "Paused",
+            self.view.status.configure(text={"running": "Running…", "stopping": "Stopping…", "paused": "Paused",
                                         "error": "Failed", "idle": "Stopped" if self.run.stopped else "Done",
                                         }.get(str(detail), str(detail)))
             if detail in ("idle", "paused", "error"):
-                self.flush()
-                self.list.render()
-                if self.history_panel is not None:
-                    self.history_panel.refresh()
+                self.view.flush()
+                self.view.list.render()
+                if self.view.history_panel is not None:
+                    self.view.history_panel.refresh()
             if detail in ("idle", "paused", "error"):
                 self.show_run_warnings()
             if detail == "paused":
                 self.focus_pending_result()
         elif kind == "tool":
-            self.list.request_render()
+            self.view.list.request_render()
         elif kind == "retrying":
-            self.status.configure(text="Retrying…")
+            self.view.status.configure(text="Retrying…")
             self.window.set_status(str(detail))
-        self.refresh_controls()
+        self.view.refresh_controls()
 
     def show_run_warnings(self) -> None:
         """Render warnings of the finished run: in the status bar and under the system prompt."""
@@ -74,16 +111,16 @@ class RunControlsMixin:
         if warnings:
             n = len(warnings)
             self.window.set_status(f"Run finished with {n} warning{'s' if n != 1 else ''}: {warnings[0]}")
-        self.refresh_hints()
+        self.view.refresh_hints()
 
     def focus_pending_result(self) -> Any:
         """Show the last message and put the cursor in the first result a human must type."""
         pending = self.p.message_intents.pending_function_calls()
         if not pending:
             return None
-        self.list.scroll_to_end()
+        self.view.list.scroll_to_end()
         index, call = pending[0]
-        card = self.list.cards.get(self.p.messages[index].id)
+        card = self.view.list.cards.get(self.p.messages[index].id)
         box = card.results.get(call.id) if card is not None else None
         if box is not None:
             box.focus_set()
@@ -98,7 +135,7 @@ class RunControlsMixin:
 
     def start_run(self, from_message_id: str | None = None, tool_results: dict[str, tuple[str, bool]] | None = None) -> bool:
         try:
-            self.flush()
+            self.view.flush()
         except UserFacingError:
             pass
         pump = self.window.pump
@@ -109,8 +146,8 @@ class RunControlsMixin:
         except UserFacingError as exc:
             self.window.show_error(str(exc))
             return False
-        self.list.follow = True
-        self.list.render()
+        self.view.list.follow = True
+        self.view.list.render()
         return True
 
     def run_from(self, message_id: str) -> None:
@@ -144,7 +181,7 @@ class RunControlsMixin:
 
         thread = clone_thread(self.p.thread)
         tools = list(thread.context.tools or []) if thread.context else []
-        pending = [c.model_copy(update={"output": None}) for c in thread.messages[-1].toolCalls or []]
+        pending = [c.model_copy(update={"output": None}) for c in getattr(thread.messages[-1], "toolCalls", None) or []]
         app = self.app
 
         def work() -> dict[str, tuple[str, bool]]:
@@ -188,7 +225,7 @@ class RunControlsMixin:
         thread = clone_thread(self.p.thread)
         pending = call.model_copy(update={"output": None})
         self.run.tool_status[call_id] = "running"
-        self.list.render()
+        self.view.list.render()
         app = self.app
 
         def work() -> tuple[str, bool]:

@@ -23,7 +23,7 @@ from ...errors import UserFacingError
 from ...presenters.editor import EditorPresenter
 from ...presenters.run import RunPresenter
 from .messages import MessageList
-from .run_controls import RunControlsMixin
+from .run_controls import RunControls
 from . import panels
 
 log = logging.getLogger("llmspace.ui.editor")
@@ -35,8 +35,9 @@ _TAG = re.compile(r"\{%.*?%\}", re.S)
 EDIT_KINDS = {"all", "header", "model", "tools", "variables", "prompt", "messages", "message"}
 
 
-class EditorView(RunControlsMixin, tb.Frame):
-    """Editor of one thread tab."""
+class EditorView(tb.Frame):
+    """Editor of one thread tab. Running (Run/Stop, the banner, calling tools from cards)
+    is the `self.run_controls` component (`ui/editor/run_controls.py`)."""
 
     def __init__(self, master: Any, window: Any, rel: str, thread: Any = None) -> None:
         presenter = EditorPresenter(window.app.workspace, rel, thread)  # may refuse: no widget yet
@@ -45,13 +46,14 @@ class EditorView(RunControlsMixin, tb.Frame):
         self.app = window.app
         self.p = presenter
         self.run = RunPresenter(self.p, self.app)
+        self.run_controls = RunControls(self, window, self.app, self.p, self.run)
         self.suppress_redraw = False
         self._autosave_job: str | None = None
         self._hints_job: str | None = None
         self._mtime = self._disk_mtime()
         self._build()
         self.p.listeners.append(self._on_change)
-        self.run.listeners.append(self._on_run)
+        self.run.listeners.append(self.run_controls.on_run)
         self.refresh_all()
         if self.p.dirty:  # the load rules changed something: an ordinary edit
             self.schedule_autosave()
@@ -69,7 +71,7 @@ class EditorView(RunControlsMixin, tb.Frame):
         self.undo_btn.pack(side="left", padx=(8, 2))
         self.redo_btn = tb.Button(head, text="↷", width=3, bootstyle="secondary-outline", command=self.redo)
         self.redo_btn.pack(side="left")
-        self.run_btn = tb.Button(head, text="▶ Run", bootstyle="success", width=9, command=self.run_or_stop)
+        self.run_btn = tb.Button(head, text="▶ Run", bootstyle="success", width=9, command=self.run_controls.run_or_stop)
         self.run_btn.pack(side="right")
         self.history_btn = tb.Button(head, text="History", bootstyle="secondary-outline", command=self.toggle_history)
         self.history_btn.pack(side="right", padx=4)
@@ -252,7 +254,7 @@ class EditorView(RunControlsMixin, tb.Frame):
         self.redo_btn.configure(state="normal" if self.p.can_redo() else "disabled")
         n = len(self.p.messages)
         self.count_lbl.configure(text=f"{n} message{'s' if n != 1 else ''}")
-        self._draw_banner()
+        self.run_controls.draw_banner()
 
     # -- presenter notifications -----------------------------------------------------------
     def _on_change(self, kind: str, detail: Any) -> None:
