@@ -5,8 +5,16 @@ on `[tool call]` / `[tool result]` lines), saves the thread through the workspac
 non-zero with the error on stderr when the run fails. When the run pauses for a custom
 function tool (or `ask_user_question`) and stdin is a terminal, it asks for each result and
 continues; otherwise `--tool-result CALL_ID=TEXT` supplies them on the next invocation.
-`--json` prints one JSON summary instead of the stream. Ctrl-C stops the run (the partial
-reply is kept and saved).
+`--json` prints one JSON summary instead of the stream.
+
+Ctrl-C stops the run (the partial reply is kept and saved): `CtrlC` installs its own SIGINT
+handler for the whole command, also when the process inherited SIGINT as ignored (as
+background jobs of a non-interactive shell do, where Python installs no handler at all). While
+a run is being started, runs or is saved, the handler only records the request and never
+raises, so the signal cannot land between submitting the run and the code that would cancel
+it; the main thread polls the request and cancels the run's token. Before the run, while
+asking for tool results, or at a second Ctrl-C during a run, it raises `KeyboardInterrupt` as
+usual ("interrupted", exit 130).
 """
 
 from __future__ import annotations
@@ -14,7 +22,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -165,20 +175,75 @@ class Printer:
 # -- running ---------------------------------------------------------------------------------
 
 
-def _run_once(app: "App", thread: "Thread", opts: "RunOptions", printer: Printer | None) -> "RunResult":
+class CtrlC:
+    """SIGINT while `llmspace run` runs (see the module docstring); a context manager.
+
+    `quiet` is True from just before a run is submitted until its thread is saved: a SIGINT
+    then sets `requested` (polled by `_run_once`) instead of raising. A second SIGINT while
+    `requested` is already set raises `KeyboardInterrupt`, so a run that does not stop can
+    still be left. Off the main thread (in-process callers) nothing is installed."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.quiet = False
+        self._old: Any = None
+        self._installed = False
+
+    def __enter__(self) -> "CtrlC":
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGINT, self._handle)
+            self._installed = True
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._installed:
+            signal.signal(signal.SIGINT, self._old if self._old is not None else signal.SIG_DFL)
+            self._installed = False
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        # Runs on the main thread between two bytecodes: no locks, no I/O, only flags.
+        if self.quiet and not self.requested:
+            self.requested = True
+            return
+        raise KeyboardInterrupt
+
+
+POLL_S = 0.05  # how often the main thread looks at a Ctrl-C request while a run is going
+STOP_WAIT_S = 30.0  # how long a cancelled run may take to end before the command gives up
+
+
+def _run_once(app: "App", thread: "Thread", opts: "RunOptions", printer: Printer | None,
+              ctrl_c: CtrlC | None = None) -> "RunResult":
+    """Submit one run and wait for it; a Ctrl-C request (`ctrl_c.requested`) cancels it.
+
+    The caller has set `ctrl_c.quiet`, so no KeyboardInterrupt can be raised between the
+    submit and the wait; without a `CtrlC` (not on the main thread) a KeyboardInterrupt
+    during the wait cancels the run as before."""
+    import time
+
     from ..providers.base import CancelToken
 
+    if ctrl_c is not None and ctrl_c.requested:
+        raise KeyboardInterrupt  # asked to stop before the run was submitted: nothing to keep
     cancel = CancelToken()
     future = app.runner.submit(thread, opts, on_event=printer, cancel=cancel)
+    deadline: float | None = None
     try:
         while True:
+            if ctrl_c is not None and ctrl_c.requested and deadline is None:
+                cancel.cancel()
+                deadline = time.monotonic() + STOP_WAIT_S
             try:
-                return future.result(timeout=0.25)
+                return future.result(timeout=POLL_S)
             except TimeoutError:
-                continue
+                if deadline is not None and time.monotonic() > deadline:
+                    raise UserFacingError(f"The run did not stop within {STOP_WAIT_S:.0f} s after Ctrl-C.",
+                                          hint="Press Ctrl-C again to quit without saving.") from None
     except KeyboardInterrupt:
+        if ctrl_c is not None and ctrl_c.requested:
+            raise  # a second Ctrl-C: leave at once
         cancel.cancel()
-        return future.result(timeout=30)
+        return future.result(timeout=STOP_WAIT_S)
 
 
 def _call_info(thread: "Thread", message_id: str, call_id: str) -> tuple[str, dict[str, Any], bool]:
@@ -228,20 +293,24 @@ def _summary(rel: str, result: "RunResult") -> dict[str, Any]:
 def run_command(args: argparse.Namespace, app: "App") -> int:
     from dataclasses import replace
 
-    rel = thread_path(app, args.thread)
-    opts = options(args)
-    thread = app.workspace.open(rel)
-    printer = None if args.json else Printer(sys.stdout)
-    interactive = not args.json and sys.stdin.isatty()
-    while True:
-        result = _run_once(app, thread, opts, printer)
-        app.workspace.save(rel, thread)
-        if result.status != "paused" or not interactive:
-            break
-        answers = _ask(thread, result)
-        if not answers:
-            break
-        opts = replace(opts, tool_results=answers, from_message_id=None)
+    with CtrlC() as ctrl_c:
+        rel = thread_path(app, args.thread)
+        opts = options(args)
+        thread = app.workspace.open(rel)
+        printer = None if args.json else Printer(sys.stdout)
+        interactive = not args.json and sys.stdin.isatty()
+        _ = app.runner  # built before the run starts, so a Ctrl-C up to here just ends the command
+        while True:
+            ctrl_c.quiet = True  # from here until the thread is saved a Ctrl-C only asks to stop
+            result = _run_once(app, thread, opts, printer, ctrl_c)
+            app.workspace.save(rel, thread)
+            ctrl_c.quiet = False
+            if result.status != "paused" or not interactive or ctrl_c.requested:
+                break
+            answers = _ask(thread, result)
+            if not answers:
+                break
+            opts = replace(opts, tool_results=answers, from_message_id=None)
     if args.json:
         print(json.dumps(_summary(rel, result), ensure_ascii=False, indent=2))
     if result.status == "failed":
