@@ -126,6 +126,7 @@ def test_a_thread_with_a_malformed_evaluation_still_opens_with_a_warning(home, t
     path = home / "workspace" / thread_rel
     data = json.loads(path.read_text("utf-8"))
     data["evaluations"] = [{"id": "e", "leftRunId": "run-one", "rightRunId": "run-two", "verdict": "tie",
+                            "createdAt": 1, "updatedAt": 1,
                             "rubric": {"id": "r", "name": "Q", "criteria": [{"id": "a", "name": "A"}, {"id": "b", "name": "B"}]}}]
     path.write_text(json.dumps(data), "utf-8")
     assert main(["history", thread_rel]) == 0

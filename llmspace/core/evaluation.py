@@ -2,19 +2,20 @@
 
 Rubrics: `create_rubric`, `update_rubric` (unchanged input → no revision bump; otherwise
 revision + 1 and `updatedAt`), `delete_rubric`, `find_rubric`. 2–6 ordered criteria, names
-≤ 80 characters and unique case-insensitively, descriptions ≤ 240, at most 20 rubrics (oldest
-dropped).
+≤ 80 characters and unique case-insensitively, descriptions ≤ 240, at most 20 rubrics (a 21st
+is refused, as the original refuses it).
 
 Evaluations: `save_evaluation` keeps one record per unordered run pair (a reversed pair
 updates the existing record, keeping id and createdAt); verdict leftBetter / rightBetter / tie /
 pass / fail; note trimmed (empty → absent); with a rubric, a complete 1–5 score grid is
 required and stored canonically as [left run, right run] × criteria order, next to an immutable
 snapshot of the rubric; at most 50 evaluations (oldest dropped). `averages` gives the mean per
-run and the B − A delta. `normalize_evaluations` applies the load rules.
+run and the B − A delta. `normalize_evaluations` applies the load rules (ported in
+llmspace/core/evaluation_records.py, which also holds the record bounds).
 
 Dialog helpers (`switch_rubric`, `draft_averages`, `removal_needs_confirmation`) follow the
-original compare dialog. `sanitize_thread_data` applies the record rules to raw JSON before
-validation. Mutates the given Thread in place; no I/O, no model call.
+original compare dialog. `sanitize_thread_data` applies the record rules to raw
+JSON before validation. Mutates the given Thread in place; no I/O, no model call.
 Callers: commands/history.py, presenters and the UI compare dialog.
 """
 
@@ -26,15 +27,21 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ..errors import UserFacingError
+from .evaluation_records import (
+    DESCRIPTION_MAX,
+    MAX_CRITERIA,
+    MAX_EVALUATIONS,
+    MAX_RUBRICS,
+    MAX_SAFE_INTEGER,
+    MIN_CRITERIA,
+    NAME_MAX,
+    VERDICTS,
+    normalize_records,
+    sanitize_records,
+)
 from .history import find_run, run_ids, unset
 from .model import Criterion, CriterionScore, Evaluation, Rubric, RubricSnapshot, RunScores, Thread
 
-MAX_EVALUATIONS = 50
-MAX_RUBRICS = 20
-MIN_CRITERIA, MAX_CRITERIA = 2, 6
-NAME_MAX, DESCRIPTION_MAX = 80, 240
-MAX_SAFE_INTEGER = 2**53 - 1
-VERDICTS = ("leftBetter", "rightBetter", "tie", "pass", "fail")
 _FLIP = {"leftBetter": "rightBetter", "rightBetter": "leftBetter"}
 
 
@@ -116,8 +123,11 @@ def find_rubric(thread: Thread, key: str) -> Rubric:
 
 def create_rubric(thread: Thread, name: str, criteria: Sequence[CriterionInput | Mapping[str, Any]],
                   rubric_id: str | None = None, now: int | None = None) -> Rubric:
-    """Add a rubric (revision 1); drops the oldest beyond `MAX_RUBRICS`."""
+    """Add a rubric (revision 1); refused when the thread already has `MAX_RUBRICS`."""
     rubrics = list(thread.evaluationRubrics or [])
+    if len(rubrics) >= MAX_RUBRICS:
+        raise UserFacingError(f"This thread already has {len(rubrics)} rubrics, the most a thread can hold ({MAX_RUBRICS}).",
+                              hint="Delete a rubric you no longer use, or edit an existing one, then try again.")
     if rubric_id is not None and any(r.id == rubric_id for r in rubrics):
         raise UserFacingError(f"A rubric with id {rubric_id!r} already exists.", hint="Edit it, or choose another id.")
     clean = _clean_name(name, "rubric")
@@ -125,7 +135,7 @@ def create_rubric(thread: Thread, name: str, criteria: Sequence[CriterionInput |
     rubric = Rubric(id=rubric_id or _short_id("rubric"), name=clean, criteria=_clean_criteria(criteria),
                     revision=1, createdAt=stamp, updatedAt=stamp)
     rubrics.append(rubric)
-    thread.evaluationRubrics = rubrics[-MAX_RUBRICS:]
+    thread.evaluationRubrics = rubrics
     return rubric
 
 
@@ -318,106 +328,26 @@ def preferred_rubric(thread: Thread) -> Rubric | None:
     return None
 
 
-# -- load rules ----------------------------------------------------------------------------------
-
-
-def _grid_ok(ev: Evaluation) -> bool:
-    if ev.rubric is None or ev.runScores is None:
-        return False
-    if [rs.runId for rs in ev.runScores] != [ev.leftRunId, ev.rightRunId]:
-        return sorted(rs.runId for rs in ev.runScores) == sorted([ev.leftRunId, ev.rightRunId]) and averages(ev) is not None
-    return averages(ev) is not None
-
-
-def _rubric_ok(r: RubricSnapshot) -> bool:
-    names = [c.name.strip().casefold() for c in r.criteria]
-    ids = [c.id for c in r.criteria]
-    return len(set(names)) == len(names) and len(set(ids)) == len(ids) and all(names)
+# -- load rules (llmspace/core/evaluation_records.py) -------------------------------------------
 
 
 def normalize_evaluations(thread: Thread) -> None:
-    """Load rules: invalid records dropped, malformed structured → legacy, duplicates keep the last, caps."""
-    if thread.evaluationRubrics is not None:
-        rubrics = [r for r in thread.evaluationRubrics if r.name.strip() and _rubric_ok(r)]
-        last = {r.id: i for i, r in enumerate(rubrics)}
-        rubrics = [r for i, r in enumerate(rubrics) if last[r.id] == i][-MAX_RUBRICS:]
-        if len(rubrics) != len(thread.evaluationRubrics):
-            thread.evaluationRubrics = rubrics
-    if thread.evaluations is None:
-        return
-    kept: list[Evaluation] = []
-    for ev in thread.evaluations:
-        if ev.leftRunId == ev.rightRunId:
-            continue
-        if ev.rubric is not None and not (_rubric_ok(ev.rubric) and _grid_ok(ev)):
-            unset(ev, "rubric")
-            unset(ev, "runScores")
-        if isinstance(ev.note, str) and not ev.note.strip():
-            unset(ev, "note")
-        kept.append(ev)
-    last_id = {e.id: i for i, e in enumerate(kept)}
-    kept = [e for i, e in enumerate(kept) if last_id[e.id] == i]
-    last_pair = {frozenset((e.leftRunId, e.rightRunId)): i for i, e in enumerate(kept)}
-    kept = [e for i, e in enumerate(kept) if last_pair[frozenset((e.leftRunId, e.rightRunId))] == i][-MAX_EVALUATIONS:]
-    if len(kept) != len(thread.evaluations):
-        thread.evaluations = kept
+    """The original's load rules for rubrics and evaluations (see `evaluation_records`): invalid
+    records dropped, notes trimmed, malformed structured → verdict-only, the last valid record
+    of an id or run pair wins, caps. Run after `history.normalize_history`."""
+    normalize_records(thread)
+
+
+def sanitize_thread_data(data: Any) -> Any:
+    """Raw thread JSON that does not validate, with the record-level load rules applied (in
+    place; see `evaluation_records.sanitize_records`). Returns `data`."""
+    return sanitize_records(data)
 
 
 def orphaned(thread: Thread) -> list[Evaluation]:
     """Evaluations that refer to runs no longer in the history."""
     ids = run_ids(thread)
     return [e for e in thread.evaluations or [] if e.leftRunId not in ids or e.rightRunId not in ids]
-
-
-def sanitize_thread_data(data: Any) -> Any:
-    """Apply the record-level load rules to raw thread JSON before it is validated (in place).
-
-    Without this a single malformed evaluation, rubric or run entry would make the whole file
-    unreadable: run entries that do not validate are dropped; rubrics that do not validate are
-    dropped; an evaluation whose structured part (rubric/runScores) is malformed degrades to a
-    legacy verdict-only record, and one that is still invalid is dropped. Returns `data`."""
-    from pydantic import ValidationError
-
-    from .model import RunSnapshot
-
-    if not isinstance(data, dict):
-        return data
-
-    def keep(items: Any, model: Any) -> Any:
-        if not isinstance(items, list):
-            return items
-        out = []
-        for item in items:
-            try:
-                model.model_validate(item)
-                out.append(item)
-            except ValidationError:
-                continue
-        return out
-
-    if "runHistory" in data:
-        data["runHistory"] = keep(data["runHistory"], RunSnapshot)
-    if "evaluationRubrics" in data:
-        data["evaluationRubrics"] = keep(data["evaluationRubrics"], Rubric)
-    evaluations = data.get("evaluations")
-    if isinstance(evaluations, list):
-        out = []
-        for item in evaluations:
-            try:
-                Evaluation.model_validate(item)
-                out.append(item)
-                continue
-            except ValidationError:
-                pass
-            if isinstance(item, dict):
-                legacy = {k: v for k, v in item.items() if k not in ("rubric", "runScores")}
-                try:
-                    Evaluation.model_validate(legacy)
-                    out.append(legacy)
-                except ValidationError:
-                    pass
-        data["evaluations"] = out
-    return data
 
 
 # -- helpers for the compare dialog (draft scores while the user edits) ---------------------------

@@ -161,10 +161,14 @@ def normalize_history(thread: Thread) -> None:
     """Apply the load rules of reference §7.2 to `thread.runHistory` (in place)."""
     if thread.runHistory is None:
         return
-    entries = [r for r in thread.runHistory if isinstance(r.timestamp, (int, float)) and math.isfinite(r.timestamp)]
-    for index, run in enumerate(entries):
-        if not run.id:
+    entries = []
+    for index, run in enumerate(thread.runHistory):  # the index in the file, as the original numbers them
+        if not (isinstance(run.timestamp, (int, float)) and math.isfinite(run.timestamp)):
+            continue
+        if not (run.id and run.id.strip()):
             run.id = f"run-{math.trunc(run.timestamp)}-{index}"
+        entries.append(run)
+    for run in entries:
         if "usage" in run.model_fields_set and run.usage is not None and not is_valid_usage(run.usage):
             unset(run, "usage")
     last: dict[str, int] = {run.id or "": i for i, run in enumerate(entries)}

@@ -90,12 +90,13 @@ def test_rubric_refuses_revision_beyond_max_safe_integer_and_id_collisions():
         create_rubric(t, "Other", CRITERIA, rubric_id="r")
 
 
-def test_rubric_cap_drops_the_oldest():
+def test_rubric_cap_refuses_a_twenty_first_rubric():
     t = _thread()
-    for i in range(MAX_RUBRICS + 2):
+    for i in range(MAX_RUBRICS):
         create_rubric(t, f"R{i}", CRITERIA, rubric_id=f"id{i}")
-    assert len(t.evaluationRubrics) == MAX_RUBRICS
-    assert t.evaluationRubrics[0].id == "id2"
+    with pytest.raises(UserFacingError, match="already has 20 rubrics"):
+        create_rubric(t, "R20", CRITERIA, rubric_id="id20")
+    assert [r.id for r in t.evaluationRubrics] == [f"id{i}" for i in range(MAX_RUBRICS)]
 
 
 def test_verdict_only_evaluation_trims_note_and_stays_rubric_free():
@@ -243,14 +244,15 @@ def test_raw_data_with_malformed_records_still_loads_with_them_dropped_or_degrad
     from llmspace.core.evaluation import sanitize_thread_data
 
     good_rubric = {"id": "r", "name": "Q", "revision": 1, "criteria": [{"id": "a", "name": "A"}, {"id": "b", "name": "B"}]}
+    stamps = {"createdAt": 1, "updatedAt": 1}  # records without them are dropped, as the original drops them
     data = {
         "title": "t",
         "runHistory": [{"id": "x", "timestamp": 1, "thread": {}}, {"id": "bad", "thread": {}}],
         "evaluationRubrics": [good_rubric, {"id": "r2", "name": "one", "criteria": [{"id": "a", "name": "A"}]}],
         "evaluations": [
-            {"id": "e1", "leftRunId": "x", "rightRunId": "y", "verdict": "tie", "rubric": good_rubric},  # no runScores
-            {"id": "e2", "leftRunId": "x", "rightRunId": "y", "verdict": "great"},
-            {"id": "e3", "leftRunId": "x", "rightRunId": "y", "verdict": "pass", "rubric": good_rubric,
+            {"id": "e1", "leftRunId": "x", "rightRunId": "y", "verdict": "tie", "rubric": good_rubric, **stamps},  # no runScores
+            {"id": "e2", "leftRunId": "x", "rightRunId": "y", "verdict": "great", **stamps},
+            {"id": "e3", "leftRunId": "x", "rightRunId": "y", "verdict": "pass", "rubric": good_rubric, **stamps,
              "runScores": [{"runId": "x", "scores": [{"criterionId": "a", "score": 9}, {"criterionId": "b", "score": 1}]},
                            {"runId": "y", "scores": [{"criterionId": "a", "score": 1}, {"criterionId": "b", "score": 1}]}]},
         ],
