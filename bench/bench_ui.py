@@ -94,7 +94,7 @@ def _in_process(home: Path) -> list[Row]:
             time.sleep(0.001)
         win.root.update()
         times.append(time.perf_counter() - t0)
-        win.close_tab("big.json")
+        win.tab_pages.close_tab("big.json")
         win.root.update()
     rows: list[Row] = [("ui: open 10 MB thread, first screen", statistics.median(times), "s", 0.3)]
 
@@ -112,7 +112,7 @@ def _in_process(home: Path) -> list[Row]:
         win.root.update()
         steps.append(time.perf_counter() - t0)
     rows.append(("ui: scroll one message in the 10 MB thread (median)", statistics.median(steps) * 1000, "ms", 50))
-    win.close_tab("big.json")
+    win.tab_pages.close_tab("big.json")
     win.root.update()
 
     rel = app.workspace.create_thread("", "stream")

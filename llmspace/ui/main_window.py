@@ -5,6 +5,11 @@ tabs, active tab and expanded folders in `settings/ui-state.json`.
 
 Editors are built lazily: a restored tab gets its editor when first selected, so start-up
 cost does not grow with the number of open tabs. Caller: `ui/main.py`.
+
+Composed of components that get what they use in their constructor: `self.tab_pages`
+(`ui/tab_pages.TabPages`: tabs, pages, editors), `self.menus` (`ui/menus.Menus`: menu bar,
+shortcuts, palette commands), `self.tree_view` and `self.welcome`. `open_thread`,
+`active_editor`, `tabs`, `pages` and `editors` are kept here as the window's public face.
 """
 
 from __future__ import annotations
@@ -25,14 +30,14 @@ from ..presenters.tree import TreePresenter
 from . import theme as themes
 from .dialogs import Dialogs
 from .pump import Pump
-from .menus import MenuMixin
-from .tab_pages import TabPagesMixin
+from .menus import Menus
+from .tab_pages import TabPages, thread_exists
 from .tree_view import TreeView
 
 log = logging.getLogger("llmspace.ui")
 
 
-class MainWindow(MenuMixin, TabPagesMixin):
+class MainWindow:
     """Owns the root window and every top-level view."""
 
     def __init__(self, app: Any, *, root: Any = None) -> None:
@@ -60,13 +65,8 @@ class MainWindow(MenuMixin, TabPagesMixin):
         self.auto_run = tkvars.BooleanVar(root, self.ui_state.auto_run_tools or self.ui_state.react)
         self.theme_var = tkvars.StringVar(root, self.ui_state.theme)
         self.render_var = tkvars.StringVar(root, self.ui_state.rendering)
-        self.tabs = TabsPresenter(self.ui_state.open_tabs, self.ui_state.active_tab)
-        self.pages: dict[str, tb.Frame] = {}
-        self.editors: dict[str, Any] = {}
-        self._loading: set[str] = set()
         self._build()
-        self._build_menu()
-        self._bind_keys()
+        self.menus = Menus(self, self.tree_view, self.tab_pages)
         if self.store.problems:  # an unreadable window.json / ui-state.json: say so, keep the file
             self.set_status(self.store.problems[0])
         self._save_job: str | None = None
@@ -124,19 +124,17 @@ class MainWindow(MenuMixin, TabPagesMixin):
         self._sash_done = False
         self.paned.bind("<Configure>", self._init_sash, add=True)
         self.notebook = tb.Notebook(self.right)
-        self.notebook.bind("<<NotebookTabChanged>>", self._on_tab_changed)
-        self.notebook.bind("<Button-2>", self._on_middle_click)
-        self.notebook.bind("<Button-3>", self._on_tab_menu)
+        saved = TabsPresenter(self.ui_state.open_tabs, self.ui_state.active_tab)
+        existing = [t for t in saved.tabs if thread_exists(ws, t)]
+        self.tab_pages = TabPages(self, ws, self.notebook, TabsPresenter(existing, saved.active))
         from .welcome import WelcomeView
 
         self.welcome = WelcomeView(self.right, self)
         self.tree_p.refresh()
         self.tree_view.redraw()
-        existing = [t for t in self.tabs.tabs if self._thread_exists(t)]
-        self.tabs = TabsPresenter(existing, self.tabs.active)
         for rel in self.tabs.tabs:
-            self._add_page(rel)
-        self._show_right()
+            self.tab_pages.add_page(rel)
+        self.show_right()
         if self.tabs.active:
             self.notebook.select(self.pages[self.tabs.active])
         self.sidebar_visible = True
@@ -145,12 +143,6 @@ class MainWindow(MenuMixin, TabPagesMixin):
         if not self._sash_done and e.width > 400 and getattr(self, "sidebar_visible", True):
             self._sash_done = True
             self.paned.sashpos(0, max(180, min(320, int(e.width * 0.2))))
-
-    def _thread_exists(self, rel: str) -> bool:
-        try:
-            return self.app.workspace.resolve(rel).is_file()
-        except UserFacingError:
-            return False
 
     def _set_icon(self) -> None:
         try:
@@ -163,7 +155,28 @@ class MainWindow(MenuMixin, TabPagesMixin):
         except Exception:
             log.debug("no window icon", exc_info=True)
 
-    def _show_right(self) -> None:
+    # -- tabs (the `tab_pages` component) --------------------------------------------------
+    @property
+    def tabs(self) -> TabsPresenter:
+        return self.tab_pages.tabs
+
+    @property
+    def pages(self) -> dict[str, tb.Frame]:
+        return self.tab_pages.pages
+
+    @property
+    def editors(self) -> dict[str, Any]:
+        return self.tab_pages.editors
+
+    def open_thread(self, rel: str) -> Any:
+        """Open (or focus) the tab of `rel`; returns its editor view (None while loading)."""
+        return self.tab_pages.open_thread(rel)
+
+    def active_editor(self) -> Any:
+        return self.tab_pages.active_editor()
+
+    def show_right(self) -> None:
+        """The notebook when tabs are open, else the welcome view."""
         if self.tabs.tabs:
             self.welcome.pack_forget()
             self.notebook.pack(fill="both", expand=True)
@@ -207,7 +220,7 @@ class MainWindow(MenuMixin, TabPagesMixin):
     def open_palette(self) -> Any:
         from .palette import CommandPalette
 
-        return CommandPalette(self, [c for c in self.commands if not c[0].endswith("Command Palette…")])
+        return CommandPalette(self, [c for c in self.menus.commands if not c[0].endswith("Command Palette…")])
 
     def open_settings(self) -> None:
         from .settings_dialog import SettingsDialog
@@ -239,7 +252,7 @@ class MainWindow(MenuMixin, TabPagesMixin):
         if ed is not None:
             ed.run_controls.run_or_stop()
 
-    def _on_run_switch(self) -> None:
+    def on_run_switch(self) -> None:
         if self.react.get():
             self.auto_run.set(True)
         self.state_changed()

@@ -1,28 +1,67 @@
 """The menu bar (File, Edit, View, Run, Window, Help with the reference's commands and
 Ctrl shortcuts) and the window-wide key bindings of the main window; every command is also
-listed for the command palette. Mixed into `ui/main_window.MainWindow`.
+listed for the command palette (`Menus.commands`).
+
+`Menus(window, tree_view, tab_pages)` is a component of `ui/main_window.MainWindow`
+(`window.menus`): the window's commands are seen through `MenuHost`, the file commands are
+`ui/tree_view.TreeView`'s and the tab commands `ui/tab_pages.TabPages`'s.
 """
 
 from __future__ import annotations
 
 import tkinter as tk
 import webbrowser
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable, Protocol
+
+if TYPE_CHECKING:
+    from .tab_pages import TabPages
 
 DOCS_URL = "https://deer-flow.github.io/llm-space/"
 REPO_URL = "https://github.com/deer-flow/llm-space"
 
 
-class MenuMixin:
-    """Menu bar and key bindings; expects the MainWindow attributes it uses."""
+class MenuHost(Protocol):
+    """What `Menus` uses of the main window."""
 
-    root: Any
+    root: Any  # the ttkbootstrap Window
+    theme_var: Any  # StringVar: light / dark / system
+    render_var: Any  # StringVar: rich / lite
+    react: Any  # BooleanVar: Enable ReAct loop
+    auto_run: Any  # BooleanVar: Auto run tools
 
-    # -- menu and keys -------------------------------------------------------------------
+    def new_from_example(self) -> Any: ...
+    def reveal_workspace(self) -> None: ...
+    def open_settings(self) -> None: ...
+    def quit(self) -> None: ...
+    def undo(self) -> None: ...
+    def redo(self) -> None: ...
+    def open_palette(self) -> Any: ...
+    def toggle_sidebar(self) -> None: ...
+    def zoom(self, direction: int) -> None: ...
+    def apply_theme(self) -> None: ...
+    def apply_rendering(self) -> None: ...
+    def run_or_stop(self) -> None: ...
+    def on_run_switch(self) -> None: ...
+    def toggle_fullscreen(self) -> None: ...
+    def show_welcome(self) -> None: ...
+    def about(self) -> None: ...
+
+
+class Menus:
+    """Builds the menu bar and binds the shortcuts on construction."""
+
+    def __init__(self, window: MenuHost, tree_view: Any, tab_pages: TabPages) -> None:
+        self.window = window
+        self.root = window.root
+        self.tree_view = tree_view
+        self.tab_pages = tab_pages
+        self.commands: list[tuple[str, Callable[[], Any]]] = []
+        self._build_menu()
+        self._bind_keys()
+
     def _build_menu(self) -> None:
         m = tk.Menu(self.root)
         self.menubar = m
-        self.commands: list[tuple[str, Any]] = []
 
         def sub(label: str, items: list[Any]) -> tk.Menu:
             menu = tk.Menu(m, tearoff=False)
@@ -42,54 +81,54 @@ class MenuMixin:
 
         self.file_menu = sub("File", [
             ("New File", self.tree_view.new_file, "Ctrl+N"),
-            ("New from Examples…", self.new_from_example, None),
+            ("New from Examples…", self.window.new_from_example, None),
             ("New Folder", self.tree_view.new_folder, "Ctrl+Shift+N"), None,
             ("Import from Files…", self.tree_view.import_files, None),
             ("Import from Clipboard", self.tree_view.import_clipboard, None), None,
             ("Refresh Workspace", self.tree_view.refresh, None),
-            ("Reveal Workspace Folder", self.reveal_workspace, None), None,
-            ("Close Tab", self.close_active, "Ctrl+W"),
-            ("Close Others", self.close_others, None),
-            ("Close All Tabs", self.close_all, None),
-            ("Reopen Closed Tab", self.reopen_closed, "Ctrl+Shift+T"), None,
-            ("Settings…", self.open_settings, "Ctrl+,"),
-            ("Quit", self.quit, "Ctrl+Q"),
+            ("Reveal Workspace Folder", self.window.reveal_workspace, None), None,
+            ("Close Tab", self.tab_pages.close_active, "Ctrl+W"),
+            ("Close Others", self.tab_pages.close_others, None),
+            ("Close All Tabs", self.tab_pages.close_all, None),
+            ("Reopen Closed Tab", self.tab_pages.reopen_closed, "Ctrl+Shift+T"), None,
+            ("Settings…", self.window.open_settings, "Ctrl+,"),
+            ("Quit", self.window.quit, "Ctrl+Q"),
         ])
         self.edit_menu = sub("Edit", [
-            ("Undo", self.undo, "Ctrl+Z"), ("Redo", self.redo, "Ctrl+Shift+Z"), None,
+            ("Undo", self.window.undo, "Ctrl+Z"), ("Redo", self.window.redo, "Ctrl+Shift+Z"), None,
             ("Cut", lambda: self._focus_event("<<Cut>>"), "Ctrl+X"),
             ("Copy", lambda: self._focus_event("<<Copy>>"), "Ctrl+C"),
             ("Paste", lambda: self._focus_event("<<Paste>>"), "Ctrl+V"),
             ("Select All", lambda: self._focus_event("<<SelectAll>>"), "Ctrl+A"),
         ])
         self.view_menu = sub("View", [
-            ("Command Palette…", self.open_palette, "Ctrl+Shift+P"),
-            ("Toggle Sidebar", self.toggle_sidebar, "Ctrl+B"), None,
-            ("Zoom In", lambda: self.zoom(+1), "Ctrl++"), ("Zoom Out", lambda: self.zoom(-1), "Ctrl+-"),
-            ("Reset Zoom", lambda: self.zoom(0), "Ctrl+0"), None,
-            ("radio", "Light Theme", self.theme_var, "light", self.apply_theme),
-            ("radio", "Dark Theme", self.theme_var, "dark", self.apply_theme),
-            ("radio", "System Theme", self.theme_var, "system", self.apply_theme), None,
-            ("radio", "Full Rendering", self.render_var, "rich", self.apply_rendering),
-            ("radio", "Fast Rendering (plain text)", self.render_var, "lite", self.apply_rendering),
+            ("Command Palette…", self.window.open_palette, "Ctrl+Shift+P"),
+            ("Toggle Sidebar", self.window.toggle_sidebar, "Ctrl+B"), None,
+            ("Zoom In", lambda: self.window.zoom(+1), "Ctrl++"), ("Zoom Out", lambda: self.window.zoom(-1), "Ctrl+-"),
+            ("Reset Zoom", lambda: self.window.zoom(0), "Ctrl+0"), None,
+            ("radio", "Light Theme", self.window.theme_var, "light", self.window.apply_theme),
+            ("radio", "Dark Theme", self.window.theme_var, "dark", self.window.apply_theme),
+            ("radio", "System Theme", self.window.theme_var, "system", self.window.apply_theme), None,
+            ("radio", "Full Rendering", self.window.render_var, "rich", self.window.apply_rendering),
+            ("radio", "Fast Rendering (plain text)", self.window.render_var, "lite", self.window.apply_rendering),
         ])
         self.run_menu = sub("Run", [
-            ("Run / Stop", self.run_or_stop, "Ctrl+Enter"), None,
-            ("check", "Enable ReAct loop", self.react, self._on_run_switch),
-            ("check", "Auto run tools", self.auto_run, self._on_run_switch),
+            ("Run / Stop", self.window.run_or_stop, "Ctrl+Enter"), None,
+            ("check", "Enable ReAct loop", self.window.react, self.window.on_run_switch),
+            ("check", "Auto run tools", self.window.auto_run, self.window.on_run_switch),
         ])
         self.window_menu = sub("Window", [
             ("Minimize", self.root.iconify, None),
-            ("Select Previous Tab", lambda: self.step_tab(-1), "Ctrl+Alt+Left"),
-            ("Select Next Tab", lambda: self.step_tab(+1), "Ctrl+Alt+Right"),
-            ("Toggle Full Screen", self.toggle_fullscreen, "Ctrl+Shift+F"),
+            ("Select Previous Tab", lambda: self.tab_pages.step_tab(-1), "Ctrl+Alt+Left"),
+            ("Select Next Tab", lambda: self.tab_pages.step_tab(+1), "Ctrl+Alt+Right"),
+            ("Toggle Full Screen", self.window.toggle_fullscreen, "Ctrl+Shift+F"),
         ])
         self.help_menu = sub("Help", [
             ("View Documentation", lambda: webbrowser.open(DOCS_URL), None),
             ("GitHub Project", lambda: webbrowser.open(REPO_URL), None),
             ("Report Bug", lambda: webbrowser.open(REPO_URL + "/issues"), None), None,
-            ("Welcome", self.show_welcome, None),
-            ("About LLM Space", self.about, None),
+            ("Welcome", self.window.show_welcome, None),
+            ("About LLM Space", self.window.about, None),
         ])
         self.root.configure(menu=m)
 
@@ -97,15 +136,15 @@ class MenuMixin:
         r = self.root
         keys = {
             "<Control-n>": self.tree_view.new_file, "<Control-N>": self.tree_view.new_folder,
-            "<Control-w>": self.close_active, "<Control-T>": self.reopen_closed,
-            "<Control-comma>": self.open_settings, "<Control-q>": self.quit,
-            "<Control-b>": self.toggle_sidebar, "<Control-plus>": lambda: self.zoom(+1),
-            "<Control-equal>": lambda: self.zoom(+1), "<Control-minus>": lambda: self.zoom(-1),
-            "<Control-0>": lambda: self.zoom(0), "<Control-Return>": self.run_or_stop,
-            "<Control-Alt-Left>": lambda: self.step_tab(-1), "<Control-Alt-Right>": lambda: self.step_tab(+1),
-            "<Control-Tab>": lambda: self.step_tab(+1), "<Control-ISO_Left_Tab>": lambda: self.step_tab(-1),
-            "<Control-F>": self.toggle_fullscreen, "<Control-Z>": self.redo, "<Control-y>": self.redo,
-            "<Control-z>": self.undo, "<Control-P>": self.open_palette,
+            "<Control-w>": self.tab_pages.close_active, "<Control-T>": self.tab_pages.reopen_closed,
+            "<Control-comma>": self.window.open_settings, "<Control-q>": self.window.quit,
+            "<Control-b>": self.window.toggle_sidebar, "<Control-plus>": lambda: self.window.zoom(+1),
+            "<Control-equal>": lambda: self.window.zoom(+1), "<Control-minus>": lambda: self.window.zoom(-1),
+            "<Control-0>": lambda: self.window.zoom(0), "<Control-Return>": self.window.run_or_stop,
+            "<Control-Alt-Left>": lambda: self.tab_pages.step_tab(-1), "<Control-Alt-Right>": lambda: self.tab_pages.step_tab(+1),
+            "<Control-Tab>": lambda: self.tab_pages.step_tab(+1), "<Control-ISO_Left_Tab>": lambda: self.tab_pages.step_tab(-1),
+            "<Control-F>": self.window.toggle_fullscreen, "<Control-Z>": self.window.redo, "<Control-y>": self.window.redo,
+            "<Control-z>": self.window.undo, "<Control-P>": self.window.open_palette,
         }
         mac = r.tk.call("tk", "windowingsystem") == "aqua"
         for seq, fn in keys.items():

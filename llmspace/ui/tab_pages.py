@@ -1,31 +1,71 @@
 """Thread tabs of the main window: pages in the notebook, editors built on first show
-(large files read in a worker thread), close/close others/close all/reopen, next/previous,
-and keeping tabs right when the tree renames, moves or deletes files. Mixed into
-`ui/main_window.MainWindow`; the tab list itself is `presenters.tabs.TabsPresenter`.
+(large files read on the worker pool), close/close others/close all/reopen, next/previous,
+and keeping tabs right when the tree renames, moves or deletes files.
+
+`TabPages` is a component of `ui/main_window.MainWindow` (`window.tab_pages`); it owns the
+tab list (`presenters.tabs.TabsPresenter`), the pages and the editors, and gets the window
+(seen through `TabHost`; editors get the window itself), the workspace and the notebook.
+Callers: `ui/main_window.py`, `ui/menus.py`, `ui/tree_view.py`, `ui/editor/view.py`.
 """
 
 from __future__ import annotations
 
 import tkinter as tk
 from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import ttkbootstrap as tb
 
 from ..core.evaluation import only_records_invalid
 from ..errors import UserFacingError, ValidationFailed, describe_exception
+from ..presenters.tabs import TabsPresenter
+
+if TYPE_CHECKING:
+    from .pump import Pump
 
 LARGE_FILE = 1_000_000  # bytes; larger threads load in a worker thread
 
 
-class TabPagesMixin:
-    """Tab pages and editors; expects the MainWindow attributes it uses."""
+class TabHost(Protocol):
+    """What `TabPages` uses of the main window."""
 
-    root: Any
-    app: Any
+    pump: Pump
+    tree_view: Any  # ui/tree_view.TreeView
+    tree_p: Any  # presenters/tree.TreePresenter
 
-    # -- tabs ----------------------------------------------------------------------------
-    def _add_page(self, rel: str) -> tb.Frame:
+    def show_right(self) -> None: ...
+
+    def state_changed(self) -> None: ...
+
+    def show_error(self, message: str) -> None: ...
+
+
+def thread_exists(workspace: Any, rel: str) -> bool:
+    try:
+        return bool(workspace.resolve(rel).is_file())
+    except UserFacingError:
+        return False
+
+
+class TabPages:
+    """Tab pages and their editors."""
+
+    def __init__(self, window: TabHost, workspace: Any, notebook: tb.Notebook, tabs: TabsPresenter) -> None:
+        self.window = window
+        self.workspace = workspace
+        self.notebook = notebook
+        self.tabs = tabs
+        self.pages: dict[str, tb.Frame] = {}
+        self.editors: dict[str, Any] = {}
+        self._loading: set[str] = set()
+        notebook.bind("<<NotebookTabChanged>>", self._on_tab_changed)
+        notebook.bind("<Button-2>", self._on_middle_click)
+        notebook.bind("<Button-3>", self._on_tab_menu)
+
+    def thread_exists(self, rel: str) -> bool:
+        return thread_exists(self.workspace, rel)
+
+    def add_page(self, rel: str) -> tb.Frame:
         page = tb.Frame(self.notebook)
         page.rel = rel  # type: ignore[attr-defined]
         self.pages[rel] = page
@@ -45,14 +85,14 @@ class TabPagesMixin:
         """Open (or focus) the tab of `rel`; returns its editor view."""
         added = self.tabs.open(rel)
         if added:
-            self._add_page(rel)
-        self._show_right()
+            self.add_page(rel)
+        self.window.show_right()
         self.notebook.select(self.pages[rel])
-        self.tree_view.select(rel)
-        self.state_changed()
-        return self._ensure_editor(rel)
+        self.window.tree_view.select(rel)
+        self.window.state_changed()
+        return self.ensure_editor(rel)
 
-    def _ensure_editor(self, rel: str) -> Any:
+    def ensure_editor(self, rel: str) -> Any:
         """The editor of an open tab, built on first use. Large files are read and validated
         in a worker thread (a "Loading…" label shows meanwhile) so the window never stalls;
         then this returns None and the editor appears when the pump delivers the thread."""
@@ -62,7 +102,7 @@ class TabPagesMixin:
         if page is None:
             return None
         try:
-            size = self.app.workspace.resolve(rel).stat().st_size
+            size = self.workspace.resolve(rel).stat().st_size
         except (OSError, UserFacingError):
             size = 0
         if size <= LARGE_FILE:
@@ -71,7 +111,7 @@ class TabPagesMixin:
         lbl = tb.Label(page, text=f"Loading {rel} ({size / 1e6:.1f} MB)…", bootstyle="secondary", padding=20)
         lbl.pack(fill="both", expand=True)
         page.loading_label = lbl  # type: ignore[attr-defined]
-        ws = self.app.workspace
+        ws = self.workspace
 
         def done(future: Future[Any]) -> None:
             try:
@@ -81,7 +121,7 @@ class TabPagesMixin:
                 return
             self._build_editor(rel, thread)
 
-        self.pump.run_in_worker(lambda: ws.open(rel), done, name="thread-loader")
+        self.window.pump.run_in_worker(lambda: ws.open(rel), done, name="thread-loader")
         return None
 
     def _build_editor(self, rel: str, thread: Any) -> Any:
@@ -96,7 +136,7 @@ class TabPagesMixin:
         from .editor.view import EditorView
 
         try:
-            ed = EditorView(page, self, rel, thread=thread)
+            ed = EditorView(page, self.window, rel, thread=thread)
         except UserFacingError as exc:
             self._load_failed(rel, exc)
             return None
@@ -131,9 +171,9 @@ class TabPagesMixin:
     def open_repaired(self, rel: str) -> Any:
         """Open a thread with its invalid run/evaluation records left out (after a failed load)."""
         try:
-            thread = self.app.workspace.open_repaired(rel)
+            thread = self.workspace.open_repaired(rel)
         except UserFacingError as exc:
-            self.show_error(str(exc))
+            self.window.show_error(str(exc))
             return None
         page = self.pages.get(rel)
         for widget in getattr(page, "failure_widgets", None) or []:
@@ -157,9 +197,9 @@ class TabPagesMixin:
         rel = getattr(page, "rel", None)
         if rel:
             self.tabs.activate(rel)
-            self._ensure_editor(rel)
-            self.tree_view.select(rel)
-            self.state_changed()
+            self.ensure_editor(rel)
+            self.window.tree_view.select(rel)
+            self.window.state_changed()
 
     def _on_middle_click(self, e: Any) -> None:
         try:
@@ -197,13 +237,13 @@ class TabPagesMixin:
             self.notebook.forget(page)
             page.destroy()
         try:
-            self.app.workspace.forget(rel)
+            self.workspace.forget(rel)
         except Exception:
             pass
-        self._show_right()
+        self.window.show_right()
         if self.tabs.active in self.pages:
             self.notebook.select(self.pages[self.tabs.active])
-        self.state_changed()
+        self.window.state_changed()
 
     def close_active(self) -> None:
         if self.tabs.active:
@@ -215,14 +255,14 @@ class TabPagesMixin:
             self._close_pages([rel])
         if keep:
             self.tabs.close_others(keep)
-        self._show_right()
-        self.state_changed()
+        self.window.show_right()
+        self.window.state_changed()
 
     def close_all(self) -> None:
         self._close_pages(list(self.tabs.tabs))
         self.tabs.close_all()
-        self._show_right()
-        self.state_changed()
+        self.window.show_right()
+        self.window.state_changed()
 
     def _close_pages(self, rels: list[str]) -> None:
         for rel in rels:
@@ -238,14 +278,14 @@ class TabPagesMixin:
         before = set(self.tabs.tabs)
         group = self.tabs.reopen()
         for rel in group:
-            if rel not in before and self._thread_exists(rel):
-                self._add_page(rel)
+            if rel not in before and self.thread_exists(rel):
+                self.add_page(rel)
             elif rel not in before:
                 self.tabs.tabs.remove(rel)
         if self.tabs.active in self.pages:
-            self._show_right()
+            self.window.show_right()
             self.notebook.select(self.pages[self.tabs.active])
-        self.state_changed()
+        self.window.state_changed()
 
     def step_tab(self, delta: int) -> None:
         rel = self.tabs.step(delta)
@@ -257,7 +297,7 @@ class TabPagesMixin:
         ed = self.editors.get(rel)
         if ed is not None:
             ed.flush()
-        new_rel = self.tree_p.rename(rel, name)
+        new_rel = self.window.tree_p.rename(rel, name)
         self._retarget(rel, new_rel)
         return new_rel
 
@@ -287,7 +327,7 @@ class TabPagesMixin:
                 self.editors[n] = ed
                 if ed is not None:
                     ed.moved(n)
-        self.state_changed()
+        self.window.state_changed()
 
     def before_remove(self, rel: str) -> None:
         for t in list(self.pages):

@@ -152,7 +152,7 @@ class TreeView(tb.Frame):
         try:
             if self._editor is None and self._drag is None and self.p.changed_on_disk():
                 self.refresh(force=False)
-            self.window.check_open_files()
+            self.window.tab_pages.check_open_files()
         finally:
             self._poll_job = self.after(POLL_MS, self._poll)
 
@@ -239,7 +239,7 @@ class TreeView(tb.Frame):
         old_name = rel.rpartition("/")[2]
         if name.strip() in (old_name, old_name[:-5] if old_name.endswith(".json") else old_name):
             return rel
-        new_rel = self._guard(lambda: self.window.rename_entry(rel, name))
+        new_rel = self._guard(lambda: self.window.tab_pages.rename_entry(rel, name))
         if new_rel:
             self.redraw(select=new_rel)
         return new_rel
@@ -259,10 +259,10 @@ class TreeView(tb.Frame):
             return False
         if not self.window.dialogs.confirm(self.p.delete_prompt(rel), "Move to Trash"):
             return False
-        self.window.before_remove(rel)
+        self.window.tab_pages.before_remove(rel)
         ok = self._guard(lambda: self.p.delete(rel)) is not None
         if ok:
-            self.window.after_remove(rel)
+            self.window.tab_pages.after_remove(rel)
             self.redraw()
         return ok
 
@@ -275,10 +275,10 @@ class TreeView(tb.Frame):
             if not self.window.dialogs.confirm(f"“{name}” already exists in {where}. Replace it? The existing one goes to the trash.", "Replace"):
                 return None
             overwrite = True
-        self.window.before_move(rel)
+        self.window.tab_pages.before_move(rel)
         new_rel = self._guard(lambda: self.p.move(rel, dest_folder, overwrite=overwrite))
         if new_rel:
-            self.window.after_move(rel, new_rel)
+            self.window.tab_pages.after_move(rel, new_rel)
             self.redraw(select=new_rel)
         return new_rel
 

@@ -35,7 +35,7 @@ def test_opening_a_thread_applies_the_load_rules_and_autosave_writes_them(window
     ed2 = window.open_thread(clean)
     assert not ed2.p.dirty
     ed2.flush()
-    window.close_tab(clean)
+    window.tab_pages.close_tab(clean)
     assert app.workspace.resolve(clean).read_bytes() == clean_bytes
 
 

@@ -117,11 +117,11 @@ def test_open_tabs_and_the_active_tab_are_restored_and_closed_tabs_reopen(make_w
     win.save_state()
     win2 = make_window()
     assert win2.tabs.tabs == ["a.json", "b.json"] and win2.tabs.active == "b.json"
-    win2.close_active()
+    win2.tab_pages.close_active()
     assert win2.tabs.tabs == ["a.json"]
-    win2.reopen_closed()
+    win2.tab_pages.reopen_closed()
     assert win2.tabs.tabs == ["a.json", "b.json"] and win2.tabs.active == "b.json"
-    assert win2.editors.get("b.json") is not None or win2._ensure_editor("b.json") is not None
+    assert win2.editors.get("b.json") is not None or win2.tab_pages.ensure_editor("b.json") is not None
 
 
 def test_a_10_mb_thread_builds_only_the_visible_cards(window, app):
@@ -288,7 +288,7 @@ def test_an_unreadable_thread_opens_as_an_error_and_is_never_overwritten(window,
     page = window.pages["broken.json"]
     texts = [str(w.cget("text")) for w in page.winfo_children() if "text" in w.keys()]
     assert any("broken.json" in t for t in texts)
-    window.close_tab("broken.json")
+    window.tab_pages.close_tab("broken.json")
     assert path.read_text("utf-8") == '{"title": "broken", "context": {'
 
 

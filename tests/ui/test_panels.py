@@ -111,7 +111,7 @@ def test_welcome_start_from_example_and_local_server_probe(window, app):
     window.tree_view.refresh()
     rel = choose_example(window, stems[0])
     assert rel and app.workspace.exists(rel) and window.tabs.active == rel
-    window.close_all()
+    window.tab_pages.close_all()
     window.welcome.start_probe()
     pump_until(window.root, lambda: window.welcome.local is not None)
     assert "Local" in window.welcome.detected.cget("text") or "No local" in window.welcome.detected.cget("text")

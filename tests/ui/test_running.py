@@ -136,7 +136,7 @@ def test_an_open_unedited_thread_reloads_when_changed_on_disk(window, app):
     st = os.stat(path)
     path.write_text(data, "utf-8")
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
-    window.check_open_files()
+    window.tab_pages.check_open_files()
     assert ed.p.messages[0].text() == "Changed elsewhere"
 
 
@@ -147,7 +147,7 @@ def test_closing_a_running_tab_stops_the_run_and_saves_what_it_produced(window, 
     ed.run_controls.start_run()
     pump_until(window.root, lambda: len(ed.p.messages) > 1 and ed.p.messages[-1].text())
     run = ed.run
-    window.close_tab(rel)
+    window.tab_pages.close_tab(rel)
     pump_until(window.root, lambda: not run.running)
     pump_until(window.root, lambda: "zz" in app.workspace.resolve(rel).read_text("utf-8"))
 

@@ -77,8 +77,8 @@ class EditorView(tb.Frame):
         self.history_btn.pack(side="right", padx=4)
         settings = tb.Menubutton(head, text="⚙", bootstyle="secondary-outline")
         menu = tk.Menu(settings, tearoff=False)
-        menu.add_checkbutton(label="Enable ReAct loop", variable=self.window.react, command=self.window._on_run_switch)
-        menu.add_checkbutton(label="Auto run tools", variable=self.window.auto_run, command=self.window._on_run_switch)
+        menu.add_checkbutton(label="Enable ReAct loop", variable=self.window.react, command=self.window.on_run_switch)
+        menu.add_checkbutton(label="Auto run tools", variable=self.window.auto_run, command=self.window.on_run_switch)
         settings.configure(menu=menu)
         settings.pack(side="right", padx=4)
         self.status = tb.Label(head, text="", bootstyle="secondary")
@@ -381,7 +381,7 @@ class EditorView(tb.Frame):
         if name == self.p.title or self.p.read_only:
             return
         old = self.p.rel
-        new_rel = self._guard(self.window.rename_entry, old, name)
+        new_rel = self._guard(self.window.tab_pages.rename_entry, old, name)
         if new_rel is None:
             self.title_var.set(self.p.title)
         else:
