@@ -13,6 +13,8 @@ import asyncio
 import contextvars
 import logging
 import os
+import signal
+import sys
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -87,6 +89,8 @@ class Connection:
         self._ready: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._task: asyncio.Task[None] | None = None
         self._done = False
+        self._stdio_cm: Any = None  # the SDK's stdio transport context manager (to find the child)
+        self.listed = False  # tools/list answered on this session (so the SDK never lists inside a call)
 
     # -- log -----------------------------------------------------------------------------
     def note(self, text: str) -> None:
@@ -115,6 +119,11 @@ class Connection:
         session = getattr(self.client, "_session", None)
         dispatcher = getattr(session, "_dispatcher", None)
         return not getattr(dispatcher, "_closed", False)
+
+    @property
+    def closed(self) -> bool:
+        """The owner task has ended (closed, failed or cancelled); the connection is unusable."""
+        return self._done
 
     async def open(self, timeout: float) -> Any:
         _install_filter()
@@ -162,7 +171,8 @@ class Connection:
 
             self.note(f"starting {t.command} {' '.join(t.args)}".rstrip())
             params = StdioServerParameters(command=t.command, args=t.args, env=t.env, cwd=t.cwd or None)
-            return stdio_client(params, errlog=self._errlog if self._errlog is not None else open(os.devnull, "w"))
+            self._stdio_cm = stdio_client(params, errlog=self._errlog if self._errlog is not None else open(os.devnull, "w"))
+            return self._stdio_cm
         if t.transport == "sse":
             from mcp.client.sse import sse_client
 
@@ -174,21 +184,56 @@ class Connection:
         await stack.enter_async_context(http)
         return streamable_http_client(t.url, http_client=http)
 
-    async def close(self, timeout: float = 8.0) -> None:
-        """Exit the client in its owner task (ends a stdio child); cancel it if that hangs."""
+    def _server_process(self) -> Any:
+        """The stdio server's process (an anyio `Process`), or None. The SDK keeps it in a local
+        of its `stdio_client` generator and offers no accessor, so it is read from that frame;
+        if a future SDK renames it, closing falls back to the SDK's own (slower) escalation."""
+        gen = getattr(self._stdio_cm, "gen", None)
+        frame = getattr(gen, "ag_frame", None)
+        process = frame.f_locals.get("process") if frame is not None else None
+        return process if hasattr(process, "pid") and hasattr(process, "returncode") else None
+
+    def _signal_server(self, sig: int) -> None:
+        process = self._server_process()
+        if process is None or process.returncode is not None:
+            return
+        self.note(f"the server did not exit when asked; sending {signal.Signals(sig).name}")
+        try:
+            if sys.platform == "win32":  # pragma: no cover - no process groups; a hard kill
+                process.kill()
+            else:
+                os.killpg(process.pid, sig)  # the SDK starts the server in its own session (pgid == pid)
+        except (ProcessLookupError, PermissionError, OSError):
+            pass
+
+    async def close(self, timeout: float = 8.0, grace: float | None = None) -> None:
+        """Exit the client in its owner task (ends a stdio child); cancel it if that hangs.
+
+        `grace`: when given (app exit, Ctrl-C), a stdio server that has not exited `grace`
+        seconds after its stdin closed gets SIGTERM, and SIGKILL `grace` seconds later, instead
+        of the SDK's 2 s + 2 s escalation."""
         self._stop.set()
         task = self._task
-        if task is not None and not task.done():
-            if not self._ready.done():
-                task.cancel()
-            try:
-                await asyncio.wait_for(asyncio.shield(task), timeout)
-            except (asyncio.TimeoutError, asyncio.CancelledError, Exception):
-                task.cancel()
+        timers: list[asyncio.TimerHandle] = []
+        if grace is not None and self.target.transport == "stdio":
+            loop = asyncio.get_running_loop()
+            timers = [loop.call_later(grace, self._signal_server, signal.SIGTERM),
+                      loop.call_later(2 * grace, self._signal_server, getattr(signal, "SIGKILL", signal.SIGTERM))]
+        try:
+            if task is not None and not task.done():
+                if not self._ready.done():
+                    task.cancel()
                 try:
-                    await asyncio.wait_for(task, 3)
-                except BaseException:
-                    pass
+                    await asyncio.wait_for(asyncio.shield(task), timeout)
+                except (asyncio.TimeoutError, asyncio.CancelledError, Exception):
+                    task.cancel()
+                    try:
+                        await asyncio.wait_for(task, 3)
+                    except BaseException:
+                        pass
+        finally:
+            for timer in timers:
+                timer.cancel()
         if self._ready.done() and not self._ready.cancelled():
             self._ready.exception()  # mark as retrieved
         self._done = True
@@ -204,7 +249,16 @@ class Connection:
                 items.extend(getattr(page, attr) or [])
                 cursor = getattr(page, "next_cursor", None)
                 if not cursor:
+                    if method == "list_tools":
+                        self.listed = True
                     return items
+
+    async def ensure_listed(self, timeout: float) -> None:
+        """List the tools once per session, bounded by `timeout`. The SDK validates a tool's
+        result against its output schema and lists the tools *inside* `call_tool` when it has
+        not seen them, where only the call's own (long) timeout would bound a hung listing."""
+        if not self.listed:
+            await self.list_all("list_tools", "tools", timeout)
 
     async def call(self, tool: str, arguments: dict[str, Any], timeout: float,
                    on_progress: Callable[[float, float | None, str | None], None] | None) -> Any:

@@ -28,7 +28,8 @@ def _log_hint(target: Target) -> str:
 
 
 def describe(exc: BaseException, target: Target, *, phase: str, timeout: float | None = None, junk_lines: int = 0) -> str:
-    """One user-facing sentence for a failure while `phase` ("connect", "list tools", "call x")."""
+    """One user-facing sentence for a failure while `phase` ("connect", "tools/list", "the call to 'x'").
+    A timeout names the step: "MCP server 'x': tools/list did not answer within 30 s."."""
     e = leaf(exc)
     who = f"MCP server {target.name!r}"
     junk = (f" It wrote {junk_lines} line(s) to stdout that are not MCP messages; a stdio server must write only"
@@ -36,7 +37,8 @@ def describe(exc: BaseException, target: Target, *, phase: str, timeout: float |
     if isinstance(e, UserFacingError):
         msg = str(e)
     elif isinstance(e, (asyncio.TimeoutError, TimeoutError)):
-        msg = f"{who} did not answer within {timeout:g} s ({phase}).{junk}{_log_hint(target)}"
+        step = "initialize" if phase == "connect" else phase  # the MCP request that went unanswered
+        msg = f"{who}: {step} did not answer within {timeout:g} s.{junk}{_log_hint(target)}"
     elif isinstance(e, (FileNotFoundError, NotADirectoryError)) and target.cwd and not os.path.isdir(target.cwd):
         msg = f"{who}: the working directory {target.cwd!r} does not exist."
     elif isinstance(e, FileNotFoundError) and target.transport == "stdio":

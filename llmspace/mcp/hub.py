@@ -19,6 +19,7 @@ import asyncio
 import atexit
 import concurrent.futures
 import logging
+import os
 import threading
 import time
 from pathlib import Path
@@ -37,8 +38,20 @@ from .naming import McpToolInfo, build_tool_infos
 ProgressFn = Callable[[float, "float | None", "str | None"], None]
 
 CONNECT_TIMEOUT = 10.0
-LIST_TIMEOUT = 10.0
+# tools/prompts/resources listing, bounded apart from the call (override: LLM_SPACE_MCP_LIST_TIMEOUT).
+LIST_TIMEOUT = 30.0
 CALL_TIMEOUT = 300.0
+# On close (app exit, Ctrl-C): in-flight requests are cancelled at once; a stdio server still
+# running this long after its stdin closed gets SIGTERM, and SIGKILL as long again after that.
+SHUTDOWN_GRACE = 0.3
+
+
+def _list_timeout_from_env() -> float:
+    try:
+        value = float(os.environ.get("LLM_SPACE_MCP_LIST_TIMEOUT", ""))
+    except ValueError:
+        return LIST_TIMEOUT
+    return value if value > 0 else LIST_TIMEOUT
 
 
 class _SdkLogHandler(logging.Handler):
@@ -65,11 +78,11 @@ class McpHub:
     """All MCP servers of one data root. Thread-safe; `close()` ends every child process."""
 
     def __init__(self, root: DataRoot, *, connect_timeout: float = CONNECT_TIMEOUT,
-                 list_timeout: float = LIST_TIMEOUT) -> None:
+                 list_timeout: float | None = None) -> None:
         self.root = root
         self.settings = McpSettings(root)
         self.connect_timeout = connect_timeout
-        self.list_timeout = list_timeout
+        self.list_timeout = float(list_timeout) if list_timeout else _list_timeout_from_env()
         self._lock = threading.Lock()
         self._loop: LoopThread | None = None
         self._tools: dict[str, tuple[str, list[McpToolInfo]]] = {}  # id -> (config hash, tools)
@@ -77,6 +90,7 @@ class McpHub:
         self._conns: dict[str, Connection] = {}
         self._connecting: dict[str, asyncio.Future[Connection]] = {}
         self._live: set[Connection] = set()
+        self._requests: set[asyncio.Task[Any]] = set()  # in flight; cancelled at once by close()
 
     # -- configuration ---------------------------------------------------------------------
     def servers(self) -> list[McpServerConfig]:
@@ -141,8 +155,21 @@ class McpHub:
             sdk.propagate = False
         handler.path = self.root.logs / "mcp.log"
 
+    def _submit(self, coro: Any) -> "concurrent.futures.Future[Any]":
+        """Run a request coroutine on the loop, tracked so `close()` can cancel it at once."""
+        return self._loop_thread().submit(self._tracked(coro))
+
+    async def _tracked(self, coro: Any) -> Any:
+        task = asyncio.current_task()
+        assert task is not None
+        self._requests.add(task)
+        try:
+            return await coro
+        finally:
+            self._requests.discard(task)
+
     def _run(self, coro: Any, timeout: float) -> Any:
-        fut = self._loop_thread().submit(coro)
+        fut = self._submit(coro)
         try:
             return fut.result(timeout)
         except concurrent.futures.TimeoutError:
@@ -181,6 +208,11 @@ class McpHub:
         try:
             try:
                 await conn.open(self.connect_timeout)
+            except asyncio.CancelledError:  # the caller gave up, or close() (which ends the child itself)
+                if conn.closed:
+                    self._live.discard(conn)
+                fut.cancel()  # callers sharing this attempt stop waiting too
+                raise
             except BaseException as exc:
                 self._live.discard(conn)
                 err = UserFacingError(describe(exc, target, phase="connect", timeout=self.connect_timeout,
@@ -199,9 +231,11 @@ class McpHub:
         conn = await self._connection(target)
         try:
             tools = await conn.list_all("list_tools", "tools", self.list_timeout)
+        except asyncio.CancelledError:  # close() cancels requests; it closes the connections itself
+            raise
         except BaseException as exc:
             await self._close_conn(target.server_id)
-            raise UserFacingError(describe(exc, target, phase="list tools", timeout=self.list_timeout)) from None
+            raise UserFacingError(describe(exc, target, phase="tools/list", timeout=self.list_timeout)) from None
         triples = [(t.name, t.description, t.input_schema) for t in tools]
         return build_tool_infos(target.server_id, target.server_name, triples)
 
@@ -266,10 +300,7 @@ class McpHub:
             cached = self._tools.get(cfg.id)
         infos = cached[1] if cached else []
         if not infos:
-            try:
-                infos = self.list_tools(cfg.id)
-            except UserFacingError:
-                return tool_name
+            infos = self.list_tools(cfg.id)  # a failure (e.g. tools/list timed out) is the call's error
         for info in infos:
             if info.directName == tool_name:
                 return info.name
@@ -283,6 +314,13 @@ class McpHub:
             conn = await self._connection(target)
         except UserFacingError as exc:
             return _output(str(exc), True)
+        try:
+            await conn.ensure_listed(self.list_timeout)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:
+            await self._close_conn(target.server_id)
+            return _output(describe(exc, target, phase="tools/list", timeout=self.list_timeout), True)
         try:
             result = await conn.call(tool, arguments, timeout, on_progress)
         except asyncio.CancelledError:
@@ -315,14 +353,17 @@ class McpHub:
         cfg = self._resolve(server)
         target = self._target(cfg)
         limit = float(timeout or cfg.timeoutSeconds or CALL_TIMEOUT)
-        raw = self._raw_tool_name(cfg, tool_name)
-        fut = self._loop_thread().submit(self._call_async(target, raw, dict(arguments or {}), limit, on_progress))
+        try:
+            raw = self._raw_tool_name(cfg, tool_name)
+        except UserFacingError as exc:
+            return _output(str(exc), True)
+        fut = self._submit(self._call_async(target, raw, dict(arguments or {}), limit, on_progress))
         is_set = None
         if cancel is not None and hasattr(cancel, "on_cancel"):
             cancel.on_cancel(fut.cancel)
         elif cancel is not None:
             is_set = getattr(cancel, "is_set", None) or (lambda: bool(getattr(cancel, "cancelled", False)))
-        deadline = time.monotonic() + limit + self.connect_timeout + 15
+        deadline = time.monotonic() + limit + self.connect_timeout + self.list_timeout + 15
         while True:
             try:
                 return fut.result(0.05 if is_set else max(0.0, deadline - time.monotonic()))
@@ -341,9 +382,12 @@ class McpHub:
         conn = await self._connection(target)
         try:
             items = await conn.list_all(method, attr, self.list_timeout)
+        except asyncio.CancelledError:  # close() cancels requests; it closes the connections itself
+            raise
         except BaseException as exc:
             await self._close_conn(target.server_id)
-            raise UserFacingError(describe(exc, target, phase=method.replace("_", " "), timeout=self.list_timeout)) from None
+            phase = method.replace("list_", "") + "/list"
+            raise UserFacingError(describe(exc, target, phase=phase, timeout=self.list_timeout)) from None
         return [i.model_dump(mode="json", by_alias=True, exclude_none=True) for i in items]
 
     def _list_other(self, server: str, method: str, attr: str) -> list[dict[str, Any]]:
@@ -365,17 +409,27 @@ class McpHub:
         return self._list_other(server, "list_resources", "resources")
 
     # -- shutdown ----------------------------------------------------------------------------
-    async def _close_all(self) -> None:
+    async def _close_all(self, grace: float) -> None:
+        """Cancel the requests in flight (the SDK tells each server with `notifications/cancelled`),
+        then close every connection; stdio children get `grace` seconds before a signal."""
+        started = time.monotonic()
+        requests = [t for t in self._requests if not t.done()]
+        for task in requests:
+            task.cancel()
+        if requests:  # normally at once; one stuck (e.g. in a connect) uses up part of the grace
+            await asyncio.wait(requests, timeout=grace)
+        grace = max(0.0, grace - (time.monotonic() - started))
         conns = list(self._live) + [c for c in self._conns.values() if c not in self._live]
         self._conns.clear()
         self._live.clear()
-        await asyncio.gather(*(c.close() for c in conns), return_exceptions=True)
+        await asyncio.gather(*(c.close(grace=grace) for c in conns), return_exceptions=True)
 
-    def close(self) -> None:
-        """Close every connection (ending stdio children) and stop the loop thread."""
+    def close(self, grace: float = SHUTDOWN_GRACE) -> None:
+        """Cancel every request in flight, close every connection (ending stdio children
+        within about `2 * grace` seconds, see `SHUTDOWN_GRACE`) and stop the loop thread."""
         with self._lock:
             loop, self._loop = self._loop, None
             self._tools.clear()
         atexit.unregister(self.close)
         if loop is not None:
-            loop.stop(self._close_all())
+            loop.stop(self._close_all(grace))
