@@ -8,6 +8,7 @@ Anything else: the command line (`llmspace.cli`).
 from __future__ import annotations
 
 import gc
+import signal
 import sys
 
 
@@ -21,6 +22,12 @@ def main(argv: list[str] | None = None) -> int:
         from .ui.main import self_test
 
         return self_test()
+    # A shell that starts a job in the background (`llmspace run … &`, some CI runners) hands
+    # it SIGINT set to "ignore", and Python then installs no handler: a SIGINT sent to the
+    # process (by a test, a supervisor, `kill -INT`) would be lost until `llmspace run`
+    # installs its own. Restore the usual KeyboardInterrupt from the first instruction on.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     from .cli import main as cli_main
 
     code = cli_main(args)
