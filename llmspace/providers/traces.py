@@ -39,7 +39,7 @@ from typing import Any, Iterable
 import orjson
 
 from ..jsonio import write_bytes_atomic
-from ..paths import DataRoot
+from ..paths import DataRoot, safe_component
 from ..redact import KNOWN, MASK, Redactor
 from .base import ModelRequest
 from .events import StreamEvent, TextDelta, ThinkingDelta, ToolCallArgsDelta, ToolCallStart
@@ -170,8 +170,9 @@ class TraceWriter:
         if len(data) > self.max_trace_bytes:
             doc["request"] = "<request omitted: larger than the trace size cap>"
             data = self._encode(doc, redactor)
-        safe_model = "".join(c if c.isalnum() or c in "-._" else "_" for c in request.model.id)[:40]
-        safe_provider = "".join(c if c.isalnum() or c in "-._" else "_" for c in ep.provider_id)[:30]
+        # Configured names become one path component the one way the app encodes them (paths.safe_component).
+        safe_model = safe_component(request.model.id)[:40]
+        safe_provider = safe_component(ep.provider_id)[:30]
         name = f"{now.strftime('%Y%m%d-%H%M%S-%f')}-{safe_provider}-{safe_model}-{uuid.uuid4().hex[:6]}.json"
         path = self.folder / name
         write_bytes_atomic(path, data)
