@@ -50,7 +50,7 @@ class HistoryIntents:
     def fork_from(self, run_id: str, message_id: str) -> str:
         """Write a new thread beside this one from a run, up to and including a message
         (`core.history.fork`); unsaved edits are saved first. Returns the new path."""
-        from ..core.history import fork, find_run
+        from ..core.history import find_run, fork
 
         find_run(self.doc.thread, run_id)
         if self.doc.dirty and not self.doc.read_only:

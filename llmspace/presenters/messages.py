@@ -11,7 +11,15 @@ from __future__ import annotations
 import uuid
 from typing import Any, Protocol
 
-from ..core.model import AssistantMessage, ImageDataContent, TextContent, Thread, Tool, ToolCallOutput, UserMessage
+from ..core.model import (
+    AssistantMessage,
+    ImageDataContent,
+    TextContent,
+    Thread,
+    Tool,
+    ToolCallOutput,
+    UserMessage,
+)
 from ..errors import UserFacingError
 
 

@@ -1,30 +1,32 @@
-"""Shared behaviour of the settings pages that manage a list (Models, MCP servers).
+"""Shared behaviour of the settings pages that manage a list (Models, MCP servers): the
+selected row, and running an intent with its message shown on the page.
 
-`ListPage` expects the subclass to have `list` (a Treeview whose item ids are the row ids),
-`msg` (a Label for results) and `refresh()`. Only `llmspace/ui` uses it.
+`ListActions(rows, msg, refresh)` is a component of `ui/models_page.ModelsPage` and
+`ui/mcp_page.McpPage` (`page.actions`): `rows` is the Treeview whose item ids are the row
+ids, `msg` the Label for results, `refresh` redraws the page. Only `llmspace/ui` uses it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import UserFacingError
 
 
-class ListPage:
-    """Mixin: the selected row and running an intent with its message shown on the page."""
+class ListActions:
+    """The selected row and guarded intents of one list page."""
 
-    list: Any
-    msg: Any
+    def __init__(self, rows: Any, msg: Any, refresh: Callable[[], None]) -> None:
+        self.rows = rows
+        self.msg = msg
+        self.refresh = refresh
 
-    def refresh(self) -> None:  # pragma: no cover - provided by the page
-        raise NotImplementedError
-
-    def _selected(self) -> str | None:
-        sel = self.list.selection()
+    def selected(self) -> str | None:
+        sel = self.rows.selection()
         return sel[0] if sel else None
 
-    def _guard(self, fn: Any, *args: Any) -> bool:
+    def guard(self, fn: Callable[..., Any], *args: Any) -> bool:
         """Run `fn(*args)`; show its UserFacingError on the page, or "Saved." and refresh."""
         try:
             fn(*args)

@@ -21,16 +21,15 @@ from typing import Any
 
 import ttkbootstrap as tb
 
-from . import tkvars
-
 from ..errors import UserFacingError, describe_exception
-from ..presenters.state import StateStore, clamp_zoom, ZOOM_STEP
+from ..presenters.state import ZOOM_STEP, StateStore, clamp_zoom
 from ..presenters.tabs import TabsPresenter
 from ..presenters.tree import TreePresenter
 from . import theme as themes
+from . import tkvars
 from .dialogs import Dialogs
-from .pump import Pump
 from .menus import Menus
+from .pump import Pump
 from .tab_pages import TabPages, thread_exists
 from .tree_view import TreeView
 

@@ -13,10 +13,10 @@ import ttkbootstrap as tb
 from ..errors import UserFacingError, describe_exception
 from ..presenters.mcp_page import McpPagePresenter
 from . import tkvars
-from .list_page import ListPage
+from .list_page import ListActions
 
 
-class McpPage(ListPage, tb.Frame):
+class McpPage(tb.Frame):
     def __init__(self, master: Any, window: Any) -> None:
         super().__init__(master, padding=6)
         self.window = window
@@ -47,6 +47,7 @@ class McpPage(ListPage, tb.Frame):
         tb.Button(box, text="Add", bootstyle="primary", command=self.add).grid(row=1, column=3, padx=4)
         self.msg = tb.Label(self, text="", bootstyle="secondary", wraplength=640)
         self.msg.pack(anchor="w")
+        self.actions = ListActions(self.list, self.msg, self.refresh)
         self.refresh()
 
     def refresh(self) -> None:
@@ -55,20 +56,20 @@ class McpPage(ListPage, tb.Frame):
             self.list.insert("", "end", iid=r.id, text=r.name, values=(r.transport, r.target, r.status))
 
     def add(self) -> bool:
-        return self._guard(self.p.add, self.name.get(), self.transport.get(), self.target.get())
+        return self.actions.guard(self.p.add, self.name.get(), self.transport.get(), self.target.get())
 
     def enable(self, on: bool) -> bool:
-        sid = self._selected()
-        return bool(sid) and self._guard(self.p.set_enabled, sid, on)
+        sid = self.actions.selected()
+        return bool(sid) and self.actions.guard(self.p.set_enabled, sid, on)
 
     def remove(self) -> bool:
-        sid = self._selected()
+        sid = self.actions.selected()
         if not sid or not self.window.dialogs.confirm("Remove this MCP server?", "Remove server"):
             return False
-        return self._guard(self.p.remove, sid)
+        return self.actions.guard(self.p.remove, sid)
 
     def test(self) -> bool:
-        sid = self._selected()
+        sid = self.actions.selected()
         if not sid:
             self.msg.configure(text="Select a server first.", bootstyle="secondary")
             return False

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import tkinter as tk
 import webbrowser
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from .tab_pages import TabPages

@@ -12,10 +12,10 @@ import ttkbootstrap as tb
 from ..presenters.catalog import model_choices
 from ..presenters.models_page import APIS, ModelsPagePresenter
 from . import tkvars
-from .list_page import ListPage
+from .list_page import ListActions
 
 
-class ModelsPage(ListPage, tb.Frame):
+class ModelsPage(tb.Frame):
     def __init__(self, master: Any, window: Any) -> None:
         super().__init__(master, padding=6)
         self.window = window
@@ -54,6 +54,7 @@ class ModelsPage(ListPage, tb.Frame):
         tb.Button(row, text="Set", bootstyle="secondary-outline", command=self.set_default).pack(side="left")
         self.msg = tb.Label(self, text="", bootstyle="danger", wraplength=640)
         self.msg.pack(anchor="w", pady=4)
+        self.actions = ListActions(self.list, self.msg, self.refresh)
         self.refresh()
 
     def refresh(self) -> None:
@@ -64,25 +65,25 @@ class ModelsPage(ListPage, tb.Frame):
         self.default_box.configure(values=[f"{c.provider}/{c.model_id}" for c in choices if c.available])
 
     def save_key(self) -> bool:
-        pid = self._selected()
+        pid = self.actions.selected()
         if not pid:
             self.msg.configure(text="Select a provider first.")
             return False
-        return self._guard(self.p.save_key, pid, self.key.get())
+        return self.actions.guard(self.p.save_key, pid, self.key.get())
 
     def add(self) -> bool:
         f = self.fields
-        return self._guard(self.p.add_custom, f["id"].get(), f["name"].get(), f["base_url"].get(), self.api.get(),
+        return self.actions.guard(self.p.add_custom, f["id"].get(), f["name"].get(), f["base_url"].get(), self.api.get(),
                            f["models"].get(), f["api_key"].get())
 
     def remove(self) -> bool:
-        pid = self._selected()
+        pid = self.actions.selected()
         if not pid or not self.window.dialogs.confirm(f"Remove the provider {pid}?", "Remove provider"):
             return False
-        return self._guard(self.p.remove, pid)
+        return self.actions.guard(self.p.remove, pid)
 
     def set_default(self) -> bool:
-        return self._guard(self.p.set_default, self.default.get())
+        return self.actions.guard(self.p.set_default, self.default.get())
 
     def refresh_local(self) -> None:
         self.msg.configure(text="Asking local servers…", bootstyle="secondary")
