@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench dist clean
+.PHONY: run test lint bench dist clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -18,7 +18,14 @@ run: $(STAMP)
 test: $(STAMP)
 	@if [ -z "$$DISPLAY" ] && ! command -v Xvfb >/dev/null; then \
 	  echo "Xvfb is missing: install it (apt-get install -y xvfb) or run .ci/run"; exit 1; fi
+	$(BIN)/mypy
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
+
+# The static checks alone (mypy strict outside llmspace/ui, ruff); `make test` runs them first.
+lint: $(STAMP)
+	$(BIN)/mypy
+	$(BIN)/ruff check .
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
