@@ -1,46 +1,221 @@
-"""The one atomic writer and the JSON readers.
+"""The one atomic writer and the one safe reader of the app's files.
 
-`write_bytes_atomic` / `write_json_atomic`: temp file in the destination folder, write,
-flush, fsync, `os.replace`; on any failure the temp file is removed and the destination is
-untouched. `read_json` reports malformed JSON with path, line and column.
-Every file the app writes goes through here.
+Writing: `write_bytes_atomic` / `write_json_atomic` put the data in a temp file in the
+destination's folder (a symlinked destination is written through to its target), flush,
+fsync and `os.replace` it; on any failure the temp file is removed and the destination is
+untouched. While a writer fills its temp file it holds an exclusive `flock` on it; temp
+files nobody holds are leftovers of a killed writer and are removed by
+`sweep_stale_temps` (on the next save into that folder of the same file, and by workspace
+scans through `remove_stale_temp`). Values that cannot be stored (see
+`llmspace/jsoncheck.py`) raise `UnsavableValueError` naming their JSON path; nothing is
+written.
+
+Reading: `read_file_bytes` opens without blocking, refuses anything that is not a regular
+file (named pipe, device, socket, folder) and files over a size cap, and reads at most
+cap + 1 bytes; `read_json` adds `loads_located`, which reports malformed JSON with path,
+line and column, and JSON the app cannot hold (too deep, lone surrogates, huge integers)
+with its JSON path. Every file the app writes goes through here, and every JSON, thread
+and settings file it reads.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import re
+import stat
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from .errors import MalformedJsonError, UserFacingError
+from .jsoncheck import DEPTH_REASON, deep_position, first_problem, parse_int, printable
+
+try:  # POSIX: temp files are locked while written; Windows cannot delete open files anyway
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+FILE_MAX_BYTES = 256 * 1024 * 1024  # threads, imports, results
+SETTINGS_MAX_BYTES = 8 * 1024 * 1024  # settings and UI state
+_WINDOWS_STALE_SECONDS = 600  # without locks, a temp file this old is taken as abandoned
+
+
+class UnreadableFileError(UserFacingError):
+    """A file that was not read. `reason` says why without naming it ("it is a folder, …")."""
+
+    def __init__(self, message: str, reason: str, *, hint: str | None = None, missing: bool = False) -> None:
+        super().__init__(message, hint=hint)
+        self.reason = reason
+        self.missing = missing
+
+
+class UnsupportedJsonError(MalformedJsonError):
+    """Well-formed JSON holding something the app cannot keep (see llmspace/jsoncheck.py)."""
+
+    def __init__(self, path: Path | str, json_path: str, reason: str, line: int = 0, column: int = 0) -> None:
+        super().__init__(path, line, column, reason)
+        self.json_path = json_path
+        where = f" (line {line}, column {column})" if line else ""
+        self.summary = f"unsupported JSON at {json_path}{where}: {reason}"
+        self.message = f"{self.path}: {self.summary}."
+
+
+class UnsavableValueError(UserFacingError):
+    """A value that cannot be written as JSON; names its JSON path. Nothing was written."""
+
+    def __init__(self, json_path: str, reason: str, where: str | None = None, kept: bool = False) -> None:
+        self.json_path = json_path
+        self.reason = reason
+        prefix = f"{where}: " if where else ""
+        super().__init__(f"{prefix}cannot save the value at {json_path}: {reason}.",
+                         hint=f"Change that value and try again; {'the previous file was kept' if kept else 'nothing was written'}.")
+
+    def for_file(self, path: Path | str, shown: str | None = None) -> UnsavableValueError:
+        """The same error naming the file (`shown`, default the path) it was meant for."""
+        return UnsavableValueError(self.json_path, self.reason, shown or str(path), os.path.lexists(path))
+
+
+# -- writing -------------------------------------------------------------------------------
+_TEMP_SUFFIX = ".tmp"
+_TEMP_NAME = re.compile(r"\A\..+\.[a-z0-9_]{8}\.tmp\Z", re.DOTALL)  # mkstemp: 8 random chars
+_TEMP_NAME_BYTES = 200  # keeps `.{name}.XXXXXXXX.tmp` under every file system's 255-byte limit
+
+
+def _temp_prefix(name: str) -> str:
+    raw = name.encode("utf-8", "surrogateescape")
+    if len(raw) > _TEMP_NAME_BYTES:
+        name = raw[:_TEMP_NAME_BYTES].decode("utf-8", "surrogateescape")
+    return f".{name}."
+
+
+def is_temp_name(name: str) -> bool:
+    """True for names the atomic writer gives its temp files (`.NAME.XXXXXXXX.tmp`)."""
+    return name.startswith(".") and name.endswith(_TEMP_SUFFIX) and _TEMP_NAME.match(name) is not None
+
+
+def remove_stale_temp(path: str | Path) -> bool:
+    """Remove one temp file of the atomic writer unless a live writer holds it; True if removed.
+
+    POSIX: the file is removed only after taking its lock (so no writer holds it) and
+    checking that the name still leads to the locked file. Windows: an open file cannot be
+    deleted, and the file must be older than ten minutes."""
+    path = os.fspath(path)
+    if fcntl is None:  # pragma: no cover - Windows
+        try:
+            if time.time() - os.lstat(path).st_mtime < _WINDOWS_STALE_SECONDS:
+                return False
+            os.unlink(path)
+        except OSError:
+            return False
+        return True
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return False
+    try:
+        held = os.fstat(fd)
+        if not stat.S_ISREG(held.st_mode):
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # a live writer holds it (or this file system has no locks)
+            return False
+        try:
+            now = os.lstat(path)
+        except OSError:
+            return False
+        if (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino):
+            return False
+        os.unlink(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def sweep_stale_temps(folder: str | Path, name: str | None = None) -> int:
+    """Remove the temp files no writer holds in `folder` (only those of the file `name`, when
+    given); returns how many. Never raises."""
+    prefix = _temp_prefix(name) if name is not None else "."
+    removed = 0
+    try:
+        with os.scandir(folder) as it:
+            for entry in it:
+                n = entry.name
+                if not n.startswith(prefix) or not is_temp_name(n):
+                    continue
+                if name is not None and len(n) != len(prefix) + 8 + len(_TEMP_SUFFIX):
+                    continue
+                removed += remove_stale_temp(entry.path)
+    except OSError:
+        pass
+    return removed
+
+
+def _hold(fd: int, tmp: str) -> bool:
+    """Lock a fresh temp file; False when a sweeper removed it before the lock was taken."""
+    if fcntl is None:  # pragma: no cover - Windows
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # waits only while a sweeper checks this very file
+    except OSError:
+        return True  # no locks here: sweepers cannot lock it either, so they leave it alone
+    try:
+        held, now = os.fstat(fd), os.lstat(tmp)
+    except OSError:
+        return False
+    return (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino)
+
+
+def _locked_temp(target: Path) -> tuple[int, str]:
+    prefix = _temp_prefix(target.name)
+    for _ in range(100):
+        fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=_TEMP_SUFFIX, dir=target.parent)
+        if _hold(fd, tmp):
+            return fd, tmp
+        os.close(fd)
+    raise OSError(errno.EAGAIN, "could not hold a temporary file")
+
+
+def _write_target(path: Path) -> Path:
+    """Where the bytes go: a symbolic link is written through to the file it points at."""
+    return Path(os.path.realpath(path)) if os.path.islink(path) else path
 
 
 def write_bytes_atomic(path: Path | str, data: bytes) -> None:
     """Replace `path` with `data` atomically (old or new content, never a torn file)."""
     path = Path(path)
+    target = _write_target(path)
     try:  # a read-only or full folder fails here, before any temp file exists
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        sweep_stale_temps(target.parent, target.name)
+        fd, tmp = _locked_temp(target)
     except OSError as exc:
         raise _write_error(path, exc) from exc
+    f = os.fdopen(fd, "wb")
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if path.exists():
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+        if os.name == "nt":  # pragma: no cover - Windows cannot rename an open file
+            f.close()
+        if target.exists():
             try:
-                os.chmod(tmp, path.stat().st_mode & 0o777)
+                os.chmod(tmp, target.stat().st_mode & 0o777)
             except OSError:
                 pass
         else:
             os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
+        os.replace(tmp, target)  # POSIX: still locked until closed below
     except BaseException as exc:
+        f.close()
         try:
             os.unlink(tmp)
         except OSError:
@@ -48,6 +223,8 @@ def write_bytes_atomic(path: Path | str, data: bytes) -> None:
         if isinstance(exc, OSError):
             raise _write_error(path, exc) from exc
         raise
+    finally:
+        f.close()
 
 
 def _write_error(path: Path, exc: OSError) -> UserFacingError:
@@ -59,18 +236,116 @@ def _write_error(path: Path, exc: OSError) -> UserFacingError:
 
 
 def dumps_pretty(value: Any, *, trailing_newline: bool = False) -> bytes:
-    """2-space indented UTF-8 JSON, non-ASCII kept, key order kept (as JSON.stringify(v, null, 2))."""
+    """2-space indented UTF-8 JSON, non-ASCII kept, key order kept (as JSON.stringify(v, null, 2)).
+
+    A value that cannot be stored (lone surrogates, nesting deeper than the reader accepts,
+    integers of more than 4,300 digits) raises `UnsavableValueError` with its JSON path."""
     try:
         out = orjson.dumps(value, option=orjson.OPT_INDENT_2)
     except TypeError:
-        # orjson refuses ints beyond 64 bits and non-str keys; fall back to the stdlib.
-        out = json.dumps(value, indent=2, ensure_ascii=False).encode("utf-8")
+        # orjson refuses ints beyond 64 bits, lone surrogates and deep nesting: say which,
+        # or fall back to the stdlib for what it can write (big integers, non-str keys).
+        problem = first_problem(value)
+        if problem is not None:
+            raise UnsavableValueError(*problem) from None
+        try:
+            out = json.dumps(value, indent=2, ensure_ascii=False).encode("utf-8")
+        except RecursionError:
+            raise UnsavableValueError("(root)", DEPTH_REASON) from None
     return out + b"\n" if trailing_newline else out
 
 
 def write_json_atomic(path: Path | str, value: Any, *, trailing_newline: bool = False) -> None:
     """Write `value` as pretty JSON atomically. Thread files: no trailing newline; settings: one."""
-    write_bytes_atomic(path, dumps_pretty(value, trailing_newline=trailing_newline))
+    try:
+        data = dumps_pretty(value, trailing_newline=trailing_newline)
+    except UnsavableValueError as exc:
+        raise exc.for_file(path) from None
+    write_bytes_atomic(path, data)
+
+
+# -- reading -------------------------------------------------------------------------------
+def _special_kind(mode: int) -> str | None:
+    """What a non-regular file is, in words (None for a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
+
+
+def _mb(n: int) -> str:
+    return f"{n / (1024 * 1024):,.0f} MB" if n >= 1024 * 1024 else f"{n:,} bytes"
+
+
+def _refuse(shown: str, st: os.stat_result, max_bytes: int) -> None:
+    kind = _special_kind(st.st_mode)
+    if kind == "a folder":
+        raise UnreadableFileError(f"{shown} is a folder, not a file.", "it is a folder, not a file")
+    if kind is not None:
+        raise UnreadableFileError(f"{shown} is {kind}, not a regular file; it was not read.",
+                                  f"it is {kind}, not a regular file",
+                                  hint="Point at a regular file (or replace it with one).")
+    if st.st_size > max_bytes:
+        _too_big(shown, max_bytes)
+
+
+def _too_big(shown: str, max_bytes: int) -> None:
+    raise UnreadableFileError(f"{shown} is larger than {_mb(max_bytes)}, the most this app reads; it was not read.",
+                              f"it is larger than {_mb(max_bytes)}, the most this app reads",
+                              hint="Split it into smaller files or remove large parts (such as embedded images).")
+
+
+def read_file_bytes(path: Path | str, *, max_bytes: int = FILE_MAX_BYTES, shown: str | None = None) -> bytes:
+    """The bytes of a regular file of at most `max_bytes`, or `UnreadableFileError`.
+
+    Never blocks: named pipes, devices and sockets are refused before anything is read
+    (the file is opened non-blocking and checked again with fstat), and at most
+    `max_bytes + 1` bytes are read. Symbolic links are followed. `shown` is how messages
+    name the file (default: the path)."""
+    path = os.fspath(path)
+    label = shown if shown is not None else path
+    try:
+        _refuse(label, os.stat(path), max_bytes)
+        flags = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+                 | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
+        fd = os.open(path, flags)
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        raise UnreadableFileError(f"{label} does not exist.", f"could not read it: {exc.strerror or 'it does not exist'}",
+                                  missing=True) from None
+    except IsADirectoryError:
+        raise UnreadableFileError(f"{label} is a folder, not a file.", "it is a folder, not a file") from None
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+        raise UnreadableFileError(f"Could not read {label}: {why}.", f"could not read it: {why}") from None
+    try:
+        st = os.fstat(fd)
+        _refuse(label, st, max_bytes)  # the file may have been swapped since the stat
+        chunks: list[bytes] = []
+        left = max_bytes + 1
+        want = min(st.st_size, max_bytes) + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, max(want, 1 << 16)))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        if left <= 0:  # it grew past the cap while being read
+            _too_big(label, max_bytes)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+        raise UnreadableFileError(f"Could not read {label}: {why}.", f"could not read it: {why}") from None
+    finally:
+        os.close(fd)
 
 
 def _position(data: bytes, pos: int) -> tuple[int, int]:
@@ -79,30 +354,52 @@ def _position(data: bytes, pos: int) -> tuple[int, int]:
     return line, col
 
 
+def _too_deep(data: bytes, path: Path | str, fallback: tuple[int, int]) -> UnsupportedJsonError:
+    found = deep_position(data)
+    if found is None:
+        return UnsupportedJsonError(path, "(root)", DEPTH_REASON, *fallback)
+    pos, json_path = found
+    return UnsupportedJsonError(path, json_path, DEPTH_REASON, *_position(data, pos))
+
+
+def _check(value: Any, data: bytes, path: Path | str) -> Any:
+    """`value` if it stays within the limits the writer can keep (see jsoncheck.py)."""
+    if isinstance(value, (dict, list)) and len(data) > 500:  # 254 levels take at least 508 bytes
+        try:
+            orjson.dumps(value)  # fast: fails only when nested too deeply
+        except orjson.JSONEncodeError:
+            problem = first_problem(value)
+            if problem is not None:
+                raise UnsupportedJsonError(path, *problem) from None
+    return value
+
+
 def loads_located(data: bytes, path: Path | str = "<input>") -> Any:
-    """Parse JSON bytes; malformed input raises MalformedJsonError with line and column."""
+    """Parse JSON bytes. Malformed input raises `MalformedJsonError` with line and column;
+    JSON the app cannot keep raises `UnsupportedJsonError` with its JSON path."""
     try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        pass
+        return _check(orjson.loads(data), data, path)
+    except orjson.JSONDecodeError as exc:
+        first = exc
+    where = _position(data, first.pos) if isinstance(first.pos, int) else (1, 1)
+    if "depth" in first.msg or "recursion" in first.msg.lower():
+        raise _too_deep(data, path, where)
     try:
-        return json.loads(data.decode("utf-8-sig"))
+        value = json.loads(data.decode("utf-8-sig"), parse_int=parse_int)
     except UnicodeDecodeError as exc:
         line, col = _position(data, exc.start)
         raise MalformedJsonError(path, line, col, "the file is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
-        raise MalformedJsonError(path, exc.lineno, exc.colno, exc.msg) from None
+        raise MalformedJsonError(path, exc.lineno, exc.colno, printable(exc.msg)) from None
+    except RecursionError:
+        raise _too_deep(data, path, where) from None
+    problem = first_problem(value)  # what orjson refused and the stdlib let through
+    if problem is not None:
+        raise UnsupportedJsonError(path, *problem)
+    return value
 
 
-def read_json(path: Path | str) -> Any:
-    """Read and parse a JSON file, with a clear error for unreadable or malformed files."""
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise UserFacingError(f"{path} does not exist.") from None
-    except IsADirectoryError:
-        raise UserFacingError(f"{path} is a folder, not a JSON file.") from None
-    except OSError as exc:
-        raise UserFacingError(f"Could not read {path}: {exc.strerror or exc}.") from None
-    return loads_located(data, path)
+def read_json(path: Path | str, *, max_bytes: int = FILE_MAX_BYTES) -> Any:
+    """Read and parse a JSON file, with a clear error for unreadable, special, oversized or
+    malformed files. Settings files pass `max_bytes=SETTINGS_MAX_BYTES`."""
+    return loads_located(read_file_bytes(path, max_bytes=max_bytes), path)

@@ -37,7 +37,7 @@ from ..core.model import AssistantMessage, Thread
 from ..core.timing import run_latency_ms
 from ..core.usage import cost_of, is_zero, normalize_usage, run_usage
 from ..errors import UserFacingError
-from ..jsonio import loads_located, write_bytes_atomic, write_json_atomic
+from ..jsonio import loads_located, read_file_bytes, write_bytes_atomic, write_json_atomic
 
 if TYPE_CHECKING:
     from ..app import App
@@ -185,7 +185,7 @@ def parse_variants(items: list[str], base: Path | None = None) -> dict[str, dict
 
 def _variants_from_file(path: Path) -> dict[str, dict[str, str]]:
     try:
-        data = loads_located(path.read_bytes(), path)
+        data = loads_located(read_file_bytes(path), path)
     except OSError as exc:
         raise UserFacingError(f"Could not read {path}: {exc.strerror or exc}.") from None
     out: dict[str, dict[str, str]] = {}
@@ -229,7 +229,7 @@ def load_results(app: "App", rel: str) -> MatrixResult:
     path = sibling_paths(app, rel)["results"]
     if not path.exists():
         raise UserFacingError(f"No matrix has been run on {rel} yet.", hint="Run `llmspace matrix THREAD --models …` first.")
-    return MatrixResult.from_data(loads_located(path.read_bytes(), path), str(path))
+    return MatrixResult.from_data(loads_located(read_file_bytes(path), path), str(path))
 
 
 def write_outputs(app: "App", result: MatrixResult) -> dict[str, Path]:

@@ -5,7 +5,9 @@ no trailing newline. Inline images whose base64 text is 1,024 characters or more
 moved into a top-level `blobs` table (`blob:sha256:<hex>` references) and restored on read.
 Validation errors name the JSON path of the bad value.
 
-Pure functions (no I/O except `read_thread_file` / `write_thread_file`, which use jsonio).
+Pure functions (no I/O except `read_thread_file` / `write_thread_file`, which use jsonio's
+safe reader and atomic writer). `serialize_thread` raises `jsonio.UnsavableValueError` for
+values no JSON file can hold (it names their JSON path).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import orjson
 from pydantic import ValidationError
 
 from ..errors import UserFacingError, ValidationFailed
-from ..jsonio import dumps_pretty, loads_located, write_bytes_atomic
+from ..jsonio import UnreadableFileError, UnsavableValueError, dumps_pretty, loads_located, read_file_bytes, write_bytes_atomic
 from .model import _ORDER_SINK, Node, Thread
 
 BLOB_PREFIX = "blob:sha256:"
@@ -188,17 +190,21 @@ def serialize_thread(thread: Thread) -> bytes:
 
 
 def read_thread_file(path: Path) -> Thread:
+    """Read and validate a thread file (never blocks on a named pipe; size capped)."""
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise UserFacingError(f"{path} does not exist.", hint="Refresh the workspace.") from None
-    except OSError as exc:
-        raise UserFacingError(f"Could not read {path}: {exc.strerror or exc}.") from None
+        raw = read_file_bytes(path)
+    except UnreadableFileError as exc:
+        if exc.missing:
+            raise UserFacingError(f"{path} does not exist.", hint="Refresh the workspace.") from None
+        raise
     return parse_thread(raw, str(path))
 
 
 def write_thread_file(path: Path, thread: Thread) -> bytes:
-    data = serialize_thread(thread)
+    try:
+        data = serialize_thread(thread)
+    except UnsavableValueError as exc:
+        raise exc.for_file(path) from None
     write_bytes_atomic(path, data)
     return data
 

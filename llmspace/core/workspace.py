@@ -28,7 +28,16 @@ from pathlib import Path, PurePosixPath
 import orjson
 
 from ..errors import InvalidName, NameConflict, PathOutsideWorkspace, UserFacingError
-from ..jsonio import dumps_pretty, write_bytes_atomic
+from ..jsoncheck import printable
+from ..jsonio import (
+    UnreadableFileError,
+    UnsavableValueError,
+    dumps_pretty,
+    is_temp_name,
+    read_file_bytes,
+    remove_stale_temp,
+    write_bytes_atomic,
+)
 from .model import Thread
 from .threadio import pack_blobs, parse_thread, serialize_thread, thread_from_data, unpack_blobs
 
@@ -37,6 +46,7 @@ log = logging.getLogger("llmspace.workspace")
 THREAD_SUFFIX = ".json"
 SEED_MARKER = ".llmspace-seeded"
 _FORBIDDEN = re.compile(r'[<>:"/\\|?*\x00-\x1f\x7f]')
+_MAX_NAME_BYTES = 200  # leaves room for `-12`, `_copy_2`, `.json` and the writer's temp names
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 
 
@@ -45,7 +55,9 @@ def validate_stem(stem: str) -> str:
 
     Rules (reference §1.1): not empty after trimming; not `.` or `..`; none of
     `< > : " / \\ | ? *` or control characters; not a Windows reserved name; must not end in
-    `.` or a space. Raises `InvalidName` with the reason.
+    `.` or a space. Also: must not start with `.` (such entries are hidden from the tree),
+    must be valid Unicode (it becomes the thread title) and at most 200 bytes as UTF-8.
+    Raises `InvalidName` with the reason.
     """
     if not isinstance(stem, str):
         raise InvalidName("A name must be text.")
@@ -64,6 +76,17 @@ def validate_stem(stem: str) -> str:
         raise InvalidName(f"{name!r} is a reserved name on Windows.", hint="Choose another name.")
     if name.endswith("."):
         raise InvalidName(f"{name!r} must not end with a dot.", hint="Remove the trailing dot.")
+    if name.startswith("."):
+        raise InvalidName(f"{printable(name)!r} starts with a dot, so it would be hidden from the workspace.",
+                          hint="Remove the leading dot.")
+    try:
+        size = len(name.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidName(f"{printable(name)!r} is not valid Unicode text (it holds bytes that are not UTF-8).",
+                          hint="Type the name again using ordinary characters.") from None
+    if size > _MAX_NAME_BYTES:
+        raise InvalidName(f"A name can be at most {_MAX_NAME_BYTES} bytes long; this one has {size} "
+                          f"({name[:40]!r}…).", hint="Choose a shorter name.")
     return name
 
 
@@ -162,14 +185,19 @@ class Workspace:
 
     def _read(self, rel: str) -> tuple[Path, bytes]:
         path = self.resolve(rel)
+        return path, self._read_bytes(path, rel)
+
+    @staticmethod
+    def _read_bytes(path: Path, rel: str) -> bytes:
+        """A thread file's bytes (never blocks on a named pipe or device; size capped)."""
         try:
-            return path, path.read_bytes()
-        except FileNotFoundError:
-            raise UserFacingError(f"{rel} does not exist in the workspace.", hint="Refresh the workspace tree.") from None
-        except IsADirectoryError:
-            raise UserFacingError(f"{rel} is a folder, not a thread.") from None
-        except OSError as exc:
-            raise UserFacingError(f"Could not read {rel}: {exc.strerror or exc}.") from None
+            return read_file_bytes(path, shown=rel)
+        except UnreadableFileError as exc:
+            if exc.missing:
+                raise UserFacingError(f"{rel} does not exist in the workspace.", hint="Refresh the workspace tree.") from None
+            if exc.reason.startswith("it is a folder"):
+                raise UserFacingError(f"{rel} is a folder, not a thread.") from None
+            raise
 
     def _opened(self, path: Path, raw: bytes, thread: Thread) -> Thread:
         self._loaded[self._key(path)] = (raw, False)
@@ -182,14 +210,17 @@ class Workspace:
         path = self.resolve(rel)
         if thread.title != path.stem:
             thread.title = path.stem
-        data = serialize_thread(thread)
+        try:
+            data = serialize_thread(thread)
+        except UnsavableValueError as exc:
+            raise exc.for_file(path, rel) from None
         key = self._key(path)
         old = self._loaded.get(key)
         if old is not None and path.exists():
             old_bytes, ours = old
             if old_bytes == data or (not ours and self._same_content(old_bytes, data)):
                 return False
-        write_bytes_atomic(path, data)
+        write_bytes_atomic(path, data)  # a symlink (inside the workspace) is written through
         self._loaded[key] = (data, True)
         return True
 
@@ -240,6 +271,8 @@ class Workspace:
             for de in it:
                 name = de.name
                 if name.startswith("."):
+                    if name.endswith(".tmp") and is_temp_name(name):
+                        remove_stale_temp(de.path)  # left by a writer that was killed mid-save
                     continue
                 try:
                     link = de.is_symlink()
@@ -296,10 +329,15 @@ class Workspace:
         """The path of `folder`, refusing paths outside the workspace and folder names that
         break the naming rules where the folder does not exist yet (nothing is created)."""
         base = self.resolve(folder)
+        parts = PurePosixPath(os.fspath(folder).replace("\\", "/")).parts
+        hidden = next((p for p in parts if p.startswith(".")), None)
+        if hidden is not None:
+            raise InvalidName(f"{printable(hidden)!r} starts with a dot, so threads in it would be hidden from the workspace.",
+                              hint="Choose a folder whose name does not start with a dot.")
         if os.path.lexists(base):
             return base
         current = self.root
-        for part in PurePosixPath(os.fspath(folder).replace("\\", "/")).parts:
+        for part in parts:
             current = current / part
             if not os.path.lexists(current) and validate_stem(part) != part:
                 raise InvalidName(f"{part!r} starts or ends with a space, which is not allowed in a folder name.",
@@ -362,10 +400,11 @@ class Workspace:
             raise UserFacingError(f"{rel} is a folder; only threads can be duplicated.")
         dst = self._unique(src.parent, f"{src.stem}_copy", THREAD_SUFFIX, sep="_", first=2)
         new_rel = self._rel_of(dst)
+        raw = self._read_bytes(src, rel)
         try:
-            thread = parse_thread(src.read_bytes(), rel)
+            thread = parse_thread(raw, rel)
         except UserFacingError:
-            write_bytes_atomic(dst, src.read_bytes())  # keep an unreadable file as it is
+            write_bytes_atomic(dst, raw)  # keep an unreadable file as it is
             return new_rel
         thread.title = dst.stem
         self.save(new_rel, thread)

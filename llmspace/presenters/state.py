@@ -4,7 +4,9 @@ run switches, rendering mode). Both are settings files: pretty JSON with a trail
 written through `llmspace.jsonio`. An unreadable or wrong-shaped file (malformed JSON, not
 an object, a known key of the wrong type) falls back to defaults, is reported in
 `StateStore.problems` (the main window shows it) and is never overwritten: saves to it are
-skipped until the user fixes or deletes it.
+skipped until the user fixes or deletes it. A file holding `null` is such a file too. A
+save that fails (full disk, a value no JSON file can hold) is logged and added to
+`problems`; it never raises into the UI.
 
 Callers: `ui/main_window.py` (load at start, save on change and on quit), tests.
 """
@@ -18,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserFacingError
-from ..jsonio import read_json, write_json_atomic
+from ..jsonio import SETTINGS_MAX_BYTES, read_json, write_json_atomic
 from ..paths import DataRoot
 
 log = logging.getLogger("llmspace.presenters.state")
@@ -168,11 +170,14 @@ class StateStore:
         data = None
         if path.exists():
             try:
-                data = read_json(path)
+                data = read_json(path, max_bytes=SETTINGS_MAX_BYTES)
             except UserFacingError as exc:
                 found.append(exc.message.removeprefix(f"{path}: "))
-            except Exception as exc:  # e.g. nesting too deep to parse: still only a settings file
+            except Exception as exc:  # any other surprise: still only a settings file
                 found.append(f"could not be read ({type(exc).__name__})")
+            else:
+                if data is None:  # `null` is a file, not a missing one: report it, keep it
+                    found.append("expected a JSON object, found null")
         state = parse(data, found)
         if found:
             self._kept.add(path)
@@ -183,20 +188,30 @@ class StateStore:
             return parse(None, None)
         return state
 
-    def _save(self, path: Path, data: dict[str, Any]) -> None:
+    def _save(self, path: Path, data: dict[str, Any]) -> bool:
+        """Write one file; False when skipped (kept file) or failed (reported in `problems`
+        and the log — a state save never raises into the UI)."""
         if path in self._kept:
             log.info("not saving %s: it was unreadable at start and is left as it is", path)
-            return
-        write_json_atomic(path, data, trailing_newline=True)
+            return False
+        try:
+            write_json_atomic(path, data, trailing_newline=True)
+        except UserFacingError as exc:
+            problem = str(exc)
+            if problem not in self.problems:
+                self.problems.append(problem)
+            log.warning("%s", problem)
+            return False
+        return True
 
     def load_window(self) -> WindowState:
         return self._load(self.window_path, WindowState.from_data)
 
-    def save_window(self, st: WindowState) -> None:
-        self._save(self.window_path, st.to_data())
+    def save_window(self, st: WindowState) -> bool:
+        return self._save(self.window_path, st.to_data())
 
     def load_ui(self) -> UiState:
         return self._load(self.ui_path, UiState.from_data)
 
-    def save_ui(self, st: UiState) -> None:
-        self._save(self.ui_path, st.to_data())
+    def save_ui(self, st: UiState) -> bool:
+        return self._save(self.ui_path, st.to_data())

@@ -24,7 +24,7 @@ from urllib.parse import urlparse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import UserFacingError
-from ..jsonio import read_json, write_json_atomic
+from ..jsonio import SETTINGS_MAX_BYTES, read_json, write_json_atomic
 from ..paths import DataRoot
 
 Transport = Literal["stdio", "streamableHttp", "sse"]
@@ -181,7 +181,7 @@ class McpSettings:
         if stamp is None:
             return
         try:
-            raw = read_json(self.path)
+            raw = read_json(self.path, max_bytes=SETTINGS_MAX_BYTES)
             if not isinstance(raw, dict):
                 raise UserFacingError(f"{self.path}: expected an object with a 'servers' list.")
             items = raw.get("servers", [])

@@ -9,7 +9,8 @@ models their server reports at `GET /v1/models`; the answer is cached in memory 
 `data/local-models.json` and refreshed on demand (`refresh_local`); a server that does not
 answer within a short timeout is simply unavailable.
 
-A corrupt `models.json` is reported as `load_error`, never overwritten (writes are refused
+A corrupt `models.json` (malformed, or a provider value of the wrong type such as
+`"disabledModels": 5`, see `_shape_problem`) is reported as `load_error`, never overwritten (writes are refused
 until the user fixes it) and the built-ins keep working. Called by `app.models`, the
 provider registry, the run loop, the CLI and the Settings › Models page.
 """
@@ -26,7 +27,7 @@ from typing import Any
 
 from ..core.model import ModelConfig
 from ..errors import UserFacingError
-from ..jsonio import read_json, write_json_atomic
+from ..jsonio import SETTINGS_MAX_BYTES, read_json, write_json_atomic
 from ..paths import DataRoot
 from .catalog import BUILTINS, KEYRING_SERVICE, BuiltinProvider
 from .model_info import ModelInfo
@@ -128,9 +129,13 @@ class ModelSettings:
             self._data = {"providers": []}
             if self.path.exists():
                 try:
-                    data = read_json(self.path)
+                    data = read_json(self.path, max_bytes=SETTINGS_MAX_BYTES)
                     if not isinstance(data, dict) or not isinstance(data.get("providers", []), list):
                         raise UserFacingError(f"{self.path}: expected an object with a \"providers\" list.",
+                                              hint="Fix the file in a text editor; it was left unchanged.")
+                    problem = _shape_problem(data)
+                    if problem:
+                        raise UserFacingError(f"{self.path}: {problem}.",
                                               hint="Fix the file in a text editor; it was left unchanged.")
                     self._data = data
                 except UserFacingError as exc:
@@ -140,7 +145,7 @@ class ModelSettings:
 
     def _load_cache(self) -> None:
         try:
-            data = read_json(self._cache_path) if self._cache_path.exists() else {}
+            data = read_json(self._cache_path, max_bytes=SETTINGS_MAX_BYTES) if self._cache_path.exists() else {}
         except UserFacingError:
             data = {}
         if isinstance(data, dict):
@@ -426,6 +431,39 @@ def _timeouts(entry: dict[str, Any]) -> dict[str, float]:
                         entry.get("id"), key, value, default)
         out[name] = default
     return out
+
+
+def _json_kind(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return {int: "a number", float: "a number", str: "text", dict: "an object", list: "a list"}.get(type(v), type(v).__name__)
+
+
+# Provider-entry keys the code iterates or hashes: a wrong type would break every command.
+_LIST_KEYS = {"disabledModels": "a list of model ids", "models": "a list of model objects",
+              "customModels": "a list of model ids"}
+
+
+def _shape_problem(data: dict[str, Any]) -> str | None:
+    """The JSON path and expectation of the first provider entry value of the wrong type."""
+    for i, entry in enumerate(data.get("providers", [])):
+        if not isinstance(entry, dict):
+            continue  # entries that are not objects are ignored
+        if "id" in entry and not isinstance(entry["id"], str):
+            return f"providers[{i}].id must be text, not {_json_kind(entry['id'])}"
+        for key, expected in _LIST_KEYS.items():
+            value = entry.get(key)
+            if value is not None and not isinstance(value, list):
+                return f"providers[{i}].{key} must be {expected}, not {_json_kind(value)}"
+        disabled = entry.get("disabledModels") or []
+        for j, item in enumerate(disabled):
+            if not isinstance(item, str):
+                return f"providers[{i}].disabledModels[{j}] must be a model id (text), not {_json_kind(item)}"
+        if entry.get("headers") is not None and not isinstance(entry["headers"], dict):
+            return f"providers[{i}].headers must be an object, not {_json_kind(entry['headers'])}"
+    return None
 
 
 def _str_dict(v: Any) -> dict[str, str]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import UserFacingError
-from ..jsonio import read_json, write_json_atomic
+from ..jsonio import SETTINGS_MAX_BYTES, read_json, write_json_atomic
 from ..paths import DataRoot
 
 PROVIDERS = ("firecrawl", "tavily", "brave", "searxng")
@@ -94,7 +94,7 @@ def load_search_settings(root: DataRoot | None, *, create: bool = True) -> Searc
         if create:
             save_search_settings(root, settings)
         return settings
-    data = read_json(path)
+    data = read_json(path, max_bytes=SETTINGS_MAX_BYTES)
     if not isinstance(data, dict):
         raise UserFacingError(f"{path}: expected a JSON object.", hint="Fix the file in a text editor; it was left unchanged.")
     provider = data.get("provider")

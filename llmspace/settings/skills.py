@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserFacingError
-from ..jsonio import read_json, write_json_atomic
+from ..jsonio import SETTINGS_MAX_BYTES, read_json, write_json_atomic
 from ..paths import DataRoot, expand_home
 
 DEFAULT_FOLDERS = ("~/.claude/skills", "~/.codex/skills", "~/.agents/skills")
@@ -64,7 +64,7 @@ class SkillSettings:
                 self.problem = str(exc)
             return data
         try:
-            data = read_json(self.file)
+            data = read_json(self.file, max_bytes=SETTINGS_MAX_BYTES)
         except UserFacingError as exc:
             self.problem = f"{exc} Using the default skill folders."
             return self.default_data()

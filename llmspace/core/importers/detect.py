@@ -80,7 +80,7 @@ def _one(value_bytes: bytes, name: str, resolve_model: ModelResolver | None) -> 
     try:
         value = loads_located(value_bytes, name)
     except MalformedJsonError as exc:
-        return f"malformed JSON at line {exc.line}, column {exc.column}: {exc.reason}"
+        return getattr(exc, "summary", None) or f"malformed JSON at line {exc.line}, column {exc.column}: {exc.reason}"
     try:
         return thread_from_value(value, resolve_model)
     except RecursionError:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import InvalidName, UserFacingError
+from ...jsonio import UnreadableFileError, read_file_bytes
 from ..workspace import Workspace, validate_stem
 from .detect import JSONL_SUFFIXES, parse_import_detailed
 from .foreign import ModelResolver
@@ -59,6 +60,7 @@ def target_stem(source: Path) -> str:
             break
     else:
         name = source.stem or name
+    name = name.lstrip(".")  # `.hidden.json` becomes `hidden.json`: a dot-name would never be listed
     try:
         return validate_stem(name)
     except InvalidName:
@@ -77,12 +79,9 @@ def import_files(paths: list[Path], workspace: Workspace, into: str = "",
         outcome = ImportOutcome(source=path)
         outcomes.append(outcome)
         try:
-            data = path.read_bytes()
-        except IsADirectoryError:
-            outcome.skipped = "it is a folder, not a file"
-            continue
-        except OSError as exc:
-            outcome.skipped = f"could not read it: {exc.strerror or exc}"
+            data = read_file_bytes(path)  # never blocks on a named pipe or device; size capped
+        except UnreadableFileError as exc:
+            outcome.skipped = exc.reason
             continue
         try:
             result = parse_import_detailed(data, path.name, resolve_model)
