@@ -25,10 +25,11 @@ import json
 import os
 import re
 import stat
+import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -302,6 +303,36 @@ def _too_big(shown: str, max_bytes: int) -> None:
     raise UnreadableFileError(f"{shown} is larger than {_mb(max_bytes)}, the most this app reads; it was not read.",
                               f"it is larger than {_mb(max_bytes)}, the most this app reads",
                               hint="Split it into smaller files or remove large parts (such as embedded images).")
+
+
+def open_regular_file(path: Path | str, *, shown: str | None = None) -> BinaryIO:
+    """A binary file object for streaming a *regular* file (any size), or
+    `UnreadableFileError`. Like `read_file_bytes` it never blocks on a named pipe or device:
+    the file is opened non-blocking, checked with fstat, and only then switched back to
+    blocking reads. For readers that stream (the read tool, skill frontmatter scans)."""
+    path = os.fspath(path)
+    label = shown if shown is not None else path
+    flags = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+             | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
+    try:
+        _refuse(label, os.stat(path), sys.maxsize)
+        fd = os.open(path, flags)
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        raise UnreadableFileError(f"{label} does not exist.", f"could not read it: {exc.strerror or 'it does not exist'}",
+                                  missing=True) from None
+    except IsADirectoryError:
+        raise UnreadableFileError(f"{label} is a folder, not a file.", "it is a folder, not a file") from None
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+        raise UnreadableFileError(f"Could not read {label}: {why}.", f"could not read it: {why}") from None
+    try:
+        _refuse(label, os.fstat(fd), sys.maxsize)  # the file may have been swapped since the stat
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def read_file_bytes(path: Path | str, *, max_bytes: int = FILE_MAX_BYTES, shown: str | None = None) -> bytes:

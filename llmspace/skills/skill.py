@@ -18,8 +18,11 @@ from typing import Any
 
 import yaml
 
+from ..jsonio import UnreadableFileError, open_regular_file, read_file_bytes
+
 SKILL_FILE = "SKILL.md"
 _SCAN_CHARS = 256 * 1024
+SKILL_MAX_BYTES = 16 * 1024 * 1024  # a SKILL.md larger than this is not read
 NAME_RE = re.compile(r"^(?!-)(?!.*--)[a-z0-9-]{1,64}(?<!-)$")
 _FRONTMATTER_RE = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)(?:\r?\n)?^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S | re.M)
 
@@ -87,7 +90,8 @@ class Skill:
 
     def read(self) -> tuple[dict[str, Any], str]:
         """All frontmatter fields and the body, read fresh from disk."""
-        text = self.file.read_text(encoding="utf-8", errors="replace")
+        # UnreadableFileError (a UserFacingError) for a FIFO, device, missing or huge file
+        text = read_file_bytes(self.file, max_bytes=SKILL_MAX_BYTES).decode("utf-8", errors="replace")
         try:
             return parse_skill_text(text)
         except SkillFormatError:
@@ -127,10 +131,10 @@ def scan_folder(folder: Path, *, hidden: set[str] | frozenset[str] = frozenset()
             problems.append(f"{child}: the folder name is not a valid skill name; skipped.")
             continue
         try:
-            with skill_file.open("r", encoding="utf-8", errors="replace") as f:
-                text = f.read(_SCAN_CHARS)  # the frontmatter is at the top; bodies can be long
-        except FileNotFoundError:
-            problems.append(f"{child}: no {SKILL_FILE}; skipped.")
+            with open_regular_file(skill_file) as f:  # a FIFO or device is refused, never waited on
+                text = f.read(_SCAN_CHARS).decode("utf-8", errors="replace")  # the frontmatter is at the top
+        except UnreadableFileError as exc:
+            problems.append(f"{child}: no {SKILL_FILE}; skipped." if exc.missing else f"{skill_file}: {exc.reason}; skipped.")
             continue
         except OSError as exc:
             problems.append(f"{skill_file}: cannot be read ({exc.strerror or exc}); skipped.")

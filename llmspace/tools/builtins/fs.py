@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from ...jsonio import write_bytes_atomic
+from ...jsonio import UnreadableFileError, open_regular_file, read_file_bytes, write_bytes_atomic
 from ..base import CallEnv, ToolError
 from .globmatch import compile_glob, literal_root
 
@@ -83,7 +83,7 @@ def read(args: dict[str, Any], env: CallEnv) -> str:
 
     # Stream the file (split on "\n" like JS `split`, so a final newline gives an empty last line).
     try:
-        with open(path, "rb") as f:
+        with open_regular_file(path) as f:  # a FIFO or device is refused, never waited on
             index = -1
             ended_with_newline = True
             for index, raw in enumerate(f):
@@ -96,6 +96,8 @@ def read(args: dict[str, Any], env: CallEnv) -> str:
                 last = index + 1
                 if ended_with_newline and last >= start and (stop is None or last < stop):
                     take(last, b"")
+    except UnreadableFileError as exc:
+        raise ToolError(str(exc)) from None
     except OSError as exc:
         raise ToolError(f"Could not read {path}: {exc.strerror or exc}") from None
     result = "\n".join(out)
@@ -122,9 +124,9 @@ def edit(args: dict[str, Any], env: CallEnv) -> str:
     if path.is_dir():
         raise ToolError(f"{path} is a directory, not a file.")
     try:
-        content = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise ToolError(f"{path} does not exist.") from None
+        content = read_file_bytes(path).decode("utf-8")
+    except UnreadableFileError as exc:
+        raise ToolError(f"{path} does not exist." if exc.missing else str(exc)) from None
     except UnicodeDecodeError:
         raise ToolError(f"{path} is not a UTF-8 text file.") from None
     if old == "":

@@ -15,9 +15,12 @@ import subprocess
 from pathlib import Path
 from typing import Any, Iterator
 
+from ...jsonio import UnreadableFileError, read_file_bytes
 from ..base import CallEnv, ToolError
 from .fs import NOISE_NAMES
 from .globmatch import compile_glob
+
+GREP_MAX_BYTES = 64 * 1024 * 1024  # the fallback search skips larger files
 
 NO_MATCHES = "No matches found."
 
@@ -135,8 +138,8 @@ def _python_grep(pattern: str, path: Path, glob_arg: str | None, ignore_case: bo
 
 def _grep_file(regex: re.Pattern[bytes], f: Path, context: int, explicit: bool) -> str:
     try:
-        data = f.read_bytes()
-    except OSError:
+        data = read_file_bytes(f, max_bytes=GREP_MAX_BYTES)  # FIFOs, devices and huge files are skipped
+    except (OSError, UnreadableFileError):
         return ""
     if b"\0" in data:
         return ""
