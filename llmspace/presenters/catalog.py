@@ -1,7 +1,7 @@
 """What the editor's pickers offer: models by provider with availability, built-in tools by
 group, MCP tools per server. Thin adapters over `app.models`, `tools.builtins` and
-`app.mcp`; each degrades to "nothing available" (with a reason) when its service is missing
-or fails. Callers: `ui/editor/panels.py`, tests. No Tk.
+`app.mcp`; the model and MCP pickers degrade to "nothing available" (with a reason) when
+their service fails. Callers: `ui/editor/panels.py`, tests. No Tk.
 """
 
 from __future__ import annotations
@@ -9,6 +9,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from typing import Any
+
+from ..core.model import Tool
+from ..tools.builtins import builtin_groups, builtin_tools
 
 log = logging.getLogger("llmspace.presenters.catalog")
 
@@ -45,17 +48,13 @@ def model_choices(app: Any) -> tuple[list[ModelChoice], str | None]:
     return out, None
 
 
-def builtin_tool_groups() -> tuple[dict[str, list[Any]], str | None]:
+def builtin_tool_groups() -> dict[str, list[Tool]]:
     """`{group: [Tool]}` of the built-in tools."""
-    try:
-        from ..tools.builtins import builtin_groups, builtin_tools
-    except ImportError:
-        return {}, "Built-in tools are not available in this build."
     tools = {t.name: t for t in builtin_tools()}
-    groups: dict[str, list[Any]] = {}
+    groups: dict[str, list[Tool]] = {}
     for group, names in builtin_groups().items():
         groups[group] = [tools[n] for n in names if n in tools]
-    return groups, None
+    return groups
 
 
 def mcp_servers(app: Any) -> tuple[list[Any], str | None]:

@@ -21,8 +21,10 @@ from typing import Any, Callable
 
 import orjson
 
-from ..core.model import ModelConfig, ModelParams, ResponseType, Thread, Tool
+from ..core import variables
+from ..core.model import ModelConfig, ModelParams, ResponseType, Thread, Tool, Variable
 from ..core.threadio import parse_thread, serialize_thread
+from ..core.variable_hints import references
 from ..errors import UserFacingError
 from .history import HistoryIntents
 from .messages import MessageIntents
@@ -30,7 +32,6 @@ from .messages import MessageIntents
 UNDO_STEPS = 100
 UNDO_BYTES = 64 * 1024 * 1024
 COALESCE_S = 1.0
-_VAR_RE = re.compile(r"\{\{\s*([A-Za-z_][\w.\-]*)\s*\}\}")
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
 
 Listener = Callable[[str, Any], None]
@@ -40,16 +41,6 @@ def _unset(node: Any, name: str) -> None:
     """Set a field back to None and drop it from the fields written to the file."""
     setattr(node, name, None)
     node.__pydantic_fields_set__.discard(name)
-
-
-def template_variables(text: str) -> list[str]:
-    """Names used as `{{name}}` in a template, in order of first use (no built-ins skipped)."""
-    seen: list[str] = []
-    for m in _VAR_RE.finditer(text or ""):
-        name = m.group(1)
-        if not name.startswith("@") and name not in seen:
-            seen.append(name)
-    return seen
 
 
 class EditorPresenter:
@@ -94,12 +85,7 @@ class EditorPresenter:
     def _ensure_defaults(self) -> None:
         """Materialise the default variables, as the original does when a thread is shown
         (the file only changes once the user edits something)."""
-        try:
-            from ..core.variables import ensure_default_variables
-
-            ensure_default_variables(self.thread)
-        except ImportError:
-            pass
+        variables.ensure_default_variables(self.thread)
 
     # -- notifications -------------------------------------------------------------------
     def notify(self, kind: str, detail: Any = None) -> None:
@@ -314,12 +300,10 @@ class EditorPresenter:
         params = data.get("parameters", {"type": "object", "properties": {}})
         if not isinstance(params, dict) or params.get("type", "object") != "object":
             raise UserFacingError("`parameters` must be a JSON schema of type object.")
-        try:
-            import jsonschema
+        import jsonschema  # imported on first use: it is slow to import and only this check needs it
 
+        try:
             jsonschema.validators.validator_for(params).check_schema(params)
-        except ImportError:
-            pass
         except Exception as exc:
             raise UserFacingError(f"`parameters` is not a valid JSON schema: {getattr(exc, 'message', exc)}.") from None
         if "description" in data and not isinstance(data["description"], str):
@@ -330,17 +314,11 @@ class EditorPresenter:
         """Add (or replace the tool named `replacing`) a custom function tool from JSON text."""
         data = self.validate_function_tool(text)
         others = [t for t in self.tools if t.name != replacing]
-        check: Any
-        try:
-            from ..tools.functions import validate_function_tool as check
-        except ImportError:
-            check = None
-        if check is not None:
-            problems = check(data, others)
-            if problems:
-                raise UserFacingError("The tool is not valid: " + " ".join(problems))
-        elif data["name"] in {t.name for t in others}:
-            raise UserFacingError(f"A tool named {data['name']!r} already exists in this thread.", hint="Tool names must be unique.")
+        from ..tools.functions import validate_function_tool  # imports jsonschema: on first use
+
+        problems = validate_function_tool(data, others)
+        if problems:
+            raise UserFacingError("The tool is not valid: " + " ".join(problems))
         tool = Tool.model_validate(data)
         self.checkpoint(None)
         ctx = self.thread.ensure_context()
@@ -370,10 +348,6 @@ class EditorPresenter:
 
     def invalidate(self, hook: str, *args: Any) -> None:
         """Drop frozen variable values that an edit made stale (core.variables rules)."""
-        try:
-            from ..core import variables
-        except ImportError:
-            return
         getattr(variables, hook)(self.thread, *args)
 
     def custom_variables(self) -> dict[str, str]:
@@ -389,27 +363,22 @@ class EditorPresenter:
 
     def set_variables(self, values: dict[str, str]) -> None:
         """Replace the custom text variables (add, change, delete); names are checked first."""
-        from ..core import variables as V
-
         current = self.custom_variables()
         if values == current:
             return
         for name in values:
             if name not in current:
-                V.check_new_name(self.thread, name)
+                variables.check_new_name(self.thread, name)
         self.checkpoint(None)
         for name in current:
             if name not in values:
-                V.delete_variable(self.thread, name)
+                variables.delete_variable(self.thread, name)
         for name, value in values.items():
-            V.set_text_variable(self.thread, name, value)
+            variables.set_text_variable(self.thread, name, value)
         self.edited("variables")
 
     def set_typed_variable(self, name: str, data: dict[str, Any]) -> None:
         """Add or change a typed variable (currentDate, workingDirectory, json, file, skills)."""
-        from ..core import variables as V
-        from ..core.model import Variable
-
         kinds = ("currentDate", "workingDirectory", "skills", "json", "file")
         if data.get("type") not in kinds:  # files may carry newer kinds; the editor creates known ones
             raise UserFacingError(f"The variable {name!r} has an unknown kind {data.get('type')!r}.",
@@ -422,40 +391,17 @@ class EditorPresenter:
         if current is not None and current.model_dump(exclude_unset=True) == variable.model_dump(exclude_unset=True):
             return
         if current is None:
-            V.check_new_name(self.thread, name)
+            variables.check_new_name(self.thread, name)
         self.checkpoint(None)
-        V.set_typed_variable(self.thread, name, variable)
+        variables.set_typed_variable(self.thread, name, variable)
         self.edited("variables")
 
     def variable_hints(self) -> dict[str, str]:
         """`{name: "missing" | "empty" | "invalid"}` for variables used in the prompt, messages
         and tool results whose value is missing or empty."""
-        try:
-            from ..core.variable_hints import references
-        except ImportError:
-            return self._simple_hints()
         hints: dict[str, str] = {}
         for ref in references(self.thread):
             kind = {"unknown": "missing", "empty": "empty", "invalid": "invalid"}.get(ref.status)
             if kind and ref.name not in hints:
                 hints[ref.name] = kind
-        return hints
-
-    def _simple_hints(self) -> dict[str, str]:
-        texts = [self.system_prompt] + [m.text() for m in self.thread.messages]
-        used: list[str] = []
-        for t in texts:
-            for n in template_variables(t):
-                if n not in used:
-                    used.append(n)
-        custom, typed = self.custom_variables(), self.typed_variables()
-        hints: dict[str, str] = {}
-        for name in used:
-            root = name.split(".")[0]
-            if root in typed:
-                continue
-            if root not in custom:
-                hints[name] = "missing"
-            elif not custom[root].strip():
-                hints[name] = "empty"
         return hints

@@ -13,23 +13,26 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
+from ..core.model import Thread
+from ..core.workspace import Entry, Workspace
 from ..errors import NameConflict, UserFacingError
 
 
 class TreePresenter:
     """State and intents of the workspace tree."""
 
-    def __init__(self, workspace: Any, expanded: Iterable[str] = ()) -> None:
+    def __init__(self, workspace: Workspace, expanded: Iterable[str] = ()) -> None:
         self.ws = workspace
-        self.entries: list[Any] = []
+        self.entries: list[Entry] = []
         self.expanded: set[str] = set(expanded)
         self._sig: tuple[Any, ...] | None = None
         self.last_import_skipped: list[tuple[str, str]] = []
 
     # -- listing -------------------------------------------------------------------------
-    def refresh(self) -> list[Any]:
+    def refresh(self) -> list[Entry]:
         entries = self.ws.list_tree("")
         # a root folder named `shared` (deep-link imports) is pinned first, as in the original
         self.entries = sorted(entries, key=lambda e: 0 if (e.is_dir and e.rel == "shared") else 1)
@@ -41,7 +44,7 @@ class TreePresenter:
     def all_folders(self) -> list[str]:
         out: list[str] = []
 
-        def walk(items: list[Any]) -> None:
+        def walk(items: list[Entry]) -> None:
             for e in items:
                 if e.is_dir:
                     out.append(e.rel)
@@ -53,7 +56,7 @@ class TreePresenter:
     def all_threads(self) -> list[str]:
         out: list[str] = []
 
-        def walk(items: list[Any]) -> None:
+        def walk(items: list[Entry]) -> None:
             for e in items:
                 if e.is_dir:
                     walk(e.children or [])
@@ -104,9 +107,9 @@ class TreePresenter:
         return rel.rpartition("/")[0]
 
     # -- intents -------------------------------------------------------------------------
-    def new_file(self, selected: str | None = None, stem: str = "untitled", thread: Any = None) -> str:
+    def new_file(self, selected: str | None = None, stem: str = "untitled", thread: Thread | None = None) -> str:
         folder = self.folder_of(selected)
-        rel = self.ws.create_thread(folder, stem, thread) if thread is not None else self.ws.create_thread(folder, stem)
+        rel = self.ws.create_thread(folder, stem, thread)
         if folder:
             self.expanded.add(folder)
         self.refresh()
@@ -174,10 +177,8 @@ class TreePresenter:
         """Import thread files (any supported format) into the selected folder.
 
         Returns the created paths; `last_import_skipped` lists `(file, reason)` for the rest."""
-        try:
-            from ..core.importers import import_files
-        except ImportError:
-            raise UserFacingError("Importing is not available in this build yet.") from None
+        from ..core.importers import import_files  # imported on first use: keeps the window's start fast
+
         outcomes = import_files([Path(p) for p in paths], self.ws, into=self.folder_of(selected))
         self.refresh()
         created: list[str] = []
@@ -192,17 +193,15 @@ class TreePresenter:
         """Import clipboard text as the virtual file `clipboard.json`."""
         if not text.strip():
             raise UserFacingError("The clipboard is empty.", hint="Copy a thread's JSON first.")
-        try:
-            from ..core.importers import parse_import_detailed
-        except ImportError:
-            raise UserFacingError("Importing is not available in this build yet.") from None
+        from ..core.importers import parse_import_detailed  # imported on first use: keeps the window's start fast
+
         result = parse_import_detailed(text.encode("utf-8"), "clipboard.json", None)
         folder = self.folder_of(selected)
         created = [self.ws.create_thread(folder, "clipboard", t) for t in result.threads]
         self.refresh()
         if not created:
             raise UserFacingError("The clipboard does not hold a thread that can be imported"
-                                  + (f" ({result.skip})." if getattr(result, "skip", None) else "."),
+                                  + (f" ({result.skip})." if result.skip else "."),
                                   hint="Copy the JSON of a thread (LLM Space, OpenAI or Anthropic format).")
         return created
 

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from llmspace.errors import UserFacingError
-from llmspace.presenters.editor import UNDO_STEPS, EditorPresenter, template_variables
+from llmspace.presenters.editor import UNDO_STEPS, EditorPresenter
 
 
 @pytest.fixture
@@ -104,7 +104,6 @@ def test_function_tools_are_validated_and_names_stay_unique(ed):
 
 def test_variables_and_hints_for_missing_or_empty_values(ed):
     ed.set_system_prompt("Hi {{name}} from {{ place }} {% if x %}{% endif %}")
-    assert template_variables(ed.system_prompt) == ["name", "place"]
     assert ed.variable_hints() == {"name": "missing", "place": "missing", "x": "missing"}
     ed.set_variables({"name": "Ada", "place": "", "x": "1"})
     assert ed.variable_hints() == {"place": "empty"}

@@ -66,7 +66,7 @@ def test_the_settings_dialog_shows_its_save_and_close_buttons_and_closes_with_es
 def test_the_tools_dialog_shows_every_builtin_and_its_buttons(ed):
     dlg = ed.edit_tools()
     ed.window.root.update()
-    groups, _ = catalog.builtin_tool_groups()
+    groups = catalog.builtin_tool_groups()
     last = list(groups.values())[-1][-1].name
     check = [w for w in dlg.checks.values() if w[1].name == last]
     assert check
@@ -120,7 +120,7 @@ def test_the_examples_chooser_can_be_cancelled(window):
 
 
 def test_long_tool_lists_and_model_labels_never_hide_the_edit_and_parameter_buttons(ed):
-    groups, _ = catalog.builtin_tool_groups()
+    groups = catalog.builtin_tool_groups()
     ed.p.add_tools([t for tools in groups.values() for t in tools])
     ed.p.set_model("openai", "gpt-4.1-mini-with-a-very-long-model-identifier-for-testing")
     ed.p.set_param("temperature", 0.7)
@@ -216,11 +216,12 @@ def test_a_screen_high_saved_frame_leaves_room_for_the_menu_bar_so_the_status_ba
     assert win.win_state.y + win.win_state.height + win._menubar_allowance() <= sh
 
 
-def test_the_welcome_view_names_the_configured_default_model_without_loading_model_settings(window, app, home):
+def test_the_welcome_view_names_the_default_model_of_the_model_settings(window, app, home):
     from tests.support.llm_server import LoopbackLLM, configure_provider
 
     with LoopbackLLM() as srv:
         configure_provider(home, srv)
+        app.models.reload()  # as Settings › Save does after writing models.json
         window.welcome._show_detected()
         assert "Default model: loop / loopback-model." in window.welcome.detected.cget("text")
 

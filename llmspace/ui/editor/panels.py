@@ -186,9 +186,7 @@ class ToolsDialog(tb.Toplevel):
         # built-ins
         page = tb.Frame(nb, padding=8)
         nb.add(page, text="Built-in")
-        groups, err = catalog.builtin_tool_groups()
-        if err:
-            tb.Label(page, text=err, bootstyle="secondary").pack(anchor="w")
+        groups = catalog.builtin_tool_groups()
         have = p.tool_names()
         for group, tools in groups.items():
             head = tb.Frame(page)
