@@ -15,15 +15,18 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import UserFacingError
 from ..jsonio import SETTINGS_MAX_BYTES, read_json, write_json_atomic
 from ..paths import DataRoot
 
 log = logging.getLogger("llmspace.presenters.state")
+
+_State = TypeVar("_State")
 
 ZOOM_MIN, ZOOM_MAX, ZOOM_STEP = 0.3, 3.0, 0.1
 THEMES = ("light", "dark", "system")
@@ -74,7 +77,8 @@ class WindowState:
             return st
         st.extra = {k: v for k, v in data.items() if k not in ("frame", "isMaximized", "isFullScreen", "zoom")}
         if _check(data, "frame", lambda v: isinstance(v, dict), "an object", problems):
-            frame, bad = data["frame"], []
+            frame = data["frame"]
+            bad: list[str] = []
             for key in ("x", "y", "width", "height"):
                 if _check(frame, key, _number, "a number", bad):
                     setattr(st, key, int(frame[key]))
@@ -163,7 +167,7 @@ class StateStore:
         self.problems: list[str] = []
         self._kept: set[Path] = set()  # unreadable or wrong-shaped files: never overwritten
 
-    def _load(self, path: Path, parse: Any) -> Any:
+    def _load(self, path: Path, parse: Callable[[Any, list[str] | None], _State]) -> _State:
         self._kept.discard(path)
         self.problems = [p for p in self.problems if not p.startswith(f"{path}:")]
         found: list[str] = []
