@@ -12,6 +12,8 @@ from typing import Any
 
 import ttkbootstrap as tb
 
+from ..core.examples import catalogue, seed_threads
+from ..core.model import Thread
 from ..errors import UserFacingError
 from ..presenters.welcome import detect_keys, detected_lines, probe_local_servers
 from .theme import style_listbox
@@ -21,25 +23,11 @@ log = logging.getLogger("llmspace.ui")
 
 def example_list() -> list[tuple[str, str]]:
     """(file stem, label) of every example, without building the threads."""
-    try:
-        from ..core.examples import catalogue
-    except ImportError:
-        return []
-    try:
-        return [(e.file_stem, e.label) for e in catalogue()]
-    except Exception:
-        return []
+    return [(e.file_stem, e.label) for e in catalogue()]
 
 
-def example_threads() -> list[tuple[str, Any]]:
-    try:
-        from ..core.examples import seed_threads
-    except ImportError:
-        return []
-    try:
-        return list(seed_threads())
-    except Exception:
-        return []
+def example_threads() -> list[tuple[str, Thread]]:
+    return seed_threads()
 
 
 class ExamplesDialog(tb.Toplevel):
@@ -77,9 +65,6 @@ class ExamplesDialog(tb.Toplevel):
 def choose_example(window: Any, stem: str | None = None) -> Any:
     """Create a thread from an example (opens the chooser when `stem` is None)."""
     if stem is None:
-        if not example_list():
-            window.show_error("No examples are available in this build.")
-            return None
         return ExamplesDialog(window)
     examples = example_threads()
     match = next((t for s, t in examples if s == stem.strip()), None)
@@ -117,7 +102,7 @@ class WelcomeView(tb.Frame):
         self.examples.pack(anchor="w", pady=(16, 0), fill="x")
         self.detected = tb.Label(self, text="", justify="left", bootstyle="secondary")
         self.detected.pack(anchor="w", pady=(20, 0))
-        self.keys = detect_keys()
+        self.env_keys = detect_keys()
         self.local: list[Any] | None = None
 
     def refresh(self) -> None:
@@ -129,21 +114,12 @@ class WelcomeView(tb.Frame):
         self._show_detected()
 
     def _show_detected(self) -> None:
-        self.detected.configure(text="\n".join(detected_lines(self.keys, self.local, self._default_model())))
+        self.detected.configure(text="\n".join(detected_lines(self.env_keys, self.local, self._default_model())))
 
     def _default_model(self) -> tuple[str, str] | None:
-        """A read-only peek at settings/models.json (loading `app.models` here would cache it
-        before the user configures anything)."""
-        import orjson
-
-        try:
-            data = orjson.loads(self.window.app.root.settings_file("models").read_bytes())
-            d = data.get("defaultModel") if isinstance(data, dict) else None
-            if isinstance(d, dict) and d.get("provider") and d.get("id"):
-                return str(d["provider"]), str(d["id"])
-        except (OSError, orjson.JSONDecodeError, AttributeError):
-            pass
-        return None
+        """The default model of the model settings (`app.models`, `settings/models.py`)."""
+        model = self.window.app.models.default_model
+        return (model.provider, model.id) if model is not None else None
 
     def start_probe(self) -> None:
         def done(future: Future[list[Any]]) -> None:
