@@ -35,10 +35,11 @@ def main(argv: list[str]) -> int:
             traceback.print_exc()
             rows.append((name, "error", "", "", "FAILED"))
         print(f"[{name}: {time.perf_counter() - t0:.1f} s]", file=sys.stderr)
-    widths = [max(len(r[i]) for r in rows + [("benchmark", "value", "unit", "budget", "")]) for i in range(5)]
     header = ("benchmark", "value", "unit", "budget", "")
-    for r in [header] + rows:
-        print("  ".join(c.ljust(w) if i in (0, 2, 4) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    table = [header, *rows]
+    widths = [max(len(r[i]) for r in table) for i in range(5)]
+    for r in table:
+        print("  ".join(c.ljust(w) if i in (0, 2, 4) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))))
     return 0
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from llmspace.providers.base import CancelToken, Endpoint, ModelInfo, ModelRequest, NeutralMessage
 from llmspace.providers.openai_completions import OpenAICompletionsAdapter, parse_stream
@@ -66,7 +67,7 @@ def run() -> list[tuple[str, float, str, float | None]]:
         def ours() -> None:
             srv.push_raw(body=body, content_type="text/event-stream")
             text = 0
-            for e in adapter.stream(req, CancelToken()):
+            for _event in adapter.stream(req, CancelToken()):
                 text += 1
             assert text >= CHUNKS
 
@@ -108,7 +109,7 @@ def _other_apis() -> list[tuple[str, float, str, float | None]]:
                                ("anthropic", _an_events, anthropic_messages.parse_stream)):
         body = list(make(turn, {"model": "bench"}))
 
-        def offline() -> None:
+        def offline(parse: Callable[..., Any] = parse, body: list[Any] = body) -> None:  # bound now, not at call time
             for _ in parse(iter_sse(body), CancelToken()):
                 pass
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from llmspace.core.model import ToolCall
 from llmspace.tools.base import ToolContext

@@ -11,8 +11,9 @@ Callers: `ui/editor/compare.py`, tests.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from ..core import evaluation as E
 from ..core.model import Evaluation, RubricSnapshot

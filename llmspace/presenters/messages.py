@@ -123,7 +123,7 @@ class MessageIntents:
             if len(texts) > 1:
                 msg.content = [c for c in msg.content if not isinstance(c, TextContent) or c is texts[0]]
         else:
-            msg.content = list(msg.content) + [TextContent(type="text", text=text)]
+            msg.content = [*msg.content, TextContent(type="text", text=text)]
         self.doc.edited("message", index)
 
     def add_image(self, index: int, mime: str, b64: str) -> None:
@@ -133,7 +133,7 @@ class MessageIntents:
         self.doc.checkpoint(None)
         images = [c for c in msg.content if isinstance(c, ImageDataContent)]
         rest = [c for c in msg.content if not isinstance(c, ImageDataContent)]
-        msg.content = images + [ImageDataContent(type="image_data", mimeType=mime, data=b64)] + rest
+        msg.content = [*images, ImageDataContent(type="image_data", mimeType=mime, data=b64), *rest]
         self.doc.edited("messages")
 
     def remove_image(self, index: int, image_index: int) -> None:

@@ -68,7 +68,7 @@ class WindowState:
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_data(cls, data: Any, problems: list[str] | None = None) -> "WindowState":
+    def from_data(cls, data: Any, problems: list[str] | None = None) -> WindowState:
         """Parse window.json; values of the wrong type keep their defaults and are noted in `problems`."""
         st = cls()
         if not isinstance(data, dict):
@@ -119,7 +119,7 @@ class UiState:
     welcomed: bool = False
 
     @classmethod
-    def from_data(cls, data: Any, problems: list[str] | None = None) -> "UiState":
+    def from_data(cls, data: Any, problems: list[str] | None = None) -> UiState:
         """Parse ui-state.json; values of the wrong type keep their defaults and are noted in `problems`."""
         st = cls()
         if not isinstance(data, dict):

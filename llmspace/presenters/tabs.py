@@ -6,7 +6,7 @@ Callers: `ui/main_window.py`; persisted through `presenters/state.py`.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 
 class TabsPresenter:

@@ -12,8 +12,8 @@ Callers: `ui/tree_view.py`, tests.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from ..core.model import Thread
@@ -206,4 +206,4 @@ class TreePresenter:
         return created
 
 
-__all__ = ["TreePresenter", "NameConflict"]
+__all__ = ["NameConflict", "TreePresenter"]

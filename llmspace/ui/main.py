@@ -20,7 +20,6 @@ log = logging.getLogger("llmspace.ui")
 
 def _build_app() -> Any:
     from ..app import App
-
     from ..errors import UserFacingError
 
     app = App.from_env()

@@ -5,7 +5,8 @@ the letters in order), Enter or double-click runs the selection. Caller: `ui/mai
 from __future__ import annotations
 
 import tkinter as tk
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import ttkbootstrap as tb
 

@@ -343,7 +343,7 @@ class TabPages:
 
     def check_open_files(self) -> None:
         """Reload open, unedited threads that another program changed; close vanished ones."""
-        for rel, ed in list(self.editors.items()):
+        for ed in list(self.editors.values()):
             if ed is not None:
                 ed.check_external_change()
 

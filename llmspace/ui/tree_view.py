@@ -9,18 +9,19 @@ Caller: `ui/main_window.py` (which owns tabs and passes `on_open`, `on_moved`, `
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
 import tkinter as tk
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import ttkbootstrap as tb
 
-from . import tkvars
-
 from ..errors import UserFacingError
 from ..presenters.tree import TreePresenter
+from . import tkvars
 
 POLL_MS = 2000
 
@@ -59,15 +60,16 @@ class TreeView(tb.Frame):
         self._editor: tb.Entry | None = None
         self._suppress_select = False
         self.menu = tk.Menu(self, tearoff=False)
-        for label, cmd in (("New File", self.new_file), ("New Folder", self.new_folder), (None, None),
-                           ("Rename", self.begin_rename), ("Duplicate", self.duplicate),
-                           ("Move to Trash", self.delete), (None, None),
-                           ("Reveal in File Manager", self.reveal), ("Refresh", self.refresh), (None, None),
-                           ("Import from Files…", self.import_files), ("Import from Clipboard", self.import_clipboard)):
-            if label is None:
+        items: list[tuple[str, Callable[[], object]] | None] = [
+            ("New File", self.new_file), ("New Folder", self.new_folder), None,
+            ("Rename", self.begin_rename), ("Duplicate", self.duplicate), ("Move to Trash", self.delete), None,
+            ("Reveal in File Manager", self.reveal), ("Refresh", self.refresh), None,
+            ("Import from Files…", self.import_files), ("Import from Clipboard", self.import_clipboard)]
+        for item in items:
+            if item is None:
                 self.menu.add_separator()
             else:
-                self.menu.add_command(label=label, command=cmd)
+                self.menu.add_command(label=item[0], command=item[1])
         self._poll_job: str | None = None
 
     # -- drawing -------------------------------------------------------------------------
@@ -123,20 +125,21 @@ class TreeView(tb.Frame):
     def enable_file_drops(self) -> bool:
         """Accept files dropped from the file manager (imported into the selected folder)
         when the optional `tkinterdnd2` package is installed; otherwise do nothing."""
-        try:
-            from tkinterdnd2 import DND_FILES, TkinterDnD  # optional
+        try:  # optional, not a dependency, and untyped: imported by name
+            dnd = importlib.import_module("tkinterdnd2")
         except ImportError:
             return False
+        tree: Any = self.tree  # importing tkinterdnd2 adds drop_target_register/dnd_bind to every widget
         try:
-            TkinterDnD.require(self.winfo_toplevel())
-            self.tree.drop_target_register(DND_FILES)
+            dnd.TkinterDnD.require(self.winfo_toplevel())
+            tree.drop_target_register(dnd.DND_FILES)
 
             def on_drop(e: Any) -> Any:
                 paths = list(self.tk.splitlist(e.data))
                 self.after_idle(lambda: self.import_files(paths))
                 return e.action
 
-            self.tree.dnd_bind("<<Drop>>", on_drop)
+            tree.dnd_bind("<<Drop>>", on_drop)
             return True
         except Exception:  # an old tkdnd or a platform without it: keep the app working
             import logging

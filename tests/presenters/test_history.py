@@ -48,7 +48,7 @@ def test_removing_a_run_removes_the_evaluations_that_use_it(ed):
     E.save_evaluation(ed.thread, "r1", "r2", "tie")
     E.save_evaluation(ed.thread, "r2", "r3", "pass", note="ok")
     rows = ed.history_intents.evaluation_rows()
-    assert len(rows) == 2 and any("r2 vs r3 · Pass · ok" == text for _id, text in rows)
+    assert len(rows) == 2 and any(text == "r2 vs r3 · Pass · ok" for _id, text in rows)
     ed.history_intents.remove_run("r1")
     assert [e.leftRunId for e in ed.thread.evaluations] == ["r2"]
     eid = ed.thread.evaluations[0].id

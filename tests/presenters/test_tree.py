@@ -1,7 +1,5 @@
 """Tree presenter: every intent against a real workspace on disk."""
 
-import os
-
 import pytest
 
 from llmspace.errors import NameConflict, UserFacingError

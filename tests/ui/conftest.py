@@ -4,7 +4,8 @@ MainWindow per test on a temporary LLM_SPACE_HOME, scripted dialogs, and bounded
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -58,7 +59,7 @@ def pump_until(root: Any, cond: Callable[[], Any], timeout: float = 20.0) -> Any
         if value:
             return value
         time.sleep(0.005)
-    raise AssertionError("condition not met within %.1f s" % timeout)
+    raise AssertionError(f"condition not met within {timeout:.1f} s")
 
 
 @pytest.fixture

@@ -59,7 +59,7 @@ def _panel(window, app):
 
 
 def test_inspect_walks_the_runs_and_forks_from_a_chosen_message_into_a_new_tab(window, app):
-    ed, panel = _panel(window, app)
+    _ed, panel = _panel(window, app)
     assert panel.list.get_children("") == ("r3", "r2", "r1")
     panel.list.selection_set("r2")
     window.root.update()
@@ -79,7 +79,7 @@ def test_inspect_walks_the_runs_and_forks_from_a_chosen_message_into_a_new_tab(w
 
 
 def test_fork_button_forks_the_selected_run_at_its_last_message(window, app):
-    ed, panel = _panel(window, app)
+    _ed, panel = _panel(window, app)
     panel.list.selection_set("r3")
     window.root.update()
     new_rel = panel.fork()

@@ -286,7 +286,7 @@ def test_an_unreadable_thread_opens_as_an_error_and_is_never_overwritten(window,
     window.tree_view.refresh()
     assert window.open_thread("broken.json") is None
     page = window.pages["broken.json"]
-    texts = [str(w.cget("text")) for w in page.winfo_children() if "text" in w.keys()]
+    texts = [str(w.cget("text")) for w in page.winfo_children() if "text" in w.configure()]
     assert any("broken.json" in t for t in texts)
     window.tab_pages.close_tab("broken.json")
     assert path.read_text("utf-8") == '{"title": "broken", "context": {'

@@ -145,8 +145,8 @@ def test_dragging_a_thread_onto_a_folder_moves_it(window, app):
     window.tree_view.refresh()
     tv = window.tree_view
     window.root.update()
-    x, y, w, h = tv.tree.bbox("dragme.json")
-    fx, fy, fw, fh = tv.tree.bbox("dest")
+    x, y, _w, h = tv.tree.bbox("dragme.json")
+    _fx, fy, _fw, fh = tv.tree.bbox("dest")
     ev = types.SimpleNamespace
     tv._drag_start(ev(x=x + 5, y=y + h // 2))
     tv._drag_motion(ev(x=x + 5, y=fy + fh // 2))
@@ -260,9 +260,9 @@ def test_the_mcp_page_adds_tests_disables_and_removes_a_server(window, app):
 def test_the_skills_variable_can_be_limited_to_chosen_skills(ed, app):
     dlg = ed.edit_variables()
     assert dlg.skill_boxes
-    name, (v, lb, all_var, names) = next(iter(dlg.skill_boxes.items()))
+    name, (_v, lb, all_var, names) = next(iter(dlg.skill_boxes.items()))
     assert dlg.save()  # untouched: nothing written for the skills variable
-    assert not (ed.p.typed_variables()[name].includeAll is False)
+    assert ed.p.typed_variables()[name].includeAll is not False
     dlg = ed.edit_variables()
     _, lb, all_var, names = dlg.skill_boxes[name]
     all_var.set(False)

@@ -264,7 +264,7 @@ def test_the_rubric_editor_shows_every_criterions_remove_button(window, app):
     dlg = ed.history_panel.compare()
     editor = dlg.new_rubric()
     window.root.update()
-    removes = [b for b in buttons(editor, "✕")]
+    removes = list(buttons(editor, "✕"))
     assert len(removes) == len(editor.rows) >= 2
     assert all(fully_inside(b, editor) for b in removes)
     removes[0].invoke()

@@ -14,11 +14,10 @@ from typing import Any
 import orjson
 import ttkbootstrap as tb
 
-from .. import tkvars
-
 from ...core.model import ImageDataContent
 from ...errors import UserFacingError
 from ...presenters.messages import image_label
+from .. import tkvars
 
 MAX_LINES = 18
 
@@ -199,7 +198,7 @@ class MessageCard(tb.Frame):
         rt.pack(fill="x")
         if ro:
             rt.configure(state="disabled")
-        rt.bind("<<Modified>>", lambda e, c=call.id: self._on_result_modified(c))
+        rt.bind("<<Modified>>", lambda e: self._on_result_modified(call.id))
         rt.bind("<Control-Return>", lambda e: (self.view.run_controls.continue_run(), "break")[1])
         self.results[call.id] = rt
         err = tkvars.BooleanVar(self, bool(call.output is not None and call.output.isError))
@@ -270,8 +269,9 @@ class MessageCard(tb.Frame):
 
     def paste_image(self) -> None:
         try:
-            from PIL import ImageGrab
             import io
+
+            from PIL import ImageGrab
 
             img = ImageGrab.grabclipboard()
         except Exception:

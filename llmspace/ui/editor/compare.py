@@ -8,11 +8,13 @@ tab with the structural diff of `core/compare.py`. `RubricEditor` creates or edi
 from __future__ import annotations
 
 import tkinter as tk
+from functools import partial
 from typing import Any
 
 import ttkbootstrap as tb
 
-from ...core.evaluation import DESCRIPTION_MAX, MAX_CRITERIA, MIN_CRITERIA, NAME_MAX, CriterionInput
+from ...core.evaluation import CriterionInput
+from ...core.evaluation_records import DESCRIPTION_MAX, MAX_CRITERIA, MIN_CRITERIA, NAME_MAX
 from ...errors import UserFacingError
 from ...presenters.compare import VERDICT_LABELS, ComparePresenter
 
@@ -135,7 +137,7 @@ class CompareDialog(tb.Toplevel):
                 value = self.p.score(run, c.id)
                 box.set("" if value is None else str(value))
                 box.grid(row=i, column=col, padx=8)
-                box.bind("<<ComboboxSelected>>", lambda e, r=run, cid=c.id, b=box: self._on_score(r, cid, b))
+                box.bind("<<ComboboxSelected>>", partial(self._on_score, run, c.id, box))
                 self.score_boxes[(run, c.id)] = box
         self.grid_frame.columnconfigure(0, weight=1)
         self.avg.configure(text=self.p.averages_text())
@@ -155,7 +157,7 @@ class CompareDialog(tb.Toplevel):
             self.msg.configure(text=str(exc), bootstyle="danger")
         self.refresh()
 
-    def _on_score(self, run: str, criterion_id: str, box: Any) -> None:
+    def _on_score(self, run: str, criterion_id: str, box: Any, _e: Any = None) -> None:
         raw = box.get()
         self.p.set_score(run, criterion_id, int(raw) if raw else None)
         self.avg.configure(text=self.p.averages_text())
@@ -182,10 +184,10 @@ class CompareDialog(tb.Toplevel):
         self.refresh()
         return True
 
-    def new_rubric(self) -> "RubricEditor":
+    def new_rubric(self) -> RubricEditor:
         return RubricEditor(self, None)
 
-    def edit_rubric(self) -> "RubricEditor | None":
+    def edit_rubric(self) -> RubricEditor | None:
         rubric = self.p.rubric
         if rubric is None or not any(r.id == rubric.id for r in self.p.thread.evaluationRubrics or []):
             return None  # no rubric, or only the snapshot of a deleted one

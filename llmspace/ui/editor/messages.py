@@ -132,7 +132,7 @@ class MessageList(tb.Frame):
     def _card(self, i: int, msg: Any) -> MessageCard:
         card = MessageCard(self.body, self.view, i, msg)
         self.cards[msg.id] = card
-        for w in (card,) + tuple(card.winfo_children()):
+        for w in (card, *card.winfo_children()):
             w.bind("<MouseWheel>", self.on_wheel, add=True)
             w.bind("<Button-4>", self.on_wheel, add=True)
             w.bind("<Button-5>", self.on_wheel, add=True)

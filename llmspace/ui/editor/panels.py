@@ -8,19 +8,20 @@ Caller: `ui/editor/view.py`.
 from __future__ import annotations
 
 import tkinter as tk
+from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any, Callable
+from functools import partial
+from typing import Any
 
 import orjson
 import ttkbootstrap as tb
-
-from .. import tkvars
-from ..theme import style_listbox
 
 from ...core.model import REASONING_LEVELS
 from ...errors import UserFacingError
 from ...presenters import catalog
 from ...presenters.editor import EditorPresenter
+from .. import tkvars
+from ..theme import style_listbox
 
 FUNCTION_EXAMPLE = """{
   "name": "get_weather",
@@ -42,16 +43,24 @@ def model_menu(parent: Any, app: Any, p: EditorPresenter, on_done: Callable[[], 
     by_provider: dict[str, list[Any]] = {}
     for c in choices:
         by_provider.setdefault(c.provider, []).append(c)
-    for pid, items in by_provider.items():
+
+    def choose(c: catalog.ModelChoice) -> None:
+        p.set_model(c.provider, c.model_id)
+        on_done()
+
+    def no_model() -> None:
+        p.clear_model()
+        on_done()
+
+    for items in by_provider.values():
         sub = tk.Menu(menu, tearoff=False)
         ok = any(c.available for c in items)
         for c in items:
-            sub.add_command(label=c.model_name + ("" if c.available else "  (unavailable)"),
-                            command=lambda c=c: (p.set_model(c.provider, c.model_id), on_done()))
+            sub.add_command(label=c.model_name + ("" if c.available else "  (unavailable)"), command=partial(choose, c))
         label = items[0].provider_name + ("" if ok else f" — {items[0].reason}")
         menu.add_cascade(label=label, menu=sub)
     menu.add_separator()
-    menu.add_command(label="No model (use default)", command=lambda: (p.clear_model(), on_done()))
+    menu.add_command(label="No model (use default)", command=no_model)
     return menu
 
 
@@ -72,8 +81,12 @@ class JsonEditor(tb.Toplevel):
         tb.Button(bar, text="Cancel", bootstyle="secondary", command=self.destroy).pack(side="right")
         tb.Button(bar, text="Save", bootstyle="primary", command=self.save).pack(side="right", padx=6)
         if example:
-            tb.Button(bar, text="Example", bootstyle="link",
-                      command=lambda: (self.text.delete("1.0", "end"), self.text.insert("1.0", example))).pack(side="right")
+            tb.Button(bar, text="Example", bootstyle="link", command=partial(self.show_example, example)).pack(side="right")
+
+    def show_example(self, example: str) -> None:
+        """Replace the text with `example` (the Example button)."""
+        self.text.delete("1.0", "end")
+        self.text.insert("1.0", example)
 
     def save(self) -> bool:
         try:

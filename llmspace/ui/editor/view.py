@@ -13,18 +13,18 @@ import logging
 import os
 import re
 import tkinter as tk
+from functools import partial
 from typing import Any
 
 import ttkbootstrap as tb
 
-from .. import tkvars
-
 from ...errors import UserFacingError
 from ...presenters.editor import EditorPresenter
 from ...presenters.run import RunPresenter
+from .. import tkvars
+from . import panels
 from .messages import MessageList
 from .run_controls import RunControls
-from . import panels
 
 log = logging.getLogger("llmspace.ui.editor")
 AUTOSAVE_MS = 500
@@ -79,7 +79,7 @@ class EditorView(tb.Frame):
         menu = tk.Menu(settings, tearoff=False)
         menu.add_checkbutton(label="Enable ReAct loop", variable=self.window.react, command=self.window.on_run_switch)
         menu.add_checkbutton(label="Auto run tools", variable=self.window.auto_run, command=self.window.on_run_switch)
-        settings.configure(menu=menu)
+        settings.configure(menu=menu)  # type: ignore[arg-type]  # ttkbootstrap's stub wants tb.Menu; Tk takes any menu
         settings.pack(side="right", padx=4)
         self.status = tb.Label(head, text="", bootstyle="secondary")
         self.status.pack(side="right", padx=8)
@@ -272,9 +272,7 @@ class EditorView(tb.Frame):
             self.refresh_model()
         elif kind == "tools":
             self.refresh_tools()
-        elif kind == "variables":
-            self.refresh_variables()
-        elif kind == "prompt":
+        elif kind in ("variables", "prompt"):
             self.refresh_variables()
         elif kind == "messages":
             if detail == "stream":
@@ -420,7 +418,7 @@ class EditorView(tb.Frame):
         menu = tk.Menu(self.prompt, tearoff=False)
         for name, hint in items[:40]:
             label = f"{name} — {hint[:40]}" if hint else name
-            menu.add_command(label=label, command=lambda n=name: self._complete(n))
+            menu.add_command(label=label, command=partial(self._complete, name))
         bbox = self.prompt.bbox("insert") or (0, 0, 0, 16)
         x = self.prompt.winfo_rootx() + bbox[0]
         y = self.prompt.winfo_rooty() + bbox[1] + bbox[3]
