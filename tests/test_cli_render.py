@@ -52,6 +52,8 @@ def every_kind_thread(user_home: Path) -> dict:
                 "profile": {"type": "file", "value": "~/profile.md"},
             },
             "variableVariants": {"active": "default", "variants": {"default": {"topic": "rockets"}}},
+            # `lookup` is a function tool (a person fills in its results), so its result is rendered.
+            "tools": [{"type": "function", "name": "lookup", "parameters": {"type": "object", "properties": {}}}],
             "messages": [
                 {"id": "m1", "role": "user", "content": [
                     {"type": "text", "text": "Hi {{ data.user.name }}: {% for i in data.items %}{{ i }}{% endfor %}"},

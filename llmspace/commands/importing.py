@@ -2,7 +2,9 @@
 
 Imports native, OpenAI-style, Anthropic-style, Aurora, bare-array and `.jsonl` exports as
 new threads and prints one line per file: `imported SRC -> PATH[, PATH…]` or
-`skipped SRC: reason`. Exit code 0 when every file imported something, 1 otherwise
+`skipped SRC: reason`, then `  warning: thread PATH would read these local files when run: …`
+for each new thread whose templates or file variables read local files (check them before
+running it). Exit code 0 when every file imported something, 1 otherwise
 (the other files are still imported).
 """
 
@@ -52,6 +54,8 @@ def run_import(args: argparse.Namespace, app: "App") -> int:
             print(f"skipped {o.source}: {o.skipped}")
         for problem in o.problems if o.created else []:
             print(f"  note: {problem}")
+        for warning in o.warnings:
+            print(f"  warning: {warning}")
     done = sum(1 for o in outcomes if o.created)
     print(f"{done} of {len(outcomes)} file(s) imported into {app.workspace.root / into}")
     return 0 if all_ok else 1

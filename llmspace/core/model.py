@@ -19,6 +19,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
+    field_validator,
     model_validator,
 )
 
@@ -253,8 +254,37 @@ class VariableVariants(Node):
     variants: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
 
+# Key of a template place's frozen whole output (part N > 0: `RENDERED_KEY + ":N"`), as the
+# original app writes it: a NUL character then `rendered` (JSON: "\u0000rendered"). Earlier
+# versions of this app wrote a leading space instead; such keys are renamed when a thread is
+# loaded, so the next save writes the original's key.
+RENDERED_KEY = "\u0000rendered"
+LEGACY_RENDERED_KEY = " rendered"
+
+
+def _migrate_rendered_keys(place: dict[str, Any]) -> dict[str, Any]:
+    if not any(k == LEGACY_RENDERED_KEY or k.startswith(LEGACY_RENDERED_KEY + ":") for k in place):
+        return place
+    out: dict[str, Any] = {}
+    for key, value in place.items():
+        if key == LEGACY_RENDERED_KEY or key.startswith(LEGACY_RENDERED_KEY + ":"):
+            new = RENDERED_KEY + key[len(LEGACY_RENDERED_KEY):]
+            if new not in place:  # the original's key wins when both are present
+                out[new] = value
+        else:
+            out[key] = value
+    return out
+
+
 class PromptSnapshot(Node):
     variables: dict[str, dict[str, str]] | None = None
+
+    @field_validator("variables", mode="before")
+    @classmethod
+    def _migrate_legacy_keys(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: _migrate_rendered_keys(v) if isinstance(v, dict) else v for k, v in value.items()}
+        return value
 
 
 # ---------------------------------------------------------------------------------------

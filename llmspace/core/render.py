@@ -5,21 +5,31 @@ every tool-result text, each independently, on the simple path or the template p
 (`core/templates.py`). It returns the rendered texts, the new frozen-value snapshot (to be
 written back with `variables.apply_snapshot` after a recorded run) and warnings with their
 places: template errors (the text is kept as written) and, in the system prompt and user
-messages, names left as written (unknown, or a JSON/file variable without a value; such
-names in model and tool output are expected and not reported). An empty text variable, a
+messages, names left as written (unknown, or a JSON/file variable without a value; in
+`function` tool results they are not reported). An empty text variable, a
 selected skill that cannot be found, or an invalid or clashing variable name raises
-`UserFacingError("Unable to render prompt variables: <detail>")` naming the place.
+`UserFacingError("Unable to render prompt variables: <detail>")` naming the place; so does a
+template that exceeds a work limit (time, output size, number size, loop count — see
+`core/templates.py`).
+
+Trust (see README "Security: what gets evaluated"): only text a person wrote is evaluated —
+the system prompt, user messages and results of `function` tools (a person fills them in).
+Text a model or an executed tool produced (assistant messages; results of built-in, MCP,
+plugin and unknown tools, e.g. web pages) is sent literally: no variables, no templates, so
+no `@include`/`exists()`/file variable can read or probe a local file on its behalf. This is
+stricter than the original app, which renders every place.
 
 Also here: the value formatters `format_current_date` and `format_skills` (§5.2).
 
 The stored thread is not changed (its texts stay templates); the default variables are used
 even when the file does not list them. Frozen values: a simple-path value frozen for a place
 wins over a fresh one, except skills variables and `--var` overrides; a frozen template output
-(`" rendered"`) is reused unless the text uses a skills variable or an overridden name, or uses
-`@include` without the current include version marker.
+(`"\\u0000rendered"`, or the legacy `" rendered"`) is reused unless the text uses a skills
+variable or an overridden name, or uses `@include` without the current include version marker.
 
-File variables, `@include` and `exists()` read any path (`~` expanded); relative paths resolve
-against `RenderEnv.base_dir`, else the thread's working directory variable, else the process cwd.
+In trusted places, file variables, `@include` and `exists()` read any path (`~` expanded);
+relative paths resolve against `RenderEnv.base_dir`, else the thread's working directory
+variable, else the process cwd.
 
 Callers: the run loop, `llmspace render`, presenters (preview). Reads files; no network, no
 threads.
@@ -29,16 +39,26 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ..errors import UserFacingError
 from ..paths import expand_home
 from . import variables as V
-from .model import Thread
-from .templates import TemplateError, TemplateRenderer, is_template, undeclared_names, uses_include, wrap_json
+from .model import LEGACY_RENDERED_KEY, RENDERED_KEY, TextContent, Thread, ToolCall
+from .templates import (
+    MAX_SECONDS,
+    TemplateError,
+    TemplateLimitError,
+    TemplateRenderer,
+    is_template,
+    undeclared_names,
+    uses_include,
+    wrap_json,
+)
 
 _MAX_FILE_BYTES = 20 * 1024 * 1024
 
@@ -55,6 +75,8 @@ class RenderEnv:
     # Relative paths of file variables, `@include` and `exists()` resolve here; default: the
     # thread's working directory variable (current_working_directory), else the process cwd.
     base_dir: Path | None = None
+    # Wall-time bound of each template text (seconds); see core/templates.py for the other bounds.
+    template_seconds: float = MAX_SECONDS
     # Frozen values to use instead of the thread's stored snapshot (e.g. the snapshot returned
     # by the previous render of the same run, so earlier places stay frozen in a ReAct loop).
     snapshot: dict[str, dict[str, str]] | None = None
@@ -95,12 +117,12 @@ class RenderedThread:
         for msg in out.messages:
             texts = iter(self.message_texts.get(msg.id, []))
             for part in msg.content:
-                if getattr(part, "type", None) == "text":
+                if isinstance(part, TextContent):
                     part.text = next(texts, part.text)
             for call in getattr(msg, "toolCalls", None) or []:
                 results = self.tool_result_texts.get((msg.id, call.id))
                 if results is not None and call.output is not None:
-                    for part, text in zip(call.output.content, results):
+                    for part, text in zip(call.output.content, results, strict=False):
                         part.text = text
         return out
 
@@ -349,21 +371,22 @@ class _Renderer:
 
     def templates(self) -> TemplateRenderer:
         if self._templates is None:
-            self._templates = TemplateRenderer(self.values.template_value, self.files.read, self.files.exists)
+            self._templates = TemplateRenderer(self.values.template_value, self.files.read, self.files.exists,
+                                               time_limit=self.values.env.template_seconds)
         return self._templates
 
-    def place(self, key: str, label: str, texts: list[str], *, authored: bool = False) -> list[str]:
-        return [self.text(key, label, i, t, authored=authored) for i, t in enumerate(texts)]
+    def place(self, key: str, label: str, texts: list[str], *, report: bool = False) -> list[str]:
+        return [self.text(key, label, i, t, report=report) for i, t in enumerate(texts)]
 
-    def text(self, key: str, label: str, part: int, text: str, *, authored: bool = False) -> str:
-        """Render one text. `authored` (system prompt, user messages): names left as written
-        are reported as warnings; in model and tool output they are expected and silent."""
+    def text(self, key: str, label: str, part: int, text: str, *, report: bool = False) -> str:
+        """Render one text of a trusted place (callers pass only those, see `is_trusted_*`).
+        `report` (system prompt, user messages): names left as written become warnings."""
         if "{{" not in text and "{%" not in text:
             return text
         try:
             if is_template(text):
                 return self._template(key, label, part, text)
-            return self._simple(key, label, text, authored)
+            return self._simple(key, label, text, report)
         except _VariableError as exc:
             raise _fail(f"{exc} (in {label})") from None
 
@@ -375,7 +398,7 @@ class _Renderer:
         if not any(p.place == key and p.message == message for p in self.problems):
             self.problems.append(RenderWarning(key, label, message, kind="unresolved"))
 
-    def _simple(self, key: str, label: str, text: str, authored: bool = False) -> str:
+    def _simple(self, key: str, label: str, text: str, report: bool = False) -> str:
         frozen = self.frozen.get(key, {})
         out_values = self.next.setdefault(key, {})
         pieces: list[str] = []
@@ -391,7 +414,7 @@ class _Renderer:
             if value is None:
                 value = self.values.simple(name)
                 if value is None:  # unknown or unresolved: left exactly as written
-                    if authored:
+                    if report:
                         self._unresolved(key, label, name, m.group(0))
                     continue
             out_values[name] = value
@@ -402,10 +425,12 @@ class _Renderer:
         return "".join(pieces)
 
     def _template(self, key: str, label: str, part: int, text: str) -> str:
-        rkey = V.RENDERED_KEY if part == 0 else f"{V.RENDERED_KEY}:{part}"
+        rkey = V.rendered_key(part)
         frozen = self.frozen.get(key, {})
         include = uses_include(text)
         cached = frozen.get(rkey)
+        if cached is None:
+            cached = frozen.get(LEGACY_RENDERED_KEY + rkey[len(RENDERED_KEY):])
         if cached is not None and (not include or frozen.get(V.INCLUDE_VERSION_KEY) == V.INCLUDE_VERSION):
             fresh = self.values.skill_names | self.values.overridden
             names = (undeclared_names(text) or set()) if any(n in text for n in fresh) else set()
@@ -414,6 +439,8 @@ class _Renderer:
                 return cached
         try:
             output = self.templates().render(text)
+        except TemplateLimitError as exc:
+            raise _fail(f"the template in {label} {exc.reason}; simplify it") from None
         except TemplateError as exc:
             self.problems.append(RenderWarning(key, label, str(exc)))
             return text
@@ -427,24 +454,40 @@ class _Renderer:
             values[V.INCLUDE_VERSION_KEY] = V.INCLUDE_VERSION
 
 
+def is_trusted_message(msg: Any) -> bool:
+    """Whether a message's text is evaluated: user messages only (a person wrote them)."""
+    return getattr(msg, "role", None) == "user"
+
+
+def is_trusted_tool_result(thread: Thread, call: ToolCall) -> bool:
+    """Whether a tool result is evaluated: only results of the thread's `function` tools
+    (a person fills them in). Built-in, MCP, plugin and unknown tools produced theirs."""
+    tools = (thread.context.tools if thread.context is not None else None) or []
+    return any(t.name == call.input.name and t.type == "function" for t in tools)
+
+
 def render_thread(thread: Thread, env: RenderEnv | None = None) -> RenderedThread:
-    """Render every text surface of `thread` (see the module docstring). The thread is not changed."""
+    """Render every text surface of `thread` (see the module docstring). The thread is not changed.
+
+    Untrusted places (assistant messages, results of executed tools) are copied literally."""
     env = env or RenderEnv()
     r = _Renderer(thread, env)
     ctx = thread.context
     system = ""
     if ctx is not None and ctx.systemPrompt is not None:
-        system = r.text(V.SYSTEM_PROMPT_PLACE, "the system prompt", 0, ctx.systemPrompt, authored=True)
+        system = r.text(V.SYSTEM_PROMPT_PLACE, "the system prompt", 0, ctx.systemPrompt, report=True)
     out = RenderedThread(system_prompt=system)
     for i, msg in enumerate(thread.messages, start=1):
-        texts = [c.text for c in msg.content if getattr(c, "type", None) == "text"]
+        texts = [c.text for c in msg.content if isinstance(c, TextContent)]
         label = f"message {i} ({msg.role}, id {msg.id})"
-        out.message_texts[msg.id] = r.place(V.message_place(msg.id), label, texts, authored=msg.role == "user")
+        if is_trusted_message(msg):
+            texts = r.place(V.message_place(msg.id), label, texts, report=True)
+        out.message_texts[msg.id] = texts
         for call in getattr(msg, "toolCalls", None) or []:
             if call.output is None:
                 continue
             results = [c.text for c in call.output.content]
-            if results:
+            if results and is_trusted_tool_result(thread, call):
                 label = f"the result of tool call {call.id} in message {i} (id {msg.id})"
                 results = r.place(V.tool_result_place(msg.id, call.id), label, results)
             out.tool_result_texts[(msg.id, call.id)] = results

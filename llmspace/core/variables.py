@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
 from ..errors import UserFacingError
-from .model import PromptSnapshot, Thread, Variable, VariableVariants
+from .model import LEGACY_RENDERED_KEY, RENDERED_KEY, PromptSnapshot, Thread, Variable, VariableVariants
 
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # `{{ name }}` placeholders as the simple path sees them (no braces inside).
@@ -37,12 +37,13 @@ DEFAULT_BUCKET = "default"
 
 DATE_FORMATS = ("readable-date", "iso-date", "local-date-time")
 SKILLS_FORMATS = ("markdown-list", "xml")
-# §12.3 item 7: an unknown skills format falls back to the same format the default
-# variable uses (markdown-list), not to xml as the original's normaliser does.
-DEFAULT_SKILLS_FORMAT = "markdown-list"
+# An unknown skills format falls back to xml, as the original's normaliser does (reference
+# §5.1, §12.3 item 7), even though the default variable itself uses markdown-list.
+DEFAULT_SKILLS_FORMAT = "xml"
 
 SYSTEM_PROMPT_PLACE = "systemPrompt"
-RENDERED_KEY = " rendered"
+# RENDERED_KEY ("\u0000rendered") and LEGACY_RENDERED_KEY (" rendered") live in core/model.py,
+# which renames legacy keys on load.
 INCLUDE_VERSION_KEY = "\u0000includeVersion"
 INCLUDE_VERSION = "2"
 
@@ -58,9 +59,16 @@ def is_valid_name(name: object) -> bool:
     return isinstance(name, str) and bool(NAME_RE.match(name))
 
 
+def rendered_key(part: int) -> str:
+    """Snapshot key of the frozen whole output of text part `part` of a template place."""
+    return RENDERED_KEY if part == 0 else f"{RENDERED_KEY}:{part}"
+
+
 def is_rendered_key(key: str) -> bool:
-    """True for keys of frozen template outputs (`" rendered"`, `" rendered:1"`, include marker)."""
-    return key == INCLUDE_VERSION_KEY or key == RENDERED_KEY or key.startswith(RENDERED_KEY + ":")
+    """True for keys of frozen template outputs (`"\u0000rendered"`, `"\u0000rendered:1"`, the
+    legacy `" rendered"` forms, include marker)."""
+    return key == INCLUDE_VERSION_KEY or any(
+        key == base or key.startswith(base + ":") for base in (RENDERED_KEY, LEGACY_RENDERED_KEY))
 
 
 # ---------------------------------------------------------------------------------------

@@ -39,8 +39,11 @@ SKILLS = FakeSkills(FakeSkill("writer", "Writes\n  prose.", "/s/writer"), FakeSk
 
 
 def make(system: str | None = None, *, variables: dict[str, Any] | None = None, custom: dict[str, str] | None = None,
-         messages: list[dict[str, Any]] | None = None, snapshot: dict[str, Any] | None = None):
+         messages: list[dict[str, Any]] | None = None, snapshot: dict[str, Any] | None = None,
+         tools: list[dict[str, Any]] | None = None):
     ctx: dict[str, Any] = {}
+    if tools is not None:
+        ctx["tools"] = tools
     if system is not None:
         ctx["systemPrompt"] = system
     if variables is not None:
@@ -283,11 +286,12 @@ def test_snapshot_maps_per_place_are_exact() -> None:
                        {"id": "a1", "role": "assistant", "content": [],
                         "toolCalls": [{"id": "c1", "input": {"name": "f", "arguments": {}},
                                        "output": {"content": [{"type": "text", "text": "got {{g}}"}]}},
-                                      {"id": "c2", "input": {"name": "f", "arguments": {}}}]}])
+                                      {"id": "c2", "input": {"name": "f", "arguments": {}}}]}],
+             tools=[{"type": "function", "name": "f"}])
     out = render_thread(t, env())
     assert out.snapshot == {
         "systemPrompt": {"current_date": "2026-07-12, Sunday"},
-        "message:m1:text": {"g": "Hi", " rendered:1": "T"},
+        "message:m1:text": {"g": "Hi", "\u0000rendered:1": "T"},
         "toolResult:a1:c1:text": {"g": "Hi"},
     }
     assert out.message_texts == {"m1": ["Hi", "T", "plain"], "a1": []}
@@ -308,7 +312,7 @@ def test_a_frozen_include_survives_a_file_change(tmp_path: Path) -> None:
     f.write_text("V1", encoding="utf-8")
     t = make('{{@include("f.md")}}')
     first = render_thread(t, env(base_dir=tmp_path))
-    assert first.snapshot == {"systemPrompt": {" rendered": "V1", "\u0000includeVersion": "2"}}
+    assert first.snapshot == {"systemPrompt": {"\u0000rendered": "V1", "\u0000includeVersion": "2"}}
     V.apply_snapshot(t, first.snapshot)
     f.write_text("V2", encoding="utf-8")
     assert system_of(t, base_dir=tmp_path) == "V1"
@@ -318,14 +322,14 @@ def test_a_frozen_include_survives_a_file_change(tmp_path: Path) -> None:
 
 def test_a_legacy_include_snapshot_without_the_version_marker_re_renders(tmp_path: Path) -> None:
     (tmp_path / "f.md").write_text("NEW", encoding="utf-8")
-    t = make('{{@include("f.md")}}', snapshot={"systemPrompt": {" rendered": "OLD"}})
+    t = make('{{@include("f.md")}}', snapshot={"systemPrompt": {"\u0000rendered": "OLD"}})
     out = render_thread(t, env(base_dir=tmp_path))
     assert out.system_prompt == "NEW"
-    assert out.snapshot == {"systemPrompt": {" rendered": "NEW", "\u0000includeVersion": "2"}}
+    assert out.snapshot == {"systemPrompt": {"\u0000rendered": "NEW", "\u0000includeVersion": "2"}}
 
 
 def test_a_frozen_template_output_without_include_is_reused() -> None:
-    t = make("{% if true %}{{ current_date }}{% endif %}", snapshot={"systemPrompt": {" rendered": "FROZEN"}})
+    t = make("{% if true %}{{ current_date }}{% endif %}", snapshot={"systemPrompt": {"\u0000rendered": "FROZEN"}})
     assert system_of(t) == "FROZEN"
 
 
@@ -410,7 +414,7 @@ def test_headless_workflow_render_record_save_reopen_is_byte_stable(tmp_path: Pa
     assert (later.system_prompt, later.message_texts) == (first.system_prompt, first.message_texts)
     assert later.snapshot == first.snapshot == {
         "systemPrompt": {"current_date": "2026-07-12, Sunday"},
-        "message:m1:text": {" rendered": "Be dry. 2026-07-12, Sunday"},
+        "message:m1:text": {"\u0000rendered": "Be dry. 2026-07-12, Sunday"},
     }
     V.on_message_edited(again, "m1")
     assert render_thread(again, env(now=NOW + timedelta(days=30))).message_texts["m1"] == ["Be dry. 2026-08-11, Tuesday"]

@@ -32,7 +32,7 @@ def thread_with_refs():
                             "output": {"content": [{"type": "text", "text": "result {{ name }} {{ blank }} {{ ghost }} {{ bad-name }}"}]}}]},
         ],
         "snapshot": {"variables": {"systemPrompt": {"name": "Ada", "current_date": "2026-01-01, Thursday"},
-                                   "message:m1:text": {" rendered": "ADA"},
+                                   "message:m1:text": {"\u0000rendered": "ADA"},
                                    "toolResult:a1:c1:text": {"name": "Ada"}}},
     })
 
@@ -82,7 +82,7 @@ def test_loading_and_saving_a_thread_does_not_materialise_defaults(tmp_path: Pat
 def test_typed_variables_normalise_formats_indent_and_skill_names() -> None:
     t = make({"variables": {"s": {"type": "skills", "skillNames": ["a", 3, None, "b"], "format": "nope", "indent": 7}}})
     s = V.typed_variables(t)["s"]
-    assert (s.format, s.indent, s.skill_names, s.include_all) == ("markdown-list", 0, ("a", "b"), False)
+    assert (s.format, s.indent, s.skill_names, s.include_all) == ("xml", 0, ("a", "b"), False)
     assert V.typed_variables(make({"variables": {"s": {"type": "skills", "skillNames": []}}}))["s"].include_all is True
 
 
@@ -125,7 +125,7 @@ def test_rename_rewrites_every_reference_and_the_snapshot_keys() -> None:
     assert V.custom_values(t) == {"person": "Ada", "blank": " "}
     assert V.snapshot_variables(t) == {
         "systemPrompt": {"person": "Ada", "current_date": "2026-01-01, Thursday"},
-        "message:m1:text": {" rendered": "ADA"},
+        "message:m1:text": {"\u0000rendered": "ADA"},
         "toolResult:a1:c1:text": {"person": "Ada"},
     }
 
@@ -236,6 +236,6 @@ def test_setting_a_variable_to_its_current_value_keeps_frozen_values() -> None:
     t = thread_with_refs()
     V.set_text_variable(t, "name", "Ada")
     V.set_typed_variable(t, "data", Variable(type="json", value="{}"))
-    assert V.snapshot_variables(t)["message:m1:text"] == {" rendered": "ADA"}
+    assert V.snapshot_variables(t)["message:m1:text"] == {"\u0000rendered": "ADA"}
     V.set_text_variable(t, "name", "Bob")
     assert "message:m1:text" not in V.snapshot_variables(t)

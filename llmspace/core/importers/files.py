@@ -3,7 +3,9 @@
 `import_files(paths, workspace, into)` reads each file, parses it (core/importers/detect.py)
 and writes every thread found as a new file named after the source stem, de-duplicated
 (`stem.json`, `stem-1.json`, …; an invalid stem becomes `untitled`). One bad file never
-stops the others; each gets an `ImportOutcome` with what was created or why it was skipped.
+stops the others; each gets an `ImportOutcome` with what was created or why it was skipped,
+and a warning for each new thread whose templates or file variables would read local files
+when run (`core/file_reads.py`): an imported thread is someone else's text.
 
 Callers: the `llmspace import` command, the UI's Import from Files… and drag and drop.
 """
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from ...errors import InvalidName, UserFacingError
 from ...jsonio import UnreadableFileError, read_file_bytes
+from ..file_reads import local_file_reads
 from ..workspace import Workspace, validate_stem
 from .detect import JSONL_SUFFIXES, parse_import_detailed
 from .foreign import ModelResolver
@@ -31,6 +34,8 @@ class ImportOutcome:
     created: list[str] = field(default_factory=list)  # workspace paths of the new threads
     skipped: str | None = None  # why nothing was imported
     problems: list[str] = field(default_factory=list)  # parts left out (e.g. bad JSONL lines)
+    # e.g. "thread a.json would read these local files when run: /etc/passwd, ~/.ssh/id_rsa"
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -89,9 +94,14 @@ def import_files(paths: list[Path], workspace: Workspace, into: str = "",
             stem = target_stem(path)
             for thread in result.threads:
                 try:
-                    outcome.created.append(workspace.create_thread(into, stem, thread))
+                    rel = workspace.create_thread(into, stem, thread)
                 except UserFacingError as exc:
                     outcome.problems.append(f"could not write a thread: {exc}")
+                    continue
+                outcome.created.append(rel)
+                reads = local_file_reads(thread)
+                if reads:
+                    outcome.warnings.append(reads.describe(rel))
             if not outcome.created:
                 outcome.skipped = result.skip or "; ".join(outcome.problems) or "nothing to import"
         except Exception as exc:  # one bad file never stops the others
