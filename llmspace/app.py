@@ -1,8 +1,13 @@
 """Composition root: builds every service once, lazily, in a documented order.
 
 Order of dependencies (each only uses those above it):
-  root (DataRoot) -> workspace -> models (provider settings) -> providers (adapters)
-  -> skills -> mcp (hub, started on first use) -> tools (router) -> runner (run loop, pool)
+  root (DataRoot) -> registries (every extension registry, one mechanism) -> workspace
+  -> models (provider settings; local discovery wired to providers/discovery.py)
+  -> providers (model APIs + providers, built-ins registered) -> skills -> mcp (hub, made on
+  first use) -> tools (router, built-in executors registered) -> traces
+  -> run_services (the typed services of the agent layer) -> runner (run loop, pool)
+
+The agent layer gets `run_services` (`agent/run_services.py`), never the App.
 
 The GUI and the CLI both build an `App`; tests build one with a temporary
 LLM_SPACE_HOME. Nothing here runs on import; `close()` ends workers and child processes.
@@ -21,10 +26,13 @@ from .paths import DataRoot
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 
+    from .agent.run_services import RunServices
     from .agent.runner import Runner
     from .core.workspace import Workspace
     from .mcp.hub import McpHub
     from .providers.registry import ProviderRegistry
+    from .providers.traces import TraceWriter
+    from .registries import Registries
     from .settings.models import ModelSettings
     from .skills.manager import SkillManager
     from .tools.router import ToolRouter
@@ -38,7 +46,7 @@ class App:
         self._closers: list[Any] = []
 
     @classmethod
-    def from_env(cls) -> "App":
+    def from_env(cls) -> App:
         return cls(DataRoot.from_env())
 
     # -- logging -----------------------------------------------------------------------
@@ -59,34 +67,62 @@ class App:
 
     # -- services (lazy; each import happens on first use) -------------------------------
     @cached_property
-    def workspace(self) -> "Workspace":
+    def registries(self) -> Registries:
+        """Every extension registry (`llmspace/registries.py`). The services below register
+        the built-ins into them when they are built; user MCP servers come from mcp.json."""
+        from .registries import Registries
+
+        registries = Registries.create()
+        self._sync_mcp_servers(registries)
+        return registries
+
+    def sync_mcp_servers(self) -> None:
+        """Register the user's MCP servers of `settings/mcp.json` as the file is now (source user)."""
+        self._sync_mcp_servers(self.registries)
+
+    def _sync_mcp_servers(self, registries: Registries) -> None:
+        from .registry import USER
+        from .settings.mcp import McpSettings
+
+        try:
+            servers = McpSettings(self.root).servers()
+        except Exception:  # an unreadable mcp.json is reported by the MCP page and the hub
+            logging.getLogger("llmspace").warning("could not read the MCP servers", exc_info=True)
+            return
+        registries.mcp_servers.replace_source(USER, {s.id: s for s in servers})
+
+    @cached_property
+    def workspace(self) -> Workspace:
         from .core.workspace import Workspace
 
         return Workspace(self.root.workspace, trash_dir=self.root.root / ".trash")
 
     @cached_property
-    def models(self) -> "ModelSettings":
+    def models(self) -> ModelSettings:
+        from .providers.discovery import refresh_local
         from .redact import KNOWN, configured_secrets
         from .settings.models import ModelSettings
 
         models = ModelSettings(self.root)
+        models.discoverer = refresh_local  # settings make no HTTP calls; providers/ asks local servers
         KNOWN.add(configured_secrets(models))  # so logs and messages leave them out from the start
         return models
 
     @cached_property
-    def providers(self) -> "ProviderRegistry":
+    def providers(self) -> ProviderRegistry:
         from .providers.registry import ProviderRegistry
 
-        return ProviderRegistry(self.models, self.root)
+        return ProviderRegistry(self.models, self.root, apis=self.registries.apis,
+                                providers=self.registries.providers)
 
     @cached_property
-    def skills(self) -> "SkillManager":
+    def skills(self) -> SkillManager:
         from .skills.manager import SkillManager
 
-        return SkillManager(self.root)
+        return SkillManager(self.root, sources=self.registries.skill_sources)
 
     @cached_property
-    def mcp(self) -> "McpHub":
+    def mcp(self) -> McpHub:
         from .mcp.hub import McpHub
 
         hub = McpHub(self.root)
@@ -94,21 +130,35 @@ class App:
         return hub
 
     @cached_property
-    def tools(self) -> "ToolRouter":
+    def tools(self) -> ToolRouter:
         from .tools.router import ToolRouter
 
-        return ToolRouter(self)
+        return ToolRouter(self.registries.tools)
 
     @cached_property
-    def runner(self) -> "Runner":
+    def traces(self) -> TraceWriter:
+        from .providers.traces import TraceWriter
+
+        return TraceWriter(self.root, apis=self.registries.apis)
+
+    @cached_property
+    def run_services(self) -> RunServices:
+        """The typed services of the agent layer (the MCP hub stays lazy: an accessor)."""
+        from .agent.run_services import RunServices
+
+        return RunServices(providers=self.providers, tools=self.tools, mcp=lambda: self.mcp, skills=self.skills,
+                           models=self.models, workspace=self.workspace, root=self.root, traces=self.traces)
+
+    @cached_property
+    def runner(self) -> Runner:
         from .agent.runner import Runner
 
-        runner = Runner(self)
+        runner = Runner(self.run_services)
         self._closers.append(runner.close)
         return runner
 
     @cached_property
-    def workers(self) -> "ThreadPoolExecutor":
+    def workers(self) -> ThreadPoolExecutor:
         """The pool for short background jobs of the GUI (loading, probes, tool calls); used
         through `ui.pump.Pump.run_in_worker`. Closed by `close()` without waiting."""
         from concurrent.futures import ThreadPoolExecutor

@@ -13,7 +13,9 @@ the two sources (the plugin guide's rule for colliding contributions). Removing 
 them (`unregister_source`, e.g. when a plugin is disabled) makes the other active again.
 
 Listeners hear about every change (the UI refreshes its lists, caches are dropped).
-Thread-safe; used by `providers/registry.py`, `tools/router.py` and the plugin services.
+Thread-safe. The registries of one app are gathered in `llmspace/registries.py`
+(`Registries`, built by `app.py`); `providers/registry.py`, `tools/router.py` and
+`skills/manager.py` fill theirs with the built-ins and user settings, plugins add the rest.
 """
 
 from __future__ import annotations
@@ -111,6 +113,32 @@ class Registry(Generic[T]):
         if removed:
             self._changed()
         return removed
+
+    def replace_source(self, source: str, values: dict[str, T],
+                       files: dict[str, tuple[str, ...]] | None = None) -> bool:
+        """Make `values` (canonical ID -> value) exactly what `source` contributes: a settings
+        file re-read, a plugin reloaded. One change notification, none when nothing changed;
+        returns whether anything changed."""
+        files = files or {}
+        changed = False
+        with self._lock:
+            for cid in list(self._entries):
+                if source in self._entries[cid] and cid not in values:
+                    del self._entries[cid][source]
+                    if not self._entries[cid]:
+                        del self._entries[cid]
+                    changed = True
+            for cid, value in values.items():
+                if not cid:
+                    raise ValueError(f"a {self.kind} needs a canonical ID")
+                old = self._entries.get(cid, {}).get(source)
+                reg = Registration(cid, source, value, tuple(files.get(cid, ())))
+                if old is None or (old.value is not value and old.value != value) or old.files != reg.files:
+                    self._entries.setdefault(cid, {})[source] = reg
+                    changed = True
+        if changed:
+            self._changed()
+        return changed
 
     def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Call `listener()` after every change; returns the function that unsubscribes."""

@@ -1,6 +1,7 @@
 """One run of one thread: the turn loop of reference §7.1.
 
-`RunSession(app, thread, opts, emit, cancel).execute()` does, in order: resolve the model,
+`RunSession(services, thread, opts, emit, cancel).execute()` (services: the typed
+`RunServices` of `agent/run_services.py`) does, in order: resolve the model,
 cut the messages after `from_message_id`, fill paused tool results, check run eligibility,
 render, then per turn stream one model reply (folded by `agent/fold.py`), and by the run
 settings stop (step by step), execute tools once (auto-run) or loop (ReAct, up to
@@ -18,20 +19,23 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
 
+from ..cancel import CancelToken
 from ..core.model import AssistantMessage, ModelConfig, Thread, ThreadContext, ToolCall, ToolCallOutput, UserMessage
-from ..core.render import RenderEnv, RenderedThread, render_thread
+from ..core.render import RenderedThread, RenderEnv, render_thread
 from ..core.variables import apply_snapshot
 from ..errors import UserFacingError, describe_exception
-from ..providers.base import CancelToken, Endpoint, ModelInfo, ModelRequest
+from ..providers.base import Adapter, AdapterContext, Endpoint, ModelApi, ModelInfo, ModelRequest
 from . import events as rev
 from .convert import is_unanswered, neutral_messages, tool_specs
 from .fold import TurnBuilder
+from .run_services import RunServices
 from .services import append_history, model_stream, redactor_for, tool_context, usage_sum
 
 if TYPE_CHECKING:
-    from .runner import RunOptions, RunResult
+    from .runner import RunOptions, RunResult, RunStatus
 
 log = logging.getLogger("llmspace.agent")
 
@@ -56,9 +60,9 @@ def _as_output(value: Any) -> ToolCallOutput:
 
 
 class RunSession:
-    def __init__(self, app: Any, thread: Thread, opts: "RunOptions", emit: Callable[[rev.RunEvent], None],
+    def __init__(self, services: RunServices, thread: Thread, opts: RunOptions, emit: Callable[[rev.RunEvent], None],
                  cancel: CancelToken) -> None:
-        self.app = app
+        self.services = services
         self.thread = thread
         self.opts = opts
         self.emit = emit
@@ -76,9 +80,9 @@ class RunSession:
         self._redactor = redactor_for(None)  # the endpoint's secrets are added once it is resolved
 
     # -- entry --------------------------------------------------------------------------
-    def execute(self) -> "RunResult":
+    def execute(self) -> RunResult:
         try:
-            endpoint, info, adapter = self._resolve()
+            endpoint, info, api, adapter = self._resolve()
             self._redactor = redactor_for(endpoint)
             self._prepare()
             if self._materialise is not None:  # an explicit --provider/--model becomes the thread's model
@@ -89,7 +93,7 @@ class RunSession:
             return self._result("failed", describe_exception(exc), record=False)
         self.emit(rev.RunStarted(endpoint.provider_id, info.id))
         try:
-            status, error = self._loop(endpoint, info, adapter)
+            status, error = self._loop(endpoint, info, api, adapter)
         except UserFacingError as exc:
             status, error = "failed", str(exc)
         except Exception as exc:
@@ -99,18 +103,15 @@ class RunSession:
         return self._result(status, error, record=status != "failed" and (self.saw_events or status == "paused"))
 
     # -- before the run -----------------------------------------------------------------
-    def _resolve(self) -> tuple[Endpoint, ModelInfo, Any]:
-        from ..providers.replay import PROVIDER_ID, replay_endpoint
-
+    def _resolve(self) -> tuple[Endpoint, ModelInfo, ModelApi, Adapter]:
         opts = self.opts
-        saved = self.thread.model
-        if opts.provider == PROVIDER_ID or (opts.provider is None and saved is not None and saved.provider == PROVIDER_ID):
-            self.model_label = PROVIDER_ID
-            return replay_endpoint(self.thread, opts.replay_run)
-        registry = self.app.providers
+        registry = self.services.providers
         endpoint, info = registry.resolve(self.thread.model, opts.provider, opts.model)
-        if endpoint.provider_id == PROVIDER_ID:
-            return replay_endpoint(self.thread, opts.replay_run)
+        api = registry.model_api(endpoint.api)
+        adapter = api.create(AdapterContext(thread=self.thread, run_id=opts.replay_run))
+        self.model_label = f"{endpoint.provider_id}/{info.id}"
+        if not api.sets_thread_model:
+            return endpoint, info, api, adapter
         explicit = opts.provider is not None or opts.model is not None
         current = self.thread.model
         if explicit and (current is None or (current.provider, current.id) != (endpoint.provider_id, info.id)):
@@ -118,9 +119,8 @@ class RunSession:
             if current is not None and current.params is not None:
                 data["params"] = current.params.model_dump(exclude_unset=True, by_alias=True)
             self._materialise = ModelConfig.model_validate(data)
-        self.model_label = f"{endpoint.provider_id}/{info.id}"
         self._resolved = self._materialise or ModelConfig(provider=endpoint.provider_id, id=info.id)
-        return endpoint, info, registry.adapter(endpoint.api)
+        return endpoint, info, api, adapter
 
     def _prepare(self) -> None:
         """Cut, fill tool results, check eligibility, render — all or nothing."""
@@ -150,7 +150,7 @@ class RunSession:
             if not (isinstance(last_msg, UserMessage) or (isinstance(last_msg, AssistantMessage) and last_msg.toolCalls)):
                 raise UserFacingError(NOT_ELIGIBLE)
         current = thread.messages
-        changed = len(messages) != len(current) or any(a is not b for a, b in zip(messages, current))
+        changed = len(messages) != len(current) or any(a is not b for a, b in zip(messages, current, strict=False))
         if not changed:
             self._render(thread)
             return
@@ -162,11 +162,7 @@ class RunSession:
     def _render(self, view: Thread | None = None) -> RenderedThread:
         """Render for the next turn; frozen values carry over from the previous render of
         this run (written to the thread only when the run is recorded)."""
-        try:
-            skills = self.app.skills
-        except Exception:  # skills service not available: render without it
-            skills = None
-        env = RenderEnv(skills=skills, overrides=dict(self.opts.variables), snapshot=self._snapshot)
+        env = RenderEnv(skills=self.services.skills, overrides=dict(self.opts.variables), snapshot=self._snapshot)
         try:
             rendered = render_thread(view if view is not None else self.thread, env)
         except UserFacingError as exc:
@@ -181,7 +177,7 @@ class RunSession:
         return rendered
 
     # -- the turn loop ------------------------------------------------------------------
-    def _loop(self, endpoint: Endpoint, info: ModelInfo, adapter: Any) -> tuple[str, str | None]:
+    def _loop(self, endpoint: Endpoint, info: ModelInfo, api: ModelApi, adapter: Adapter) -> tuple[RunStatus, str | None]:
         opts = self.opts
         rendered = self._rendered
         auto = opts.auto_tools or opts.react
@@ -199,8 +195,8 @@ class RunSession:
             if self.cancel.cancelled:
                 return "stopped", None
             self.turns += 1
-            message, status, error = self._turn(endpoint, info, adapter, rendered)
-            if status != "ok":
+            message, status, error = self._turn(endpoint, info, api, adapter, rendered)
+            if status == "failed" or status == "stopped":
                 return status, error
             assert message is not None
             if not message.toolCalls or not auto:
@@ -214,8 +210,8 @@ class RunSession:
                 return "completed", None
             rendered = self._render()
 
-    def _turn(self, endpoint: Endpoint, info: ModelInfo, adapter: Any,
-              rendered: RenderedThread) -> tuple[AssistantMessage | None, str, str | None]:
+    def _turn(self, endpoint: Endpoint, info: ModelInfo, api: ModelApi, adapter: Adapter,
+              rendered: RenderedThread) -> tuple[AssistantMessage | None, RunStatus | Literal["ok"], str | None]:
         thread = self.thread
         params = thread.model.params if thread.model is not None else None
         request = ModelRequest(endpoint=endpoint, model=info, system_prompt=rendered.system_prompt,
@@ -224,7 +220,7 @@ class RunSession:
         builder = TurnBuilder(info, started=time.perf_counter(), provider_id=endpoint.provider_id, api=endpoint.api)
         self.emit(rev.MessageStarted(builder.message_id))
         error: str | None = None
-        stream = model_stream(self.app, adapter, request, self.cancel,
+        stream = model_stream(self.services, api, adapter, request, self.cancel,
                               on_retry=lambda attempt, delay, err: self.emit(rev.Retrying(attempt, delay, err.message)))
         try:
             for ev in stream:
@@ -261,9 +257,9 @@ class RunSession:
             return message, "stopped", None
         return message, "ok", None
 
-    def _run_tools(self, message: AssistantMessage, calls: list[ToolCall]) -> tuple[str, str | None] | None:
+    def _run_tools(self, message: AssistantMessage, calls: list[ToolCall]) -> tuple[RunStatus, str | None] | None:
         """Execute `calls` (or pause); None to go on, else the run's (status, error)."""
-        router = self.app.tools
+        router = self.services.tools
         tools = list(self.thread.context.tools or []) if self.thread.context else []
         # The router skips calls that already have an output; ours carry the empty output set
         # at the end of the turn, so ask about copies without it.
@@ -275,9 +271,9 @@ class RunSession:
             return "paused", None
         for call in calls:
             self.emit(rev.ToolStarted(message.id, call.id, call.input.name))
-        outputs = router.execute_calls(tools, calls, tool_context(self.app, self.thread, self.opts.variables), self.cancel,
+        outputs = router.execute_calls(tools, calls, tool_context(self.services, self.thread, self.opts.variables), self.cancel,
                                        self.opts.tool_timeout)
-        for call, out in zip(calls, outputs):
+        for call, out in zip(calls, outputs, strict=True):
             call.output = self._redacted_error(_as_output(out))
             self.emit(rev.ToolFinished(message.id, call.id, call.output))
         if self.cancel.cancelled:
@@ -289,12 +285,12 @@ class RunSession:
         if output.isError is not True:
             return output
         parts = [c.model_copy(update={"text": self._redactor.text(c.text)}) for c in output.content]
-        if all(a.text == b.text for a, b in zip(parts, output.content)):
+        if all(a.text == b.text for a, b in zip(parts, output.content, strict=True)):
             return output
         return output.model_copy(update={"content": parts})
 
     # -- the end ------------------------------------------------------------------------
-    def _result(self, status: str, error: str | None, record: bool) -> "RunResult":
+    def _result(self, status: RunStatus, error: str | None, record: bool) -> RunResult:
         from .runner import RunResult
 
         if error is not None:
@@ -306,7 +302,7 @@ class RunSession:
         if record:
             if self._snapshot is not None:
                 apply_snapshot(self.thread, self._snapshot)
-            run_id = append_history(self.thread, usage, int(time.time() * 1000), self._resolved)
+            run_id = append_history(self.thread, usage, int(self.services.clock() * 1000), self._resolved)
         return RunResult(status=status, error=error, thread=self.thread, paused_calls=list(self.paused),
                          new_message_ids=list(self.new_ids), run_id=run_id, paused_reason=self.paused_reason,
                          turns=self.turns, usage=usage, warnings=list(self.warnings))

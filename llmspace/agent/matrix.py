@@ -2,9 +2,9 @@
 
     spec = MatrixSpec(models=[("openai", "gpt-4.1"), ("loop", "m")], variants={"formal": {"tone": "formal"}},
                       repeat=2, budget=0.50, concurrency=2)
-    result = run_matrix(app, "demo.json", spec)                 # or rerun_failed(app, "demo.json")
+    result = run_matrix(app.runner, "demo.json", spec)          # or rerun_failed(app.runner, "demo.json")
 
-- Each cell runs a fresh copy of the thread's title/model/context through `app.runner.submit`
+- Each cell runs a fresh copy of the thread's title/model/context through `runner.submit`
   with `RunOptions(provider=, model=, variables=)`; at most `concurrency` cells are in flight.
 - Budget (USD, this invocation): before launching a cell, the cost of one cell is estimated as
   the mean cost of the cells finished so far; no cell is launched when
@@ -17,7 +17,7 @@
   reports `<stem>.matrix.md` and `<stem>.matrix.html` are written beside the thread.
 - `rerun_failed` re-runs only the cells of the last matrix whose status is `failed`.
 
-The thread is saved through `app.workspace.save` after every finished cell; the results file
+The thread is saved through `runner.services.workspace.save` after every finished cell; the results file
 and reports go through `jsonio`. Called by commands/matrix.py (and the UI).
 """
 
@@ -28,9 +28,10 @@ import json
 import logging
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from ..core.history import append_run, normalize_history, snapshot_of
 from ..core.model import AssistantMessage, Thread
@@ -40,7 +41,8 @@ from ..errors import UserFacingError
 from ..jsonio import loads_located, read_file_bytes, write_bytes_atomic, write_json_atomic
 
 if TYPE_CHECKING:
-    from ..app import App
+    from ..core.workspace import Workspace
+    from .runner import Runner, RunResult
 
 log = logging.getLogger("llmspace.matrix")
 
@@ -122,7 +124,7 @@ class MatrixResult:
                 "cells": [asdict(c) for c in self.cells]}
 
     @classmethod
-    def from_data(cls, data: Any, source: str) -> "MatrixResult":
+    def from_data(cls, data: Any, source: str) -> MatrixResult:
         try:
             raw_spec = dict(data["spec"])
             raw_spec["models"] = [parse_model(m) for m in raw_spec["models"]]
@@ -176,8 +178,7 @@ def parse_variants(items: list[str], base: Path | None = None) -> dict[str, dict
         if "=" not in item and not path.is_file():
             raise UserFacingError(f"--variants {item!r} is neither a JSON file nor NAME=VALUE pairs.")
         if "=" not in item or path.is_file():
-            for name, values in _variants_from_file(path).items():
-                variants[name] = values
+            variants.update(_variants_from_file(path))
         else:
             variants[item.strip()] = _variant_set(item)
     return variants or {DEFAULT_VARIANT: {}}
@@ -217,25 +218,25 @@ def plan_cells(spec: MatrixSpec) -> list[MatrixCell]:
 # -- files ------------------------------------------------------------------------------------
 
 
-def sibling_paths(app: "App", rel: str) -> dict[str, Path]:
+def sibling_paths(workspace: Workspace, rel: str) -> dict[str, Path]:
     """Where the results file and the reports of the thread `rel` live."""
-    path = app.workspace.resolve(rel)
+    path = workspace.resolve(rel)
     stem = path.name[:-5] if path.name.endswith(".json") else path.name
     return {"results": path.with_name(f".{stem}.matrix.json"), "md": path.with_name(f"{stem}.matrix.md"),
             "html": path.with_name(f"{stem}.matrix.html")}
 
 
-def load_results(app: "App", rel: str) -> MatrixResult:
-    path = sibling_paths(app, rel)["results"]
+def load_results(workspace: Workspace, rel: str) -> MatrixResult:
+    path = sibling_paths(workspace, rel)["results"]
     if not path.exists():
         raise UserFacingError(f"No matrix has been run on {rel} yet.", hint="Run `llmspace matrix THREAD --models …` first.")
     return MatrixResult.from_data(loads_located(read_file_bytes(path), path), str(path))
 
 
-def write_outputs(app: "App", result: MatrixResult) -> dict[str, Path]:
+def write_outputs(workspace: Workspace, result: MatrixResult) -> dict[str, Path]:
     from .report import render_html, render_markdown
 
-    paths = sibling_paths(app, result.thread)
+    paths = sibling_paths(workspace, result.thread)
     result.updated_at = int(time.time() * 1000)
     write_json_atomic(paths["results"], result.to_data(), trailing_newline=True)
     write_bytes_atomic(paths["md"], render_markdown(result).encode("utf-8"))
@@ -246,10 +247,10 @@ def write_outputs(app: "App", result: MatrixResult) -> dict[str, Path]:
 # -- running ----------------------------------------------------------------------------------
 
 
-def _check_models(app: "App", spec: MatrixSpec) -> None:
+def _check_models(runner: Runner, spec: MatrixSpec) -> None:
     """Refuse unknown providers/models and missing keys before any money is spent."""
     for provider, model in spec.models:
-        app.providers.resolve(None, provider, model)
+        runner.services.providers.resolve(None, provider, model)
 
 
 def _cell_thread(base: Thread) -> Thread:
@@ -259,7 +260,7 @@ def _cell_thread(base: Thread) -> Thread:
     return thread_from_data(snap.model_dump(exclude_unset=True, by_alias=True))
 
 
-def _fill(cell: MatrixCell, result: Any, thread: Thread) -> None:
+def _fill(cell: MatrixCell, result: RunResult, thread: Thread) -> None:
     """Copy a run's outcome into its cell and its run into `thread`'s history."""
     cell.status = result.status
     cell.error = result.error
@@ -286,22 +287,23 @@ def _message_text(m: AssistantMessage) -> str:
     return "\n".join(parts)
 
 
-def execute(app: "App", rel: str, result: MatrixResult, todo: list[MatrixCell],
+def execute(runner: Runner, rel: str, result: MatrixResult, todo: list[MatrixCell],
             on_cell: Callable[[MatrixCell], None] | None = None) -> MatrixResult:
     """Run the `todo` cells of `result` (in order) and write the thread, results and reports."""
-    from ..providers.base import CancelToken
+    from ..cancel import CancelToken
     from .runner import RunOptions
 
     spec = result.spec
     spec.validate()
-    _check_models(app, spec)
-    thread = app.workspace.open(rel)
+    _check_models(runner, spec)
+    workspace = runner.services.workspace
+    thread = workspace.open(rel)
     normalize_history(thread)
     base = _cell_thread(thread)
     queue = list(todo)
     for cell in queue:
         cell.status, cell.error, cell.run_id, cell.output, cell.usage, cell.cost = "pending", None, None, "", None, 0.0
-    running: dict[cf.Future[Any], tuple[MatrixCell, CancelToken, float]] = {}
+    running: dict[cf.Future[RunResult], tuple[MatrixCell, CancelToken, float]] = {}
     costs: list[float] = []
     result.spent = 0.0
     result.stopped_for_budget = False
@@ -327,7 +329,7 @@ def execute(app: "App", rel: str, result: MatrixResult, todo: list[MatrixCell],
                                   max_turns=spec.max_turns, auto_tools=spec.auto_tools, react=spec.react)
                 token = CancelToken()
                 cell.status = "running"
-                fut = app.runner.submit(_cell_thread(base), opts, cancel=token)
+                fut = runner.submit(_cell_thread(base), opts, cancel=token)
                 running[fut] = (cell, token, time.perf_counter())
             if not running:
                 if queue and spec.budget is not None:
@@ -345,23 +347,23 @@ def execute(app: "App", rel: str, result: MatrixResult, todo: list[MatrixCell],
                 result.spent += cell.cost
                 if cell.status != "failed" or cell.cost:
                     costs.append(cell.cost)
-                app.workspace.save(rel, thread)
+                workspace.save(rel, thread)
                 if on_cell is not None:
                     on_cell(cell)
     except KeyboardInterrupt:
-        for fut, (cell, token, _) in running.items():
+        for _cell, token, _started in running.values():
             token.cancel()
-        for fut, (cell, token, _) in list(running.items()):
+        for fut, (cell, _token, _started) in list(running.items()):
             try:
                 _fill(cell, fut.result(timeout=10), thread)
             except Exception:
                 cell.status, cell.error = "failed", "Interrupted."
-        app.workspace.save(rel, thread)
+        workspace.save(rel, thread)
         _mark_skipped(queue, "Interrupted before it started.")
-        write_outputs(app, result)
+        write_outputs(workspace, result)
         raise
     _mark_skipped(queue, "Not started: the budget would have been exceeded.")
-    write_outputs(app, result)
+    write_outputs(workspace, result)
     return result
 
 
@@ -370,18 +372,18 @@ def _mark_skipped(cells: list[MatrixCell], reason: str) -> None:
         cell.status, cell.error = "skipped", reason
 
 
-def run_matrix(app: "App", rel: str, spec: MatrixSpec,
+def run_matrix(runner: Runner, rel: str, spec: MatrixSpec,
                on_cell: Callable[[MatrixCell], None] | None = None) -> MatrixResult:
     """Plan and run a new matrix over the thread `rel`."""
     spec.validate()
     result = MatrixResult(thread=rel, spec=spec, cells=plan_cells(spec))
-    return execute(app, rel, result, list(result.cells), on_cell)
+    return execute(runner, rel, result, list(result.cells), on_cell)
 
 
-def rerun_failed(app: "App", rel: str, *, budget: float | None = None, concurrency: int | None = None,
+def rerun_failed(runner: Runner, rel: str, *, budget: float | None = None, concurrency: int | None = None,
                  on_cell: Callable[[MatrixCell], None] | None = None) -> MatrixResult:
     """Re-run only the failed cells of the last matrix of `rel` (others are left as they are)."""
-    result = load_results(app, rel)
+    result = load_results(runner.services.workspace, rel)
     result.thread = rel
     failed = result.failed
     if not failed:
@@ -389,4 +391,4 @@ def rerun_failed(app: "App", rel: str, *, budget: float | None = None, concurren
     result.spec.budget = budget
     if concurrency is not None:
         result.spec.concurrency = concurrency
-    return execute(app, rel, result, failed, on_cell)
+    return execute(runner, rel, result, failed, on_cell)

@@ -10,7 +10,8 @@ pool; they share no mutable state. `on_event` is called on the worker thread (th
 the events to its queue). Stop = `cancel.cancel()`; the run ends within about a second and
 keeps the partial message. The loop itself is in `agent/loop.py`.
 
-Built by `app.py` (`app.runner`); used by the UI, the CLI (`llmspace run`) and the matrix.
+Built by `app.py` (`app.runner`, from the typed `app.run_services`, never the App); used by
+the UI, the CLI (`llmspace run`) and the matrix.
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Callable, Literal
 
+from ..cancel import CancelToken
 from ..core.model import Thread, Usage
 from ..errors import describe_exception
-from ..providers.base import CancelToken
 from . import events as rev
+from .run_services import RunServices
 
 log = logging.getLogger("llmspace.agent")
 
@@ -64,19 +66,13 @@ class RunResult:
 class Runner:
     """Runs threads; one per app."""
 
-    def __init__(self, app: Any, max_workers: int | None = None) -> None:
-        self.app = app
+    def __init__(self, services: RunServices, max_workers: int | None = None) -> None:
+        self.services = services
         workers = max_workers or max(2, min(8, (os.cpu_count() or 2) * 2))
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llmspace-run")
         self._lock = threading.Lock()
         self._active: set[CancelToken] = set()
         self._closed = False
-        try:  # `replay` becomes a provider id the registry knows (the loop binds it per run)
-            from ..providers.replay import register
-
-            register(app.providers)
-        except Exception:
-            log.warning("could not register the replay provider", exc_info=True)
 
     def run(self, thread: Thread, opts: RunOptions | None = None,
             on_event: Callable[[rev.RunEvent], None] | None = None,
@@ -99,7 +95,7 @@ class Runner:
             self._active.add(cancel)
         try:
             try:
-                result = RunSession(self.app, thread, opts, emit, cancel).execute()
+                result = RunSession(self.services, thread, opts, emit, cancel).execute()
             except Exception as exc:  # the session reports its own failures; this is a bug guard
                 result = RunResult(status="failed", error=describe_exception(exc), thread=thread)
             emit(rev.RunFinished(result))

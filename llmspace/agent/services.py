@@ -4,45 +4,55 @@ usage and the run-history entry. Keeping these calls here lets `agent/loop.py` s
 Every provider error passes `redactor_for` on its way to the run (any adapter, also a plugin's):
 the endpoint's API key and configured header values are removed by value.
 
-Callers: `agent/loop.py` only.
+Every function takes the typed `RunServices` (`agent/run_services.py`), never the App.
+Callers: `agent/loop.py`, and `tool_context` also the runner's tool calls.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-from typing import Any, Iterator
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
+from ..cancel import CancelToken
 from ..core.history import append_run
 from ..core.model import ModelConfig, Thread, Usage
 from ..core.usage import add_usage, empty_usage
 from ..core.variables import DEFAULT_CWD, typed_variables
 from ..errors import describe_exception
-from ..providers.base import CancelToken, ModelRequest
+from ..providers.base import Adapter, Api, Endpoint, ModelApi, ModelRequest
 from ..providers.events import ErrorEvent, StreamEvent
 from ..providers.retry import stream_with_retries
 from ..redact import KNOWN, Redactor, secret_values
+from ..tools.base import McpToolCaller, ToolContext
+from .run_services import RunServices
+
+if TYPE_CHECKING:
+    from ..providers.traces import TraceWriter
 
 log = logging.getLogger("llmspace.agent")
 
 
-def model_stream(app: Any, adapter: Any, request: ModelRequest, cancel: CancelToken,
-                 on_retry: Any = None) -> Iterator[StreamEvent]:
-    """The adapter's stream, retried before the first token and traced under `traces/`
-    (the offline replay provider is neither retried nor traced). `on_retry(attempt, delay,
-    error)` hears about each retry."""
-    from ..providers.replay import ReplayAdapter
-
-    if isinstance(adapter, ReplayAdapter):
-        return adapter.stream(request, cancel)
+def model_stream(services: RunServices, api: ModelApi, adapter: Adapter, request: ModelRequest, cancel: CancelToken,
+                 on_retry: Callable[[int, float, ErrorEvent], None] | None = None) -> Iterator[StreamEvent]:
+    """The adapter's stream with its error messages redacted, retried before the first token
+    and traced under `traces/` — as far as the API declares (`ModelApi.retried`, `.traced`;
+    the offline replay API declares neither). `on_retry(attempt, delay, error)` hears about
+    each retry."""
     redacting = _RedactingAdapter(adapter, redactor_for(request.endpoint))
-    return _traced(app, request, stream_with_retries(redacting, request, cancel, max_attempts=3, on_retry=on_retry))
+    stream: Iterator[StreamEvent]
+    if api.retried:
+        stream = stream_with_retries(redacting, request, cancel, max_attempts=3, on_retry=on_retry)
+    else:
+        stream = redacting.stream(request, cancel)
+    return _traced(services.traces, request, stream) if api.traced else stream
 
 
-def redactor_for(endpoint: Any) -> Redactor:
+def redactor_for(endpoint: Endpoint | None) -> Redactor:
     """Removes the endpoint's secrets (API key, configured header values) and every secret
     the process knows of; the endpoint's are remembered process-wide (for the log)."""
-    values = secret_values(getattr(endpoint, "api_key", None), getattr(endpoint, "headers", None))
+    values = secret_values(endpoint.api_key, endpoint.headers) if endpoint is not None else secret_values(None, None)
     KNOWN.add(values)
     return KNOWN.redactor + Redactor(values)
 
@@ -50,9 +60,9 @@ def redactor_for(endpoint: Any) -> Redactor:
 class _RedactingAdapter:
     """An adapter whose `ErrorEvent` messages have the secrets removed (before retries report them)."""
 
-    def __init__(self, adapter: Any, redactor: Redactor) -> None:
+    def __init__(self, adapter: Adapter, redactor: Redactor) -> None:
         self.adapter, self.redactor = adapter, redactor
-        self.api: Any = getattr(adapter, "api", None)
+        self.api: Api = adapter.api
 
     def stream(self, request: ModelRequest, cancel: CancelToken) -> Iterator[StreamEvent]:
         events = self.adapter.stream(request, cancel)
@@ -67,9 +77,10 @@ class _RedactingAdapter:
                 close()
 
 
-def _traced(app: Any, request: ModelRequest, stream: Iterator[StreamEvent]) -> Iterator[StreamEvent]:
+def _traced(traces: TraceWriter, request: ModelRequest, stream: Iterator[StreamEvent]) -> Iterator[StreamEvent]:
     """Pass `stream` through, writing one trace file for the call when it ends (any way)."""
-    from ..providers.traces import TraceCall, TraceWriter
+    from ..providers.traces import TraceCall
+
 
     trace = TraceCall()
     try:
@@ -87,7 +98,7 @@ def _traced(app: Any, request: ModelRequest, stream: Iterator[StreamEvent]) -> I
         raise
     finally:
         try:
-            TraceWriter(app.root).record(request, trace.events, trace.timing(), error=trace.error)
+            traces.record(request, trace.events, trace.timing(), error=trace.error)
         except Exception:
             log.warning("could not write the trace of a model call", exc_info=True)
 
@@ -102,19 +113,17 @@ def working_directory(thread: Thread, overrides: dict[str, str] | None = None) -
     return DEFAULT_CWD
 
 
-def tool_context(app: Any, thread: Thread, overrides: dict[str, str] | None = None) -> Any:
-    from ..tools.base import ToolContext
-
-    try:
-        skills = app.skills
-    except Exception:
-        skills = None
-    try:
-        mcp = app.mcp
-    except Exception:
-        mcp = None
-    return ToolContext(working_directory=working_directory(thread, overrides), data_root=app.root, skills=skills,
-                       workspace_root=app.root.workspace, mcp=mcp)
+def tool_context(services: RunServices, thread: Thread, overrides: dict[str, str] | None = None) -> ToolContext:
+    """Where `thread`'s tools run. The MCP hub is asked for only when the thread has MCP tools."""
+    mcp: McpToolCaller | None = None
+    tools = thread.context.tools if thread.context is not None else None
+    if any(t.type == "mcp" for t in tools or []):
+        try:
+            mcp = services.mcp()
+        except Exception:  # MCP unavailable: its tools report it as their result
+            log.warning("the MCP hub is not available", exc_info=True)
+    return ToolContext(working_directory=working_directory(thread, overrides), data_root=services.root,
+                       skills=services.skills, workspace_root=services.root.workspace, mcp=mcp)
 
 
 def usage_sum(usages: list[Usage]) -> Usage:

@@ -80,15 +80,15 @@ def matrix_command(args: argparse.Namespace, app: "App") -> int:
     if args.rerun_failed:
         if args.models or args.variants:
             raise UserFacingError("--rerun-failed re-uses the models and variants of the last matrix; drop --models/--variants.")
-        result = rerun_failed(app, rel, budget=args.budget, concurrency=args.concurrency, on_cell=_print_cell)
+        result = rerun_failed(app.runner, rel, budget=args.budget, concurrency=args.concurrency, on_cell=_print_cell)
     else:
         if not args.models:
             raise UserFacingError("Pass --models PROVIDER/MODEL[,PROVIDER/MODEL…].", hint="See `llmspace models` for what is configured.")
         spec = MatrixSpec(models=parse_models(args.models), variants=parse_variants(args.variants, app.workspace.root),
                           repeat=args.repeat, budget=args.budget, concurrency=args.concurrency or 2,
                           react=args.react, auto_tools=args.auto_tools, max_turns=args.max_turns)
-        result = run_matrix(app, rel, spec, on_cell=_print_cell)
-    paths = sibling_paths(app, rel)
+        result = run_matrix(app.runner, rel, spec, on_cell=_print_cell)
+    paths = sibling_paths(app.workspace, rel)
     counts = {s: sum(c.status == s for c in result.cells) for s in ("completed", "failed", "skipped")}
     print(f"Matrix: {counts['completed']} completed, {counts['failed']} failed, {counts['skipped']} skipped; "
           f"spent ${result.spent:.6f}" + (" (stopped by the budget)" if result.stopped_for_budget else ""))

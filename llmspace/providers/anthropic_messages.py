@@ -28,7 +28,8 @@ import json
 import re
 from typing import Any, Iterable, Iterator
 
-from .base import Api, CancelToken, ModelRequest
+from ..cancel import CancelToken
+from .base import Api, ModelRequest
 from .events import ErrorEvent, Finish, StreamEvent, TextDelta, ThinkingDelta, ToolCallArgsDelta, ToolCallEnd, ToolCallStart, UsageEvent
 from .http import deep_merge, http_events, json_or_none
 from .sse import StreamCheck

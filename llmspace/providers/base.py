@@ -5,20 +5,25 @@
 Adapters build the HTTP request for their API, stream it with `requests`, parse SSE
 incrementally and yield events from `providers/events.py`. They do no retries, threading,
 persistence or tool execution (that is `agent/`), and never put secrets in events.
-Built-in providers register exactly as plugin providers will (see `providers/registry.py`).
+Built-in providers register exactly as plugin providers will: a `ModelApi` in the `apis`
+registry of `providers/registry.py`. `CancelToken` lives in `llmspace/cancel.py`.
 """
 
 from __future__ import annotations
 
-import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from ..cancel import CancelToken as CancelToken  # re-exported for callers outside this package
 from ..core.model import ModelParams
-from ..settings.model_info import Api, ModelInfo
+from ..settings.model_info import Api as Api
+from ..settings.model_info import ModelInfo as ModelInfo
 from ..settings.models import DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, DEFAULT_RETRY_DEADLINE
 from .events import StreamEvent
 
+if TYPE_CHECKING:
+    from ..core.model import Thread
 
 
 @dataclass(frozen=True)
@@ -80,46 +85,45 @@ class ModelRequest:
     stream: bool = True
 
 
-class CancelToken:
-    """Set by Stop. Adapters check it between chunks and close the connection when set."""
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-        self._callbacks: list[Any] = []
-        self._lock = threading.Lock()
-
-    def cancel(self) -> None:
-        with self._lock:
-            self._event.set()
-            callbacks, self._callbacks = self._callbacks, []
-        for cb in callbacks:
-            try:
-                cb()
-            except Exception:
-                pass
-
-    @property
-    def cancelled(self) -> bool:
-        return self._event.is_set()
-
-    def on_cancel(self, callback: Any) -> None:
-        """Run `callback` when cancelled (at once if already cancelled), e.g. to close a socket."""
-        with self._lock:
-            if not self._event.is_set():
-                self._callbacks.append(callback)
-                return
-        callback()
-
-    def wait(self, timeout: float) -> bool:
-        return self._event.wait(timeout)
-
-
 def seconds(value: float) -> str:
     """A duration for a message: "60", "0.3", "1.5"."""
     return f"{value:.0f}" if value >= 10 else f"{value:.2g}"
 
 
 class Adapter(Protocol):
-    api: Api
+    @property
+    def api(self) -> Api: ...
 
     def stream(self, request: ModelRequest, cancel: CancelToken) -> Iterator[StreamEvent]: ...
+
+
+@dataclass(frozen=True)
+class AdapterContext:
+    """What an adapter may know about the run it serves; most adapters need none of it.
+
+    `thread` is the run's own Thread (read it, never change it); `run_id` a recorded run
+    the user picked (`--replay-run`)."""
+
+    thread: Thread | None = None
+    run_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ModelApi:
+    """One registration of the `apis` registry (`providers/registry.py`): how to make the
+    adapter for an API, and what the run loop may do with it.
+
+    `create(context)` makes an adapter for one run (cheap: built-ins hold no state).
+    `build_payload(request)` is the HTTP body the adapter would send, for traces (None: the
+    trace has no request body). Declared capabilities, never decided by name:
+    `retried` — failures before the first token are retried (`providers/retry.py`);
+    `traced` — each call writes a trace under `traces/`;
+    `sets_thread_model` — an explicit `--provider/--model` naming this API's provider
+    becomes the thread's saved model, and the run history records the model called.
+    """
+
+    create: Callable[[AdapterContext], Adapter]
+    build_payload: Callable[[ModelRequest], dict[str, Any]] | None = None
+    retried: bool = True
+    traced: bool = True
+    sets_thread_model: bool = True

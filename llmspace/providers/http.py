@@ -33,9 +33,10 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import HTTPError as Urllib3Error
 from urllib3.exceptions import ReadTimeoutError
 
+from ..cancel import CancelToken
 from ..errors import redact
 from ..redact import KNOWN, secret_values
-from .base import CancelToken, ModelRequest, seconds
+from .base import ModelRequest, seconds
 from .events import ErrorEvent
 
 _local = threading.local()

@@ -26,7 +26,8 @@ import uuid
 from typing import Any, Iterable, Iterator
 from urllib.parse import urlparse
 
-from .base import Api, CancelToken, ModelRequest
+from ..cancel import CancelToken
+from .base import Api, ModelRequest
 from .events import ErrorEvent, Finish, StreamEvent, TextDelta, ThinkingDelta, ToolCallArgsDelta, ToolCallEnd, ToolCallStart, UsageEvent
 from .http import deep_merge, http_events, json_or_none, provider_message
 from .sse import StreamCheck

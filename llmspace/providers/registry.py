@@ -1,98 +1,190 @@
-"""Which adapter serves which API, and how a thread's model becomes an `Endpoint`.
+"""Which model APIs and providers exist, and how a thread's model becomes an `Endpoint`.
 
-`ProviderRegistry(models, root)` (built by `app.providers`):
+`ProviderRegistry(models, root, apis=…, providers=…)` (built by `app.providers`, with the
+registries of `app.registries`) fills two registries of the one mechanism (`llmspace/registry.py`):
 
-- `adapter(api) -> Adapter` — the built-in adapters for `openai-completions`,
-  `openai-responses` and `anthropic-messages` are created on first use; anything else
-  (plugin providers, the offline `replay` provider) is added with
-  `register_adapter(api, adapter)` — built-ins register exactly the same way.
+- `apis: Registry[ModelApi]` — model API name -> `ModelApi` (adapter factory, payload builder
+  for traces, declared capabilities). The built-ins `openai-completions`, `openai-responses`,
+  `anthropic-messages` and the offline `replay` are registered at construction with source
+  `built-in` (`register_builtins`); a plugin registers its API the same way.
+- `providers: Registry[ProviderEntry]` — provider id -> entry. The built-in catalogue
+  (`settings/catalog.py`) and `replay` are `built-in`; custom providers of `models.json` are
+  `user` (re-read on every resolution, `sync_user_providers`). A `models.json` entry for a
+  built-in id such as `openai` only configures the built-in (key, base URL, models), so it is
+  not a second registration. Two sources with one id make both inactive (an error names them).
+
+Queries:
+- `adapter(api, context) -> Adapter` — made by the API's factory for one run.
 - `resolve(model, provider=None, model_id=None) -> (Endpoint, ModelInfo)` — explicit
   provider/model (CLI flags) win over the thread's saved model; the saved model falls back
   to the default and then the first enabled model (reference §6.1). Raises
-  `UserFacingError` "Select a model to run…" or "No API key for …: set ENV …".
-  A provider id equal to a registered non-HTTP api (e.g. "replay") resolves to an Endpoint
-  with that api and an empty base URL.
+  `UserFacingError` "Select a model to run…" or "No API key for …: set ENV …". An
+  `offline` provider (no base URL, key or model list, e.g. `replay`) accepts any model id.
+- `refresh_local(ids, timeout)` — asks local servers for their models (`providers/discovery.py`).
 """
 
 from __future__ import annotations
 
-import threading
-
+from dataclasses import dataclass
+from typing import Any
 
 from ..core.model import ModelConfig
 from ..errors import UserFacingError
 from ..paths import DataRoot
+from ..registry import BUILTIN, USER, Registry
+from ..settings.catalog import BUILTINS
 from ..settings.models import ModelSettings
-from .base import Adapter, Endpoint, ModelInfo
+from . import discovery
+from .base import Adapter, AdapterContext, Endpoint, ModelApi, ModelInfo, ModelRequest
+
+API_HINT = "Use anthropic-messages, openai-completions or openai-responses, or install the plugin that provides it."
 
 
+@dataclass(frozen=True)
+class ProviderEntry:
+    """One registration of the `providers` registry.
 
-def _builtin(api: str) -> Adapter | None:
-    if api == "openai-completions":
-        from .openai_completions import OpenAICompletionsAdapter
+    `offline`: the provider has no settings (no base URL, key or model list); any model id
+    is accepted and the endpoint carries only the provider id and API."""
 
-        return OpenAICompletionsAdapter()
-    if api == "openai-responses":
-        from .openai_responses import OpenAIResponsesAdapter
+    id: str
+    api: str
+    name: str = ""
+    offline: bool = False
 
-        return OpenAIResponsesAdapter()
-    if api == "anthropic-messages":
-        from .anthropic_messages import AnthropicMessagesAdapter
 
-        return AnthropicMessagesAdapter()
-    return None
+def _completions(context: AdapterContext) -> Adapter:
+    from .openai_completions import OpenAICompletionsAdapter
+
+    return OpenAICompletionsAdapter()
+
+
+def _responses(context: AdapterContext) -> Adapter:
+    from .openai_responses import OpenAIResponsesAdapter
+
+    return OpenAIResponsesAdapter()
+
+
+def _messages(context: AdapterContext) -> Adapter:
+    from .anthropic_messages import AnthropicMessagesAdapter
+
+    return AnthropicMessagesAdapter()
+
+
+def _completions_payload(request: ModelRequest) -> dict[str, Any]:
+    from .openai_completions import build_payload
+
+    return build_payload(request)
+
+
+def _responses_payload(request: ModelRequest) -> dict[str, Any]:
+    from .openai_responses import build_payload
+
+    return build_payload(request)
+
+
+def _messages_payload(request: ModelRequest) -> dict[str, Any]:
+    from .anthropic_messages import build_payload
+
+    return build_payload(request)
+
+
+BUILTIN_APIS: dict[str, ModelApi] = {
+    "openai-completions": ModelApi(create=_completions, build_payload=_completions_payload),
+    "openai-responses": ModelApi(create=_responses, build_payload=_responses_payload),
+    "anthropic-messages": ModelApi(create=_messages, build_payload=_messages_payload),
+}
+
+
+def builtin_apis() -> Registry[ModelApi]:
+    """A registry holding only the built-in HTTP APIs (for a `TraceWriter` made on its own)."""
+    apis: Registry[ModelApi] = Registry("model API")
+    for name, api in BUILTIN_APIS.items():
+        apis.register(name, api, source=BUILTIN)
+    return apis
+
+
+def register_builtins(apis: Registry[ModelApi], providers: Registry[ProviderEntry]) -> None:
+    """The built-in APIs and providers, registered exactly as a plugin registers its own."""
+    from . import replay
+
+    for name, api in BUILTIN_APIS.items():
+        apis.register(name, api, source=BUILTIN)
+    for b in BUILTINS.values():
+        providers.register(b.id, ProviderEntry(id=b.id, api=b.api, name=b.name), source=BUILTIN)
+    replay.register(apis, providers)
 
 
 class ProviderRegistry:
-    """Adapters by API, and model resolution against `ModelSettings`."""
+    """Model APIs and providers, and model resolution against `ModelSettings`."""
 
-    def __init__(self, models: ModelSettings, root: DataRoot) -> None:
+    def __init__(self, models: ModelSettings, root: DataRoot, *, apis: Registry[ModelApi] | None = None,
+                 providers: Registry[ProviderEntry] | None = None) -> None:
         self.models = models
         self.root = root
-        self._adapters: dict[str, Adapter] = {}
-        self._lock = threading.Lock()
+        self.apis: Registry[ModelApi] = apis if apis is not None else Registry("model API")
+        self.providers: Registry[ProviderEntry] = providers if providers is not None else Registry("model provider")
+        register_builtins(self.apis, self.providers)
+        self.sync_user_providers()
 
-    def register_adapter(self, api: str, adapter: Adapter) -> None:
-        with self._lock:
-            self._adapters[api] = adapter
+    # -- registration ----------------------------------------------------------------------
+    def register_api(self, api: str, model_api: ModelApi, *, source: str = BUILTIN) -> None:
+        self.apis.register(api, model_api, source=source)
 
-    def adapter(self, api: str) -> Adapter:
-        with self._lock:
-            found = self._adapters.get(api)
-            if found is None:
-                found = _builtin(api)
-                if found is None:
-                    raise UserFacingError(f"No adapter for the API {api!r}.",
-                                          hint="Use anthropic-messages, openai-completions or openai-responses, or install the plugin that provides it.")
-                self._adapters[api] = found
-            return found
+    def register_adapter(self, api: str, adapter: Adapter, *, source: str = BUILTIN) -> None:
+        """Register one adapter instance that serves every run of `api`."""
+        self.apis.register(api, ModelApi(create=lambda _context: adapter), source=source)
 
-    def apis(self) -> list[str]:
-        with self._lock:
-            return sorted(set(self._adapters) | {"openai-completions", "openai-responses", "anthropic-messages"})
+    def sync_user_providers(self) -> None:
+        """Register the custom providers of `models.json` (source `user`) as the file is now."""
+        entries = {v.id: ProviderEntry(id=v.id, api=v.api, name=v.name) for v in self.models.providers() if not v.builtin}
+        self.providers.replace_source(USER, entries)
+
+    # -- queries -----------------------------------------------------------------------------
+    def model_api(self, api: str) -> ModelApi:
+        return self.apis.require(api, hint=API_HINT)
+
+    def adapter(self, api: str, context: AdapterContext | None = None) -> Adapter:
+        """An adapter for one run of `api` (raises `UserFacingError` for an unknown API)."""
+        return self.model_api(api).create(context or AdapterContext())
+
+    def api_names(self) -> list[str]:
+        return sorted(self.apis.ids())
+
+    def refresh_local(self, provider_ids: list[str] | None = None, timeout: float = discovery.DISCOVERY_TIMEOUT) -> dict[str, bool]:
+        """Ask local servers for their models (all, or `provider_ids`); returns reachability."""
+        return discovery.refresh_local(self.models, provider_ids, timeout)
+
+    def _entry(self, provider_id: str) -> ProviderEntry | None:
+        """The active entry of `provider_id`; None when unknown; an error naming both
+        parties when two sources registered it."""
+        if provider_id in self.providers:
+            return self.providers.get(provider_id)
+        if any(c.canonical_id == provider_id for c in self.providers.conflicts()):
+            self.providers.require(provider_id)  # raises, naming the parties
+        return None
 
     def resolve(self, model: ModelConfig | None, provider: str | None = None,
                 model_id: str | None = None) -> tuple[Endpoint, ModelInfo]:
         """The endpoint and model to call for a thread whose saved model is `model`."""
-        with self._lock:
-            special = provider if provider in self._adapters and self.models.provider(provider) is None else None
-        if special is not None:
-            mid = model_id or (model.id if model is not None and model.provider == special else special)
-            return Endpoint(provider_id=special, api=special, base_url=""), ModelInfo(id=mid, name=mid, api=special)  # type: ignore[arg-type]
+        self.sync_user_providers()
+        target = provider or (model.provider if model is not None and not model_id else None)
+        entry = self._entry(target) if target else None
+        if entry is not None and entry.offline:
+            return self._offline(entry, model_id or (model.id if model is not None and model.provider == entry.id else entry.id))
 
         chosen: ModelConfig | None
         if provider or model_id:
             chosen = self._explicit(model, provider, model_id)
         else:
-            if model is not None:
-                with self._lock:
-                    registered = model.provider in self._adapters
-                if registered and self.models.provider(model.provider) is None:
-                    return self.resolve(model, provider=model.provider, model_id=model.id)
+            self._refresh_candidates(model)
             chosen = self.models.resolve_model(model)
         if chosen is None:
             raise UserFacingError("Select a model to run.",
                                   hint="Pick a model in the thread's model menu, set a default model in Settings › Models, or pass --provider and --model.")
+        entry = self._entry(chosen.provider)  # a provider in conflict is not used
+        if entry is not None and entry.offline:
+            return self._offline(entry, chosen.id)
         view = self.models.provider(chosen.provider)
         if view is None:
             raise UserFacingError(f"Unknown provider {chosen.provider!r}.",
@@ -100,7 +192,7 @@ class ProviderRegistry:
         info = self.models.model_info(view.id, chosen.id)
         if info is None:
             # an explicitly named model the catalogue does not know yet (a new or local model)
-            info = ModelInfo(id=chosen.id, name=chosen.id, api=view.api)  # type: ignore[arg-type]
+            info = ModelInfo(id=chosen.id, name=chosen.id, api=view.api)
         key = self.models.api_key(view.id)
         wants_env = bool(view.api_key_setting and view.api_key_setting.startswith("$"))
         if (view.needs_key or wants_env) and not key:
@@ -109,9 +201,23 @@ class ProviderRegistry:
         if not view.base_url:
             raise UserFacingError(f"Provider {view.name} has no base URL.", hint="Set one in Settings › Models.")
         api = info.api or view.api
-        endpoint = Endpoint(provider_id=view.id, api=api, base_url=view.base_url.rstrip("/"),  # type: ignore[arg-type]
+        endpoint = Endpoint(provider_id=view.id, api=api, base_url=view.base_url.rstrip("/"),
                             api_key=key, headers=dict(view.headers), **view.timeouts)
         return endpoint, info
+
+    @staticmethod
+    def _offline(entry: ProviderEntry, model_id: str) -> tuple[Endpoint, ModelInfo]:
+        return (Endpoint(provider_id=entry.id, api=entry.api, base_url=""),
+                ModelInfo(id=model_id, name=model_id, api=entry.api))
+
+    def _refresh_candidates(self, saved: ModelConfig | None) -> None:
+        """Ask a local server once for its models before its saved/default model is judged."""
+        for candidate in (saved, self.models.default_model):
+            if candidate is None:
+                continue
+            view = self.models.provider(candidate.provider)
+            if view is not None and view.local and not self.models.was_refreshed(view.id):
+                self.refresh_local([view.id], timeout=0.5)
 
     def _explicit(self, saved: ModelConfig | None, provider: str | None, model_id: str | None) -> ModelConfig:
         if provider and model_id:
@@ -123,7 +229,7 @@ class ProviderRegistry:
             if view is None:
                 raise UserFacingError(f"Unknown provider {provider!r}.", hint="See `llmspace models` for the list.")
             if view.local and not view.models:
-                self.models.refresh_local([provider], timeout=0.5)
+                self.refresh_local([provider], timeout=0.5)
                 view = self.models.provider(provider) or view
             enabled = view.enabled_models()
             if not enabled:

@@ -8,19 +8,29 @@ turn, tool results on its calls, so positions line up). The recorded text, think
 calls and usage are streamed back as ordinary `StreamEvent`s; tool results are NOT replayed —
 they come from executing the tools again (or from the user, for function tools).
 
-`replay_endpoint(thread, run_id)` builds the (Endpoint, ModelInfo, adapter) triple the run
-loop uses when the provider is `replay`. Callers: `agent/runner.py`, the provider registry.
+Replay is a registered provider like any other: `register(apis, providers)` (called by
+`providers/registry.register_builtins`) adds the API `replay` — a `ModelApi` whose factory
+binds a `ReplayAdapter` to the run's thread (`AdapterContext.thread`, `.run_id`) and which
+declares itself not retried, not traced and not becoming the thread's model — and the
+offline provider `replay` (source built-in).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
+from ..cancel import CancelToken
 from ..core.model import AssistantMessage, RunSnapshot, Thread, UserMessage
 from ..errors import UserFacingError
-from .base import CancelToken, Endpoint, ModelInfo, ModelRequest
+from ..registry import BUILTIN
+from .base import AdapterContext, ModelApi, ModelRequest
 from .events import Finish, StreamEvent, TextDelta, ThinkingDelta, ToolCallArgsDelta, ToolCallEnd, ToolCallStart, UsageEvent
+
+if TYPE_CHECKING:
+    from ..registry import Registry
+    from .registry import ProviderEntry
 
 PROVIDER_ID = "replay"
 
@@ -47,7 +57,7 @@ class ReplayAdapter:
     from the first source that has an assistant message at the request's position (so the
     default, "latest run", still works after a paused replay recorded a shorter run)."""
 
-    api = "openai-completions"  # nominal; replay never touches the network
+    api = PROVIDER_ID  # replay never touches the network
 
     def __init__(self, sources: list[tuple[str, list[UserMessage | AssistantMessage]]]) -> None:
         self.sources = [(label, list(msgs)) for label, msgs in sources]
@@ -93,37 +103,33 @@ class ReplayAdapter:
         yield Finish("tool_calls" if msg.toolCalls else "stop")
 
 
-class UnboundReplayAdapter:
-    """What the provider registry holds under `replay`: it names the provider; the run loop
-    replaces it with a `ReplayAdapter` bound to the thread being run."""
-
-    api = PROVIDER_ID
-
-    def stream(self, request: ModelRequest, cancel: CancelToken) -> Iterator[StreamEvent]:
+def replay_adapter(context: AdapterContext) -> ReplayAdapter:
+    """The `replay` API's adapter factory: bound to the run's thread, answering from run
+    `context.run_id`, or by default from the runs newest first."""
+    thread = context.thread
+    if thread is None:
         raise UserFacingError("The replay provider needs the thread's run history; run the thread through the runner.")
+    run = find_run(thread, context.run_id)
+    if context.run_id is None:
+        runs = sorted(thread.runHistory or [], key=lambda r: r.timestamp, reverse=True)
+    else:
+        runs = [run]
+    return ReplayAdapter([(r.id or f"at {int(r.timestamp)}", _messages(r)) for r in runs])
 
 
-def register(registry: object) -> None:
-    """Make `replay` a known provider id of the registry (if it supports registration)."""
-    add = getattr(registry, "register_adapter", None)
-    if add is not None:
-        add(PROVIDER_ID, UnboundReplayAdapter())
+# Offline: never retried, never traced, and a run through it does not become the thread's model.
+REPLAY_API = ModelApi(create=replay_adapter, retried=False, traced=False, sets_thread_model=False)
+
+
+def register(apis: Registry[ModelApi], providers: Registry[ProviderEntry]) -> None:
+    """Register the `replay` API and the offline `replay` provider (source built-in)."""
+    from .registry import ProviderEntry
+
+    apis.register(PROVIDER_ID, REPLAY_API, source=BUILTIN)
+    providers.register(PROVIDER_ID, ProviderEntry(id=PROVIDER_ID, api=PROVIDER_ID, name="Replay", offline=True),
+                       source=BUILTIN)
 
 
 def _messages(run: RunSnapshot) -> list[UserMessage | AssistantMessage]:
     ctx = run.thread.context
     return list(ctx.messages or []) if ctx is not None else []
-
-
-def replay_endpoint(thread: Thread, run_id: str | None) -> tuple[Endpoint, ModelInfo, ReplayAdapter]:
-    """What a run with provider `replay` uses: run `run_id`, or by default the runs newest first."""
-    run = find_run(thread, run_id)
-    if run_id is None:
-        runs = sorted(thread.runHistory or [], key=lambda r: r.timestamp, reverse=True)
-    else:
-        runs = [run]
-    sources = [(r.id or f"at {int(r.timestamp)}", _messages(r)) for r in runs]
-    model = run.thread.model
-    info = ModelInfo(id=model.id if model else "replay", name=f"replay of {sources[0][0]}")
-    endpoint = Endpoint(provider_id=PROVIDER_ID, api="openai-completions", base_url="replay:")
-    return endpoint, info, ReplayAdapter(sources)

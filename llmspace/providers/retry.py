@@ -25,7 +25,8 @@ import random
 import time
 from typing import Callable, Iterator
 
-from .base import Adapter, CancelToken, ModelRequest, seconds
+from ..cancel import CancelToken
+from .base import Adapter, ModelRequest, seconds
 from .events import ErrorEvent, Finish, StreamEvent, TextDelta, ThinkingDelta, ToolCallArgsDelta, ToolCallStart
 
 _TOKENS = (TextDelta, ThinkingDelta, ToolCallStart, ToolCallArgsDelta)

@@ -2,7 +2,7 @@
 
 Called by the run loop (`agent/`) after each model call:
 
-    tracer = TraceWriter(app.root)
+    tracer = TraceWriter(root, apis=registries.apis)   # app.py builds the app's one
     path = tracer.record(request, events, {"firstTokenMs": 120.0, "durationMs": 900.0},
                          error=None)
 
@@ -14,8 +14,8 @@ or, while streaming:
             ...
     trace.path                               # the file written on exit
 
-A trace holds the provider/api/model, the HTTP payload the adapter sends (built with the
-adapter's own `build_payload`, base64 images shortened) with headers masked, the events
+A trace holds the provider/api/model, the HTTP payload the adapter sends (built by the
+payload builder its API registered in the `apis` registry, base64 images shortened) with headers masked, the events
 (consecutive text/thinking deltas merged), timing and any error. Secrets are removed by
 value from the whole file (`llmspace/redact.py`): the API key and every configured header
 value of 8+ characters whatever the header's name (only `Content-Type`, `Accept` and
@@ -32,18 +32,22 @@ import re
 import threading
 import time
 import uuid
-from datetime import datetime, timezone
+from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from ..jsonio import write_bytes_atomic
 from ..paths import DataRoot, safe_component
 from ..redact import KNOWN, MASK, Redactor
-from .base import ModelRequest
+from .base import ModelApi, ModelRequest
 from .events import StreamEvent, TextDelta, ThinkingDelta, ToolCallArgsDelta, ToolCallStart
 from .http import secrets_of
+
+if TYPE_CHECKING:
+    from ..registry import Registry
 
 _prune_lock = threading.Lock()
 _B64 = re.compile(r"^[A-Za-z0-9+/=_-]+$")
@@ -51,19 +55,14 @@ _SENSITIVE = re.compile(r"(?i)key|auth|token|secret|cookie|session|passw")  # ma
 _TOKENS = (TextDelta, ThinkingDelta, ToolCallStart, ToolCallArgsDelta)
 
 
-def payload_for(request: ModelRequest) -> dict[str, Any] | None:
-    """The JSON body the built-in adapter for this API would send (None for other APIs)."""
-    api = request.endpoint.api
+def payload_for(request: ModelRequest, apis: Registry[ModelApi]) -> dict[str, Any] | None:
+    """The JSON body the adapter of the request's API would send, from the payload builder
+    its `ModelApi` declares in `apis` (None when it declares none)."""
     try:
-        if api == "openai-completions":
-            from .openai_completions import build_payload
-        elif api == "openai-responses":
-            from .openai_responses import build_payload
-        elif api == "anthropic-messages":
-            from .anthropic_messages import build_payload
-        else:
+        api = apis.get(request.endpoint.api)
+        if api is None or api.build_payload is None:
             return None
-        return build_payload(request)
+        return api.build_payload(request)
     except Exception:  # a trace must never break a run
         return None
 
@@ -82,9 +81,7 @@ def _event_dicts(events: Iterable[StreamEvent]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for e in events:
         d = {"type": type(e).__name__, **dataclasses.asdict(e)}
-        if out and isinstance(e, (TextDelta, ThinkingDelta)) and out[-1]["type"] == d["type"]:
-            out[-1]["text"] += d["text"]
-        elif out and isinstance(e, ToolCallArgsDelta) and out[-1]["type"] == d["type"] and out[-1]["index"] == e.index:
+        if (out and isinstance(e, (TextDelta, ThinkingDelta)) and out[-1]["type"] == d["type"]) or (out and isinstance(e, ToolCallArgsDelta) and out[-1]["type"] == d["type"] and out[-1]["index"] == e.index):
             out[-1]["text"] += d["text"]
         else:
             out.append(d)
@@ -115,7 +112,7 @@ class TraceCall:
 
 
 class _CallContext:
-    def __init__(self, writer: "TraceWriter", request: ModelRequest) -> None:
+    def __init__(self, writer: TraceWriter, request: ModelRequest) -> None:
         self.writer, self.request, self.trace = writer, request, TraceCall()
 
     def __enter__(self) -> TraceCall:
@@ -130,8 +127,17 @@ class _CallContext:
 
 
 class TraceWriter:
-    def __init__(self, root: DataRoot, max_total_bytes: int = 50_000_000, max_trace_bytes: int = 2_000_000) -> None:
+    """Writes and prunes the traces of one data root. `apis` is the model-API registry that
+    knows each API's payload builder (default: the built-in APIs only)."""
+
+    def __init__(self, root: DataRoot, max_total_bytes: int = 50_000_000, max_trace_bytes: int = 2_000_000,
+                 *, apis: Registry[ModelApi] | None = None) -> None:
         self.root = root
+        if apis is None:
+            from .registry import builtin_apis
+
+            apis = builtin_apis()
+        self.apis = apis
         self.max_total_bytes = max_total_bytes
         self.max_trace_bytes = max_trace_bytes
 
@@ -145,7 +151,7 @@ class TraceWriter:
     def record(self, request: ModelRequest, events: Iterable[StreamEvent], timing: dict[str, Any] | None = None,
                error: str | None = None) -> Path:
         ep = request.endpoint
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         secrets = secrets_of(request)
         headers = {k: (MASK if v.strip() in secrets or _SENSITIVE.search(k) else v) for k, v in ep.headers.items()}
         if ep.api_key:
@@ -154,7 +160,7 @@ class TraceWriter:
         doc: dict[str, Any] = {
             "version": 1, "startedAt": now.isoformat(timespec="milliseconds"), "provider": ep.provider_id,
             "api": ep.api, "model": request.model.id, "baseUrl": ep.base_url, "headers": headers,
-            "request": _shorten(payload_for(request)), "timing": dict(timing or {}),
+            "request": _shorten(payload_for(request, self.apis)), "timing": dict(timing or {}),
             "events": _event_dicts(events),
         }
         if error:

@@ -29,7 +29,7 @@ class BuiltinProvider:
 
 def _m(id: str, name: str, api: str, ctx: int, out: int, cin: float, cout: float, cread: float,
        cwrite: float = 0.0, reasoning: bool = False, image: bool = True) -> ModelInfo:
-    return ModelInfo(id=id, name=name, api=api, reasoning=reasoning,  # type: ignore[arg-type]
+    return ModelInfo(id=id, name=name, api=api, reasoning=reasoning,
                      input=("text", "image") if image else ("text",), context_window=ctx, max_tokens=out,
                      cost_input=cin, cost_output=cout, cost_cache_read=cread, cost_cache_write=cwrite)
 

@@ -8,9 +8,11 @@ downward. Re-exported by `providers/base.py` for existing callers.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
-Api = Literal["anthropic-messages", "openai-completions", "openai-responses"]
+# A model API name: a key of the `apis` registry (`providers/registry.py`); the built-ins are
+# BUILTIN_APIS, plugins may register more, so any string is accepted here.
+Api = str
+BUILTIN_APIS = ("anthropic-messages", "openai-completions", "openai-responses")
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,9 @@ API keys (a literal, `$ENV_NAME`, the provider's own env var, or the OS keyring 
 source), base-URL and header overrides, disabledModels, custom providers and models, and
 the default model, and per-provider timeouts (`connectTimeout`, `readTimeout`,
 `retryDeadline`, in seconds; see `timeouts`). Local key-less providers (Ollama, llama.cpp, LM Studio, vLLM) list the
-models their server reports at `GET /v1/models`; the answer is cached in memory and in
-`data/local-models.json` and refreshed on demand (`refresh_local`); a server that does not
-answer within a short timeout is simply unavailable.
+models their server reports; `providers/discovery.py` asks the servers (this module makes no
+network calls) and hands the answer to `record_discovery`, which caches it in memory and in
+`data/local-models.json`. A provider's `api` may be any name a model API is registered under.
 
 A corrupt `models.json` (malformed, or a provider value of the wrong type such as
 `"disabledModels": 5`, see `_shape_problem`) is reported as `load_error`, never overwritten (writes are refused
@@ -22,6 +22,7 @@ import logging
 import math
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -78,9 +79,9 @@ def model_from_dict(d: dict[str, Any], default_api: str) -> ModelInfo:
         return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0
 
     inputs = d.get("input") if isinstance(d.get("input"), list) else ["text"]
-    api = d.get("api") if d.get("api") in APIS else default_api
+    api = _api_name(d.get("api"), default_api)
     return ModelInfo(
-        id=str(d["id"]), name=str(d.get("name") or d["id"]), api=api,  # type: ignore[arg-type]
+        id=str(d["id"]), name=str(d.get("name") or d["id"]), api=api,
         reasoning=bool(d.get("reasoning", False)), input=tuple(str(x) for x in inputs),
         context_window=d.get("contextWindow") if isinstance(d.get("contextWindow"), int) else None,
         max_tokens=d.get("maxTokens") if isinstance(d.get("maxTokens"), int) else None,
@@ -120,6 +121,8 @@ class ModelSettings:
         self._discovered: dict[str, list[str]] = {}
         self._reachable: dict[str, bool] = {}
         self._refreshed: set[str] = set()
+        # Asks local servers for their models (`providers/discovery.refresh_local`; set by app.py).
+        self.discoverer: Callable[[ModelSettings, list[str] | None, float], dict[str, bool]] | None = None
         self.reload()
 
     # -- file ------------------------------------------------------------------------------
@@ -195,7 +198,7 @@ class ModelSettings:
         entry = self._entry(b.id) or {}
         models = list(b.models)
         if b.local:
-            models = [ModelInfo(id=m, name=m, api=b.api) for m in self._discovered.get(b.id, [])]  # type: ignore[arg-type]
+            models = [ModelInfo(id=m, name=m, api=b.api) for m in self._discovered.get(b.id, [])]
         models += self._custom_models(entry, b.api)
         return ProviderView(
             id=b.id, name=str(entry.get("name") or b.name), api=b.api,
@@ -208,7 +211,7 @@ class ModelSettings:
         )
 
     def _view_custom(self, p: dict[str, Any]) -> ProviderView:
-        api = p.get("api") if p.get("api") in APIS else "openai-completions"
+        api = _api_name(p.get("api"), "openai-completions")
         return ProviderView(
             id=str(p["id"]), name=str(p.get("name") or p["id"]), api=api, base_url=str(p.get("baseUrl") or ""),
             builtin=False, local=False, needs_key=False, env_var=None,
@@ -287,7 +290,7 @@ class ModelSettings:
             return None
         for m in view.models:
             if m.id == model_id:
-                return m if m.api else replace(m, api=view.api)  # type: ignore[arg-type]
+                return m if m.api else replace(m, api=view.api)
         return None
 
     def is_available(self, provider_id: str, model_id: str) -> bool:
@@ -312,9 +315,6 @@ class ModelSettings:
         for candidate in (saved, self.default_model):
             if candidate is None:
                 continue
-            view = self.provider(candidate.provider)
-            if view is not None and view.local and view.id not in self._refreshed:
-                self.refresh_local([view.id], timeout=0.5)
             if self.is_available(candidate.provider, candidate.id):
                 return candidate
         for view in sorted(self.providers(), key=lambda v: v.name.lower()):
@@ -324,39 +324,36 @@ class ModelSettings:
                 return ModelConfig(provider=view.id, id=m.id)
         return None
 
-    # -- discovery -------------------------------------------------------------------------
+    # -- discovery (the HTTP probing is `providers/discovery.py`) ---------------------------
     def refresh_local(self, provider_ids: list[str] | None = None, timeout: float = DISCOVERY_TIMEOUT) -> dict[str, bool]:
-        """Ask local servers for their models (`GET {baseUrl}/models`); returns reachability."""
-        import requests  # here, not at import time
+        """Ask local servers for their models through `discoverer` (set by `app.py` to
+        `providers.discovery.refresh_local`); returns reachability. Without a discoverer
+        nothing is asked (settings make no network calls)."""
+        if self.discoverer is None:
+            return {}
+        return self.discoverer(self, provider_ids, timeout)
 
-        results: dict[str, bool] = {}
-        for view in self.providers():
-            if not view.local or (provider_ids is not None and view.id not in provider_ids):
-                continue
-            ids: list[str] | None = None
-            try:
-                resp = requests.get(view.base_url.rstrip("/") + "/models", headers=view.headers,
-                                    timeout=(timeout, timeout), proxies={"http": "", "https": ""})
-                if resp.ok:
-                    body = resp.json()
-                    items = body.get("data") if isinstance(body, dict) else None
-                    if isinstance(body, dict) and items is None:
-                        items = body.get("models")  # Ollama's native shape
-                    ids = [str(i.get("id") or i.get("name")) for i in items or [] if isinstance(i, dict)]
-            except (requests.RequestException, ValueError):
-                ids = None
-            with self._lock:
-                self._refreshed.add(view.id)
-                self._reachable[view.id] = ids is not None
-                results[view.id] = ids is not None
+    def was_refreshed(self, provider_id: str) -> bool:
+        """Whether the local server of `provider_id` was asked for its models in this process."""
+        with self._lock:
+            return provider_id in self._refreshed
+
+    def record_discovery(self, found: dict[str, list[str] | None]) -> None:
+        """Keep what local servers reported (provider id -> model ids, None: not reachable),
+        in memory and in `data/local-models.json`."""
+        if not found:
+            return
+        with self._lock:
+            for pid, ids in found.items():
+                self._refreshed.add(pid)
+                self._reachable[pid] = ids is not None
                 if ids is not None:
-                    self._discovered[view.id] = ids
-        if results:
-            try:
-                write_json_atomic(self._cache_path, self._discovered, trailing_newline=True)
-            except UserFacingError:
-                log.warning("could not write the local model cache", exc_info=True)
-        return results
+                    self._discovered[pid] = list(ids)
+            cache = dict(self._discovered)
+        try:
+            write_json_atomic(self._cache_path, cache, trailing_newline=True)
+        except UserFacingError:
+            log.warning("could not write the local model cache", exc_info=True)
 
     # -- edits (each saves) -----------------------------------------------------------------
     def set_default_model(self, provider_id: str, model_id: str) -> None:
@@ -414,6 +411,12 @@ class ModelSettings:
         with self._lock:
             self._data["providers"] = [p for p in self._data.get("providers", []) if not (isinstance(p, dict) and p.get("id") == provider_id)]
             self._save()
+
+
+def _api_name(value: Any, default: str) -> str:
+    """A provider's or model's `api` as written: any non-empty name (the `apis` registry of
+    `providers/registry.py` says whether an adapter exists for it), else `default`."""
+    return value.strip() if isinstance(value, str) and value.strip() else default
 
 
 def _timeouts(entry: dict[str, Any]) -> dict[str, float]:

@@ -1,7 +1,9 @@
 """SkillManager: Agent Skills discovery, enable/disable, lookup and first-start seeding (§8).
 
 Discovery folders come from `settings/skills.json` (see `settings/skills.py`), in order,
-followed by folders added at run time with `add_source(folder, origin)` (plugins). Every call
+followed by folders added at run time with `add_source(folder, origin)` (plugins), which are
+registrations of the `skill_sources` registry (`llmspace/registries.py`; canonical ID
+`<origin>:skills:<folder>`, source `<origin>`). Every call
 scans the folders afresh, so skills are always current. `enabled()` de-duplicates by name
 (first folder wins; the conflict is reported by `problems()`), sorted by name;
 `find_enabled(name)` returns the first enabled match in folder order (what the `skill` tool
@@ -16,12 +18,13 @@ the settings dialog. Safe to call from worker threads (read-only scans).
 
 from __future__ import annotations
 
-import threading
+import builtins
 from pathlib import Path
 
 from ..errors import UserFacingError
 from ..jsonio import write_bytes_atomic
 from ..paths import DataRoot
+from ..registry import Registry
 from ..settings.skills import SkillSettings
 from .skill import SKILL_FILE, Skill, scan_folder
 
@@ -32,25 +35,22 @@ SEED_SKILLS = ("deep-research", "frontend-design", "grill-me")
 class SkillManager:
     """Skills of one data root."""
 
-    def __init__(self, root: DataRoot, *, auto_seed: bool = True) -> None:
+    def __init__(self, root: DataRoot, *, auto_seed: bool = True, sources: Registry[Path] | None = None) -> None:
         self.root = root
         self.settings = SkillSettings(root)
-        self._sources: list[tuple[Path, str]] = []
+        # Folders contributed at run time, by canonical ID (`<origin>:skills:<folder>`), source = origin.
+        self.sources: Registry[Path] = sources if sources is not None else Registry("skill source")
         self._auto_seed = auto_seed
         self._seed_checked = False
-        self._lock = threading.Lock()
 
     # -- sources ---------------------------------------------------------------------------
     def add_source(self, folder: Path | str, origin: str) -> None:
         """Add a discovery folder contributed at run time (e.g. `plugin:<id>`), after the configured ones."""
         path = Path(folder).absolute()
-        with self._lock:
-            if all(p != path or o != origin for p, o in self._sources):
-                self._sources.append((path, origin))
+        self.sources.register(f"{origin}:skills:{path}", path, source=origin)
 
     def remove_source(self, origin: str) -> None:
-        with self._lock:
-            self._sources = [(p, o) for p, o in self._sources if o != origin]
+        self.sources.unregister_source(origin)
 
     def folders(self) -> list[tuple[Path, str, set[str]]]:
         """(folder, origin, hidden names) in discovery order; repeated folders appear once."""
@@ -61,9 +61,8 @@ class SkillManager:
             if path not in seen:
                 seen.add(path)
                 out.append((path, "settings", set(entry.hidden)))
-        with self._lock:
-            sources = list(self._sources)
-        for path, origin in sources:
+        for reg in self.sources.active():
+            path, origin = reg.value, reg.source
             if path not in seen:
                 seen.add(path)
                 out.append((path, origin, self.settings.plugin_hidden(origin)))
@@ -100,11 +99,11 @@ class SkillManager:
         """Every discovered skill in folder order (enabled or not), with its problems."""
         return self._scan()[0]
 
-    def problems(self) -> list[str]:
+    def problems(self) -> builtins.list[str]:
         """Broken frontmatter, missing descriptions, bad names, name clashes, unreadable settings."""
         return self._scan()[1]
 
-    def enabled(self) -> list[Skill]:
+    def enabled(self) -> builtins.list[Skill]:
         """Enabled skills, de-duplicated by name (first folder wins), sorted by name."""
         out: dict[str, Skill] = {}
         for skill in self.list():
@@ -143,7 +142,7 @@ class SkillManager:
         """Enable all / Disable all (disable = hide every currently discovered skill)."""
         self._set_hidden(self.list(), not enabled)
 
-    def _set_hidden(self, skills: list[Skill], hide: bool) -> None:
+    def _set_hidden(self, skills: builtins.list[Skill], hide: bool) -> None:
         by_folder: dict[tuple[Path, str], dict[str, bool]] = {}
         for s in skills:
             by_folder.setdefault((s.folder, s.origin), {})[s.name] = hide

@@ -3,7 +3,8 @@ result serialisation.
 
 `ToolContext` is built by the run loop (or the UI's "Call this tool") for one thread and
 handed to `ToolRouter.execute_calls`; built-in implementations receive a `CallEnv` that adds
-the per-call cancel token, timeout and the app. Raising `ToolError` (or any exception) in an
+the per-call cancel token, timeout and the router's settings overrides. The services a
+context holds are typed by the Protocols below (skills lookup, MCP caller). Raising `ToolError` (or any exception) in an
 implementation becomes an error result with that message.
 """
 
@@ -13,11 +14,33 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from ..cancel import CancelToken
 from ..core.model import TextContent, ToolCallOutput
 from ..paths import DataRoot, expand_home
-from ..providers.base import CancelToken
+
+
+class FoundSkill(Protocol):
+    """A skill as the `skill` tool reads it (`skills.skill.Skill`)."""
+
+    @property
+    def path(self) -> Path: ...
+
+    def body(self) -> str: ...
+
+
+class SkillLookup(Protocol):
+    """Finds enabled skills by name (`skills.manager.SkillManager`)."""
+
+    def find_enabled(self, name: str) -> FoundSkill | None: ...
+
+
+class McpToolCaller(Protocol):
+    """Calls MCP tools (`mcp.hub.McpHub`)."""
+
+    def call_tool(self, server: str, tool_name: str, arguments: dict[str, Any] | None = None,
+                  timeout: float | None = None, cancel: CancelToken | None = None) -> ToolCallOutput: ...
 
 
 @dataclass
@@ -26,9 +49,9 @@ class ToolContext:
 
     working_directory: str
     data_root: DataRoot | None = None
-    skills: Any = None  # has `find_enabled(name) -> Skill | None`
+    skills: SkillLookup | None = None
     workspace_root: Path | None = None
-    mcp: Any = None  # has `call_tool(server_id, tool_name, arguments, timeout=None, cancel=None)`
+    mcp: McpToolCaller | None = None
 
 
 class ToolError(Exception):
@@ -42,7 +65,6 @@ class CallEnv:
     ctx: ToolContext
     cancel: CancelToken = field(default_factory=CancelToken)
     timeout: float | None = None
-    app: Any = None
     settings: dict[str, Any] = field(default_factory=dict)  # per-router overrides (tests)
 
     def cwd(self) -> Path:

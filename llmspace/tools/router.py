@@ -2,47 +2,101 @@
 
     router.execute_calls(tools, calls, ctx, cancel, timeout) -> [ToolCallOutput, …]
 
-Resolution by `tool.type`: builtin -> `tools/builtins`; mcp -> `ctx.mcp or app.mcp`
-`.call_tool(serverId, toolName, …)`; any other type -> an executor added with
-`register_executor(kind, fn)` (plugins); function -> no executor (a human supplies the
-result; the run loop pauses first, see `pending_reason`). Arguments are checked against the
-tool's JSON Schema first. Every failure becomes an error output, never an exception.
-Called by the run loop (`agent/`), the UI's "Call this tool" and the CLI.
+Executors live in a `Registry` of the one mechanism (`llmspace/registry.py`; the app's is
+`app.registries.tools`), keyed by the tool's canonical ID (`tool_id`): each built-in is
+`builtin:tool:<name>`, MCP tools go through `mcp` (`ctx.mcp.call_tool(serverId, toolName, …)`),
+custom function tools through `function` (which never runs: a human supplies the result and
+the run loop pauses first, see `pending_reason`) — all registered at construction with source
+`built-in`. Plugin tools register `plugin:<name>:tool:<stem>` with `register_executor`; a
+tool of another type is found by its `extensionId` key, else by its type. Arguments are
+checked against the tool's JSON Schema first. Every failure becomes an error output, never
+an exception. Called by the run loop (`agent/`), the UI's "Call this tool" and the CLI.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable
+from typing import Any
 
+from ..cancel import CancelToken
 from ..core.model import Tool, ToolCall, ToolCallOutput
-from ..providers.base import CancelToken
+from ..registry import BUILTIN, Registry
 from .base import CallEnv, ToolContext, ToolError, error_output, serialise_result, text_output
 from .safety import is_dangerous_bash
 from .validation import check_arguments
 
 # executor(tool, arguments, ctx, cancel, timeout) -> ToolCallOutput | str | JSON value
-Executor = Callable[[Tool, dict[str, Any], ToolContext, CancelToken, "float | None"], Any]
+Executor = Callable[[Tool, dict[str, Any], ToolContext, CancelToken, "float | None"], object]
 
 CANCELLED = "Cancelled"
+MCP = "mcp"
+FUNCTION = "function"
+
+
+def builtin_id(name: str) -> str:
+    """The canonical ID of the built-in tool `name`."""
+    return f"builtin:tool:{name}"
+
+
+def tool_id(tool: Tool) -> str:
+    """The canonical ID of the executor that runs `tool`."""
+    if tool.type == "builtin":
+        return builtin_id(tool.name)
+    if tool.type in (MCP, FUNCTION):
+        return tool.type
+    extension = getattr(tool, "extensionId", None)  # a plugin tool keeps its canonical ID (extra key)
+    return extension if isinstance(extension, str) and extension else tool.type
+
+
+def _run_mcp(tool: Tool, arguments: dict[str, Any], ctx: ToolContext, cancel: CancelToken,
+             timeout: float | None) -> object:
+    if ctx.mcp is None:
+        raise ToolError(f"MCP is not available to run {tool.name}.")
+    if not tool.serverId or not tool.toolName:
+        raise ToolError(f"The MCP tool {tool.name} has no serverId or toolName; re-import it from its server.")
+    return ctx.mcp.call_tool(tool.serverId, tool.toolName, arguments, timeout=timeout, cancel=cancel)
+
+
+def _needs_human(tool: Tool, arguments: dict[str, Any], ctx: ToolContext, cancel: CancelToken,
+                 timeout: float | None) -> object:
+    raise ToolError(f"{tool.name} is a custom function tool: it needs a result supplied by a human.")
 
 
 class ToolRouter:
-    """Runs tool calls; one instance per app (stateless apart from registered executors)."""
+    """Runs tool calls; one instance per app (stateless apart from its executors registry).
 
-    def __init__(self, app: Any = None, *, settings: dict[str, Any] | None = None) -> None:
-        self.app = app
-        # Overrides for built-ins (tests): e.g. {"opener": fn, "grep_fallback": True}.
+    `executors`: the tools registry to fill and resolve from (a fresh one when None);
+    `settings`: overrides for built-ins (tests), e.g. {"opener": fn, "grep_fallback": True}."""
+
+    def __init__(self, executors: Registry[Executor] | None = None, *, settings: dict[str, Any] | None = None) -> None:
+        self.executors: Registry[Executor] = executors if executors is not None else Registry("tool")
         self.settings: dict[str, Any] = dict(settings or {})
-        self._executors: dict[str, Executor] = {}
-        self._lock = threading.Lock()
+        from .builtins.definitions import DEFINITIONS
+
+        for definition in DEFINITIONS:
+            name = str(definition["name"])
+            self.executors.register(builtin_id(name), self._builtin(name), source=BUILTIN)
+        self.executors.register(MCP, _run_mcp, source=BUILTIN)
+        self.executors.register(FUNCTION, _needs_human, source=BUILTIN)
 
     # -- registration ----------------------------------------------------------------------
-    def register_executor(self, kind: str, executor: Executor) -> None:
-        """Add the executor for tools of type `kind` (e.g. "plugin")."""
-        with self._lock:
-            self._executors[kind] = executor
+    def register_executor(self, canonical_id: str, executor: Executor, *, source: str = BUILTIN) -> None:
+        """Add the executor of tools with this canonical ID (`plugin:<name>:tool:<stem>`, or a tool type)."""
+        self.executors.register(canonical_id, executor, source=source)
+
+    def _builtin(self, name: str) -> Executor:
+        def run_builtin(tool: Tool, arguments: dict[str, Any], ctx: ToolContext, cancel: CancelToken,
+                        timeout: float | None) -> object:
+            from .builtins import get_implementation
+
+            impl = get_implementation(name)
+            if impl is None:
+                raise ToolError(f"Built-in tool not found: {name}")
+            return impl(arguments, CallEnv(ctx=ctx, cancel=cancel, timeout=timeout, settings=self.settings))
+
+        return run_builtin
 
     # -- auto-run policy ---------------------------------------------------------------------
     def pending_reason(self, tools: list[Tool], calls: list[ToolCall]) -> str | None:
@@ -120,39 +174,23 @@ class ToolRouter:
     # -- internals -------------------------------------------------------------------------------
     def _resolve(self, tool: Tool, arguments: dict[str, Any], ctx: ToolContext) -> Any:
         """A callable `fn(child_cancel, timeout) -> result`, or an error output."""
-        if tool.type == "builtin":
-            from .builtins import get_implementation
-
-            impl = get_implementation(tool.name)
-            if impl is None:
-                return error_output(f"Built-in tool not found: {tool.name}")
-
-            def run_builtin(token: CancelToken, limit: float | None) -> Any:
-                env = CallEnv(ctx=ctx, cancel=token, timeout=limit, app=self.app, settings=self.settings)
-                return impl(arguments, env)
-
-            return run_builtin
-        if tool.type == "mcp":
-            hub = ctx.mcp if ctx.mcp is not None else (self.app.mcp if self.app is not None else None)
-            if hub is None:
-                return error_output(f"MCP is not available to run {tool.name}.")
-            if not tool.serverId or not tool.toolName:
-                return error_output(f"The MCP tool {tool.name} has no serverId or toolName; re-import it from its server.")
-
-            def run_mcp(token: CancelToken, limit: float | None) -> Any:
-                return hub.call_tool(tool.serverId, tool.toolName, arguments, timeout=limit, cancel=token)
-
-            return run_mcp
-        if tool.type == "function":
-            return error_output(f"{tool.name} is a custom function tool: it needs a result supplied by a human.")
-        executor = self._executors.get(tool.type)
+        key = tool_id(tool)
+        executor = self.executors.get(key)
         if executor is None:
-            return error_output(f"No executor for {tool.type} tool {tool.name}.")
+            return error_output(self._missing(tool, key))
 
-        def run_other(token: CancelToken, limit: float | None) -> Any:
+        def run(token: CancelToken, limit: float | None) -> object:
             return executor(tool, arguments, ctx, token, limit)
 
-        return run_other
+        return run
+
+    def _missing(self, tool: Tool, key: str) -> str:
+        conflict = next((c for c in self.executors.conflicts() if c.canonical_id == key), None)
+        if conflict is not None:
+            return conflict.message + "."
+        if tool.type == "builtin":
+            return f"Built-in tool not found: {tool.name}"
+        return f"No executor for {tool.type} tool {tool.name}."
 
     def _run_bounded(self, fn: Callable[[CancelToken, float | None], Any], cancel: CancelToken | None, timeout: float | None) -> ToolCallOutput:
         """Run `fn` on a worker thread; stop waiting at the timeout or on cancel."""

@@ -45,7 +45,7 @@ def test_two_models_by_two_variants_with_one_failing_cell_then_rerun_of_only_tha
     srv.push(Turn(text="Yo!"))
     spec = MatrixSpec(models=MODELS, variants=VARIANTS, concurrency=1)
 
-    result = run_matrix(app, rel, spec)
+    result = run_matrix(app.runner, rel, spec)
 
     cells = _cells(result)
     assert [c.status for c in result.cells] == ["completed", "completed", "failed", "completed"]
@@ -58,18 +58,18 @@ def test_two_models_by_two_variants_with_one_failing_cell_then_rerun_of_only_tha
     assert {r.id for r in thread.runHistory} == {c.run_id for c in result.cells if c.run_id}
     assert {f"{r.thread.model.provider}/{r.thread.model.id}" for r in thread.runHistory} == {"loop/loopback-model", "loop/model-b"}
     assert [m.text() for m in thread.messages] == ["Say hi"]  # the working thread is left as it was
-    paths = sibling_paths(app, rel)
+    paths = sibling_paths(app.workspace, rel)
     md = paths["md"].read_text("utf-8")
     html = paths["html"].read_text("utf-8")
     assert "| Output | Good day. | model-b refuses" not in md
     assert "Hey &lt;b&gt;you&lt;/b&gt; &amp; co" in md and "Hey &lt;b&gt;you&lt;/b&gt; &amp; co" in html
     assert "<b>you</b>" not in html
     assert "refuses this prompt" in md
-    assert len(load_results(app, rel).cells) == 4
+    assert len(load_results(app.workspace, rel).cells) == 4
     sent = len(srv.requests)
 
     srv.push(Turn(text="Very well."))
-    again = rerun_failed(app, rel)
+    again = rerun_failed(app.runner, rel)
 
     assert len(srv.requests) == sent + 1
     assert json.loads(json.dumps(srv.requests[-1].body_json))["model"] == "model-b"
@@ -78,12 +78,12 @@ def test_two_models_by_two_variants_with_one_failing_cell_then_rerun_of_only_tha
     assert _cells(again)[("loop/loopback-model", "formal")].run_id == cells[("loop/loopback-model", "formal")].run_id
     assert len(app.workspace.open(rel).runHistory) == 4
     with pytest.raises(UserFacingError, match="no failed cells"):
-        rerun_failed(app, rel)
+        rerun_failed(app.runner, rel)
 
 
 def test_variant_values_reach_the_model(app, srv, rel):
     spec = MatrixSpec(models=MODELS[:1], variants=VARIANTS, concurrency=1)
-    run_matrix(app, rel, spec)
+    run_matrix(app.runner, rel, spec)
     bodies = [json.dumps(r.body_json) for r in srv.requests]
     assert any("formal tone" in b for b in bodies) and any("casual tone" in b for b in bodies)
 
@@ -94,20 +94,20 @@ def test_budget_stops_launching_before_it_would_be_exceeded(app, srv, rel):
         srv.push(Turn(text="ok", usage=(100_000, 50_000)))
     spec = MatrixSpec(models=MODELS, variants=VARIANTS, budget=0.5, concurrency=2)
 
-    result = run_matrix(app, rel, spec)
+    result = run_matrix(app.runner, rel, spec)
 
     statuses = [c.status for c in result.cells]
     assert statuses.count("completed") == 2 and statuses.count("skipped") == 2
     assert result.spent == pytest.approx(0.4)
     assert result.spent <= 0.5
     assert result.stopped_for_budget
-    assert "Stopped early" in sibling_paths(app, rel)["md"].read_text("utf-8")
+    assert "Stopped early" in sibling_paths(app.workspace, rel)["md"].read_text("utf-8")
     assert len(srv.requests) == 2
 
 
 def test_all_cells_run_concurrently_without_a_budget(app, srv, rel):
     spec = MatrixSpec(models=MODELS, variants=VARIANTS, repeat=2, concurrency=3)
-    result = run_matrix(app, rel, spec)
+    result = run_matrix(app.runner, rel, spec)
     assert [c.status for c in result.cells] == ["completed"] * 8
     assert len(app.workspace.open(rel).runHistory) == 8
     assert len(srv.requests) == 8
@@ -115,7 +115,7 @@ def test_all_cells_run_concurrently_without_a_budget(app, srv, rel):
 
 def test_unknown_providers_are_refused_before_anything_runs(app, srv, rel):
     with pytest.raises(UserFacingError):
-        run_matrix(app, rel, MatrixSpec(models=[("nowhere", "x")]))
+        run_matrix(app.runner, rel, MatrixSpec(models=[("nowhere", "x")]))
     assert srv.requests == []
 
 

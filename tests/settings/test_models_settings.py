@@ -10,6 +10,7 @@ import pytest
 from llmspace.core.model import ModelConfig
 from llmspace.errors import UserFacingError
 from llmspace.paths import DataRoot
+from llmspace.providers.discovery import refresh_local
 from llmspace.settings.models import ModelSettings
 from tests.support.llm_server import LoopbackLLM, configure_provider
 
@@ -116,7 +117,7 @@ def test_local_models_are_discovered_cached_on_disk_and_unreachable_servers_are_
         write(home, {"providers": [{"id": "ollama", "baseUrl": srv.base_url}]})
         s = ModelSettings(DataRoot(home))
         assert s.provider("ollama").models == []
-        result = s.refresh_local()
+        result = refresh_local(s)  # the HTTP probing lives in providers/discovery.py
         assert result["ollama"] is True and result["vllm"] in (True, False)
         assert [m.id for m in s.provider("ollama").models] == ["qwen3:8b", "llama3.2"]
         assert s.is_available("ollama", "qwen3:8b")
@@ -124,7 +125,7 @@ def test_local_models_are_discovered_cached_on_disk_and_unreachable_servers_are_
     assert cache["ollama"] == ["qwen3:8b", "llama3.2"]
     again = ModelSettings(DataRoot(home))  # a new process sees the cached list
     assert [m.id for m in again.provider("ollama").models] == ["qwen3:8b", "llama3.2"]
-    assert again.refresh_local(["ollama"], timeout=0.5) == {"ollama": False}  # server gone: quietly unavailable
+    assert refresh_local(again, ["ollama"], timeout=0.5) == {"ollama": False}  # server gone: quietly unavailable
     assert again.provider("ollama").reachable is False
 
 

@@ -18,7 +18,7 @@ class Runner:
 
     def __init__(self, cwd: Path, **settings: Any) -> None:
         self.cwd = cwd
-        self.router = ToolRouter(None, settings=settings)
+        self.router = ToolRouter(settings=settings)
         self.ctx = ToolContext(working_directory=str(cwd))
 
     def out(self, name: str, /, router_timeout: float | None = None, **arguments: Any) -> ToolCallOutput:

@@ -9,7 +9,6 @@ from llmspace.core.model import ToolCall
 from llmspace.providers.base import CancelToken
 from llmspace.tools.base import ToolContext
 from llmspace.tools.builtins import builtin_tool
-from llmspace.tools.router import ToolRouter
 
 from .conftest import Runner
 
@@ -61,17 +60,17 @@ def _write_skill(folder: Path, name: str, body: str) -> Path:
 
 def test_skill_returns_its_base_directory_and_body(app, home: Path) -> None:
     folder = _write_skill(home / "skills", "unit-test-skill", "# Steps\nDo the thing.")
-    router = ToolRouter(app)
+    router = app.tools
     call = ToolCall.model_validate({"id": "c", "input": {"name": "skill", "arguments": {"name": "unit-test-skill"}}})
-    out = router.execute(builtin_tool("skill"), call, ToolContext(working_directory=str(home)))
+    out = router.execute(builtin_tool("skill"), call, ToolContext(working_directory=str(home), skills=app.skills))
     assert out.isError is False
     assert out.text() == f"Base directory for this skill: {folder.absolute()}\n\n# Steps\nDo the thing."
 
 
 def test_skill_not_found(app, home: Path) -> None:
-    router = ToolRouter(app)
+    router = app.tools
     call = ToolCall.model_validate({"id": "c", "input": {"name": "skill", "arguments": {"name": "no-such-skill"}}})
-    out = router.execute(builtin_tool("skill"), call, ToolContext(working_directory=str(home)))
+    out = router.execute(builtin_tool("skill"), call, ToolContext(working_directory=str(home), skills=app.skills))
     assert out.isError is True and out.text() == 'Skill "no-such-skill" not found.'
 
 

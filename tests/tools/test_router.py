@@ -7,8 +7,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from llmspace.cancel import CancelToken
 from llmspace.core.model import TextContent, Tool, ToolCall, ToolCallOutput
-from llmspace.providers.base import CancelToken
+from llmspace.registry import BUILTIN, plugin_source
 from llmspace.tools.base import ToolContext
 from llmspace.tools.builtins import builtin_tool, builtin_tools
 from llmspace.tools.router import ToolRouter
@@ -18,8 +19,11 @@ def _call(name: str, cid: str = "c1", **arguments: Any) -> ToolCall:
     return ToolCall.model_validate({"id": cid, "input": {"name": name, "arguments": arguments}})
 
 
-def _plugin_tool(name: str = "ptool", parameters: dict | None = None) -> Tool:
-    tool = Tool.model_validate({"type": "function", "name": name, "parameters": parameters or {"type": "object"}})
+def _plugin_tool(name: str = "ptool", parameters: dict | None = None, extension_id: str | None = None) -> Tool:
+    data: dict[str, Any] = {"type": "function", "name": name, "parameters": parameters or {"type": "object"}}
+    if extension_id:
+        data["extensionId"] = extension_id  # a plugin tool keeps its canonical ID
+    tool = Tool.model_validate(data)
     object.__setattr__(tool, "type", "plugin")  # plugin tools arrive with their own type
     return tool
 
@@ -29,7 +33,7 @@ def _ctx(tmp_path: Path, **kw: Any) -> ToolContext:
 
 
 def test_parallel_calls_run_concurrently_and_keep_their_order(tmp_path: Path) -> None:
-    router = ToolRouter(None)
+    router = ToolRouter()
     n = 4
     barrier = threading.Barrier(n, timeout=10)
 
@@ -46,7 +50,7 @@ def test_parallel_calls_run_concurrently_and_keep_their_order(tmp_path: Path) ->
 
 
 def test_a_schema_mismatch_becomes_an_error_naming_the_field(tmp_path: Path) -> None:
-    router = ToolRouter(None)
+    router = ToolRouter()
     (tmp_path / "f").write_text("x")
     read = builtin_tool("read")
     out = router.execute(read, _call("read", description="d", path="f", limit="ten"), _ctx(tmp_path))
@@ -60,12 +64,12 @@ def test_a_schema_mismatch_becomes_an_error_naming_the_field(tmp_path: Path) -> 
 
 def test_a_missing_description_parameter_alone_is_tolerated(tmp_path: Path) -> None:
     (tmp_path / "f").write_text("x")
-    out = ToolRouter(None).execute(builtin_tool("read"), _call("read", path="f"), _ctx(tmp_path))
+    out = ToolRouter().execute(builtin_tool("read"), _call("read", path="f"), _ctx(tmp_path))
     assert out.isError is False and out.text() == "1\tx"
 
 
 def test_an_exception_becomes_an_error_result(tmp_path: Path) -> None:
-    router = ToolRouter(None)
+    router = ToolRouter()
 
     def boom(*a: Any) -> Any:
         raise RuntimeError("the disk is on fire")
@@ -77,7 +81,7 @@ def test_an_exception_becomes_an_error_result(tmp_path: Path) -> None:
 
 
 def test_non_string_results_are_pretty_json_and_successes_are_not_errors(tmp_path: Path) -> None:
-    router = ToolRouter(None)
+    router = ToolRouter()
     router.register_executor("plugin", lambda *a: {"b": [1, 2], "a": "é"})
     out = router.execute(_plugin_tool(), _call("ptool"), _ctx(tmp_path))
     assert out.isError is False
@@ -85,7 +89,7 @@ def test_non_string_results_are_pretty_json_and_successes_are_not_errors(tmp_pat
 
 
 def test_a_slow_call_times_out_and_its_tool_is_told_to_stop(tmp_path: Path) -> None:
-    router = ToolRouter(None)
+    router = ToolRouter()
     stopped = threading.Event()
 
     def slow(tool, arguments, ctx, cancel, timeout):
@@ -100,7 +104,7 @@ def test_a_slow_call_times_out_and_its_tool_is_told_to_stop(tmp_path: Path) -> N
 
 
 def test_cancel_returns_cancelled_for_running_and_not_yet_started_calls(tmp_path: Path) -> None:
-    router = ToolRouter(None)
+    router = ToolRouter()
     started = threading.Event()
 
     def wait_forever(tool, arguments, ctx, cancel, timeout):
@@ -124,7 +128,7 @@ def test_cancel_returns_cancelled_for_running_and_not_yet_started_calls(tmp_path
 
 
 def test_unknown_tools_and_unknown_builtins_are_errors(tmp_path: Path) -> None:
-    router = ToolRouter(None)
+    router = ToolRouter()
     out = router.execute(None, _call("nope"), _ctx(tmp_path))
     assert out.isError is True and out.text() == "Built-in tool not found: nope"
     fake = Tool.model_validate({"type": "builtin", "name": "teleport"})
@@ -134,13 +138,13 @@ def test_unknown_tools_and_unknown_builtins_are_errors(tmp_path: Path) -> None:
 
 def test_function_tools_have_no_executor(tmp_path: Path) -> None:
     tool = Tool.model_validate({"type": "function", "name": "lookup_order", "parameters": {"type": "object"}})
-    out = ToolRouter(None).execute(tool, _call("lookup_order"), _ctx(tmp_path))
+    out = ToolRouter().execute(tool, _call("lookup_order"), _ctx(tmp_path))
     assert out.isError is True and "needs a result supplied by a human" in out.text()
 
 
 def test_unparsed_arguments_are_reported(tmp_path: Path) -> None:
     call = ToolCall.model_validate({"id": "c", "input": {"name": "read", "arguments": {}, "partialArguments": '{"path": "a'}})
-    out = ToolRouter(None).execute(builtin_tool("read"), call, _ctx(tmp_path))
+    out = ToolRouter().execute(builtin_tool("read"), call, _ctx(tmp_path))
     assert out.isError is True and "not valid JSON" in out.text()
 
 
@@ -157,22 +161,22 @@ def test_mcp_calls_go_to_the_hub_with_server_id_and_raw_tool_name(tmp_path: Path
     hub = FakeHub()
     tool = Tool.model_validate({"type": "mcp", "name": "mcp__demo__get_sum", "serverId": "srv1", "serverName": "demo", "toolName": "get-sum",
                                 "parameters": {"type": "object", "properties": {"a": {"type": "number"}}, "required": ["a"]}})
-    out = ToolRouter(None).execute(tool, _call("mcp__demo__get_sum", a=1), _ctx(tmp_path, mcp=hub), timeout=5)
+    out = ToolRouter().execute(tool, _call("mcp__demo__get_sum", a=1), _ctx(tmp_path, mcp=hub), timeout=5)
     assert out.text() == "from mcp" and out.isError is False
     assert hub.calls == [("srv1", "get-sum", {"a": 1}, 5, True)]
-    bad = ToolRouter(None).execute(tool, _call("mcp__demo__get_sum", a="x"), _ctx(tmp_path, mcp=hub))
+    bad = ToolRouter().execute(tool, _call("mcp__demo__get_sum", a="x"), _ctx(tmp_path, mcp=hub))
     assert bad.isError is True and "a: 'x' is not of type 'number'" in bad.text()
     assert len(hub.calls) == 1
 
 
 def test_mcp_without_a_hub_is_an_error(tmp_path: Path) -> None:
     tool = Tool.model_validate({"type": "mcp", "name": "mcp__s__t", "serverId": "s", "toolName": "t"})
-    out = ToolRouter(None).execute(tool, _call("mcp__s__t"), _ctx(tmp_path))
+    out = ToolRouter().execute(tool, _call("mcp__s__t"), _ctx(tmp_path))
     assert out.isError is True and "MCP is not available" in out.text()
 
 
 def test_pending_reason_pauses_for_humans_and_risky_bash_only() -> None:
-    router = ToolRouter(None)
+    router = ToolRouter()
     tools = builtin_tools() + [Tool.model_validate({"type": "function", "name": "lookup_order"}),
                                Tool.model_validate({"type": "builtin", "name": "finish", "terminate": True}),
                                Tool.model_validate({"type": "mcp", "name": "mcp__s__t", "serverId": "s", "toolName": "t"})]
@@ -189,18 +193,48 @@ def test_pending_reason_pauses_for_humans_and_risky_bash_only() -> None:
 
 def test_the_app_router_is_built_by_the_composition_root(app) -> None:
     assert isinstance(app.tools, ToolRouter)
-    assert app.tools.app is app
+    assert app.tools.executors is app.registries.tools
 
 
 def test_pending_reasons_are_given_per_call() -> None:
     tools = builtin_tools() + [Tool.model_validate({"type": "function", "name": "lookup_order"})]
-    reasons = ToolRouter(None).pending_reasons(tools, [_call("read"), _call("lookup_order", "c2"), _call("bash", "c3", command="sudo ls")])
+    reasons = ToolRouter().pending_reasons(tools, [_call("read"), _call("lookup_order", "c2"), _call("bash", "c3", command="sudo ls")])
     assert reasons[0] is None and "lookup_order" in reasons[1] and reasons[2] == "Auto-run paused for a risky command."
 
 
 def test_null_optional_builtin_parameters_count_as_absent(tmp_path: Path) -> None:
     (tmp_path / "f").write_text("a\nb")
-    out = ToolRouter(None).execute(builtin_tool("read"), _call("read", description="d", path="f", offset=None, limit=None), _ctx(tmp_path))
+    out = ToolRouter().execute(builtin_tool("read"), _call("read", description="d", path="f", offset=None, limit=None), _ctx(tmp_path))
     assert out.isError is False and out.text() == "1\ta\n2\tb"
-    out = ToolRouter(None).execute(builtin_tool("read"), _call("read", description="d", path=None), _ctx(tmp_path))
+    out = ToolRouter().execute(builtin_tool("read"), _call("read", description="d", path=None), _ctx(tmp_path))
     assert out.isError is True and "path: None is not of type 'string'" in out.text()
+
+
+def test_a_plugin_tool_runs_through_the_executor_registered_under_its_canonical_id(tmp_path) -> None:
+    router = ToolRouter()
+    seen: list[dict] = []
+
+    def execute(tool, arguments, ctx, cancel, timeout):
+        seen.append(arguments)
+        return {"echo": arguments["word"]}
+
+    router.register_executor("plugin:acme:tool:echo", execute, source=plugin_source("acme"))
+    tool = _plugin_tool("echo", {"type": "object", "properties": {"word": {"type": "string"}}}, "plugin:acme:tool:echo")
+    out = router.execute(tool, _call("echo", word="hi"), _ctx(tmp_path))
+    assert out.isError is False and '"echo": "hi"' in out.text() and seen == [{"word": "hi"}]
+
+
+def test_two_sources_registering_one_tool_id_make_both_inactive_and_the_call_names_both(tmp_path) -> None:
+    router = ToolRouter()
+    router.register_executor("plugin:acme:tool:echo", lambda *a: "one", source=plugin_source("acme"))
+    router.register_executor("plugin:acme:tool:echo", lambda *a: "two", source="user")
+    tool = _plugin_tool("echo", None, "plugin:acme:tool:echo")
+    out = router.execute(tool, _call("echo"), _ctx(tmp_path))
+    assert out.isError is True and "plugin:acme" in out.text() and "user" in out.text()
+
+
+def test_built_in_executors_are_registrations_with_source_built_in() -> None:
+    router = ToolRouter()
+    assert router.executors.registration("builtin:tool:read").source == BUILTIN
+    assert router.executors.registration("mcp").source == BUILTIN
+    assert router.executors.registration("function").source == BUILTIN

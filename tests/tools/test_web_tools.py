@@ -14,7 +14,6 @@ from llmspace.core.model import ToolCall, ToolCallOutput
 from llmspace.jsonio import write_json_atomic
 from llmspace.tools.base import ToolContext
 from llmspace.tools.builtins import builtin_tool
-from llmspace.tools.router import ToolRouter
 
 from .web_server import WebServer
 
@@ -39,7 +38,7 @@ def configure(home: Path, base: str, **settings: Any) -> None:
 
 def call(app, name: str, **arguments: Any) -> ToolCallOutput:
     c = ToolCall.model_validate({"id": "c", "input": {"name": name, "arguments": arguments}})
-    return ToolRouter(app).execute(builtin_tool(name), c, ToolContext(working_directory=str(app.root.root), data_root=app.root), timeout=30)
+    return app.tools.execute(builtin_tool(name), c, ToolContext(working_directory=str(app.root.root), data_root=app.root), timeout=30)
 
 
 def closed_port_url() -> str:

@@ -30,8 +30,6 @@ def ask_user_question(args: dict[str, Any], env: CallEnv) -> str:
 
 def _find_skill(env: CallEnv, name: str) -> Any:
     skills = env.ctx.skills
-    if skills is None and env.app is not None:
-        skills = env.app.skills
     if skills is None:
         return None
     return skills.find_enabled(name)

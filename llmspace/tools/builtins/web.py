@@ -30,10 +30,7 @@ def _settings(env: CallEnv) -> SearchSettings:
     override = env.settings.get("search")
     if isinstance(override, SearchSettings):
         return override
-    root = env.ctx.data_root
-    if root is None and env.app is not None:
-        root = getattr(env.app, "root", None)
-    return load_search_settings(root)
+    return load_search_settings(env.ctx.data_root)
 
 
 def _not_configured(label: str) -> ToolError:

@@ -185,7 +185,7 @@ class RunControls:
         app = self.app
 
         def work() -> dict[str, tuple[str, bool]]:
-            outs = app.tools.execute_calls(tools, pending, tool_context(app, thread, None), CancelToken(), None)
+            outs = app.tools.execute_calls(tools, pending, tool_context(app.run_services, thread, None), CancelToken(), None)
             return {c.id: (o.text(), bool(o.isError)) for c, o in zip(pending, outs)}
 
         def done(future: Future[dict[str, tuple[str, bool]]]) -> None:
@@ -229,7 +229,7 @@ class RunControls:
         app = self.app
 
         def work() -> tuple[str, bool]:
-            out = app.tools.execute_calls([tool], [pending], tool_context(app, thread, None), CancelToken(), None)[0]
+            out = app.tools.execute_calls([tool], [pending], tool_context(app.run_services, thread, None), CancelToken(), None)[0]
             return out.text(), bool(out.isError)
 
         def done(future: Future[tuple[str, bool]]) -> None:
