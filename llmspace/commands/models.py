@@ -65,7 +65,7 @@ def cmd_models(args: argparse.Namespace, app: Any) -> int:
     if settings.load_error is not None:
         print(f"warning: {settings.load_error} Using the built-in providers.", file=sys.stderr)
     # local servers are asked every time (refused connections answer at once on 127.0.0.1)
-    settings.refresh_local(None, timeout=1.0 if args.refresh else 0.3)
+    app.providers.refresh_local(None, timeout=1.0 if args.refresh else 0.3)  # providers/discovery.py
     probes: dict[str, tuple[bool, list[str], str]] = {}
     if args.refresh:
         for v in settings.providers():
@@ -100,7 +100,8 @@ def cmd_models(args: argparse.Namespace, app: Any) -> int:
 def cmd_ping(args: argparse.Namespace, app: Any) -> int:
     from dataclasses import replace
 
-    from ..providers.base import CancelToken, ModelRequest, NeutralMessage
+    from ..cancel import CancelToken
+    from ..providers.base import ModelRequest, NeutralMessage
     from ..providers.events import ErrorEvent, Finish, TextDelta, ThinkingDelta, ToolCallStart
 
     provider, sep, model_id = args.target.partition("/")

@@ -158,7 +158,8 @@ def test_the_log_file_has_no_secret_of_a_request_made(app, home, srv):
 
     endpoint, info = app.providers.resolve(None)
     other = f"kr-{uuid.uuid4().hex}"
-    from llmspace.providers.base import CancelToken, ModelRequest, NeutralMessage
+    from llmspace.cancel import CancelToken
+    from llmspace.providers.base import ModelRequest, NeutralMessage
 
     request = ModelRequest(endpoint=replace(endpoint, api_key=other), model=info, system_prompt="",
                            messages=(NeutralMessage(role="user", text="hi"),))

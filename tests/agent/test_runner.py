@@ -12,9 +12,9 @@ import pytest
 from llmspace.agent import events as ev
 from llmspace.agent.loop import NOT_ELIGIBLE
 from llmspace.agent.runner import RunOptions
+from llmspace.cancel import CancelToken
 from llmspace.core.model import AssistantMessage
 from llmspace.core.threadio import serialize_thread
-from llmspace.providers.base import CancelToken
 from llmspace.tools.builtins import builtin_tool
 from tests.support.llm_server import ToolCallSpec, Turn, configure_provider
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from llmspace.cancel import CancelToken
 from llmspace.core.model import ModelParams
-from llmspace.providers.base import CancelToken, Endpoint, ModelInfo, ModelRequest, NeutralMessage, NeutralToolCall, ToolSpec
+from llmspace.providers.base import Endpoint, ModelInfo, ModelRequest, NeutralMessage, NeutralToolCall, ToolSpec
 from tests.support.llm_server import LoopbackLLM
 
 SECRET = "sk-test-0123456789abcdefSECRET"

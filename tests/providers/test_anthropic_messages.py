@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import json
 
+from llmspace.cancel import CancelToken
 from llmspace.core.model import ModelParams
-from llmspace.providers.base import CancelToken, NeutralMessage, NeutralToolCall
-from llmspace.providers.events import ErrorEvent, Finish, ToolCallEnd, UsageEvent
 from llmspace.providers.anthropic_messages import AnthropicMessagesAdapter, build_payload
+from llmspace.providers.base import NeutralMessage, NeutralToolCall
+from llmspace.providers.events import ErrorEvent, Finish, ToolCallEnd, UsageEvent
 from llmspace.providers.retry import stream_with_retries
-from tests.providers.helpers import (SECRET, TOOLS, collect, conversation, make_request, stop_while_streaming, text_of,
-                                     thinking_of, tool_calls_of)
+from tests.providers.helpers import (
+    SECRET,
+    TOOLS,
+    collect,
+    conversation,
+    make_request,
+    stop_while_streaming,
+    text_of,
+    thinking_of,
+    tool_calls_of,
+)
 from tests.support.llm_server import ToolCallSpec, Turn
 
 API = "anthropic-messages"

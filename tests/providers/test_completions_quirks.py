@@ -131,7 +131,7 @@ def test_thinking_is_never_mixed_into_text(srv):
 def test_a_stream_without_chunked_framing_is_read_as_it_arrives(srv):
     import threading
 
-    from llmspace.providers.base import CancelToken
+    from llmspace.cancel import CancelToken
 
     srv.push_raw(body=sse(delta({"content": "first"}), done=False), content_type="text/event-stream", chunked=False, hang=True)
     cancel = CancelToken()

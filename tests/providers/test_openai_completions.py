@@ -5,13 +5,22 @@ from __future__ import annotations
 import socket
 from dataclasses import replace
 
+from llmspace.cancel import CancelToken
 from llmspace.core.model import ModelParams
 from llmspace.providers.events import ErrorEvent, Finish, TextDelta, ToolCallEnd, ToolCallStart, UsageEvent
 from llmspace.providers.openai_completions import OpenAICompletionsAdapter, build_payload
 from llmspace.providers.retry import stream_with_retries
-from llmspace.providers.base import CancelToken
-from tests.providers.helpers import (SECRET, TOOLS, collect, conversation, make_request, stop_while_streaming, text_of,
-                                     thinking_of, tool_calls_of)
+from tests.providers.helpers import (
+    SECRET,
+    TOOLS,
+    collect,
+    conversation,
+    make_request,
+    stop_while_streaming,
+    text_of,
+    thinking_of,
+    tool_calls_of,
+)
 from tests.support.llm_server import ToolCallSpec, Turn
 
 API = "openai-completions"

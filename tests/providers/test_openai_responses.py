@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import json
 
+from llmspace.cancel import CancelToken
 from llmspace.core.model import ModelParams
-from llmspace.providers.base import CancelToken, NeutralMessage
+from llmspace.providers.base import NeutralMessage
 from llmspace.providers.events import ErrorEvent, Finish, ToolCallEnd, UsageEvent
 from llmspace.providers.openai_responses import OpenAIResponsesAdapter, build_payload
 from llmspace.providers.retry import stream_with_retries
-from tests.providers.helpers import (SECRET, TOOLS, collect, conversation, make_request, stop_while_streaming, text_of,
-                                     thinking_of, tool_calls_of)
+from tests.providers.helpers import (
+    SECRET,
+    TOOLS,
+    collect,
+    conversation,
+    make_request,
+    stop_while_streaming,
+    text_of,
+    thinking_of,
+    tool_calls_of,
+)
 from tests.support.llm_server import ToolCallSpec, Turn
 
 API = "openai-responses"

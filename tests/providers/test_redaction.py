@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from llmspace.cancel import CancelToken
 from llmspace.paths import DataRoot
 from llmspace.providers.anthropic_messages import AnthropicMessagesAdapter
-from llmspace.providers.base import CancelToken
 from llmspace.providers.events import ErrorEvent
 from llmspace.providers.openai_completions import OpenAICompletionsAdapter
 from llmspace.providers.openai_responses import OpenAIResponsesAdapter

@@ -65,7 +65,8 @@ def test_default_model_is_used_and_adapters_stream_through_the_registry(home: Pa
         reg = registry(home)
         endpoint, info = reg.resolve(None)
         assert endpoint.base_url == srv.base_url
-        from llmspace.providers.base import CancelToken, ModelRequest, NeutralMessage
+        from llmspace.cancel import CancelToken
+        from llmspace.providers.base import ModelRequest, NeutralMessage
 
         req = ModelRequest(endpoint=endpoint, model=info, system_prompt="", messages=(NeutralMessage(role="user", text="hi"),))
         events = list(reg.adapter(endpoint.api).stream(req, CancelToken()))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from llmspace.providers.base import CancelToken
+from llmspace.cancel import CancelToken
 from llmspace.providers.events import ErrorEvent, Finish, TextDelta, UsageEvent
 from llmspace.providers.retry import backoff_delay, stream_with_retries
 

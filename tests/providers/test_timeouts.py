@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from llmspace.cancel import CancelToken
 from llmspace.core.model import ModelConfig
 from llmspace.paths import DataRoot
 from llmspace.providers.anthropic_messages import AnthropicMessagesAdapter
-from llmspace.providers.base import CancelToken, Endpoint, ModelRequest, NeutralMessage
+from llmspace.providers.base import Endpoint, ModelRequest, NeutralMessage
 from llmspace.providers.events import ErrorEvent, TextDelta
 from llmspace.providers.openai_completions import OpenAICompletionsAdapter
 from llmspace.providers.openai_responses import OpenAIResponsesAdapter

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from llmspace.cancel import CancelToken
 from llmspace.paths import DataRoot
-from llmspace.providers.base import CancelToken, ModelInfo
+from llmspace.providers.base import ModelInfo
 from llmspace.providers.events import Finish, TextDelta, UsageEvent
 from llmspace.providers.openai_completions import OpenAICompletionsAdapter
 from llmspace.providers.traces import TraceWriter

@@ -8,8 +8,8 @@ import threading
 import time
 from pathlib import Path
 
+from llmspace.cancel import CancelToken
 from llmspace.core.model import ToolCall
-from llmspace.providers.base import CancelToken
 from llmspace.tools.builtins import builtin_tool
 
 from .conftest import Runner

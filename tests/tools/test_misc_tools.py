@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from llmspace.cancel import CancelToken
 from llmspace.core.model import ToolCall
-from llmspace.providers.base import CancelToken
 from llmspace.tools.base import ToolContext
 from llmspace.tools.builtins import builtin_tool
 
