@@ -117,8 +117,19 @@ class WelcomeView(tb.Frame):
         self.detected.configure(text="\n".join(detected_lines(self.env_keys, self.local, self._default_model())))
 
     def _default_model(self) -> tuple[str, str] | None:
-        """The default model of the model settings (`app.models`, `settings/models.py`)."""
-        model = self.window.app.models.default_model
+        """The default model of the model settings (`settings/models.py`): the app's own
+        `ModelSettings` once something has loaded it, else a fresh read by the same service, so
+        that showing the welcome never loads (and caches) `app.models` before the user has
+        configured a provider."""
+        app = self.window.app
+        models = app.__dict__.get("models")  # a loaded cached_property: the settings runs use
+        if models is None:
+            if not app.root.settings_file("models").exists():
+                return None  # nothing configured yet (and nothing to import while the window starts)
+            from ..settings.models import ModelSettings
+
+            models = ModelSettings(app.root)
+        model = models.default_model
         return (model.provider, model.id) if model is not None else None
 
     def start_probe(self) -> None:

@@ -216,13 +216,13 @@ def test_a_screen_high_saved_frame_leaves_room_for_the_menu_bar_so_the_status_ba
     assert win.win_state.y + win.win_state.height + win._menubar_allowance() <= sh
 
 
-def test_the_welcome_view_names_the_default_model_of_the_model_settings(window, app, home):
+def test_the_welcome_view_names_the_configured_default_model_without_loading_model_settings(window, app, home):
     from tests.support.llm_server import LoopbackLLM, configure_provider
 
     with LoopbackLLM() as srv:
         configure_provider(home, srv)
-        app.models.reload()  # as Settings › Save does after writing models.json
         window.welcome._show_detected()
+        assert "models" not in app.__dict__  # the app's settings are loaded when first needed, not by the welcome
         assert "Default model: loop / loopback-model." in window.welcome.detected.cget("text")
 
 
