@@ -2,20 +2,24 @@
 
 `Runner.run(..., on_event=cb)` calls `cb(event)` on the worker thread that runs the loop;
 the UI forwards them to its queue (DESIGN rule 1), the CLI prints them. Every event is a
-small frozen dataclass; none carries mutable state of the run.
+small frozen dataclass; none carries mutable state of the run. `RunEvent` is the closed set:
+both consumers (`presenters/run.py`, `commands/run.py`'s `Printer`) handle every member with
+`match` and `assert_never`, and `tests/agent/test_events_consumed.py` checks it.
 
 Order for one turn: MessageStarted, then any of TextDelta / ThinkingDelta / ToolCallDelta,
-then MessageFinished (Retrying may come before the first delta when a call is retried); then ToolStarted/ToolFinished pairs when tools run; Paused when the
-loop waits for a human; RunFinished last — exactly once per `Runner.run` call, also when the
-run is refused before it starts (then it is the only event).
+then MessageFinished (Retrying may come before the first delta when a call is retried); then
+ToolStarted/ToolFinished pairs when tools run; Paused when the loop waits for a human;
+RunFinished last — exactly once per `Runner.run` call, also when the run is refused before
+it starts (then it is the only event).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: importing the events stays cheap (the CLI imports them early)
+    from ..core.model import ToolCallOutput
     from .runner import RunResult
 
 
@@ -68,13 +72,14 @@ class ToolStarted:
 class ToolFinished:
     message_id: str
     call_id: str
-    output: Any  # a core.model.ToolCallOutput
+    output: ToolCallOutput
 
 
 @dataclass(frozen=True)
 class Paused:
     reason: str
     calls: tuple[tuple[str, str], ...]  # (message id, call id) waiting for a human
+    risky: bool = False  # True: the calls can run once a human confirms them (`tools/router.ToolPause.risky`)
 
 
 @dataclass(frozen=True)
@@ -88,8 +93,8 @@ class Retrying:
 
 @dataclass(frozen=True)
 class RunFinished:
-    result: "RunResult"
+    result: RunResult
 
 
-RunEvent = Union[RunStarted, MessageStarted, TextDelta, ThinkingDelta, ToolCallDelta, MessageFinished,
-                 ToolStarted, ToolFinished, Paused, Retrying, RunFinished]
+RunEvent = (RunStarted | MessageStarted | TextDelta | ThinkingDelta | ToolCallDelta | MessageFinished
+            | ToolStarted | ToolFinished | Paused | Retrying | RunFinished)

@@ -263,11 +263,11 @@ class RunSession:
         tools = list(self.thread.context.tools or []) if self.thread.context else []
         # The router skips calls that already have an output; ours carry the empty output set
         # at the end of the turn, so ask about copies without it.
-        reason = router.pending_reason(tools, [c.model_copy(update={"output": None}) for c in calls])
-        if reason:
+        pause = router.pause_for(tools, [c.model_copy(update={"output": None}) for c in calls])
+        if pause is not None:
             self.paused = [(message.id, c.id) for c in calls]
-            self.paused_reason = reason
-            self.emit(rev.Paused(reason, tuple(self.paused)))
+            self.paused_reason = pause.reason
+            self.emit(rev.Paused(pause.reason, tuple(self.paused), pause.risky))
             return "paused", None
         for call in calls:
             self.emit(rev.ToolStarted(message.id, call.id, call.input.name))

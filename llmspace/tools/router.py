@@ -6,7 +6,7 @@ Executors live in a `Registry` of the one mechanism (`llmspace/registry.py`; the
 `app.registries.tools`), keyed by the tool's canonical ID (`tool_id`): each built-in is
 `builtin:tool:<name>`, MCP tools go through `mcp` (`ctx.mcp.call_tool(serverId, toolName, …)`),
 custom function tools through `function` (which never runs: a human supplies the result and
-the run loop pauses first, see `pending_reason`) — all registered at construction with source
+the run loop pauses first, see `pause_for`) — all registered at construction with source
 `built-in`. Plugin tools register `plugin:<name>:tool:<stem>` with `register_executor`; a
 tool of another type is found by its `extensionId` key, else by its type. Arguments are
 checked against the tool's JSON Schema first. Every failure becomes an error output, never
@@ -18,6 +18,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from ..cancel import CancelToken
@@ -33,6 +34,16 @@ Executor = Callable[[Tool, dict[str, Any], ToolContext, CancelToken, "float | No
 CANCELLED = "Cancelled"
 MCP = "mcp"
 FUNCTION = "function"
+
+
+@dataclass(frozen=True)
+class ToolPause:
+    """Why auto-run stops before a tool call: `reason` is shown to the user; `risky` is True
+    when the call can run once a human confirms it (a risky bash command), False when a human
+    must supply its result (custom function tools, `ask_user_question`, …)."""
+
+    reason: str
+    risky: bool = False
 
 
 def builtin_id(name: str) -> str:
@@ -99,31 +110,44 @@ class ToolRouter:
         return run_builtin
 
     # -- auto-run policy ---------------------------------------------------------------------
-    def pending_reason(self, tools: list[Tool], calls: list[ToolCall]) -> str | None:
-        """Why auto-run must stop before these calls (a human is needed), or None.
-        As the reference: one such call pauses the whole batch."""
-        return next((r for r in self.pending_reasons(tools, calls) if r), None)
+    def pause_for(self, tools: list[Tool], calls: list[ToolCall]) -> ToolPause | None:
+        """Why auto-run must stop before these calls, or None. As the reference: one such call
+        pauses the whole batch. The batch is `risky` only when no call needs a human answer
+        (then confirming runs them all); otherwise the reason is that of a call a human answers."""
+        pauses = [p for p in self.pauses(tools, calls) if p is not None]
+        if not pauses:
+            return None
+        return next((p for p in pauses if not p.risky), pauses[0])
 
-    def pending_reasons(self, tools: list[Tool], calls: list[ToolCall]) -> list[str | None]:
+    def pauses(self, tools: list[Tool], calls: list[ToolCall]) -> list[ToolPause | None]:
         """Per call: why it must not run automatically, or None (answered calls: None)."""
         by_name = {t.name: t for t in tools}
-        return [None if c.output is not None else self.call_pending_reason(by_name.get(c.input.name), c) for c in calls]
+        return [None if c.output is not None else self.call_pause(by_name.get(c.input.name), c) for c in calls]
 
     @staticmethod
-    def call_pending_reason(tool: Tool | None, call: ToolCall) -> str | None:
-        """Why this one call needs a human (non-executable tool or risky bash), or None."""
+    def call_pause(tool: Tool | None, call: ToolCall) -> ToolPause | None:
+        """Why this one call needs a human (non-executable tool, or risky bash to confirm), or None."""
         name = call.input.name
         if tool is None:
             return None  # executing it gives an error result the model can read
         if tool.type == "function":
-            return f"{name} is a custom function tool: supply its result to continue."
+            return ToolPause(f"{name} is a custom function tool: supply its result to continue.")
         if tool.type == "builtin" and not tool.is_executable():
-            return f"{name} needs a human answer."
+            return ToolPause(f"{name} needs a human answer.")
         if tool.type == "builtin" and name == "bash":
             command = call.input.arguments.get("command")
             if isinstance(command, str) and is_dangerous_bash(command):
-                return "Auto-run paused for a risky command."
+                return ToolPause("Auto-run paused for a risky command.", risky=True)
         return None
+
+    def pending_reason(self, tools: list[Tool], calls: list[ToolCall]) -> str | None:
+        """`pause_for(...).reason`, or None."""
+        pause = self.pause_for(tools, calls)
+        return pause.reason if pause is not None else None
+
+    def pending_reasons(self, tools: list[Tool], calls: list[ToolCall]) -> list[str | None]:
+        """`pauses(...)` as reasons."""
+        return [p.reason if p is not None else None for p in self.pauses(tools, calls)]
 
     # -- execution -----------------------------------------------------------------------------
     def execute_calls(

@@ -1,7 +1,7 @@
 """The risky-bash denylist (reference §2.7 `isDangerousBashCommand`).
 
 Auto-run (and the ReAct loop) pauses before a `bash` call whose command matches; a manual
-"Call this tool" still runs it. Called by `tools/router.py` (`pending_reason`) and the UI.
+"Call this tool" still runs it. Called by `tools/router.py` (`call_pause`) only.
 Matching is case-insensitive and word based, never a parse of the shell language.
 """
 
