@@ -2,6 +2,7 @@
 
     result = app.runner.run(thread, RunOptions(react=True), on_event=cb, cancel=token)
     future = app.runner.submit(thread, opts, on_event=cb, cancel=token)
+    outputs = app.runner.call_tools(thread, [call_id]).result()   # tool calls outside a run
 
 A run works on the Thread object it is given and changes it in place (messages, tool
 results, prompt snapshot, run history); callers pass a clone when the original is shared
@@ -19,15 +20,19 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Literal
+from typing import TYPE_CHECKING, Callable, Literal
 
 from ..cancel import CancelToken
 from ..core.model import Thread, Usage
 from ..errors import describe_exception
 from . import events as rev
 from .run_services import RunServices
+
+if TYPE_CHECKING:
+    from .tool_calls import ToolCallsFuture
 
 log = logging.getLogger("llmspace.agent")
 
@@ -111,6 +116,34 @@ class Runner:
         if self._closed:
             raise RuntimeError("the runner is closed")
         return self._pool.submit(self.run, thread, opts, on_event, cancel)
+
+    def call_tools(self, thread: Thread, call_ids: Sequence[str], *, variables: dict[str, str] | None = None,
+                   timeout: float | None = None) -> ToolCallsFuture:
+        """Run these tool calls of `thread` (a snapshot the caller owns) on the pool, outside a
+        run ("Call this tool", "Run the tools anyway"); see `agent/tool_calls.py`. Raises
+        UserFacingError at once for an unknown call id; `future.cancel()` stops the calls."""
+        from .tool_calls import ToolCallsFuture, find_calls, run_calls
+
+        if self._closed:
+            raise RuntimeError("the runner is closed")
+        calls = find_calls(thread, call_ids)
+        future = ToolCallsFuture()
+
+        def work() -> None:
+            if not future.set_running_or_notify_cancel():
+                return
+            with self._lock:
+                self._active.add(future.token)
+            try:
+                future.set_result(run_calls(self.services, thread, calls, future.token, variables, timeout))
+            except BaseException as exc:  # the router turns tool failures into outputs; this is a bug guard
+                future.set_exception(exc)
+            finally:
+                with self._lock:
+                    self._active.discard(future.token)
+
+        self._pool.submit(work)
+        return future
 
     def close(self) -> None:
         """Stop every active run and end the pool (waiting for workers is not needed)."""
