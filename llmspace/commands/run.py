@@ -26,17 +26,19 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, assert_never
 
+from ..agent import events as rev
 from ..errors import UserFacingError
 
 if TYPE_CHECKING:
+    from ..agent.events import RunEvent
     from ..agent.runner import RunOptions, RunResult
     from ..app import App
     from ..core.model import Thread
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("run", help="run a thread against its model and save the reply",
                        description="Run a thread: render it, stream the model's reply, handle tool calls, save.")
     p.add_argument("thread", metavar="THREAD", help="workspace path of the thread (or a path to a file inside the workspace)")
@@ -67,7 +69,7 @@ def _pairs(values: list[str], flag: str) -> list[tuple[str, str]]:
     return out
 
 
-def thread_path(app: "App", arg: str) -> str:
+def thread_path(app: App, arg: str) -> str:
     """The workspace-relative path for THREAD (a workspace path, or a file path inside it)."""
     ws = app.workspace
     if not arg.strip():
@@ -93,7 +95,7 @@ def thread_path(app: "App", arg: str) -> str:
     return rel
 
 
-def options(args: argparse.Namespace) -> "RunOptions":
+def options(args: argparse.Namespace) -> RunOptions:
     from ..agent.runner import RunOptions
 
     results: dict[str, tuple[str, bool]] = {}
@@ -139,37 +141,39 @@ class Printer:
             self._write("[/thinking]\n")
             self.in_thinking = False
 
-    def __call__(self, ev: Any) -> None:
-        from ..agent import events as rev
-
-        if isinstance(ev, rev.ThinkingDelta):
-            if not self.in_thinking:
+    def __call__(self, ev: RunEvent) -> None:
+        match ev:
+            case rev.RunStarted() | rev.MessageStarted() | rev.ToolStarted() | rev.RunFinished():
+                pass  # nothing to print: the reply, the results and the summary say it
+            case rev.ThinkingDelta():
+                if not self.in_thinking:
+                    self._newline()
+                    self._write("[thinking]\n")
+                    self.in_thinking = True
+                self._write(ev.text)
+            case rev.TextDelta():
+                self._end_thinking()
+                self._write(ev.text)
+            case rev.ToolCallDelta():
+                self.calls.setdefault(ev.message_id, {})[ev.index] = (ev.call_id, ev.name, ev.arguments_text)
+            case rev.MessageFinished():
+                self._end_thinking()
                 self._newline()
-                self._write("[thinking]\n")
-                self.in_thinking = True
-            self._write(ev.text)
-        elif isinstance(ev, rev.TextDelta):
-            self._end_thinking()
-            self._write(ev.text)
-        elif isinstance(ev, rev.ToolCallDelta):
-            self.calls.setdefault(ev.message_id, {})[ev.index] = (ev.call_id, ev.name, ev.arguments_text)
-        elif isinstance(ev, rev.MessageFinished):
-            self._end_thinking()
-            self._newline()
-            for _index, (cid, name, args) in sorted(self.calls.pop(ev.message_id, {}).items()):
-                self._write(f"[tool call] {name}({args}) id={cid}\n")
-        elif isinstance(ev, rev.ToolFinished):
-            out = ev.output
-            text = out.text() if hasattr(out, "text") else str(out)
-            if len(text) > 2000:
-                text = text[:2000] + f"… [{len(text) - 2000} more characters]"
-            tag = "[tool error]" if getattr(out, "isError", False) else "[tool result]"
-            self._write(f"{tag} id={ev.call_id}: {text}\n")
-        elif isinstance(ev, rev.Paused):
-            self._newline()
-            self._write(f"[paused] {ev.reason}\n")
-        elif isinstance(ev, rev.Retrying):
-            print(f"[retrying in {ev.delay:.1f} s, attempt {ev.attempt}] {ev.reason}", file=sys.stderr, flush=True)
+                for _index, (cid, name, args) in sorted(self.calls.pop(ev.message_id, {}).items()):
+                    self._write(f"[tool call] {name}({args}) id={cid}\n")
+            case rev.ToolFinished():
+                text = ev.output.text()
+                if len(text) > 2000:
+                    text = text[:2000] + f"… [{len(text) - 2000} more characters]"
+                tag = "[tool error]" if ev.output.isError else "[tool result]"
+                self._write(f"{tag} id={ev.call_id}: {text}\n")
+            case rev.Paused():
+                self._newline()
+                self._write(f"[paused] {ev.reason}\n")
+            case rev.Retrying():
+                print(f"[retrying in {ev.delay:.1f} s, attempt {ev.attempt}] {ev.reason}", file=sys.stderr, flush=True)
+            case _:
+                assert_never(ev)
 
 
 # -- running ---------------------------------------------------------------------------------
@@ -189,7 +193,7 @@ class CtrlC:
         self._old: Any = None
         self._installed = False
 
-    def __enter__(self) -> "CtrlC":
+    def __enter__(self) -> CtrlC:
         if threading.current_thread() is threading.main_thread():
             self._old = signal.signal(signal.SIGINT, self._handle)
             self._installed = True
@@ -212,8 +216,8 @@ POLL_S = 0.05  # how often the main thread looks at a Ctrl-C request while a run
 STOP_WAIT_S = 30.0  # how long a cancelled run may take to end before the command gives up
 
 
-def _run_once(app: "App", thread: "Thread", opts: "RunOptions", printer: Printer | None,
-              ctrl_c: CtrlC | None = None) -> "RunResult":
+def _run_once(app: App, thread: Thread, opts: RunOptions, printer: Printer | None,
+              ctrl_c: CtrlC | None = None) -> RunResult:
     """Submit one run and wait for it; a Ctrl-C request (`ctrl_c.requested`) cancels it.
 
     The caller has set `ctrl_c.quiet`, so no KeyboardInterrupt can be raised between the
@@ -246,7 +250,7 @@ def _run_once(app: "App", thread: "Thread", opts: "RunOptions", printer: Printer
         return future.result(timeout=STOP_WAIT_S)
 
 
-def _call_info(thread: "Thread", message_id: str, call_id: str) -> tuple[str, dict[str, Any], bool]:
+def _call_info(thread: Thread, message_id: str, call_id: str) -> tuple[str, dict[str, Any], bool]:
     """(tool name, arguments, a human must answer it) for a paused call."""
     msg = next((m for m in thread.messages if m.id == message_id), None)
     call = next((c for c in (getattr(msg, "toolCalls", None) or []) if c.id == call_id), None)
@@ -258,7 +262,7 @@ def _call_info(thread: "Thread", message_id: str, call_id: str) -> tuple[str, di
     return call.input.name, dict(call.input.arguments or {}), human
 
 
-def _ask(thread: "Thread", result: "RunResult") -> dict[str, tuple[str, bool]]:
+def _ask(thread: Thread, result: RunResult) -> dict[str, tuple[str, bool]]:
     """Prompt on the terminal for each paused call a human must answer."""
     answers: dict[str, tuple[str, bool]] = {}
     for message_id, call_id in result.paused_calls:
@@ -277,7 +281,7 @@ def _ask(thread: "Thread", result: "RunResult") -> dict[str, tuple[str, bool]]:
     return answers
 
 
-def _summary(rel: str, result: "RunResult") -> dict[str, Any]:
+def _summary(rel: str, result: RunResult) -> dict[str, Any]:
     thread = result.thread
     new = [m for m in thread.messages if m.id in set(result.new_message_ids)]
     paused = []
@@ -290,7 +294,7 @@ def _summary(rel: str, result: "RunResult") -> dict[str, Any]:
             "messages": [m.model_dump(exclude_unset=True, by_alias=True, mode="json") for m in new]}
 
 
-def run_command(args: argparse.Namespace, app: "App") -> int:
+def run_command(args: argparse.Namespace, app: App) -> int:
     from dataclasses import replace
 
     with CtrlC() as ctrl_c:

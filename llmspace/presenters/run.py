@@ -1,21 +1,33 @@
-"""Run controls of one tab: can it run, start, stop, fold live events into the editor's
-thread, tool-call status, pauses (risky tools, function tools waiting for a result) — no Tk.
+"""Run controls of one tab, without Tk: can it run, start, stop, fold live run events into the
+editor's thread, tool-call status, pauses (risky commands, function tools waiting for a
+result), and the tool calls a human starts (one call from its card, the paused risky ones).
 
 Threading: `start()` snapshots the thread on the UI thread and hands the clone to
 `app.runner.submit(...)`. The runner calls `on_event` from its worker thread; that only
-forwards to the `post`/`post_text` functions given (the UI pump), so folding happens on the
-UI thread. Streamed text for one message arrives coalesced, one string per frame.
+forwards to the `post`/`post_text` functions given (the UI pump), so folding (`apply`, one
+`match` over every `agent/events.RunEvent`) happens on the UI thread. Streamed text for one
+message arrives coalesced, one string per frame. Tool calls a human starts go through
+`app.runner.call_tools(...)` on a snapshot too; each future owns its CancelToken, so Stop and
+closing the tab (`detach`) cancel them as they cancel a run.
 
-Callers: `ui/editor/run_bar.py`, tests (with a synchronous `post`).
+Callers: `ui/editor/run_controls.py` (Run/Stop, the banner, the tool-call buttons),
+`ui/editor/view.py`, `ui/main_window.py`, tests (with a synchronous `post`).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from concurrent.futures import CancelledError, Future
+from functools import partial
+from typing import Any, assert_never
 
-from ..core.model import AssistantMessage, TextContent, ToolCall, ToolCallInput, ToolCallOutput
+from ..agent import events as rev
+from ..agent.convert import is_unanswered
+from ..agent.runner import Runner, RunOptions, RunResult
+from ..cancel import CancelToken
+from ..core.model import AssistantMessage, TextContent, Tool, ToolCall, ToolCallInput, ToolCallOutput
 from ..core.threadio import clone_thread
 from ..errors import UserFacingError, describe_exception
 from .editor import EditorPresenter
@@ -24,44 +36,28 @@ log = logging.getLogger("llmspace.presenters.run")
 
 Post = Callable[..., None]
 PostText = Callable[[Any, str, Callable[[str], Any]], None]
-
-
-def _options_class() -> Any:
-    for mod in ("llmspace.agent.runner", "llmspace.agent.options", "llmspace.agent.loop", "llmspace.agent"):
-        try:
-            module = __import__(mod, fromlist=["RunOptions"])
-        except ImportError:
-            continue
-        cls = getattr(module, "RunOptions", None)
-        if cls is not None:
-            return cls
-    return None
-
-
-def _cancel_token() -> Any:
-    from ..providers.base import CancelToken
-
-    return CancelToken()
+ToolResults = dict[str, tuple[str, bool]]  # call id -> (text, is_error)
 
 
 class RunPresenter:
-    """State of the run (if any) of one editor."""
+    """State of the run (if any) of one editor, and of the tool calls started from it."""
 
     def __init__(self, editor: EditorPresenter, app: Any) -> None:
         self.editor = editor
         self.app = app
         self.status = "idle"  # idle | running | paused | error
         self.error: str | None = None
-        self.error_message_id: str | None = None
         self.pause_reason: str | None = None
-        self.paused_calls: list[Any] = []
-        self.tool_status: dict[str, str] = {}
-        self.future: Any = None
-        self.cancel: Any = None
+        self.pause_risky = False  # the pause is for risky calls a human may confirm (`Paused.risky`)
+        self.paused_calls: list[tuple[str, str]] = []  # (message id, call id)
+        self.tool_status: dict[str, str] = {}  # call id -> running | done | error
+        self.tool_calls: dict[str, Future[dict[str, ToolCallOutput]]] = {}  # call id -> its call in flight
+        self.future: Future[RunResult] | None = None
+        self.cancel: CancelToken | None = None
         self.started_at = 0.0
         self.listeners: list[Callable[[str, Any], None]] = []
         self.detached = False  # set when the view closed while running
-        self._latest: dict[Any, Any] = {}
+        self._latest: dict[tuple[int, str, str, str], rev.ToolCallDelta] = {}
         self.warnings: list[str] = []  # render warnings of the last run (`RunResult.warnings`)
         self.retry_note: str | None = None  # "Retrying in 1.0 s (attempt 2): …" while a call is retried
         self.stopped = False  # the last run was stopped by the user (status shows "Stopped", not "Done")
@@ -72,7 +68,8 @@ class RunPresenter:
 
     @property
     def running(self) -> bool:
-        return self.status == "running"
+        """A run or a tool call of this tab is in flight (Stop applies; a new run must wait)."""
+        return self.status == "running" or bool(self.tool_calls)
 
     # -- checks --------------------------------------------------------------------------
     def check(self, from_index: int | None = None) -> None:
@@ -90,60 +87,43 @@ class RunPresenter:
         raise UserFacingError("The last message must be a user message or a tool call result.",
                               hint="Add a user message, or run from an earlier message.")
 
-    def runner_available(self) -> bool:
-        try:
-            return self.app.runner is not None and _options_class() is not None
-        except Exception:
-            return False
-
     # -- intents -------------------------------------------------------------------------
     def start(self, post: Post, post_text: PostText, *, auto_tools: bool = False, react: bool = False,
-              from_message_id: str | None = None, tool_results: dict[str, tuple[str, bool]] | None = None) -> None:
+              from_message_id: str | None = None, tool_results: ToolResults | None = None) -> None:
         from_index = self.editor.index_of(from_message_id) if from_message_id else None
         self.check(from_index)
-        opts_cls = _options_class()
-        try:
-            runner = self.app.runner
-        except UserFacingError:  # e.g. the settings folder cannot be made: its own message says what to do
-            raise
-        except Exception as exc:
-            raise UserFacingError(f"Running is not available: {describe_exception(exc)}") from None
-        if opts_cls is None:
-            raise UserFacingError("Running is not available in this build yet.")
+        runner = self._runner()
         self.editor.checkpoint(None)  # the cut and the whole run are one undo step
         if from_index is not None and from_index < len(self.editor.thread.messages) - 1:
             del self.editor.thread.ensure_messages()[from_index + 1:]
             self.editor.notify("messages")
         snapshot = clone_thread(self.editor.thread)
-        kwargs: dict[str, Any] = {"auto_tools": auto_tools or react, "react": react}
-        if tool_results:
-            kwargs["tool_results"] = tool_results
-        opts = opts_cls(**kwargs)
-        self.cancel = _cancel_token()
+        opts = RunOptions(auto_tools=auto_tools or react, react=react, tool_results=dict(tool_results or {}))
+        self.cancel = CancelToken()
         self.stopped = False
-        self.status, self.error, self.error_message_id = "running", None, None
-        self.pause_reason, self.paused_calls = None, []
+        self.status, self.error = "running", None
+        self.pause_reason, self.pause_risky, self.paused_calls = None, False, []
         self.tool_status.clear()
         self.warnings = []
-        self.retry_note: str | None = None
+        self.retry_note = None
         self.started_at = time.monotonic()
         self.editor.read_only = True
         self.editor.notify("readonly", True)
         self.notify("status", self.status)
 
-        def on_event(ev: Any) -> None:  # worker thread: forward only
-            name = type(ev).__name__
-            if name == "TextDelta":
-                post_text((id(self), ev.message_id, "text"), ev.text, lambda s, m=ev.message_id: self.append_text(m, s))
-            elif name == "ThinkingDelta":
-                post_text((id(self), ev.message_id, "thinking"), ev.text, lambda s, m=ev.message_id: self.append_thinking(m, s))
-            elif name == "ToolCallDelta":
-                # arguments_text is cumulative: only the latest per call matters, once per frame
-                key = (id(self), ev.message_id, ev.call_id, "args")
-                self._latest[key] = ev
-                post_text(key, ".", lambda _s, k=key: self.apply(self._latest.pop(k)) if k in self._latest else None)
-            else:
-                post(self.apply, ev)
+        def on_event(ev: rev.RunEvent) -> None:  # worker thread: forward only
+            match ev:
+                case rev.TextDelta():
+                    post_text((id(self), ev.message_id, "text"), ev.text, partial(self.append_text, ev.message_id))
+                case rev.ThinkingDelta():
+                    post_text((id(self), ev.message_id, "thinking"), ev.text, partial(self.append_thinking, ev.message_id))
+                case rev.ToolCallDelta():
+                    # arguments_text is cumulative: only the latest per call matters, once per frame
+                    key = (id(self), ev.message_id, ev.call_id, "args")
+                    self._latest[key] = ev
+                    post_text(key, ".", partial(self._apply_latest, key))
+                case _:
+                    post(self.apply, ev)
 
         try:
             self.future = runner.submit(snapshot, opts, on_event=on_event, cancel=self.cancel)
@@ -152,8 +132,19 @@ class RunPresenter:
             raise
         self.future.add_done_callback(lambda f: post(self._done, f))
 
+    def continue_run(self, post: Post, post_text: PostText, *, auto_tools: bool = False, react: bool = False) -> None:
+        """Run again after tool results were typed in; refused while a call has no result."""
+        msgs = self.editor.thread.messages
+        last = msgs[-1] if msgs else None
+        if isinstance(last, AssistantMessage) and any(is_unanswered(c) for c in last.toolCalls or []):
+            raise UserFacingError("Add tool responses before continuing.")
+        self.start(post, post_text, auto_tools=auto_tools, react=react)
+
     def stop(self) -> None:
-        if self.cancel is not None and self.running:
+        """Stop the run and every tool call in flight (each ends within about a second)."""
+        for future in {id(f): f for f in self.tool_calls.values()}.values():
+            future.cancel()
+        if self.cancel is not None and self.status == "running":
             self.stopped = True
             self.cancel.cancel()
             self.notify("status", "stopping")
@@ -172,11 +163,139 @@ class RunPresenter:
         self.editor.dirty = True
         self.editor.save()
 
+    # -- tool calls a human starts ---------------------------------------------------------
+    def _find_call(self, call_id: str) -> tuple[int, ToolCall]:
+        msgs = self.editor.thread.messages
+        for index in range(len(msgs) - 1, -1, -1):
+            for call in getattr(msgs[index], "toolCalls", None) or []:
+                if call.id == call_id:
+                    return index, call
+        raise UserFacingError("That tool call is no longer in the thread.")
+
+    def _tool_of(self, call: ToolCall) -> Tool | None:
+        return next((t for t in self.editor.tools if t.name == call.input.name), None)
+
+    def callable_calls(self, message_id: str) -> list[str]:
+        """Ids of the calls of a message that "Call tools" runs: executable, no result yet."""
+        msg = self.editor.thread.messages[self.editor.index_of(message_id)]
+        out = []
+        for call in getattr(msg, "toolCalls", None) or []:
+            tool = self._tool_of(call)
+            empty = call.output is None or not call.output.text().strip()
+            if tool is not None and tool.is_executable() and empty:
+                out.append(call.id)
+        return out
+
+    def confirmation_for(self, call_id: str) -> str | None:
+        """The question to ask before calling this tool by hand (the router calls it risky), or None."""
+        from ..tools.router import ToolRouter
+
+        _index, call = self._find_call(call_id)
+        pause = ToolRouter.call_pause(self._tool_of(call), call)
+        if pause is None or not pause.risky:
+            return None
+        command = call.input.arguments.get("command")
+        return f"Run this risky command?\n\n{command if isinstance(command, str) else call.input.arguments}"
+
+    def call_tool(self, call_id: str, post: Post) -> Future[dict[str, ToolCallOutput]]:
+        """▶ on a tool call card: run one executable tool (built-in, MCP, plugin) and put its
+        result in the call's Response. Ask `confirmation_for` first."""
+        if self.status == "running":
+            raise UserFacingError("This thread is already running.", hint="Stop it first.")
+        if call_id in self.tool_calls:
+            raise UserFacingError("That tool call is already running.")
+        _index, call = self._find_call(call_id)
+        tool = self._tool_of(call)
+        if tool is None or not tool.is_executable():
+            raise UserFacingError(f"{call.input.name} cannot be called from here: type its result instead.")
+        future = self._runner().call_tools(clone_thread(self.editor.thread), [call_id])
+        self.tool_calls[call_id] = future
+        self.tool_status[call_id] = "running"
+        self.notify("tool", call_id)
+        future.add_done_callback(lambda f: post(self._tool_called, call_id, f))
+        return future
+
+    def _tool_called(self, call_id: str, future: Future[dict[str, ToolCallOutput]]) -> None:
+        self.tool_calls.pop(call_id, None)
+        try:
+            output = future.result()[call_id]
+            text, is_error = output.text(), bool(output.isError)
+        except CancelledError:  # stopped before it started
+            text, is_error = "Cancelled", True
+        except Exception as exc:  # a bug: shown as the call's error result
+            log.error("tool call failed", exc_info=exc)
+            text, is_error = describe_exception(exc), True
+        self.tool_status[call_id] = "error" if is_error else "done"
+        try:
+            index, _call = self._find_call(call_id)
+            self.editor.message_intents.set_tool_result(index, call_id, text, is_error)
+        except UserFacingError as exc:  # the call was removed meanwhile
+            self.error = str(exc)
+            self.notify("error", self.error)
+        self.notify("tool", call_id)
+        self._save_if_detached()
+
+    def run_risky_calls(self, post: Post, post_text: PostText, *, auto_tools: bool = False,
+                        react: bool = False) -> Future[dict[str, ToolCallOutput]]:
+        """The user confirmed a risky pause: run the paused calls, then continue the run with
+        their results. Stop cancels both; stopped calls keep a "Cancelled" error result."""
+        if self.status != "paused" or not self.pause_risky or not self.paused_calls:
+            raise UserFacingError("No risky tool calls are waiting.")
+        ids = [cid for _mid, cid in self.paused_calls]
+        future = self._runner().call_tools(clone_thread(self.editor.thread), ids)
+        self.status, self.stopped = "running", False
+        self.editor.read_only = True
+        self.editor.notify("readonly", True)
+        for cid in ids:
+            self.tool_calls[cid] = future
+            self.tool_status[cid] = "running"
+        self.notify("status", self.status)
+
+        def done(f: Future[dict[str, ToolCallOutput]]) -> None:
+            self._risky_done(ids, f, post, post_text, auto_tools, react)
+
+        future.add_done_callback(lambda f: post(done, f))
+        return future
+
+    def _risky_done(self, ids: list[str], future: Future[dict[str, ToolCallOutput]], post: Post,
+                    post_text: PostText, auto_tools: bool, react: bool) -> None:
+        for cid in ids:
+            self.tool_calls.pop(cid, None)
+        self.status = "idle"
+        self.pause_reason, self.pause_risky, self.paused_calls = None, False, []
+        try:
+            outputs = {} if future.cancelled() else future.result()
+        except Exception as exc:
+            self._finish_error(exc)
+            return
+        for cid in ids:
+            out = outputs.get(cid)
+            if out is None:
+                self.tool_status.pop(cid, None)
+            else:
+                self.tool_status[cid] = "error" if out.isError else "done"
+        if self.stopped or self.detached or len(outputs) < len(ids):
+            self.editor.read_only = False
+            self.editor.checkpoint(None)
+            for cid, out in outputs.items():
+                self._tool_output(cid, out)
+            self.stopped = True
+            self._end()
+            return
+        self.editor.read_only = False
+        results = {cid: (out.text(), bool(out.isError)) for cid, out in outputs.items()}
+        try:
+            self.start(post, post_text, auto_tools=auto_tools, react=react, tool_results=results)
+        except UserFacingError as exc:
+            if self.status != "error":
+                self.error, self.status = str(exc), "error"
+                self._end()
+
     # -- folding (UI thread) -------------------------------------------------------------
     def _message(self, message_id: str) -> AssistantMessage | None:
         for m in reversed(self.editor.thread.messages):
             if m.id == message_id:
-                return m  # type: ignore[return-value]
+                return m if isinstance(m, AssistantMessage) else None
         return None
 
     def _ensure_message(self, message_id: str) -> AssistantMessage:
@@ -193,7 +312,7 @@ class RunPresenter:
         if parts:
             parts[-1].text += text
         else:
-            msg.content = list(msg.content) + [TextContent(type="text", text=text)]
+            msg.content = [*msg.content, TextContent(type="text", text=text)]
         self.editor.notify("stream_text", (message_id, text))
 
     def append_thinking(self, message_id: str, text: str) -> None:
@@ -201,63 +320,66 @@ class RunPresenter:
         msg.thinking = (msg.thinking or "") + text
         self.editor.notify("stream_thinking", (message_id, text))
 
-    def apply(self, ev: Any) -> None:
-        name = type(ev).__name__
-        mid = getattr(ev, "message_id", None)
-        if name == "MessageStarted" and mid:
-            self._ensure_message(mid)
-        elif name == "ToolCallDelta" and mid:
-            self._tool_delta(mid, ev)
-        elif name == "MessageFinished":
-            if getattr(ev, "kept", True) is False and mid:
-                lst = self.editor.thread.ensure_messages()
-                lst[:] = [m for m in lst if m.id != mid]
-            self.editor.notify("messages", "finished")
-        elif name == "ToolStarted":
-            self.tool_status[getattr(ev, "call_id", "")] = "running"
-            self.notify("tool", ev)
-        elif name == "ToolFinished":
-            cid = getattr(ev, "call_id", "")
-            self.tool_status[cid] = "error" if getattr(ev, "is_error", False) else "done"
-            out = getattr(ev, "output", None)
-            if isinstance(out, ToolCallOutput):
-                self.tool_status[cid] = "error" if out.isError else "done"
-                self._tool_output(cid, out)
-            self.notify("tool", ev)
-        elif name == "Paused":
-            self.pause_reason = getattr(ev, "reason", None)
-            self.paused_calls = list(getattr(ev, "calls", []) or [])
-            self.notify("paused", ev)
-        elif name == "Retrying":
-            self.retry_note = (f"Retrying in {getattr(ev, 'delay', 0):.1f} s (attempt {getattr(ev, 'attempt', '?')}): "
-                               f"{getattr(ev, 'reason', '')}")
-            self.notify("retrying", self.retry_note)
-        elif name == "RunFinished":
-            self._adopt_result(getattr(ev, "result", None))
-        elif name == "RunError" or name == "ErrorEvent":
-            self.error = str(getattr(ev, "message", ev))
-            self.notify("error", self.error)
+    def apply(self, ev: rev.RunEvent) -> None:
+        """Fold one run event into the editor's thread and this presenter's state."""
+        match ev:
+            case rev.RunStarted():
+                pass
+            case rev.MessageStarted():
+                self._ensure_message(ev.message_id)
+            case rev.TextDelta():
+                self.append_text(ev.message_id, ev.text)
+            case rev.ThinkingDelta():
+                self.append_thinking(ev.message_id, ev.text)
+            case rev.ToolCallDelta():
+                self._tool_delta(ev)
+            case rev.MessageFinished():
+                if not ev.kept:
+                    lst = self.editor.thread.ensure_messages()
+                    lst[:] = [m for m in lst if m.id != ev.message_id]
+                self.editor.notify("messages", "finished")
+            case rev.ToolStarted():
+                self.tool_status[ev.call_id] = "running"
+                self.notify("tool", ev)
+            case rev.ToolFinished():
+                self.tool_status[ev.call_id] = "error" if ev.output.isError else "done"
+                self._tool_output(ev.call_id, ev.output)
+                self.notify("tool", ev)
+            case rev.Paused():
+                self.pause_reason, self.pause_risky, self.paused_calls = ev.reason, ev.risky, list(ev.calls)
+                self.notify("paused", ev)
+            case rev.Retrying():
+                self.retry_note = f"Retrying in {ev.delay:.1f} s (attempt {ev.attempt}): {ev.reason}"
+                self.notify("retrying", self.retry_note)
+            case rev.RunFinished():
+                self._adopt_result(ev.result)
+            case _:
+                assert_never(ev)
 
-    def _tool_delta(self, mid: str, ev: Any) -> None:
-        msg = self._ensure_message(mid)
-        cid = getattr(ev, "call_id", None) or getattr(ev, "id", None) or ""
+    def _apply_latest(self, key: tuple[int, str, str, str], _text: str = "") -> None:
+        """Fold the newest ToolCallDelta of one call (posted once per frame)."""
+        ev = self._latest.pop(key, None)
+        if ev is not None:
+            self.apply(ev)
+
+    def _tool_delta(self, ev: rev.ToolCallDelta) -> None:
+        msg = self._ensure_message(ev.message_id)
         calls = list(msg.toolCalls or [])
-        call = next((c for c in calls if c.id == cid), None)
+        call = next((c for c in calls if c.id == ev.call_id), None)
         if call is None:
-            call = ToolCall(id=cid, input=ToolCallInput(name=getattr(ev, "name", None) or "", arguments={}))
+            call = ToolCall(id=ev.call_id, input=ToolCallInput(name=ev.name, arguments={}))
             calls.append(call)
             msg.toolCalls = calls
-        if getattr(ev, "name", None):
+        if ev.name:
             call.input.name = ev.name
-        so_far = getattr(ev, "arguments_text", None)
-        if isinstance(so_far, str) and so_far:
+        if ev.arguments_text:
             try:
                 from partial_json_parser import loads as partial_loads
 
-                parsed = partial_loads(so_far)
+                parsed = partial_loads(ev.arguments_text)
                 if isinstance(parsed, dict):
                     call.input.arguments = parsed
-            except Exception:
+            except Exception:  # not yet parseable: keep the arguments shown so far
                 pass
         self.editor.notify("messages", "tool")
 
@@ -269,36 +391,39 @@ class RunPresenter:
                     self.editor.notify("messages", "tool")
                     return
 
-    def _adopt_result(self, result: Any) -> None:
-        thread = getattr(result, "thread", None)
-        if thread is not None and thread is not self.editor.thread:
+    def _adopt_result(self, result: RunResult) -> None:
+        if result.thread is not self.editor.thread:
             self.editor.read_only = False
-            self.editor.replace_thread(thread, undoable=False, kind="all")
-        warnings = getattr(result, "warnings", None)
-        if isinstance(warnings, list):
-            self.warnings = [str(w) for w in warnings]
-        err = getattr(result, "error", None)
-        if err:
-            self.error = str(err)
-            self.error_message_id = getattr(result, "error_message_id", None)
-        if getattr(result, "status", None) == "paused":
-            self.pause_reason = getattr(result, "paused_reason", None) or self.pause_reason or "paused"
-            self.paused_calls = list(getattr(result, "paused_calls", None) or self.paused_calls)
+            self.editor.replace_thread(result.thread, undoable=False, kind="all")
+        self.warnings = [str(w) for w in result.warnings]
+        if result.error:
+            self.error = result.error
+        if result.status == "paused":
+            self.pause_reason = result.paused_reason or self.pause_reason or "paused"
+            self.paused_calls = list(result.paused_calls or self.paused_calls)
 
-    def _done(self, fut: Any) -> None:
+    def _done(self, fut: Future[RunResult]) -> None:
         try:
             result = fut.result()
         except Exception as exc:
             self._finish_error(exc)
             return
-        if result is not None and self.status == "running":
+        if self.status == "running":
             self._adopt_result(result)
         self.status = "paused" if self.pause_reason else ("error" if self.error else "idle")
         self._end()
 
-    def _finish_error(self, exc: BaseException) -> None:
-        from ..errors import describe_exception
+    # -- the end ---------------------------------------------------------------------------
+    def _runner(self) -> Runner:
+        try:
+            runner: Runner = self.app.runner
+            return runner
+        except UserFacingError:  # e.g. the settings folder cannot be made: its own message says what to do
+            raise
+        except Exception as exc:
+            raise UserFacingError(f"Running is not available: {describe_exception(exc)}") from None
 
+    def _finish_error(self, exc: BaseException) -> None:
         if isinstance(exc, UserFacingError):
             self.error = str(exc)
         else:
@@ -307,14 +432,17 @@ class RunPresenter:
         self.status = "error"
         self._end()
 
-    def _end(self) -> None:
-        self.editor.read_only = False
-        self.editor.dirty = True
-        if self.detached:  # the tab was closed during the run: keep what it produced
+    def _save_if_detached(self) -> None:
+        if self.detached:  # the tab was closed meanwhile: keep what was produced
             try:
                 self.editor.save()
             except UserFacingError as exc:
                 log.warning("could not save %s after its run: %s", self.editor.rel, exc)
+
+    def _end(self) -> None:
+        self.editor.read_only = False
+        self.editor.dirty = True
+        self._save_if_detached()
         self.editor.notify("readonly", False)
         self.notify("status", self.status)
         if self.error:

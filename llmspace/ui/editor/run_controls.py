@@ -3,12 +3,12 @@ after typed tool results, the pause/error banner, confirming a risky command, an
 one executable tool from its card. State lives in `presenters.run.RunPresenter`.
 `RunControls` is a component of `ui/editor/view.EditorView` (`view.run_controls`); it gets
 the view (seen through `RunHost`), the main window (`RunWindow`), the App, the editor
-presenter and the run presenter. Background tool calls go through `Pump.run_in_worker`.
+presenter and the run presenter. Runs and tool calls go through the run presenter (which
+submits them to `app.runner`); this module only asks the user and shows the outcome.
 """
 
 from __future__ import annotations
 
-from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Protocol
 
 import ttkbootstrap as tb
@@ -79,7 +79,7 @@ class RunControls:
         if r.status == "paused":
             row = tb.Frame(self.view.banner)
             row.pack(anchor="w")
-            if "risky" in (r.pause_reason or ""):
+            if r.pause_risky:
                 tb.Button(row, text="Run the tools anyway…", bootstyle="warning-outline", command=self.confirm_risky).pack(side="left")
             tb.Button(row, text="Continue", bootstyle="primary-outline", command=self.continue_run).pack(side="left", padx=4)
         self.view.banner.pack(fill="x", before=self.view.list)
@@ -156,112 +156,58 @@ class RunControls:
 
     def continue_run(self) -> None:
         """Run again after tool results were typed in (Ctrl+Enter in a result box)."""
-        msgs = self.p.messages
-        if msgs and msgs[-1].role == "assistant" and msgs[-1].toolCalls:
-            from ...agent.convert import is_unanswered
-
-            if any(is_unanswered(c) for c in msgs[-1].toolCalls):
-                self.window.set_status("Add tool responses before continuing.")
-                self.window.show_error("Add tool responses before continuing.")
-                return
-        self.start_run()
+        try:
+            self.view.flush()
+        except UserFacingError:
+            pass
+        pump = self.window.pump
+        try:
+            self.run.continue_run(pump.post, pump.post_text, auto_tools=bool(self.window.auto_run.get()),
+                                  react=bool(self.window.react.get()))
+        except UserFacingError as exc:
+            self.window.set_status(str(exc))
+            self.window.show_error(str(exc))
+            return
+        self.view.list.follow = True
+        self.view.list.render()
 
     def confirm_risky(self) -> None:
         """The user confirms a paused risky command: run the paused tools, then continue."""
-        msgs = self.p.messages
-        if not msgs or not msgs[-1].toolCalls:
+        if not (self.run.status == "paused" and self.run.pause_risky):
             return
-        calls = [c for c in msgs[-1].toolCalls]
-        summary = "\n".join(f"{c.input.name}: {c.input.arguments}" for c in calls)
+        msgs = self.p.messages
+        calls = {c.id: c for m in msgs for c in getattr(m, "toolCalls", None) or []}
+        summary = "\n".join(f"{c.input.name}: {c.input.arguments}" for _m, cid in self.run.paused_calls
+                            if (c := calls.get(cid)) is not None)
         if not self.window.dialogs.confirm(f"Run these tool calls?\n\n{summary}", "Risky command"):
             return
-        from ...agent.services import tool_context
-        from ...core.threadio import clone_thread
-        from ...providers.base import CancelToken
-
-        thread = clone_thread(self.p.thread)
-        tools = list(thread.context.tools or []) if thread.context else []
-        pending = [c.model_copy(update={"output": None}) for c in getattr(thread.messages[-1], "toolCalls", None) or []]
-        app = self.app
-
-        def work() -> dict[str, tuple[str, bool]]:
-            outs = app.tools.execute_calls(tools, pending, tool_context(app.run_services, thread, None), CancelToken(), None)
-            return {c.id: (o.text(), bool(o.isError)) for c, o in zip(pending, outs)}
-
-        def done(future: Future[dict[str, tuple[str, bool]]]) -> None:
-            try:
-                results = future.result()
-            except Exception as exc:
-                self.window.report(exc)
-                return
-            self.start_run(None, results)
-
-        self.window.pump.run_in_worker(work, done, name="risky-tools")
+        pump = self.window.pump
+        try:
+            self.run.run_risky_calls(pump.post, pump.post_text, auto_tools=bool(self.window.auto_run.get()),
+                                     react=bool(self.window.react.get()))
+        except UserFacingError as exc:
+            self.window.show_error(str(exc))
 
     def call_tool(self, call_id: str) -> bool:
-        """▶ on a tool call card: run one executable tool (built-in or MCP) in a worker and put
-        its result in the call's Response. Risky bash commands ask first."""
-        from ...tools.safety import is_dangerous_bash
-
-        msgs = self.p.messages
-        for index in range(len(msgs) - 1, -1, -1):
-            call = next((c for c in getattr(msgs[index], "toolCalls", None) or [] if c.id == call_id), None)
-            if call is not None:
-                break
-        else:
-            return False
-        tool = next((t for t in self.p.tools if t.name == call.input.name), None)
-        if tool is None or not tool.is_executable():
-            self.window.show_error(f"{call.input.name} cannot be called from here: type its result instead.")
-            return False
-        command = call.input.arguments.get("command") if call.input.name == "bash" else None
-        if isinstance(command, str) and is_dangerous_bash(command):
-            if not self.window.dialogs.confirm(f"Run this risky command?\n\n{command}", "Risky command"):
+        """▶ on a tool call card: run one executable tool (built-in, MCP, plugin) and put its
+        result in the call's Response. A call the router finds risky asks first."""
+        try:
+            question = self.run.confirmation_for(call_id)
+            if question is not None and not self.window.dialogs.confirm(question, "Risky command"):
                 return False
-        from ...agent.services import tool_context
-        from ...core.threadio import clone_thread
-        from ...providers.base import CancelToken
-
-        thread = clone_thread(self.p.thread)
-        pending = call.model_copy(update={"output": None})
-        self.run.tool_status[call_id] = "running"
+            self.run.call_tool(call_id, self.window.pump.post)
+        except UserFacingError as exc:
+            self.window.show_error(str(exc))
+            return False
         self.view.list.render()
-        app = self.app
-
-        def work() -> tuple[str, bool]:
-            out = app.tools.execute_calls([tool], [pending], tool_context(app.run_services, thread, None), CancelToken(), None)[0]
-            return out.text(), bool(out.isError)
-
-        def done(future: Future[tuple[str, bool]]) -> None:
-            try:
-                text, is_error = future.result()
-            except Exception as exc:
-                text, is_error = str(exc), True
-            self._tool_called(index, call_id, text, is_error)
-
-        self.window.pump.run_in_worker(work, done, name="call-tool")
         return True
 
     def call_tools(self, message_id: str) -> int:
         """Call every executable tool call of a message that has no result yet."""
-        msg = self.p.messages[self.p.index_of(message_id)]
-        tools = {t.name: t for t in self.p.tools}
-        started = 0
-        for call in msg.toolCalls or []:
-            tool = tools.get(call.input.name)
-            empty = call.output is None or not call.output.text().strip()
-            if tool is not None and tool.is_executable() and empty and self.call_tool(call.id):
-                started += 1
+        started = sum(1 for call_id in self.run.callable_calls(message_id) if self.call_tool(call_id))
         if not started:
             self.window.set_status("No tool call here can be called automatically; type the results instead.")
         return started
-
-    def _tool_called(self, index: int, call_id: str, text: str, is_error: bool) -> None:
-        self.run.tool_status[call_id] = "error" if is_error else "done"
-        try:
-            self.p.message_intents.set_tool_result(index, call_id, text, is_error)
-        except UserFacingError as exc:
-            self.window.show_error(str(exc))
 
     def stop_run(self) -> None:
         self.run.stop()
