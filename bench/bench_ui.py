@@ -1,4 +1,4 @@
-"""Desktop app benchmarks (issue 7):
+"""Desktop app benchmarks (the budgets are in each row; `make bench` prints them):
 
 - start → window mapped, 1,000-thread workspace, from source (subprocess; budget 0.6 s) and,
   when `build/dist/llmspace` exists, the single-file executable (budget 1.8 s);

@@ -1,4 +1,17 @@
-"""Screen logic without Tk: state and intents of the tree, tabs, editor (+ messages, history), the
-compare dialog (`compare`), run controls, welcome, catalog pickers, models settings page and the persisted UI state.
-Used by `llmspace.ui`; tested without a display. Never imports tkinter.
+"""Screen logic without Tk: the state and intents behind each view of `llmspace.ui`, so
+that what the app does can be tested without a display. Never imports tkinter (a test
+checks); presenters reach services through the `App` or the objects they are given.
+
+Modules:
+- `tree` — the workspace tree: entries, expanded folders, new/rename/duplicate/move/delete/import.
+- `tabs` — open thread tabs: order, active tab, reopen stack.
+- `state` — the persisted UI state (`settings/window.json`, `settings/ui-state.json`).
+- `editor` — one open thread: working copy, header/model/tools/variables/prompt intents,
+  undo/redo, saving; composed with `messages` (message intents) and `history` (run-history
+  intents).
+- `run` — run controls of one tab: start, stop, live run events, pauses, human-started tool calls.
+- `compare` — the compare dialog of two recorded runs: diff, scores, rubrics, verdict.
+- `catalog` — what the editor's pickers offer: models, built-in tools, MCP tools.
+- `welcome` — first-start detection: API keys in the environment, local model servers.
+- `models_page`, `mcp_page` — the Settings › Models and Settings › MCP pages.
 """

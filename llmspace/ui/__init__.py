@@ -1,8 +1,24 @@
-"""The desktop app (Tk + ttkbootstrap): the only package that imports tkinter.
+"""The desktop app: Tk + ttkbootstrap views. The only package that imports tkinter or
+ttkbootstrap; screen logic lives in `llmspace.presenters` and is tested without a display.
+Only the Tk thread touches widgets: workers hand results back through `pump`.
 
-Entry points: `ui.main.run_gui` and `ui.main.self_test` (called by `llmspace.__main__`).
-Layout: `main_window` (+ `menus`, `tab_pages`), `tree_view`, `welcome`, `settings_dialog`,
-`models_page`, `palette`, `editor/` (thread editor: `view`, `run_controls`, `messages`,
-`cards`, `panels`, `history`, `inspect`, `compare`), `pump` (the one thread boundary), `dialogs`, `theme`,
-`tkvars`. Screen logic lives in `llmspace.presenters` and is tested without a display.
+Entry points (called by `llmspace.__main__`): `main.run_gui` and `main.self_test`.
+
+Modules:
+- `main` — start the app (`run_gui`) or check it (`self_test`).
+- `main_window` — the main window; composed of `menus` (menu bar, shortcuts, palette
+  commands), `tab_pages` (thread tabs and their editors), `tree_view` (workspace tree) and
+  `welcome` (welcome view, examples chooser).
+- `editor/` — the thread editor of one tab: `view` (header, settings column, prompt),
+  `run_controls` (Run/Stop, pauses, banners), `messages` (virtualised message list),
+  `cards` (message cards), `panels` (model picker, parameters, tools and variables dialogs),
+  `history` (run history panel), `inspect` (one recorded run), `compare` (compare and
+  evaluate two runs, rubric editor).
+- `settings_dialog` — Settings: JSON pages per settings file plus the `models_page` and
+  `mcp_page` list pages, built on `list_page`.
+- `palette` — the command palette.
+- `pump` — the one thread boundary: a queue drained on the Tk thread with `after()`.
+- `dialogs` — modal questions behind a facade that tests replace.
+- `theme` — light/dark/system themes and zoom.
+- `tkvars` — Tk variables that are safe to garbage-collect on any thread.
 """

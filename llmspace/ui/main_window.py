@@ -1,5 +1,5 @@
 """The main window: workspace tree on the left, thread tabs on the right (a welcome view
-when none is open), a menu bar with the reference's commands and Ctrl shortcuts, and a
+when none is open), a menu bar with Ctrl shortcuts (`ui/menus.py`), and a
 status bar. Keeps window frame/maximised/zoom in `settings/window.json` and theme, open
 tabs, active tab and expanded folders in `settings/ui-state.json`.
 

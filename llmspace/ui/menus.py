@@ -1,6 +1,6 @@
-"""The menu bar (File, Edit, View, Run, Window, Help with the reference's commands and
-Ctrl shortcuts) and the window-wide key bindings of the main window; every command is also
-listed for the command palette (`Menus.commands`).
+"""The menu bar (File, Edit, View, Run, Window and Help menus, with Ctrl shortcuts) and the
+window-wide key bindings of the main window; every command is also listed for the command
+palette (`Menus.commands`).
 
 `Menus(window, tree_view, tab_pages)` is a component of `ui/main_window.MainWindow`
 (`window.menus`): the window's commands are seen through `MenuHost`, the file commands are

@@ -1,7 +1,7 @@
-"""Settings (Ctrl+,): a JSON editor per settings file (models, mcp, search) with
-validation before saving through `llmspace.jsonio`, and the General choices (theme,
-rendering) that live in the View menu. A richer Models page can replace the JSON page
-later without changing callers. Caller: `ui/main_window.py`.
+"""Settings (Ctrl+,): the Models and MCP pages (`models_page.py`, `mcp_page.py`), the
+General choices (theme and rendering, also in the View menu; the workspace folder) and a
+JSON editor per settings file (models, mcp, search, skills), checked before saving through
+`llmspace.jsonio`. Caller: `ui/main_window.py`.
 """
 
 from __future__ import annotations

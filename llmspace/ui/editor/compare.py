@@ -1,8 +1,9 @@
-"""Compare dialog of two recorded runs (reference §1.4, §7.3): an "Evaluate" tab with Run A and
-Run B side by side, the rubric picker with New/Edit/Delete, the 1–5 score grid with live
-averages and the B − A delta, a note and the verdict buttons; and a read-only "Differences"
-tab with the structural diff of `core/compare.py`. `RubricEditor` creates or edits a rubric
-(2–6 criteria). Logic in `presenters/compare.py`. Caller: `ui/editor/history.py`.
+"""Compare dialog of two recorded runs: an "Evaluate" tab with Run A and Run B side by side,
+the rubric picker with New/Edit/Delete, the 1–5 score grid with live averages and the B − A
+delta, a note and the verdict buttons; and a read-only "Differences" tab with the structural
+diff of `core/compare.py`. `RubricEditor` creates or edits a rubric (its limits — criteria
+count, name and description lengths — are those of `core/evaluation_records.py`). Logic in
+`presenters/compare.py`, rules in `core/evaluation.py`. Caller: `ui/editor/history.py`.
 """
 
 from __future__ import annotations
