@@ -1,0 +1,101 @@
+"""Every run event is handled by both consumers: the GUI's run presenter
+(`presenters/run.RunPresenter.apply`) and the CLI printer (`commands/run.Printer`).
+
+A new class in `agent/events.py` that is left out of the `RunEvent` union, or out of either
+consumer's `match`, fails here (mypy's `assert_never` catches the second case too)."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import io
+import textwrap
+import types
+import typing
+from typing import Any
+
+import pytest
+
+from llmspace.agent import events as rev
+from llmspace.agent.runner import RunResult
+from llmspace.commands.run import Printer
+from llmspace.core.model import TextContent, ToolCallOutput
+from llmspace.core.threadio import clone_thread
+from llmspace.presenters.editor import EditorPresenter
+from llmspace.presenters.run import RunPresenter
+
+EVENT_CLASSES = typing.get_args(rev.RunEvent)
+
+
+def _defined_event_classes() -> set[type]:
+    return {obj for _name, obj in vars(rev).items()
+            if inspect.isclass(obj) and dataclasses.is_dataclass(obj) and obj.__module__ == rev.__name__}
+
+
+def _matched_names(function: Any) -> set[str]:
+    """The class names in the `case` patterns of `function`'s `match` statements."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.MatchClass):
+            cls = node.cls
+            names.add(cls.attr if isinstance(cls, ast.Attribute) else getattr(cls, "id", ""))
+    return names
+
+
+def _sample(cls: type, thread: Any) -> Any:
+    """One instance of the event class `cls`, with plausible values."""
+    by_name: dict[str, Any] = {
+        "message_id": "m-events", "call_id": "c-events", "name": "bash", "text": "hi",
+        "arguments_text": '{"command": "echo hi"}', "reason": "a custom function tool: supply its result",
+        "calls": (("m-events", "c-events"),),
+        "output": ToolCallOutput(content=[TextContent(type="text", text="result")]),
+        "result": RunResult(status="completed", error=None, thread=thread),
+    }
+    by_type: dict[str, Any] = {"str": "x", "int": 1, "float": 0.5, "bool": True}
+    kwargs = {}
+    for field in dataclasses.fields(cls):
+        if field.name in by_name:
+            kwargs[field.name] = by_name[field.name]
+        elif str(field.type) in by_type:
+            kwargs[field.name] = by_type[str(field.type)]
+        else:
+            raise AssertionError(f"add a sample value for {cls.__name__}.{field.name} ({field.type}) to this test")
+    return cls(**kwargs)
+
+
+def test_run_event_is_a_union_of_every_event_class_in_the_module():
+    assert isinstance(rev.RunEvent, types.UnionType)
+    assert set(EVENT_CLASSES) == _defined_event_classes()
+
+
+@pytest.mark.parametrize("consumer", [RunPresenter.apply, Printer.__call__], ids=["presenter", "cli-printer"])
+def test_each_consumer_names_every_event_class_in_its_match(consumer):
+    named = _matched_names(consumer)
+    missing = sorted(c.__name__ for c in EVENT_CLASSES if c.__name__ not in named)
+    assert not missing, f"{consumer.__qualname__} does not handle {missing}"
+
+
+def test_the_cli_printer_takes_one_of_every_event_without_falling_through(app):
+    out = io.StringIO()
+    printer = Printer(out)
+    thread = app.workspace.open(app.workspace.create_thread("", "events"))
+    for cls in EVENT_CLASSES:
+        printer(_sample(cls, thread))  # assert_never raises for an unhandled class
+    assert "hi" in out.getvalue() and "[tool result] id=c-events: result" in out.getvalue()
+
+
+def test_the_run_presenter_folds_one_of_every_event_without_falling_through(app):
+    rel = app.workspace.create_thread("", "events")
+    editor = EditorPresenter(app.workspace, rel)
+    run = RunPresenter(editor, app)
+    seen: list[str] = []
+    run.listeners.append(lambda kind, detail: seen.append(kind))
+    for cls in EVENT_CLASSES:
+        if cls is not rev.RunFinished:
+            run.apply(_sample(cls, clone_thread(editor.thread)))
+    assert run.tool_status["c-events"] == "done" and run.pause_reason and run.pause_risky
+    assert editor.thread.messages[-1].text().startswith("hi")
+    run.apply(_sample(rev.RunFinished, clone_thread(editor.thread)))
+    assert {"tool", "paused", "retrying"} <= set(seen)
