@@ -140,15 +140,6 @@ class ToolRouter:
                 return ToolPause("Auto-run paused for a risky command.", risky=True)
         return None
 
-    def pending_reason(self, tools: list[Tool], calls: list[ToolCall]) -> str | None:
-        """`pause_for(...).reason`, or None."""
-        pause = self.pause_for(tools, calls)
-        return pause.reason if pause is not None else None
-
-    def pending_reasons(self, tools: list[Tool], calls: list[ToolCall]) -> list[str | None]:
-        """`pauses(...)` as reasons."""
-        return [p.reason if p is not None else None for p in self.pauses(tools, calls)]
-
     # -- execution -----------------------------------------------------------------------------
     def execute_calls(
         self,

@@ -12,7 +12,7 @@ from llmspace.core.model import TextContent, Tool, ToolCall, ToolCallOutput
 from llmspace.registry import BUILTIN, plugin_source
 from llmspace.tools.base import ToolContext
 from llmspace.tools.builtins import builtin_tool, builtin_tools
-from llmspace.tools.router import ToolRouter
+from llmspace.tools.router import ToolPause, ToolRouter
 
 
 def _call(name: str, cid: str = "c1", **arguments: Any) -> ToolCall:
@@ -175,20 +175,26 @@ def test_mcp_without_a_hub_is_an_error(tmp_path: Path) -> None:
     assert out.isError is True and "MCP is not available" in out.text()
 
 
-def test_pending_reason_pauses_for_humans_and_risky_bash_only() -> None:
-    router = ToolRouter()
-    tools = builtin_tools() + [Tool.model_validate({"type": "function", "name": "lookup_order"}),
-                               Tool.model_validate({"type": "builtin", "name": "finish", "terminate": True}),
-                               Tool.model_validate({"type": "mcp", "name": "mcp__s__t", "serverId": "s", "toolName": "t"})]
-    assert router.pending_reason(tools, [_call("read", path="x"), _call("mcp__s__t"), _call("bash", command="ls -la")]) is None
-    assert router.pending_reason(tools, [_call("read"), _call("lookup_order")]) is not None
-    assert router.pending_reason(tools, [_call("ask_user_question", questions=[])]) is not None
-    assert router.pending_reason(tools, [_call("finish")]) is not None
-    assert router.pending_reason(tools, [_call("bash", command="rm -rf build")]) == "Auto-run paused for a risky command."
-    assert router.pending_reason(tools, []) is None
+def test_auto_run_pauses_for_humans_and_for_risky_bash_only() -> None:
+    router = ToolRouter(None)
+    tools = [*builtin_tools(), Tool.model_validate({"type": "function", "name": "lookup_order"}),
+             Tool.model_validate({"type": "builtin", "name": "finish", "terminate": True}),
+             Tool.model_validate({"type": "mcp", "name": "mcp__s__t", "serverId": "s", "toolName": "t"})]
+    assert router.pause_for(tools, [_call("read", path="x"), _call("mcp__s__t"), _call("bash", command="ls -la")]) is None
+    for calls in ([_call("read"), _call("lookup_order")], [_call("ask_user_question", questions=[])], [_call("finish")]):
+        pause = router.pause_for(tools, calls)
+        assert pause is not None and pause.risky is False
+    assert router.pause_for(tools, [_call("bash", command="rm -rf build")]) == ToolPause("Auto-run paused for a risky command.", risky=True)
+    assert router.pause_for(tools, []) is None
     answered = _call("lookup_order")
     answered.output = ToolCallOutput(content=[TextContent(type="text", text="done")])
-    assert router.pending_reason(tools, [answered]) is None
+    assert router.pause_for(tools, [answered]) is None
+
+
+def test_a_batch_with_a_risky_call_and_a_human_answer_is_not_risky() -> None:
+    tools = [*builtin_tools(), Tool.model_validate({"type": "function", "name": "lookup_order"})]
+    pause = ToolRouter(None).pause_for(tools, [_call("bash", "c1", command="sudo ls"), _call("lookup_order", "c2")])
+    assert pause is not None and not pause.risky and "lookup_order" in pause.reason
 
 
 def test_the_app_router_is_built_by_the_composition_root(app) -> None:
@@ -196,10 +202,12 @@ def test_the_app_router_is_built_by_the_composition_root(app) -> None:
     assert app.tools.executors is app.registries.tools
 
 
-def test_pending_reasons_are_given_per_call() -> None:
-    tools = builtin_tools() + [Tool.model_validate({"type": "function", "name": "lookup_order"})]
-    reasons = ToolRouter().pending_reasons(tools, [_call("read"), _call("lookup_order", "c2"), _call("bash", "c3", command="sudo ls")])
-    assert reasons[0] is None and "lookup_order" in reasons[1] and reasons[2] == "Auto-run paused for a risky command."
+def test_pauses_are_given_per_call() -> None:
+    tools = [*builtin_tools(), Tool.model_validate({"type": "function", "name": "lookup_order"})]
+    pauses = ToolRouter(None).pauses(tools, [_call("read"), _call("lookup_order", "c2"), _call("bash", "c3", command="sudo ls")])
+    assert pauses[0] is None
+    assert pauses[1] is not None and "lookup_order" in pauses[1].reason and not pauses[1].risky
+    assert pauses[2] == ToolPause("Auto-run paused for a risky command.", risky=True)
 
 
 def test_null_optional_builtin_parameters_count_as_absent(tmp_path: Path) -> None:
