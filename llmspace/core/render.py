@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserFacingError
+from ..jsonio import UnreadableFileError, open_regular_file
 from ..paths import expand_home
 from . import variables as V
 from .model import LEGACY_RENDERED_KEY, RENDERED_KEY, TextContent, Thread, ToolCall
@@ -229,10 +230,12 @@ class _Files:
             p = self.path(raw)
             if not p.is_file():
                 return None
-            with p.open("rb") as f:
+            # a regular file only (a FIFO or device named by a template never blocks), at most
+            # _MAX_FILE_BYTES of it as before: the safe stream reader, then a bounded read
+            with open_regular_file(p) as f:
                 data = f.read(_MAX_FILE_BYTES)
             return data.decode("utf-8", errors="replace")
-        except (OSError, ValueError):
+        except (OSError, ValueError, UnreadableFileError):
             return None
 
     def exists(self, raw: str) -> bool:
