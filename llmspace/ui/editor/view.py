@@ -407,11 +407,11 @@ class EditorView(tb.Frame):
         """After typing `{{` in the system prompt: a menu of variables (name — current value)."""
         if self.p.read_only or self.prompt.get("insert-2c", "insert") != "{{":
             return None
-        try:
-            from ...core.variable_hints import completions
+        from ...core.variable_hints import completions
 
+        try:
             items = completions(self.p.thread)
-        except Exception:
+        except Exception:  # a thread the hints cannot read: offer the variable names alone
             items = [(n, "") for n in sorted(set(self.p.typed_variables()) | set(self.p.custom_variables()))]
         if not items:
             return None
