@@ -9,105 +9,37 @@ Tree operations (list, create, rename, duplicate, move, delete to trash, folders
 overwrite an existing entry unless asked, and never hard-delete: deleted entries go to the
 operating system's trash (send2trash) or, failing that, into `trash_dir`.
 
+Components, each built or used here: `names` (naming rules, free names), `tree` (listing
+the tree from file names), `trash` (moving entries, the trash). This module keeps path
+confinement, reading and saving threads, and the tree operations that combine them.
+
 Callers: app.py (builds it), cli commands, presenters, importers, the run loop.
 No threads, no network.
 """
 
 from __future__ import annotations
 
-import errno
 import logging
 import os
-import re
-import shutil
-import time
 import uuid
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import orjson
 
 from ..errors import InvalidName, NameConflict, PathOutsideWorkspace, UserFacingError
 from ..jsoncheck import printable
-from ..jsonio import (
-    UnreadableFileError,
-    UnsavableValueError,
-    dumps_pretty,
-    is_temp_name,
-    read_file_bytes,
-    remove_stale_temp,
-    write_bytes_atomic,
-)
+from ..jsonio import UnreadableFileError, UnsavableValueError, dumps_pretty, read_file_bytes, write_bytes_atomic
 from .model import Thread
+from .names import THREAD_SUFFIX, unique_path, validate_stem
 from .threadio import pack_blobs, parse_thread, serialize_thread, thread_from_data, unpack_blobs
+from .trash import Trash, move_path
+from .tree import Entry, scan_tree
+
+__all__ = ["SEED_MARKER", "Entry", "Workspace", "blank_thread"]  # Entry: the tree node type, defined in core/tree.py
 
 log = logging.getLogger("llmspace.workspace")
 
-THREAD_SUFFIX = ".json"
 SEED_MARKER = ".llmspace-seeded"
-_FORBIDDEN = re.compile(r'[<>:"/\\|?*\x00-\x1f\x7f]')
-_MAX_NAME_BYTES = 200  # leaves room for `-12`, `_copy_2`, `.json` and the writer's temp names
-_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
-
-
-def validate_stem(stem: str) -> str:
-    """Check a file stem (or folder name) against the naming rules; returns it trimmed.
-
-    Rules (reference §1.1): not empty after trimming; not `.` or `..`; none of
-    `< > : " / \\ | ? *` or control characters; not a Windows reserved name; must not end in
-    `.` or a space. Also: must not start with `.` (such entries are hidden from the tree),
-    must be valid Unicode (it becomes the thread title) and at most 200 bytes as UTF-8.
-    Raises `InvalidName` with the reason.
-    """
-    if not isinstance(stem, str):
-        raise InvalidName("A name must be text.")
-    name = stem.strip()
-    if not name:
-        raise InvalidName("A name cannot be empty.", hint="Type a name.")
-    if name in (".", ".."):
-        raise InvalidName(f"{name!r} is not a valid name.", hint="Choose another name.")
-    bad = _FORBIDDEN.search(name)
-    if bad:
-        ch = bad.group(0)
-        shown = repr(ch) if ch.isprintable() else f"control character U+{ord(ch):04X}"
-        raise InvalidName(f"{name!r} contains {shown}, which is not allowed in a name.",
-                          hint='Remove any of < > : " / \\ | ? * and control characters.')
-    if name.split(".")[0].lower() in _RESERVED:
-        raise InvalidName(f"{name!r} is a reserved name on Windows.", hint="Choose another name.")
-    if name.endswith("."):
-        raise InvalidName(f"{name!r} must not end with a dot.", hint="Remove the trailing dot.")
-    if name.startswith("."):
-        raise InvalidName(f"{printable(name)!r} starts with a dot, so it would be hidden from the workspace.",
-                          hint="Remove the leading dot.")
-    try:
-        size = len(name.encode("utf-8"))
-    except UnicodeEncodeError:
-        raise InvalidName(f"{printable(name)!r} is not valid Unicode text (it holds bytes that are not UTF-8).",
-                          hint="Type the name again using ordinary characters.") from None
-    if size > _MAX_NAME_BYTES:
-        raise InvalidName(f"A name can be at most {_MAX_NAME_BYTES} bytes long; this one has {size} "
-                          f"({name[:40]!r}…).", hint="Choose a shorter name.")
-    return name
-
-
-def _rename(src: Path, dst: Path, action: str) -> None:
-    """`os.rename`, falling back to copy-and-remove across file systems (e.g. a workspace on
-    another disk than the trash); a failure is a clear error and leaves `src` where it was."""
-    try:
-        try:
-            os.rename(src, dst)
-        except OSError as exc:
-            if exc.errno != errno.EXDEV:
-                raise
-            shutil.move(str(src), str(dst))
-    except OSError as exc:
-        raise UserFacingError(f"Could not {action} {src.name}: {exc.strerror or exc}.",
-                              hint="Check the permissions of the folder and free disk space.") from None
-
-
-def title_for(name: str) -> str:
-    """The title shown for a tree entry: a file's stem, or a folder's name."""
-    return name[: -len(THREAD_SUFFIX)] if name.endswith(THREAD_SUFFIX) else name
 
 
 def blank_thread(title: str = "untitled") -> Thread:
@@ -118,31 +50,13 @@ def blank_thread(title: str = "untitled") -> Thread:
     })
 
 
-@dataclass
-class Entry:
-    """One node of the workspace tree (folders carry their children)."""
-
-    rel: str
-    name: str
-    title: str
-    is_dir: bool
-    children: "list[Entry] | None" = None
-
-
-def _sort_key(name: str) -> tuple[str, str]:
-    return (name.casefold(), name)
-
-
 class Workspace:
     """Thread files under `root`. Keeps the bytes of opened files to avoid needless rewrites."""
 
     def __init__(self, root: Path, trash_dir: Path | None = None, *, use_os_trash: bool | None = None) -> None:
         self.root = Path(root).absolute()
-        self.trash_dir = trash_dir
         # The OS trash is used unless switched off (argument, or LLM_SPACE_NO_OS_TRASH=1).
-        if use_os_trash is None:
-            use_os_trash = os.environ.get("LLM_SPACE_NO_OS_TRASH", "") not in ("1", "true", "yes")
-        self.use_os_trash = use_os_trash
+        self.trash = Trash(self.root, trash_dir, use_os_trash)
         # realpath -> (bytes last read or written, whether those bytes are our own serialisation)
         self._loaded: dict[str, tuple[bytes, bool]] = {}
 
@@ -152,7 +66,7 @@ class Workspace:
         text = os.fspath(rel).replace("\\", "/")
         if "\x00" in text:
             raise InvalidName(f"{text!r} contains a NUL character, which no path may contain.")
-        if text.startswith("/") or (len(text) > 1 and text[1] == ":") or text.startswith("//"):
+        if text.startswith("/") or (len(text) > 1 and text[1] == ":"):  # also "//server" paths
             raise PathOutsideWorkspace(f"{text!r} is an absolute path; use a path inside the workspace.")
         parts = PurePosixPath(text).parts
         if any(p == ".." for p in parts):
@@ -256,42 +170,7 @@ class Workspace:
         base = self.resolve(folder)
         prefix = self._rel_of(base)
         real_root = os.path.realpath(self.root)
-        return self._scan(str(base), prefix + "/" if prefix else "", real_root, 0, False)
-
-    def _scan(self, path: str, prefix: str, real_root: str, depth: int, via_link: bool) -> list[Entry]:
-        """One folder's entries. Below a symlinked folder no further symlinked folders are
-        followed, so links that loop back cannot make the tree explode."""
-        dirs: list[Entry] = []
-        files: list[Entry] = []
-        try:
-            it = os.scandir(path)
-        except OSError:
-            return []
-        with it:
-            for de in it:
-                name = de.name
-                if name.startswith("."):
-                    if name.endswith(".tmp") and is_temp_name(name):
-                        remove_stale_temp(de.path)  # left by a writer that was killed mid-save
-                    continue
-                try:
-                    link = de.is_symlink()
-                    if link:
-                        real = os.path.realpath(de.path)
-                        if real != real_root and not real.startswith(real_root + os.sep):
-                            continue
-                    is_dir = de.is_dir()
-                except OSError:
-                    continue
-                if is_dir:
-                    follow = depth < 64 and not (link and via_link)
-                    children = self._scan(de.path, prefix + name + "/", real_root, depth + 1, via_link or link) if follow else []
-                    dirs.append(Entry(prefix + name, name, name, True, children))
-                elif name.endswith(THREAD_SUFFIX) and len(name) > len(THREAD_SUFFIX):
-                    files.append(Entry(prefix + name, name, name[: -len(THREAD_SUFFIX)], False, None))
-        dirs.sort(key=lambda e: _sort_key(e.name))
-        files.sort(key=lambda e: _sort_key(e.title))
-        return dirs + files
+        return scan_tree(str(base), prefix + "/" if prefix else "", real_root)
 
     def _rel_of(self, path: Path) -> str:
         rel = Path(path).relative_to(self.root).as_posix()
@@ -311,19 +190,9 @@ class Workspace:
             raise UserFacingError(f"{rel} does not exist in the workspace.", hint="Refresh the workspace tree.")
         return path
 
-    @staticmethod
-    def _unique(folder: Path, stem: str, suffix: str, sep: str = "-", first: int = 1) -> Path:
-        """`stem+suffix`, else `stem-1`, `stem-2`, … (or `sep`/`first` as given) — the first free name."""
-        candidate = folder / f"{stem}{suffix}"
-        n = first
-        while os.path.lexists(candidate):
-            candidate = folder / f"{stem}{sep}{n}{suffix}"
-            n += 1
-        return candidate
-
     def unique_thread_rel(self, folder: str, stem: str) -> str:
         """The first free `stem.json`, `stem-1.json`, … in `folder` (nothing is created)."""
-        return self._rel_of(self._unique(self._folder(folder), validate_stem(stem), THREAD_SUFFIX))
+        return self._rel_of(unique_path(self._folder(folder), validate_stem(stem), THREAD_SUFFIX))
 
     def check_new_folder(self, folder: str) -> Path:
         """The path of `folder`, refusing paths outside the workspace and folder names that
@@ -355,7 +224,7 @@ class Workspace:
             except OSError as exc:
                 raise UserFacingError(f"Could not create the folder {folder!r}: {exc.strerror or exc}.",
                                       hint="Check free disk space and permissions.") from None
-        target = self._unique(self._folder(folder), stem, THREAD_SUFFIX)
+        target = unique_path(self._folder(folder), stem, THREAD_SUFFIX)
         if thread is None:
             thread = blank_thread(target.stem)
         rel = self._rel_of(target)
@@ -380,7 +249,7 @@ class Workspace:
             return rel
         if os.path.lexists(dst) and not self._same_file(src, dst):
             raise NameConflict(f"{new_rel} already exists; nothing was renamed.", hint="Choose another name.")
-        _rename(src, dst, "rename")
+        move_path(src, dst, "rename")
         self._moved(src, dst)
         return new_rel
 
@@ -398,7 +267,7 @@ class Workspace:
         src = self._existing(rel)
         if src.is_dir():
             raise UserFacingError(f"{rel} is a folder; only threads can be duplicated.")
-        dst = self._unique(src.parent, f"{src.stem}_copy", THREAD_SUFFIX, sep="_", first=2)
+        dst = unique_path(src.parent, f"{src.stem}_copy", THREAD_SUFFIX, sep="_", first=2)
         new_rel = self._rel_of(dst)
         raw = self._read_bytes(src, rel)
         try:
@@ -431,7 +300,7 @@ class Workspace:
                 raise NameConflict(f"{new_rel} already exists; nothing was moved.",
                                    hint="Rename one of them, or confirm replacing the existing one.")
             self.delete(new_rel)
-        _rename(src, dst, "move")
+        move_path(src, dst, "move")
         self._moved(src, dst)
         return new_rel
 
@@ -444,32 +313,17 @@ class Workspace:
         if os.path.realpath(path) == os.path.realpath(self.root) or path == self.root:
             raise UserFacingError("The workspace root cannot be deleted.")
         self._moved(path, None)
-        if self.use_os_trash:
-            try:
-                from send2trash import send2trash
-
-                send2trash(str(path))
-                if not os.path.lexists(path):
-                    return "os-trash"
-            except Exception as exc:  # no OS trash here (headless, other mount, permissions)
-                log.info("OS trash unavailable for %s (%s); using %s", rel, exc, self.trash_path)
-        trash = self.trash_path
-        trash.mkdir(parents=True, exist_ok=True)
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        stem, suffix = (path.stem, path.suffix) if path.is_file() else (path.name, "")
-        target = self._unique(trash, f"{stem}.{stamp}", suffix)
-        _rename(path, target, "move to the trash")
-        return str(target)
+        return self.trash.send(path, rel)
 
     @property
     def trash_path(self) -> Path:
         """Where deleted entries go when the operating system's trash is not available."""
-        return Path(self.trash_dir) if self.trash_dir is not None else self.root / ".trash"
+        return self.trash.path
 
     def create_folder(self, parent: str = "", name: str = "untitled") -> str:
         """Make a new folder under a free name (`untitled`, `untitled-1`, …); returns its path."""
         base = self._folder(parent)
-        target = self._unique(base, validate_stem(name), "")
+        target = unique_path(base, validate_stem(name), "")
         target.mkdir()
         return self._rel_of(target)
 

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from llmspace.core.names import validate_stem
 from llmspace.core.threadio import parse_thread, serialize_thread
-from llmspace.core.workspace import Entry, Workspace, validate_stem
+from llmspace.core.tree import Entry
+from llmspace.core.workspace import Workspace
 from llmspace.errors import InvalidName, NameConflict, PathOutsideWorkspace, UserFacingError
 
 
@@ -183,7 +185,7 @@ def test_delete_falls_back_to_the_trash_folder_when_the_os_trash_fails(ws: Works
         raise OSError("no trash here")
 
     monkeypatch.setattr(send2trash, "send2trash", broken)
-    ws.use_os_trash = True
+    ws.trash.use_os_trash = True
     rel = ws.create_thread(stem="x")
     where = ws.delete(rel)
     assert Path(where).parent == ws.trash_path and not ws.exists(rel)
@@ -199,7 +201,7 @@ def test_delete_uses_the_os_trash_when_it_works(ws: Workspace, monkeypatch, tmp_
         os.rename(path, tmp_path / "os-trash-item")
 
     monkeypatch.setattr(send2trash, "send2trash", fake)
-    ws.use_os_trash = True
+    ws.trash.use_os_trash = True
     rel = ws.create_thread(stem="x")
     assert ws.delete(rel) == "os-trash" and sent == [str(ws.root / rel)]
 

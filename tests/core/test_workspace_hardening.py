@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from llmspace.core.names import validate_stem
 from llmspace.core.threadio import serialize_thread, thread_from_data
-from llmspace.core.workspace import Workspace, validate_stem
+from llmspace.core.workspace import Workspace
 from llmspace.errors import InvalidName, UserFacingError
 
 

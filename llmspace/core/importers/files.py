@@ -19,7 +19,8 @@ from pathlib import Path
 from ...errors import InvalidName, UserFacingError
 from ...jsonio import UnreadableFileError, read_file_bytes
 from ..file_reads import local_file_reads
-from ..workspace import Workspace, validate_stem
+from ..names import validate_stem
+from ..workspace import Workspace
 from .detect import JSONL_SUFFIXES, parse_import_detailed
 from .foreign import ModelResolver
 
