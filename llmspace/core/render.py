@@ -1,4 +1,4 @@
-"""Render a thread for a run: the text the model receives (reference §5.2–§5.4).
+"""Render a thread for a run: the text the model receives.
 
 `render_thread(thread, env)` renders the system prompt, every text part of every message and
 every tool-result text, each independently, on the simple path or the template path
@@ -12,14 +12,15 @@ selected skill that cannot be found, or an invalid or clashing variable name rai
 template that exceeds a work limit (time, output size, number size, loop count — see
 `core/templates.py`).
 
-Trust (see README "Security: what gets evaluated"): only text a person wrote is evaluated —
+Trust (README.md, "Security: what gets evaluated"): only text a person wrote is evaluated —
 the system prompt, user messages and results of `function` tools (a person fills them in).
 Text a model or an executed tool produced (assistant messages; results of built-in, MCP,
 plugin and unknown tools, e.g. web pages) is sent literally: no variables, no templates, so
 no `@include`/`exists()`/file variable can read or probe a local file on its behalf. This is
 stricter than the original app, which renders every place.
 
-Also here: the value formatters `format_current_date` and `format_skills` (§5.2).
+The value formatters of the built-in variable types (`format_current_date`,
+`format_skills`) live in `core/variable_formats.py`.
 
 The stored thread is not changed (its texts stay templates); the default variables are used
 even when the file does not list them. Frozen values: a simple-path value frozen for a place
@@ -39,7 +40,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -60,6 +60,7 @@ from .templates import (
     uses_include,
     wrap_json,
 )
+from .variable_formats import format_current_date, format_skills
 
 _MAX_FILE_BYTES = 20 * 1024 * 1024
 
@@ -128,73 +129,6 @@ class RenderedThread:
         return out
 
 
-_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-
-
-# ---------------------------------------------------------------------------------------
-# Value formatting (current_date, available_skills)
-
-
-def format_current_date(fmt: str, now: datetime | None = None) -> str:
-    """`readable-date` → `YYYY-MM-DD, Weekday`; `iso-date`; `local-date-time` with offset and zone."""
-    now = now or datetime.now().astimezone()
-    if now.tzinfo is None:
-        now = now.astimezone()
-    date = now.strftime("%Y-%m-%d")
-    if fmt == "iso-date":
-        return date
-    if fmt == "local-date-time":
-        offset = now.utcoffset()
-        minutes = int(offset.total_seconds() // 60) if offset is not None else 0
-        sign = "+" if minutes >= 0 else "-"
-        minutes = abs(minutes)
-        return f"{date} {now.strftime('%H:%M:%S')} GMT{sign}{minutes // 60:02d}:{minutes % 60:02d} ({_zone_name(now)})"
-    return f"{date}, {_WEEKDAYS[now.weekday()]}"
-
-
-def _zone_name(now: datetime) -> str:
-    key = getattr(now.tzinfo, "key", None)  # zoneinfo.ZoneInfo
-    if isinstance(key, str):
-        return key
-    try:
-        tz = os.environ.get("TZ", "").lstrip(":")
-        if tz and "/" in tz:
-            return tz
-        link = os.path.realpath("/etc/localtime")
-        if "zoneinfo/" in link:
-            return link.split("zoneinfo/", 1)[1]
-    except OSError:
-        pass
-    return now.tzname() or "local"
-
-
-def _one_line(text: str) -> str:
-    return " ".join(str(text or "").split()) or "No description"
-
-
-def _xml(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-
-
-def format_skills(skills: Iterable[Any], fmt: str, indent: int = 0) -> str:
-    """The `available_skills` text for skills with `name`, `description`, `path`."""
-    items = list(skills)
-    if fmt == "xml":
-        lines = ["<available-skills>"]
-        for s in items:
-            lines.append(f'<skill name="{_xml(s.name)}" path="{_xml(str(s.path))}">')
-            lines.append(_xml(_one_line(s.description)))
-            lines.append("</skill>")
-        lines.append("</available-skills>")
-        text = "\n".join(lines)
-    else:
-        text = "\n\n".join(f"- **{s.name.replace('`', chr(92) + '`')}**: {_one_line(s.description)}" for s in items)
-    if indent in (2, 4):
-        text = "\n".join(" " * indent + line for line in text.split("\n"))
-    return text
-
-
-
 def _js_number(text: str) -> float | int:
     """JSON numbers as JavaScript prints them: integral values without `.0` (1.0 → 1)."""
     value = float(text)
@@ -230,8 +164,7 @@ class _Files:
             p = self.path(raw)
             if not p.is_file():
                 return None
-            # a regular file only (a FIFO or device named by a template never blocks), at most
-            # _MAX_FILE_BYTES of it as before: the safe stream reader, then a bounded read
+            # a regular file only: a FIFO or device named by a template never blocks
             with open_regular_file(p) as f:
                 data = f.read(_MAX_FILE_BYTES)
             return data.decode("utf-8", errors="replace")
