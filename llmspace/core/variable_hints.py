@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Literal
 
 from .model import Thread
+from .variable_formats import format_current_date
 from .variables import PLACEHOLDER_RE, all_names, custom_values, is_valid_name, iter_places, typed_variables
 
 RefStatus = Literal["ok", "empty", "unknown", "invalid"]
@@ -80,8 +81,6 @@ def references(thread: Thread) -> list[VariableRef]:
 
 def variable_hint(thread: Thread, name: str, now: datetime | None = None) -> str:
     """The completion-list hint for a variable (§5.5)."""
-    from .render import format_current_date
-
     typed = typed_variables(thread)
     if name in typed:
         v = typed[name]

@@ -8,11 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from llmspace.core import variables as V
 from llmspace.core.model import Variable
-from llmspace.core.render import RenderEnv, format_current_date, format_skills, render_thread
+from llmspace.core.render import RenderEnv, render_thread
 from llmspace.core.threadio import serialize_thread, thread_from_data
+from llmspace.core.variable_formats import format_current_date, format_skills
 from llmspace.errors import UserFacingError
 
 NOW = datetime(2026, 7, 12, 9, 5, 7, tzinfo=timezone(timedelta(hours=2)))
@@ -239,9 +242,9 @@ def test_overrides_set_the_value_of_working_directory_json_and_file_variables(tm
 
 
 def test_overriding_a_date_or_skills_variable_or_an_invalid_name_is_refused() -> None:
-    with pytest.raises(UserFacingError, match="current_date.*cannot be set"):
+    with pytest.raises(UserFacingError, match=r"current_date.*cannot be set"):
         render_thread(make("x"), env(overrides={"current_date": "x"}))
-    with pytest.raises(UserFacingError, match="available_skills.*cannot be set"):
+    with pytest.raises(UserFacingError, match=r"available_skills.*cannot be set"):
         render_thread(make("x"), env(overrides={"available_skills": "x"}))
     with pytest.raises(UserFacingError, match="not a valid variable name"):
         render_thread(make("x"), env(overrides={"1x": "x"}))
@@ -419,8 +422,6 @@ def test_headless_workflow_render_record_save_reopen_is_byte_stable(tmp_path: Pa
     V.on_message_edited(again, "m1")
     assert render_thread(again, env(now=NOW + timedelta(days=30))).message_texts["m1"] == ["Be dry. 2026-08-11, Tuesday"]
 
-
-from hypothesis import given, settings, strategies as st  # noqa: E402
 
 _TEXT = st.text(alphabet="ab {}.|%@()[]-x\n'\"", max_size=60)
 
