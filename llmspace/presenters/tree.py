@@ -30,6 +30,8 @@ class TreePresenter:
         self.expanded: set[str] = set(expanded)
         self._sig: tuple[Any, ...] | None = None
         self.last_import_skipped: list[tuple[str, str]] = []
+        # imported threads whose templates or file variables would read local files when run
+        self.last_import_warnings: list[str] = []
 
     # -- listing -------------------------------------------------------------------------
     def refresh(self) -> list[Entry]:
@@ -176,15 +178,18 @@ class TreePresenter:
     def import_files(self, paths: list[str], selected: str | None = None) -> list[str]:
         """Import thread files (any supported format) into the selected folder.
 
-        Returns the created paths; `last_import_skipped` lists `(file, reason)` for the rest."""
+        Returns the created paths; `last_import_skipped` lists `(file, reason)` for the rest,
+        `last_import_warnings` the new threads that would read local files when run."""
         from ..core.importers import import_files  # imported on first use: keeps the window's start fast
 
         outcomes = import_files([Path(p) for p in paths], self.ws, into=self.folder_of(selected))
         self.refresh()
         created: list[str] = []
         self.last_import_skipped = []
+        self.last_import_warnings = []
         for o in outcomes:
             created.extend(str(c) for c in o.created)
+            self.last_import_warnings.extend(o.warnings)
             if not o.created:
                 self.last_import_skipped.append((Path(o.source).name, o.skipped or "nothing to import"))
         return created
@@ -195,9 +200,18 @@ class TreePresenter:
             raise UserFacingError("The clipboard is empty.", hint="Copy a thread's JSON first.")
         from ..core.importers import parse_import_detailed  # imported on first use: keeps the window's start fast
 
+        from ..core.file_reads import local_file_reads
+
         result = parse_import_detailed(text.encode("utf-8"), "clipboard.json", None)
         folder = self.folder_of(selected)
-        created = [self.ws.create_thread(folder, "clipboard", t) for t in result.threads]
+        created = []
+        self.last_import_warnings = []
+        for thread in result.threads:
+            rel = self.ws.create_thread(folder, "clipboard", thread)
+            created.append(rel)
+            reads = local_file_reads(thread)
+            if reads:
+                self.last_import_warnings.append(reads.describe(rel))
         self.refresh()
         if not created:
             raise UserFacingError("The clipboard does not hold a thread that can be imported"

@@ -304,7 +304,16 @@ class TreeView(tb.Frame):
         if skipped:
             msg += " Skipped: " + "; ".join(f"{n} ({why})" for n, why in skipped[:5])
         self.window.set_status(msg)
+        self._warn_file_reads()
         return created
+
+    def _warn_file_reads(self) -> None:
+        """An imported thread is someone else's text: say which local files it would read."""
+        warnings = self.p.last_import_warnings
+        if warnings:
+            self.window.dialogs.info(
+                "Check these imported threads before you run them:\n\n" + "\n\n".join(warnings[:10])
+                + ("\n\n…" if len(warnings) > 10 else ""), "Imported threads read local files")
 
     def import_clipboard(self, text: str | None = None) -> list[str]:
         if text is None:
@@ -316,6 +325,7 @@ class TreeView(tb.Frame):
         if created:
             self.redraw(select=created[0])
             self.window.open_thread(created[0])
+            self._warn_file_reads()
         return created
 
     # -- drag to move --------------------------------------------------------------------

@@ -19,6 +19,7 @@ class FakeDialogs:
         self.confirms: list[str] = []
         self.strings: list[str | None] = []
         self.files: list[str] = []
+        self.infos: list[str] = []
 
     def confirm(self, message: str, title: str = "") -> bool:
         self.confirms.append(message)
@@ -28,7 +29,7 @@ class FakeDialogs:
         self.errors.append(message)
 
     def info(self, message: str, title: str = "") -> None:
-        pass
+        self.infos.append(message)
 
     def ask_string(self, prompt: str, title: str = "", initial: str = "") -> str | None:
         return self.strings.pop(0) if self.strings else None

@@ -166,6 +166,19 @@ def test_import_from_files_and_clipboard_through_the_tree(window, app, tmp_path)
     assert window.tabs.active == "clipboard.json"
 
 
+def test_importing_a_thread_that_would_read_local_files_says_which_before_a_run(window, app, tmp_path):
+    src = tmp_path / "shared.json"
+    src.write_text('{"title": "s", "context": {"systemPrompt": "{{@include(\'~/.ssh/id_rsa\')}}", "messages": []}}', "utf-8")
+    window.dialogs.files = [str(src)]
+    assert window.tree_view.import_files() == ["shared.json"]
+    [warning] = window.dialogs.infos
+    assert "shared.json" in warning and "~/.ssh/id_rsa" in warning
+    window.tree_view.clipboard_clear()
+    window.tree_view.clipboard_append('{"title": "c", "context": {"systemPrompt": "{{ exists(\'/etc/shadow\') }}", "messages": []}}')
+    assert window.tree_view.import_clipboard() == ["clipboard.json"]
+    assert "/etc/shadow" in window.dialogs.infos[-1]
+
+
 def test_run_history_panel_lists_restores_and_removes_runs(window, app):
     write_bytes_atomic(app.workspace.root / "hist.json", orjson.dumps({
         "title": "hist", "context": {"systemPrompt": "now"},
