@@ -198,9 +198,8 @@ class TreePresenter:
         """Import clipboard text as the virtual file `clipboard.json`."""
         if not text.strip():
             raise UserFacingError("The clipboard is empty.", hint="Copy a thread's JSON first.")
-        from ..core.importers import parse_import_detailed  # imported on first use: keeps the window's start fast
-
         from ..core.file_reads import local_file_reads
+        from ..core.importers import parse_import_detailed  # imported on first use: keeps the window's start fast
 
         result = parse_import_detailed(text.encode("utf-8"), "clipboard.json", None)
         folder = self.folder_of(selected)
