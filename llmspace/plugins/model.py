@@ -1,0 +1,94 @@
+"""What discovery finds: `PluginRecord`, its `Extension`s and `Diagnostic`s.
+
+Plain frozen values, built by llmspace/plugins/loader.py and held by
+llmspace/plugins/service.py (`app.plugins`); the CLI (llmspace/commands/plugins.py) and
+later the GUI only read them.
+
+Plugin status (plugin guide §15): `active` (enabled, every extension fine), `degraded`
+(some extension failed), `error` (the plugin itself cannot load, or every extension failed),
+`incompatible` (`engines["llm-space"]` excludes this app), `disabled` (by the user, by
+`LLM_SPACE_DISABLE_PLUGINS=1`, or because `settings/plugins.json` is unreadable).
+Extension status: `active`, `failed` (with a reason) or `inactive` (the plugin is not active).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from .manifest import Manifest
+
+Status = Literal["active", "degraded", "error", "incompatible", "disabled"]
+ExtensionStatus = Literal["active", "failed", "inactive"]
+Level = Literal["error", "warning"]
+
+# Extension kinds, in display order, as they appear in canonical IDs.
+KINDS = ("skill", "mcp", "model-provider", "tool", "command", "thread-storage", "settings")
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem to show. Errors have an `error_id` and the `log_path` of the full report."""
+
+    stage: str
+    summary: str
+    level: Level = "error"
+    error_id: str = ""
+    log_path: Path | None = None
+
+
+@dataclass(frozen=True)
+class Extension:
+    """One contribution found at a guide path. `path` is the file or folder declaring it."""
+
+    plugin: str
+    kind: str
+    id: str
+    path: Path
+    status: ExtensionStatus = "active"
+    reason: str = ""
+    description: str = ""
+    error_id: str = ""
+    log_path: Path | None = None
+
+    @property
+    def canonical_id(self) -> str:
+        return f"plugin:{self.plugin}:{self.kind}:{self.id}"
+
+
+@dataclass(frozen=True)
+class PluginRecord:
+    """One folder under `plugins/` and what became of it."""
+
+    key: str  # the plugin ID; the folder path relative to plugins/ when there is no valid ID
+    folder: Path
+    manifest: Manifest | None
+    status: Status
+    enabled: bool = True
+    disabled_reason: str = ""
+    compatible: bool | None = None
+    extensions: tuple[Extension, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    icon: Path | None = None  # None: the default plugin icon
+    has_settings_form: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name if self.manifest is not None else self.key
+
+    @property
+    def version(self) -> str:
+        return self.manifest.version if self.manifest is not None else ""
+
+    def counts(self) -> dict[str, int]:
+        """Number of extensions per kind (kinds with none left out), in display order."""
+        out: dict[str, int] = {}
+        for kind in KINDS:
+            n = sum(1 for e in self.extensions if e.kind == kind)
+            if n:
+                out[kind] = n
+        return out
+
+    def failed(self) -> list[Extension]:
+        return [e for e in self.extensions if e.status == "failed"]

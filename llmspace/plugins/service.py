@@ -1,0 +1,202 @@
+"""`PluginService` (`app.plugins`): the installed plugins, their settings and status.
+
+    plugins = PluginService(root)
+    plugins.records()                  # scanned on first use; `refresh()` rescans plugins/
+    plugins.get("@example/team-tools") # PluginError naming the installed ones when unknown
+    plugins.reload(name)               # rediscover one plugin after its files changed
+    plugins.enable(name) / plugins.disable(name)
+    plugins.settings_view(name)        # form, current values (defaults + saved), problems
+    plugins.update_settings(name, [("endpoint", "https://…"), ("net.timeout", "30")])
+
+Third-party plugins are off for this start when `LLM_SPACE_DISABLE_PLUGINS=1` or when
+`settings/plugins.json` is corrupt (`notices()` says which; the file is kept as it is).
+Settings live in llmspace/plugins/store.py, loading in llmspace/plugins/loader.py.
+Listeners (`subscribe`) hear about every change of the records.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import UserFacingError
+from ..jsonio import SETTINGS_MAX_BYTES, read_json
+from ..paths import DataRoot
+from .diagnostics import DiagnosticLog
+from .errors import PluginError
+from .form import SettingsForm, build_form, set_path
+from .loader import Candidate, LoadContext, load_plugin, scan
+from .model import PluginRecord
+from .store import PluginSettingsStore
+
+ENV_DISABLE = "LLM_SPACE_DISABLE_PLUGINS"
+
+
+@dataclass(frozen=True)
+class SettingsView:
+    """What a settings form shows: `form` (None without a usable schema), the current values
+    (defaults merged with saved ones), what was saved, problems, and why there is no form."""
+
+    record: PluginRecord
+    form: SettingsForm | None
+    values: dict[str, Any]
+    saved: dict[str, Any]
+    problems: tuple[str, ...] = ()
+    form_error: str = ""
+
+
+class PluginService:
+    def __init__(self, root: DataRoot, *, environ: Mapping[str, str] | None = None) -> None:
+        self.root = root
+        self.environ: Mapping[str, str] = os.environ if environ is None else environ
+        self.store = PluginSettingsStore(root.settings_file("plugins"))
+        self.log = DiagnosticLog(root.root / "logs" / "plugins")
+        self.disabled_by_env = self.environ.get(ENV_DISABLE, "").strip().lower() not in ("", "0", "false", "no")
+        self._lock = threading.RLock()
+        self._records: dict[str, PluginRecord] | None = None
+        self._listeners: list[Callable[[], None]] = []
+
+    # -- state ---------------------------------------------------------------------------
+    def disabled_reason(self) -> str:
+        """Why third-party plugins are off for this start ("" when they are not)."""
+        if self.disabled_by_env:
+            return f"{ENV_DISABLE}=1: third-party plugins are skipped for this start"
+        if self.store.corrupt:
+            return "settings/plugins.json is corrupt: third-party plugins are disabled for this start"
+        return ""
+
+    def notices(self) -> list[str]:
+        """Messages for the top of a plugin list: skipped plugins, a corrupt settings file."""
+        out = []
+        if self.disabled_by_env:
+            out.append(f"{ENV_DISABLE}=1 is set: third-party plugins are skipped for this start.")
+        if self.store.error:
+            out.append(f"Plugin settings could not be read, so third-party plugins are disabled for this start "
+                       f"and the file is left unchanged: {self.store.error}")
+        return out
+
+    def _context(self) -> LoadContext:
+        return LoadContext(self.store.entry, self.log, self.disabled_reason(), self.environ)
+
+    def refresh(self) -> list[PluginRecord]:
+        """Rescan `plugins/` (additions, removals, renames) and reread plugins.json."""
+        with self._lock:
+            self.store.load()
+            ctx = self._context()
+            self._records = {c.key: load_plugin(c, ctx) for c in scan(self.root.plugins)}
+            records = list(self._records.values())
+        self._changed()
+        return records
+
+    def records(self) -> list[PluginRecord]:
+        with self._lock:
+            if self._records is None:
+                return self.refresh()
+            return list(self._records.values())
+
+    def get(self, name: str) -> PluginRecord:
+        with self._lock:
+            self.records()
+            assert self._records is not None
+            found = self._records.get(name)
+        if found is None:
+            known = ", ".join(sorted(self._records)) or "none"
+            raise PluginError(f"No plugin {name!r} is installed.", hint=f"Installed plugins: {known}. "
+                              "After copying a plugin folder, run `llmspace plugins refresh`.")
+        return found
+
+    def reload(self, name: str) -> PluginRecord:
+        """Rediscover one plugin (after its files, metadata or settings changed)."""
+        record = self.get(name)
+        with self._lock:
+            assert self._records is not None
+            if not record.folder.exists() and not record.folder.is_symlink():
+                del self._records[name]
+                self._changed()
+                raise PluginError(f"Plugin {name!r} is no longer installed (plugins/{name} is gone).")
+            fresh = load_plugin(Candidate(record.key, record.folder), self._context())
+            self._records[name] = fresh
+        self._changed()
+        return fresh
+
+    # -- changes -------------------------------------------------------------------------
+    def _require_valid(self, name: str) -> PluginRecord:
+        record = self.get(name)
+        if record.manifest is None or record.manifest.name != record.key:
+            raise PluginError(f"Plugin {name!r} could not be loaded; fix it first.",
+                              hint=f"See `llmspace plugins info {name}`.")
+        return record
+
+    def enable(self, name: str) -> PluginRecord:
+        self._require_valid(name)
+        self.store.set_enabled(name, True)
+        return self.reload(name)
+
+    def disable(self, name: str) -> PluginRecord:
+        """Disable `name`; its settings are kept."""
+        self._require_valid(name)
+        self.store.set_enabled(name, False)
+        return self.reload(name)
+
+    def settings_view(self, name: str) -> SettingsView:
+        record = self._require_valid(name)
+        saved = self.store.entry(name).settings
+        ext = next((e for e in record.extensions if e.kind == "settings"), None)
+        if ext is None:
+            return SettingsView(record, None, saved, saved)
+        try:
+            form = build_form(read_json(ext.path, max_bytes=SETTINGS_MAX_BYTES))
+        except UserFacingError as exc:
+            return SettingsView(record, None, saved, saved, form_error=exc.message)
+        values = form.merge(saved)
+        return SettingsView(record, form, values, saved, tuple(form.problems(values)))
+
+    def update_settings(self, name: str, assignments: list[tuple[str, str]]) -> PluginRecord:
+        """Set `key=value` pairs (dotted keys for nested fields), each converted by its field
+        type (without a schema: JSON when it parses, else text); validate, save, reload."""
+        view = self.settings_view(name)
+        if view.form_error:
+            raise PluginError(f"The settings form of {name!r} is disabled: {view.form_error}",
+                              hint="Fix config.schema.json and reload the plugin; saved settings were not changed.")
+        saved = copy.deepcopy(view.saved)
+        for key, text in assignments:
+            path = tuple(key.split("."))
+            if not key or any(not p for p in path):
+                raise PluginError(f"{key!r} is not a setting name.")
+            set_path(saved, path, view.form.convert(key, text) if view.form is not None else _guess(text))
+        if view.form is not None:
+            problems = view.form.problems(view.form.merge(saved))
+            if problems:
+                raise PluginError(f"Settings of {name!r} were not saved: " + "; ".join(problems[:5]) + ".")
+        self.store.set_settings(name, saved)
+        return self.reload(name)
+
+    # -- listeners -----------------------------------------------------------------------
+    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
+        with self._lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def _changed(self) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener()
+
+
+def _guess(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
