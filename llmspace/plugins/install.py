@@ -22,7 +22,6 @@ and recovery across threads and processes. `data/plugins/<name>/` is never touch
 from __future__ import annotations
 
 import contextlib
-import errno
 import logging
 import os
 import shutil
@@ -32,8 +31,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.trash import Trash
 from ..jsonio import read_json, write_json_atomic
-from ..paths import safe_component
 from . import archive
 from .archive import DEFAULT_LIMITS, Limits
 from .errors import PluginError
@@ -217,52 +216,20 @@ def _journal_target(staging: Path) -> str | None:
 
 
 def remove_plugin(plugins_dir: Path, name: str, *, trash_dir: Path, use_os_trash: bool | None = None) -> str:
-    """Move the installed package `name` to the trash; returns where it went ("os-trash" or
-    a path). Its settings and `data/plugins/<name>/` stay. `PluginError` when not installed."""
+    """Move the installed package `name` to the trash (llmspace/core/trash.py: the system
+    trash, else `trash_dir/plugins/`); returns where it went ("os-trash" or a path). Its
+    settings and `data/plugins/<name>/` stay. `PluginError` when it is not installed."""
     target = plugin_folder(plugins_dir, name)
-    if use_os_trash is None:
-        use_os_trash = os.environ.get("LLM_SPACE_NO_OS_TRASH", "") not in ("1", "true", "yes")
     with _locked(plugins_dir):
         _recover(plugins_dir)
         if not os.path.lexists(target):
             raise PluginError(f"No plugin named {name} is installed in {plugins_dir}.",
                               hint="See the installed plugins with: llmspace plugins list.")
-        where = _trash(target, trash_dir, name, use_os_trash)
-        scope = target.parent
-        if scope != plugins_dir:
+        where = Trash(plugins_dir, trash_dir / "plugins", use_os_trash).send(target, name)
+        if target.parent != plugins_dir:
             with contextlib.suppress(OSError):
-                scope.rmdir()  # an empty @scope folder
+                target.parent.rmdir()  # the @scope folder, when it is empty now
     return where
-
-
-def _trash(path: Path, trash_dir: Path, name: str, use_os_trash: bool) -> str:
-    if use_os_trash:
-        try:
-            from send2trash import send2trash
-
-            send2trash(str(path))
-            if not os.path.lexists(path):
-                return "os-trash"
-        except Exception as exc:  # no OS trash here (headless, other mount, permissions)
-            log.info("OS trash unavailable for %s (%s); using %s", path, exc, trash_dir)
-    folder = trash_dir / "plugins"
-    folder.mkdir(parents=True, exist_ok=True)
-    stem = f"{safe_component(name)}.{time.strftime('%Y%m%d-%H%M%S')}"
-    for n in range(1000):
-        dest = folder / (stem if n == 0 else f"{stem}-{n}")
-        if os.path.lexists(dest):
-            continue
-        try:
-            os.rename(path, dest)
-        except OSError as exc:
-            if exc.errno == errno.EXDEV:
-                shutil.move(str(path), str(dest))
-                return str(dest)
-            raise PluginError(f"Could not move plugin {name} to the trash: {exc.strerror or exc}.",
-                              hint="Check the permissions of the plugins folder; the plugin was left in place.") from None
-        return str(dest)
-    raise PluginError(f"Could not move plugin {name} to the trash: too many removed copies in {folder}.",
-                      hint=f"Empty {folder} and try again.")
 
 
 class _Busy(Exception):
