@@ -5,6 +5,7 @@ updates that leave the installed version as it was, and removal to the trash."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -93,7 +94,7 @@ def test_a_failed_update_leaves_the_installed_version_exactly_as_it_was(home: Pa
     install_zip(good_zip(tmp_path / "v1.zip"), plugins)
     before = tree_snapshot(home)
     bad = write_zip(tmp_path / "v2.zip", [*plugin_entries(version="2.0.0", marker="v2"), Entry("tools/../../x", b"x")])
-    with pytest.raises(PluginError, match="'tools/../../x'"):
+    with pytest.raises(PluginError, match=re.escape("'tools/../../x'")):
         install_zip(bad, plugins)
     assert tree_snapshot(home) == before
 

@@ -14,8 +14,8 @@ from llmspace.plugins.errors import PluginError
 from llmspace.plugins.install import install_zip
 
 from .zips import (
-    MiB,
     Entry,
+    MiB,
     bomb_zip,
     dir_entry,
     good_zip,
