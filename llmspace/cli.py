@@ -34,6 +34,7 @@ COMMAND_MODULES = (
     "render",
     "history",
     "matrix",
+    "plugins",
 )
 
 if TYPE_CHECKING:
