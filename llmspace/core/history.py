@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..errors import UserFacingError
-from .model import AssistantMessage, RunSnapshot, Thread, ThreadSnapshot, Usage, UserMessage, _ORDER_SINK
+from .model import _ORDER_SINK, AssistantMessage, Node, RunSnapshot, Thread, ThreadSnapshot, Usage, UserMessage
 from .usage import compact_label, is_valid_usage, normalize_usage, snapshot_usage
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def unset(node: Any, name: str) -> None:
 # -- snapshots -----------------------------------------------------------------------------
 
 
-def _partial_dump(node: Any, names: tuple[str, ...]) -> dict[str, Any]:
+def _partial_dump(node: Node, names: tuple[str, ...]) -> dict[str, Any]:
     """The JSON-ready dict of some fields of a node, with remembered key orders re-applied."""
     from .threadio import _apply_key_order
 
@@ -174,7 +174,7 @@ def normalize_history(thread: Thread) -> None:
     last: dict[str, int] = {run.id or "": i for i, run in enumerate(entries)}
     entries = [run for i, run in enumerate(entries) if last[run.id or ""] == i]
     new = entries[-MAX_RUNS:]
-    if len(new) != len(thread.runHistory) or any(a is not b for a, b in zip(new, thread.runHistory)):
+    if len(new) != len(thread.runHistory) or any(a is not b for a, b in zip(new, thread.runHistory, strict=True)):
         thread.runHistory = new
 
 
@@ -221,7 +221,7 @@ def fork_thread(thread: Thread, run_id: str, message_id: str) -> Thread:
     return thread_from_data(data)
 
 
-def fork(workspace: "Workspace", rel: str, run_id: str, message_id: str) -> str:
+def fork(workspace: Workspace, rel: str, run_id: str, message_id: str) -> str:
     """Write a new thread file beside `rel` forked from a run at a message; returns its path."""
     thread = workspace.open(rel)
     normalize_history(thread)

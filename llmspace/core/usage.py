@@ -148,8 +148,8 @@ def run_usage(messages: Iterable[Any]) -> Usage:
     """Sum of the usage of the assistant messages given (empty usage when none has any).
 
     Same rules as `add_usage`, accumulated on plain numbers (one node built at the end)."""
-    tokens = [0, 0, 0, 0]
-    costs = [0, 0, 0, 0, 0]
+    tokens: list[Num] = [0, 0, 0, 0]
+    costs: list[Num] = [0, 0, 0, 0, 0]
     total: Num = 0
     reasoning: Num | None = None
     for msg in messages:

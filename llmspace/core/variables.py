@@ -19,11 +19,12 @@ Pure: no network, no threads, no file access.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from ..errors import UserFacingError
-from .model import LEGACY_RENDERED_KEY, RENDERED_KEY, PromptSnapshot, Thread, Variable, VariableVariants
+from .model import LEGACY_RENDERED_KEY, RENDERED_KEY, PromptSnapshot, TextContent, Thread, Variable, VariableVariants
 
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # `{{ name }}` placeholders as the simple path sees them (no braces inside).
@@ -294,7 +295,7 @@ def iter_places(thread: Thread) -> Iterator[tuple[str, str, list[str]]]:
     if ctx is not None and ctx.systemPrompt is not None:
         yield SYSTEM_PROMPT_PLACE, "the system prompt", [ctx.systemPrompt]
     for i, msg in enumerate(thread.messages, start=1):
-        texts = [c.text for c in msg.content if getattr(c, "type", None) == "text"]
+        texts = [c.text for c in msg.content if isinstance(c, TextContent)]
         yield message_place(msg.id), f"message {i} ({msg.role}, id {msg.id})", texts
         for call in getattr(msg, "toolCalls", None) or []:
             if call.output is not None and call.output.content:
@@ -305,7 +306,7 @@ def iter_places(thread: Thread) -> Iterator[tuple[str, str, list[str]]]:
                 )
 
 
-def _rewrite_texts(thread: Thread, fn: Any) -> bool:
+def _rewrite_texts(thread: Thread, fn: Callable[[str], str]) -> bool:
     """Apply `fn(text) -> text` to every text surface in place. Returns changed."""
     changed = False
     ctx = thread.context
@@ -316,16 +317,16 @@ def _rewrite_texts(thread: Thread, fn: Any) -> bool:
             changed = True
     for msg in thread.messages:
         for part in msg.content:
-            if getattr(part, "type", None) == "text":
+            if isinstance(part, TextContent):
                 new = fn(part.text)
                 if new != part.text:
                     part.text = new
                     changed = True
         for call in getattr(msg, "toolCalls", None) or []:
-            for part in call.output.content if call.output is not None else []:
-                new = fn(part.text)
-                if new != part.text:
-                    part.text = new
+            for result in call.output.content if call.output is not None else []:
+                new = fn(result.text)
+                if new != result.text:
+                    result.text = new
                     changed = True
     return changed
 

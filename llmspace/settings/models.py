@@ -73,12 +73,16 @@ class ProviderView:
 
 def model_from_dict(d: dict[str, Any], default_api: str) -> ModelInfo:
     """A `CustomModel` record (pi-ai shape) as a `ModelInfo`."""
-    cost = d.get("cost") if isinstance(d.get("cost"), dict) else {}
+    cost = d.get("cost")
+    if not isinstance(cost, dict):
+        cost = {}
 
     def num(v: Any) -> float:
         return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0
 
-    inputs = d.get("input") if isinstance(d.get("input"), list) else ["text"]
+    inputs = d.get("input")
+    if not isinstance(inputs, list):
+        inputs = ["text"]
     api = _api_name(d.get("api"), default_api)
     return ModelInfo(
         id=str(d["id"]), name=str(d.get("name") or d["id"]), api=api,

@@ -59,7 +59,7 @@ class SearchSettings:
     @property
     def provider(self) -> str:
         value = self.raw.get("provider", DEFAULTS["provider"])
-        return value if value in PROVIDERS else DEFAULTS["provider"]
+        return value if isinstance(value, str) and value in PROVIDERS else str(DEFAULTS["provider"])
 
     def key(self, provider: str) -> str:
         """The resolved API key of `provider` (empty when not configured)."""

@@ -12,7 +12,7 @@ Pure. Callers: core/importers/detect.py.
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, TypeGuard
 
 from .args import parse_arguments
 
@@ -20,7 +20,7 @@ _TYPES = {1: "string", 2: "number", 3: "boolean", 4: "object", 5: "array"}
 NOTHING_FOUND = "no messages, system prompt or tools found"
 
 
-def is_aurora(value: Any) -> bool:
+def is_aurora(value: Any) -> TypeGuard[dict[str, Any]]:
     return isinstance(value, dict) and isinstance(value.get("Messages"), list) and isinstance(value.get("Tools"), list)
 
 
@@ -132,7 +132,8 @@ def normalize_aurora(root: dict[str, Any]) -> dict[str, Any] | str:
                     out["toolCalls"] = tool_calls
                 messages.append(out)
         elif role == "tool":
-            target = calls.get(msg.get("ToolCallID")) if isinstance(msg.get("ToolCallID"), str) else None
+            call_id = msg.get("ToolCallID")
+            target = calls.get(call_id) if isinstance(call_id, str) else None
             if target is not None and text:
                 target["output"] = {"content": [{"type": "text", "text": text}]}
     tools = [t for t in (_tool(e) for e in root["Tools"]) if t is not None]

@@ -55,12 +55,11 @@ def thread_from_value(value: Any, resolve_model: ModelResolver | None = None) ->
     if not isinstance(value, (dict, list)):
         return "not a JSON object or array"
     if is_aurora(value):
-        data: dict[str, Any] | str = normalize_aurora(value)  # type: ignore[arg-type]
+        data: dict[str, Any] | str = normalize_aurora(value)
     else:
-        foreign = isinstance(value, list) or isinstance(value.get("messages"), list)
-        if not foreign and _is_langfuse(value):
-            return "a Langfuse trace payload, not a thread (open it from the trace panel)"
-        if not foreign:
+        if isinstance(value, dict) and not isinstance(value.get("messages"), list):  # not a foreign export
+            if _is_langfuse(value):
+                return "a Langfuse trace payload, not a thread (open it from the trace panel)"
             if not _THREAD_KEYS.intersection(value):
                 return "no thread fields (title, model, context, runHistory, …) found"
             try:

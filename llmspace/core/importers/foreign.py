@@ -65,7 +65,8 @@ def _openai_calls(msg: dict[str, Any]) -> list[tuple[Any, str, Any]]:
         for call in calls:
             if not isinstance(call, dict):
                 continue
-            fn = call.get("function") if isinstance(call.get("function"), dict) else call
+            inner = call.get("function")
+            fn = inner if isinstance(inner, dict) else call
             name = fn.get("name")
             if isinstance(name, str) and name:
                 out.append((call.get("id"), name, fn.get("arguments")))
@@ -79,13 +80,18 @@ def _tool(entry: Any) -> dict[str, Any] | None:
     """One root `tools` entry as a native tool (function unless a complete MCP tool)."""
     if not isinstance(entry, dict):
         return None
-    spec = entry.get("function") if entry.get("type") == "function" and isinstance(entry.get("function"), dict) else entry
+    function = entry.get("function")
+    spec = function if entry.get("type") == "function" and isinstance(function, dict) else entry
     name = spec.get("name")
     if not isinstance(name, str) or not name:
         return None
     desc = spec.get("description")
-    params = spec.get("parameters") if isinstance(spec.get("parameters"), dict) else spec.get("input_schema")
-    source = entry.get("source") if isinstance(entry.get("source"), dict) else {}
+    params = spec.get("parameters")
+    if not isinstance(params, dict):
+        params = spec.get("input_schema")
+    source = entry.get("source")
+    if not isinstance(source, dict):
+        source = {}
     is_mcp = entry.get("type") == "mcp" or (entry.get("type") is None and source.get("type") == "mcp")
     tool: dict[str, Any] = {"type": "mcp" if is_mcp else "function", "name": name,
                             "description": desc if isinstance(desc, str) else "",
@@ -147,7 +153,8 @@ def normalize_foreign(root: Any, resolve_model: ModelResolver | None = None) -> 
             if out is not None:
                 messages.append(out)
         elif role == "tool":
-            call = calls.get(msg.get("tool_call_id")) if isinstance(msg.get("tool_call_id"), str) else None
+            call_id = msg.get("tool_call_id")
+            call = calls.get(call_id) if isinstance(call_id, str) else None
             if call is not None:
                 call["output"] = {"content": [{"type": "text", "text": plain_text(msg.get("content"))}]}
     tools = [t for t in (_tool(e) for e in top.get("tools", []) or []) if t is not None] if isinstance(top.get("tools"), list) else []
