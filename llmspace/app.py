@@ -6,6 +6,7 @@ Order of dependencies (each only uses those above it):
   -> providers (model APIs + providers, built-ins registered) -> skills -> mcp (hub, made on
   first use) -> tools (router, built-in executors registered) -> traces
   -> run_services (the typed services of the agent layer) -> runner (run loop, pool)
+  plugins (discovery, settings and status of installed plugins) depends on root only.
 
 The agent layer gets `run_services` (`agent/run_services.py`), never the App.
 
@@ -17,9 +18,10 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .paths import DataRoot
 
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from .agent.runner import Runner
     from .core.workspace import Workspace
     from .mcp.hub import McpHub
+    from .plugins.service import PluginService
     from .providers.registry import ProviderRegistry
     from .providers.traces import TraceWriter
     from .registries import Registries
@@ -43,7 +46,7 @@ class App:
 
     def __init__(self, root: DataRoot) -> None:
         self.root = root
-        self._closers: list[Any] = []
+        self._closers: list[Callable[[], object]] = []
 
     @classmethod
     def from_env(cls) -> App:
@@ -156,6 +159,14 @@ class App:
         runner = Runner(self.run_services)
         self._closers.append(runner.close)
         return runner
+
+    @cached_property
+    def plugins(self) -> PluginService:
+        """Installed plugins: discovery, settings, status (`llmspace/plugins/service.py`).
+        Scans on first use; nothing runs plugin code."""
+        from .plugins.service import PluginService
+
+        return PluginService(self.root)
 
     @cached_property
     def workers(self) -> ThreadPoolExecutor:

@@ -82,7 +82,8 @@ def _failed(cand: Candidate, ctx: LoadContext, summary: str, manifest: Manifest 
     valid = is_valid_package_name(cand.key)
     diag = ctx.log.write(cand.key if valid else None, "discovery", summary, exc=exc,
                          where=f"plugins/{cand.key}", redactor=sanitizer(environ=ctx.environ))
-    return PluginRecord(cand.key, cand.folder, manifest, "error", diagnostics=(diag,))
+    compatible = engines_compatible(manifest.engines_range) if manifest is not None else None
+    return PluginRecord(cand.key, cand.folder, manifest, "error", compatible=compatible, diagnostics=(diag,))
 
 
 def _read_manifest(cand: Candidate, ctx: LoadContext) -> Manifest | PluginRecord:

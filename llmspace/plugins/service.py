@@ -22,7 +22,8 @@ import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError
 from ..jsonio import SETTINGS_MAX_BYTES, read_json
@@ -33,6 +34,9 @@ from .form import SettingsForm, build_form, set_path
 from .loader import Candidate, LoadContext, load_plugin, scan
 from .model import PluginRecord
 from .store import PluginSettingsStore
+
+if TYPE_CHECKING:
+    from .install import InstallResult
 
 ENV_DISABLE = "LLM_SPACE_DISABLE_PLUGINS"
 
@@ -60,6 +64,7 @@ class PluginService:
         self._lock = threading.RLock()
         self._records: dict[str, PluginRecord] | None = None
         self._listeners: list[Callable[[], None]] = []
+        self._recovery_error = ""
 
     # -- state ---------------------------------------------------------------------------
     def disabled_reason(self) -> str:
@@ -75,6 +80,8 @@ class PluginService:
         out = []
         if self.disabled_by_env:
             out.append(f"{ENV_DISABLE}=1 is set: third-party plugins are skipped for this start.")
+        if self._recovery_error:
+            out.append(f"An interrupted plugin install could not be checked: {self._recovery_error}")
         if self.store.error:
             out.append(f"Plugin settings could not be read, so third-party plugins are disabled for this start "
                        f"and the file is left unchanged: {self.store.error}")
@@ -83,10 +90,20 @@ class PluginService:
     def _context(self) -> LoadContext:
         return LoadContext(self.store.entry, self.log, self.disabled_reason(), self.environ)
 
+    def _recover(self) -> None:
+        """Finish or undo an install that a crash interrupted (llmspace/plugins/install.py)."""
+        from .install import recover_interrupted
+
+        try:
+            recover_interrupted(self.root.plugins)
+        except (OSError, PluginError) as exc:  # scan what is there; say so in notices()
+            self._recovery_error = exc.message if isinstance(exc, PluginError) else str(exc)
+
     def refresh(self) -> list[PluginRecord]:
         """Rescan `plugins/` (additions, removals, renames) and reread plugins.json."""
         with self._lock:
             self.store.load()
+            self._recover()
             ctx = self._context()
             self._records = {c.key: load_plugin(c, ctx) for c in scan(self.root.plugins)}
             records = list(self._records.values())
@@ -175,6 +192,23 @@ class PluginService:
                 raise PluginError(f"Settings of {name!r} were not saved: " + "; ".join(problems[:5]) + ".")
         self.store.set_settings(name, saved)
         return self.reload(name)
+
+    # -- packages (llmspace/plugins/install.py) -----------------------------------------------
+    def install(self, zip_path: str | Path) -> tuple[InstallResult, PluginRecord]:
+        """Install or update the plugin in a ZIP, then rescan; returns the result and record."""
+        from .install import install_zip
+
+        result = install_zip(zip_path, self.root.plugins)
+        self.refresh()
+        return result, self.get(result.name)
+
+    def remove(self, name: str) -> str:
+        """Move plugin `name` to the trash (its settings and data stay); returns where it went."""
+        from .install import remove_plugin
+
+        where = remove_plugin(self.root.plugins, name, trash_dir=self.root.trash)
+        self.refresh()
+        return where
 
     # -- listeners -----------------------------------------------------------------------
     def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
