@@ -7,6 +7,8 @@
   llmspace plugins refresh              rescan LLM_SPACE_HOME/plugins
   llmspace plugins settings NAME [KEY=VALUE ...]   show the form, or set values (nested.key=…)
   llmspace plugins install ZIP [ZIP ...] / remove NAME
+  llmspace plugins pack DIR [-o ZIP]    a release ZIP (llmspace/plugins/pack.py)
+  llmspace plugins check DIR            the release checklist, one PASS/FAIL line per item
 
 Backed by `app.plugins` (llmspace/plugins/service.py). More actions (pack, check) are
 added with `ACTIONS` below: one `(name, help, configure)` entry each.
@@ -18,6 +20,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError
@@ -235,6 +238,32 @@ def cmd_remove(args: argparse.Namespace, app: App) -> int:
     return 0
 
 
+def cmd_pack(args: argparse.Namespace, app: App) -> int:
+    from ..plugins.pack import pack
+
+    print(pack(Path(args.dir), Path(args.output) if args.output else None).message)
+    return 0
+
+
+def cmd_check(args: argparse.Namespace, app: App) -> int:
+    from ..plugins.check import check_plugin, failed, format_report
+
+    items = check_plugin(Path(args.dir))
+    print(format_report(items))
+    return 1 if failed(items) else 0
+
+
+def _configure_pack(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dir", metavar="DIR", help="the plugin folder (holding package.json)")
+    p.add_argument("-o", "--output", metavar="ZIP", help="the ZIP to write (default: <name>-<version>.zip beside DIR)")
+    p.set_defaults(handler=cmd_pack)
+
+
+def _configure_check(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dir", metavar="DIR", help="the plugin folder (holding package.json)")
+    p.set_defaults(handler=cmd_check)
+
+
 def _name(p: argparse.ArgumentParser) -> None:
     p.add_argument("name", metavar="NAME", help="the plugin ID (package.json name), e.g. @example/team-tools")
 
@@ -274,6 +303,8 @@ ACTIONS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = [
     ("settings", "show a plugin's settings form, or set KEY=VALUE pairs", _configure_settings),
     ("install", "install or update plugins from ZIP files", _configure_install),
     ("remove", "move a plugin to the trash; its settings and data stay", _with_name(cmd_remove)),
+    ("pack", "build a release ZIP of a plugin folder", _configure_pack),
+    ("check", "run the release checklist on a plugin folder (exit 1 when an item fails)", _configure_check),
 ]
 
 

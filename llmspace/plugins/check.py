@@ -31,6 +31,7 @@ from typing import Any
 
 from ..errors import UserFacingError
 from ..jsonio import SETTINGS_MAX_BYTES, read_json
+from .errors import PluginError
 from .extensions import MCP_TRANSPORTS, find_extensions
 from .form import build_form
 from .icon import icon_problem
@@ -60,6 +61,8 @@ class CheckItem:
 def check_plugin(folder: Path) -> list[CheckItem]:
     """Run every checklist item on the plugin folder `folder`."""
     folder = Path(folder)
+    if not folder.is_dir():
+        raise PluginError(f"{folder} is not a folder.", hint="Give the plugin folder (the one holding package.json).")
     items: list[CheckItem] = []
     raw, problem = _json(folder, "package.json")
     items.append(CheckItem("package.json", isinstance(raw, dict), problem or ("a JSON object" if isinstance(raw, dict) else

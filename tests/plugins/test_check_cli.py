@@ -1,0 +1,31 @@
+"""`llmspace plugins check DIR`: one line per checklist item, exit 1 when one fails."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from llmspace.cli import main
+
+from .test_check import bad_plugin, good_plugin
+
+
+def test_check_of_a_good_plugin_prints_every_item_and_exits_0(home: Path, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plugins", "check", str(good_plugin(tmp_path))]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 12 and all(line.startswith("PASS  ") for line in lines[:-1])
+    assert lines[-1] == "All 11 checks passed."
+
+
+def test_check_of_a_bad_plugin_exits_1(home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plugins", "check", str(bad_plugin(tmp_path))]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  name" in out and "FAIL  secrets" in out and out.splitlines()[-1] == "10 of 11 checks failed."
+    assert "hunter2" not in out
+
+
+def test_check_of_a_missing_folder_says_so(home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plugins", "check", str(tmp_path / "nope")]) == 1
+    assert "is not a folder" in capsys.readouterr().err
