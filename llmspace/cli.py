@@ -14,8 +14,9 @@ import argparse
 import importlib
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .errors import UserFacingError, describe_exception
@@ -40,7 +41,7 @@ COMMAND_MODULES = (
 if TYPE_CHECKING:
     from .app import App
 
-Handler = Callable[..., int]
+Handler = Callable[[argparse.Namespace, "App"], int]  # what `set_defaults(handler=…)` stores
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
             added.close()
 
 
-def _log_path(app: "App") -> "Path | None":
+def _log_path(app: App) -> Path | None:
     """The log file (attached to the `llmspace` logger); None when the logs folder cannot be made."""
     try:
         return app.log_file

@@ -18,6 +18,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError, ValidationFailed
+from .parsers import help_handler
 
 if TYPE_CHECKING:
     from ..app import App
@@ -32,7 +33,7 @@ Example: --scores A:accuracy=4,clarity=5 B:accuracy=3,clarity=4   (or A:1=4,2=5 
 """
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `history`, `compare`, `evaluate`, `rubric` and `fork`."""
     h = sub.add_parser("history", help="list, inspect, restore or remove the recorded runs of a thread",
                        description="List the run history of a thread (newest first) with its evaluations and rubrics.")
@@ -69,7 +70,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     r = sub.add_parser("rubric", help="manage the evaluation rubrics of a thread",
                        description="Rubrics have 2–6 ordered criteria (name ≤ 80 characters, optional description ≤ 240).")
     rsub = r.add_subparsers(dest="rubric_command", metavar="ACTION")
-    r.set_defaults(handler=lambda args, app: (r.print_help(), 0)[1])
+    r.set_defaults(handler=help_handler(r))
     crit_help = 'a criterion as "NAME" or "NAME: DESCRIPTION" (repeat 2–6 times, in order)'
     ra = rsub.add_parser("add", help="create a rubric")
     ra.add_argument("thread", metavar="THREAD")
@@ -101,7 +102,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
 # -- helpers ------------------------------------------------------------------------------------
 
 
-def load(app: "App", arg: str) -> tuple[str, "Thread"]:
+def load(app: App, arg: str) -> tuple[str, Thread]:
     """(workspace path, thread) with run history and evaluations normalised as on load."""
     from ..core.evaluation import normalize_evaluations
     from ..core.history import normalize_history
@@ -117,7 +118,7 @@ def load(app: "App", arg: str) -> tuple[str, "Thread"]:
     return rel, thread
 
 
-def _lenient_open(app: "App", rel: str, exc: "ValidationFailed") -> "Thread":
+def _lenient_open(app: App, rel: str, exc: ValidationFailed) -> Thread:
     """Open a thread whose run history or evaluations hold malformed records (dropped, with a warning)."""
     import sys
 
@@ -130,7 +131,7 @@ def _lenient_open(app: "App", rel: str, exc: "ValidationFailed") -> "Thread":
     return thread
 
 
-def resolve_run(thread: "Thread", given: str) -> str:
+def resolve_run(thread: Thread, given: str) -> str:
     """A run id from an id, a unique id prefix, or `#N` (N-th newest)."""
     from ..core.history import find_run
 
@@ -167,7 +168,7 @@ def parse_criteria(items: list[str]) -> list[dict[str, str]]:
     return out
 
 
-def _criterion_id(rubric: "RubricSnapshot", key: str) -> str:
+def _criterion_id(rubric: RubricSnapshot, key: str) -> str:
     key = key.strip()
     for c in rubric.criteria:
         if c.id == key or c.name.casefold() == key.casefold():
@@ -178,7 +179,7 @@ def _criterion_id(rubric: "RubricSnapshot", key: str) -> str:
     raise UserFacingError(f"Rubric {rubric.name!r} has no criterion {key!r} (criteria: {names}).")
 
 
-def parse_scores(items: list[str], rubric: "RubricSnapshot", left: str, right: str) -> dict[str, dict[str, int]]:
+def parse_scores(items: list[str], rubric: RubricSnapshot, left: str, right: str) -> dict[str, dict[str, int]]:
     """Turn `A:c1=4,c2=5 B:…` into {run id: {criterion id: score}} (see SCORES_HELP)."""
     out: dict[str, dict[str, int]] = {}
     for item in items:
@@ -198,7 +199,7 @@ def parse_scores(items: list[str], rubric: "RubricSnapshot", left: str, right: s
     return out
 
 
-def _eval_line(ev: "Evaluation") -> str:
+def _eval_line(ev: Evaluation) -> str:
     from ..core.evaluation import averages
 
     line = f"  {ev.id}  A={ev.leftRunId}  B={ev.rightRunId}  {ev.verdict}"
@@ -213,7 +214,7 @@ def _eval_line(ev: "Evaluation") -> str:
     return line
 
 
-def _rubric_lines(r: "Rubric") -> list[str]:
+def _rubric_lines(r: Rubric) -> list[str]:
     lines = [f"  {r.name}  (id {r.id}, revision {r.revision})"]
     for i, c in enumerate(r.criteria, 1):
         lines.append(f"    {i}. {c.name}" + (f" — {c.description}" if c.description else "") + f"  [{c.id}]")
@@ -223,7 +224,7 @@ def _rubric_lines(r: "Rubric") -> list[str]:
 # -- handlers --------------------------------------------------------------------------------------
 
 
-def history_command(args: argparse.Namespace, app: "App") -> int:
+def history_command(args: argparse.Namespace, app: App) -> int:
     from ..core import history as h
     from ..core.evaluation import remove_evaluation
 
@@ -258,8 +259,9 @@ def history_command(args: argparse.Namespace, app: "App") -> int:
             print(f"System prompt: {view.system_prompt}")
         for m in view.messages:
             print(f"\n[{m.role} {m.id}]")
-            if getattr(m, "thinking", None):
-                print(f"(thinking) {m.thinking}")
+            thinking = getattr(m, "thinking", None)  # assistant messages only
+            if thinking:
+                print(f"(thinking) {thinking}")
             text = m.text()
             if text:
                 print(text)
@@ -296,7 +298,7 @@ def history_command(args: argparse.Namespace, app: "App") -> int:
     return 0
 
 
-def compare_command(args: argparse.Namespace, app: "App") -> int:
+def compare_command(args: argparse.Namespace, app: App) -> int:
     from ..core.compare import compare_runs, render_text
 
     _, thread = load(app, args.thread)
@@ -317,7 +319,7 @@ def compare_command(args: argparse.Namespace, app: "App") -> int:
     return 0
 
 
-def evaluate_command(args: argparse.Namespace, app: "App") -> int:
+def evaluate_command(args: argparse.Namespace, app: App) -> int:
     from ..core.evaluation import averages, find_pair, find_rubric, save_evaluation
 
     rel, thread = load(app, args.thread)
@@ -347,7 +349,7 @@ def evaluate_command(args: argparse.Namespace, app: "App") -> int:
     return 0
 
 
-def rubric_add(args: argparse.Namespace, app: "App") -> int:
+def rubric_add(args: argparse.Namespace, app: App) -> int:
     from ..core.evaluation import create_rubric
 
     rel, thread = load(app, args.thread)
@@ -357,7 +359,7 @@ def rubric_add(args: argparse.Namespace, app: "App") -> int:
     return 0
 
 
-def rubric_edit(args: argparse.Namespace, app: "App") -> int:
+def rubric_edit(args: argparse.Namespace, app: App) -> int:
     from ..core.evaluation import find_rubric, update_rubric
 
     rel, thread = load(app, args.thread)
@@ -372,7 +374,7 @@ def rubric_edit(args: argparse.Namespace, app: "App") -> int:
     return 0
 
 
-def rubric_delete(args: argparse.Namespace, app: "App") -> int:
+def rubric_delete(args: argparse.Namespace, app: App) -> int:
     from ..core.evaluation import delete_rubric
 
     rel, thread = load(app, args.thread)
@@ -382,7 +384,7 @@ def rubric_delete(args: argparse.Namespace, app: "App") -> int:
     return 0
 
 
-def rubric_list(args: argparse.Namespace, app: "App") -> int:
+def rubric_list(args: argparse.Namespace, app: App) -> int:
     _, thread = load(app, args.thread)
     if not thread.evaluationRubrics:
         print("No rubrics yet (create one with `llmspace rubric add THREAD NAME -c NAME -c NAME`).")
@@ -392,7 +394,7 @@ def rubric_list(args: argparse.Namespace, app: "App") -> int:
     return 0
 
 
-def fork_command(args: argparse.Namespace, app: "App") -> int:
+def fork_command(args: argparse.Namespace, app: App) -> int:
     from ..core.history import fork
 
     rel, thread = load(app, args.thread)

@@ -11,14 +11,15 @@ running it). Exit code 0 when every file imported something, 1 otherwise
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..app import App
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `import`."""
     parser = sub.add_parser("import", help="import thread exports (JSON or JSON Lines) into the workspace")
     parser.add_argument("files", nargs="+", metavar="FILE", help="files to import")
@@ -26,7 +27,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     parser.set_defaults(handler=run_import)
 
 
-def model_resolver(app: "App") -> "Callable[[str], dict[str, str] | None] | None":
+def model_resolver(app: App) -> Callable[[str], dict[str, str] | None] | None:
     """Foreign model id -> {provider, id} of the first configured provider offering it (None if unknown)."""
     try:
         providers = app.models.providers()
@@ -39,7 +40,7 @@ def model_resolver(app: "App") -> "Callable[[str], dict[str, str] | None] | None
     return index.get
 
 
-def run_import(args: argparse.Namespace, app: "App") -> int:
+def run_import(args: argparse.Namespace, app: App) -> int:
     from ..core.importers import import_files
 
     into = args.into.strip().rstrip("/")  # a leading / is an absolute path: refused, not made relative

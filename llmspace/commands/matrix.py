@@ -36,7 +36,7 @@ failed cells of the last matrix and rewrites the reports.
 """
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("matrix", help="run a thread over several models and variable variants, with a report",
                        description="Run THREAD over models × variable variants × repeats on the worker pool.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -54,7 +54,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     p.set_defaults(handler=matrix_command)
 
 
-def _print_cell(cell: "MatrixCell") -> None:
+def _print_cell(cell: MatrixCell) -> None:
     from ..core.timing import duration_label
     from ..core.usage import format_cost
 
@@ -72,7 +72,7 @@ def _print_cell(cell: "MatrixCell") -> None:
     print(line, flush=True)
 
 
-def matrix_command(args: argparse.Namespace, app: "App") -> int:
+def matrix_command(args: argparse.Namespace, app: App) -> int:
     from ..agent.matrix import MatrixSpec, parse_models, parse_variants, rerun_failed, run_matrix, sibling_paths
     from .run import thread_path
 

@@ -15,9 +15,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError
+from .parsers import help_handler
+
+if TYPE_CHECKING:
+    from ..app import App
 
 
 def _pairs(values: list[str] | None, what: str) -> dict[str, str] | None:
@@ -33,13 +37,13 @@ def _pairs(values: list[str] | None, what: str) -> dict[str, str] | None:
     return out
 
 
-def _warn_settings(app: Any) -> None:
+def _warn_settings(app: App) -> None:
     app.mcp.settings.servers()
     if app.mcp.settings.error is not None:
         print(f"warning: {app.mcp.settings.error}", file=sys.stderr)
 
 
-def cmd_list(args: argparse.Namespace, app: Any) -> int:
+def cmd_list(args: argparse.Namespace, app: App) -> int:
     servers = app.mcp.servers()
     _warn_settings(app)
     if args.json:
@@ -59,11 +63,11 @@ def cmd_list(args: argparse.Namespace, app: Any) -> int:
         rows.append((s.name, s.transport, status, count))
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     for row in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     return 0
 
 
-def cmd_add(args: argparse.Namespace, app: Any) -> int:
+def cmd_add(args: argparse.Namespace, app: App) -> int:
     chosen = [x for x in (args.stdio, args.http, args.sse) if x]
     if len(chosen) != 1:
         raise UserFacingError("Give exactly one of --stdio CMD [ARGS...], --http URL or --sse URL.")
@@ -84,7 +88,7 @@ def cmd_add(args: argparse.Namespace, app: Any) -> int:
     return 0
 
 
-def cmd_remove(args: argparse.Namespace, app: Any) -> int:
+def cmd_remove(args: argparse.Namespace, app: App) -> int:
     cfg = app.mcp.remove_server(args.name)
     print(f"Removed MCP server {cfg.name!r}.")
     return 0
@@ -102,7 +106,7 @@ def _print_tools(tools: list[Any]) -> None:
             print(f"      unavailable: {t.reason}")
 
 
-def cmd_test(args: argparse.Namespace, app: Any) -> int:
+def cmd_test(args: argparse.Namespace, app: App) -> int:
     readiness = app.mcp.test(args.server)
     if readiness.status != "ready":
         print(f"{args.server}: {readiness.status}: {readiness.lastError}", file=sys.stderr)
@@ -113,12 +117,12 @@ def cmd_test(args: argparse.Namespace, app: Any) -> int:
     return 0
 
 
-def cmd_tools(args: argparse.Namespace, app: Any) -> int:
+def cmd_tools(args: argparse.Namespace, app: App) -> int:
     _print_tools(app.mcp.list_tools(args.server, refresh=True))
     return 0
 
 
-def cmd_prompts(args: argparse.Namespace, app: Any) -> int:
+def cmd_prompts(args: argparse.Namespace, app: App) -> int:
     for p in app.mcp.list_prompts(args.server):
         names = ", ".join(a.get("name", "") + ("" if a.get("required") else "?") for a in p.get("arguments") or [])
         desc = f" — {p['description']}" if p.get("description") else ""
@@ -126,14 +130,14 @@ def cmd_prompts(args: argparse.Namespace, app: Any) -> int:
     return 0
 
 
-def cmd_resources(args: argparse.Namespace, app: Any) -> int:
+def cmd_resources(args: argparse.Namespace, app: App) -> int:
     for r in app.mcp.list_resources(args.server):
         mime = f" [{r['mimeType']}]" if r.get("mimeType") else ""
         print(f"  {r['uri']}  {r.get('name', '')}{mime}")
     return 0
 
 
-def cmd_call(args: argparse.Namespace, app: Any) -> int:
+def cmd_call(args: argparse.Namespace, app: App) -> int:
     try:
         arguments = json.loads(args.json_args)
     except json.JSONDecodeError as exc:
@@ -150,11 +154,11 @@ def cmd_call(args: argparse.Namespace, app: Any) -> int:
     return 0
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `llmspace mcp …`."""
     p = sub.add_parser("mcp", help="MCP servers: list, add, remove, test, call")
     msub = p.add_subparsers(dest="mcp_command", metavar="ACTION")
-    p.set_defaults(handler=lambda a, app: (p.print_help(), 0)[1])
+    p.set_defaults(handler=help_handler(p))
 
     q = msub.add_parser("list", help="configured servers with transport, readiness and tool count")
     q.add_argument("--json", action="store_true", help="print the configuration as JSON")

@@ -14,12 +14,16 @@ import argparse
 import json
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError, redact
 
+if TYPE_CHECKING:
+    from ..app import App
+    from ..settings.models import ProviderView
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("models", help="list providers and models and whether each answers")
     p.add_argument("--refresh", action="store_true", help="ask local and custom servers for their models now")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -50,7 +54,7 @@ def _probe(base_url: str, headers: dict[str, str], key: str | None, timeout: flo
         return True, [], "reachable"
 
 
-def _status(app: Any, view: Any, probes: dict[str, tuple[bool, list[str], str]]) -> str:
+def _status(app: App, view: ProviderView, probes: dict[str, tuple[bool, list[str], str]]) -> str:
     if view.id in probes:
         return probes[view.id][2]
     if view.local:
@@ -60,7 +64,7 @@ def _status(app: Any, view: Any, probes: dict[str, tuple[bool, list[str], str]])
     return "custom"
 
 
-def cmd_models(args: argparse.Namespace, app: Any) -> int:
+def cmd_models(args: argparse.Namespace, app: App) -> int:
     settings = app.models
     if settings.load_error is not None:
         print(f"warning: {settings.load_error} Using the built-in providers.", file=sys.stderr)
@@ -72,7 +76,7 @@ def cmd_models(args: argparse.Namespace, app: Any) -> int:
             if not v.builtin and v.base_url:
                 probes[v.id] = _probe(v.base_url, v.headers, settings.api_key(v.id))
     default = settings.default_model
-    out = []
+    out: list[dict[str, Any]] = []
     for v in settings.providers():
         models = [{"id": m.id, "name": m.name, "enabled": m.id not in v.disabled,
                    "default": bool(default and default.provider == v.id and default.id == m.id)} for m in v.models]
@@ -97,7 +101,7 @@ def cmd_models(args: argparse.Namespace, app: Any) -> int:
     return 0
 
 
-def cmd_ping(args: argparse.Namespace, app: Any) -> int:
+def cmd_ping(args: argparse.Namespace, app: App) -> int:
     from dataclasses import replace
 
     from ..cancel import CancelToken

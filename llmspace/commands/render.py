@@ -9,12 +9,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError
 
+if TYPE_CHECKING:
+    from ..app import App
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("render", help="print a thread as the model would receive it (variables rendered)")
     p.add_argument("thread", metavar="THREAD", help="thread path relative to the workspace, e.g. folder/name.json (or a path to a file inside the workspace)")
     p.add_argument("--var", action="append", default=[], metavar="NAME=VALUE",
@@ -34,16 +37,15 @@ def parse_vars(items: list[str]) -> dict[str, str]:
     return out
 
 
-def thread_rel(app: Any, rel: str) -> str:
+def thread_rel(app: App, rel: str) -> str:
     """Accept the thread path with or without `.json`."""
     if not rel.endswith(".json") and not app.workspace.exists(rel) and app.workspace.exists(rel + ".json"):
         return rel + ".json"
     return rel
 
 
-def run(args: argparse.Namespace, app: Any) -> int:
+def run(args: argparse.Namespace, app: App) -> int:
     from ..core.render import RenderEnv, render_thread
-
     from .run import thread_path
 
     overrides = parse_vars(args.var)

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, assert_never
 
 from ..agent import events as rev
+from ..cancel import CancelToken
 from ..errors import UserFacingError
 
 if TYPE_CHECKING:
@@ -224,8 +225,6 @@ def _run_once(app: App, thread: Thread, opts: RunOptions, printer: Printer | Non
     submit and the wait; without a `CtrlC` (not on the main thread) a KeyboardInterrupt
     during the wait cancels the run as before."""
     import time
-
-    from ..providers.base import CancelToken
 
     if ctrl_c is not None and ctrl_c.requested:
         raise KeyboardInterrupt  # asked to stop before the run was submitted: nothing to keep

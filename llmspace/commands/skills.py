@@ -10,13 +10,18 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING
+
+from .parsers import help_handler
+
+if TYPE_CHECKING:
+    from ..app import App
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("skills", help="list, enable and disable Agent Skills")
     group = p.add_subparsers(dest="skills_command", metavar="SUBCOMMAND")
-    p.set_defaults(handler=lambda args, app: (p.print_help(), 0)[1])
+    p.set_defaults(handler=help_handler(p))
 
     ls = group.add_parser("list", help="list discovered skills and problems")
     ls.add_argument("--json", action="store_true", help="print JSON")
@@ -43,7 +48,7 @@ def _one_line(text: str, width: int = 100) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def list_skills(args: argparse.Namespace, app: Any) -> int:
+def list_skills(args: argparse.Namespace, app: App) -> int:
     skills = app.skills.list()
     problems = app.skills.problems()
     if getattr(args, "json", False):
@@ -68,13 +73,13 @@ def list_skills(args: argparse.Namespace, app: Any) -> int:
     return 0
 
 
-def set_enabled(args: argparse.Namespace, app: Any, enabled: bool) -> int:
+def set_enabled(args: argparse.Namespace, app: App, enabled: bool) -> int:
     app.skills.set_enabled(args.name, enabled)
     print(f"{args.name}: {'enabled' if enabled else 'disabled'}")
     return 0
 
 
-def show_skill(args: argparse.Namespace, app: Any) -> int:
+def show_skill(args: argparse.Namespace, app: App) -> int:
     from ..errors import UserFacingError
 
     skill = app.skills.find_enabled(args.name)
@@ -84,7 +89,7 @@ def show_skill(args: argparse.Namespace, app: Any) -> int:
     return 0
 
 
-def list_folders(args: argparse.Namespace, app: Any) -> int:
+def list_folders(args: argparse.Namespace, app: App) -> int:
     for path, origin, hidden in app.skills.folders():
         extra = f"  (hidden: {', '.join(sorted(hidden))})" if hidden else ""
         source = "" if origin == "settings" else f"  [{origin}]"
@@ -92,7 +97,7 @@ def list_folders(args: argparse.Namespace, app: Any) -> int:
     return 0
 
 
-def _folder(app: Any, path: str, *, add: bool) -> int:
+def _folder(app: App, path: str, *, add: bool) -> int:
     if add:
         app.skills.settings.add_folder(path)
         print(f"added {path}")

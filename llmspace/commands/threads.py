@@ -10,16 +10,18 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from .parsers import help_handler
+
 if TYPE_CHECKING:
     from ..app import App
     from ..core.workspace import Entry
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `threads list`."""
     parser = sub.add_parser("threads", help="list the threads in the workspace")
     tsub = parser.add_subparsers(dest="threads_command", metavar="ACTION")
-    parser.set_defaults(handler=lambda args, app: (parser.print_help(), 0)[1])
+    parser.set_defaults(handler=help_handler(parser))
     lst = tsub.add_parser("list", help="show the workspace tree with thread titles")
     lst.add_argument("folder", nargs="?", default="", help="a folder inside the workspace (default: all)")
     lst.set_defaults(handler=list_threads)
@@ -34,7 +36,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     seed.set_defaults(handler=seed_workspace)
 
 
-def format_tree(entries: "list[Entry]", indent: int = 0) -> list[str]:
+def format_tree(entries: list[Entry], indent: int = 0) -> list[str]:
     """Lines of the tree: `title/` for folders, `title  (path)` for threads."""
     lines: list[str] = []
     pad = "  " * indent
@@ -47,7 +49,7 @@ def format_tree(entries: "list[Entry]", indent: int = 0) -> list[str]:
     return lines
 
 
-def list_threads(args: argparse.Namespace, app: "App") -> int:
+def list_threads(args: argparse.Namespace, app: App) -> int:
     workspace = app.workspace
     folder = args.folder.strip().rstrip("/")  # a leading / is an absolute path: refused
     if folder and not workspace.resolve(folder).is_dir():
@@ -60,7 +62,7 @@ def list_threads(args: argparse.Namespace, app: "App") -> int:
     return 0
 
 
-def list_examples(args: argparse.Namespace, app: "App") -> int:
+def list_examples(args: argparse.Namespace, app: App) -> int:
     from ..core.examples import catalogue
 
     for example in catalogue():
@@ -68,7 +70,7 @@ def list_examples(args: argparse.Namespace, app: "App") -> int:
     return 0
 
 
-def new_thread(args: argparse.Namespace, app: "App") -> int:
+def new_thread(args: argparse.Namespace, app: App) -> int:
     from ..core.examples import catalogue
     from ..errors import UserFacingError
 
@@ -87,7 +89,7 @@ def new_thread(args: argparse.Namespace, app: "App") -> int:
     return 0
 
 
-def seed_workspace(args: argparse.Namespace, app: "App") -> int:
+def seed_workspace(args: argparse.Namespace, app: App) -> int:
     created = app.workspace.seed_examples()
     print("\n".join(created) if created else "nothing seeded: the workspace was already started once")
     return 0

@@ -8,17 +8,22 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from .parsers import help_handler
+
+if TYPE_CHECKING:
+    from ..app import App
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `tools list`."""
     p = sub.add_parser("tools", help="built-in tools", description="Built-in tools the model can call.")
     tools_sub = p.add_subparsers(dest="tools_command", metavar="SUBCOMMAND")
     lst = tools_sub.add_parser("list", help="list the built-in tools by group, with their parameters")
     lst.add_argument("--json", action="store_true", help="print the tool definitions as JSON")
     lst.set_defaults(handler=list_tools)
-    p.set_defaults(handler=lambda args, app: (p.print_help(), 0)[1])
+    p.set_defaults(handler=help_handler(p))
 
 
 def _signature(parameters: dict[str, Any] | None) -> str:
@@ -33,7 +38,7 @@ def _signature(parameters: dict[str, Any] | None) -> str:
     return ", ".join(parts)
 
 
-def list_tools(args: argparse.Namespace, app: Any) -> int:
+def list_tools(args: argparse.Namespace, app: App) -> int:
     from ..tools.builtins import builtin_groups, builtin_tools
 
     tools = {t.name: t for t in builtin_tools()}
