@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, TypeAlias
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,4 +69,4 @@ class ErrorEvent:
     retry_after: float | None = None  # seconds, from the provider's Retry-After header
 
 
-StreamEvent = Union[TextDelta, ThinkingDelta, ToolCallStart, ToolCallArgsDelta, ToolCallEnd, UsageEvent, Finish, ErrorEvent]
+StreamEvent: TypeAlias = TextDelta | ThinkingDelta | ToolCallStart | ToolCallArgsDelta | ToolCallEnd | UsageEvent | Finish | ErrorEvent

@@ -23,7 +23,8 @@ import re
 import socket
 import threading
 import time
-from typing import Any, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Mapping
+from typing import Any
 
 import orjson
 import requests
@@ -37,7 +38,12 @@ from ..cancel import CancelToken
 from ..errors import redact
 from ..redact import KNOWN, secret_values
 from .base import ModelRequest, seconds
-from .events import ErrorEvent
+from .events import ErrorEvent, StreamEvent
+
+# The adapter's parts of one model call (see `http_events`).
+OnSse = Callable[[Iterator[tuple[str, str]], CancelToken], Iterator[StreamEvent]]
+OnWhole = Callable[[dict[str, Any]], Iterator[StreamEvent]]
+Renegotiate = Callable[[int, bytes], dict[str, Any] | None]
 
 _local = threading.local()
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
@@ -207,8 +213,8 @@ def provider_message(body: bytes, limit: int = 600) -> str:
                 v = err.get(key)
                 if isinstance(v, str) and v.strip():
                     return v.strip()[:limit]
-                if isinstance(v, dict) and isinstance(v.get("message"), str):
-                    return v["message"].strip()[:limit]
+                if isinstance(v, dict) and isinstance(message := v.get("message"), str):
+                    return message.strip()[:limit]
         if isinstance(err, str) and err.strip():
             return err.strip()[:limit]
         detail = value.get("detail")
@@ -234,7 +240,7 @@ def retry_after_seconds(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def error_event(request: ModelRequest, status: int, body: bytes, headers: Any = None) -> ErrorEvent:
+def error_event(request: ModelRequest, status: int, body: bytes, headers: Mapping[str, str] | None = None) -> ErrorEvent:
     ep = request.endpoint
     msg = provider_message(body)
     retry_after = retry_after_seconds((headers or {}).get("Retry-After") if headers is not None else None)
@@ -252,6 +258,11 @@ def error_event(request: ModelRequest, status: int, body: bytes, headers: Any = 
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def as_object(value: Any) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one (for optional nested objects)."""
+    return value if isinstance(value, dict) else {}
 
 
 def json_or_none(data: str | bytes) -> Any:
@@ -298,11 +309,11 @@ def is_event_stream(resp: requests.Response) -> bool:
 
 
 def http_events(request: ModelRequest, cancel: CancelToken, url: str, payload: dict[str, Any],
-                headers: dict[str, str], on_sse: Any, on_whole: Any, renegotiate: Any = None) -> Iterator[Any]:
+                headers: dict[str, str], on_sse: OnSse, on_whole: OnWhole, renegotiate: Renegotiate | None = None) -> Iterator[StreamEvent]:
     """`_http_events` with the secrets removed from every `ErrorEvent` (HTTP error bodies and
     errors the server sends mid-stream alike)."""
     secrets = secrets_of(request)
-    events: Generator[Any, None, None] = _http_events(request, cancel, url, payload, headers, on_sse, on_whole, renegotiate)
+    events = _http_events(request, cancel, url, payload, headers, on_sse, on_whole, renegotiate)
     try:
         for event in events:
             if isinstance(event, ErrorEvent):
@@ -313,7 +324,7 @@ def http_events(request: ModelRequest, cancel: CancelToken, url: str, payload: d
 
 
 def _http_events(request: ModelRequest, cancel: CancelToken, url: str, payload: dict[str, Any],
-                 headers: dict[str, str], on_sse: Any, on_whole: Any, renegotiate: Any = None) -> Generator[Any, None, None]:
+                 headers: dict[str, str], on_sse: OnSse, on_whole: OnWhole, renegotiate: Renegotiate | None = None) -> Generator[StreamEvent, None, None]:
     """The common flow of one model call: POST, then either an HTTP error (`ErrorEvent`, last
     event), an SSE body (`on_sse(iter of (event, data), cancel)`), or a whole JSON body
     (`on_whole(value)`). `renegotiate(status, body) -> payload | None` may ask for one

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 from urllib.parse import urlparse
 
 from ..cancel import CancelToken
 from .base import Api, ModelRequest
 from .events import ErrorEvent, Finish, StreamEvent, TextDelta, ThinkingDelta, ToolCallArgsDelta, ToolCallEnd, ToolCallStart, UsageEvent
-from .http import deep_merge, http_events, json_or_none, provider_message
+from .http import as_object, deep_merge, http_events, json_or_none, provider_message
 from .sse import StreamCheck
 from .think import ThinkSplitter
 
@@ -95,10 +96,10 @@ def convert_usage(u: dict[str, Any]) -> UsageEvent:
         return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 else 0
 
     prompt = num(u.get("prompt_tokens", u.get("input_tokens")))
-    details = u.get("prompt_tokens_details") if isinstance(u.get("prompt_tokens_details"), dict) else {}
+    details = as_object(u.get("prompt_tokens_details"))
     cached = min(num(details.get("cached_tokens")) or num(u.get("prompt_cache_hit_tokens")), prompt)
     out = num(u.get("completion_tokens", u.get("output_tokens")))
-    cdet = u.get("completion_tokens_details") if isinstance(u.get("completion_tokens_details"), dict) else {}
+    cdet = as_object(u.get("completion_tokens_details"))
     reasoning = cdet.get("reasoning_tokens")
     total = u.get("total_tokens")
     return UsageEvent(input=prompt - cached, output=out, cache_read=cached, cache_write=0,
@@ -110,22 +111,22 @@ class _Calls:
     """Tool-call deltas → Start/ArgsDelta events with stable indices and ids."""
 
     def __init__(self) -> None:
-        self.by_key: dict[Any, int] = {}
+        self.by_key: dict[tuple[str, object], int] = {}  # ("i", index) or ("id", call id)
         self.names: list[str] = []
         self.started: list[bool] = []
         self.pending: list[list[str]] = []
         self.ids: list[str] = []
         self.given: list[bool] = []  # the id came from the server
-        self.last: Any = None
+        self.last: tuple[str, object] | None = None
 
     def feed(self, deltas: Iterable[Any]) -> Iterator[StreamEvent]:
         for d in deltas:
             if not isinstance(d, dict):
                 continue
-            fn = d.get("function") if isinstance(d.get("function"), dict) else {}
+            fn = as_object(d.get("function"))
             cid = d.get("id") if isinstance(d.get("id"), str) and d.get("id") else None
             if isinstance(d.get("index"), int):
-                key: Any = ("i", d["index"])
+                key: tuple[str, object] = ("i", d["index"])
                 if cid is not None and ("id", cid) in self.by_key:
                     key = ("id", cid)
                 elif cid is not None and key in self.by_key and self.given[self.by_key[key]] and self.ids[self.by_key[key]] != cid:

@@ -24,12 +24,13 @@ Stream: `response.output_text.delta` → text, `response.reasoning_summary_text.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from ..cancel import CancelToken
 from .base import Api, ModelRequest
 from .events import ErrorEvent, Finish, StreamEvent, TextDelta, ThinkingDelta, ToolCallArgsDelta, ToolCallEnd, ToolCallStart, UsageEvent
-from .http import deep_merge, http_events, json_or_none
+from .http import as_object, deep_merge, http_events, json_or_none
 from .sse import StreamCheck
 
 EFFORT = {"minimal": "minimal", "low": "low", "medium": "medium", "high": "high", "xhigh": "high"}
@@ -92,9 +93,9 @@ def convert_usage(u: dict[str, Any]) -> UsageEvent:
         return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 else 0
 
     inp = num(u.get("input_tokens"))
-    det = u.get("input_tokens_details") if isinstance(u.get("input_tokens_details"), dict) else {}
+    det = as_object(u.get("input_tokens_details"))
     cached = min(num(det.get("cached_tokens")), inp)
-    odet = u.get("output_tokens_details") if isinstance(u.get("output_tokens_details"), dict) else {}
+    odet = as_object(u.get("output_tokens_details"))
     out = num(u.get("output_tokens"))
     total = u.get("total_tokens")
     return UsageEvent(input=inp - cached, output=out, cache_read=cached, cache_write=0,
@@ -163,10 +164,10 @@ def parse_stream(events: Iterable[tuple[str, str]], cancel: CancelToken) -> Iter
                     f.args_seen.add(i)
                     yield ToolCallArgsDelta(index=i, text=str(item["arguments"]))
         elif t == "response.function_call_arguments.delta":
-            i = f.calls.get(f.key(ev), f.calls.get(str(ev.get("output_index"))))
-            if i is not None and ev.get("delta"):
-                f.args_seen.add(i)
-                yield ToolCallArgsDelta(index=i, text=str(ev["delta"]))
+            found = f.calls.get(f.key(ev), f.calls.get(str(ev.get("output_index"))))
+            if found is not None and ev.get("delta"):
+                f.args_seen.add(found)
+                yield ToolCallArgsDelta(index=found, text=str(ev["delta"]))
         elif t == "response.output_item.done":
             item = ev.get("item") or {}
             if item.get("type") == "function_call":

@@ -17,7 +17,7 @@ Queries:
 - `adapter(api, context) -> Adapter` — made by the API's factory for one run.
 - `resolve(model, provider=None, model_id=None) -> (Endpoint, ModelInfo)` — explicit
   provider/model (CLI flags) win over the thread's saved model; the saved model falls back
-  to the default and then the first enabled model (reference §6.1). Raises
+  to the default model of `models.json` and then the first enabled model. Raises
   `UserFacingError` "Select a model to run…" or "No API key for …: set ENV …". An
   `offline` provider (no base URL, key or model list, e.g. `replay`) accepts any model id.
 - `refresh_local(ids, timeout)` — asks local servers for their models (`providers/discovery.py`).

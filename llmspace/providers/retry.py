@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import time
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from ..cancel import CancelToken
 from .base import Adapter, ModelRequest, seconds
@@ -37,7 +37,7 @@ def backoff_delay(attempt: int, error: ErrorEvent, base: float = 0.5, max_delay:
     """Seconds to wait before attempt `attempt + 1` (attempt counts from 1)."""
     if error.retry_after is not None:
         return min(max(0.0, error.retry_after), max_delay)
-    return min(base * (2 ** (attempt - 1)) * (1 + random.random() * 0.25), max_delay)
+    return min(base * (2.0 ** (attempt - 1)) * (1 + random.random() * 0.25), max_delay)
 
 
 def _within(request: ModelRequest | None, left: float) -> ModelRequest | None:

@@ -18,7 +18,8 @@ read (no events, or no event that is valid JSON) as an error instead of an empty
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from .events import ErrorEvent
 

@@ -1,7 +1,7 @@
 """Usage and cost: from a `UsageEvent` and the model's price table to a `Usage` node.
 
 `usage_node(event, model)` is called by the run loop when it folds a turn's events into
-the assistant message (reference §2.5/§6.4): totals fall back to the sum of the parts,
+the assistant message (`agent/fold.py`): totals fall back to the sum of the parts,
 negative or non-finite counts become 0, and cost is tokens × price per million for input,
 output, cache read and cache write. `cost_of(...)` is the same arithmetic alone.
 """
@@ -50,7 +50,7 @@ def merge_usage(events: list[UsageEvent]) -> UsageEvent | None:
 
 
 def usage_node(event: UsageEvent, model: ModelInfo) -> Usage:
-    """A `Usage` node with cost; only the fields the original writes are set."""
+    """A `Usage` node with cost; only the fields the original LLM Space app writes are set."""
     i, o, cr, cw = _n(event.input), _n(event.output), _n(event.cache_read), _n(event.cache_write)
     total = _n(event.total) if event.total else 0
     total = total or (i + o + cr + cw)
