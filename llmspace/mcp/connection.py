@@ -15,11 +15,12 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any, Callable
+from typing import Any, TextIO
 
 from .. import __version__
 from ..errors import redact
@@ -27,7 +28,7 @@ from ..errors import redact
 log = logging.getLogger("llmspace.mcp")
 
 CONNECTION_CLOSED = -32000
-_CURRENT: contextvars.ContextVar["Connection | None"] = contextvars.ContextVar("llmspace_mcp_conn", default=None)
+_CURRENT: contextvars.ContextVar[Connection | None] = contextvars.ContextVar("llmspace_mcp_conn", default=None)
 
 
 @dataclass
@@ -77,6 +78,10 @@ def _install_filter() -> None:
         _filter_installed = True
 
 
+def _devnull() -> TextIO:
+    return open(os.devnull, "w", encoding="utf-8")
+
+
 class Connection:
     """A connected `mcp.Client` for one server. Create, then `await open(timeout)`."""
 
@@ -84,7 +89,7 @@ class Connection:
         self.target = target
         self.client: Any = None
         self.junk_lines = 0
-        self._errlog: IO[str] | None = None
+        self._errlog: TextIO | None = None
         self._stop = asyncio.Event()
         self._ready: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._task: asyncio.Task[None] | None = None
@@ -102,13 +107,13 @@ class Connection:
             except (OSError, ValueError):
                 pass
 
-    def _open_log(self) -> IO[str] | None:
+    def _open_log(self) -> TextIO | None:
         path = self.target.log_path
         if path is None:
             return None
         path.parent.mkdir(parents=True, exist_ok=True)
         # Log files are append-only server output, not app data: plain append is right here.
-        return open(path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
+        return open(path, "a", encoding="utf-8", buffering=1)
 
     # -- lifecycle -----------------------------------------------------------------------
     @property
@@ -171,7 +176,10 @@ class Connection:
 
             self.note(f"starting {t.command} {' '.join(t.args)}".rstrip())
             params = StdioServerParameters(command=t.command, args=t.args, env=t.env, cwd=t.cwd or None)
-            self._stdio_cm = stdio_client(params, errlog=self._errlog if self._errlog is not None else open(os.devnull, "w"))
+            errlog = self._errlog
+            if errlog is None:  # no log path: the child's stderr is discarded (closed with the stack)
+                errlog = stack.enter_context(_devnull())
+            self._stdio_cm = stdio_client(params, errlog=errlog)
             return self._stdio_cm
         if t.transport == "sse":
             from mcp.client.sse import sse_client
@@ -225,7 +233,7 @@ class Connection:
                     task.cancel()
                 try:
                     await asyncio.wait_for(asyncio.shield(task), timeout)
-                except (asyncio.TimeoutError, asyncio.CancelledError, Exception):
+                except (TimeoutError, asyncio.CancelledError, Exception):
                     task.cancel()
                     try:
                         await asyncio.wait_for(task, 3)

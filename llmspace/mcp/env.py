@@ -15,7 +15,7 @@ import re
 import subprocess
 import sys
 import threading
-from typing import Mapping
+from collections.abc import Mapping
 
 from ..errors import UserFacingError
 

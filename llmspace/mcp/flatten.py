@@ -1,11 +1,11 @@
-"""Flatten an MCP `CallToolResult` to the text a Thread records (reference §9).
+"""Flatten an MCP `CallToolResult` to the text a Thread records as the tool result.
 
 Text parts as they are; `[image: <mime>, <n> bytes]`; `[audio: <mime>, <n> bytes]`;
 embedded resource text under a `[resource: <uri>]` header, or a blob summary;
 `[resource link: <name>] <uri>`; `structuredContent` appended as pretty JSON. Parts are
 joined by blank lines, trimmed, and capped at 20,000 characters plus `\\n\\n[truncated]`.
 Works on the SDK's pydantic objects by attribute (duck-typed), so importing this module
-does not import `mcp`. Used by `llmspace.mcp.connection`.
+does not import `mcp`. Used by `llmspace.mcp.hub`.
 """
 
 from __future__ import annotations

@@ -22,9 +22,11 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, TypeVar
 
+from ..cancel import CancelToken
 from ..core.model import TextContent, Tool, ToolCallOutput
 from ..errors import UserFacingError
 from ..paths import DataRoot, safe_component
@@ -36,6 +38,7 @@ from .loop import LoopThread
 from .naming import McpToolInfo, build_tool_infos
 
 ProgressFn = Callable[[float, "float | None", "str | None"], None]
+T = TypeVar("T")
 
 CONNECT_TIMEOUT = 10.0
 # tools/prompts/resources listing, bounded apart from the call (override: LLM_SPACE_MCP_LIST_TIMEOUT).
@@ -155,11 +158,11 @@ class McpHub:
             sdk.propagate = False
         handler.path = self.root.logs / "mcp.log"
 
-    def _submit(self, coro: Any) -> "concurrent.futures.Future[Any]":
+    def _submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Run a request coroutine on the loop, tracked so `close()` can cancel it at once."""
         return self._loop_thread().submit(self._tracked(coro))
 
-    async def _tracked(self, coro: Any) -> Any:
+    async def _tracked(self, coro: Coroutine[Any, Any, T]) -> T:
         task = asyncio.current_task()
         assert task is not None
         self._requests.add(task)
@@ -168,7 +171,7 @@ class McpHub:
         finally:
             self._requests.discard(task)
 
-    def _run(self, coro: Any, timeout: float) -> Any:
+    def _run(self, coro: Coroutine[Any, Any, T], timeout: float) -> T:
         fut = self._submit(coro)
         try:
             return fut.result(timeout)
@@ -341,14 +344,13 @@ class McpHub:
         return _output(text, is_error)
 
     def call_tool(self, server: str, tool_name: str, arguments: dict[str, Any] | None = None,
-                  timeout: float | None = None, cancel: Any = None,
+                  timeout: float | None = None, cancel: CancelToken | threading.Event | None = None,
                   on_progress: ProgressFn | None = None) -> ToolCallOutput:
         """Call one tool and wait for its flattened result.
 
         `tool_name` is the raw MCP name (or the exposed `mcp__server__tool` name).
         `timeout` defaults to the server's `timeoutSeconds`, else 5 minutes. `cancel` may be a
-        `CancelToken` (anything with `on_cancel(cb)`) or a `threading.Event`-like object with
-        `is_set()`. `on_progress(progress, total, message)` runs on the MCP loop thread.
+        `CancelToken` or a `threading.Event` (polled every 50 ms). `on_progress(progress, total, message)` runs on the MCP loop thread.
         """
         cfg = self._resolve(server)
         target = self._target(cfg)
@@ -358,11 +360,11 @@ class McpHub:
         except UserFacingError as exc:
             return _output(str(exc), True)
         fut = self._submit(self._call_async(target, raw, dict(arguments or {}), limit, on_progress))
-        is_set = None
-        if cancel is not None and hasattr(cancel, "on_cancel"):
+        is_set: Callable[[], bool] | None = None
+        if isinstance(cancel, CancelToken):
             cancel.on_cancel(fut.cancel)
         elif cancel is not None:
-            is_set = getattr(cancel, "is_set", None) or (lambda: bool(getattr(cancel, "cancelled", False)))
+            is_set = cancel.is_set
         deadline = time.monotonic() + limit + self.connect_timeout + self.list_timeout + 15
         while True:
             try:
