@@ -1,9 +1,9 @@
-"""Stored thread -> provider-neutral request parts (reference §6.2).
+"""Stored thread -> provider-neutral request parts (`providers/base.py`).
 
 `neutral_messages(thread, rendered)` turns the stored messages into `NeutralMessage`s with
 the rendered text: user text and images; assistant thinking, text and tool calls, each call
 carrying its (rendered) result — an unanswered call sends one empty text, as the original
-does. Images on assistant messages are dropped. Replay data stored by `agent/fold.py`
+LLM Space app does. Images on assistant messages are dropped. Replay data stored by `agent/fold.py`
 (`providerData`) goes back in `extra` only to the provider and API that produced it. `tool_specs(tools)` keeps only name,
 description and parameters. `is_unanswered(call)` tells a call still waiting for a result.
 

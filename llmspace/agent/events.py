@@ -1,7 +1,7 @@
 """Run events: what a run reports while it works, in the order it happens.
 
 `Runner.run(..., on_event=cb)` calls `cb(event)` on the worker thread that runs the loop;
-the UI forwards them to its queue (DESIGN rule 1), the CLI prints them. Every event is a
+the UI forwards them to its one thread-safe queue (workers never touch widgets), the CLI prints them. Every event is a
 small frozen dataclass; none carries mutable state of the run. `RunEvent` is the closed set:
 both consumers (`presenters/run.py`, `commands/run.py`'s `Printer`) handle every member with
 `match` and `assert_never`, and `tests/agent/test_events_consumed.py` checks it.

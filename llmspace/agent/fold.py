@@ -1,4 +1,4 @@
-"""Fold one model turn's `StreamEvent`s into a stored assistant message (reference §6.3, §6.5).
+"""Fold one model turn's `StreamEvent`s into a stored assistant message.
 
 `TurnBuilder` is fed provider events by the run loop (`agent/loop.py`) and turns them into
 run events plus, at the end, an `AssistantMessage` with text, thinking, tool calls (arguments
@@ -24,7 +24,6 @@ from ..providers import events as pe
 from ..providers.base import ModelInfo
 from ..providers.usage import merge_usage, usage_node
 from . import events as rev
-
 
 # Unknown key on a stored assistant message: data the same provider needs to continue the
 # conversation (Anthropic thinking signatures, OpenAI Responses reasoning items), tagged with

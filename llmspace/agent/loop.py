@@ -1,4 +1,4 @@
-"""One run of one thread: the turn loop of reference §7.1.
+"""One run of one thread: the turn loop (described in docs/architecture.md, "A run, end to end").
 
 `RunSession(services, thread, opts, emit, cancel).execute()` (services: the typed
 `RunServices` of `agent/run_services.py`) does, in order: resolve the model,

@@ -37,7 +37,7 @@ class ModelSummary:
     mean_first_token_ms: float | None
 
 
-def _tokens(cell: "MatrixCell", key: str) -> int:
+def _tokens(cell: MatrixCell, key: str) -> int:
     return int((cell.usage or {}).get(key) or 0)
 
 
@@ -45,7 +45,7 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def summarize(result: "MatrixResult") -> list[ModelSummary]:
+def summarize(result: MatrixResult) -> list[ModelSummary]:
     out = []
     for provider, model in result.spec.models:
         label = f"{provider}/{model}"
@@ -62,7 +62,7 @@ def summarize(result: "MatrixResult") -> list[ModelSummary]:
     return out
 
 
-def groups(result: "MatrixResult") -> list[tuple[str, int, list["MatrixCell | None"]]]:
+def groups(result: MatrixResult) -> list[tuple[str, int, list[MatrixCell | None]]]:
     """(variant, repeat, [cell per model in spec order]) rows for the side-by-side tables."""
     index = {(c.model, c.variant, c.repeat): c for c in result.cells}
     models = [f"{p}/{m}" for p, m in result.spec.models]
@@ -70,7 +70,7 @@ def groups(result: "MatrixResult") -> list[tuple[str, int, list["MatrixCell | No
             for v in result.spec.variants for r in range(1, result.spec.repeat + 1)]
 
 
-def cell_stats(cell: "MatrixCell | None") -> dict[str, str]:
+def cell_stats(cell: MatrixCell | None) -> dict[str, str]:
     if cell is None:
         return {"status": "—", "tokens": "", "cost": "", "first": "", "duration": "", "speed": ""}
     speed = tokens_per_second(_tokens(cell, "output"), cell.first_token_ms, cell.duration_ms)
@@ -84,7 +84,7 @@ def cell_stats(cell: "MatrixCell | None") -> dict[str, str]:
     }
 
 
-def _header(result: "MatrixResult") -> dict[str, Any]:
+def _header(result: MatrixResult) -> dict[str, Any]:
     spec = result.spec
     return {
         "thread": result.thread,
@@ -109,12 +109,12 @@ def md_cell(text: str) -> str:
     return "<br>".join(safe.splitlines()) if safe else " "
 
 
-def render_markdown(result: "MatrixResult") -> str:
+def render_markdown(result: MatrixResult) -> str:
     h = _header(result)
     lines = [f"# Matrix run of {md_cell(h['thread'])}", "",
-             f"Updated {h['updated']} · models: {', '.join(md_cell(m) for m in h['models'])} · "
-             f"variants: {len(h['variants'])} · repeats: {h['repeat']} · budget: {h['budget']} · "
-             f"spent this run: {h['spent']} · total cost: {h['total']}", ""]
+             (f"Updated {h['updated']} · models: {', '.join(md_cell(m) for m in h['models'])} · "
+              f"variants: {len(h['variants'])} · repeats: {h['repeat']} · budget: {h['budget']} · "
+              f"spent this run: {h['spent']} · total cost: {h['total']}"), ""]
     counts = ", ".join(f"{n} {s}" for s, n in h["counts"].items() if n)
     lines.append(f"Cells: {counts or 'none'}.")
     if h["stopped"]:
@@ -148,7 +148,7 @@ def render_markdown(result: "MatrixResult") -> str:
     return "\n".join(lines) + "\n"
 
 
-def _output(cell: "MatrixCell | None") -> str:
+def _output(cell: MatrixCell | None) -> str:
     if cell is None:
         return ""
     if cell.status in ("failed", "skipped") and not cell.output:
@@ -197,7 +197,7 @@ _ENV = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
 _TEMPLATE = _ENV.from_string(_HTML)
 
 
-def render_html(result: "MatrixResult") -> str:
+def render_html(result: MatrixResult) -> str:
     return _TEMPLATE.render(
         h=_header(result), summary=summarize(result), rows=groups(result), many=result.spec.repeat > 1,
         stat_rows=(("status", "Status"), ("tokens", "Tokens"), ("cost", "Cost"), ("first", "First token"),

@@ -1,5 +1,5 @@
-"""`RunServices`: the small typed set of services the agent layer runs with (DESIGN rule 5:
-the agent layer never receives the App).
+"""`RunServices`: the small typed set of services the agent layer runs with
+(the agent layer never receives the App; see docs/architecture.md, "Services and registries").
 
     services = app.run_services            # built once by app.py
     runner = Runner(services)              # RunSession, model_stream, tool_context take it too

@@ -6,7 +6,7 @@
 
 A run works on the Thread object it is given and changes it in place (messages, tool
 results, prompt snapshot, run history); callers pass a clone when the original is shared
-(DESIGN rule 2) and save the result themselves. Runs of different threads run at once on the
+(inputs are snapshot on the UI thread before a run is submitted) and save the result themselves. Runs of different threads run at once on the
 pool; they share no mutable state. `on_event` is called on the worker thread (the UI posts
 the events to its queue). Stop = `cancel.cancel()`; the run ends within about a second and
 keeps the partial message. The loop itself is in `agent/loop.py`.
@@ -20,10 +20,10 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..cancel import CancelToken
 from ..core.model import Thread, Usage
@@ -111,7 +111,7 @@ class Runner:
 
     def submit(self, thread: Thread, opts: RunOptions | None = None,
                on_event: Callable[[rev.RunEvent], None] | None = None,
-               cancel: CancelToken | None = None) -> "Future[RunResult]":
+               cancel: CancelToken | None = None) -> Future[RunResult]:
         """Run on the worker pool; the future's result is the `RunResult`."""
         if self._closed:
             raise RuntimeError("the runner is closed")

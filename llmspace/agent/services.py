@@ -128,7 +128,7 @@ def tool_context(services: RunServices, thread: Thread, overrides: dict[str, str
 
 def usage_sum(usages: list[Usage]) -> Usage:
     """The run's usage: the sum over the assistant messages it produced (empty usage when
-    none reported any, as the original writes it)."""
+    none reported any, as the original LLM Space app writes it)."""
     total = empty_usage()
     for u in usages:
         total = add_usage(total, u)

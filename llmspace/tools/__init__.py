@@ -1,4 +1,12 @@
-"""Tools: the router that runs any tool call (`router.py`), the built-ins (`builtins/`),
-argument checks (`validation.py`), the risky-bash denylist (`safety.py`) and custom
-function tool validation (`functions.py`). Nothing runs on import.
+"""Tools: the router that resolves any tool call (built-in, MCP, plugin or custom function)
+to an executor and runs it, and the built-in tools. Nothing runs on import.
+
+Modules:
+- `router.py`      `ToolRouter`: resolves and runs tool calls, decides when auto-run pauses
+- `base.py`        the call context (`ToolContext`, `CallEnv`), `ToolError`, result serialisation
+- `validation.py`  argument checks against a tool's JSON Schema
+- `safety.py`      the risky-bash denylist
+- `functions.py`   checks of a custom function tool definition
+- `builtins/`      the built-in tools: `definitions.py` (schemas and groups), `fs.py`,
+                   `grep.py`, `globmatch.py`, `bash.py`, `misc.py`, `web.py`
 """

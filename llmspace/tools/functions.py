@@ -2,7 +2,7 @@
 
     validate_function_tool(tool, existing_tools) -> list[str]   # empty when valid
 
-Rules (reference §1.2, §2.7): name matches `^[a-zA-Z0-9_-]{1,64}$`; names are unique within
+Rules: name matches `^[a-zA-Z0-9_-]{1,64}$`; names are unique within
 a thread; `parameters` (when present) is a JSON object schema that passes `jsonschema`'s
 meta-schema check. Function tools have no executor: the run pauses at their calls and a
 human supplies the result (see `agent/`). Called by the tool editor dialog, importers and
@@ -12,7 +12,8 @@ the CLI.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import jsonschema
 

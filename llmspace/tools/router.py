@@ -111,8 +111,8 @@ class ToolRouter:
 
     # -- auto-run policy ---------------------------------------------------------------------
     def pause_for(self, tools: list[Tool], calls: list[ToolCall]) -> ToolPause | None:
-        """Why auto-run must stop before these calls, or None. As the reference: one such call
-        pauses the whole batch. The batch is `risky` only when no call needs a human answer
+        """Why auto-run must stop before these calls, or None. One such call pauses the
+        whole batch (as in the original LLM Space app). The batch is `risky` only when no call needs a human answer
         (then confirming runs them all); otherwise the reason is that of a call a human answers."""
         pauses = [p for p in self.pauses(tools, calls) if p is not None]
         if not pauses:

@@ -1,4 +1,5 @@
-"""The risky-bash denylist (reference §2.7 `isDangerousBashCommand`).
+"""The risky-bash denylist: commands that make auto-run stop and ask first
+(the original LLM Space app's `isDangerousBashCommand`).
 
 Auto-run (and the ReAct loop) pauses before a `bash` call whose command matches; a manual
 "Call this tool" still runs it. Called by `tools/router.py` (`call_pause`) only.

@@ -1,4 +1,4 @@
-"""The built-in tools: `builtin_tools()` (definitions as `Tool` models, reference order),
+"""The built-in tools: `builtin_tools()` (definitions as `Tool` models, in the order of `definitions.py`),
 `builtin_groups()` and `get_implementation(name)`.
 
 Implementations live in `fs.py`, `grep.py`, `bash.py`, `misc.py` and `web.py`; each is
@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import copy
 import importlib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ...core.model import Tool
 from .definitions import DEFINITIONS, GROUPS
@@ -37,7 +38,7 @@ _IMPLEMENTATIONS: dict[str, tuple[str, str]] = {
 
 
 def builtin_tools() -> list[Tool]:
-    """Fresh `Tool` models of every built-in, in the reference order (type, name, description,
+    """Fresh `Tool` models of every built-in, in the order of `definitions.py` (key order: type, name, description,
     parameters, strict, icon[, terminate])."""
     tools = []
     for d in DEFINITIONS:

@@ -1,5 +1,5 @@
 """The definitions (name, description, JSON Schema) of the 16 built-in tools, in the
-reference listing order, and their UI groups (fileSystem / web / misc).
+order the original LLM Space app lists them, and their UI groups (fileSystem / web / misc).
 
 Pure data; `tools/builtins/__init__.py` turns these into `Tool` models. Every schema is
 `strict` with `additionalProperties: false`; most tools take a leading `description`

@@ -1,4 +1,4 @@
-"""File-system built-ins (reference §4.1): read, write, edit, ls, tree, glob, present_files.
+"""File-system built-ins: read, write, edit, ls, tree, glob, present_files.
 
 Relative paths resolve against the thread's working directory (`CallEnv.resolve`). Noise
 names (node_modules, .git, …) are skipped by ls/tree/glob and excluded from grep
@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ...jsonio import UnreadableFileError, open_regular_file, read_file_bytes, write_bytes_atomic
 from ..base import CallEnv, ToolError

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Callable
+from collections.abc import Callable
 
 _MAGIC = re.compile(r"[*?\[\]{}]")
 

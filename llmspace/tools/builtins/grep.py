@@ -12,8 +12,9 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from ...jsonio import UnreadableFileError, read_file_bytes
 from ..base import CallEnv, ToolError

@@ -1,5 +1,5 @@
-"""Misc built-ins (reference §4.2) and `skill` (§4.1): todo_write, sleep,
-ask_user_question, skill. Called through `tools/router.py` only.
+"""The misc built-ins todo_write, sleep and ask_user_question, and the `skill` built-in
+(listed in the fileSystem group, see `definitions.py`). Called through `tools/router.py` only.
 """
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..base import CallEnv, ToolError
+from ..base import CallEnv, FoundSkill, ToolError
 
 
 def todo_write(args: dict[str, Any], env: CallEnv) -> str:
@@ -28,7 +28,7 @@ def ask_user_question(args: dict[str, Any], env: CallEnv) -> str:
     raise ToolError("ask_user_question needs a human answer and cannot be executed automatically.")
 
 
-def _find_skill(env: CallEnv, name: str) -> Any:
+def _find_skill(env: CallEnv, name: str) -> FoundSkill | None:
     skills = env.ctx.skills
     if skills is None:
         return None

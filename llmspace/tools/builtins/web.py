@@ -1,4 +1,4 @@
-"""Web built-ins (reference §4.3): web_fetch, web_search, weather_report.
+"""Web built-ins: web_fetch, web_search, weather_report.
 
 Providers come from `settings/search.json` (`settings/search.py`): Firecrawl (keyless free
 tier allowed), Tavily and Brave (keys required) and a self-hosted SearXNG URL. Brave and
@@ -185,7 +185,7 @@ def _brave_search(env: CallEnv, s: SearchSettings, query: str, limit: int, inclu
             continue
         content = None
         if include:
-            parts = [r.get("description")] + list(r.get("extra_snippets") or [])
+            parts = [r.get("description"), *(r.get("extra_snippets") or [])]
             content = "\n\n".join(p for p in parts if isinstance(p, str) and p)
         out.append(_item(r.get("title"), r.get("url"), r.get("description"), content))
     return out[:limit]
