@@ -1,5 +1,5 @@
 """`llmspace run` as a real subprocess: a provider error that echoes the configured key and
-headers is printed without them, and neither the log nor the trace holds them (hardening §1.3)."""
+headers is printed without them, and neither the log nor the trace holds them."""
 
 from __future__ import annotations
 

@@ -167,7 +167,7 @@ def test_run_from_a_message_and_var_override_reach_the_model(home, srv):
     proc = _run(home, "r.json", "--from", "u1", "--var", "name=Ada")
     assert proc.returncode == 0, proc.stderr
     saved = parse_thread(path.read_bytes())
-    assert [m.id for m in saved.messages][0] == "u1" and len(saved.messages) == 2
+    assert saved.messages[0].id == "u1" and len(saved.messages) == 2
     assert saved.messages[1].text() == "redo"
     assert "Hello Ada" in json.dumps(srv.requests[-1].body_json)
 

@@ -3,8 +3,9 @@ a helper that writes a thread into the workspace."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 

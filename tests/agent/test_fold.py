@@ -1,4 +1,4 @@
-"""Folding one turn's provider events into the stored assistant message (reference §6.3)."""
+"""Folding one turn's provider events into the stored assistant message (`agent/fold.py`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A failed run shows and keeps no configured secret (hardening §1.3): the run's error text,
+"""A failed run shows and keeps no configured secret: the run's error text,
 tool error outputs saved in the thread, the trace and the log file have the API key (any
 shape) and every configured header value (any header name) removed, while text the user
 wrote is saved exactly as written."""

@@ -222,7 +222,7 @@ def test_several_runs_of_different_threads_run_at_once_on_the_pool(app, home, sr
         token.cancel()
     results = [f.result(timeout=WAIT) for f in futures]
     assert [r.status for r in results] == ["stopped"] * 3
-    assert all(r.thread is t for r, t in zip(results, threads))
+    assert all(r.thread is t for r, t in zip(results, threads, strict=True))
 
 
 def test_a_run_is_refused_when_the_last_message_is_a_plain_assistant_reply(app, home, srv):

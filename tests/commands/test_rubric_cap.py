@@ -1,4 +1,4 @@
-"""`llmspace rubric add` refuses a 21st rubric and keeps all 20 (reference §7.3)."""
+"""`llmspace rubric add` refuses a 21st rubric and keeps all 20 (a thread holds at most 20 rubrics)."""
 
 from __future__ import annotations
 

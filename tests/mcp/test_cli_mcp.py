@@ -45,7 +45,7 @@ def test_add_list_test_call_and_remove_a_stdio_server(home: Path, capsys: pytest
 
 def test_call_exits_1_when_the_result_is_an_error(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run(capsys, "mcp", "add", "demo", "--stdio", PY, str(DEMO), "stdio")
-    code, out, err = run(capsys, "mcp", "call", "demo", "fail", '{"message": "no way"}')
+    code, _out, err = run(capsys, "mcp", "call", "demo", "fail", '{"message": "no way"}')
     assert code == 1 and "no way" in err
 
 

@@ -1,4 +1,4 @@
-"""Flattening of MCP tool results to thread text (reference §9)."""
+"""Flattening of MCP tool results to thread text (`mcp/flatten.py`)."""
 
 from __future__ import annotations
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from llmspace.cancel import CancelToken
 from llmspace.errors import UserFacingError
 from llmspace.mcp.hub import McpHub
 from llmspace.paths import DataRoot
-from llmspace.providers.base import CancelToken
 
 from .conftest import PY, process_gone, stdio_fields
 
@@ -156,7 +156,7 @@ def test_env_values_are_interpolated_and_passed_to_the_server(hub: McpHub, monke
 def test_an_unset_env_variable_is_a_clear_error(hub: McpHub, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("LLMSPACE_TEST_UNSET", raising=False)
     hub.add_server(**stdio_fields(env={"DEMO_TOKEN": "$LLMSPACE_TEST_UNSET"}))
-    with pytest.raises(UserFacingError, match="Environment variable LLMSPACE_TEST_UNSET is not set."):
+    with pytest.raises(UserFacingError, match=r"Environment variable LLMSPACE_TEST_UNSET is not set\."):
         hub.call_tool("demo", "echo", {"text": "x"})
     readiness = hub.test("demo")
     assert readiness.status == "error"
@@ -282,7 +282,7 @@ def test_closing_during_a_call_ends_the_call_with_an_error_and_the_child(home: P
     hub.close()
     worker.join(30)
     out = box["out"]
-    assert getattr(out, "isError") is True
+    assert out.isError is True
     assert process_gone(pid)
 
 

@@ -23,7 +23,7 @@ def write_servers(home: Path, *servers: dict[str, object]) -> None:
 
 
 def everything_under(folder: Path) -> set[Path]:
-    return {p for p in folder.rglob("*")}
+    return set(folder.rglob("*"))
 
 
 def test_mcp_test_with_a_climbing_server_name_logs_inside_the_logs_folder(

@@ -55,8 +55,7 @@ def stop_while_streaming(adapter: Any, srv: LoopbackLLM, request: ModelRequest, 
     done = threading.Event()
 
     def run() -> None:
-        for e in adapter.stream(request, cancel):
-            events.append(e)
+        events.extend(adapter.stream(request, cancel))
         done.set()
 
     t = threading.Thread(target=run, daemon=True)

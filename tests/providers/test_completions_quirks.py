@@ -88,7 +88,7 @@ def test_a_stream_without_done_still_finishes(srv):
 
 
 def test_crlf_line_ends_and_comments_are_understood(srv):
-    body = [b": keep-alive\r\n\r\n"] + sse(delta({"content": "crlf"}, "stop"), crlf=True)
+    body = [b": keep-alive\r\n\r\n", *sse(delta({"content": "crlf"}, "stop"), crlf=True)]
     assert text_of(run(srv, body)) == "crlf"
 
 

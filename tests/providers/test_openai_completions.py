@@ -157,7 +157,7 @@ def test_stop_ends_the_stream_and_closes_the_connection(srv):
 def test_several_streams_at_once_do_not_mix(srv):
     import threading
 
-    for i in range(4):
+    for _i in range(4):
         srv.push(Turn(text="same text for all", chunk_size=1))
     results: list[str] = []
     lock = threading.Lock()

@@ -1,4 +1,4 @@
-"""Secrets are removed by value (hardening §1.3): every configured API key, whatever its
+"""Secrets are removed by value (`llmspace/redact.py`): every configured API key, whatever its
 shape, and every configured header value of 8+ characters, whatever the header's name,
 from provider error messages (HTTP error bodies and errors sent mid-stream) and traces."""
 

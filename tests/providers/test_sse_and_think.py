@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from llmspace.providers.sse import iter_sse
 from llmspace.providers.think import ThinkSplitter
@@ -18,7 +19,7 @@ EXPECTED = [("message_start", '{"a": 1}'), ("", "line one\nline two"), ("", "no-
 def split(data: bytes, cuts: list[int]) -> list[bytes]:
     points = sorted({c % (len(data) + 1) for c in cuts})
     out, last = [], 0
-    for p in points + [len(data)]:
+    for p in [*points, len(data)]:
         out.append(data[last:p])
         last = p
     return out

@@ -56,7 +56,7 @@ def test_cr_lf_and_crlf_line_ends_are_the_same_even_when_a_crlf_is_split():
 def test_any_chunking_of_mixed_line_ends_gives_the_same_events(cuts):
     points = sorted(set(cuts))
     parts, last = [], 0
-    for p in points + [len(CR_STREAM)]:
+    for p in [*points, len(CR_STREAM)]:
         parts.append(CR_STREAM[last:p])
         last = p
     assert list(iter_sse(parts)) == CR_EXPECTED
@@ -76,7 +76,7 @@ def test_a_line_or_an_event_past_the_cap_raises_a_clear_error():
 
 def test_a_stream_with_a_line_past_32_mb_ends_with_an_error_not_an_empty_answer(srv):
     line = b"data: " + b"q" * (MAX_EVENT_BYTES + MB)
-    srv.push_raw(body=pieces(line, 256 * 1024) + [b"\n\ndata: [DONE]\n\n"], content_type="text/event-stream")
+    srv.push_raw(body=[*pieces(line, 256 * 1024), b"\n\ndata: [DONE]\n\n"], content_type="text/event-stream")
     events = collect(OpenAICompletionsAdapter(), make_request(srv, "openai-completions"))
     [err] = events
     assert isinstance(err, ErrorEvent) and not err.retryable

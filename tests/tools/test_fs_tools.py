@@ -1,5 +1,5 @@
 """The file-system built-ins on a temporary directory: read, write, edit, ls, tree, glob,
-present_files (reference §4.1)."""
+present_files (`tools/builtins/fs.py`)."""
 
 from __future__ import annotations
 

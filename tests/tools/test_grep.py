@@ -30,14 +30,14 @@ def tree(tmp_path: Path) -> Path:
 
 
 CASES = [
-    dict(pattern="alpha"),
-    dict(pattern="alpha", case_insensitive=True),
-    dict(pattern="alpha", case_insensitive=True, glob="*.py"),
-    dict(pattern="(?i)alpha", glob="**/*.txt"),
-    dict(pattern="gamma", context_lines=1),
-    dict(pattern="alpha|gamma", context_lines=2, case_insensitive=True),
-    dict(pattern="^beta", path="src/a.py"),
-    dict(pattern="nomatchatall"),
+    {"pattern": "alpha"},
+    {"pattern": "alpha", "case_insensitive": True},
+    {"pattern": "alpha", "case_insensitive": True, "glob": "*.py"},
+    {"pattern": "(?i)alpha", "glob": "**/*.txt"},
+    {"pattern": "gamma", "context_lines": 1},
+    {"pattern": "alpha|gamma", "context_lines": 2, "case_insensitive": True},
+    {"pattern": "^beta", "path": "src/a.py"},
+    {"pattern": "nomatchatall"},
 ]
 
 

@@ -1,4 +1,4 @@
-"""todo_write, sleep, ask_user_question and skill (reference §4.1–§4.2)."""
+"""todo_write, sleep, ask_user_question and skill (`tools/builtins/misc.py`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The risky-bash denylist (reference §2.7)."""
+"""The risky-bash denylist (`tools/safety.py`)."""
 
 from __future__ import annotations
 
