@@ -16,7 +16,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from llmspace.providers.base import CancelToken, Endpoint, ModelInfo, ModelRequest, NeutralMessage
+from llmspace.cancel import CancelToken
+from llmspace.providers.base import Endpoint, ModelInfo, ModelRequest, NeutralMessage
 from llmspace.providers.openai_completions import OpenAICompletionsAdapter, parse_stream
 from llmspace.providers.sse import iter_sse
 
