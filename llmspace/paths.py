@@ -39,7 +39,7 @@ def safe_component(name: str) -> str:
 
 def expand_home(path: str) -> Path:
     """Expand a leading `~` or `~/` only (`~user` is left alone), as the original app does."""
-    if path == "~" or path.startswith("~/") or path.startswith("~" + os.sep):
+    if path == "~" or path.startswith(("~/", "~" + os.sep)):
         return Path.home() / path[2:] if len(path) > 1 else Path.home()
     return Path(path)
 
@@ -56,7 +56,7 @@ class DataRoot:
     root: Path
 
     @classmethod
-    def from_env(cls) -> "DataRoot":
+    def from_env(cls) -> DataRoot:
         return cls(default_home().absolute())
 
     def _dir(self, *parts: str) -> Path:

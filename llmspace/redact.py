@@ -25,7 +25,8 @@ import logging
 import os
 import re
 import threading
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 MASK = "***"
 MIN_KEY = 4
@@ -88,7 +89,7 @@ class Redactor:
     def values(self) -> frozenset[str]:
         return self._values
 
-    def __add__(self, other: "Redactor") -> "Redactor":
+    def __add__(self, other: Redactor) -> Redactor:
         return Redactor(self._values | other.values)
 
     def text(self, text: str) -> str:

@@ -45,5 +45,5 @@ def test_a_data_root_that_is_a_file_is_a_clear_error_naming_llm_space_home(tmp_p
 
     (tmp_path / "home").write_text("not a folder", "utf-8")
     with pytest.raises(UserFacingError, match="LLM_SPACE_HOME") as info:
-        DataRoot(tmp_path / "home").workspace
+        _ = DataRoot(tmp_path / "home").workspace
     assert str(tmp_path / "home" / "workspace") in str(info.value)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .history import find_run, model_label
-from .model import AssistantMessage, RunSnapshot, Thread, ToolCall, UserMessage, Usage
+from .model import AssistantMessage, RunSnapshot, Thread, ToolCall, Usage, UserMessage
 from .timing import duration_label, run_latency_ms
 from .usage import format_cost, format_int, side_total, snapshot_usage
 

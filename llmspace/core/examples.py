@@ -11,8 +11,9 @@ Pure: no I/O. Callers: core/workspace.py, presenters (New from Examples…), tes
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from .model import Thread
 from .threadio import thread_from_data

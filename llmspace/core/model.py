@@ -12,7 +12,7 @@ Anyone may import this module; it does no I/O.
 from __future__ import annotations
 
 from contextvars import ContextVar
-from typing import Annotated, Any, ClassVar, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -24,8 +24,8 @@ from pydantic import (
 )
 
 # A JSON number that keeps int-ness (1 stays 1, 0.5 stays 0.5) so files round-trip exactly.
-Number = Union[int, float]
-NonNeg = Annotated[Union[int, float], Field(ge=0)]
+Number = int | float
+NonNeg = Annotated[int | float, Field(ge=0)]
 
 ReasoningLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 REASONING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
@@ -111,7 +111,7 @@ class ImageDataContent(Node):
     data: str
 
 
-Content = Annotated[Union[TextContent, ImageDataContent], Field(discriminator="type")]
+Content = Annotated[TextContent | ImageDataContent, Field(discriminator="type")]
 
 
 class ToolCallInput(Node):
@@ -180,7 +180,7 @@ class AssistantMessage(Node):
         return "\n".join(c.text for c in self.content if isinstance(c, TextContent))
 
 
-Message = Annotated[Union[UserMessage, AssistantMessage], Field(discriminator="role")]
+Message = Annotated[UserMessage | AssistantMessage, Field(discriminator="role")]
 
 
 # ---------------------------------------------------------------------------------------
@@ -379,7 +379,7 @@ class Evaluation(Node):
     runScores: Annotated[list[RunScores], Field(min_length=2, max_length=2)] | None = None
 
     @model_validator(mode="after")
-    def _rubric_and_scores_together(self) -> "Evaluation":
+    def _rubric_and_scores_together(self) -> Evaluation:
         if (self.rubric is None) != (self.runScores is None):
             raise ValueError("rubric and runScores must be given together")
         return self

@@ -11,11 +11,11 @@ import base64
 import random
 from typing import Any
 
-_WORDS = (
-    "agent prompt model tool call result thread context variable system user assistant "
-    "stream token latency cost evaluate rubric score compare workspace file json schema "
-    "über naïve café 数据 模型 — “quoted” ✓"
-).split()
+_WORDS = [
+    "agent", "prompt", "model", "tool", "call", "result", "thread", "context", "variable", "system", "user",
+    "assistant", "stream", "token", "latency", "cost", "evaluate", "rubric", "score", "compare", "workspace",
+    "file", "json", "schema", "über", "naïve", "café", "数据", "模型", "—", "“quoted”", "✓",
+]
 
 
 def _sentence(rng: random.Random, n: int) -> str:

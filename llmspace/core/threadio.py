@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import gc
 import hashlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import orjson
 from pydantic import ValidationError

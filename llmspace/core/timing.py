@@ -11,7 +11,8 @@ Pure functions. Callers: core/compare.py, agent/report.py, the UI message stats.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .model import AssistantMessage, Timing
 
@@ -32,13 +33,13 @@ def duration_label(ms: float | None) -> str:
         return ""
     ms = max(0.0, float(ms))
     if ms < 1000:
-        return f"{int(round(ms))} ms"
+        return f"{round(ms)} ms"
     secs = ms / 1000
     if secs < 10:
         return f"{secs:.2f} s"
     if secs < 60:
         return f"{secs:.1f} s"
-    minutes, rest = divmod(int(round(secs)), 60)
+    minutes, rest = divmod(round(secs), 60)
     return f"{minutes}m {rest}s"
 
 

@@ -18,7 +18,8 @@ Callers: the run loop (agent/runner.py), core/history.py, core/compare.py, agent
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from .model import AssistantMessage, RunSnapshot, Usage, UsageCost
 
@@ -67,7 +68,7 @@ def make_usage(
         costs["total"] = sum(costs[k] for k in _COST_KEYS[:4])
     tokens = [_num(input), _num(output), _num(cache_read), _num(cache_write)]
     total = _num(total_tokens) if total_tokens is not None else sum(tokens)
-    fields: dict[str, Any] = dict(zip(_TOKEN_KEYS, tokens))
+    fields: dict[str, Any] = dict(zip(_TOKEN_KEYS, tokens, strict=True))
     if reasoning is not None:
         fields["reasoning"] = _num(reasoning)
     fields["totalTokens"] = total
@@ -165,7 +166,7 @@ def run_usage(messages: Iterable[Any]) -> Usage:
         c = u.cost
         for i, key in enumerate(_COST_KEYS):
             costs[i] += _num(getattr(c, key, 0))
-    return make_usage(*tokens, reasoning=reasoning, total_tokens=total, cost=dict(zip(_COST_KEYS, costs)))
+    return make_usage(*tokens, reasoning=reasoning, total_tokens=total, cost=dict(zip(_COST_KEYS, costs, strict=True)))
 
 
 def is_zero(usage: Usage | None) -> bool:
@@ -198,7 +199,7 @@ def cost_of(usage: Usage | None) -> float:
 
 def format_int(n: Num) -> str:
     """An integer with thousands separators: 12,345."""
-    return f"{int(round(_num(n))):,}"
+    return f"{round(_num(n)):,}"
 
 
 def format_compact(n: Num) -> str:
@@ -208,7 +209,7 @@ def format_compact(n: Num) -> str:
         if v >= size:
             text = f"{v / size:.1f}".rstrip("0").rstrip(".")
             return f"{text}{suffix}"
-    return str(int(round(v)))
+    return str(round(v))
 
 
 def format_cost(cost: Num) -> str | None:

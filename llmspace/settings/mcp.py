@@ -16,7 +16,7 @@ import json
 import re
 import threading
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
@@ -42,7 +42,7 @@ def normalize_name(name: str) -> str:
 
 def now_iso() -> str:
     """UTC timestamp as JavaScript's `toISOString()` writes it."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class _Model(BaseModel):
@@ -187,16 +187,17 @@ class McpSettings:
             items = raw.get("servers", [])
             if not isinstance(items, list):
                 raise UserFacingError(f"{self.path}: 'servers' must be a list.")
-            servers, index = [], 0
+            servers: list[McpServerConfig] = []
             for index, item in enumerate(items):
-                servers.append(McpServerConfig.model_validate(item))
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.get("loc", ()))
-            where = f"servers[{index}]{where}"
-            self.error = UserFacingError(f"{self.path}: invalid MCP server entry at {where}: {first.get('msg')}.",
-                                         hint="Fix the file in a text editor; it was left unchanged and no MCP servers are loaded.")
-            return
+                try:
+                    servers.append(McpServerConfig.model_validate(item))
+                except ValidationError as exc:
+                    first = exc.errors()[0]
+                    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.get("loc", ()))
+                    where = f"servers[{index}]{where}"
+                    self.error = UserFacingError(f"{self.path}: invalid MCP server entry at {where}: {first.get('msg')}.",
+                                                 hint="Fix the file in a text editor; it was left unchanged and no MCP servers are loaded.")
+                    return
         except UserFacingError as exc:
             self.error = UserFacingError(exc.message, hint="Fix the file in a text editor; it was left unchanged and no MCP servers are loaded.")
             return
@@ -240,7 +241,7 @@ class McpSettings:
             cfg = validate_draft(cfg, servers).model_copy(
                 update={"createdAt": cfg.createdAt or stamp, "updatedAt": stamp,
                         "readiness": cfg.readiness or Readiness(status="untested", toolCount=None)})
-            self._save(servers + [cfg])
+            self._save([*servers, cfg])
             return cfg
 
     def update(self, key: str, **changes: Any) -> McpServerConfig:

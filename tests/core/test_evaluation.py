@@ -20,7 +20,7 @@ from llmspace.core.evaluation import (
     update_rubric,
 )
 from llmspace.core.history import append_run, remove_run
-from llmspace.core.threadio import serialize_thread, thread_from_data, parse_thread
+from llmspace.core.threadio import parse_thread, serialize_thread, thread_from_data
 from llmspace.errors import UserFacingError
 
 CRITERIA = [{"name": " Accuracy ", "description": "Facts are right"}, {"name": "Clarity"}]
@@ -35,7 +35,7 @@ def _thread(runs: int = 2):
 
 def _grid(rubric, a: list[int], b: list[int], left="r0", right="r1"):
     ids = [c.id for c in rubric.criteria]
-    return {left: dict(zip(ids, a)), right: dict(zip(ids, b))}
+    return {left: dict(zip(ids, a, strict=False)), right: dict(zip(ids, b, strict=False))}
 
 
 def test_rubric_create_trims_names_and_starts_at_revision_one():

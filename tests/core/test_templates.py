@@ -221,7 +221,7 @@ def test_a_whole_json_object_prints_as_pretty_json() -> None:
     "{{ 10 ** 100000000 }}",
 ])
 def test_sandbox_escape_attempts_are_refused(attack: str) -> None:
-    with pytest.raises(TemplateError, match="sandbox|unsafe|not allowed|too"):
+    with pytest.raises(TemplateError, match=r"sandbox|unsafe|not allowed|too"):
         render(attack, JSON)
 
 
@@ -235,7 +235,7 @@ def test_a_sandbox_refusal_inside_an_include_is_refused_too() -> None:
 def test_referenced_names_skip_locals_filters_attributes_and_strings() -> None:
     text = "{% for x in items %}{{ x | upper }}{{ user.name }}{{ 'quoted' }}{% endfor %}{{ exists(p) }}"
     assert [n for n, _s, _e in referenced_names(text)] == ["items", "user", "p"]
-    name, start, end = referenced_names(text)[0]
+    _name, start, end = referenced_names(text)[0]
     assert text[start:end] == "items"
 
 
@@ -277,7 +277,7 @@ def test_private_attributes_of_unknown_names_are_still_refused() -> None:
     "{% set lines = '\n' * 100000 %}{{ lines | indent(100000) }}",
 ])
 def test_runaway_templates_are_refused(attack: str) -> None:
-    with pytest.raises(TemplateError, match="too|not allowed|loops more"):
+    with pytest.raises(TemplateError, match=r"too|not allowed|loops more"):
         render(attack)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -169,7 +169,7 @@ def test_value_status_for_typed_variables() -> None:
 
 def test_hints_for_the_completion_list() -> None:
     t = thread_with_refs()
-    now = datetime(2026, 7, 12, tzinfo=timezone.utc)
+    now = datetime(2026, 7, 12, tzinfo=UTC)
     assert H.variable_hint(t, "current_date", now) == "2026-07-12, Sunday"
     assert H.variable_hint(t, "available_skills") == "All enabled skills"
     assert H.variable_hint(t, "doc") == "(no file)"
@@ -201,8 +201,7 @@ def test_changing_a_variable_drops_its_values_and_every_frozen_template_output()
 
 def test_removing_the_last_frozen_value_removes_the_snapshot_key_entirely() -> None:
     t = thread_with_refs()
-    for place in ("systemPrompt",):
-        V.on_system_prompt_edited(t)
+    V.on_system_prompt_edited(t)
     V.on_message_edited(t, "m1")
     V.on_tool_result_edited(t, "a1", "c1")
     assert "snapshot" not in thread_to_data(t)["context"]
@@ -226,7 +225,7 @@ def test_apply_snapshot_keeps_other_snapshot_keys() -> None:
 
 def test_completion_list_is_sorted_with_hints_and_reference_checks_work() -> None:
     t = thread_with_refs()
-    items = dict(H.completions(t, datetime(2026, 7, 12, tzinfo=timezone.utc)))
+    items = dict(H.completions(t, datetime(2026, 7, 12, tzinfo=UTC)))
     assert list(items) == sorted(items)
     assert items["data"] == "{}" and items["current_working_directory"] == "~/Desktop/llm-space-project"
     assert V.is_referenced(t, "name") and V.is_referenced(t, "blank") and not V.is_referenced(t, "data")

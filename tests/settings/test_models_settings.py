@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -87,7 +88,7 @@ def test_the_os_keyring_is_the_third_source(home: Path, monkeypatch: pytest.Monk
 
     class Memory(KeyringBackend):
         priority = 1  # type: ignore[assignment]
-        store: dict = {}
+        store: ClassVar[dict[tuple[str, str], str]] = {}
 
         def get_password(self, service, username):
             return self.store.get((service, username))

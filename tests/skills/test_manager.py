@@ -11,7 +11,7 @@ import pytest
 from llmspace.errors import UserFacingError
 from llmspace.paths import DataRoot
 from llmspace.skills.manager import SEED_SKILLS, SkillManager
-from llmspace.skills.skill import is_valid_skill_name, parse_skill_text, SkillFormatError
+from llmspace.skills.skill import SkillFormatError, is_valid_skill_name, parse_skill_text
 from tests.skills.conftest import write_skill
 
 

@@ -31,10 +31,11 @@ import select
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 MODEL_DEFAULT = "loopback-model"
 
@@ -122,7 +123,7 @@ class LoopbackLLM:
         self.request_seen = threading.Event()
 
     # -- lifecycle ------------------------------------------------------------------------
-    def start(self) -> "LoopbackLLM":
+    def start(self) -> LoopbackLLM:
         owner = self
 
         class Handler(_Handler):
@@ -142,7 +143,7 @@ class LoopbackLLM:
             self._server.server_close()
             self._server = None
 
-    def __enter__(self) -> "LoopbackLLM":
+    def __enter__(self) -> LoopbackLLM:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:
@@ -211,7 +212,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _record(self, body_json: Any) -> None:
         owner = self.server_owner
         with owner._lock:
-            owner.requests.append(RecordedRequest(self.path, {k: v for k, v in self.headers.items()}, body_json, self.command))
+            owner.requests.append(RecordedRequest(self.path, dict(self.headers.items()), body_json, self.command))
         owner.request_seen.set()
 
     def _send_json(self, status: int, value: Any, headers: dict[str, str] | None = None) -> None:
@@ -381,7 +382,7 @@ def _new_id(prefix: str) -> str:
 def _sse(data: Any, event: str | None = None) -> bytes:
     head = f"event: {event}\n" if event else ""
     payload = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
-    return f"{head}data: {payload}\n\n".encode("utf-8")
+    return f"{head}data: {payload}\n\n".encode()
 
 
 def _model(body: dict[str, Any]) -> str:

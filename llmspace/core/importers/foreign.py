@@ -14,7 +14,8 @@ Callers: core/importers/detect.py.
 from __future__ import annotations
 
 import uuid
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .args import parse_arguments
 from .content import Parts, plain_text, read_content
