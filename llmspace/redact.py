@@ -1,4 +1,5 @@
-"""Secrets removed by value from everything the app writes or prints (DESIGN rule 6).
+"""Secrets removed by value from everything the app writes or prints: API keys and auth
+headers never appear in messages, logs or traces.
 
 A secret is every configured API key (4 characters or more, whatever its shape) and the
 value of every configured HTTP header of 8 characters or more, whatever the header's name,

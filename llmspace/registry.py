@@ -9,7 +9,7 @@ Built-ins, user settings and plugins add contributions the same way:
 Each registration has a canonical ID and a source (`built-in`, `user` or `plugin:<name>`).
 A source that registers an ID again replaces its own entry. When two *different* sources
 register the same canonical ID, neither wins: both become inactive and `conflicts()` names
-the two sources (the plugin guide's rule for colliding contributions). Removing one of
+the two sources (so a plugin can never silently replace another's contribution). Removing one of
 them (`unregister_source`, e.g. when a plugin is disabled) makes the other active again.
 
 Listeners hear about every change (the UI refreshes its lists, caches are dropped).

@@ -1,1 +1,23 @@
-"""core package."""
+"""The pure domain of LLM Space: the Thread file format, the workspace of thread files,
+importers, prompt variables and rendering, run history, comparison and evaluation.
+
+Nothing here does network I/O or starts threads; it imports only the foundation modules
+(`errors`, `jsonio`, `jsoncheck`, `paths`, …). Every other layer may import it.
+
+Modules:
+- `model`: the Thread file format as pydantic models; `schema`: its JSON Schema
+  (`thread.schema.json` is the generated copy).
+- `threadio`: thread bytes <-> `Thread` (image blobs packed and restored, bytes kept stable).
+- `workspace`: thread files and folders under one root, built from `names` (naming rules,
+  first free name), `tree` (listing from file names, stale temp files swept) and `trash`
+  (moving entries, deleting to the trash).
+- `examples`: the example threads; `synthetic`: generated threads for benchmarks and tests.
+- `importers/`: foreign and native exports -> threads in the workspace.
+- `variables`: prompt variables (names, defaults, values, renames, frozen-value snapshots);
+  `variable_hints`: editor hints; `variable_formats`: the `current_date` and skills texts.
+- `render`: the texts a run sends; `templates` and `template_sandbox`: the Jinja2 path;
+  `file_reads`: which local files running a thread would read.
+- `history`: run history; `usage`: token usage and cost; `timing`: speed and durations.
+- `compare`: two runs side by side; `evaluation` and `evaluation_records`: rubrics and
+  evaluations of run pairs.
+"""

@@ -1,4 +1,4 @@
-"""Evaluations and rubrics of run pairs (reference §2.8, §7.3), stored in the thread JSON.
+"""Evaluations and rubrics of run pairs, stored in the thread JSON (`evaluations`, `evaluationRubrics`).
 
 Rubrics: `create_rubric`, `update_rubric` (unchanged input → no revision bump; otherwise
 revision + 1 and `updatedAt`), `delete_rubric`, `find_rubric`. 2–6 ordered criteria, names

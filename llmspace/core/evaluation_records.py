@@ -1,6 +1,5 @@
-"""Bounds of evaluation and rubric records, and the rules that apply when a thread is loaded
-(reference §2.8, §7.3), ported from the original's `normalizeEvaluations` and
-`normalizeEvaluationRubrics` (`packages/core/src/thread/history.ts`).
+"""Bounds of evaluation and rubric records, and the rules that apply when a thread is loaded,
+the same rules the original app applies when it loads a thread (so both keep the same records).
 
 Evaluations, in file order:
 - dropped: not an object, run ids not strings or equal, unknown verdict, `createdAt` or

@@ -1,5 +1,5 @@
-"""Run history of a thread (reference §2.8, §7.2): snapshots, append, normalise, restore,
-inspect, remove and fork.
+"""Run history of a thread (`runHistory`): snapshots, append, normalise, restore, inspect,
+remove and fork.
 
 - `snapshot_of(thread)` copies title/model/context only (never runHistory/evaluations).
 - `append_run(thread, usage, …)` records a run (cap `MAX_RUNS`, oldest dropped) and prunes
@@ -158,7 +158,7 @@ def prune_evaluations(thread: Thread) -> int:
 
 
 def normalize_history(thread: Thread) -> None:
-    """Apply the load rules of reference §7.2 to `thread.runHistory` (in place)."""
+    """Apply the load rules (see the module docstring) to `thread.runHistory` (in place)."""
     if thread.runHistory is None:
         return
     entries = []

@@ -1,4 +1,4 @@
-"""The template path of prompt rendering (reference §5.3): Jinja2 in its sandbox.
+"""The template path of prompt rendering: Jinja2 in its sandbox.
 
 A text takes the template path when it contains `{%`, `{{ @…`, or a `{{…}}` holding one of
 `. [ | (` (`is_template`). `TemplateRenderer.render(text)` then:
@@ -9,8 +9,8 @@ A text takes the template path when it contains `{%`, `{{ @…`, or a `{{…}}` 
 - offers `exists(path)` (memoised per renderer, i.e. per render);
 - gives every identifier the text uses but no variable defines a *sentinel*: a string that
   prints itself as `{{name}}` (so unknown names stay as written) and is falsy in `{% if %}`
-  (a deliberate choice for reference §12.3 item 1: empty and unknown values are falsy);
-- prints JSON objects and lists as pretty JSON (§12.3 item 2) and `true`/`false`/`` for
+  (a deliberate choice: empty and unknown values are falsy);
+- prints JSON objects and lists as pretty JSON and `true`/`false`/`` for
   JSON booleans and null, the way the original's engine prints them.
 
 Templates run in the sandbox of `core/template_sandbox.py`: `_`-prefixed attributes
@@ -84,7 +84,7 @@ class TemplateLimitError(TemplateError):
 
 
 def is_template(text: str) -> bool:
-    """True when `text` takes the template path (reference §5.3 dispatch rule)."""
+    """True when `text` takes the template path (the rule is in the module docstring)."""
     return ("{%" in text or "{{" in text) and TEMPLATE_MARKER_RE.search(text) is not None
 
 

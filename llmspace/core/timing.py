@@ -1,4 +1,4 @@
-"""Response performance helpers (reference §6.5): tokens per second and duration labels.
+"""Response performance helpers: tokens per second and duration labels.
 
 `tokens_per_second(output_tokens, first_token_ms, duration_ms)` is output tokens over the
 generation window (duration − first token); None without a first token, a positive window or

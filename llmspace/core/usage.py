@@ -1,4 +1,4 @@
-"""Token usage and cost: normalising, adding, per-run totals and display labels (reference §6.4).
+"""Token usage and cost: normalising, adding, per-run totals and display labels.
 
 - `normalize_usage(value)` turns a `Usage`, a dict or None into a clean `Usage` (non-finite or
   negative numbers become 0) or None when nothing usable is there.

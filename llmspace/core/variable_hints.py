@@ -1,5 +1,5 @@
 """Editor hints for prompt variables: every reference in a thread with its status, and the
-completion list with a hint per variable (reference §5.5).
+completion list with a hint per variable.
 
 Callers: the editor presenter and view, `core/variables.is_referenced`. Pure: no I/O.
 """
@@ -31,7 +31,7 @@ class VariableRef:
 
 
 def value_status(thread: Thread, name: str) -> RefStatus:
-    """ok / empty / unknown / invalid for a variable name (§5.5 hover statuses)."""
+    """ok / empty / unknown / invalid for a variable name (the status shown when hovering a reference)."""
     if not is_valid_name(name):
         return "invalid"
     typed = typed_variables(thread)
@@ -80,7 +80,7 @@ def references(thread: Thread) -> list[VariableRef]:
 
 
 def variable_hint(thread: Thread, name: str, now: datetime | None = None) -> str:
-    """The completion-list hint for a variable (§5.5)."""
+    """The completion-list hint for a variable."""
     typed = typed_variables(thread)
     if name in typed:
         v = typed[name]
@@ -104,5 +104,5 @@ def variable_hint(thread: Thread, name: str, now: datetime | None = None) -> str
 
 
 def completions(thread: Thread, now: datetime | None = None) -> list[tuple[str, str]]:
-    """(name, hint) for every variable, sorted by name: the editor's completion list (§5.5)."""
+    """(name, hint) for every variable, sorted by name: the editor's completion list."""
     return [(name, variable_hint(thread, name, now)) for name in sorted(all_names(thread))]

@@ -1,6 +1,6 @@
 """Prompt variables of a thread: names, defaults, values, references, renames, invalidation.
 
-What lives here (reference §2.3, §5.1, §5.2, §5.4, §5.5):
+What lives here:
 - the name rule and the three default variables (`ensure_default_variables`, called by the
   editor presenter and used implicitly by rendering — never by plain load/save, so files
   round-trip byte for byte);
@@ -38,8 +38,8 @@ DEFAULT_BUCKET = "default"
 
 DATE_FORMATS = ("readable-date", "iso-date", "local-date-time")
 SKILLS_FORMATS = ("markdown-list", "xml")
-# An unknown skills format falls back to xml, as the original's normaliser does (reference
-# §5.1, §12.3 item 7), even though the default variable itself uses markdown-list.
+# An unknown skills format falls back to xml, as the original app's normaliser does (files
+# stay interchangeable), even though the default variable itself uses markdown-list.
 DEFAULT_SKILLS_FORMAT = "xml"
 
 SYSTEM_PROMPT_PLACE = "systemPrompt"
@@ -159,7 +159,8 @@ def _bucket(vv: VariableVariants | None) -> dict[str, Any] | None:
 
 
 def custom_values(thread: Thread) -> dict[str, str]:
-    """Custom text variables (name -> value) from `variableVariants`, per §5.1 normalisation."""
+    """Custom text variables (name -> value) from `variableVariants`: the `default` bucket,
+    else the active one, else the first; values that are not strings are left out."""
     ctx = thread.context
     bucket = _bucket(ctx.variableVariants if ctx else None) or {}
     return {k: v for k, v in bucket.items() if isinstance(v, str)}
@@ -170,7 +171,7 @@ def all_names(thread: Thread) -> set[str]:
 
 
 def validation_problems(thread: Thread) -> list[str]:
-    """Why a run must be refused (§5.1 validation): invalid names, custom/typed name clashes."""
+    """Why a run must be refused: invalid names, custom/typed name clashes."""
     problems: list[str] = []
     typed = typed_variables(thread)
     for name in typed:

@@ -1,6 +1,6 @@
 """`settings/mcp.json`: the configured MCP servers and their last readiness test.
 
-Shape (reference §9): `{servers: [{id, name, serverName, transport: stdio|streamableHttp|sse,
+Shape: `{servers: [{id, name, serverName, transport: stdio|streamableHttp|sse,
 command, args, cwd, env, url, headers, timeoutSeconds, enabled, createdAt, updatedAt,
 readiness}]}`. Unknown keys are kept. An unreadable or invalid file is reported (`error`),
 left untouched, treated as empty, and never overwritten.

@@ -1,4 +1,4 @@
-"""Provider and model settings: `settings/models.json` (reference §2.10, §6.1).
+"""Provider and model settings: `settings/models.json`.
 
 `ModelSettings(root)` merges the built-in providers (`settings/catalog.py`) with the file:
 API keys (a literal, `$ENV_NAME`, the provider's own env var, or the OS keyring as a third
@@ -315,7 +315,7 @@ class ModelSettings:
 
     def resolve_model(self, saved: ModelConfig | None) -> ModelConfig | None:
         """Saved model if available → default model if available → first enabled model of
-        the configured providers sorted by display name → None (reference §6.1)."""
+        the configured providers sorted by display name → None."""
         for candidate in (saved, self.default_model):
             if candidate is None:
                 continue

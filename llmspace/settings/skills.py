@@ -1,4 +1,4 @@
-"""`settings/skills.json`: where skills are discovered and which are hidden (reference §8, §2.10).
+"""`settings/skills.json`: where skills are discovered and which are hidden.
 
 Shape: `{"discoveryPaths": [{"path": "~/.claude/skills", "hiddenSkills": ["name", …]}, …]}`.
 Defaults (written when the file is missing): `~/.claude/skills`, `~/.codex/skills`,

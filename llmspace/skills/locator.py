@@ -1,4 +1,4 @@
-"""Internal skill locators: `llm-space://internal/skills/<name>` (reference §8).
+"""Internal skill locators: `llm-space://internal/skills/<name>`.
 
 "Open skill location" and links in the UI name a skill this way; `parse_skill_locator` is
 strict (exact lowercase scheme, host `internal`, no user info, port, query or fragment,

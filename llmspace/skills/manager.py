@@ -1,4 +1,4 @@
-"""SkillManager: Agent Skills discovery, enable/disable, lookup and first-start seeding (§8).
+"""SkillManager: Agent Skills discovery, enable/disable, lookup and first-start seeding.
 
 Discovery folders come from `settings/skills.json` (see `settings/skills.py`), in order,
 followed by folders added at run time with `add_source(folder, origin)` (plugins), which are

@@ -1,4 +1,4 @@
-"""Importers: foreign and native thread exports -> threads in the workspace (reference §3).
+"""Importers: foreign and native thread exports -> threads in the workspace.
 
 Public API (what other packages use):
 - `import_files(paths, workspace, into="") -> ImportOutcomes` — write new thread files; a list

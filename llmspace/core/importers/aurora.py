@@ -1,4 +1,4 @@
-"""Aurora thread exports (PascalCase `Messages` + `Tools`) -> thread data (reference §3.4).
+"""Aurora thread exports (PascalCase `Messages` + `Tools`) -> thread data.
 
 Messages: `Role` (system/user/assistant/tool, any case), text from `Content.StringValue`,
 assistant `Content.ToolCalls[]` = `{ID, FunctionCall: {Name, Arguments}}` (arguments parsed

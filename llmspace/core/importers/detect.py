@@ -1,4 +1,4 @@
-"""Import dispatch: file bytes -> threads, or the reason the file was skipped (reference §3).
+"""Import dispatch: file bytes -> threads, or the reason the file was skipped.
 
 Order for one JSON value: Aurora (`Messages` + `Tools`) first; then a value that is not
 "foreign-looking" (a root array, a root `messages` array, Aurora, a Langfuse observations
@@ -22,8 +22,8 @@ from .aurora import is_aurora, normalize_aurora
 from .foreign import ModelResolver, normalize_foreign
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
-# An object without any of these keys is not taken as a native thread (the original would
-# import it as an empty thread; the issue asks for such files to be skipped with a reason).
+# An object without any of these keys is not taken as a native thread: it is skipped with a
+# reason (the original app would import it as an empty thread).
 _THREAD_KEYS = frozenset(Thread.model_fields) | {"blobs"}
 
 

@@ -1,6 +1,6 @@
 """OpenAI Chat Completions-style and Anthropic Messages-style exports -> thread data.
 
-`normalize_foreign(root, resolve_model)` follows reference §3.2: messages from a root
+`normalize_foreign(root, resolve_model)` reads: messages from a root
 `messages` array (or the root array itself); system prompt from root `system` plus every
 `system`/`developer` message, joined by a blank line; user/assistant/tool roles mapped,
 tool results attached to earlier tool calls (Anthropic `is_error` kept as `isError`),
