@@ -4,7 +4,7 @@
 and type (no absolute paths, `..`, backslashes, drive letters, control characters,
 symbolic links or other special entries, no encrypted or duplicate entries), drops macOS
 metadata (`__MACOSX/`, `.DS_Store`, `._*`) and finds the package root: `package.json` at
-the ZIP root, or inside exactly one top-level folder (plugin guide §4.1). `extract` writes
+the ZIP root, or inside exactly one top-level folder. `extract` writes
 the package into an empty folder, counting the bytes it really writes against the
 extracted limit (sizes in the headers are never trusted). Every refusal is an
 `ArchiveError` naming the archive, the entry and the problem.
@@ -40,7 +40,7 @@ _HINT = "Rebuild the ZIP from the plugin folder (llmspace plugins pack DIR); not
 
 @dataclass(frozen=True)
 class Limits:
-    """Archive limits; the defaults are the plugin guide's (§4.1)."""
+    """Archive limits; the defaults are the ones docs/plugins.md ("ZIP packaging") promises."""
 
     compressed: int = MAX_COMPRESSED_BYTES
     extracted: int = MAX_EXTRACTED_BYTES

@@ -1,4 +1,4 @@
-"""`check DIR`: the plugin guide's release checklist (§17), for the items that need no code to run.
+"""`check DIR`: the release checklist of a plugin (docs/plugins.md), for the items that need no code to run.
 
 `check_plugin(folder)` returns one `CheckItem` (label, pass/fail, reason) per item:
 

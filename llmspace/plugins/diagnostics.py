@@ -1,4 +1,4 @@
-"""Diagnostic log files of plugins (plugin guide §15).
+"""Diagnostic log files of plugins (docs/plugins.md, "Status, errors and logs").
 
 `DiagnosticLog(logs_dir).write(plugin, stage, summary, …)` writes
 `logs/plugins/<safe_component(plugin)>/<timestamp>-<stage>-<error-id>.log` (or

@@ -1,6 +1,6 @@
-"""Extension discovery inside one plugin folder (plugin guide §2.2), without running anything.
+"""Extension discovery inside one plugin folder (docs/plugins.md, "Layout"), without running anything.
 
-`find_extensions(root, plugin)` looks only at the guide's paths:
+`find_extensions(root, plugin)` looks only at these paths:
 
     skills/<dir>/SKILL.md      skill            mcp.json      mcp (one per server id)
     tools/<file>               tool             models.json   model-provider (one per provider id)
@@ -192,7 +192,7 @@ def _skill_description(path: Path) -> str:
 
 
 def find_extensions(root: Path, plugin: str) -> tuple[list[Extension], list[str]]:
-    """Extensions at the guide's paths under `root` and warnings about ignored entries."""
+    """Extensions at the documented paths under `root` and warnings about ignored entries."""
     finder = _Finder(root, plugin)
     finder.skills()
     finder.listed("mcp.json", "mcp", "servers")

@@ -1,4 +1,4 @@
-"""`config.schema.json` → a settings form model (plugin guide §5.1).
+"""`config.schema.json` → a settings form model (docs/plugins.md, "Settings").
 
     form = build_form(schema)            # PluginError when the schema is invalid
     values = form.merge(saved)           # defaults under saved values

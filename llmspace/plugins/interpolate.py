@@ -1,4 +1,5 @@
-"""Interpolation of plugin `mcp.json` / `models.json` strings (plugin guide §5.2).
+"""Interpolation of plugin `mcp.json` / `models.json` strings (docs/plugins.md, "Interpolation in mcp.json
+and models.json").
 
     interpolate({"token": "$API_TOKEN", "url": "${settings.endpoint}/v1"}, settings, env)
 

@@ -1,6 +1,6 @@
 """Plugin metadata: `package.json` → `Manifest`, names, engines and folders.
 
-`parse_manifest(data, where=…)` validates the fields the plugin guide requires (`name`,
+`parse_manifest(data, where=…)` validates the required fields (`name`,
 `version`, `engines["llm-space"]`) and keeps the recommended display fields; npm fields
 such as `scripts`, `main` or `bin` stay in `raw` and are never acted upon.
 `is_valid_package_name` applies npm's rules for new package names,

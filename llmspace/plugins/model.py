@@ -4,7 +4,7 @@ Plain frozen values, built by llmspace/plugins/loader.py and held by
 llmspace/plugins/service.py (`app.plugins`); the CLI (llmspace/commands/plugins.py) and
 later the GUI only read them.
 
-Plugin status (plugin guide §15): `active` (enabled, every extension fine), `degraded`
+Plugin status (docs/plugins.md, "Status, errors and logs"): `active` (enabled, every extension fine), `degraded`
 (some extension failed), `error` (the plugin itself cannot load, or every extension failed),
 `incompatible` (`engines["llm-space"]` excludes this app), `disabled` (by the user, by
 `LLM_SPACE_DISABLE_PLUGINS=1`, or because `settings/plugins.json` is unreadable).

@@ -1,4 +1,4 @@
-"""Release ZIPs of a plugin folder (plugin guide §4.1): `pack(folder, out=None)`.
+"""Release ZIPs of a plugin folder (docs/plugins.md, "ZIP packaging"): `pack(folder, out=None)`.
 
 The ZIP has `package.json` at its root, as `zip -r ../name-1.2.3.zip . -x "data/*" ".git/*"
 ".DS_Store" "__MACOSX/*"` makes it: the top-level `data/` and `.git/` folders, macOS metadata

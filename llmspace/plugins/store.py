@@ -1,4 +1,4 @@
-"""`settings/plugins.json`: per plugin `enabled` and `settings` (plugin guide §5).
+"""`settings/plugins.json`: per plugin `enabled` and `settings` (docs/plugins.md, "Settings").
 
     {"schemaVersion": 1, "plugins": {"@example/team-tools": {"enabled": true, "settings": {…}}}}
 
