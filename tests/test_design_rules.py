@@ -1,4 +1,4 @@
-"""DESIGN.md rule 9, checked: small modules composed. No class in `llmspace/` is a mixin
+"""Small modules, composed. No class in `llmspace/` is a mixin
 (a class named *Mixin shares undeclared attributes with its host; use a component that gets
 what it uses in its constructor), and no module of `llmspace/` is longer than 500 lines
 (split it by responsibility)."""

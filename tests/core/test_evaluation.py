@@ -1,4 +1,4 @@
-"""Evaluation and rubric rules (reference §7.3)."""
+"""Evaluation and rubric rules."""
 
 from __future__ import annotations
 

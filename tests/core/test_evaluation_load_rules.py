@@ -1,6 +1,6 @@
-"""The rubric cap refuses (reference §7.3, `upsertEvaluationRubric`) and loaded evaluations are
-normalised as the original's `normalizeEvaluations` does: notes trimmed, a malformed structured
-payload degrades to a verdict-only record, the last valid duplicate (id or unordered pair) wins."""
+"""The rubric cap refuses a 21st rubric, and loaded evaluations are normalised as the
+original app normalises them: notes trimmed, a malformed structured payload degrades to a
+verdict-only record, the last valid duplicate (id or unordered pair) wins."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Run history rules (reference §2.8, §7.2): append, cap, back-fill, restore, remove, fork."""
+"""Run history rules: append, cap, back-fill, restore, remove, fork."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Importers against fixtures written from each API's documented shapes (reference §3)."""
+"""Importers against fixtures written from each API's documented shapes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""render_thread: values of every variable kind, both paths, frozen values, errors (reference §5.2–§5.6)."""
+"""render_thread: values of every variable kind, both paths, frozen values, errors."""
 
 from __future__ import annotations
 

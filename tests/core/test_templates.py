@@ -1,4 +1,4 @@
-"""The template path (reference §5.3, §5.6 template-render cases) and its sandbox."""
+"""The template path (core/templates.py) and its sandbox (core/template_sandbox.py)."""
 
 from __future__ import annotations
 

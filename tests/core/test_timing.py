@@ -1,4 +1,4 @@
-"""Response performance helpers (reference §6.5)."""
+"""Response performance helpers."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Usage accounting and labels (reference §6.4)."""
+"""Usage accounting and labels."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Variables of a thread: defaults, names, renames, references, invalidation (reference §2.3, §5.1, §5.4, §5.5)."""
+"""Variables of a thread: defaults, names, renames, references, invalidation."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Skill locators `llm-space://internal/skills/<name>` (reference §8, skill-locator tests)."""
+"""Skill locators `llm-space://internal/skills/<name>`."""
 
 from __future__ import annotations
 

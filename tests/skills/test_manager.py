@@ -1,4 +1,4 @@
-"""SkillManager: discovery folders, validation, clashes, enable/disable, seeding (reference §8)."""
+"""SkillManager: discovery folders, validation, clashes, enable/disable, seeding."""
 
 from __future__ import annotations
 
