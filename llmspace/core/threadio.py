@@ -137,7 +137,9 @@ def parse_thread(raw: bytes, source: str = "thread") -> Thread:
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
-        data = loads_located(raw, source)
+        # Nesting of 255-1,024 levels is reported when the thread is saved (serialize_thread
+        # names its JSON path and nothing is written), so opening skips that costly check.
+        data = loads_located(raw, source, check_depth=False)
         return thread_from_data(data, source)
     finally:
         if gc_was_on:
