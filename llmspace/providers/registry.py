@@ -12,6 +12,10 @@ registries of `app.registries`) fills two registries of the one mechanism (`llms
   `user` (re-read on every resolution, `sync_user_providers`). A `models.json` entry for a
   built-in id such as `openai` only configures the built-in (key, base URL, models), so it is
   not a second registration. Two sources with one id make both inactive (an error names them).
+  Plugin providers (`plugin:<name>:model-provider:<id>`, registered by
+  `llmspace/plugins/contrib_models.py`) carry their own settings in `ProviderEntry.view`;
+  when one is gone, `explain_missing(provider_id)` (set by `app.py`) says why, so a thread
+  that names it fails with "provider … is unavailable (plugin … is disabled)".
 
 Queries:
 - `adapter(api, context) -> Adapter` — made by the API's factory for one run.
@@ -25,6 +29,7 @@ Queries:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +38,7 @@ from ..errors import UserFacingError
 from ..paths import DataRoot
 from ..registry import BUILTIN, USER, Registry
 from ..settings.catalog import BUILTINS
-from ..settings.models import ModelSettings
+from ..settings.models import ModelSettings, ProviderView
 from . import discovery
 from .base import Adapter, AdapterContext, Endpoint, ModelApi, ModelInfo, ModelRequest
 
@@ -45,12 +50,15 @@ class ProviderEntry:
     """One registration of the `providers` registry.
 
     `offline`: the provider has no settings (no base URL, key or model list); any model id
-    is accepted and the endpoint carries only the provider id and API."""
+    is accepted and the endpoint carries only the provider id and API. `view`: the settings
+    a provider brings along (plugin providers; its API key already resolved) instead of
+    an entry of `models.json`."""
 
     id: str
     api: str
     name: str = ""
     offline: bool = False
+    view: ProviderView | None = None
 
 
 def _completions(context: AdapterContext) -> Adapter:
@@ -124,6 +132,8 @@ class ProviderRegistry:
         self.root = root
         self.apis: Registry[ModelApi] = apis if apis is not None else Registry("model API")
         self.providers: Registry[ProviderEntry] = providers if providers is not None else Registry("model provider")
+        # Why a provider ID names nothing (a plugin disabled or removed), or None; set by app.py.
+        self.explain_missing: Callable[[str], str | None] | None = None
         register_builtins(self.apis, self.providers)
         self.sync_user_providers()
 
@@ -157,12 +167,28 @@ class ProviderRegistry:
 
     def _entry(self, provider_id: str) -> ProviderEntry | None:
         """The active entry of `provider_id`; None when unknown; an error naming both
-        parties when two sources registered it."""
+        parties when two sources registered it, or saying why a plugin provider is gone."""
         if provider_id in self.providers:
             return self.providers.get(provider_id)
         if any(c.canonical_id == provider_id for c in self.providers.conflicts()):
             self.providers.require(provider_id)  # raises, naming the parties
+        if provider_id.startswith("plugin:"):
+            why = (self.explain_missing(provider_id) if self.explain_missing else None) or "its plugin is not active"
+            raise UserFacingError(f"Provider {provider_id!r} is unavailable ({why}).",
+                                  hint="Enable the plugin (`llmspace plugins enable NAME`) or choose another model "
+                                       "(see `llmspace models`).")
         return None
+
+    def view(self, provider_id: str) -> ProviderView | None:
+        """The settings of `provider_id`: a plugin provider's own, else those of `models.json`."""
+        entry = self._entry(provider_id)
+        if entry is not None and entry.view is not None:
+            return entry.view
+        return self.models.provider(provider_id)
+
+    def plugin_views(self) -> list[tuple[str, ProviderView]]:
+        """(source, settings) of every active provider that brings its own settings (plugins)."""
+        return [(r.source, r.value.view) for r in self.providers.active() if r.value.view is not None]
 
     def resolve(self, model: ModelConfig | None, provider: str | None = None,
                 model_id: str | None = None) -> tuple[Endpoint, ModelInfo]:
@@ -185,15 +211,16 @@ class ProviderRegistry:
         entry = self._entry(chosen.provider)  # a provider in conflict is not used
         if entry is not None and entry.offline:
             return self._offline(entry, chosen.id)
-        view = self.models.provider(chosen.provider)
+        own = entry.view if entry is not None else None
+        view = own or self.models.provider(chosen.provider)
         if view is None:
             raise UserFacingError(f"Unknown provider {chosen.provider!r}.",
                                   hint="Add it in Settings › Models or choose another model (see `llmspace models`).")
-        info = self.models.model_info(view.id, chosen.id)
+        info = next((m for m in view.models if m.id == chosen.id), None) if own is not None else self.models.model_info(view.id, chosen.id)
         if info is None:
             # an explicitly named model the catalogue does not know yet (a new or local model)
             info = ModelInfo(id=chosen.id, name=chosen.id, api=view.api)
-        key = self.models.api_key(view.id)
+        key = (own.api_key_setting or None) if own is not None else self.models.api_key(view.id)
         wants_env = bool(view.api_key_setting and view.api_key_setting.startswith("$"))
         if (view.needs_key or wants_env) and not key:
             env = self.models.key_hint(view.id)
@@ -225,7 +252,7 @@ class ProviderRegistry:
         if provider:
             if saved is not None and saved.provider == provider:
                 return saved
-            view = self.models.provider(provider)
+            view = self.view(provider)
             if view is None:
                 raise UserFacingError(f"Unknown provider {provider!r}.", hint="See `llmspace models` for the list.")
             if view.local and not view.models:
@@ -236,7 +263,8 @@ class ProviderRegistry:
                 raise UserFacingError(f"{view.name} lists no models.", hint="Pass --model, or start the server and run `llmspace models --refresh`.")
             return ModelConfig(provider=provider, id=enabled[0].id)
         assert model_id is not None
-        candidates = [v.id for v in self.models.providers() if any(m.id == model_id for m in v.models)]
+        views = [*self.models.providers(), *(v for _, v in self.plugin_views())]
+        candidates = [v.id for v in views if any(m.id == model_id for m in v.models)]
         if saved is not None and saved.provider in candidates:
             return ModelConfig(provider=saved.provider, id=model_id)
         configured = [c for c in candidates if self.models.is_configured(c)]

@@ -215,22 +215,11 @@ class ModelSettings:
         )
 
     def _view_custom(self, p: dict[str, Any]) -> ProviderView:
-        api = _api_name(p.get("api"), "openai-completions")
-        return ProviderView(
-            id=str(p["id"]), name=str(p.get("name") or p["id"]), api=api, base_url=str(p.get("baseUrl") or ""),
-            builtin=False, local=False, needs_key=False, env_var=None,
-            api_key_setting=p.get("apiKey") if isinstance(p.get("apiKey"), str) else None,
-            headers=_str_dict(p.get("headers")), models=_dedupe(self._custom_models(p, api)),
-            disabled=frozenset(str(x) for x in p.get("disabledModels") or []), timeouts=_timeouts(p),
-        )
+        return custom_view(p)
 
     @staticmethod
     def _custom_models(entry: dict[str, Any], api: str) -> list[ModelInfo]:
-        out = []
-        for m in entry.get("models") or []:
-            if isinstance(m, dict) and m.get("id"):
-                out.append(model_from_dict(m, api))
-        return out
+        return _models_of(entry, api)
 
     # -- keys ------------------------------------------------------------------------------
     def api_key(self, provider_id: str) -> str | None:
@@ -415,6 +404,29 @@ class ModelSettings:
         with self._lock:
             self._data["providers"] = [p for p in self._data.get("providers", []) if not (isinstance(p, dict) and p.get("id") == provider_id)]
             self._save()
+
+
+def custom_view(p: dict[str, Any], provider_id: str | None = None) -> ProviderView:
+    """A provider entry in the `models.json` shape (`{id, name, api, baseUrl, apiKey, headers,
+    models, …}`) as a `ProviderView`; `provider_id` overrides its `id` (plugin providers are
+    namespaced, llmspace/plugins/contrib_models.py)."""
+    api = _api_name(p.get("api"), "openai-completions")
+    pid = provider_id or str(p["id"])
+    return ProviderView(
+        id=pid, name=str(p.get("name") or p["id"]), api=api, base_url=str(p.get("baseUrl") or ""),
+        builtin=False, local=False, needs_key=False, env_var=None,
+        api_key_setting=p.get("apiKey") if isinstance(p.get("apiKey"), str) else None,
+        headers=_str_dict(p.get("headers")), models=_dedupe(_models_of(p, api)),
+        disabled=frozenset(str(x) for x in p.get("disabledModels") or []), timeouts=_timeouts(p),
+    )
+
+
+def _models_of(entry: dict[str, Any], api: str) -> list[ModelInfo]:
+    out = []
+    for m in entry.get("models") or []:
+        if isinstance(m, dict) and m.get("id"):
+            out.append(model_from_dict(m, api))
+    return out
 
 
 def _api_name(value: Any, default: str) -> str:
