@@ -11,6 +11,8 @@ Contract used by `llmspace.tools.router` and `llmspace.commands.mcp`:
   plus add_server / update_server / remove_server for the settings UI and the CLI.
 `call_tool` raises `UserFacingError` only for configuration problems (unknown or disabled
 server, unset `$VAR`); every failure of the server itself becomes an `isError` output.
+Servers come from `servers.ServerDirectory`: the user's `settings/mcp.json` and the plugin
+servers of the `mcp_servers` registry (read-only; closed when their plugin is disabled).
 """
 
 from __future__ import annotations
@@ -30,12 +32,14 @@ from ..cancel import CancelToken
 from ..core.model import TextContent, Tool, ToolCallOutput
 from ..errors import UserFacingError
 from ..paths import DataRoot, safe_component
+from ..registry import Registry
 from ..settings.mcp import McpServerConfig, McpSettings, Readiness, now_iso
 from .connection import CONNECTION_CLOSED, Connection, Target
 from .diagnose import describe, leaf
 from .env import child_env, interpolate_map
 from .loop import LoopThread
 from .naming import McpToolInfo, build_tool_infos
+from .servers import ServerDirectory, is_plugin_server
 
 ProgressFn = Callable[[float, "float | None", "str | None"], None]
 T = TypeVar("T")
@@ -81,9 +85,11 @@ class McpHub:
     """All MCP servers of one data root. Thread-safe; `close()` ends every child process."""
 
     def __init__(self, root: DataRoot, *, connect_timeout: float = CONNECT_TIMEOUT,
-                 list_timeout: float | None = None) -> None:
+                 list_timeout: float | None = None, servers: Registry[McpServerConfig] | None = None) -> None:
         self.root = root
         self.settings = McpSettings(root)
+        self.directory = ServerDirectory(self.settings, servers)
+        self._unwatch = self.directory.watch(self._drop)  # a withdrawn or changed plugin server
         self.connect_timeout = connect_timeout
         self.list_timeout = float(list_timeout) if list_timeout else _list_timeout_from_env()
         self._lock = threading.Lock()
@@ -98,19 +104,21 @@ class McpHub:
     # -- configuration ---------------------------------------------------------------------
     def servers(self) -> list[McpServerConfig]:
         """Configured servers; `readiness` shows `stale` when the config changed since the test."""
-        return [s.model_copy(update={"readiness": s.effective_readiness()}) for s in self.settings.servers()]
+        return self.directory.servers()
 
     def _resolve(self, key: str | McpServerConfig) -> McpServerConfig:
-        cfg = self.settings.find(key.id if isinstance(key, McpServerConfig) else str(key))
+        cfg = self.directory.find(key.id if isinstance(key, McpServerConfig) else str(key))
         if not cfg.is_enabled:
             raise UserFacingError(f"MCP server {cfg.name!r} is disabled.", hint="Enable it in Settings › MCP.")
         return cfg
 
     def _target(self, cfg: McpServerConfig) -> Target:
-        """Resolve `$VAR`s (raises "Environment variable NAME is not set.")."""
-        headers = interpolate_map(cfg.headers)
-        env = child_env(cfg.env) if cfg.transport == "stdio" else {}
-        configured = interpolate_map(cfg.env)
+        """Resolve `$VAR`s (raises "Environment variable NAME is not set."); plugin servers
+        arrive interpolated (llmspace/plugins/interpolate.py) and are taken as they are."""
+        plugin = is_plugin_server(cfg)
+        headers = dict(cfg.headers or {}) if plugin else interpolate_map(cfg.headers)
+        configured = dict(cfg.env or {}) if plugin else interpolate_map(cfg.env)
+        env = ({**child_env(None), **configured} if plugin else child_env(cfg.env)) if cfg.transport == "stdio" else {}
         secrets = [v for v in list(headers.values()) + list(configured.values()) + list((cfg.headers or {}).values())
                    + list((cfg.env or {}).values()) if v and len(v) >= 4]
         return Target(server_id=cfg.id, name=cfg.name, server_name=cfg.serverName, transport=cfg.transport,
@@ -128,11 +136,13 @@ class McpHub:
 
     def update_server(self, key: str, **changes: Any) -> McpServerConfig:
         """Edit a server: its connection is closed and its tools become stale."""
+        self.directory.refuse_change(key)
         cfg = self.settings.update(key, **changes)
         self._drop(cfg.id)
         return cfg
 
     def remove_server(self, key: str) -> McpServerConfig:
+        self.directory.refuse_change(key)
         cfg = self.settings.remove(key)
         self._drop(cfg.id)
         return cfg
@@ -251,13 +261,13 @@ class McpHub:
         except (UserFacingError, TimeoutError) as exc:
             message = str(exc) if isinstance(exc, UserFacingError) else f"MCP server {cfg.name!r} did not answer."
             self._drop(cfg.id)
-            self.settings.set_readiness(cfg.id, Readiness(
+            self.directory.set_readiness(cfg, Readiness(
                 status="error", testedAt=now_iso(), toolCount=previous.toolCount, lastError=message,
                 tools=previous.tools, configHash=cfg.config_hash()))
             raise UserFacingError(message) from None
         with self._lock:
             self._tools[cfg.id] = (cfg.config_hash(), infos)
-        self.settings.set_readiness(cfg.id, Readiness(
+        self.directory.set_readiness(cfg, Readiness(
             status="ready", testedAt=now_iso(), toolCount=len(infos), tools=[i.summary() for i in infos],
             configHash=cfg.config_hash()))
         return infos
@@ -269,7 +279,7 @@ class McpHub:
             self._fetch_tools(cfg)
         except UserFacingError:
             pass
-        return self.settings.find(cfg.id).effective_readiness()
+        return self.directory.readiness_of(cfg)
 
     def list_tools(self, server: str, refresh: bool = False) -> list[McpToolInfo]:
         """The server's tools (cached until `refresh` or a configuration change)."""
@@ -433,5 +443,6 @@ class McpHub:
             loop, self._loop = self._loop, None
             self._tools.clear()
         atexit.unregister(self.close)
+        self._unwatch()
         if loop is not None:
             loop.stop(self._close_all(grace))
