@@ -5,9 +5,16 @@ followed by folders added at run time with `add_source(folder, origin)` (plugins
 registrations of the `skill_sources` registry (`llmspace/registries.py`; canonical ID
 `<origin>:skills:<folder>`, source `<origin>`). Every call
 scans the folders afresh, so skills are always current. `enabled()` de-duplicates by name
-(first folder wins; the conflict is reported by `problems()`), sorted by name;
-`find_enabled(name)` returns the first enabled match in folder order (what the `skill` tool
-uses). Disabling a skill hides its name in every folder that has it.
+(first folder wins among the user's folders; the clash is reported by `problems()`), sorted
+by name; `find_enabled(name)` returns the first enabled match in folder order (what the
+`skill` tool uses). Disabling a skill hides its name in every folder that has it.
+
+Plugin skills (source `plugin:<name>`, registered by llmspace/plugins/contributions.py)
+never win a name: when an enabled plugin skill shares its name with an enabled skill of
+another source (the user's folders or another plugin), every one of them is inactive
+(`Skill.conflict` names the files) until only one source remains. Their per-skill choices
+are kept in `skills.json` under `pluginSkills` (settings/skills.py), so re-enabling a
+plugin restores them.
 
 On first use, when `<LLM_SPACE_HOME>/skills` does not exist yet, three example skills from
 `llmspace/assets/skills/` are written there (`seed()`); they are never overwritten.
@@ -85,8 +92,11 @@ class SkillManager:
             found, issues = scan_folder(path, hidden=hidden, origin=origin)
             skills.extend(found)
             problems.extend(issues)
+        problems.extend(_mark_conflicts(skills))
         first: dict[str, Skill] = {}
         for skill in skills:
+            if skill.conflict:
+                continue
             winner = first.setdefault(skill.name, skill)
             if winner is not skill:
                 note = (f'Skill "{skill.name}" is defined more than once: {winner.path} and '
@@ -107,16 +117,35 @@ class SkillManager:
         """Enabled skills, de-duplicated by name (first folder wins), sorted by name."""
         out: dict[str, Skill] = {}
         for skill in self.list():
-            if skill.enabled:
+            if skill.active:
                 out.setdefault(skill.name, skill)
         return [out[name] for name in sorted(out)]
 
     def find_enabled(self, name: str) -> Skill | None:
         """The first enabled skill called `name`, in folder order."""
         for skill in self.list():
-            if skill.enabled and skill.name == name:
+            if skill.active and skill.name == name:
                 return skill
         return None
+
+    def plugin_folder(self, path: str) -> str | None:
+        """The plugin whose skill folder `path` is (it cannot be removed as a user folder), or None."""
+        try:
+            wanted = Path(path).expanduser().absolute()
+        except (OSError, RuntimeError):
+            return None
+        for folder, origin, _hidden in self.folders():
+            if origin != "settings" and folder == wanted:
+                return origin
+        return None
+
+    def set_source_enabled(self, origin: str, enabled: bool) -> int:
+        """Enable or disable every skill of one source (`plugin:<name>`); returns how many."""
+        matches = [s for s in self.list() if s.origin == origin]
+        if not matches:
+            raise UserFacingError(f"No skills come from {origin!r}.", hint="Run `llmspace skills list` to see the sources.")
+        self._set_hidden(matches, not enabled)
+        return len(matches)
 
     def resolve_locator(self, url: str) -> Path:
         """The folder of the enabled skill named by `llm-space://internal/skills/<name>`."""
@@ -172,3 +201,23 @@ class SkillManager:
             if not dest.exists():
                 write_bytes_atomic(dest, data)
         return True
+
+
+def _mark_conflicts(skills: builtins.list[Skill]) -> builtins.list[str]:
+    """Set `conflict` on enabled skills whose name an enabled skill of another source also
+    has, when a plugin is among those sources (user folders keep first-wins). Returns the problems."""
+    by_name: dict[str, builtins.list[Skill]] = {}
+    for skill in skills:
+        if skill.enabled:
+            by_name.setdefault(skill.name, []).append(skill)
+    problems: builtins.list[str] = []
+    for name, group in by_name.items():
+        origins = {s.origin for s in group}
+        if len(origins) < 2 or origins == {"settings"}:
+            continue
+        parties = " and ".join(f"{'the skill folders' if s.origin == 'settings' else s.origin} ({s.file})" for s in group)
+        note = f'Skill "{name}" is defined by {parties}; none of them is active until only one remains.'
+        for s in group:
+            s.conflict = note
+        problems.append(note)
+    return problems

@@ -83,6 +83,12 @@ class Skill:
     origin: str = "settings"  # "settings" or the plugin that contributed the folder
     metadata: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    conflict: str = ""  # why the skill is inactive: its name is claimed by another source
+
+    @property
+    def active(self) -> bool:
+        """Enabled and not in a name conflict: what `available_skills` and `skill()` may use."""
+        return self.enabled and not self.conflict
 
     @property
     def file(self) -> Path:

@@ -198,12 +198,15 @@ def test_plugin_sources_join_after_the_configured_folders(root: DataRoot, user_h
     write_skill(plugin, "extra")
     mgr = SkillManager(root, auto_seed=False)
     mgr.add_source(plugin, "plugin:demo")
-    assert [(s.name, s.description) for s in mgr.enabled()] == [("extra", "Does things."), ("shared", "user")]
+    # a plugin never wins a name: both "shared" skills are inactive while both are enabled
+    assert [(s.name, s.description) for s in mgr.enabled()] == [("extra", "Does things.")]
+    assert any('Skill "shared" is defined by' in p and "plugin:demo" in p for p in mgr.problems())
     mgr.set_enabled("extra", False)
-    assert names(mgr.enabled()) == ["shared"]
+    assert names(mgr.enabled()) == []
     assert json.loads((root.root / "settings" / "skills.json").read_text())["pluginSkills"] == {"plugin:demo": {"hiddenSkills": ["extra"]}}
     mgr.remove_source("plugin:demo")
     assert [s.origin for s in mgr.list()] == ["settings"]
+    assert names(mgr.enabled()) == ["shared"]
 
 
 # -- name rule and frontmatter --------------------------------------------------------------
