@@ -27,6 +27,7 @@ import re
 import stat
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -160,6 +161,25 @@ def sweep_stale_temps(folder: str | Path, name: str | None = None) -> int:
     return removed
 
 
+_SAVE_SWEEP_SECONDS = 30.0  # a folder is swept before a save at most this often
+_save_swept: dict[str, float] = {}
+_save_swept_lock = threading.Lock()
+
+
+def _sweep_before_save(folder: Path) -> None:
+    """Sweep `folder`'s stale temp files before a save, at most every 30 s per folder: a
+    sweep lists the folder, and a bulk import of N threads into one folder would otherwise
+    list it N times. Workspace scans sweep every time (`core/tree.py`)."""
+    key = os.fspath(folder)
+    now = time.monotonic()
+    with _save_swept_lock:
+        last = _save_swept.get(key)
+        if last is not None and now - last < _SAVE_SWEEP_SECONDS:
+            return
+        _save_swept[key] = now
+    sweep_stale_temps(folder)
+
+
 def _hold(fd: int, tmp: str) -> bool:
     """Lock a fresh temp file; False when a sweeper removed it before the lock was taken."""
     if fcntl is None:  # pragma: no cover - Windows
@@ -196,7 +216,7 @@ def write_bytes_atomic(path: Path | str, data: bytes) -> None:
     target = _write_target(path)
     try:  # a read-only or full folder fails here, before any temp file exists
         target.parent.mkdir(parents=True, exist_ok=True)
-        sweep_stale_temps(target.parent, target.name)
+        _sweep_before_save(target.parent)
         fd, tmp = _locked_temp(target)
     except OSError as exc:
         raise _write_error(path, exc) from exc

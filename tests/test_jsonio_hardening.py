@@ -186,12 +186,21 @@ def test_temp_names_are_recognised():
     assert not is_temp_name(".notes.ABCDEFGH.tmp")
 
 
-def test_the_next_save_of_a_file_removes_its_stale_temp_files_only(tmp_path: Path):
+def test_the_next_save_in_a_folder_removes_its_stale_temp_files(tmp_path: Path):
     stale = [_stale_temp(tmp_path, "t.json", s) for s in ("aaaaaaaa", "b_c0d1e2")]
-    other = _stale_temp(tmp_path, "other.json")
+    stale.append(_stale_temp(tmp_path, "other.json"))
     write_bytes_atomic(tmp_path / "t.json", b"{}")
-    assert not any(p.exists() for p in stale) and other.exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == [other.name, "t.json"]
+    assert not any(p.exists() for p in stale)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]
+
+
+def test_saves_sweep_a_folder_at_most_every_30_seconds_and_a_scan_always_does(tmp_path: Path):
+    # a bulk import saves thousands of files into one folder: listing it on every save was quadratic
+    write_bytes_atomic(tmp_path / "a.json", b"{}")
+    later = _stale_temp(tmp_path, "a.json")
+    write_bytes_atomic(tmp_path / "b.json", b"{}")
+    assert later.exists()
+    assert sweep_stale_temps(tmp_path) == 1 and not later.exists()
 
 
 def test_a_temp_file_a_live_writer_holds_is_never_removed(tmp_path: Path):
