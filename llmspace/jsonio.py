@@ -325,18 +325,16 @@ def _too_big(shown: str, max_bytes: int) -> None:
                               hint="Split it into smaller files or remove large parts (such as embedded images).")
 
 
-def open_regular_file(path: Path | str, *, shown: str | None = None) -> BinaryIO:
-    """A binary file object for streaming a *regular* file (any size), or
-    `UnreadableFileError`. Like `read_file_bytes` it never blocks on a named pipe or device:
-    the file is opened non-blocking, checked with fstat, and only then switched back to
-    blocking reads. For readers that stream (the read tool, skill frontmatter scans)."""
-    path = os.fspath(path)
-    label = shown if shown is not None else path
-    flags = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-             | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
+_READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+               | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
+
+
+def _open_regular(path: str, label: str, max_bytes: int) -> tuple[int, os.stat_result]:
+    """Open a regular file of at most `max_bytes` without blocking (a FIFO, device or socket
+    is refused before it is opened and again after, by fstat); the fd and its stat."""
     try:
-        _refuse(label, os.stat(path), sys.maxsize)
-        fd = os.open(path, flags)
+        _refuse(label, os.stat(path), max_bytes)
+        fd = os.open(path, _READ_FLAGS)
     except (FileNotFoundError, NotADirectoryError) as exc:
         raise UnreadableFileError(f"{label} does not exist.", f"could not read it: {exc.strerror or 'it does not exist'}",
                                   missing=True) from None
@@ -346,7 +344,22 @@ def open_regular_file(path: Path | str, *, shown: str | None = None) -> BinaryIO
         why = exc.strerror or str(exc)
         raise UnreadableFileError(f"Could not read {label}: {why}.", f"could not read it: {why}") from None
     try:
-        _refuse(label, os.fstat(fd), sys.maxsize)  # the file may have been swapped since the stat
+        st = os.fstat(fd)
+        _refuse(label, st, max_bytes)  # the file may have been swapped since the stat
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
+def open_regular_file(path: Path | str, *, shown: str | None = None) -> BinaryIO:
+    """A binary file object for streaming a *regular* file (any size), or
+    `UnreadableFileError`. Like `read_file_bytes` it never blocks on a named pipe or device;
+    reads are switched back to blocking once the file is known to be regular. For readers
+    that stream (the read tool, skill frontmatter scans, template includes)."""
+    path = os.fspath(path)
+    fd, _st = _open_regular(path, shown if shown is not None else path, sys.maxsize)
+    try:
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
@@ -364,22 +377,8 @@ def read_file_bytes(path: Path | str, *, max_bytes: int = FILE_MAX_BYTES, shown:
     name the file (default: the path)."""
     path = os.fspath(path)
     label = shown if shown is not None else path
+    fd, st = _open_regular(path, label, max_bytes)
     try:
-        _refuse(label, os.stat(path), max_bytes)
-        flags = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-                 | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
-        fd = os.open(path, flags)
-    except (FileNotFoundError, NotADirectoryError) as exc:
-        raise UnreadableFileError(f"{label} does not exist.", f"could not read it: {exc.strerror or 'it does not exist'}",
-                                  missing=True) from None
-    except IsADirectoryError:
-        raise UnreadableFileError(f"{label} is a folder, not a file.", "it is a folder, not a file") from None
-    except OSError as exc:
-        why = exc.strerror or str(exc)
-        raise UnreadableFileError(f"Could not read {label}: {why}.", f"could not read it: {why}") from None
-    try:
-        st = os.fstat(fd)
-        _refuse(label, st, max_bytes)  # the file may have been swapped since the stat
         chunks: list[bytes] = []
         left = max_bytes + 1
         want = min(st.st_size, max_bytes) + 1

@@ -38,6 +38,32 @@ def plugin_source(name: str) -> str:
     return f"plugin:{name}"
 
 
+class Listeners:
+    """Functions called after a change (thread-safe; a listener may unsubscribe itself)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._items: list[Callable[[], None]] = []
+
+    def add(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Register `listener`; returns the function that removes it again."""
+        with self._lock:
+            self._items.append(listener)
+
+        def remove() -> None:
+            with self._lock:
+                if listener in self._items:
+                    self._items.remove(listener)
+
+        return remove
+
+    def notify(self) -> None:
+        with self._lock:
+            items = list(self._items)
+        for listener in items:
+            listener()
+
+
 @dataclass(frozen=True)
 class Registration(Generic[T]):
     """One contribution: what it is, where it came from, and the files that define it."""
@@ -77,7 +103,7 @@ class Registry(Generic[T]):
         self.kind = kind
         self._lock = threading.RLock()
         self._entries: dict[str, dict[str, Registration[T]]] = {}  # id -> source -> registration
-        self._listeners: list[Callable[[], None]] = []
+        self._listeners = Listeners()
 
     # -- changes -----------------------------------------------------------------------
     def register(self, canonical_id: str, value: T, *, source: str = BUILTIN,
@@ -142,21 +168,10 @@ class Registry(Generic[T]):
 
     def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Call `listener()` after every change; returns the function that unsubscribes."""
-        with self._lock:
-            self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-
-        return unsubscribe
+        return self._listeners.add(listener)
 
     def _changed(self) -> None:
-        with self._lock:
-            listeners = list(self._listeners)
-        for listener in listeners:
-            listener()
+        self._listeners.notify()
 
     # -- queries -----------------------------------------------------------------------
     def get(self, canonical_id: str) -> T | None:
