@@ -6,7 +6,9 @@ Order of dependencies (each only uses those above it):
   -> providers (model APIs + providers, built-ins registered) -> skills -> mcp (hub, made on
   first use) -> tools (router, built-in executors registered) -> traces
   -> run_services (the typed services of the agent layer) -> runner (run loop, pool)
-  plugins (discovery, settings and status of installed plugins) depends on root only.
+  plugins (discovery, settings and status of installed plugins) depends on root only;
+  contributions (what active plugins register: skills, MCP servers, model providers) joins
+  plugins to the registries and is attached when skills, providers, mcp or plugins is built.
 
 The agent layer gets `run_services` (`agent/run_services.py`), never the App.
 
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
     from .agent.runner import Runner
     from .core.workspace import Workspace
     from .mcp.hub import McpHub
+    from .plugins.contributions import PluginContributions
     from .plugins.service import PluginService
     from .providers.registry import ProviderRegistry
     from .providers.traces import TraceWriter
@@ -115,20 +118,25 @@ class App:
     def providers(self) -> ProviderRegistry:
         from .providers.registry import ProviderRegistry
 
-        return ProviderRegistry(self.models, self.root, apis=self.registries.apis,
-                                providers=self.registries.providers)
+        registry = ProviderRegistry(self.models, self.root, apis=self.registries.apis,
+                                    providers=self.registries.providers)
+        registry.explain_missing = self.contributions.explain_missing
+        return registry
 
     @cached_property
     def skills(self) -> SkillManager:
         from .skills.manager import SkillManager
 
-        return SkillManager(self.root, sources=self.registries.skill_sources)
+        manager = SkillManager(self.root, sources=self.registries.skill_sources)
+        self.contributions  # noqa: B018 -- plugin skill folders are registered before the first scan
+        return manager
 
     @cached_property
     def mcp(self) -> McpHub:
         from .mcp.hub import McpHub
 
-        hub = McpHub(self.root)
+        hub = McpHub(self.root, servers=self.registries.mcp_servers)
+        hub.directory.explain_missing = self.contributions.explain_missing
         self._closers.append(hub.close)
         return hub
 
@@ -163,10 +171,20 @@ class App:
     @cached_property
     def plugins(self) -> PluginService:
         """Installed plugins: discovery, settings, status (`llmspace/plugins/service.py`).
-        Scans on first use; nothing runs plugin code."""
+        Scans on first use; nothing runs plugin code. Its contributions are attached."""
+        return self.contributions.service
+
+    @cached_property
+    def contributions(self) -> PluginContributions:
+        """What active plugins add to the registries, kept in step with the plugin records
+        (`llmspace/plugins/contributions.py`)."""
+        from .plugins.contributions import PluginContributions
         from .plugins.service import PluginService
 
-        return PluginService(self.root)
+        contributions = PluginContributions(PluginService(self.root), self.registries, skills=lambda: self.skills)
+        contributions.attach()
+        self._closers.append(contributions.detach)
+        return contributions
 
     @cached_property
     def workers(self) -> ThreadPoolExecutor:

@@ -11,7 +11,9 @@
 Third-party plugins are off for this start when `LLM_SPACE_DISABLE_PLUGINS=1` or when
 `settings/plugins.json` is corrupt (`notices()` says which; the file is kept as it is).
 Settings live in llmspace/plugins/store.py, loading in llmspace/plugins/loader.py.
-Listeners (`subscribe`) hear about every change of the records.
+Listeners (`subscribe`) hear about every change of the records. `annotate` (set by
+llmspace/plugins/contributions.py) adds what activation found, such as conflicts, to the
+records that `records()`, `get()`, `reload()` and `refresh()` return; `loaded()` returns them as loaded.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ class PluginService:
         self._records: dict[str, PluginRecord] | None = None
         self._listeners: list[Callable[[], None]] = []
         self._recovery_error = ""
+        self.annotate: Callable[[PluginRecord], PluginRecord] | None = None
 
     # -- state ---------------------------------------------------------------------------
     def disabled_reason(self) -> str:
@@ -108,24 +111,32 @@ class PluginService:
             self._records = {c.key: load_plugin(c, ctx) for c in scan(self.root.plugins)}
             records = list(self._records.values())
         self._changed()
-        return records
+        return [self._shown(r) for r in records]
 
-    def records(self) -> list[PluginRecord]:
+    def _shown(self, record: PluginRecord) -> PluginRecord:
+        return self.annotate(record) if self.annotate is not None else record
+
+    def loaded(self) -> list[PluginRecord]:
+        """The records as loaded, without `annotate` (scanned on first use)."""
         with self._lock:
             if self._records is None:
-                return self.refresh()
+                self.refresh()
+            assert self._records is not None
             return list(self._records.values())
+
+    def records(self) -> list[PluginRecord]:
+        return [self._shown(r) for r in self.loaded()]
 
     def get(self, name: str) -> PluginRecord:
         with self._lock:
-            self.records()
+            self.loaded()
             assert self._records is not None
             found = self._records.get(name)
         if found is None:
             known = ", ".join(sorted(self._records)) or "none"
             raise PluginError(f"No plugin {name!r} is installed.", hint=f"Installed plugins: {known}. "
                               "After copying a plugin folder, run `llmspace plugins refresh`.")
-        return found
+        return self._shown(found)
 
     def reload(self, name: str) -> PluginRecord:
         """Rediscover one plugin (after its files, metadata or settings changed)."""
@@ -139,7 +150,7 @@ class PluginService:
             fresh = load_plugin(Candidate(record.key, record.folder), self._context())
             self._records[name] = fresh
         self._changed()
-        return fresh
+        return self._shown(fresh)
 
     # -- changes -------------------------------------------------------------------------
     def _require_valid(self, name: str) -> PluginRecord:
