@@ -202,6 +202,8 @@ class ProviderRegistry:
         chosen: ModelConfig | None
         if provider or model_id:
             chosen = self._explicit(model, provider, model_id)
+        elif entry is not None and entry.view is not None and model is not None:
+            chosen = model  # a plugin provider the thread names (models.json does not know it)
         else:
             self._refresh_candidates(model)
             chosen = self.models.resolve_model(model)
