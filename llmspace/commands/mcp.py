@@ -1,13 +1,15 @@
 """CLI command group `mcp` (see llmspace/cli.py for the contract).
 
-  llmspace mcp list [--json]                       servers, transport, readiness, tool count
+  llmspace mcp list [--json]                       servers, transport, readiness, tool count;
+                                                   plugin servers (plugin:NAME:mcp:ID) listed apart
   llmspace mcp add NAME [--env K=V] [--header K=V] [--cwd DIR] [--timeout S]
                         (--http URL | --sse URL | --stdio CMD [ARGS...])   (--stdio comes last)
   llmspace mcp remove NAME
   llmspace mcp test SERVER                         connect + list tools; saved as readiness
   llmspace mcp tools|prompts|resources SERVER
   llmspace mcp call SERVER TOOL [JSON_ARGS] [--timeout S]   prints the flattened result; exit 1 on isError
-Backed by `app.mcp` (`llmspace.mcp.hub.McpHub`).
+SERVER may be a plugin server's canonical ID (`plugin:NAME:mcp:ID`); those cannot be
+removed here (their plugin's settings configure them). Backed by `app.mcp` (`llmspace.mcp.hub.McpHub`).
 """
 
 from __future__ import annotations
@@ -43,27 +45,38 @@ def _warn_settings(app: App) -> None:
         print(f"warning: {app.mcp.settings.error}", file=sys.stderr)
 
 
-def cmd_list(args: argparse.Namespace, app: App) -> int:
-    servers = app.mcp.servers()
-    _warn_settings(app)
-    if args.json:
-        print(json.dumps([s.to_json() for s in servers], indent=2, ensure_ascii=False))
-        return 0
-    if not servers and app.mcp.settings.error is not None:
-        print("No MCP servers loaded: fix settings/mcp.json first (see the warning); nothing was changed.")
-        return 0
-    if not servers:
-        print("No MCP servers configured. Add one with `llmspace mcp add NAME --stdio CMD [ARGS...]`.")
-        return 0
-    rows = [("NAME", "TRANSPORT", "READINESS", "TOOLS")]
+def _rows(servers: list[Any], first: tuple[str, ...], key: Any) -> None:
+    rows = [first]
     for s in servers:
         r = s.readiness
         status = (r.status if r else "untested") + ("" if s.is_enabled else " (disabled)")
         count = "-" if r is None or r.toolCount is None else str(r.toolCount)
-        rows.append((s.name, s.transport, status, count))
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+        rows.append((key(s), s.transport, status, count))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(first))]
     for row in rows:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+
+
+def cmd_list(args: argparse.Namespace, app: App) -> int:
+    from ..mcp.servers import is_plugin_server, plugin_of
+
+    every = app.mcp.servers()
+    _warn_settings(app)
+    if args.json:
+        print(json.dumps([{**s.to_json(), "source": f"plugin:{plugin_of(s.id)}" if is_plugin_server(s) else "user"}
+                          for s in every], indent=2, ensure_ascii=False))
+        return 0
+    servers = [s for s in every if not is_plugin_server(s)]
+    plugins = [s for s in every if is_plugin_server(s)]
+    if not servers and app.mcp.settings.error is not None:
+        print("No MCP servers loaded: fix settings/mcp.json first (see the warning); nothing was changed.")
+    elif not servers:
+        print("No MCP servers configured. Add one with `llmspace mcp add NAME --stdio CMD [ARGS...]`.")
+    else:
+        _rows(servers, ("NAME", "TRANSPORT", "READINESS", "TOOLS"), lambda s: s.name)
+    if plugins:
+        print("\nMCPs in plugins (configure them with `llmspace plugins settings NAME`):")
+        _rows(plugins, ("ID", "TRANSPORT", "READINESS", "TOOLS"), lambda s: f"{s.id}  ({s.name})")
     return 0
 
 

@@ -2,7 +2,9 @@
 
   llmspace models [--refresh] [--json]   providers, their models, and whether each answers
                                          (key set / server reachable); --refresh asks local
-                                         and custom servers for their model lists now
+                                         and custom servers for their model lists now;
+                                         providers of active plugins
+                                         (plugin:NAME:model-provider:ID) come last
   llmspace ping PROVIDER/MODEL           one-line connection test: system "You are a
                                          connection tester.", user `Reply with "ok".`
 Backed by `app.models` (`settings/models.py`) and `app.providers` (`providers/registry.py`).
@@ -70,23 +72,29 @@ def cmd_models(args: argparse.Namespace, app: App) -> int:
         print(f"warning: {settings.load_error} Using the built-in providers.", file=sys.stderr)
     # local servers are asked every time (refused connections answer at once on 127.0.0.1)
     app.providers.refresh_local(None, timeout=1.0 if args.refresh else 0.3)  # providers/discovery.py
+    plugin_views = app.providers.plugin_views()
+    sources = {v.id: source for source, v in plugin_views}
+    views = [*settings.providers(), *(v for _, v in plugin_views)]
     probes: dict[str, tuple[bool, list[str], str]] = {}
     if args.refresh:
-        for v in settings.providers():
+        for v in views:
             if not v.builtin and v.base_url:
-                probes[v.id] = _probe(v.base_url, v.headers, settings.api_key(v.id))
+                key = v.api_key_setting if v.id in sources else settings.api_key(v.id)
+                probes[v.id] = _probe(v.base_url, v.headers, key)
     default = settings.default_model
     out: list[dict[str, Any]] = []
-    for v in settings.providers():
+    for v in views:
         models = [{"id": m.id, "name": m.name, "enabled": m.id not in v.disabled,
                    "default": bool(default and default.provider == v.id and default.id == m.id)} for m in v.models]
         known = {m["id"] for m in models}
         for extra in probes.get(v.id, (False, [], ""))[1]:
             if extra not in known:
                 models.append({"id": extra, "name": extra, "enabled": True, "default": False, "listedOnly": True})
+        plugin = sources.get(v.id)
+        status = probes[v.id][2] if v.id in probes else (f"from {plugin}" if plugin else _status(app, v, probes))
         out.append({"id": v.id, "name": v.name, "api": v.api, "baseUrl": v.base_url, "builtin": v.builtin,
-                    "local": v.local, "status": _status(app, v, probes), "usable": settings.is_configured(v.id),
-                    "models": models})
+                    "local": v.local, "status": status, "usable": bool(plugin) or settings.is_configured(v.id),
+                    "source": plugin or ("built-in" if v.builtin else "user"), "models": models})
     if args.json:
         print(json.dumps(out, indent=2, ensure_ascii=False))
         return 0
