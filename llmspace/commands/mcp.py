@@ -63,8 +63,11 @@ def cmd_list(args: argparse.Namespace, app: App) -> int:
     every = app.mcp.servers()
     _warn_settings(app)
     if args.json:
-        print(json.dumps([{**s.to_json(), "source": f"plugin:{plugin_of(s.id)}" if is_plugin_server(s) else "user"}
-                          for s in every], indent=2, ensure_ascii=False))
+        from ..redact import KNOWN
+
+        # plugin servers hold interpolated values: the secrets among them are masked
+        print(json.dumps([{**KNOWN.redactor.value(s.to_json()), "source": f"plugin:{plugin_of(s.id)}"} if is_plugin_server(s)
+                          else {**s.to_json(), "source": "user"} for s in every], indent=2, ensure_ascii=False))
         return 0
     servers = [s for s in every if not is_plugin_server(s)]
     plugins = [s for s in every if is_plugin_server(s)]

@@ -53,7 +53,7 @@ class ServerDirectory:
     # -- listing ---------------------------------------------------------------------------
     def user_servers(self) -> list[McpServerConfig]:
         servers = self.settings.servers()
-        self.registry.replace_source(USER, {s.id: s for s in servers})
+        self.registry.replace_source(USER, {s.id: s for s in servers}, {s.id: (str(self.settings.path),) for s in servers})
         return servers
 
     def plugin_servers(self) -> list[McpServerConfig]:

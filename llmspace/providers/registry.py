@@ -148,7 +148,7 @@ class ProviderRegistry:
     def sync_user_providers(self) -> None:
         """Register the custom providers of `models.json` (source `user`) as the file is now."""
         entries = {v.id: ProviderEntry(id=v.id, api=v.api, name=v.name) for v in self.models.providers() if not v.builtin}
-        self.providers.replace_source(USER, entries)
+        self.providers.replace_source(USER, entries, dict.fromkeys(entries, (str(self.models.path),)))
 
     # -- queries -----------------------------------------------------------------------------
     def model_api(self, api: str) -> ModelApi:
