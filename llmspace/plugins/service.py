@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import UserFacingError
 from ..jsonio import SETTINGS_MAX_BYTES, read_json
 from ..paths import DataRoot
+from ..registry import Listeners
 from .diagnostics import DiagnosticLog
 from .errors import PluginError
 from .form import SettingsForm, build_form, set_path
@@ -65,7 +66,7 @@ class PluginService:
         self.disabled_by_env = self.environ.get(ENV_DISABLE, "").strip().lower() not in ("", "0", "false", "no")
         self._lock = threading.RLock()
         self._records: dict[str, PluginRecord] | None = None
-        self._listeners: list[Callable[[], None]] = []
+        self._listeners = Listeners()
         self._recovery_error = ""
         self.annotate: Callable[[PluginRecord], PluginRecord] | None = None
 
@@ -223,21 +224,11 @@ class PluginService:
 
     # -- listeners -----------------------------------------------------------------------
     def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
-        with self._lock:
-            self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-
-        return unsubscribe
+        """Call `listener()` after every change; returns the function that unsubscribes."""
+        return self._listeners.add(listener)
 
     def _changed(self) -> None:
-        with self._lock:
-            listeners = list(self._listeners)
-        for listener in listeners:
-            listener()
+        self._listeners.notify()
 
 
 def _guess(text: str) -> Any:
