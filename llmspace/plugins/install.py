@@ -157,13 +157,21 @@ def recover_interrupted(plugins_dir: Path) -> list[str]:
     """Repair what an interrupted install left in `plugins_dir`: a plugin folder moved aside
     but not replaced is put back, every staging folder is deleted. Returns one line per
     plugin restored. Skips (returns []) while another install holds the lock."""
-    if not plugins_dir.is_dir():
-        return []
+    if not plugins_dir.is_dir() or not _has_staging(plugins_dir):
+        return []  # the common case: a scan that finds nothing to repair writes nothing
     try:
         with _locked(plugins_dir, wait=0.0):
             return _recover(plugins_dir)
     except _Busy:
         return []
+
+
+def _has_staging(plugins_dir: Path) -> bool:
+    try:
+        with os.scandir(plugins_dir) as it:
+            return any(e.name.startswith(STAGING_PREFIX) for e in it)
+    except OSError:
+        return False
 
 
 def _recover(plugins_dir: Path) -> list[str]:
