@@ -23,6 +23,7 @@ Built by `app.py` and handed to the services that fill them (`ProviderRegistry`,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -37,10 +38,25 @@ if TYPE_CHECKING:
 
 
 class PaletteCommand(Protocol):
-    """A command the palette lists (the plugin issue defines how it runs)."""
+    """A command the palette lists and runs (built-in menu commands now; plugin commands,
+    which also take the rest of the palette line as arguments, come with the plugin host)."""
 
     @property
     def display_name(self) -> str: ...
+
+    def run(self) -> object: ...
+
+
+@dataclass(frozen=True)
+class BuiltinCommand:
+    """A menu command of the desktop app, registered as `builtin:command:<menu>/<label>`."""
+
+    display_name: str
+    action: Callable[[], object]
+    shortcut: str = ""
+
+    def run(self) -> object:
+        return self.action()
 
 
 class ThreadStorage(Protocol):

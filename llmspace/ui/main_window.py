@@ -65,7 +65,7 @@ class MainWindow:
         self.theme_var = tkvars.StringVar(root, self.ui_state.theme)
         self.render_var = tkvars.StringVar(root, self.ui_state.rendering)
         self._build()
-        self.menus = Menus(self, self.tree_view, self.tab_pages)
+        self.menus = Menus(self, self.tree_view, self.tab_pages, app.registries.commands)
         if self.store.problems:  # an unreadable window.json / ui-state.json: say so, keep the file
             self.set_status(self.store.problems[0])
         self._save_job: str | None = None
@@ -219,7 +219,9 @@ class MainWindow:
     def open_palette(self) -> Any:
         from .palette import CommandPalette
 
-        return CommandPalette(self, [c for c in self.menus.commands if not c[0].endswith("Command Palette…")])
+        # every active palette command of the app's registry (built-in menu commands, later plugins')
+        entries = [(r.value.display_name, r.value.run) for r in self.app.registries.commands.active()]
+        return CommandPalette(self, [c for c in entries if not c[0].endswith("Command Palette…")])
 
     def open_settings(self) -> None:
         from .settings_dialog import SettingsDialog

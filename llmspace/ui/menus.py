@@ -14,6 +14,9 @@ import webbrowser
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..registries import BuiltinCommand, PaletteCommand
+from ..registry import BUILTIN, Registry
+
 if TYPE_CHECKING:
     from .tab_pages import TabPages
 
@@ -51,8 +54,10 @@ class MenuHost(Protocol):
 class Menus:
     """Builds the menu bar and binds the shortcuts on construction."""
 
-    def __init__(self, window: MenuHost, tree_view: Any, tab_pages: TabPages) -> None:
+    def __init__(self, window: MenuHost, tree_view: Any, tab_pages: TabPages,
+                 commands: Registry[PaletteCommand] | None = None) -> None:
         self.window = window
+        self.registry = commands  # the app's palette-command registry (built-ins registered here)
         self.root = window.root
         self.tree_view = tree_view
         self.tab_pages = tab_pages
@@ -77,6 +82,9 @@ class Menus:
                     label2, cmd, accel = it
                     menu.add_command(label=label2, command=cmd, accelerator=accel or "")
                     self.commands.append((f"{label}: {label2}", cmd))
+                    if self.registry is not None:
+                        self.registry.register(f"builtin:command:{label}/{label2}",
+                                               BuiltinCommand(f"{label}: {label2}", cmd, accel or ""), source=BUILTIN)
             m.add_cascade(label=label, menu=menu)
             return menu
 

@@ -186,6 +186,28 @@ def test_the_command_palette_filters_commands_and_runs_one(window, app):
     assert app.workspace.exists("untitled.json")
 
 
+def test_the_palette_lists_the_command_registry_so_other_sources_join_the_built_ins(window, app):
+    from llmspace.registries import BuiltinCommand
+
+    builtin = [r for r in app.registries.commands.active() if r.source == "built-in"]
+    assert "builtin:command:File/New File" in {r.canonical_id for r in builtin}
+    ran: list[str] = []
+    app.registries.commands.register("plugin:acme:command:greet", BuiltinCommand("Acme: Greet", lambda: ran.append("hi")),
+                                     source="plugin:acme")
+    pal = window.open_palette()
+    pal.query.set("acme greet")
+    window.root.update()
+    assert [label for label, _ in pal.shown] == ["Acme: Greet"]
+    pal.run_selected()
+    window.root.update()
+    assert ran == ["hi"]
+    # a second source claiming a built-in's ID makes both inactive: neither is offered
+    app.registries.commands.register("builtin:command:File/New File", BuiltinCommand("File: New File", lambda: None),
+                                     source="plugin:acme")
+    pal = window.open_palette()
+    assert "File: New File" not in [label for label, _ in pal.commands]
+
+
 def test_mcp_tools_are_listed_per_server_and_added_to_the_thread(ed, app):
     import sys
     from pathlib import Path
