@@ -109,7 +109,7 @@ def test_a_function_tool_call_pauses_and_continues_with_the_typed_result(app, sr
 
 def test_errors_are_reported_with_what_to_do(app, srv):
     srv.push_raw(status=401, body=b'{"error": {"message": "bad key"}}')
-    ed, run = make(app)
+    _ed, run = make(app)
     pump = QueuePump()
     run.start(pump.post, pump.post_text)
     pump.drain_until(lambda: run.status != "running")
@@ -181,7 +181,7 @@ def test_a_run_service_that_cannot_start_reports_its_own_message(app, monkeypatc
 
 def test_a_run_that_finishes_by_itself_is_not_reported_as_stopped(app, srv):
     srv.push(Turn(text="done"))
-    ed, run = make(app)
+    _ed, run = make(app)
     run.stopped = True  # left over from an earlier stopped run
     pump = QueuePump()
     run.start(pump.post, pump.post_text)
