@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.model import Tool
+
+if TYPE_CHECKING:
+    from ..app import App
 from ..tools.builtins import builtin_groups, builtin_tools
 
 log = logging.getLogger("llmspace.presenters.catalog")
@@ -26,7 +29,7 @@ class ModelChoice:
     reason: str = ""
 
 
-def model_choices(app: Any) -> tuple[list[ModelChoice], str | None]:
+def model_choices(app: App) -> tuple[list[ModelChoice], str | None]:
     """All enabled models of every provider, with whether each can run now."""
     try:
         settings = app.models
@@ -57,13 +60,13 @@ def builtin_tool_groups() -> dict[str, list[Tool]]:
     return groups
 
 
-def mcp_servers(app: Any) -> tuple[list[Any], str | None]:
+def mcp_servers(app: App) -> tuple[list[Any], str | None]:
     try:
         return list(app.mcp.servers()), None
     except Exception as exc:
         return [], f"MCP is not available: {exc}"
 
 
-def mcp_tools(app: Any, server: str) -> list[Any]:
+def mcp_tools(app: App, server: str) -> list[Any]:
     """Thread tools of one MCP server (connects it; call from a worker thread)."""
     return list(app.mcp.thread_tools(server))

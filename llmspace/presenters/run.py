@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import CancelledError, Future
 from functools import partial
-from typing import Any, assert_never
+from typing import TYPE_CHECKING, Any, assert_never
 
 from ..agent import events as rev
 from ..agent.convert import is_unanswered
@@ -31,6 +31,9 @@ from ..core.model import AssistantMessage, TextContent, Tool, ToolCall, ToolCall
 from ..core.threadio import clone_thread
 from ..errors import UserFacingError, describe_exception
 from .editor import EditorPresenter
+
+if TYPE_CHECKING:
+    from ..app import App
 
 log = logging.getLogger("llmspace.presenters.run")
 
@@ -42,7 +45,7 @@ ToolResults = dict[str, tuple[str, bool]]  # call id -> (text, is_error)
 class RunPresenter:
     """State of the run (if any) of one editor, and of the tool calls started from it."""
 
-    def __init__(self, editor: EditorPresenter, app: Any) -> None:
+    def __init__(self, editor: EditorPresenter, app: App) -> None:
         self.editor = editor
         self.app = app
         self.status = "idle"  # idle | running | paused | error
