@@ -17,6 +17,7 @@ from llmspace.agent.runner import RunOptions
 from llmspace.core.model import AssistantMessage
 from llmspace.redact import MASK
 from llmspace.tools.builtins import builtin_tool
+from tests.providers.helpers import assert_clean, mid_stream_error
 from tests.support.llm_server import ToolCallSpec, Turn, configure_provider
 
 from .conftest import make_thread, save_thread, user
@@ -41,29 +42,11 @@ def _echo(s: dict[str, str]) -> str:
             f"X-Api-Secret: {s['api_secret']}, Cookie: session={s['cookie']}")
 
 
-def _mid_stream_error(api: str, text: str) -> list[bytes]:
-    err = json.dumps({"message": text, "type": "invalid_request_error"})
-    if api == "openai-completions":
-        first = b'data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hel"}}]}\n\n'
-        return [first, f'data: {{"error": {err}}}\n\n'.encode()]
-    if api == "openai-responses":
-        first = b'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"Hel"}\n\n'
-        return [first, f'event: error\ndata: {{"type":"error","error":{err}}}\n\n'.encode()]
-    first = (b'event: message_start\ndata: {"type":"message_start","message":{"id":"m1","type":"message","role":"assistant",'
-             b'"content":[],"model":"x","usage":{"input_tokens":1,"output_tokens":0}}}\n\n')
-    return [first, f'event: error\ndata: {{"type":"error","error":{err}}}\n\n'.encode()]
-
-
-def _assert_clean(text: str, s: dict[str, str]) -> None:
-    for name, value in s.items():
-        assert value not in text, f"{name} leaked: {text}"
-
-
 @pytest.mark.parametrize("api", ["openai-completions", "openai-responses", "anthropic-messages"])
 def test_a_run_failing_mid_stream_reports_and_traces_no_secret_and_keeps_the_user_text(app, home, srv, api):
     s = _secrets()
     _configure(home, srv, api, s)
-    srv.push_raw(body=_mid_stream_error(api, _echo(s)), content_type="text/event-stream")
+    srv.push_raw(body=mid_stream_error(api, _echo(s)), content_type="text/event-stream")
     mine = f"My cookie is session={s['cookie']} and my key {s['key']}; why is it refused?"
     thread = make_thread([user(mine)])
     path = save_thread(app, "t.json", thread)
@@ -73,7 +56,7 @@ def test_a_run_failing_mid_stream_reports_and_traces_no_secret_and_keeps_the_use
 
     assert result.status == "failed"
     assert result.error is not None and "denied" in result.error and MASK in result.error
-    _assert_clean(result.error, s)
+    assert_clean(result.error, s)
     saved = app.workspace.open("t.json")
     assert saved.messages[0].text() == mine  # the user's own words are never changed
     assert mine in path.read_text("utf-8")
@@ -81,7 +64,7 @@ def test_a_run_failing_mid_stream_reports_and_traces_no_secret_and_keeps_the_use
     assert len(traces) == 1
     trace = traces[0].read_text("utf-8")
     assert "denied" in trace
-    _assert_clean(trace, s)
+    assert_clean(trace, s)
     sent = srv.requests[-1].headers
     assert s["cookie"] in str(sent.get("Cookie")) and s["api_secret"] in str(sent.get("X-Api-Secret"))
 
@@ -92,7 +75,7 @@ def test_an_http_error_of_a_run_has_no_secret(app, home, srv):
     srv.push_raw(status=401, body=json.dumps({"error": {"message": _echo(s)}}))
     result = app.runner.run(make_thread([user("hi")]), RunOptions())
     assert result.status == "failed" and "HTTP 401" in (result.error or "")
-    _assert_clean(result.error or "", s)
+    assert_clean(result.error or "", s)
 
 
 def test_a_tool_error_saved_in_the_thread_has_no_secret(app, home, srv, tmp_path):
@@ -112,7 +95,7 @@ def test_a_tool_error_saved_in_the_thread_has_no_secret(app, home, srv, tmp_path
     output = reply.toolCalls[0].output
     assert output is not None and output.isError is True
     assert "does not exist" in output.text() and MASK in output.text()
-    _assert_clean(output.text(), s)
+    assert_clean(output.text(), s)
 
 
 def test_a_result_typed_in_by_the_user_is_kept_as_written(app, home, srv):
@@ -144,7 +127,7 @@ def test_the_log_file_has_no_configured_secret_even_in_a_traceback(app, home, sr
         handler.flush()
     text = log_path.read_text("utf-8")
     assert "call failed with key" in text and "RuntimeError: upstream said denied" in text
-    _assert_clean(text, s)
+    assert_clean(text, s)
 
 
 def test_the_log_file_has_no_secret_of_a_request_made(app, home, srv):

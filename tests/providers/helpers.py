@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any
 
@@ -89,3 +90,22 @@ def tool_calls_of(events: list[Any]) -> list[tuple[str, str, str]]:
             calls[e.index][2] += e.text
     return [tuple(calls[i]) for i in sorted(calls)]  # type: ignore[misc]
 
+
+def mid_stream_error(api: str, text: str) -> list[bytes]:
+    """A stream of one text delta, then the error event `api` sends mid-stream with `text`."""
+    err = json.dumps({"message": text, "type": "invalid_request_error"})
+    if api == "openai-completions":
+        first = b'data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hel"}}]}\n\n'
+        return [first, f'data: {{"error": {err}}}\n\n'.encode()]
+    if api == "openai-responses":
+        first = b'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"Hel"}\n\n'
+        return [first, f'event: error\ndata: {{"type":"error","error":{err}}}\n\n'.encode()]
+    first = (b'event: message_start\ndata: {"type":"message_start","message":{"id":"m1","type":"message","role":"assistant",'
+             b'"content":[],"model":"x","usage":{"input_tokens":1,"output_tokens":0}}}\n\n')
+    return [first, f'event: error\ndata: {{"type":"error","error":{err}}}\n\n'.encode()]
+
+
+def assert_clean(text: str, s: dict[str, str]) -> None:
+    """No secret value of `s` appears in `text`."""
+    for name, value in s.items():
+        assert value not in text, f"{name} leaked: {text}"

@@ -18,7 +18,7 @@ from llmspace.providers.openai_completions import OpenAICompletionsAdapter
 from llmspace.providers.openai_responses import OpenAIResponsesAdapter
 from llmspace.providers.traces import TraceWriter
 from llmspace.redact import MASK, Redactor, secret_values
-from tests.providers.helpers import make_request
+from tests.providers.helpers import assert_clean, make_request, mid_stream_error
 
 ADAPTERS = {
     "openai-completions": OpenAICompletionsAdapter,
@@ -49,32 +49,14 @@ def _echo(s: dict[str, str]) -> str:
             f"X-Api-Secret: {s['api_secret']}, Cookie: session={s['cookie']}; theme=dark, key={s['key']}")
 
 
-def _mid_stream_error(api: str, text: str) -> list[bytes]:
-    err = json.dumps({"message": text, "type": "invalid_request_error"})
-    if api == "openai-completions":
-        first = b'data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hel"}}]}\n\n'
-        return [first, f'data: {{"error": {err}}}\n\n'.encode()]
-    if api == "openai-responses":
-        first = b'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"Hel"}\n\n'
-        return [first, f'event: error\ndata: {{"type":"error","error":{err}}}\n\n'.encode()]
-    first = (b'event: message_start\ndata: {"type":"message_start","message":{"id":"m1","type":"message","role":"assistant",'
-             b'"content":[],"model":"x","usage":{"input_tokens":1,"output_tokens":0}}}\n\n')
-    return [first, f'event: error\ndata: {{"type":"error","error":{err}}}\n\n'.encode()]
-
-
-def _assert_clean(text: str, s: dict[str, str]) -> None:
-    for name, value in s.items():
-        assert value not in text, f"{name} leaked: {text}"
-
-
 @pytest.mark.parametrize("api", list(ADAPTERS))
 def test_an_error_sent_mid_stream_is_shown_without_any_configured_secret(srv, api):
     s = _secrets()
-    srv.push_raw(body=_mid_stream_error(api, _echo(s)), content_type="text/event-stream")
+    srv.push_raw(body=mid_stream_error(api, _echo(s)), content_type="text/event-stream")
     events = list(ADAPTERS[api]().stream(_request(srv, api, s), CancelToken()))
     errors = [e for e in events if isinstance(e, ErrorEvent)]
     assert len(errors) == 1, events
-    _assert_clean(errors[0].message, s)
+    assert_clean(errors[0].message, s)
     assert MASK in errors[0].message and "bad request" in errors[0].message
     sent = srv.requests[-1].headers
     assert s["api_secret"] in str(sent.get("X-Api-Secret")) and s["cookie"] in str(sent.get("Cookie"))
@@ -88,7 +70,7 @@ def test_an_http_error_body_echoing_a_cookie_or_a_non_sk_key_is_redacted(srv, ap
     events = list(ADAPTERS[api]().stream(_request(srv, api, s), CancelToken()))
     error = next(e for e in events if isinstance(e, ErrorEvent))
     assert error.status == status
-    _assert_clean(error.message, s)
+    assert_clean(error.message, s)
     assert f"HTTP {status}" in error.message
 
 
@@ -96,13 +78,13 @@ def test_a_plain_text_error_body_is_redacted_too(srv):
     s = _secrets()
     srv.push_raw(status=500, body=_echo(s), content_type="text/plain")
     events = list(OpenAICompletionsAdapter().stream(_request(srv, "openai-completions", s), CancelToken()))
-    _assert_clean(next(e for e in events if isinstance(e, ErrorEvent)).message, s)
+    assert_clean(next(e for e in events if isinstance(e, ErrorEvent)).message, s)
 
 
 def test_a_trace_holds_no_configured_header_value_whatever_its_name(srv, home: Path):
     s = _secrets()
     req = _request(srv, "openai-completions", s)
-    srv.push_raw(body=_mid_stream_error("openai-completions", _echo(s)), content_type="text/event-stream")
+    srv.push_raw(body=mid_stream_error("openai-completions", _echo(s)), content_type="text/event-stream")
     writer = TraceWriter(DataRoot(home))
     with writer.call(req) as trace:
         for event in OpenAICompletionsAdapter().stream(req, CancelToken()):
@@ -110,7 +92,7 @@ def test_a_trace_holds_no_configured_header_value_whatever_its_name(srv, home: P
             if isinstance(event, ErrorEvent):
                 trace.error = event.message
     raw = trace.path.read_text("utf-8")
-    _assert_clean(raw, s)
+    assert_clean(raw, s)
     doc = json.loads(raw)
     assert doc["headers"]["Cookie"] == MASK and doc["headers"]["X-Api-Secret"] == MASK
     assert doc["headers"]["Authorization"] == MASK
@@ -121,7 +103,7 @@ def test_a_trace_error_given_by_the_caller_is_redacted(srv, home: Path):
     s = _secrets()
     req = _request(srv, "anthropic-messages", s)
     path = TraceWriter(DataRoot(home)).record(req, [], {"durationMs": 1}, error=_echo(s))
-    _assert_clean(path.read_text("utf-8"), s)
+    assert_clean(path.read_text("utf-8"), s)
 
 
 def test_secret_values_take_the_key_and_long_header_values_but_not_plain_headers():

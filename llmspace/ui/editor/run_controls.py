@@ -9,6 +9,7 @@ submits them to `app.runner`); this module only asks the user and shows the outc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 import ttkbootstrap as tb
@@ -134,15 +135,19 @@ class RunControls:
             self.start_run()
 
     def start_run(self, from_message_id: str | None = None, tool_results: dict[str, tuple[str, bool]] | None = None) -> bool:
+        return self._launch(lambda post, post_text, auto, react: self.run.start(
+            post, post_text, auto_tools=auto, react=react, from_message_id=from_message_id, tool_results=tool_results))
+
+    def _launch(self, begin: Callable[[Any, Any, bool, bool], object]) -> bool:
+        """Save pending edits, start a run through `begin(post, post_text, auto_tools, react)`
+        with the window's run switches, and follow its output; an error is shown, not raised."""
         try:
             self.view.flush()
         except UserFacingError:
             pass
         pump = self.window.pump
         try:
-            self.run.start(pump.post, pump.post_text, auto_tools=bool(self.window.auto_run.get()),
-                           react=bool(self.window.react.get()), from_message_id=from_message_id,
-                           tool_results=tool_results)
+            begin(pump.post, pump.post_text, bool(self.window.auto_run.get()), bool(self.window.react.get()))
         except UserFacingError as exc:
             self.window.show_error(str(exc))
             return False
@@ -156,20 +161,8 @@ class RunControls:
 
     def continue_run(self) -> None:
         """Run again after tool results were typed in (Ctrl+Enter in a result box)."""
-        try:
-            self.view.flush()
-        except UserFacingError:
-            pass
-        pump = self.window.pump
-        try:
-            self.run.continue_run(pump.post, pump.post_text, auto_tools=bool(self.window.auto_run.get()),
-                                  react=bool(self.window.react.get()))
-        except UserFacingError as exc:
-            self.window.set_status(str(exc))
-            self.window.show_error(str(exc))
-            return
-        self.view.list.follow = True
-        self.view.list.render()
+        self._launch(lambda post, post_text, auto, react: self.run.continue_run(
+            post, post_text, auto_tools=auto, react=react))
 
     def confirm_risky(self) -> None:
         """The user confirms a paused risky command: run the paused tools, then continue."""
