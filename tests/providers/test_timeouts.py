@@ -111,7 +111,7 @@ def test_retries_of_a_silent_server_stop_at_the_retry_deadline(srv: LoopbackLLM)
     started = time.monotonic()
     events = list(stream_with_retries(ADAPTERS["openai-completions"], request, CancelToken(), max_attempts=4))
     elapsed = time.monotonic() - started
-    assert elapsed < 2.0  # without the deadline: 4 attempts and 3.5 s of backoff
+    assert elapsed < 3.4  # without the deadline: 4 attempts of 0.3 s and 3.5 s of backoff (>= 4.7 s); room for a loaded CI
     assert len(srv.requests) <= 2
     [err] = events
     assert isinstance(err, ErrorEvent)
@@ -151,7 +151,7 @@ def test_a_retry_after_beyond_the_deadline_reports_the_error_at_once():
     a = Scripted([ErrorEvent("busy", 429, True, 10.0)], [TextDelta("never")])
     started = time.monotonic()
     events = list(stream_with_retries(a, bare_request(retry_deadline=5.0), CancelToken(), max_delay=30.0))
-    assert time.monotonic() - started < 1.0 and len(a.requests) == 1
+    assert time.monotonic() - started < 5.0 and len(a.requests) == 1  # honouring Retry-After would wait 10 s
     [err] = events
     assert err.status == 429 and err.message.startswith("busy. Gave up after 1 attempt in ")
 
