@@ -1,0 +1,236 @@
+'''A new plugin folder to start from: `scaffold_plugin(parent, name, lang="py")`.
+
+    scaffold_plugin(Path("."), "echo-kit")          # → ./echo-kit/
+    scaffold_plugin(Path("."), "@acme/echo-kit")    # → ./@acme/echo-kit/
+
+It writes a plugin that passes `plugins check` and discovery as it is:
+
+    package.json          name, version 0.1.0, displayName, description, engines {"llm-space": ">=4.9.0"}
+    config.schema.json    one string setting, `greeting` (default "Hello")
+    tools/echo-text.py    the model-facing tool `echo_text` (restrictive schema, additionalProperties false)
+    commands/greet.py     "<Display name> greet": settings, palette arguments, report(), create_result()
+    README.md             what the files are and how to try, check, pack and install the plugin
+
+The name must be a valid package name (llmspace/plugins/manifest.py); a folder that exists
+and is not empty is never touched. The files are written into a hidden staging folder
+beside the target and renamed into place, so a failure leaves nothing half-made.
+`lang="ts"` is refused for now (TypeScript templates come with the JavaScript host).
+Called by the CLI action that creates a plugin (llmspace/commands/plugins.py) and the tests.
+'''
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from ..errors import UserFacingError
+from .errors import PluginError
+from .manifest import name_problem
+
+VERSION = "0.1.0"
+ENGINES = ">=4.9.0"
+LANGUAGES = ("py", "ts")
+
+
+def display_name_of(name: str) -> str:
+    """`@acme/echo-kit` → `Echo Kit`: the package part, words capitalised."""
+    words = name.rsplit("/", 1)[-1].replace("_", "-").replace(".", "-").split("-")
+    return " ".join(w[:1].upper() + w[1:] for w in words if w) or name
+
+
+def _package_json(name: str, display: str) -> str:
+    data = {
+        "name": name,
+        "version": VERSION,
+        "displayName": display,
+        "description": f"{display}: an LLM Space plugin with one tool and one command.",
+        "license": "MIT",
+        "engines": {"llm-space": ENGINES},
+    }
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _schema(display: str) -> str:
+    data = {
+        "type": "object",
+        "description": f"Settings of {display}.",
+        "properties": {
+            "greeting": {
+                "type": "string",
+                "title": "Greeting",
+                "description": "The word the greet command starts with.",
+                "default": "Hello",
+            },
+        },
+    }
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+_TOOL = '''"""The `echo_text` tool: returns the text it is given, optionally upper-cased and repeated.
+
+The file name (echo-text.py) is the stable extension ID
+`plugin:{name}:tool:echo-text`; `name` below is what the model calls.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:  # the contract, for editors and type checkers only
+    from llmspace.plugin_api import ToolContext
+
+
+class EchoTextTool:
+    name = "echo_text"
+    description = "Echo the given text back, optionally upper-cased and repeated. Use it to test the plugin."
+    parameters: ClassVar[dict[str, Any]] = {{
+        "type": "object",
+        "properties": {{
+            "text": {{"type": "string", "minLength": 1, "maxLength": 10000, "description": "The text to echo."}},
+            "uppercase": {{"type": "boolean", "description": "Upper-case the text first.", "default": False}},
+            "times": {{"type": "integer", "minimum": 1, "maximum": 5, "default": 1,
+                       "description": "How many times to repeat it."}},
+        }},
+        "required": ["text"],
+        "additionalProperties": False,
+    }}
+    strict = True
+
+    def execute(self, context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+        text = args.get("text")
+        if not isinstance(text, str) or not text:
+            raise ValueError("text must be a non-empty string.")
+        times = args.get("times", 1)
+        if not isinstance(times, int) or isinstance(times, bool) or not 1 <= times <= 5:
+            raise ValueError("times must be an integer from 1 to 5.")
+        if args.get("uppercase") is True:
+            text = text.upper()
+        return {{"text": " ".join([text] * times), "length": len(text)}}
+'''
+
+_COMMAND = '''"""The "{display} greet" palette command (alias: greet).
+
+Try it in the palette as `{display} greet Ada Lovelace`, or as `greet 'Ada Lovelace'`;
+from the terminal: `llmspace plugins run-command {name} 'greet Ada'`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the contract, for editors and type checkers only
+    from llmspace.plugin_api import CommandContext
+
+
+class GreetCommand:
+    display_name = {display_literal}
+    description = "Greet someone with the greeting from the plugin settings."
+
+    def execute(self, context: CommandContext, args: tuple[str, ...] = ()) -> Any:
+        greeting = str(context.settings.get("greeting") or "Hello").strip()
+        audience = " ".join(a.strip() for a in args if a.strip())
+        if not audience:
+            return context.create_result({{
+                "level": "warning",
+                "message": "Usage: greet <name…> (for example: greet Ada)",
+            }})
+        context.report({{"phase": "greeting", "message": f"Greeting {{audience}}…"}})
+        return context.create_result({{"level": "success", "message": f"{{greeting}}, {{audience}}!"}})
+'''
+
+_README = """# {display}
+
+An LLM Space plugin made from LLM Space's Python plugin template. It contributes:
+
+| File | Extension |
+| --- | --- |
+| `config.schema.json` | the Settings form: one `greeting` field (default "Hello") |
+| `tools/echo-text.py` | the tool `echo_text` (ID `plugin:{name}:tool:echo-text`) |
+| `commands/greet.py` | the palette command "{display} greet" (alias `greet`) |
+
+Code files are Python: each file's only class (or its `default` attribute) is the
+extension, created once per plugin load with no arguments. Files starting with `_` are
+helpers you can import from the others. The API is described in LLM Space's
+`docs/plugin-protocol.md` ("Python plugin API").
+
+## Try it
+
+```
+llmspace plugins check .                                # the release checklist
+llmspace plugins call-tool {name} echo_text '{{"text": "hi", "times": 2}}'
+llmspace plugins run-command {name} 'greet Ada'
+llmspace plugins settings {name} greeting=Welcome
+```
+
+## Install it
+
+```
+llmspace plugins pack .            # → ../{zip_name}
+llmspace plugins install ../{zip_name}
+```
+
+Or copy this folder to `$LLM_SPACE_HOME/plugins/{name}/` (default `~/.llm-space/plugins/`)
+and run `llmspace plugins refresh`. After editing the files, run `llmspace plugins reload {name}`.
+Keep runtime data in `$LLM_SPACE_HOME/data/plugins/{name}/`, never in this folder.
+"""
+
+
+def _files(name: str) -> dict[str, str]:
+    display = display_name_of(name)
+    zip_name = f"{name.lstrip('@').replace('/', '-')}-{VERSION}.zip"
+    return {
+        "package.json": _package_json(name, display),
+        "config.schema.json": _schema(display),
+        "tools/echo-text.py": _TOOL.format(name=name),
+        "commands/greet.py": _COMMAND.format(name=name, display=display, display_literal=json.dumps(f"{display} greet")),
+        "README.md": _README.format(name=name, display=display, zip_name=zip_name),
+    }
+
+
+def _check_target(target: Path) -> None:
+    if os.path.islink(target):
+        raise PluginError(f"{target} is a symbolic link; choose another folder.")
+    if target.exists():
+        if not target.is_dir():
+            raise PluginError(f"{target} already exists and is not a folder.")
+        if any(target.iterdir()):
+            raise PluginError(f"{target} already exists and is not empty; nothing was written.",
+                              hint="Choose another name or parent folder, or empty that folder first.")
+
+
+def scaffold_plugin(parent: Path, name: str, *, lang: str = "py") -> Path:
+    """Create the plugin folder `parent/<name>` (`parent/@scope/<name>` for a scoped name)
+    and return it. `PluginError` for an invalid name or a folder that is not empty;
+    `UserFacingError` for `lang="ts"` (not available yet) or an unknown language."""
+    if lang == "ts":
+        raise UserFacingError("TypeScript plugin templates are not available yet.",
+                              hint="Use the Python template (lang \"py\") for now.")
+    if lang not in LANGUAGES:
+        raise UserFacingError(f"Unknown plugin language {lang!r}.", hint="Use \"py\".")
+    problem = name_problem(name)
+    if problem is not None:
+        raise PluginError(f"{name!r} is not a valid plugin name: {problem}.")
+    parent = Path(parent)
+    target = parent.joinpath(*name.split("/"))
+    _check_target(target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".scaffold-", dir=target.parent))
+    except OSError as exc:
+        raise PluginError(f"Cannot create {target.parent}: {exc.strerror or exc}.") from exc
+    try:
+        for rel, text in _files(name).items():
+            path = staging / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8", newline="\n")
+        staging.chmod(0o755)
+        if target.exists():
+            target.rmdir()  # empty (checked above); a file appearing meanwhile makes this fail safely
+        os.rename(staging, target)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise PluginError(f"Cannot create {target}: {exc.strerror or exc}.") from exc
+    return target
