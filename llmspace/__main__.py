@@ -14,6 +14,10 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "--plugin-host":
+        from .plugin_host import main as host_main
+
+        return host_main()
     if not args or args[0] in ("--gui", "gui"):
         from .ui.main import run_gui
 

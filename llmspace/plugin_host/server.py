@@ -1,0 +1,77 @@
+"""The host's request router: `initialize`, `execute`, `cancel`, `shutdown`, `ping`
+(`docs/plugin-protocol.md`, Lifecycle).
+
+`Host.dispatch` gets every request and notification the app sends, on the main thread; it
+answers `initialize`, `shutdown` and `ping` itself and hands calls to `calls.Calls`.
+Returns False when the host should exit (after answering `shutdown`). Used by `__init__.py`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from . import loading
+from .calls import Calls
+from .rpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, Connection
+
+PROTOCOL_VERSION = 1
+
+
+class Host:
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+        self._calls = Calls(conn)
+        self._initialized = False
+
+    def dispatch(self, message: dict[str, Any]) -> bool:
+        method, params = message.get("method"), message.get("params", {})
+        is_request = "id" in message
+        request_id = message.get("id")
+        if not isinstance(method, str) or (is_request and not isinstance(request_id, str | int)):
+            self._conn.respond_error(request_id if isinstance(request_id, str | int) else None,
+                                     INVALID_REQUEST, "method must be a string and id a string or an integer")
+            return True
+        if not isinstance(params, dict):
+            if is_request:
+                self._conn.respond_error(request_id, INVALID_PARAMS, "params must be an object")
+            return True
+        if method == "cancel":
+            self._calls.cancel(params)
+            if is_request:
+                self._conn.respond(request_id, None)
+            return True
+        if not is_request:
+            return True  # other notifications mean nothing to the host
+        if method == "execute":
+            self._calls.execute(request_id, params)
+        elif method == "ping":
+            self._conn.respond(request_id, {})
+        elif method == "initialize":
+            self._initialize(request_id, params)
+        elif method == "shutdown":
+            self._conn.respond(request_id, self._calls.shutdown())
+            return False
+        else:
+            self._conn.respond_error(request_id, METHOD_NOT_FOUND, f"unknown method {method!r}")
+        return True
+
+    def _initialize(self, request_id: Any, params: dict[str, Any]) -> None:
+        if self._initialized:
+            self._conn.respond_error(request_id, INVALID_REQUEST, "the host is initialized already")
+            return
+        version = params.get("protocolVersion")
+        plugin, files = params.get("plugin"), params.get("files")
+        if version != PROTOCOL_VERSION:
+            self._conn.respond_error(request_id, INVALID_PARAMS, f"protocolVersion {version!r} is not supported (this host speaks {PROTOCOL_VERSION})")
+            return
+        if not isinstance(plugin, dict) or not isinstance(plugin.get("root"), str) or not isinstance(files, list):
+            self._conn.respond_error(request_id, INVALID_PARAMS, "initialize needs plugin.root and a list of files")
+            return
+        self._initialized = True
+        loading.prepare_path(Path(plugin["root"]))
+        extensions = loading.load([f if isinstance(f, dict) else {} for f in files])
+        self._calls.set_extensions(extensions)
+        runtime = {"name": "python", "version": "{}.{}.{}".format(*sys.version_info[:3])}
+        self._conn.respond(request_id, {"runtime": runtime, "extensions": [e.describe() for e in extensions]})
