@@ -2,7 +2,7 @@
 
 `neutral_messages(thread, rendered)` turns the stored messages into `NeutralMessage`s with
 the rendered text: user text and images; assistant thinking, text and tool calls, each call
-carrying its (rendered) result — an unanswered call sends one empty text, as the original
+carrying its (rendered) result text and its images — an unanswered call sends one empty text, as the original
 LLM Space app does. Images on assistant messages are dropped. Replay data stored by `agent/fold.py`
 (`providerData`) goes back in `extra` only to the provider and API that produced it. `tool_specs(tools)` keeps only name,
 description and parameters. `is_unanswered(call)` tells a call still waiting for a result.
@@ -23,11 +23,11 @@ EMPTY_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 
 
 def is_unanswered(call: ToolCall) -> bool:
-    """True when the call has no result yet: no output, or only empty text and no error flag."""
+    """True when the call has no result yet: no output, or only empty text (no image) and no error flag."""
     out = call.output
     if out is None:
         return True
-    return not out.isError and not any(c.text for c in out.content)
+    return not out.isError and not out.images() and not any(c.text for c in out.text_parts())
 
 
 def _texts(msg: UserMessage | AssistantMessage, rendered: RenderedThread) -> str:
@@ -57,13 +57,15 @@ def neutral_messages(thread: Thread, rendered: RenderedThread, endpoint: Endpoin
         for call in msg.toolCalls or []:
             result_parts = rendered.tool_result_texts.get((msg.id, call.id))
             if result_parts is None:
-                result_parts = [c.text for c in call.output.content] if call.output is not None else []
+                result_parts = [c.text for c in call.output.text_parts()] if call.output is not None else []
+            images = tuple((c.mimeType, c.data) for c in call.output.images()) if call.output is not None else ()
             calls.append(NeutralToolCall(
                 id=call.id,
                 name=call.input.name,
                 arguments=dict(call.input.arguments or {}),
                 result_text="\n".join(result_parts),
                 result_is_error=bool(call.output is not None and call.output.isError),
+                result_images=images,
             ))
         out.append(NeutralMessage(role="assistant", text=_texts(msg, rendered), thinking=msg.thinking or None,
                                   tool_calls=tuple(calls), extra=_replay_extra(msg, endpoint)))

@@ -284,10 +284,7 @@ class RunSession:
         """A tool's error output without secrets (a successful output is the tool's data, kept as is)."""
         if output.isError is not True:
             return output
-        parts = [c.model_copy(update={"text": self._redactor.text(c.text)}) for c in output.content]
-        if all(a.text == b.text for a, b in zip(parts, output.content, strict=True)):
-            return output
-        return output.model_copy(update={"content": parts})
+        return output.with_texts(self._redactor.text)
 
     # -- the end ------------------------------------------------------------------------
     def _result(self, status: RunStatus, error: str | None, record: bool) -> RunResult:

@@ -63,7 +63,6 @@ def run_calls(services: RunServices, thread: Thread, calls: list[ToolCall], canc
     result: dict[str, ToolCallOutput] = {}
     for call, out in zip(calls, outputs, strict=True):
         if out.isError is True:
-            out = out.model_copy(update={"content": [c.model_copy(update={"text": redactor.text(c.text)})
-                                                     for c in out.content]})
+            out = out.with_texts(redactor.text)
         result[call.id] = out
     return result

@@ -149,8 +149,8 @@ def text_diff(a: str, b: str, label_a: str = "A", label_b: str = "B") -> list[st
 
 
 def _tool_diff(i: int, a: ToolCall | None, b: ToolCall | None) -> ToolCallDiff:
-    out_a = a.output.text() if a is not None and a.output is not None else ""
-    out_b = b.output.text() if b is not None and b.output is not None else ""
+    out_a = a.output.display_text() if a is not None and a.output is not None else ""
+    out_b = b.output.display_text() if b is not None and b.output is not None else ""
     return ToolCallDiff(
         index=i,
         name_a=a.input.name if a else None,

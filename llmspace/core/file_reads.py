@@ -53,7 +53,7 @@ def _trusted_texts(thread: Thread) -> list[str]:
             texts.extend(c.text for c in msg.content if isinstance(c, TextContent))
         for call in getattr(msg, "toolCalls", None) or []:
             if call.output is not None and is_trusted_tool_result(thread, call):
-                texts.extend(c.text for c in call.output.content)
+                texts.extend(c.text for c in call.output.text_parts())
     return texts
 
 

@@ -296,7 +296,7 @@ def result_excerpt(snapshot: ThreadSnapshot | Thread) -> str:
         args = orjson.dumps(call.input.arguments).decode()
         parts.append(f"{call.input.name}({args})")
         if call.output is not None:
-            parts.append(call.output.text())
+            parts.append(call.output.display_text())
     text = "\n".join(p for p in parts if p)
     return text or "Empty result"
 

@@ -11,17 +11,22 @@ Anyone may import this module; it does no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
     PrivateAttr,
+    Tag,
     field_validator,
     model_validator,
 )
+
+from .image_sizes import base64_size, size_text
 
 # A JSON number that keeps int-ness (1 stays 1, 0.5 stays 0.5) so files round-trip exactly.
 Number = int | float
@@ -100,6 +105,9 @@ class Node(BaseModel):
 # Message content
 
 
+IMAGE_MIME_PATTERN = r"^image/[A-Za-z0-9.+\-]+$"
+
+
 class TextContent(Node):
     type: Literal["text"] = "text"
     text: str = ""
@@ -107,7 +115,7 @@ class TextContent(Node):
 
 class ImageDataContent(Node):
     type: Literal["image_data"] = "image_data"
-    mimeType: str = Field(pattern=r"^image/[A-Za-z0-9.+\-]+$")
+    mimeType: str = Field(pattern=IMAGE_MIME_PATTERN)
     data: str
 
 
@@ -120,12 +128,57 @@ class ToolCallInput(Node):
     partialArguments: str | None = None
 
 
+class ToolImageContent(Node):
+    """An image a tool returned (`{type: "image", mimeType, data}`, data in base64)."""
+
+    type: Literal["image"] = "image"
+    mimeType: str = Field(pattern=IMAGE_MIME_PATTERN)
+    data: str
+
+    def label(self) -> str:
+        """What text views show instead of the image: `[image image/png, 12 KB]`."""
+        return f"[image {self.mimeType}, {size_text(base64_size(self.data))}]"
+
+
+def _output_part_kind(value: Any) -> str:
+    # A part without `type` is text (as before image parts existed), so such files still load.
+    kind = value.get("type", "text") if isinstance(value, dict) else getattr(value, "type", "text")
+    return kind if isinstance(kind, str) else ""
+
+
+ToolOutputContent = Annotated[
+    Annotated[TextContent, Tag("text")] | Annotated[ToolImageContent, Tag("image")],
+    Discriminator(_output_part_kind),
+]
+
+
 class ToolCallOutput(Node):
-    content: list[TextContent] = Field(default_factory=list)
+    """A tool result: text parts and image parts, in order."""
+
+    content: list[ToolOutputContent] = Field(default_factory=list)
     isError: bool | None = None
 
     def text(self) -> str:
-        return "\n".join(c.text for c in self.content)
+        """The text parts joined by newlines (images left out)."""
+        return "\n".join(c.text for c in self.content if isinstance(c, TextContent))
+
+    def text_parts(self) -> list[TextContent]:
+        return [c for c in self.content if isinstance(c, TextContent)]
+
+    def images(self) -> list[ToolImageContent]:
+        return [c for c in self.content if isinstance(c, ToolImageContent)]
+
+    def display_text(self) -> str:
+        """Every part as text, in order: texts as they are, images as their `label()`."""
+        return "\n".join(c.text if isinstance(c, TextContent) else c.label() for c in self.content)
+
+    def with_texts(self, fn: Callable[[str], str]) -> ToolCallOutput:
+        """A copy whose text parts are `fn(text)` (image parts shared); `self` when none changes."""
+        parts = [c.model_copy(update={"text": fn(c.text)}) if isinstance(c, TextContent) else c for c in self.content]
+        if all(a is b or (isinstance(a, TextContent) and isinstance(b, TextContent) and a.text == b.text)
+               for a, b in zip(parts, self.content, strict=True)):
+            return self
+        return self.model_copy(update={"content": parts})
 
 
 class ToolCall(Node):
@@ -186,13 +239,20 @@ Message = Annotated[UserMessage | AssistantMessage, Field(discriminator="role")]
 # ---------------------------------------------------------------------------------------
 # Tools
 
-ToolType = Literal["builtin", "function", "mcp"]
+ToolType = Literal["builtin", "function", "mcp", "plugin"]
 
 
 class Tool(Node):
-    """One tool definition. `type` decides which of the optional fields apply."""
+    """One tool definition. `type` decides which of the optional fields apply.
+
+    A plugin tool is `{type: "plugin", pluginId, toolId: "plugin:<name>:tool:<stem>", name,
+    description, parameters, strict}` (its fields are declared in that order, so a new
+    entry is written that way; a file's own order is kept like everywhere else)."""
 
     type: ToolType = "function"
+    # plugin
+    pluginId: str | None = None
+    toolId: str | None = None
     name: str
     description: str | None = None
     parameters: dict[str, Any] | None = None
@@ -224,8 +284,8 @@ class Tool(Node):
         return data
 
     def is_executable(self) -> bool:
-        """mcp: yes; builtin: yes unless it terminates; function: no (a human answers)."""
-        if self.type == "mcp":
+        """mcp, plugin: yes; builtin: yes unless it terminates; function: no (a human answers)."""
+        if self.type in ("mcp", "plugin"):
             return True
         if self.type == "builtin":
             return not (self.name == "ask_user_question" or self.terminate is True)

@@ -124,7 +124,7 @@ class RenderedThread:
             for call in getattr(msg, "toolCalls", None) or []:
                 results = self.tool_result_texts.get((msg.id, call.id))
                 if results is not None and call.output is not None:
-                    for part, text in zip(call.output.content, results, strict=False):
+                    for part, text in zip(call.output.text_parts(), results, strict=False):
                         part.text = text
         return out
 
@@ -422,7 +422,7 @@ def render_thread(thread: Thread, env: RenderEnv | None = None) -> RenderedThrea
         for call in getattr(msg, "toolCalls", None) or []:
             if call.output is None:
                 continue
-            results = [c.text for c in call.output.content]
+            results = [c.text for c in call.output.text_parts()]
             if results and is_trusted_tool_result(thread, call):
                 label = f"the result of tool call {call.id} in message {i} (id {msg.id})"
                 results = r.place(V.tool_result_place(msg.id, call.id), label, results)

@@ -1,7 +1,8 @@
 """Thread files: bytes <-> `Thread`, with image blobs packed and restored.
 
 Written as the original app writes them: 2-space indent, non-ASCII kept, key order kept,
-no trailing newline. Inline images whose base64 text is 1,024 characters or more are
+no trailing newline. Inline images whose base64 text is 1,024 characters or more (message
+`image_data` parts and tool output `image` parts, in the thread and in its run history) are
 moved into a top-level `blobs` table (`blob:sha256:<hex>` references) and restored on read.
 Validation errors name the JSON path of the bad value.
 
@@ -37,7 +38,7 @@ def error_path(loc: tuple[Any, ...]) -> str:
         after_index, prev = isinstance(prev, int), part
         if isinstance(part, int):
             out += f"[{part}]"
-        elif part in ("user", "assistant", "text", "image_data") and after_index:
+        elif part in ("user", "assistant", "text", "image_data", "image") and after_index:
             # discriminated-union tags pydantic inserts into the location (right after an index)
             continue
         elif isinstance(part, str) and ("[" in part or "." in part or part.startswith("function-")):
@@ -74,15 +75,26 @@ def _message_lists(data: dict[str, Any]) -> Iterator[list[Any]]:
                 yield ctx["messages"]
 
 
+def _parts_of(content: Any, kind: str) -> Iterator[dict[str, Any]]:
+    if isinstance(content, list):
+        for part in content:
+            if isinstance(part, dict) and part.get("type") == kind and isinstance(part.get("data"), str):
+                yield part
+
+
 def _image_parts(data: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """Every `{type: image_data, data: str}` part of every message of a thread dict."""
+    """Every image part with string data of every message of a thread dict: message
+    `{type: image_data}` parts and tool output `{type: image}` parts."""
     for messages in _message_lists(data):
         for msg in messages:
-            content = msg.get("content") if isinstance(msg, dict) else None
-            if isinstance(content, list):
-                for part in content:
-                    if isinstance(part, dict) and part.get("type") == "image_data" and isinstance(part.get("data"), str):
-                        yield part
+            if not isinstance(msg, dict):
+                continue
+            yield from _parts_of(msg.get("content"), "image_data")
+            calls = msg.get("toolCalls")
+            for call in calls if isinstance(calls, list) else ():
+                output = call.get("output") if isinstance(call, dict) else None
+                if isinstance(output, dict):
+                    yield from _parts_of(output.get("content"), "image")
 
 
 def pack_blobs(data: dict[str, Any]) -> dict[str, Any]:

@@ -299,11 +299,11 @@ def iter_places(thread: Thread) -> Iterator[tuple[str, str, list[str]]]:
         texts = [c.text for c in msg.content if isinstance(c, TextContent)]
         yield message_place(msg.id), f"message {i} ({msg.role}, id {msg.id})", texts
         for call in getattr(msg, "toolCalls", None) or []:
-            if call.output is not None and call.output.content:
+            if call.output is not None and call.output.text_parts():
                 yield (
                     tool_result_place(msg.id, call.id),
                     f"the result of tool call {call.id} in message {i} (id {msg.id})",
-                    [c.text for c in call.output.content],
+                    [c.text for c in call.output.text_parts()],
                 )
 
 
@@ -324,7 +324,7 @@ def _rewrite_texts(thread: Thread, fn: Callable[[str], str]) -> bool:
                     part.text = new
                     changed = True
         for call in getattr(msg, "toolCalls", None) or []:
-            for result in call.output.content if call.output is not None else []:
+            for result in call.output.text_parts() if call.output is not None else []:
                 new = fn(result.text)
                 if new != result.text:
                     result.text = new

@@ -3,7 +3,8 @@
 Request: `system` (the rendered system prompt); user content as `text` and base64 `image`
 blocks; assistant content as signed `thinking` blocks (replayed only when the signature
 is known — `NeutralMessage.extra["thinkingSignature"]`, plus `extra["redactedThinking"]`
-data), `text`, `tool_use`; then one user message with a `tool_result` per call (merged
+data), `text`, `tool_use`; then one user message with a `tool_result` per call (its text;
+`text` and base64 `image` blocks when the tool returned images) (merged
 with a following user message, since roles must alternate); empty text blocks are left
 out; tool ids are made to match `^[a-zA-Z0-9_-]+$`; tools as `{name, description,
 input_schema}`; `max_tokens` (required: the param, else min(model max, 8192));
@@ -46,10 +47,27 @@ def tool_id(raw: str) -> str:
     return _BAD_ID.sub("_", raw)[:64] or "toolu_0"
 
 
+def _image_block(mime: str, data: str) -> dict[str, Any]:
+    return {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
+
+
+def _tool_result(c: Any) -> dict[str, Any]:
+    """A `tool_result` block: the text as a string, or text and image blocks when the tool returned images."""
+    r: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_id(c.id)}
+    if c.result_images:
+        text = [{"type": "text", "text": c.result_text}] if c.result_text else []
+        r["content"] = text + [_image_block(mime, data) for mime, data in c.result_images]
+    elif c.result_text:
+        r["content"] = c.result_text
+    if c.result_is_error:
+        r["is_error"] = True
+    return r
+
+
 def _blocks_for(m: Any) -> list[dict[str, Any]]:
     if m.role == "user":
         blocks: list[dict[str, Any]] = [{"type": "text", "text": m.text}] if m.text.strip() else []
-        blocks += [{"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}} for mime, data in m.images]
+        blocks += [_image_block(mime, data) for mime, data in m.images]
         return blocks
     blocks = []
     sig = m.extra.get("thinkingSignature")
@@ -78,15 +96,7 @@ def build_messages(request: ModelRequest) -> list[dict[str, Any]]:
     for m in request.messages:
         add(m.role, _blocks_for(m))
         if m.role == "assistant" and m.tool_calls:
-            results = []
-            for c in m.tool_calls:
-                r: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_id(c.id)}
-                if c.result_text:
-                    r["content"] = c.result_text
-                if c.result_is_error:
-                    r["is_error"] = True
-                results.append(r)
-            add("user", results)
+            add("user", [_tool_result(c) for c in m.tool_calls])
     return out
 
 

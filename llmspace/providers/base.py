@@ -52,6 +52,7 @@ class NeutralToolCall:
     arguments: dict[str, Any]
     result_text: str = ""
     result_is_error: bool = False
+    result_images: tuple[tuple[str, str], ...] = ()  # (mime type, base64) images the tool returned
 
 
 @dataclass(frozen=True)

@@ -2,11 +2,13 @@
 many servers that copy it (Ollama, llama.cpp, LM Studio, vLLM, DeepSeek, OpenRouter…).
 
 Request: the system prompt as a `system` message; user text and images (`image_url` data
-URLs); assistant text and `tool_calls`, then one `tool` message per call (its result, or
-"" when unanswered); tools as `{"type":"function","function":{name,description,parameters}}`;
-`max_tokens` (`max_completion_tokens` on api.openai.com); `temperature`;
-`response_format` from responseType; `stream_options.include_usage` when streaming
-(dropped and re-sent once if the server rejects it with 400); `params.extra` merged last.
+URLs); assistant text and `tool_calls`, then one `tool` message per call (its result text,
+or "" when unanswered) and, when tools returned images, one user message after them with
+each such call's images under a line naming the call (tool messages are text only); tools
+as `{"type":"function","function":{name,description,parameters}}`; `max_tokens`
+(`max_completion_tokens` on api.openai.com); `temperature`; `response_format` from
+responseType; `stream_options.include_usage` when streaming (dropped and re-sent once if
+the server rejects it with 400); `params.extra` merged last.
 
 Reasoning level → `reasoning_effort` (only for models flagged `reasoning`; `off` sends
 nothing): minimal → "minimal", low → "low", medium → "medium", high → "high",
@@ -28,7 +30,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from ..cancel import CancelToken
-from .base import Api, ModelRequest
+from .base import Api, ModelRequest, NeutralToolCall
 from .events import ErrorEvent, Finish, StreamEvent, TextDelta, ThinkingDelta, ToolCallArgsDelta, ToolCallEnd, ToolCallStart, UsageEvent
 from .http import as_object, deep_merge, http_events, json_or_none, provider_message
 from .sse import StreamCheck
@@ -43,6 +45,28 @@ FINISH = {"stop": "stop", "length": "length", "tool_calls": "tool_calls", "funct
 _no_stream_options: set[str] = set()  # base URLs that rejected stream_options
 
 
+def _image_url(mime: str, data: str) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{data}"}}
+
+
+def _tool_text(c: NeutralToolCall) -> str:
+    if c.result_text or not c.result_images:
+        return c.result_text
+    n = len(c.result_images)
+    return f"The tool returned {n} image{'s' if n != 1 else ''}; {'they follow' if n != 1 else 'it follows'} in the next message."
+
+
+def _tool_images(calls: tuple[NeutralToolCall, ...]) -> list[dict[str, Any]]:
+    """The content of the one user message that carries the images of a turn's tool results
+    (tool messages are text only): per call with images, a line naming it, then its images."""
+    parts: list[dict[str, Any]] = []
+    for c in calls:
+        if c.result_images:
+            parts.append({"type": "text", "text": f"Images returned by tool {c.name} (call {c.id}):"})
+            parts += [_image_url(mime, data) for mime, data in c.result_images]
+    return parts
+
+
 def build_payload(request: ModelRequest) -> dict[str, Any]:
     model, params = request.model, request.params
     messages: list[dict[str, Any]] = []
@@ -52,7 +76,7 @@ def build_payload(request: ModelRequest) -> dict[str, Any]:
         if m.role == "user":
             if m.images:
                 parts: list[dict[str, Any]] = [{"type": "text", "text": m.text}] if m.text else []
-                parts += [{"type": "image_url", "image_url": {"url": f"data:{mime};base64,{data}"}} for mime, data in m.images]
+                parts += [_image_url(mime, data) for mime, data in m.images]
                 messages.append({"role": "user", "content": parts})
             else:
                 messages.append({"role": "user", "content": m.text})
@@ -64,7 +88,10 @@ def build_payload(request: ModelRequest) -> dict[str, Any]:
                                  for c in m.tool_calls]
         messages.append(msg)
         for c in m.tool_calls:
-            messages.append({"role": "tool", "tool_call_id": c.id, "content": c.result_text})
+            messages.append({"role": "tool", "tool_call_id": c.id, "content": _tool_text(c)})
+        images = _tool_images(m.tool_calls)
+        if images:
+            messages.append({"role": "user", "content": images})
     payload: dict[str, Any] = {"model": model.id, "messages": messages, "stream": request.stream}
     if request.stream and request.endpoint.base_url not in _no_stream_options:
         payload["stream_options"] = {"include_usage": True}

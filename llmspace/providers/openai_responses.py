@@ -2,7 +2,8 @@
 
 Request: the system prompt as `instructions`; `input` items — user messages with
 `input_text` / `input_image` (data URL) parts, assistant text as an assistant message,
-each tool call as a `function_call` item followed by its `function_call_output`;
+each tool call as a `function_call` item followed by its `function_call_output` (the
+result text; a list of `input_text` and `input_image` items when the tool returned images);
 tools as `{"type":"function", name, description, parameters, strict: false}`;
 `max_output_tokens`; `temperature`; responseType → `text.format`
 (`{"type":"json_object"}` or `{"type":"json_schema","name":"response","schema",strict:true}`);
@@ -41,12 +42,24 @@ def _reasoning_on(request: ModelRequest) -> bool:
     return bool(p is not None and p.reasoning and p.reasoning != "off" and request.model.reasoning)
 
 
+def _input_image(mime: str, data: str) -> dict[str, Any]:
+    return {"type": "input_image", "image_url": f"data:{mime};base64,{data}", "detail": "auto"}
+
+
+def _call_output(c: Any) -> str | list[dict[str, Any]]:
+    """A `function_call_output`'s output: the text, or `input_text`/`input_image` items when the tool returned images."""
+    if not c.result_images:
+        return str(c.result_text)
+    text = [{"type": "input_text", "text": c.result_text}] if c.result_text else []
+    return text + [_input_image(mime, data) for mime, data in c.result_images]
+
+
 def build_payload(request: ModelRequest) -> dict[str, Any]:
     items: list[dict[str, Any]] = []
     for m in request.messages:
         if m.role == "user":
             parts: list[dict[str, Any]] = [{"type": "input_text", "text": m.text}] if m.text or not m.images else []
-            parts += [{"type": "input_image", "image_url": f"data:{mime};base64,{data}", "detail": "auto"} for mime, data in m.images]
+            parts += [_input_image(mime, data) for mime, data in m.images]
             items.append({"role": "user", "content": parts})
             continue
         for r in m.extra.get("reasoningItems") or ():
@@ -58,7 +71,7 @@ def build_payload(request: ModelRequest) -> dict[str, Any]:
             items.append({"type": "function_call", "call_id": c.id, "name": c.name,
                           "arguments": json.dumps(c.arguments, ensure_ascii=False)})
         for c in m.tool_calls:
-            items.append({"type": "function_call_output", "call_id": c.id, "output": c.result_text})
+            items.append({"type": "function_call_output", "call_id": c.id, "output": _call_output(c)})
     payload: dict[str, Any] = {"model": request.model.id}
     if request.system_prompt:
         payload["instructions"] = request.system_prompt

@@ -7,14 +7,17 @@ Executors live in a `Registry` of the one mechanism (`llmspace/registry.py`; the
 `builtin:tool:<name>`, MCP tools go through `mcp` (`ctx.mcp.call_tool(serverId, toolName, …)`),
 custom function tools through `function` (which never runs: a human supplies the result and
 the run loop pauses first, see `pause_for`) — all registered at construction with source
-`built-in`. Plugin tools register `plugin:<name>:tool:<stem>` with `register_executor`; a
-tool of another type is found by its `extensionId` key, else by its type. Arguments are
-checked against the tool's JSON Schema first. Every failure becomes an error output, never
-an exception. Called by the run loop (`agent/`), the UI's "Call this tool" and the CLI.
+`built-in`. Plugin tools (`type: "plugin"`) are found by their `toolId`
+(`plugin:<name>:tool:<stem>`, registered with `register_executor`); with none registered the
+call fails as "<name> is unavailable (<why>)", the reason coming from `explain_missing`
+when set. A tool of another type is found by its `extensionId` key, else by its type.
+Arguments are checked against the tool's JSON Schema first. Every failure becomes an error
+output, never an exception. Called by the run loop (`agent/`), the UI's "Call this tool" and the CLI.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -31,9 +34,12 @@ from .validation import check_arguments
 # executor(tool, arguments, ctx, cancel, timeout) -> ToolCallOutput | str | JSON value
 Executor = Callable[[Tool, dict[str, Any], ToolContext, CancelToken, "float | None"], object]
 
+log = logging.getLogger("llmspace.tools.router")
+
 CANCELLED = "Cancelled"
 MCP = "mcp"
 FUNCTION = "function"
+PLUGIN = "plugin"
 
 
 @dataclass(frozen=True)
@@ -52,12 +58,15 @@ def builtin_id(name: str) -> str:
 
 
 def tool_id(tool: Tool) -> str:
-    """The canonical ID of the executor that runs `tool`."""
+    """The canonical ID of the executor that runs `tool`: a plugin tool's `toolId`
+    (`plugin:<name>:tool:<stem>`); otherwise an `extensionId` key, else the tool type."""
     if tool.type == "builtin":
         return builtin_id(tool.name)
     if tool.type in (MCP, FUNCTION):
         return tool.type
-    extension = getattr(tool, "extensionId", None)  # a plugin tool keeps its canonical ID (extra key)
+    if tool.type == PLUGIN and tool.toolId:
+        return tool.toolId
+    extension = getattr(tool, "extensionId", None)  # a tool of another type may carry its canonical ID (extra key)
     return extension if isinstance(extension, str) and extension else tool.type
 
 
@@ -84,6 +93,9 @@ class ToolRouter:
     def __init__(self, executors: Registry[Executor] | None = None, *, settings: dict[str, Any] | None = None) -> None:
         self.executors: Registry[Executor] = executors if executors is not None else Registry("tool")
         self.settings: dict[str, Any] = dict(settings or {})
+        # Why a plugin tool's canonical ID has no executor (e.g. "plugin kit is disabled"), or
+        # None to say the default; set by the composition root.
+        self.explain_missing: Callable[[str], str | None] | None = None
         from .builtins.definitions import DEFINITIONS
 
         for definition in DEFINITIONS:
@@ -205,7 +217,19 @@ class ToolRouter:
             return conflict.message + "."
         if tool.type == "builtin":
             return f"Built-in tool not found: {tool.name}"
+        if tool.type == PLUGIN:
+            why = self._why_missing(key) or f"plugin {tool.pluginId or '?'} is disabled or removed"
+            return f"{tool.name} is unavailable ({why})."
         return f"No executor for {tool.type} tool {tool.name}."
+
+    def _why_missing(self, key: str) -> str | None:
+        if self.explain_missing is None:
+            return None
+        try:
+            return self.explain_missing(key)
+        except Exception:  # a failing explanation must not hide the unavailable tool
+            log.warning("explain_missing failed for %s", key, exc_info=True)
+            return None
 
     def _run_bounded(self, fn: Callable[[CancelToken, float | None], Any], cancel: CancelToken | None, timeout: float | None) -> ToolCallOutput:
         """Run `fn` on a worker thread; stop waiting at the timeout or on cancel."""
