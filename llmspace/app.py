@@ -8,7 +8,9 @@ Order of dependencies (each only uses those above it):
   -> run_services (the typed services of the agent layer) -> runner (run loop, pool)
   plugins (discovery, settings and status of installed plugins) depends on root only;
   contributions (what active plugins register: skills, MCP servers, model providers) joins
-  plugins to the registries and is attached when skills, providers, mcp or plugins is built.
+  plugins to the registries and is attached when skills, providers, mcp or plugins is built;
+  plugin_code (plugin tools, commands, thread storages and their host processes) joins
+  plugins to the registries too and is attached when tools or plugins is built.
 
 The agent layer gets `run_services` (`agent/run_services.py`), never the App.
 
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
     from .agent.runner import Runner
     from .core.workspace import Workspace
     from .mcp.hub import McpHub
+    from .plugins.code import PluginCode
     from .plugins.contributions import PluginContributions
     from .plugins.service import PluginService
     from .providers.registry import ProviderRegistry
@@ -144,7 +147,10 @@ class App:
     def tools(self) -> ToolRouter:
         from .tools.router import ToolRouter
 
-        return ToolRouter(self.registries.tools)
+        router = ToolRouter(self.registries.tools)
+        code, contributions = self.plugin_code, self.contributions  # plugin tools are registered before a call
+        router.explain_missing = lambda cid: code.explain_failure(cid) or contributions.explain_missing(cid)
+        return router
 
     @cached_property
     def traces(self) -> TraceWriter:
@@ -171,8 +177,24 @@ class App:
     @cached_property
     def plugins(self) -> PluginService:
         """Installed plugins: discovery, settings, status (`llmspace/plugins/service.py`).
-        Scans on first use; nothing runs plugin code. Its contributions are attached."""
-        return self.contributions.service
+        Scans on first use; nothing runs plugin code here. Its contributions and code
+        extensions are attached."""
+        service = self.contributions.service
+        self.plugin_code  # noqa: B018 -- code extensions follow the records from the start
+        return service
+
+    @cached_property
+    def plugin_code(self) -> PluginCode:
+        """Plugin tools, commands and thread storages, run in host processes
+        (`llmspace/plugins/code.py`). Registers what the metadata cache knows; `load()`
+        starts the hosts of the others. The front end (CLI or GUI) may replace `frontend`."""
+        from .plugins.code import PluginCode
+
+        code = PluginCode(self.contributions.service, self.registries, root=self.root,
+                          workspace=lambda: self.root.workspace)
+        code.attach()
+        self._closers.append(code.close)
+        return code
 
     @cached_property
     def contributions(self) -> PluginContributions:

@@ -36,6 +36,7 @@ COMMAND_MODULES = (
     "history",
     "matrix",
     "plugins",
+    "storage",
 )
 
 if TYPE_CHECKING:

@@ -95,6 +95,11 @@ class DataRoot:
         return self._dir("data", "plugins")
 
     @property
+    def cache(self) -> Path:
+        """Derived data that can be rebuilt (plugin extension metadata, …)."""
+        return self._dir("cache")
+
+    @property
     def logs(self) -> Path:
         return self._dir("logs")
 

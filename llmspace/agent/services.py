@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..cancel import CancelToken
 from ..core.history import append_run
 from ..core.model import ModelConfig, Thread, Usage
+from ..core.render import RenderEnv
+from ..core.resolved_variables import resolve_variables
+from ..core.threadio import thread_to_data
 from ..core.usage import add_usage, empty_usage
 from ..core.variables import DEFAULT_CWD, typed_variables
 from ..errors import describe_exception
@@ -122,8 +126,27 @@ def tool_context(services: RunServices, thread: Thread, overrides: dict[str, str
             mcp = services.mcp()
         except Exception:  # MCP unavailable: its tools report it as their result
             log.warning("the MCP hub is not available", exc_info=True)
-    return ToolContext(working_directory=working_directory(thread, overrides), data_root=services.root,
-                       skills=services.skills, workspace_root=services.root.workspace, mcp=mcp)
+    ctx = ToolContext(working_directory=working_directory(thread, overrides), data_root=services.root,
+                      skills=services.skills, workspace_root=services.root.workspace, mcp=mcp)
+    if any(t.type == "plugin" for t in tools or []):
+        ctx.thread_data = _once(lambda: thread_to_data(thread))
+        ctx.variables = _once(lambda: resolve_variables(thread, RenderEnv(skills=services.skills,
+                                                                          overrides=dict(overrides or {}))))
+    return ctx
+
+
+def _once(compute: Callable[[], dict[str, Any]]) -> Callable[[], dict[str, Any]]:
+    """`compute()` run at most once, however many threads ask (the calls of one batch share it)."""
+    lock = threading.Lock()
+    box: list[dict[str, Any]] = []
+
+    def get() -> dict[str, Any]:
+        with lock:
+            if not box:
+                box.append(compute())
+            return box[0]
+
+    return get
 
 
 def usage_sum(usages: list[Usage]) -> Usage:

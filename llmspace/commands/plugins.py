@@ -50,6 +50,7 @@ def _table(rows: list[tuple[str, ...]]) -> None:
 
 
 def cmd_list(args: argparse.Namespace, app: App) -> int:
+    app.plugin_code.load()  # plugins whose code metadata is not cached yet
     records = app.plugins.records()
     if args.json:
         print(json.dumps({"notices": app.plugins.notices(), "plugins": [_json(r) for r in records]},
@@ -93,6 +94,8 @@ def _rel(record: PluginRecord, path: Any) -> str:
 
 
 def cmd_info(args: argparse.Namespace, app: App) -> int:
+    app.plugins.get(args.name)
+    app.plugin_code.ensure_loaded(args.name)
     r = app.plugins.get(args.name)
     _notices(app)
     m = r.manifest
@@ -138,17 +141,23 @@ def _status_line(verb: str, r: PluginRecord) -> None:
 
 
 def cmd_enable(args: argparse.Namespace, app: App) -> int:
-    _status_line("Enabled", app.plugins.enable(args.name))
+    app.plugins.enable(args.name)
+    app.plugin_code.ensure_loaded(args.name)
+    _status_line("Enabled", app.plugins.get(args.name))
     return 0
 
 
 def cmd_disable(args: argparse.Namespace, app: App) -> int:
-    _status_line("Disabled", app.plugins.disable(args.name))
+    app.plugins.disable(args.name)
+    app.plugin_code.ensure_loaded(args.name)
+    _status_line("Disabled", app.plugins.get(args.name))
     return 0
 
 
 def cmd_reload(args: argparse.Namespace, app: App) -> int:
-    _status_line("Reloaded", app.plugins.reload(args.name))
+    app.plugins.reload(args.name)
+    app.plugin_code.ensure_loaded(args.name)
+    _status_line("Reloaded", app.plugins.get(args.name))
     return 0
 
 
@@ -197,8 +206,9 @@ def cmd_settings(args: argparse.Namespace, app: App) -> int:
             if not sep or not key.strip():
                 raise UserFacingError(f"Expected KEY=VALUE, got {item!r}.", hint="Example: endpoint=https://example.com")
             pairs.append((key.strip(), value))
-        record = app.plugins.update_settings(args.name, pairs)
-        _status_line("Saved the settings of", record)
+        app.plugins.update_settings(args.name, pairs)
+        app.plugin_code.ensure_loaded(args.name)
+        _status_line("Saved the settings of", app.plugins.get(args.name))
         return 0
     view = app.plugins.settings_view(args.name)
     _notices(app)
@@ -223,6 +233,8 @@ def cmd_install(args: argparse.Namespace, app: App) -> int:
     for path in args.zips:
         try:
             result, record = app.plugins.install(path)
+            app.plugin_code.ensure_loaded(result.name)  # run its code once: contract errors show now
+            record = app.plugins.get(result.name)
         except UserFacingError as exc:
             print(f"error: {exc}", file=sys.stderr)
             status = 1
@@ -249,6 +261,12 @@ def cmd_check(args: argparse.Namespace, app: App) -> int:
     from ..plugins.check import check_plugin, failed, format_report
 
     items = check_plugin(Path(args.dir))
+    if not failed(items):  # the files are sound: load the code in a host too
+        from ..plugins.check_code import check_code
+        from ..plugins.manifest import parse_manifest
+
+        manifest = parse_manifest((Path(args.dir) / "package.json").read_bytes(), where="package.json")
+        items += check_code(Path(args.dir), manifest.name, manifest.version)
     print(format_report(items))
     return 1 if failed(items) else 0
 
@@ -308,10 +326,16 @@ ACTIONS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = [
 ]
 
 
+def _code_actions() -> list[tuple[str, str, Callable[[argparse.ArgumentParser], None]]]:
+    from .plugin_code import ACTIONS as CODE_ACTIONS
+
+    return CODE_ACTIONS
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `llmspace plugins …`."""
     p = sub.add_parser("plugins", help="plugins: list, info, enable, disable, reload, settings, install")
     psub = p.add_subparsers(dest="plugins_command", metavar="ACTION")
     p.set_defaults(handler=help_handler(p))
-    for action, text, configure in ACTIONS:
+    for action, text, configure in [*ACTIONS, *_code_actions()]:
         configure(psub.add_parser(action, help=text))

@@ -18,7 +18,7 @@ again from its files and current settings if it is still active. A plugin that i
 disabled or gone contributes nothing. Only these three registries are touched; code
 extensions (tools, commands, thread storages) are registered elsewhere.
 
-`annotate(record)` (installed as `PluginService.annotate`) marks contributions that are
+`annotate(record)` (one of `PluginService.annotators`) marks contributions that are
 inactive because of a conflict (registry collision, skill name clash) or an unusable entry
 as failed extensions, naming the files, with a diagnostic log; `explain_missing(id)` says
 why a plugin MCP server or provider ID names nothing ("plugin x is disabled").
@@ -67,7 +67,7 @@ class PluginContributions:
         be what is being built.)"""
         self._unsubscribe = self.service.subscribe(self.sync)
         self.sync()
-        self.service.annotate = self.annotate
+        self.service.annotators.append(self.annotate)
 
     def detach(self) -> None:
         if self._unsubscribe is not None:

@@ -11,9 +11,10 @@
 Third-party plugins are off for this start when `LLM_SPACE_DISABLE_PLUGINS=1` or when
 `settings/plugins.json` is corrupt (`notices()` says which; the file is kept as it is).
 Settings live in llmspace/plugins/store.py, loading in llmspace/plugins/loader.py.
-Listeners (`subscribe`) hear about every change of the records. `annotate` (set by
-llmspace/plugins/contributions.py) adds what activation found, such as conflicts, to the
-records that `records()`, `get()`, `reload()` and `refresh()` return; `loaded()` returns them as loaded.
+Listeners (`subscribe`) hear about every change of the records. The `annotators`
+(llmspace/plugins/contributions.py, llmspace/plugins/code.py) add what activation found,
+such as conflicts and code extensions that failed to load, to the records that `records()`,
+`get()`, `reload()` and `refresh()` return; `loaded()` returns them as loaded.
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ class PluginService:
         self._records: dict[str, PluginRecord] | None = None
         self._listeners = Listeners()
         self._recovery_error = ""
-        self.annotate: Callable[[PluginRecord], PluginRecord] | None = None
+        # Each adds what activation found (conflicts, code extensions that failed to load).
+        self.annotators: list[Callable[[PluginRecord], PluginRecord]] = []
 
     # -- state ---------------------------------------------------------------------------
     def disabled_reason(self) -> str:
@@ -115,7 +117,9 @@ class PluginService:
         return [self._shown(r) for r in records]
 
     def _shown(self, record: PluginRecord) -> PluginRecord:
-        return self.annotate(record) if self.annotate is not None else record
+        for annotate in self.annotators:
+            record = annotate(record)
+        return record
 
     def loaded(self) -> list[PluginRecord]:
         """The records as loaded, without `annotate` (scanned on first use)."""
@@ -229,6 +233,10 @@ class PluginService:
 
     def _changed(self) -> None:
         self._listeners.notify()
+
+    def notify_changed(self) -> None:
+        """Tell the listeners that what `records()` shows changed (e.g. code extensions loaded)."""
+        self._changed()
 
 
 def _guess(text: str) -> Any:

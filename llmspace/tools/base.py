@@ -16,6 +16,7 @@ import binascii
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -58,6 +59,9 @@ class ToolContext:
     skills: SkillLookup | None = None
     workspace_root: Path | None = None
     mcp: McpToolCaller | None = None
+    # For plugin tools (computed once per context, so the calls of one batch share them):
+    thread_data: Callable[[], dict[str, Any]] | None = None  # the owning thread as on disk
+    variables: Callable[[], dict[str, Any]] | None = None  # its prompt variables, resolved
 
 
 class ToolError(Exception):

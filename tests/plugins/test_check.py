@@ -52,7 +52,8 @@ def good_plugin(root: Path) -> Path:
         "models.json": json.dumps(GOOD_MODELS),
         "mcp.json": json.dumps(GOOD_MCP),
         "tools/project-info.ts": "export default class {}\n",
-        "commands/hello.py": "class Hello: ...\n",
+        "commands/hello.py": "class Hello:\n    display_name = 'Say hello'\n\n    def execute(self, context):\n"
+                             "        return None\n",
         "skills/review/SKILL.md": "---\nname: review\ndescription: Review.\n---\n",
         "data/state.json": "{}",
     })

@@ -82,9 +82,27 @@ def test_disable_plugins_env_skips_third_party_plugins_and_says_so(home: Path, m
     assert not (home / "settings" / "plugins.json").exists()
 
 
+INFO_TOOL = """
+class Info:
+    name = "project_info"
+    description = "Project facts."
+    parameters = {"type": "object", "properties": {}, "additionalProperties": False}
+
+    def execute(self, context, args):
+        return {}
+"""
+OPEN_COMMAND = """
+class Open:
+    display_name = "Open"
+
+    def execute(self, context):
+        return None
+"""
+
+
 def test_cli_list_info_and_lifecycle(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     make_plugin(home, "@example/team-tools", displayName="Team Tools", license="MIT",
-                files={"tools/info.py": "", "tools/broken.py": "", "commands/open.ts": ""})
+                files={"tools/info.py": INFO_TOOL, "tools/broken.py": "", "commands/open.py": OPEN_COMMAND})
     (home / "plugins" / "@example" / "team-tools" / "tools" / "broken.py").unlink()
     (home / "plugins" / "@example" / "team-tools" / "tools" / "broken.py").mkdir()  # a folder: ignored
     make_plugin(home, "wrong", folder="mismatch")

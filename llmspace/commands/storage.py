@@ -1,0 +1,99 @@
+"""CLI commands for plugin thread storages (see llmspace/cli.py for the contract):
+
+  llmspace storage list                         active storages: ID, deepLinkId, read/write
+  llmspace storage import STORAGE ID            import a thread into workspace/imported/
+  llmspace storage save STORAGE THREAD [--id ID]   save a workspace thread, print the locator
+  llmspace open-url URL                         import the thread of an llm-space:// link
+
+STORAGE is the canonical ID (`plugin:<name>:thread-storage:<stem>`) or the `deepLinkId`.
+Backed by llmspace/plugins/storages.py; Ctrl-C cancels the storage call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING
+
+from .parsers import help_handler
+
+if TYPE_CHECKING:
+    from ..app import App
+
+
+def cmd_list(args: argparse.Namespace, app: App) -> int:
+    app.plugins.records()
+    app.plugin_code.ensure_loaded()
+    storages = app.plugin_code.storages()
+    if args.json:
+        print(json.dumps([{"id": s.canonical_id, "displayName": s.display_name, "description": s.description,
+                           "deepLinkId": s.deep_link_id, "read": s.can_read, "write": s.can_write} for s in storages],
+                         indent=2, ensure_ascii=False))
+        return 0
+    if not storages:
+        print("No thread storages: install or enable a plugin that provides one (`llmspace plugins list`).")
+        return 0
+    for s in storages:
+        caps = "/".join(c for c, ok in (("read", s.can_read), ("write", s.can_write)) if ok)
+        link = f"  llm-space://threads/{s.deep_link_id}/…" if s.deep_link_id else ""
+        print(f"{s.canonical_id}  [{caps}]  {s.display_name}{link}")
+        if s.description:
+            print(f"    {s.description}")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace, app: App) -> int:
+    from ..plugins.storages import find_storage, import_thread
+    from .plugin_code import until_done
+
+    app.plugins.records()
+    storage = find_storage(app.plugin_code, args.storage, need="read")
+    rel = until_done(lambda cancel: import_thread(storage, args.id, app.workspace, cancel))
+    print(f"Imported {rel}")
+    return 0
+
+
+def cmd_save(args: argparse.Namespace, app: App) -> int:
+    from ..plugins.storages import find_storage
+    from .plugin_code import until_done
+    from .run import thread_path
+
+    app.plugins.records()
+    storage = find_storage(app.plugin_code, args.storage, need="write")
+    rel = thread_path(app, args.thread)
+    thread = app.workspace.open(rel)
+    locator = until_done(lambda cancel: storage.write(thread, args.id, cancel))
+    print(f"Saved {rel} to {storage.display_name}: {json.dumps(locator, ensure_ascii=False)}")
+    return 0
+
+
+def cmd_open_url(args: argparse.Namespace, app: App) -> int:
+    from ..plugins.storages import open_deep_link
+    from .plugin_code import until_done
+
+    app.plugins.records()
+    rel = until_done(lambda cancel: open_deep_link(app.plugin_code, args.url, app.workspace, cancel))
+    print(app.workspace.resolve(rel))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `storage …` and `open-url`."""
+    p = sub.add_parser("storage", help="thread storages of plugins: list, import, save")
+    ssub = p.add_subparsers(dest="storage_command", metavar="ACTION")
+    p.set_defaults(handler=help_handler(p))
+    q = ssub.add_parser("list", help="the active thread storages")
+    q.add_argument("--json", action="store_true", help="print them as JSON")
+    q.set_defaults(handler=cmd_list)
+    q = ssub.add_parser("import", help="import a thread into workspace/imported/")
+    q.add_argument("storage", metavar="STORAGE", help="canonical ID or deepLinkId")
+    q.add_argument("id", metavar="ID", help="the resource ID the storage knows the thread by")
+    q.set_defaults(handler=cmd_import)
+    q = ssub.add_parser("save", help="save a workspace thread to a storage")
+    q.add_argument("storage", metavar="STORAGE", help="canonical ID or deepLinkId")
+    q.add_argument("thread", metavar="THREAD", help="workspace path of the thread")
+    q.add_argument("--id", metavar="ID", help="the resource ID to write to (default: the storage chooses)")
+    q.set_defaults(handler=cmd_save)
+    o = sub.add_parser("open-url", help="open an llm-space:// link (imports the thread it names)")
+    o.add_argument("url", metavar="URL", help="llm-space://threads/<deepLinkId>/<resource ID>")
+    o.set_defaults(handler=cmd_open_url)

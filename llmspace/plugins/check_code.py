@@ -1,0 +1,71 @@
+"""The checklist items of `plugins check DIR` that need the plugin's code to run: each
+code extension is loaded in a real host (llmspace/plugins/runtime.py), as enabling it would.
+
+    items = check_code(Path("plugins/atlas"), "atlas", "1.0.0")
+
+    code          every tool, command and storage file imports, constructs and meets its contract
+    tool names    model-facing names are snake_case (`^[a-z][a-z0-9_]*$`)
+    tool schemas  each tool's parameters forbid unknown properties (`additionalProperties: false`)
+
+The host runs with a scratch data root and workspace (deleted afterwards) and is shut down
+before returning. Used by `cmd_check` in llmspace/commands/plugins.py.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ..errors import UserFacingError
+from .callbacks import ConsoleFrontend
+from .check import CheckItem
+from .code import runtime_of
+from .diagnostics import DiagnosticLog
+from .extensions import find_extensions
+from .runtime import CodeFile, HostSpec, PluginHost, python_launch
+
+_SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
+CODE_KINDS = ("tool", "command", "thread-storage")
+
+
+def _load(folder: Path, name: str, version: str, files: list[CodeFile], scratch: Path) -> dict[str, Any]:
+    spec = HostSpec(name, version, folder.absolute(), "python", tuple(files), scratch / "workspace", scratch)
+    (scratch / "workspace").mkdir()
+    host = PluginHost(spec, launch=python_launch, frontend=ConsoleFrontend(), log=DiagnosticLog(scratch / "logs"))
+    try:
+        return host.initialize()
+    finally:
+        host.stop("checked")
+
+
+def check_code(folder: Path, name: str, version: str) -> list[CheckItem]:
+    extensions, _warnings = find_extensions(folder, name)
+    files = [CodeFile(e.kind, e.id, e.path) for e in extensions if e.kind in CODE_KINDS and e.status == "active"]
+    python = [f for f in files if runtime_of(f.path) == "python"]
+    others = [f for f in files if runtime_of(f.path) != "python"]
+    if not files:
+        return [CheckItem("code", True, "no tools, commands or thread storages")]
+    reported: list[dict[str, Any]] = []
+    if python:
+        with tempfile.TemporaryDirectory(prefix="llmspace-check-") as scratch:
+            try:
+                reported = list(_load(folder, name, version, python, Path(scratch)).get("extensions", []))
+            except UserFacingError as exc:
+                return [CheckItem("code", False, f"the plugin host could not load the code: {exc.message}")]
+    broken = [f"{e.get('kind')} {e.get('id')}: {(e.get('error') or {}).get('message', 'failed')}"
+              for e in reported if isinstance(e, dict) and e.get("status") != "active"]
+    skipped = f"; {len(others)} JavaScript/TypeScript file(s) not checked here" if others else ""
+    items = [CheckItem("code", not broken, "; ".join(broken) if broken else
+                       f"{len(python)} extension(s) load and meet their contracts{skipped}")]
+    tools = [e for e in reported if isinstance(e, dict) and e.get("kind") == "tool" and e.get("status") == "active"]
+    names = [str((e.get("metadata") or {}).get("name", "")) for e in tools]
+    bad_names = [n for n in names if not _SNAKE.match(n)]
+    items.append(CheckItem("tool names", not bad_names, f"not snake_case: {', '.join(bad_names)}" if bad_names else
+                           f"{len(names)} tool name(s) in snake_case"))
+    loose = [f"{e.get('id')}" for e in tools
+             if ((e.get("metadata") or {}).get("parameters") or {}).get("additionalProperties") is not False]
+    items.append(CheckItem("tool schemas", not loose, f"allow any property (set additionalProperties: false): "
+                           f"{', '.join(loose)}" if loose else "every tool schema forbids unknown properties"))
+    return items

@@ -1,0 +1,360 @@
+"""One connection to a plugin host process: the app's end of docs/plugin-protocol.md.
+
+    conn = HostConnection(argv, cwd=plugin_root, env=env, label="atlas (python)",
+                          on_request=answer_callback, on_output=plugin_log_line)
+    conn.start()
+    pending = conn.send("execute", params)     # a `Pending`; wait on it with a bound
+    if pending.wait(30): value = pending.value()  # RemoteError / HostGone
+    conn.notify("cancel", {"callId": …})
+    conn.close()                                # shutdown, bounded waits, then kill
+
+Newline-delimited JSON-RPC 2.0 both ways. A reader thread takes stdout lines: answers
+complete the matching `Pending`; host requests (context callbacks) run on a small pool via
+`on_request(method, params)`, whose return value is the answer (`CallbackRefused` becomes
+error -32010 with its message). A second thread hands stderr lines to `on_output` and keeps
+the last 64 KiB for crash reports. When the process ends or breaks the protocol every
+pending request fails with `HostGone`. The host runs in a new session so that ending it
+also ends whatever it started. Used by llmspace/plugins/runtime.py only.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import subprocess
+import threading
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import IO, Any
+
+log = logging.getLogger("llmspace.plugins")
+
+MAX_LINE = 64 * 1024 * 1024
+TAIL_CHARS = 64 * 1024
+REFUSED = -32010
+INTERNAL = -32603
+SHUTDOWN_WAIT = 5.0
+EXIT_WAIT = 2.0
+
+
+class RemoteError(Exception):
+    """An error answer of the host (`code`, `message`, `data` as sent)."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
+
+
+class HostGone(Exception):
+    """The host process ended (or broke the protocol) before answering."""
+
+
+class CallbackRefused(Exception):
+    """Raised by a callback handler: the plugin gets this message as an error."""
+
+
+class Pending:
+    """One request waiting for its answer."""
+
+    __slots__ = ("_done", "_error", "_result", "method")
+
+    def __init__(self, method: str) -> None:
+        self.method = method
+        self._done = threading.Event()
+        self._result: Any = None
+        self._error: BaseException | None = None
+
+    def wait(self, timeout: float | None) -> bool:
+        return self._done.wait(timeout)
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def value(self) -> Any:
+        """The result (raises the `RemoteError` / `HostGone` it ended with)."""
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+    def settle(self, result: Any = None, error: BaseException | None = None) -> None:
+        if self._done.is_set():
+            return
+        self._result, self._error = result, error
+        self._done.set()
+
+
+class HostConnection:
+    def __init__(self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], label: str,
+                 on_request: Callable[[str, dict[str, Any]], Any],
+                 on_output: Callable[[str], None] | None = None) -> None:
+        self.argv, self.cwd, self.env, self.label = list(argv), cwd, dict(env), label
+        self.on_request, self.on_output = on_request, on_output
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._pending: dict[int, Pending] = {}
+        self._next_id = 0
+        self._gone: str | None = None
+        self._tail: deque[str] = deque()
+        self._tail_chars = 0
+        self._pool: ThreadPoolExecutor | None = None
+        self._reader_done = threading.Event()
+
+    # -- process -------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the process and its reader threads (raises OSError when it cannot start)."""
+        self.proc = subprocess.Popen(self.argv, cwd=str(self.cwd), env=self.env, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        threading.Thread(target=self._read_stdout, name=f"plugin-host-out {self.label}", daemon=True).start()
+        threading.Thread(target=self._read_stderr, name=f"plugin-host-err {self.label}", daemon=True).start()
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self._gone is None and self.proc.poll() is None
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc is not None else None
+
+    def tail(self) -> str:
+        """The last stderr lines of the host (for crash reports)."""
+        with self._lock:
+            return "".join(self._tail)
+
+    def gone_reason(self) -> str | None:
+        return self._gone
+
+    # -- messages ------------------------------------------------------------------------
+    def send(self, method: str, params: Mapping[str, Any] | None = None) -> Pending:
+        """Send a request; the returned `Pending` completes with the answer or `HostGone`."""
+        pending = Pending(method)
+        with self._lock:
+            if self._gone is not None:
+                pending.settle(error=HostGone(self._gone))
+                return pending
+            self._next_id += 1
+            ident = self._next_id
+            self._pending[ident] = pending
+        message = {"jsonrpc": "2.0", "id": ident, "method": method, "params": dict(params or {})}
+        if not self._write(message):
+            with self._lock:
+                self._pending.pop(ident, None)
+            pending.settle(error=HostGone(self._gone or f"the plugin host of {self.label} is not running"))
+        return pending
+
+    def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
+        self._write({"jsonrpc": "2.0", "method": method, "params": dict(params or {})})
+
+    def forget(self, pending: Pending) -> None:
+        """Stop tracking `pending` (its late answer is dropped)."""
+        with self._lock:
+            for key, value in list(self._pending.items()):
+                if value is pending:
+                    del self._pending[key]
+
+    def _write(self, message: dict[str, Any]) -> bool:
+        proc = self.proc
+        if proc is None or proc.stdin is None:
+            return False
+        data = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode() + b"\n"
+        try:
+            with self._write_lock:
+                proc.stdin.write(data)
+                proc.stdin.flush()
+        except (OSError, ValueError):  # the host is gone; the reader reports why
+            return False
+        return True
+
+    # -- reading -------------------------------------------------------------------------
+    def _read_stdout(self) -> None:
+        proc = self.proc
+        assert proc is not None and proc.stdout is not None
+        reason = ""
+        try:
+            while True:
+                line = proc.stdout.readline(MAX_LINE + 1)
+                if not line:
+                    break
+                if len(line) > MAX_LINE and not line.endswith(b"\n"):
+                    reason = "sent a message longer than 64 MiB"
+                    break
+                if not line.strip():
+                    continue
+                problem = self._dispatch(line)
+                if problem:
+                    reason = problem
+                    break
+        except (OSError, ValueError):
+            pass
+        finally:
+            self._fail_all(reason)
+            self._reader_done.set()
+
+    def _dispatch(self, line: bytes) -> str:
+        """Handle one line; a non-empty return is a protocol error (the host is ended)."""
+        try:
+            message = json.loads(line)
+        except (ValueError, UnicodeDecodeError):
+            return "wrote something that is not a protocol message to its output"
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+            return "wrote something that is not a JSON-RPC 2.0 message to its output"
+        if "method" in message:
+            self._callback(message)
+            return ""
+        ident = message.get("id")
+        with self._lock:
+            pending = self._pending.pop(ident, None) if isinstance(ident, int) else None
+        if pending is None:
+            return ""  # a late answer to a forgotten request
+        error = message.get("error")
+        if isinstance(error, dict):
+            pending.settle(error=RemoteError(int(error.get("code", INTERNAL)) if isinstance(error.get("code"), int)
+                                             else INTERNAL, str(error.get("message", "")), error.get("data")))
+        else:
+            pending.settle(message.get("result"))
+        return ""
+
+    def _callback(self, message: dict[str, Any]) -> None:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix=f"plugin-callback {self.label}")
+            pool = self._pool
+        try:
+            pool.submit(self._answer, message)
+        except RuntimeError:  # closing
+            pass
+
+    def _answer(self, message: dict[str, Any]) -> None:
+        ident, method = message.get("id"), str(message.get("method"))
+        raw = message.get("params")
+        params: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": ident}
+        try:
+            reply["result"] = self.on_request(method, params)
+        except CallbackRefused as exc:
+            reply["error"] = {"code": REFUSED, "message": str(exc)}
+        except Exception:
+            log.exception("plugin callback %s of %s failed", method, self.label)
+            reply["error"] = {"code": INTERNAL, "message": f"LLM Space could not handle {method}; see its log."}
+        if ident is not None:
+            self._write(reply)
+
+    def _read_stderr(self) -> None:
+        proc = self.proc
+        assert proc is not None and proc.stderr is not None
+        try:
+            for raw in iter(proc.stderr.readline, b""):
+                text = raw.decode("utf-8", "replace")
+                with self._lock:
+                    self._tail.append(text)
+                    self._tail_chars += len(text)
+                    while self._tail_chars > TAIL_CHARS and len(self._tail) > 1:
+                        self._tail_chars -= len(self._tail.popleft())
+                if self.on_output is not None:
+                    try:
+                        self.on_output(text)
+                    except Exception:
+                        log.exception("could not record the output of %s", self.label)
+        except (OSError, ValueError):
+            pass
+
+    def _fail_all(self, problem: str) -> None:
+        proc = self.proc
+        code = None
+        if proc is not None:
+            try:
+                code = proc.wait(EXIT_WAIT) if not problem else proc.poll()
+            except subprocess.TimeoutExpired:
+                code = None
+        if problem:
+            reason = f"The plugin host of {self.label} {problem}; it was stopped."
+            self.kill()
+        elif code is None:
+            reason = f"The plugin host of {self.label} closed its output."
+        else:
+            reason = f"The plugin host of {self.label} stopped unexpectedly (exit code {_exit_text(code)})."
+        with self._lock:
+            if self._gone is None:
+                self._gone = reason
+            pending, self._pending = list(self._pending.values()), {}
+        for p in pending:
+            p.settle(error=HostGone(self._gone))
+
+    # -- ending --------------------------------------------------------------------------
+    def mark_stopping(self, reason: str) -> None:
+        """From now on, an end of the process is expected: pending calls fail with `reason`."""
+        with self._lock:
+            if self._gone is None:
+                self._gone = reason
+
+    def close(self, *, shutdown_wait: float = SHUTDOWN_WAIT, exit_wait: float = EXIT_WAIT) -> list[str]:
+        """Ask the host to dispose its instances and exit; kill it when it does not in time.
+        Returns what went wrong (named waits that ran out), empty when it ended cleanly."""
+        problems: list[str] = []
+        proc = self.proc
+        if proc is None:
+            return problems
+        if proc.poll() is None and self._gone is None:
+            answer = self.send("shutdown")
+            if not answer.wait(shutdown_wait):
+                problems.append(f"{self.label}: no answer to shutdown within {shutdown_wait:g} s")
+        self.mark_stopping(f"The plugin host of {self.label} was stopped.")
+        _close_quietly(proc.stdin)
+        try:
+            proc.wait(exit_wait)
+        except subprocess.TimeoutExpired:
+            problems.append(f"{self.label}: still running {exit_wait:g} s after shutdown; killed")
+            self.kill()
+        self._finish()
+        return problems
+
+    def kill(self) -> None:
+        """End the host (and what it started) now."""
+        proc = self.proc
+        if proc is None or proc.poll() is not None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (OSError, AttributeError):
+            try:
+                proc.kill()
+            except OSError:
+                pass
+        try:
+            proc.wait(EXIT_WAIT)
+        except subprocess.TimeoutExpired:
+            log.warning("plugin host %s did not end after SIGKILL", self.label)
+
+    def _finish(self) -> None:
+        proc = self.proc
+        if proc is not None:
+            self._reader_done.wait(EXIT_WAIT)
+            _close_quietly(proc.stdout)
+            _close_quietly(proc.stderr)
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _close_quietly(stream: IO[bytes] | None) -> None:
+    if stream is None:
+        return
+    try:
+        stream.close()
+    except (OSError, ValueError):
+        pass
+
+
+def _exit_text(code: int) -> str:
+    if code < 0:
+        try:
+            return f"{code}, {signal.Signals(-code).name}"
+        except ValueError:
+            return str(code)
+    return str(code)

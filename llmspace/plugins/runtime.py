@@ -1,0 +1,321 @@
+"""`PluginHost`: one host process of one plugin and runtime, started when needed, with
+timeouts, cancellation, crash recovery and backoff (docs/plugin-protocol.md, "Lifecycle").
+
+    host = PluginHost(spec, launch=python_launch, frontend=ConsoleFrontend(), log=diagnostics)
+    meta = host.initialize()                 # starts the process; the extensions it loaded
+    result = host.call("tool", "city-facts", "execute", {"arguments": {…}}, {"settings": …},
+                       timeout=120, cancel=token)
+    host.stop("disabled")                    # dispose() in the host, bounded, then kill
+
+Calls run concurrently; each waits for its answer with a bound. Cancel (or the timeout)
+sends `cancel` so the plugin's signal fires; a call still running `CANCEL_GRACE` seconds
+later is abandoned: the host is killed and the next call starts a fresh one. A host that
+dies fails its calls with `CallFailed(kind="crash")` and an error-id log; after a second
+crash within a minute restarts wait 1, 2, 4 … up to 30 s (calls meanwhile fail at once
+saying when it will be tried again). Used by llmspace/plugins/code.py.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..cancel import CancelToken
+from ..errors import UserFacingError
+from ..redact import KNOWN
+from .callbacks import CallState, Frontend, handle_callback
+from .diagnostics import DiagnosticLog
+from .host_client import CallbackRefused, HostConnection, HostGone, RemoteError
+
+PROTOCOL_VERSION = 1
+CANCEL_GRACE = 2.0
+START_TIMEOUT = 20.0
+CRASH_WINDOW = 60.0
+MAX_BACKOFF = 30.0
+_ids = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class CodeFile:
+    kind: str  # tool | command | thread-storage
+    id: str  # the file stem
+    path: Path
+
+
+@dataclass(frozen=True)
+class HostSpec:
+    """What a host is started for."""
+
+    plugin: str
+    version: str
+    root: Path
+    runtime: str  # "python" | "js"
+    files: tuple[CodeFile, ...]
+    workspace: Path
+    data_home: Path
+    app_version: str = "4.9.0"
+
+    @property
+    def label(self) -> str:
+        return f"{self.plugin} ({self.runtime})"
+
+
+class CallFailed(UserFacingError):
+    """A plugin call that did not produce a result. `kind`: error (the plugin raised),
+    cancelled, timeout, crash, unavailable, refused (bad result). `stack`: the plugin's
+    traceback (for the log, never for the model)."""
+
+    def __init__(self, message: str, *, kind: str, hint: str = "", stack: str = "",
+                 error_id: str = "", log_path: Path | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.kind, self.stack, self.error_id, self.log_path = kind, stack, error_id, log_path
+
+
+class RuntimeMissing(UserFacingError):
+    """No runtime can run these files (the message names what to install)."""
+
+
+Launch = Callable[[HostSpec], list[str]]
+
+
+def python_launch(spec: HostSpec) -> list[str]:
+    """The command that starts the Python host (the frozen executable hosts it too)."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, "--plugin-host"]
+    return [sys.executable, "-X", "utf8", "-m", "llmspace", "--plugin-host"]
+
+
+def host_environment(spec: HostSpec, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ if base is None else base)
+    if not getattr(sys, "frozen", False):
+        package_parent = str(Path(__file__).resolve().parent.parent.parent)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH", "")) if p)
+    env["LLM_SPACE_HOME"] = str(spec.data_home)
+    env["PYTHONIOENCODING"] = "utf-8"
+    env.pop("PYTHONSTARTUP", None)
+    return env
+
+
+@dataclass
+class _Crashes:
+    times: list[float] = field(default_factory=list)
+
+    def add(self, now: float) -> None:
+        self.times = [t for t in self.times if now - t < CRASH_WINDOW] + [now]
+
+    def wait_left(self, now: float) -> float:
+        recent = [t for t in self.times if now - t < CRASH_WINDOW]
+        if len(recent) < 2:
+            return 0.0
+        backoff = min(MAX_BACKOFF, 2.0 ** (len(recent) - 2))
+        return max(0.0, recent[-1] + backoff - now)
+
+
+class PluginHost:
+    def __init__(self, spec: HostSpec, *, launch: Launch, frontend: Frontend, log: DiagnosticLog,
+                 output: Callable[[str], None] | None = None, environ: Mapping[str, str] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.spec, self.launch, self.frontend, self.log = spec, launch, frontend, log
+        self.output, self.environ, self.clock = output, environ, clock
+        self._lock = threading.RLock()
+        self._conn: HostConnection | None = None
+        self._meta: dict[str, Any] | None = None
+        self._calls: dict[str, CallState] = {}
+        self._crashes = _Crashes()
+        self._closed = False
+        self.last_used = clock()
+        self.starts = 0
+
+    # -- starting ------------------------------------------------------------------------
+    def initialize(self) -> dict[str, Any]:
+        """Start the host if needed; the `initialize` answer (runtime, extensions)."""
+        with self._lock:
+            self._ensure()
+            assert self._meta is not None
+            return self._meta
+
+    def _ensure(self) -> HostConnection:
+        if self._closed:
+            raise CallFailed(f"Plugin {self.spec.plugin} is disabled or was reloaded; its calls are refused.",
+                             kind="unavailable")
+        conn = self._conn
+        if conn is not None and conn.alive:
+            return conn
+        if conn is not None:
+            conn.kill()
+            self._conn = None
+        left = self._crashes.wait_left(self.clock())
+        if left > 0:
+            raise CallFailed(f"The plugin host of {self.spec.label} crashed repeatedly; it will be started "
+                             f"again in {left:.0f} s.", kind="unavailable",
+                             hint=f"See `llmspace plugins info {self.spec.plugin}` for its logs.")
+        argv = self.launch(self.spec)
+        conn = HostConnection(argv, cwd=self.spec.root, env=host_environment(self.spec, self.environ),
+                              label=self.spec.label, on_request=self._on_request, on_output=self.output)
+        try:
+            conn.start()
+        except OSError as exc:
+            raise CallFailed(f"Could not start the plugin host of {self.spec.label}: {exc.strerror or exc}",
+                             kind="crash") from None
+        self.starts += 1
+        answer = conn.send("initialize", self._init_params())
+        if not answer.wait(START_TIMEOUT):
+            conn.kill()
+            raise self._crash(f"The plugin host of {self.spec.label} did not start within {START_TIMEOUT:g} s.", conn)
+        try:
+            meta = answer.value()
+        except (HostGone, RemoteError) as exc:
+            conn.kill()
+            raise self._crash(str(exc) or f"The plugin host of {self.spec.label} could not load the plugin.",
+                              conn) from None
+        if not isinstance(meta, dict) or not isinstance(meta.get("extensions"), list):
+            conn.kill()
+            raise self._crash(f"The plugin host of {self.spec.label} answered initialize with something unexpected.",
+                              conn)
+        self._conn, self._meta = conn, meta
+        self.last_used = self.clock()
+        return conn
+
+    def _init_params(self) -> dict[str, Any]:
+        s = self.spec
+        return {"protocolVersion": PROTOCOL_VERSION, "appVersion": s.app_version,
+                "plugin": {"name": s.plugin, "version": s.version, "root": str(s.root)},
+                "workspace": str(s.workspace),
+                "files": [{"kind": f.kind, "id": f.id, "path": str(f.path)} for f in s.files]}
+
+    def _crash(self, message: str, conn: HostConnection | None) -> CallFailed:
+        self._crashes.add(self.clock())
+        tail = conn.tail() if conn is not None else ""
+        diag = self.log.write(self.spec.plugin, "host", message,
+                              detail=f"runtime: {self.spec.runtime}\nlast output of the host:\n{tail[-8000:]}")
+        return CallFailed(message, kind="crash", hint=_log_hint(diag.error_id, diag.log_path),
+                          error_id=diag.error_id, log_path=diag.log_path)
+
+    # -- calls ---------------------------------------------------------------------------
+    def call(self, kind: str, ident: str, method: str, payload: dict[str, Any], context: dict[str, Any], *,
+             timeout: float | None, cancel: CancelToken | None = None,
+             state: CallState | None = None) -> dict[str, Any]:
+        """Run one extension method; its `{"type": "value"|"result", …}` answer, or `CallFailed`."""
+        with self._lock:
+            conn = self._ensure()
+        call_id = state.call_id if state is not None else new_call_id()
+        if state is None:
+            state = CallState(call_id, self.spec.plugin, kind, self.spec.workspace)
+        with self._lock:
+            self._calls[call_id] = state
+        try:
+            pending = conn.send("execute", {"callId": call_id, "kind": kind, "id": ident, "method": method,
+                                            "input": payload, "context": context})
+            deadline = None if timeout is None else self.clock() + timeout
+            stop = ""
+            while not pending.wait(0.05):
+                if cancel is not None and cancel.cancelled:
+                    stop = "cancelled"
+                    break
+                if deadline is not None and self.clock() >= deadline:
+                    stop = "timeout"
+                    break
+            if stop:
+                return self._stop_call(conn, pending, call_id, stop, timeout)
+            return self._answer(pending.value, conn)
+        finally:
+            state.finished = True
+            with self._lock:
+                self._calls.pop(call_id, None)
+                self.last_used = self.clock()
+
+    def _answer(self, value: Callable[[], Any], conn: HostConnection) -> dict[str, Any]:
+        try:
+            result = value()
+        except RemoteError as exc:
+            raise _remote_failure(exc) from None
+        except HostGone as exc:
+            with self._lock:
+                expected = self._closed
+            if expected:
+                raise CallFailed(str(exc), kind="unavailable") from None
+            raise self._crash(str(exc), conn) from None
+        if not isinstance(result, dict) or result.get("type") not in ("value", "result"):
+            raise CallFailed(f"The plugin host of {self.spec.label} sent an answer this app does not understand.",
+                             kind="refused")
+        return result
+
+    def _stop_call(self, conn: HostConnection, pending: Any, call_id: str, why: str,
+                   timeout: float | None) -> dict[str, Any]:
+        reason = "Cancelled" if why == "cancelled" else f"Timed out after {timeout:g} s"
+        conn.notify("cancel", {"callId": call_id, "reason": reason})
+        message = "Cancelled" if why == "cancelled" else f"The plugin call timed out after {timeout:g} s."
+        if pending.wait(CANCEL_GRACE):
+            conn.forget(pending)
+            raise CallFailed(message, kind=why)
+        # The plugin ignored its signal: abandon the call (and the host it blocks).
+        conn.mark_stopping(f"The plugin host of {self.spec.label} was restarted: a call ignored its "
+                           f"cancellation for {CANCEL_GRACE:g} s.")
+        conn.kill()
+        with self._lock:
+            if self._conn is conn:
+                self._conn = None
+        raise CallFailed(f"{message} The plugin did not stop within {CANCEL_GRACE:g} s, so its host was "
+                         "restarted.", kind=why)
+
+    def _on_request(self, method: str, params: dict[str, Any]) -> Any:
+        call_id = params.get("callId")
+        with self._lock:
+            state = self._calls.get(call_id) if isinstance(call_id, str) else None
+        if state is None:
+            raise CallbackRefused(f"{method} does not belong to a running call.")
+        return handle_callback(state, self.frontend, method, params)
+
+    # -- ending --------------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        conn = self._conn
+        return conn is not None and conn.alive
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._calls)
+
+    def stop(self, reason: str = "stopped", *, final: bool = True) -> list[str]:
+        """Refuse new calls (when `final`), dispose the instances and end the process,
+        with bounded waits; returns what went wrong."""
+        with self._lock:
+            if final:
+                self._closed = True
+            conn, self._conn = self._conn, None
+            self._meta = None
+        if conn is None:
+            return []
+        return conn.close()
+
+
+def new_call_id() -> str:
+    return f"c{next(_ids)}"
+
+
+def _log_hint(error_id: str, path: Path | None) -> str:
+    where = f" Log: {path}" if path is not None else ""
+    return f"Error-id {error_id}.{where}"
+
+
+def _remote_failure(exc: RemoteError) -> CallFailed:
+    data = exc.data if isinstance(exc.data, dict) else {}
+    if exc.code == -32000:
+        message = str(data.get("message") or exc.message or data.get("name") or "The plugin raised an error.")
+        return CallFailed(KNOWN.text(message), kind="error", stack=str(data.get("stack") or ""))
+    if exc.code == -32001:
+        return CallFailed("Cancelled", kind="cancelled")
+    if exc.code == -32003:
+        kind = data.get("type")
+        return CallFailed("The plugin returned a value that is not JSON"
+                          + (f" ({kind})" if isinstance(kind, str) and kind else "") + ".", kind="refused")
+    if exc.code == -32002:
+        return CallFailed(str(data.get("reason") or exc.message), kind="unavailable")
+    return CallFailed(exc.message or f"The plugin host answered with error {exc.code}.", kind="error")
