@@ -1,7 +1,9 @@
 """What the editor's pickers offer: models by provider with availability, built-in tools by
-group, MCP tools per server. Thin adapters over `app.models`, `tools.builtins` and
-`app.mcp`; the model and MCP pickers degrade to "nothing available" (with a reason) when
-their service fails. Callers: `ui/editor/panels.py`, tests. No Tk.
+group, MCP tools per server, the thread's plugin tools by plugin, and how a tool is named
+(`tool_label`: a plugin tool with its plugin). Thin adapters over `app.models`,
+`tools.builtins` and `app.mcp`; the model and MCP pickers degrade to "nothing available"
+(with a reason) when their service fails. Callers: `ui/editor/panels.py`,
+`ui/editor/view.py`, tests. No Tk.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from ..core.model import Tool
 if TYPE_CHECKING:
     from ..app import App
 from ..tools.builtins import builtin_groups, builtin_tools
+from ..tools.plugin_tools import plugin_of
 
 log = logging.getLogger("llmspace.presenters.catalog")
 
@@ -70,3 +73,18 @@ def mcp_servers(app: App) -> tuple[list[Any], str | None]:
 def mcp_tools(app: App, server: str) -> list[Any]:
     """Thread tools of one MCP server (connects it; call from a worker thread)."""
     return list(app.mcp.thread_tools(server))
+
+
+def tool_label(tool: Tool) -> str:
+    """A tool's name as the editor lists it: `name (plugin <plugin>)` for a plugin tool."""
+    plugin = plugin_of(tool)
+    return f"{tool.name} (plugin {plugin})" if plugin else tool.name
+
+
+def plugin_tool_groups(tools: list[Tool]) -> dict[str, list[Tool]]:
+    """The plugin tools among `tools`, by plugin, in the thread's order."""
+    groups: dict[str, list[Tool]] = {}
+    for t in tools:
+        if t.type == "plugin":
+            groups.setdefault(plugin_of(t) or "unknown plugin", []).append(t)
+    return groups

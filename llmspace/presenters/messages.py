@@ -11,6 +11,7 @@ from __future__ import annotations
 import uuid
 from typing import Any, Protocol
 
+from ..core.image_sizes import base64_size
 from ..core.model import (
     AssistantMessage,
     ImageDataContent,
@@ -25,8 +26,7 @@ from ..errors import UserFacingError
 
 def image_label(mime_type: str, base64_data: str) -> str:
     """'[image] image/png · 312 bytes' — the decoded size, never a misleading '0 KB'."""
-    data = base64_data.strip()
-    size = len(data) * 3 // 4 - (2 if data.endswith("==") else 1 if data.endswith("=") else 0)
+    size = base64_size(base64_data)
     if size < 1024:
         text = f"{size} bytes"
     elif size < 1024 * 1024:
@@ -148,22 +148,33 @@ class MessageIntents:
         self.doc.collapsed.symmetric_difference_update({message_id})
         self.doc.notify("messages")
 
-    def set_tool_result(self, index: int, call_id: str, text: str, is_error: bool | None = None) -> None:
+    def _call(self, index: int, call_id: str) -> tuple[Any, Any]:
         msg = self.doc.thread.ensure_messages()[index]
         call = next((c for c in getattr(msg, "toolCalls", None) or [] if c.id == call_id), None)
         if call is None:
             raise UserFacingError("That tool call is no longer in the message.")
         self.doc.checkpoint(("result", call_id))
         self.doc.invalidate("on_tool_result_edited", msg.id, call_id)
+        return msg, call
+
+    def set_tool_result(self, index: int, call_id: str, text: str, is_error: bool | None = None) -> None:
+        """Type a call's result text (images the tool returned stay after it)."""
+        _msg, call = self._call(index, call_id)
         if call.output is None:
             call.output = ToolCallOutput(content=[TextContent(type="text", text=text)])
         else:
-            call.output.content = [TextContent(type="text", text=text)]
+            call.output.content = [TextContent(type="text", text=text), *call.output.images()]
         if is_error is not None:
             if is_error:
                 call.output.isError = True
             elif call.output.isError is not None:
                 call.output.isError = False
+        self.doc.edited("message", index)
+
+    def set_tool_output(self, index: int, call_id: str, output: ToolCallOutput) -> None:
+        """Put a whole tool output (text and image parts, error flag) in a call's result."""
+        _msg, call = self._call(index, call_id)
+        call.output = output
         self.doc.edited("message", index)
 
     def pending_function_calls(self) -> list[tuple[int, Any]]:
@@ -175,7 +186,7 @@ class MessageIntents:
         out = []
         for call in msgs[-1].toolCalls or []:
             tool = tools.get(call.input.name)
-            empty = call.output is None or not call.output.text().strip()
+            empty = call.output is None or not (call.output.text().strip() or call.output.images())
             if empty and (tool is None or not tool.is_executable()):
                 out.append((len(msgs) - 1, call))
         return out

@@ -184,7 +184,7 @@ class RunPresenter:
         out = []
         for call in getattr(msg, "toolCalls", None) or []:
             tool = self._tool_of(call)
-            empty = call.output is None or not call.output.text().strip()
+            empty = call.output is None or not (call.output.text().strip() or call.output.images())
             if tool is not None and tool.is_executable() and empty:
                 out.append(call.id)
         return out
@@ -222,16 +222,15 @@ class RunPresenter:
         self.tool_calls.pop(call_id, None)
         try:
             output = future.result()[call_id]
-            text, is_error = output.text(), bool(output.isError)
         except CancelledError:  # stopped before it started
-            text, is_error = "Cancelled", True
+            output = _error_output("Cancelled")
         except Exception as exc:  # a bug: shown as the call's error result
             log.error("tool call failed", exc_info=exc)
-            text, is_error = describe_exception(exc), True
-        self.tool_status[call_id] = "error" if is_error else "done"
+            output = _error_output(describe_exception(exc))
+        self.tool_status[call_id] = "error" if output.isError else "done"
         try:
             index, _call = self._find_call(call_id)
-            self.editor.message_intents.set_tool_result(index, call_id, text, is_error)
+            self.editor.message_intents.set_tool_output(index, call_id, output)
         except UserFacingError as exc:  # the call was removed meanwhile
             self.error = str(exc)
             self.notify("error", self.error)
@@ -450,3 +449,7 @@ class RunPresenter:
         self.notify("status", self.status)
         if self.error:
             self.notify("error", self.error)
+
+
+def _error_output(text: str) -> ToolCallOutput:
+    return ToolCallOutput(content=[TextContent(type="text", text=text)], isError=True)

@@ -78,7 +78,7 @@ def _openai_calls(msg: dict[str, Any]) -> list[tuple[Any, str, Any]]:
 
 
 def _tool(entry: Any) -> dict[str, Any] | None:
-    """One root `tools` entry as a native tool (function unless a complete MCP tool)."""
+    """One root `tools` entry as a native tool (function unless a complete MCP or plugin tool)."""
     if not isinstance(entry, dict):
         return None
     function = entry.get("function")
@@ -94,7 +94,10 @@ def _tool(entry: Any) -> dict[str, Any] | None:
     if not isinstance(source, dict):
         source = {}
     is_mcp = entry.get("type") == "mcp" or (entry.get("type") is None and source.get("type") == "mcp")
-    tool: dict[str, Any] = {"type": "mcp" if is_mcp else "function", "name": name,
+    plugin = {k: entry[k] for k in ("pluginId", "toolId") if isinstance(entry.get(k), str)}
+    is_plugin = entry.get("type") == "plugin" and len(plugin) == 2
+    tool: dict[str, Any] = {"type": "mcp" if is_mcp else "plugin" if is_plugin else "function",
+                            **(plugin if is_plugin else {}), "name": name,
                             "description": desc if isinstance(desc, str) else "",
                             "parameters": params if isinstance(params, dict) else {}}
     strict = spec.get("strict")

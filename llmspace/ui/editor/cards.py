@@ -16,6 +16,7 @@ import ttkbootstrap as tb
 
 from ...core.model import ImageDataContent
 from ...errors import UserFacingError
+from ...presenters.catalog import tool_label
 from ...presenters.messages import image_label
 from .. import tkvars
 
@@ -165,10 +166,10 @@ class MessageCard(tb.Frame):
             self.thinking.configure(foreground="#888888")
 
     def _tool_call(self, call: Any) -> None:
-        box = tb.Labelframe(self, text=f"Tool call: {call.input.name}", padding=4)
+        tool = next((t for t in self.p.tools if t.name == call.input.name), None)
+        box = tb.Labelframe(self, text=f"Tool call: {tool_label(tool) if tool is not None else call.input.name}", padding=4)
         box.pack(fill="x", pady=2)
         status = self.view.run.tool_status.get(call.id)
-        tool = next((t for t in self.p.tools if t.name == call.input.name), None)
         if tool is not None and tool.is_executable() and not self.p.read_only:
             tb.Button(box, text="▶ Call this tool", bootstyle="link",
                       command=lambda c=call.id: self.view.run_controls.call_tool(c)).pack(anchor="e")
@@ -201,6 +202,8 @@ class MessageCard(tb.Frame):
         rt.bind("<<Modified>>", lambda e: self._on_result_modified(call.id))
         rt.bind("<Control-Return>", lambda e: (self.view.run_controls.continue_run(), "break")[1])
         self.results[call.id] = rt
+        for img in call.output.images() if call.output is not None else ():
+            tb.Label(box, text=image_label(img.mimeType, img.data), bootstyle="secondary").pack(anchor="w")
         err = tkvars.BooleanVar(self, bool(call.output is not None and call.output.isError))
         tb.Checkbutton(box, text="Mark as error", variable=err, bootstyle="danger-round-toggle",
                        state="disabled" if ro else "normal",

@@ -67,7 +67,7 @@ class RunInspector(tb.Toplevel):
             self.messages.insert("", "end", iid=m.id, text=f"{i}. {_excerpt(m.text()) or '(no text)'}", values=(m.role,))
             text.insert("end", f"{m.role.capitalize()}\n{m.text()}\n")
             for c in getattr(m, "toolCalls", None) or []:
-                out = c.output.text() if c.output is not None else ""
+                out = c.output.display_text() if c.output is not None else ""
                 text.insert("end", f"→ {c.input.name}({c.input.arguments})\n← {out}\n")
             text.insert("end", "\n")
         text.configure(state="disabled")

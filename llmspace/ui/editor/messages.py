@@ -204,7 +204,7 @@ class MessageList(tb.Frame):
                 t.insert("end", "(thinking) " + m.thinking + "\n")
             t.insert("end", m.text() + "\n")
             for c in getattr(m, "toolCalls", None) or []:
-                out = c.output.text() if c.output is not None else ""
+                out = c.output.display_text() if c.output is not None else ""
                 t.insert("end", f"→ {c.input.name}({c.input.arguments})\n← {out}\n", "tool")
         t.configure(state="disabled", yscrollcommand=self.sb.set)
         self.sb.configure(command=t.yview)

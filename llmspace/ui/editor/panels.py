@@ -187,7 +187,8 @@ class ParamsPopover(tb.Toplevel):
 
 
 class ToolsDialog(tb.Toplevel):
-    """Add or remove tools: built-ins by group, MCP tools per server, custom function tools."""
+    """Add or remove tools: built-ins by group, MCP tools per server, custom function tools,
+    and the thread's plugin tools by plugin (when it has any)."""
 
     def __init__(self, master: Any, window: Any, p: EditorPresenter, on_done: Callable[[], None]) -> None:
         super().__init__(title="Tools", master=master, size=(660, 600))
@@ -229,6 +230,7 @@ class ToolsDialog(tb.Toplevel):
             key = getattr(s, "id", name)
             tb.Button(row, text="Load tools", bootstyle="link", command=lambda k=key, h=holder: self._load_mcp(k, h)).pack(side="left")
             self.mcp_holders[key] = holder
+        self._plugin_page(nb, have)
         # custom
         page3 = tb.Frame(nb, padding=8)
         nb.add(page3, text="Custom function")
@@ -244,6 +246,22 @@ class ToolsDialog(tb.Toplevel):
         tb.Button(bar, text="Apply", bootstyle="primary", command=self.apply).pack(side="right", padx=6)
         self.msg = tb.Label(bar, text="", bootstyle="danger")
         self.msg.pack(side="left")
+
+    def _plugin_page(self, nb: Any, have: set[str]) -> None:
+        """The thread's plugin tools, by plugin: untick one to remove it from the thread."""
+        groups = catalog.plugin_tool_groups(self.p.tools)
+        if not groups:
+            return
+        page = tb.Frame(nb, padding=8)
+        nb.add(page, text="Plugin")
+        tb.Label(page, text="Plugin tools of this thread. A disabled or removed plugin's tools fail as unavailable.",
+                 bootstyle="secondary", wraplength=600).pack(anchor="w")
+        for plugin, tools in groups.items():
+            tb.Label(page, text=f"plugin {plugin}", font="TkHeadingFont").pack(anchor="w", pady=(6, 0))
+            for t in tools:
+                v = tkvars.BooleanVar(self, t.name in have)
+                tb.Checkbutton(page, text=f"{t.name} — {(t.description or '')[:60]}", variable=v).pack(anchor="w", padx=12)
+                self.checks[t.name] = (v, t)
 
     def _set_all(self, names: list[str], on: bool) -> None:
         for n in names:

@@ -19,6 +19,7 @@ from typing import Any
 import ttkbootstrap as tb
 
 from ...errors import UserFacingError
+from ...presenters import catalog
 from ...presenters.editor import EditorPresenter
 from ...presenters.run import RunPresenter
 from .. import tkvars
@@ -193,7 +194,7 @@ class EditorView(tb.Frame):
 
     def refresh_tools(self) -> None:
         tools = self.p.tools
-        self.tools_lbl.configure(text=", ".join(t.name for t in tools) if tools else "No tools")
+        self.tools_lbl.configure(text=", ".join(catalog.tool_label(t) for t in tools) if tools else "No tools")
 
     def refresh_variables(self) -> None:
         names = list(self.p.typed_variables()) + list(self.p.custom_variables())

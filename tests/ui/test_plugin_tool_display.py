@@ -1,0 +1,63 @@
+"""Plugin tools and image results in a real window: the tools row and the call card name
+the plugin, a result image shows as its type and size under the editable result text
+(which stays text only, and typing in it keeps the image), and the tools dialog lists the
+thread's plugin tools by plugin so one can be removed."""
+
+from __future__ import annotations
+
+import base64
+
+import orjson
+import pytest
+
+from llmspace.jsonio import write_bytes_atomic
+from llmspace.tools.plugin_tools import plugin_tool_entry
+
+from .test_cards import labels
+
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x02" * 3000).decode()
+
+
+@pytest.fixture
+def ed(window, app):
+    tool = plugin_tool_entry("kit", "snap", "snap", "Take a snapshot.", {"type": "object", "properties": {}}, None)
+    write_bytes_atomic(app.workspace.root / "plugin.json", orjson.dumps({"title": "plugin", "context": {
+        "tools": [tool.model_dump(exclude_unset=True, by_alias=True)],
+        "messages": [
+            {"id": "u1", "role": "user", "content": [{"type": "text", "text": "go"}]},
+            {"id": "a1", "role": "assistant", "content": [{"type": "text", "text": ""}], "toolCalls": [
+                {"id": "c1", "input": {"name": "snap", "arguments": {}},
+                 "output": {"content": [{"type": "text", "text": "Snapped."},
+                                        {"type": "image", "mimeType": "image/png", "data": PNG}], "isError": False}}]}]}}))
+    window.tree_view.refresh()
+    view = window.open_thread("plugin.json")
+    view.list.follow = False
+    view.list.first = 0
+    view.list.render()
+    return view
+
+
+def test_the_tools_row_and_the_call_card_name_the_plugin(ed):
+    assert ed.tools_lbl.cget("text") == "snap (plugin kit)"
+    assert "Tool call: snap (plugin kit)" in labels(ed.list.cards["a1"])
+
+
+def test_a_result_image_shows_its_type_and_size_and_typing_the_text_keeps_it(ed):
+    card = ed.list.cards["a1"]
+    assert "[image] image/png · 2.9 KB" in labels(card)
+    box = card.results["c1"]
+    assert box.get("1.0", "end-1c") == "Snapped."
+    box.insert("end", " Twice.")
+    ed.window.root.update()
+    out = ed.p.messages[1].toolCalls[0].output
+    assert out.text() == "Snapped. Twice." and [i.data for i in out.images()] == [PNG]
+
+
+def test_the_tools_dialog_lists_plugin_tools_by_plugin_and_removes_an_unticked_one(ed):
+    dlg = ed.edit_tools()
+    assert "plugin kit" in labels(dlg)
+    var, tool = dlg.checks["snap"]
+    assert var.get() is True and tool.type == "plugin"
+    var.set(False)
+    dlg.apply()
+    assert ed.p.tool_names() == set() and ed.tools_lbl.cget("text") == "No tools"
