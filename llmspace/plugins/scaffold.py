@@ -207,7 +207,7 @@ def scaffold_plugin(parent: Path, name: str, *, lang: str = "py") -> Path:
     `UserFacingError` for `lang="ts"` (not available yet) or an unknown language."""
     if lang == "ts":
         raise UserFacingError("TypeScript plugin templates are not available yet.",
-                              hint="Use the Python template (lang \"py\") for now.")
+                              hint="Use the Python template (py) for now.")
     if lang not in LANGUAGES:
         raise UserFacingError(f"Unknown plugin language {lang!r}.", hint="Use \"py\".")
     problem = name_problem(name)
