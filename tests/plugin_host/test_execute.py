@@ -1,0 +1,178 @@
+"""execute: plain values, create_result, errors, async methods, concurrency, and the
+JSON-RPC errors of the host."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+
+def tool(name: str, body: str, *, prelude: str = "", is_async: bool = False) -> str:
+    """A tool file whose execute(context, args) has `body` (indented by 8)."""
+    return (f"{prelude}\n"
+            f"class Tool:\n"
+            f"    name = {name!r}\n"
+            f"    description = ''\n"
+            f"    parameters = {{'type': 'object'}}\n\n"
+            f"    {'async ' if is_async else ''}def execute(self, context, args):\n"
+            + "".join(f"        {line}\n" for line in body.strip("\n").splitlines()))
+
+
+@pytest.mark.parametrize(("body", "value"), [
+    ("return {'path': 'a.md', 'lines': [1, 2.5], 'ok': True, 'none': None}",
+     {"path": "a.md", "lines": [1, 2.5], "ok": True, "none": None}),
+    ("return 'plain text'", "plain text"),
+    ("return None", None),
+    ("pass", None),
+    ("return ('a', 'b')", ["a", "b"]),
+    ("return args", {"x": 1}),
+    ("return context.settings", {"endpoint": "https://example.com"}),
+])
+def test_a_plain_return_value_is_answered_as_a_value(start_plugin, body, value):
+    client, _ = start_plugin({"tools/t.py": tool("t", body)})
+    assert client.tool("t", {"x": 1}, {"settings": {"endpoint": "https://example.com"}}) == {"type": "value", "value": value}
+
+
+def test_create_result_with_text_and_image_parts_is_answered_as_a_result(start_plugin):
+    png = base64.b64encode(b"\x89PNG fake bytes").decode()
+    body = f"""
+return context.create_result([
+    {{"type": "text", "text": "Rendered."}},
+    {{"type": "image", "mimeType": "image/png", "data": {png!r}}},
+])
+"""
+    client, _ = start_plugin({"tools/t.py": tool("t", body)})
+    assert client.tool("t") == {"type": "result", "result": {"content": [
+        {"type": "text", "text": "Rendered."}, {"type": "image", "mimeType": "image/png", "data": png}]}}
+
+
+def test_create_result_refuses_malformed_parts_where_the_plugin_calls_it(start_plugin):
+    body = """
+errors = []
+for parts in ("text", [{"type": "text"}], [{"type": "video"}], [{"type": "image", "mimeType": "image/png", "data": "%%%"}],
+              [{"type": "image", "data": "aGk="}], [42]):
+    try:
+        context.createResult(parts)
+    except (TypeError, ValueError) as exc:
+        errors.append(type(exc).__name__)
+return errors
+"""
+    client, _ = start_plugin({"tools/t.py": tool("t", body)})
+    assert client.tool("t")["value"] == ["TypeError", "TypeError", "ValueError", "ValueError", "TypeError", "TypeError"]
+
+
+@pytest.mark.parametrize(("expression", "type_name"), [
+    ("{1, 2}", "set"),
+    ("b'bytes'", "bytes"),
+    ("object()", "object"),
+    ("float('nan')", "NaN"),
+    ("{'x': [float('inf')]}", "Infinity"),
+    ("lambda: 1", "function"),
+    ("{1: 'int key'}", "int key"),
+])
+def test_a_return_value_that_is_not_json_is_error_32003_naming_its_type(start_plugin, expression, type_name):
+    client, _ = start_plugin({"tools/t.py": tool("t", f"return {expression}")})
+    answer = client.execute("tool", "t", {"arguments": {}})
+    assert answer["error"]["code"] == -32003
+    assert answer["error"]["data"]["type"] == type_name
+
+
+def test_a_cycle_in_the_return_value_is_error_32003(start_plugin):
+    client, _ = start_plugin({"tools/t.py": tool("t", "a = []\na.append({'a': a})\nreturn a")})
+    answer = client.execute("tool", "t", {"arguments": {}})
+    assert answer["error"]["code"] == -32003
+    assert answer["error"]["data"]["type"] == "cycle"
+
+
+def test_an_exception_is_error_32000_with_its_name_message_and_stack(start_plugin):
+    body = "raise ValueError('path is required.')"
+    client, _ = start_plugin({"tools/fails.py": tool("fails", body, prelude="def helper():\n    pass")})
+    error = client.execute("tool", "fails", {"arguments": {}})["error"]
+    assert error["code"] == -32000
+    assert error["message"] == "path is required."
+    assert error["data"]["name"] == "ValueError"
+    assert error["data"]["message"] == "path is required."
+    stack = error["data"]["stack"]
+    assert stack.startswith("Traceback") and "fails.py" in stack and "ValueError: path is required." in stack
+    assert "plugin_host" not in stack, "the host's own frames are left out"
+
+
+def test_an_exception_without_a_message_is_shown_by_its_name_and_system_exit_is_answered_too(start_plugin):
+    client, _ = start_plugin({"tools/a.py": tool("a", "raise KeyError"), "tools/b.py": tool("b", "raise SystemExit(2)")})
+    assert client.execute("tool", "a", {"arguments": {}})["error"]["message"] == "KeyError"
+    assert client.execute("tool", "b", {"arguments": {}})["error"]["data"]["name"] == "SystemExit"
+    assert client.result("ping") == {}, "the host lives on"
+
+
+def test_an_async_execute_runs_to_its_end(start_plugin):
+    body = """
+await asyncio.sleep(0.01)
+inner = await asyncio.gather(*(asyncio.sleep(0, result=i) for i in range(3)))
+return context.create_result([{"type": "text", "text": f"async {inner}"}])
+"""
+    client, _ = start_plugin({"tools/t.py": tool("t", body, prelude="import asyncio", is_async=True)})
+    assert client.tool("t") == {"type": "result", "result": {"content": [{"type": "text", "text": "async [0, 1, 2]"}]}}
+
+
+def test_a_plain_execute_that_returns_a_coroutine_is_awaited(start_plugin):
+    prelude = "async def later():\n    return 'awaited'"
+    client, _ = start_plugin({"tools/t.py": tool("t", "return later()", prelude=prelude)})
+    assert client.tool("t")["value"] == "awaited"
+
+
+def test_twenty_concurrent_calls_on_one_instance_all_run_at_once_and_are_all_answered(start_plugin):
+    prelude = "import threading\nBARRIER = threading.Barrier(20, timeout=20)"
+    body = "BARRIER.wait()\nreturn args['n']"
+    client, _ = start_plugin({"tools/t.py": tool("t", body, prelude=prelude)})
+    futures = [client.execute_async("tool", "t", {"arguments": {"n": n}}, call_id=f"call-{n}") for n in range(20)]
+    answers = [f.result(30) for f in futures]
+    assert [a["result"]["value"] for a in answers] == list(range(20))
+
+
+def test_an_unknown_extension_or_method_is_error_32002(start_plugin):
+    client, _ = start_plugin({"tools/t.py": tool("t", "return 1")})
+    unknown = client.execute("tool", "nope", {"arguments": {}})["error"]
+    assert unknown["code"] == -32002 and "nope" in unknown["data"]["reason"]
+    assert client.execute("tool", "t", {"arguments": {}}, method="read")["error"]["code"] == -32002
+    assert client.execute("command", "t", {"arguments": []})["error"]["code"] == -32002
+
+
+def test_malformed_execute_params_are_error_32602_and_unknown_methods_32601(start_plugin):
+    client, _ = start_plugin({"tools/t.py": tool("t", "return 1")})
+    assert client.execute("tool", "t", {"arguments": [1]})["error"]["code"] == -32602
+    assert client.call("execute", {"kind": "tool", "id": "t", "method": "execute"})["error"]["code"] == -32602
+    assert client.call("execute", {"callId": "c", "kind": "widget", "id": "t", "method": "x"})["error"]["code"] == -32602
+    assert client.call("frobnicate", {})["error"]["code"] == -32601
+    assert client.call("ping", [1])["error"]["code"] == -32602  # type: ignore[arg-type]
+
+
+def test_execute_before_initialize_is_error_32002(tmp_path):
+    from .client import HostClient
+
+    client = HostClient(tmp_path)
+    try:
+        assert client.execute("tool", "t", {"arguments": {}})["error"]["code"] == -32002
+    finally:
+        client.close()
+
+
+def test_a_line_that_is_not_json_is_answered_with_a_parse_error_and_the_host_serves_on(start_plugin):
+    client, _ = start_plugin({"tools/t.py": tool("t", "return 1")})
+    client.send_raw(b"this is not json\n")
+    client.send_raw(b"\n")
+    client.send_raw(b'{"id": 5}\n')
+    assert client.result("ping") == {}
+    assert client.tool("t")["value"] == 1
+    assert client.bad_lines == []
+    assert [(o["id"], o["error"]["code"]) for o in client.orphans] == [(None, -32700), (5, -32600)]
+
+
+def test_ping_answers_an_empty_object(tmp_path):
+    from .client import HostClient
+
+    client = HostClient(tmp_path)
+    try:
+        assert client.result("ping") == {}
+    finally:
+        client.close()

@@ -1,0 +1,102 @@
+"""Thread storages: resolveLatest(id, context), read(locator, context) and
+write(thread, id, context), in snake_case or camelCase, plain or async."""
+
+from __future__ import annotations
+
+import pytest
+
+SNAKE = """
+    class Library:
+        display_name = "Library"
+        deep_link_id = "library"
+        capabilities = {"read": True, "write": True}
+
+        def resolve_latest(self, id, context):
+            return {"id": id, "version": "7", "filename": "alpha.thread.json"}
+
+        def read(self, locator, context):
+            return {"title": f"{locator['id']}@{locator['version']}", "endpoint": context.settings["endpoint"]}
+
+        def write(self, thread, id, context):
+            thread["saved"] = True  # the thread argument is the call's own copy
+            return {"id": id or "new-1", "version": thread["title"]}
+"""
+
+CAMEL = """
+    import asyncio
+
+    class Library:
+        displayName = "Library"
+        deepLinkId = "library"
+        capabilities = {"read": True, "write": True}
+
+        async def resolveLatest(self, id, context):
+            await asyncio.sleep(0)
+            return {"id": id, "version": "7", "filename": "alpha.thread.json"}
+
+        async def read(self, locator, context):
+            return {"title": f"{locator['id']}@{locator['version']}", "endpoint": context.settings["endpoint"]}
+
+        async def write(self, thread, id, context):
+            return {"id": id or "new-1", "version": thread["title"]}
+"""
+
+
+@pytest.mark.parametrize("source", [SNAKE, CAMEL], ids=["snake_case", "camelCase async"])
+def test_a_storage_resolves_reads_and_writes(start_plugin, source):
+    client, extensions = start_plugin({"thread-storages/library.py": source})
+    assert extensions["thread-storage:library"]["status"] == "active"
+    context = {"settings": {"endpoint": "https://lib.example"}}
+
+    def run(method, data):
+        answer = client.execute("thread-storage", "library", data, context, method=method)
+        assert "error" not in answer, answer
+        return answer["result"]["value"]
+
+    locator = run("resolveLatest", {"id": "project/alpha?revision=latest"})
+    assert locator == {"id": "project/alpha?revision=latest", "version": "7", "filename": "alpha.thread.json"}
+    assert run("read", {"locator": locator}) == {"title": "project/alpha?revision=latest@7", "endpoint": "https://lib.example"}
+    assert run("write", {"thread": {"title": "T"}, "id": None}) == {"id": "new-1", "version": "T"}
+    assert run("write", {"thread": {"title": "T"}, "id": "project/alpha"}) == {"id": "project/alpha", "version": "T"}
+
+
+def test_a_method_the_capabilities_leave_out_is_error_32002(start_plugin):
+    source = """
+        class WriteOnly:
+            display_name = "Write only"
+            capabilities = {"read": False, "write": True}
+
+            def write(self, thread, id, context):
+                return {"id": "x"}
+
+            def read(self, locator, context):
+                return {}
+    """
+    client, _ = start_plugin({"thread-storages/wo.py": source})
+    assert client.execute("thread-storage", "wo", {"locator": {"id": "x"}}, method="read")["error"]["code"] == -32002
+    assert client.execute("thread-storage", "wo", {"id": "x"}, method="resolveLatest")["error"]["code"] == -32002
+    assert client.execute("thread-storage", "wo", {"thread": {}, "id": None}, method="write")["result"]["value"] == {"id": "x"}
+
+
+def test_storage_inputs_of_the_wrong_shape_are_error_32602(start_plugin):
+    client, _ = start_plugin({"thread-storages/library.py": SNAKE})
+    assert client.execute("thread-storage", "library", {"id": 5}, method="resolveLatest")["error"]["code"] == -32602
+    assert client.execute("thread-storage", "library", {"locator": "x"}, method="read")["error"]["code"] == -32602
+    assert client.execute("thread-storage", "library", {"thread": {}, "id": 3}, method="write")["error"]["code"] == -32602
+
+
+def test_a_storage_context_has_the_host_callbacks(start_plugin):
+    source = """
+        class Notifies:
+            display_name = "Notifies"
+            capabilities = {"read": False, "write": True}
+
+            def write(self, thread, id, context):
+                context.notify("saving")
+                return {"id": context.read_workspace_file("id.txt")}
+    """
+    client, _ = start_plugin({"thread-storages/n.py": source}, lambda m, p: "id-from-app" if m == "readWorkspaceFile" else None)
+    answer = client.execute("thread-storage", "n", {"thread": {}, "id": None}, method="write", call_id="s1")
+    assert answer["result"]["value"] == {"id": "id-from-app"}
+    assert [m for m, p in client.callbacks] == ["notify", "readWorkspaceFile"]
+    assert all(p["callId"] == "s1" for m, p in client.callbacks)
