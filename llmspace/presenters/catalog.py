@@ -81,10 +81,25 @@ def tool_label(tool: Tool) -> str:
     return f"{tool.name} (plugin {plugin})" if plugin else tool.name
 
 
-def plugin_tool_groups(tools: list[Tool]) -> dict[str, list[Tool]]:
-    """The plugin tools among `tools`, by plugin, in the thread's order."""
+def plugin_tool_groups(tools: list[Tool], app: App | None = None) -> dict[str, list[Tool]]:
+    """The plugin tools among `tools`, by plugin, in the thread's order; with `app`, followed
+    by the tools of active plugins the thread does not have yet (entries to add: name,
+    description and parameters copied from what the plugin reported). Starts no host."""
     groups: dict[str, list[Tool]] = {}
+    have: set[str] = set()
     for t in tools:
         if t.type == "plugin":
             groups.setdefault(plugin_of(t) or "unknown plugin", []).append(t)
+            have.add(t.toolId or "")
+    if app is not None:
+        from ..plugins.code_calls import plugin_tool_entry_for
+
+        try:
+            specs = app.plugin_code.tool_specs()
+        except Exception:  # the picker still shows the thread's own tools
+            log.warning("could not list the plugin tools", exc_info=True)
+            specs = []
+        for spec in specs:
+            if spec.canonical_id not in have:
+                groups.setdefault(spec.ref.plugin, []).append(plugin_tool_entry_for(spec))
     return groups

@@ -408,3 +408,18 @@ class MainWindow:
                     log.debug("local model discovery failed", exc_info=True)
 
             self.pump.run_in_worker(preload, name="mcp-preload")
+        self._load_plugin_code()
+
+    def _load_plugin_code(self) -> None:
+        """Load the code extensions of plugins whose metadata is not cached, off the UI thread."""
+        from .plugin_frontend import TkFrontend
+
+        def load() -> None:
+            self.app.plugin_code.frontend = TkFrontend(self)
+            self.app.plugin_code.load()
+
+        def done(future: Any) -> None:
+            if future.exception() is not None:
+                log.warning("could not load the plugins' code", exc_info=future.exception())
+
+        self.pump.run_in_worker(load, done, name="plugin-code")

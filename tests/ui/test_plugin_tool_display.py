@@ -61,3 +61,19 @@ def test_the_tools_dialog_lists_plugin_tools_by_plugin_and_removes_an_unticked_o
     var.set(False)
     dlg.apply()
     assert ed.p.tool_names() == set() and ed.tools_lbl.cget("text") == "No tools"
+
+
+def test_the_tools_dialog_offers_the_tools_of_active_plugins_and_adds_a_ticked_one(ed, app, home):
+    from tests.plugins.code_plugins import TEXT_TOOL, code_plugin
+
+    code_plugin(home, tools={"plain": TEXT_TOOL})
+    app.plugins.refresh()
+    app.plugin_code.ensure_loaded()
+    dlg = ed.edit_tools()
+    var, tool = dlg.checks["plain_text"]
+    assert var.get() is False and tool.toolId == "plugin:kit:tool:plain"
+    var.set(True)
+    dlg.apply()
+    assert ed.p.tool_names() == {"snap", "plain_text"}
+    added = next(t for t in ed.p.tools if t.name == "plain_text")
+    assert (added.pluginId, added.description) == ("kit", "Return a string.")

@@ -249,13 +249,15 @@ class ToolsDialog(tb.Toplevel):
 
     def _plugin_page(self, nb: Any, have: set[str]) -> None:
         """The thread's plugin tools, by plugin: untick one to remove it from the thread."""
-        groups = catalog.plugin_tool_groups(self.p.tools)
-        if not groups:
-            return
+        groups = catalog.plugin_tool_groups(self.p.tools, self.window.app)
         page = tb.Frame(nb, padding=8)
         nb.add(page, text="Plugin")
-        tb.Label(page, text="Plugin tools of this thread. A disabled or removed plugin's tools fail as unavailable.",
-                 bootstyle="secondary", wraplength=600).pack(anchor="w")
+        if not groups:
+            tb.Label(page, text="No plugin tools. Install a plugin that has tools (File › Install plugin… or "
+                     "`llmspace plugins install`).", bootstyle="secondary", wraplength=600).pack(anchor="w")
+            return
+        tb.Label(page, text="Tools of your plugins. A disabled or removed plugin's tools stay in the thread "
+                 "and fail as unavailable until it returns.", bootstyle="secondary", wraplength=600).pack(anchor="w")
         for plugin, tools in groups.items():
             tb.Label(page, text=f"plugin {plugin}", font="TkHeadingFont").pack(anchor="w", pady=(6, 0))
             for t in tools:

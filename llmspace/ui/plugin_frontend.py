@@ -1,0 +1,58 @@
+"""`TkFrontend`: the desktop app's answers to a plugin's context calls
+(llmspace/plugins/callbacks.py `Frontend`): notifications in the status bar (errors also in
+a message box, so they stay until read), links through the system browser, file pickers
+owned by the main window, and the host commands `openSettings` and `refreshTree`.
+
+Context calls arrive on host callback threads; each is handed to the UI thread through the
+window's pump, and `pick_file` waits there for the user's answer. Installed by
+llmspace/ui/main_window.py as `app.plugin_code.frontend`.
+"""
+
+from __future__ import annotations
+
+import threading
+import webbrowser
+from tkinter import filedialog, messagebox
+from typing import Any
+
+PICK_WAIT = 3600.0  # a file dialog waits for the user, but not forever
+
+
+class TkFrontend:
+    def __init__(self, window: Any) -> None:
+        self.window = window
+
+    def notify(self, plugin: str, message: str, level: str) -> None:
+        def show() -> None:
+            self.window.set_status(f"{plugin}: {message}")
+            if level == "error":
+                messagebox.showerror(f"Plugin {plugin}", message, parent=self.window.root)
+
+        self.window.pump.post(show)
+
+    def open_link(self, plugin: str, url: str) -> None:
+        webbrowser.open(url)
+
+    def pick_file(self, plugin: str, options: dict[str, Any]) -> str | None:
+        done = threading.Event()
+        box: dict[str, str | None] = {"path": None}
+
+        def ask() -> None:
+            try:
+                types = [(str(f.get("name", "Files")), " ".join(f"*.{e}" for e in f.get("extensions", []) or ["*"]))
+                         for f in options.get("filters", []) if isinstance(f, dict)]
+                path = filedialog.askopenfilename(parent=self.window.root, title=str(options.get("title") or
+                                                  f"{plugin}: choose a file"), filetypes=types or [("All files", "*")])
+                box["path"] = path or None
+            finally:
+                done.set()
+
+        self.window.pump.post(ask)
+        done.wait(PICK_WAIT)
+        return box["path"]
+
+    def host_command(self, plugin: str, command: str, args: Any) -> None:
+        if command == "openSettings":
+            self.window.pump.post(self.window.open_settings)
+        elif command == "refreshTree":
+            self.window.pump.post(lambda: self.window.tree_view.refresh(True))
