@@ -122,11 +122,11 @@ class Connection:
                 continue
             try:
                 message = json.loads(line)
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:
                 self._safe_error(None, PARSE_ERROR, f"not JSON: {exc}")
                 continue
             if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-                self._safe_error(None, INVALID_REQUEST, "not a JSON-RPC 2.0 message (batches are not supported)")
+                self._safe_error(message.get("id") if isinstance(message, dict) else None, INVALID_REQUEST, "not a JSON-RPC 2.0 message (batches are not supported)")
                 continue
             if "method" in message:
                 if not dispatch(message):

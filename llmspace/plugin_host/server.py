@@ -9,12 +9,13 @@ Returns False when the host should exit (after answering `shutdown`). Used by `_
 from __future__ import annotations
 
 import sys
+import traceback
 from pathlib import Path
 from typing import Any
 
 from . import loading
 from .calls import Calls
-from .rpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, Connection
+from .rpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, Connection
 
 PROTOCOL_VERSION = 1
 
@@ -26,6 +27,15 @@ class Host:
         self._initialized = False
 
     def dispatch(self, message: dict[str, Any]) -> bool:
+        try:
+            return self._dispatch(message)
+        except Exception as exc:  # a bug of the host must not end it: answer and log
+            traceback.print_exc()
+            if isinstance(message.get("id"), str | int):
+                self._conn.respond_error(message["id"], INTERNAL_ERROR, f"the plugin host failed: {type(exc).__name__}: {exc}")
+            return True
+
+    def _dispatch(self, message: dict[str, Any]) -> bool:
         method, params = message.get("method"), message.get("params", {})
         is_request = "id" in message
         request_id = message.get("id")
