@@ -194,3 +194,17 @@ def test_run_command_with_thread_saves_the_staged_write(home: Path, capsys: pyte
     out = capsys.readouterr().out
     assert "success: ended with success" in out
     assert (home / "workspace" / "renamed.json").exists() and not (home / "workspace" / "draft.json").exists()
+
+
+def test_plugins_new_scaffolds_a_plugin_that_installs_and_runs_as_it_is(home: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plugins", "new", "demo-kit"]) == 0
+    capsys.readouterr()
+    assert main(["plugins", "info", "demo-kit"]) == 0
+    info = capsys.readouterr().out
+    assert "status:        active" in info and "failed" not in info
+    assert main(["plugins", "run-command", "demo-kit", "greet World"]) == 0
+    assert capsys.readouterr().out.startswith("success: ")
+    assert main(["plugins", "call-tool", "demo-kit", "echo_text", '{"text": "hi"}']) == 0
+    assert "hi" in capsys.readouterr().out
+    assert main(["plugins", "check", str(home / "plugins" / "demo-kit")]) == 0
