@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import binascii
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from .. import plugin_api as api
 from ..plugin_api import PluginCallError, PluginResult
 from .plainjson import NotJSON, freeze, to_json
 from .rpc import Connection, RpcError, TooLarge
@@ -230,3 +231,12 @@ class StorageCallContext(_HostContext):
 
 def caller(conn: Connection, call_id: str) -> _Caller:
     return _Caller(conn, call_id)
+
+
+if TYPE_CHECKING:  # mypy checks that what plugins get meets the contract they import
+
+    def _meets_the_contract(tool: ToolCallContext, command: CommandCallContext, storage: StorageCallContext,
+                            tab: ActiveTabView, signal: CallSignal) -> None:
+        checks: tuple[api.ToolContext, api.CommandContext, api.ThreadStorageContext, api.ActiveTab, api.Signal]
+        checks = (tool, command, storage, tab, signal)
+        del checks
