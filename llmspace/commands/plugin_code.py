@@ -5,7 +5,8 @@ llmspace/commands/plugins.py):
   llmspace plugins run-command NAME 'COMMAND LINE' [--thread PATH]
         progress reports on stderr as they arrive, then the result level and message;
         with --thread that thread is the active tab and a staged write is saved to it
-  llmspace plugins new NAME [--dir DIR] [--lang py]             scaffold a plugin folder
+  llmspace plugins new NAME [--dir DIR] [--lang py|ts]          scaffold a plugin folder
+  llmspace plugins runtime [PATH | --clear]     the JS runtime (Bun or Node) found and why, or set it
 
 Calls go through `app.plugin_code` (llmspace/plugins/code.py); Ctrl-C cancels the call
 (the plugin's signal fires). See llmspace/cli.py for the command contract.
@@ -176,6 +177,23 @@ def cmd_new(args: argparse.Namespace, app: App) -> int:
     return 0
 
 
+def cmd_runtime(args: argparse.Namespace, app: App) -> int:
+    from ..plugins.js_runtime import SETTINGS_NAME, find_runtime, save_path
+
+    settings = app.root.settings_file(SETTINGS_NAME)
+    if args.clear or args.path:
+        save_path(settings, None if args.clear else args.path)
+        app.plugins.refresh()  # JS extensions are checked again with the new runtime
+    print(find_runtime(settings).describe())
+    return 0
+
+
+def configure_runtime(p: argparse.ArgumentParser) -> None:
+    p.add_argument("path", metavar="PATH", nargs="?", help="the bun or node executable to run JS/TS plugin files")
+    p.add_argument("--clear", action="store_true", help="forget a saved path (use bun, else node, on PATH)")
+    p.set_defaults(handler=cmd_runtime)
+
+
 def configure_call_tool(p: argparse.ArgumentParser) -> None:
     p.add_argument("name", metavar="NAME", help="the plugin ID")
     p.add_argument("tool", metavar="TOOL", help="the tool's file stem or its model-facing name")
@@ -203,4 +221,5 @@ ACTIONS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = [
     ("call-tool", "call a plugin tool with JSON arguments and print its result", configure_call_tool),
     ("run-command", "run a plugin command from a palette line (progress on stderr)", configure_run_command),
     ("new", "scaffold a plugin folder (package.json, a tool, a command, a settings schema)", configure_new),
+    ("runtime", "show the JavaScript runtime for .ts/.js/.mjs plugin files, or set its path", configure_runtime),
 ]

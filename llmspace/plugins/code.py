@@ -36,6 +36,7 @@ from ..registry import plugin_source
 from .callbacks import CallState, ConsoleFrontend, Frontend, Report
 from .code_calls import ExtensionRef, PluginCommand, PluginStorage, PluginToolRunner, ToolSpec, state_for
 from .code_meta import cache_key, read_cached, write_cached
+from .js_runtime import SETTINGS_NAME, JsRuntime, find_runtime, host_module
 from .model import Diagnostic, PluginRecord, Status
 from .runtime import CallFailed, CodeFile, HostSpec, Launch, PluginHost, RuntimeMissing, python_launch
 
@@ -60,7 +61,8 @@ def runtime_of(path: Path) -> str:
 @dataclass
 class _Plugin:
     record: PluginRecord
-    files: dict[str, tuple[CodeFile, ...]]
+    files: dict[str, tuple[CodeFile, ...]]  # runtime -> the files its host loads
+    refused: dict[str, tuple[CodeFile, str]] = field(default_factory=dict)  # canonical ID -> no runtime for it
     meta: dict[str, dict[str, Any]] = field(default_factory=dict)
     hosts: dict[str, PluginHost] = field(default_factory=dict)
     failures: dict[str, Diagnostic] = field(default_factory=dict)  # canonical ID -> why it is not registered
@@ -75,10 +77,13 @@ class _Plugin:
 class PluginCode:
     def __init__(self, service: PluginService, registries: Registries, *, root: DataRoot,
                  workspace: Callable[[], Path], frontend: Frontend | None = None,
-                 launchers: dict[str, Launch] | None = None, idle_seconds: float = IDLE_SECONDS) -> None:
+                 launchers: dict[str, Launch] | None = None, idle_seconds: float = IDLE_SECONDS,
+                 js_runtime: Callable[[], JsRuntime] | None = None) -> None:
         self.service, self.registries, self.root, self.workspace = service, registries, root, workspace
         self.frontend: Frontend = frontend or ConsoleFrontend()
-        self.launchers: dict[str, Launch] = {"python": python_launch, **(launchers or {})}
+        self.js_runtime: Callable[[], JsRuntime] = js_runtime or (
+            lambda: find_runtime(root.settings_file(SETTINGS_NAME), dict(service.environ)))
+        self.launchers: dict[str, Launch] = {"python": python_launch, "js": self._js_launch, **(launchers or {})}
         self.idle_seconds = idle_seconds
         self._lock = threading.RLock()
         self._plugins: dict[str, _Plugin] = {}
@@ -127,6 +132,18 @@ class PluginCode:
         if not files:
             return
         state = _Plugin(record, {r: tuple(fs) for r, fs in files.items()})
+        if "js" in state.files:
+            js = self.js_runtime()
+            runnable = []
+            for f in state.files["js"]:
+                why = js.refusal(f.path)
+                if why:
+                    state.refused[f"plugin:{record.key}:{f.kind}:{f.id}"] = (f, why)
+                else:
+                    runnable.append(f)
+            state.files["js"] = tuple(runnable)
+            if not runnable:
+                del state.files["js"]
         self._plugins[record.key] = state
         for runtime, code_files in state.files.items():
             cached = read_cached(self.root.cache / "plugins", record.key, runtime, self._key(code_files, runtime))
@@ -135,7 +152,18 @@ class PluginCode:
         self._register(state)
 
     def _key(self, files: tuple[CodeFile, ...], runtime: str) -> str:
-        return cache_key(files, runtime=runtime, app_version=__version__)
+        tag = runtime
+        if runtime == "js":
+            js = self.js_runtime()
+            tag = f"js:{js.kind}:{js.version}:{js.path}"
+        return cache_key(files, runtime=tag, app_version=__version__)
+
+    def _js_launch(self, spec: HostSpec) -> list[str]:
+        runtime = self.js_runtime()
+        why = runtime.refusal(spec.files[0].path) if spec.files else None
+        if why:
+            raise RuntimeMissing(why)
+        return runtime.argv(host_module(), [f.path for f in spec.files])
 
     # -- loading -----------------------------------------------------------------------------
     def pending(self) -> list[str]:
@@ -184,8 +212,7 @@ class PluginCode:
                 return host
             launch = self.launchers.get(runtime)
             if launch is None:
-                raise RuntimeMissing("JavaScript and TypeScript extensions need Bun or Node, which this version "
-                                     "cannot run yet.")
+                raise RuntimeMissing(f"No host runs {runtime} extensions.")
             record = state.record
             spec = HostSpec(record.key, record.version, record.folder.absolute(), runtime, state.files[runtime],
                             self.workspace(), self.root.root, "4.9.0")
@@ -201,6 +228,8 @@ class PluginCode:
         tools: dict[str, Any] = {}
         commands: dict[str, Any] = {}
         state.tools, state.storages, state.failures = {}, {}, {}
+        for f, why in state.refused.values():
+            self._fail(state, ExtensionRef(record.key, f.kind, f.id, "js"), {"error": {"stage": "runtime", "message": why}})
         for runtime, files in state.files.items():
             meta = state.meta.get(runtime)
             reported = {(e.get("kind"), e.get("id")): e for e in (meta or {}).get("extensions", []) if isinstance(e, dict)}
