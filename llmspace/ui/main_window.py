@@ -219,9 +219,18 @@ class MainWindow:
     def open_palette(self) -> Any:
         from .palette import CommandPalette
 
-        # every active palette command of the app's registry (built-in menu commands, later plugins')
-        entries = [(r.value.display_name, r.value.run) for r in self.app.registries.commands.active()]
+        # every active palette command of the app's registry (built-in menu commands, plugin commands)
+        entries = [(r.value.display_name, self._palette_action(r.value)) for r in self.app.registries.commands.active()]
         return CommandPalette(self, [c for c in entries if not c[0].endswith("Command Palette…")])
+
+    def _palette_action(self, command: Any) -> Any:
+        from ..plugins.code_calls import PluginCommand
+
+        if isinstance(command, PluginCommand):
+            from .plugin_commands import run_plugin_command
+
+            return lambda: run_plugin_command(self, command)
+        return command.run
 
     def open_settings(self) -> None:
         from .settings_dialog import SettingsDialog

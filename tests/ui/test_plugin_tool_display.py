@@ -77,3 +77,37 @@ def test_the_tools_dialog_offers_the_tools_of_active_plugins_and_adds_a_ticked_o
     assert ed.p.tool_names() == {"snap", "plain_text"}
     added = next(t for t in ed.p.tools if t.name == "plain_text")
     assert (added.pluginId, added.description) == ("kit", "Return a string.")
+
+
+STAMP = '''
+import copy
+
+class Stamp:
+    display_name = "Stamp thread"
+
+    def execute(self, context):
+        context.report({"phase": "stamping", "message": "Stamping…"})
+        thread = copy.deepcopy(context.active_tab.thread)
+        thread["context"]["systemPrompt"] = "Stamped by a plugin."
+        context.active_tab.write_thread(thread)
+        return context.create_result({"level": "success", "message": "Stamped."})
+'''
+
+
+def test_a_plugin_command_from_the_palette_writes_the_active_tab_off_the_ui_thread(ed, app, home, window):
+    from tests.plugins.code_plugins import code_plugin
+
+    from .conftest import pump_until
+
+    code_plugin(home, commands={"stamp": STAMP})
+    app.plugins.refresh()
+    app.plugin_code.ensure_loaded()
+    pal = window.open_palette()
+    pal.query.set("stamp thread")
+    window.root.update()
+    assert [label for label, _ in pal.shown] == ["Stamp thread"]
+    pal.run_selected()
+    pump_until(window.root, lambda: window.status_msg.cget("text") == "Stamped. plugin.json was updated.", timeout=60)
+    assert ed.p.thread.context.systemPrompt == "Stamped by a plugin."
+    assert ed.p.can_undo()
+    assert "Stamped by a plugin." in (home / "workspace" / "plugin.json").read_text(encoding="utf-8")

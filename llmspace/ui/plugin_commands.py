@@ -1,0 +1,85 @@
+"""Running a plugin command from the desktop app (palette entries of `plugin:<name>:command:<stem>`).
+
+    run_plugin_command(window, command, arguments=("production",))
+
+The command runs off the UI thread. It sees the thread tab that was active when it started
+(a detached copy). Progress reports update the status bar as they arrive; the outcome is
+shown there (errors also in a dialog). A staged `write_thread` is applied on the UI thread
+only when that tab is still active and not running: as one undo step, then saved; a new
+title renames the file, since a thread's title is its file name. Otherwise the write is
+discarded with the reason. Caller: `MainWindow.open_palette`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from concurrent.futures import Future
+from pathlib import PurePosixPath
+from typing import Any
+
+from ..core.threadio import clone_thread
+from ..errors import UserFacingError
+from ..plugins.callbacks import Report
+from ..plugins.code_calls import ActiveTab, CommandOutcome, PluginCommand
+
+COMMIT_WAIT = 30.0
+
+
+def _active_tab(window: Any) -> ActiveTab | None:
+    editor = window.tab_pages.active_editor()
+    if editor is None:
+        return None
+    rel = editor.p.rel
+
+    def commit(new: Any) -> str | None:
+        box: dict[str, str | None] = {"why": "the app did not apply it in time"}
+        done = threading.Event()
+
+        def apply() -> None:
+            try:
+                if window.tab_pages.active_editor() is not editor:
+                    box["why"] = f"{rel} is no longer the active tab"
+                elif editor.run.running:
+                    box["why"] = f"a run is in progress in {rel}"
+                else:
+                    stem = PurePosixPath(rel).stem
+                    title = new.title
+                    editor.p.replace_thread(new)
+                    editor.p.save()
+                    if title and title != stem:
+                        window.tab_pages.rename_entry(rel, title)
+                    box["why"] = None
+            except UserFacingError as exc:
+                box["why"] = exc.message
+            finally:
+                done.set()
+
+        window.pump.post(apply)
+        done.wait(COMMIT_WAIT)
+        return box["why"]
+
+    return ActiveTab(rel, clone_thread(editor.p.thread), commit)
+
+
+def run_plugin_command(window: Any, command: PluginCommand, arguments: Sequence[str] = ()) -> None:
+    tab = _active_tab(window)
+    window.set_status(f"{command.display_name}…")
+
+    def report(r: Report) -> None:
+        window.pump.post(window.set_status, f"{command.display_name}: {r.message or r.phase}")
+
+    def done(future: Future[CommandOutcome]) -> None:
+        try:
+            outcome = future.result()
+        except Exception as exc:  # shown through the one error boundary
+            window.show_error(str(exc))
+            return
+        text = outcome.message + (f" {outcome.write_note}" if outcome.write_note else "")
+        if outcome.level == "error":
+            window.show_error(text)
+        else:
+            window.set_status(text)
+
+    window.pump.run_in_worker(lambda: command.invoke(arguments, active_tab=tab, on_report=report), done,
+                              name="plugin-command")
