@@ -108,6 +108,9 @@ class MainWindow:
         self.status_msg.pack(side="left")
         self.status_right = tb.Label(self.status, text="", bootstyle="secondary")
         self.status_right.pack(side="right")
+        from .toasts import Toasts
+
+        self.toasts = Toasts(root)
         self.paned = tb.Panedwindow(root, orient="horizontal")
         self.paned.pack(fill="both", expand=True)
         ws = self.app.workspace
@@ -232,10 +235,26 @@ class MainWindow:
             return lambda: run_plugin_command(self, command)
         return command.run
 
-    def open_settings(self) -> None:
+    def open_settings(self) -> Any:
         from .settings_dialog import SettingsDialog
 
-        SettingsDialog(self)
+        return SettingsDialog(self)
+
+    def import_from_storage(self) -> Any:
+        from .storage_actions import import_from_storage
+
+        return import_from_storage(self)
+
+    def save_to_storage(self) -> Any:
+        from .storage_actions import save_to_storage
+
+        return save_to_storage(self)
+
+    def install_plugins(self, paths: list[str] | None = None) -> bool:
+        """File › Install plugin…: pick ZIPs (or install `paths`) off the UI thread."""
+        from .plugin_install import install_zips
+
+        return install_zips(self, paths)
 
     def show_welcome(self) -> None:
         from .welcome import WelcomeDialog
@@ -402,6 +421,10 @@ class MainWindow:
     def after_map(self) -> None:
         """Work deferred until the window shows: polling, background probes, mcp import."""
         self.tree_view.start_polling()
+        from .plugin_install import DropOverlay
+
+        self.drops = DropOverlay(self, self.tree_view.import_files)  # ZIPs anywhere install plugins
+        self.drops.enable()
         self.tree_view.enable_file_drops()
         self.welcome.start_probe()
         self.root.after_idle(self._prefetch_editor)

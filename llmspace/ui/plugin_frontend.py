@@ -1,7 +1,7 @@
 """`TkFrontend`: the desktop app's answers to a plugin's context calls
-(llmspace/plugins/callbacks.py `Frontend`): notifications in the status bar (errors also in
-a message box, so they stay until read), links through the system browser, file pickers
-owned by the main window, and the host commands `openSettings` and `refreshTree`.
+(llmspace/plugins/callbacks.py `Frontend`): notifications as toasts (`ui/toasts.py`; an
+error stays until closed), links through the system browser, file pickers owned by the
+main window, and the host commands `openSettings` and `refreshTree`.
 
 Context calls arrive on host callback threads; each is handed to the UI thread through the
 window's pump, and `pick_file` waits there for the user's answer. Installed by
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 import webbrowser
-from tkinter import filedialog, messagebox
+from tkinter import filedialog
 from typing import Any
 
 PICK_WAIT = 3600.0  # a file dialog waits for the user, but not forever
@@ -25,8 +25,7 @@ class TkFrontend:
     def notify(self, plugin: str, message: str, level: str) -> None:
         def show() -> None:
             self.window.set_status(f"{plugin}: {message}")
-            if level == "error":
-                messagebox.showerror(f"Plugin {plugin}", message, parent=self.window.root)
+            self.window.toasts.show(message, level, title=plugin)
 
         self.window.pump.post(show)
 

@@ -1,4 +1,5 @@
-"""Settings (Ctrl+,): the Models and MCP pages (`models_page.py`, `mcp_page.py`), the
+"""Settings (Ctrl+,): the Models, MCP and Plugins pages (`models_page.py`, `mcp_page.py`,
+`plugins_page.py`), the
 General choices (theme and rendering, also in the View menu; the workspace folder) and a
 JSON editor per settings file (models, mcp, search, skills), checked before saving through
 `llmspace.jsonio`. Caller: `ui/main_window.py`.
@@ -43,6 +44,14 @@ class SettingsDialog(tb.Toplevel):
         except Exception as exc:  # MCP unavailable: JSON page only
             self.mcp_page = None
             window.set_status(f"MCP page unavailable: {exc}")
+        try:
+            from .plugins_page import PluginsPage
+
+            self.plugins_page: Any = PluginsPage(self.nb, window)
+            self.nb.add(self.plugins_page, text="Plugins")
+        except Exception as exc:  # the plugin service failed: the other pages still work
+            self.plugins_page = None
+            window.set_status(f"Plugins page unavailable: {exc}")
         self.general = self._general_page()
         for label, name in PAGES:
             page = tb.Frame(self.nb, padding=6)

@@ -123,9 +123,9 @@ class TreeView(tb.Frame):
         return sel[0] if sel else None
 
     def enable_file_drops(self) -> bool:
-        """Accept files dropped from the file manager (imported into the selected folder)
-        when the optional `tkinterdnd2` package is installed; otherwise do nothing."""
-        try:  # optional, not a dependency, and untyped: imported by name
+        """Accept files dropped from the file manager (imported into the selected folder;
+        plugin ZIPs are installed) when tkinterdnd2 can load; otherwise do nothing."""
+        try:  # untyped: imported by name
             dnd = importlib.import_module("tkinterdnd2")
         except ImportError:
             return False
@@ -136,7 +136,12 @@ class TreeView(tb.Frame):
 
             def on_drop(e: Any) -> Any:
                 paths = list(self.tk.splitlist(e.data))
-                self.after_idle(lambda: self.import_files(paths))
+                zips = [p for p in paths if p.lower().endswith(".zip")]  # plugin ZIPs install
+                if zips:
+                    self.after_idle(lambda: self.window.install_plugins(zips))
+                rest = [p for p in paths if p not in zips]
+                if rest:
+                    self.after_idle(lambda: self.import_files(rest))
                 return e.action
 
             tree.dnd_bind("<<Drop>>", on_drop)

@@ -1,0 +1,211 @@
+"""Settings › Plugins screen logic (no Tk): the plugin list, one plugin's details
+(metadata, extensions grouped by kind, diagnostics), its settings form with values and
+per-field problems, and the actions (enable/disable, reload, refresh, install ZIPs,
+remove). Actions that may start plugin hosts block: the view runs them in a worker.
+
+    p = PluginsPagePresenter(app)
+    p.rows()                       # PluginRow per installed plugin
+    p.detail("atlas")              # PluginDetail: metadata, ExtensionGroup per kind, diagnostics
+    p.form("atlas")                # FormView: fields in order, current values, problems by key
+    p.save_setting("atlas", "greeting", "Hi")   # validated, saved, plugin reloaded; problems by key
+    p.install([Path("atlas.zip")]) # InstallOutcome per ZIP (refusals keep their reason)
+
+Delegates to `app.plugins` (llmspace/plugins/service.py) and `app.plugin_code`.
+Callers: `ui/plugins_page.py`, tests.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import UserFacingError
+from ..plugins.form import FormField, SettingsForm, get_path, set_path
+from ..plugins.manifest import APP_COMPAT_VERSION
+from ..plugins.model import KINDS, Diagnostic, Extension, PluginRecord
+
+if TYPE_CHECKING:
+    from ..app import App
+    from ..plugins.service import PluginService
+
+KIND_LABELS = {"skill": "Skills", "mcp": "MCP servers", "model-provider": "Model providers", "tool": "Tools",
+               "command": "Commands", "thread-storage": "Thread storages", "settings": "Settings"}
+KIND_ICONS = {"skill": "📘", "mcp": "🔌", "model-provider": "🧠", "tool": "🛠", "command": "⌘",
+              "thread-storage": "🗄", "settings": "⚙"}
+
+
+@dataclass(frozen=True)
+class PluginRow:
+    key: str
+    name: str  # display name (or the ID)
+    version: str
+    status: str
+    enabled: bool
+    icon: Path | None
+
+
+@dataclass(frozen=True)
+class ExtensionGroup:
+    kind: str
+    label: str
+    icon: str
+    extensions: tuple[Extension, ...]
+
+    @property
+    def summary(self) -> str:
+        active = sum(1 for e in self.extensions if e.status == "active")
+        return f"{self.icon} {self.label} ({len(self.extensions)}" + (
+            f", {len(self.extensions) - active} failed)" if active < len(self.extensions) else ")")
+
+
+@dataclass(frozen=True)
+class PluginDetail:
+    record: PluginRecord
+    title: str
+    description: str
+    author: str
+    homepage: str
+    location: Path
+    compatibility: str
+    groups: tuple[ExtensionGroup, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    has_form: bool
+
+
+@dataclass
+class FormView:
+    """The settings form of one plugin as the page shows it."""
+
+    form: SettingsForm | None
+    values: dict[str, Any]
+    problems: dict[str, str] = field(default_factory=dict)  # field key ("" for the whole form) -> message
+    error: str = ""  # why there is no form
+
+    def fields(self) -> list[FormField]:
+        return list(self.form.walk()) if self.form is not None else []
+
+    def value(self, f: FormField) -> Any:
+        return get_path(self.values, f.path)
+
+
+@dataclass(frozen=True)
+class InstallOutcome:
+    zip_path: Path
+    ok: bool
+    message: str
+    name: str = ""
+    version: str = ""
+
+
+def _by_key(problems: Sequence[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for line in problems:
+        key, _, message = line.partition(": ")
+        out.setdefault("" if key == "(settings)" else key, message or line)
+    return out
+
+
+class PluginsPagePresenter:
+    def __init__(self, app: App) -> None:
+        self.app = app
+
+    @property
+    def service(self) -> PluginService:
+        return self.app.plugins
+
+    def notices(self) -> list[str]:
+        return list(self.service.notices())
+
+    def rows(self) -> list[PluginRow]:
+        out = []
+        for r in self.service.records():
+            m = r.manifest
+            out.append(PluginRow(r.key, (m.display_name if m is not None and m.display_name else r.key), r.version,
+                                 r.status, r.enabled, r.icon))
+        return out
+
+    def detail(self, name: str) -> PluginDetail:
+        r = self.service.get(name)
+        m = r.manifest
+        groups = []
+        for kind in KINDS:
+            exts = tuple(e for e in r.extensions if e.kind == kind)
+            if exts:
+                groups.append(ExtensionGroup(kind, KIND_LABELS.get(kind, kind), KIND_ICONS.get(kind, "•"), exts))
+        if m is None:
+            compat = "unknown (package.json could not be read)"
+        else:
+            verdict = "compatible" if r.compatible else "incompatible"
+            compat = f"engines[\"llm-space\"] {m.engines_range!r}: {verdict} with LLM Space {APP_COMPAT_VERSION}"
+        return PluginDetail(r, (m.display_name or r.key) if m else r.key, m.description if m else "",
+                            m.author if m else "", m.homepage if m else "", r.folder, compat, tuple(groups),
+                            r.diagnostics, r.has_settings_form)
+
+    # -- settings ------------------------------------------------------------------------
+    def form(self, name: str) -> FormView:
+        view = self.service.settings_view(name)
+        if view.form is None:
+            return FormView(None, view.values, error=view.form_error or "This plugin has no settings.")
+        return FormView(view.form, copy.deepcopy(view.values), _by_key(view.problems))
+
+    def save_setting(self, name: str, key: str, value: Any) -> FormView:
+        """Set one field (text from an entry is converted by the field's type; other values
+        are used as they are), validate the whole form, and save and reload the plugin when
+        it is valid. The returned view has the problems (nothing is saved when there are any)."""
+        view = self.service.settings_view(name)
+        if view.form is None:
+            raise UserFacingError(view.form_error or f"{name} has no settings.")
+        f = view.form.field(key)
+        if f is None:
+            raise UserFacingError(f"No setting {key!r}.")
+        values = copy.deepcopy(view.values)
+        try:
+            converted = view.form.convert(key, value) if isinstance(value, str) and f.type != "string" else value
+        except UserFacingError as exc:
+            return FormView(view.form, values, {key: exc.message})
+        set_path(values, f.path, converted)
+        problems = _by_key(view.form.problems(values))
+        if problems:
+            return FormView(view.form, values, problems)
+        saved = copy.deepcopy(view.saved)
+        set_path(saved, f.path, converted)
+        self.service.store.set_settings(name, saved)
+        self.service.reload(name)
+        self.app.plugin_code.ensure_loaded(name)
+        return self.form(name)
+
+    # -- actions (blocking: call from a worker) -------------------------------------------
+    def set_enabled(self, name: str, enabled: bool) -> PluginRecord:
+        (self.service.enable if enabled else self.service.disable)(name)
+        self.app.plugin_code.ensure_loaded(name)
+        return self.service.get(name)
+
+    def reload(self, name: str) -> PluginRecord:
+        self.service.reload(name)
+        self.app.plugin_code.ensure_loaded(name)
+        return self.service.get(name)
+
+    def refresh(self) -> list[PluginRow]:
+        self.service.refresh()
+        self.app.plugin_code.load()
+        return self.rows()
+
+    def install(self, paths: Sequence[Path]) -> list[InstallOutcome]:
+        out = []
+        for path in paths:
+            try:
+                result, record = self.service.install(path)
+                self.app.plugin_code.ensure_loaded(result.name)
+                record = self.service.get(result.name)
+            except UserFacingError as exc:
+                out.append(InstallOutcome(Path(path), False, str(exc)))
+                continue
+            out.append(InstallOutcome(Path(path), True, f"{result.message} Status: {record.status}.",
+                                      result.name, record.version))
+        return out
+
+    def remove(self, name: str) -> str:
+        return str(self.service.remove(name))

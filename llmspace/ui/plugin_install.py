@@ -1,0 +1,128 @@
+"""Installing plugin ZIPs from the desktop app: File › Install plugin… (a file picker for
+one or more `.zip`), the Install button of Settings › Plugins, and ZIPs dropped on the
+main window ("Drop plugin ZIP to install" shows while a drag is over it).
+
+The install runs off the UI thread with a progress window; each ZIP ends in a
+notification: success names the plugin ID and version with a **View plugin** action, a
+refusal gives the specific reason. Drag and drop needs tkinterdnd2 (a dependency); where
+it cannot load, the picker still works. Logic in `presenters/plugins_page.py`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+import ttkbootstrap as tb
+
+from ..presenters.plugins_page import InstallOutcome, PluginsPagePresenter
+
+log = logging.getLogger("llmspace.ui")
+ZIP_TYPES = (("Plugin ZIP", "*.zip"), ("All files", "*"))
+
+
+class InstallProgress(tb.Toplevel):
+    """A small window with an indeterminate bar while ZIPs install."""
+
+    def __init__(self, window: Any, names: Sequence[str]) -> None:
+        super().__init__(title="Installing plugins", master=window.root, size=(380, 110), resizable=(False, False))
+        self.transient(window.root)
+        tb.Label(self, text="Installing " + ", ".join(names) + "…", wraplength=340).pack(padx=12, pady=(12, 6), anchor="w")
+        self.bar = tb.Progressbar(self, mode="indeterminate", bootstyle="info-striped")
+        self.bar.pack(fill="x", padx=12)
+        self.bar.start(12)
+
+
+def install_zips(window: Any, paths: Sequence[str] | None = None,
+                 on_done: Callable[[list[str]], Any] | None = None) -> bool:
+    """Install `paths` (asks with a file picker when None); False when nothing was chosen."""
+    chosen = list(paths) if paths is not None else window.dialogs.open_files("Install plugin", ZIP_TYPES)
+    if not chosen:
+        return False
+    progress = InstallProgress(window, [Path(p).name for p in chosen])
+    presenter = PluginsPagePresenter(window.app)
+    window.set_status(f"Installing {len(chosen)} plugin ZIP(s)…")
+
+    def done(future: Future[list[InstallOutcome]]) -> None:
+        progress.destroy()
+        try:
+            outcomes = future.result()
+        except Exception as exc:
+            window.show_error(str(exc))
+            return
+        for o in outcomes:
+            if o.ok:
+                window.toasts.show(o.message, "success", title=f"{o.name} {o.version}",
+                                   action=("View plugin", lambda n=o.name: open_plugin(window, n)))
+            else:
+                window.toasts.show(o.message, "error", title=f"{o.zip_path.name} was not installed")
+        ok = [o.name for o in outcomes if o.ok]
+        window.set_status(f"Installed {', '.join(ok)}." if ok else "No plugin was installed.")
+        if on_done is not None:
+            on_done(ok)
+
+    window.pump.run_in_worker(lambda: presenter.install([Path(p) for p in chosen]), done, name="plugin-install")
+    return True
+
+
+def open_plugin(window: Any, name: str) -> Any:
+    """Settings › Plugins with `name` selected."""
+    dialog = window.open_settings()
+    page = getattr(dialog, "plugins_page", None)
+    if page is not None:
+        dialog.nb.select(page)
+        page.refresh(name)
+    return dialog
+
+
+class DropOverlay:
+    """Window-wide drop target: ZIPs install as plugins, other files go to `on_files`."""
+
+    def __init__(self, window: Any, on_files: Callable[[list[str]], Any]) -> None:
+        self.window, self.on_files = window, on_files
+        self.label: Any = None
+
+    def enable(self) -> bool:
+        try:
+            dnd = importlib.import_module("tkinterdnd2")
+            root: Any = self.window.root
+            dnd.TkinterDnD.require(root)
+            root.drop_target_register(dnd.DND_FILES)
+            root.dnd_bind("<<DropEnter>>", self._enter)
+            root.dnd_bind("<<DropLeave>>", self._leave)
+            root.dnd_bind("<<Drop>>", self._drop)
+            return True
+        except Exception:  # no tkdnd for this platform: the picker still works
+            log.debug("window drops unavailable", exc_info=True)
+            return False
+
+    def _enter(self, e: Any) -> Any:
+        if self.label is None:
+            self.label = tb.Label(self.window.root, text="Drop plugin ZIP to install", bootstyle="@primary",
+                                  font="TkHeadingFont", padding=24, anchor="center")
+        self.label.place(relx=0.5, rely=0.5, anchor="center")
+        self.label.lift()
+        return getattr(e, "action", "copy")
+
+    def _leave(self, e: Any = None) -> Any:
+        if self.label is not None:
+            self.label.place_forget()
+        return getattr(e, "action", "copy")
+
+    def _drop(self, e: Any) -> Any:
+        self._leave()
+        paths = list(self.window.root.tk.splitlist(e.data))
+        self.route(paths)
+        return e.action
+
+    def route(self, paths: list[str]) -> None:
+        zips = [p for p in paths if p.lower().endswith(".zip")]
+        others = [p for p in paths if p not in zips]
+        if zips:
+            self.window.root.after_idle(lambda: install_zips(self.window, zips, on_done=lambda _n: None))
+        if others:
+            self.window.root.after_idle(lambda: self.on_files(others))

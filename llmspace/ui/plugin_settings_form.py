@@ -1,0 +1,180 @@
+"""The Settings tab of one plugin: a form generated from its `config.schema.json`
+(llmspace/plugins/form.py) that saves as you type.
+
+Every field type of the plugin guide's §5.1: text entries (secrets masked), numbers and
+integers, switches for booleans, read-only combo boxes for enums, nested objects as
+groups, and arrays of primitives as editable lists. Titles, descriptions and required
+marks (`*`) are shown; a value that does not validate shows its message under the field
+and is not saved. Edits are saved 600 ms after the last keystroke, off the UI thread,
+through `PluginsPagePresenter.save_setting` (which reloads the plugin). Caller:
+`ui/plugins_page.py`.
+"""
+
+from __future__ import annotations
+
+import tkinter as tk
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
+
+import ttkbootstrap as tb
+
+from ..plugins.form import FormField
+from ..presenters.plugins_page import FormView, PluginsPagePresenter
+from . import tkvars
+
+SAVE_DELAY_MS = 600
+
+
+class PluginSettingsForm(tb.Frame):
+    def __init__(self, master: Any, window: Any, presenter: PluginsPagePresenter, name: str,
+                 on_saved: Callable[[], None] | None = None) -> None:
+        super().__init__(master, padding=8)
+        self.window, self.p, self.name, self.on_saved = window, presenter, name, on_saved
+        self.errors: dict[str, tb.Label] = {}
+        self.inputs: dict[str, Any] = {}
+        self._jobs: dict[str, str] = {}
+        self.status = tb.Label(self, text="", bootstyle="secondary")
+        self.status.pack(anchor="w")
+        self.body = tb.Frame(self)
+        self.body.pack(fill="both", expand=True)
+        self.view = presenter.form(name)
+        self._build()
+
+    # -- building ------------------------------------------------------------------------
+    def _build(self) -> None:
+        if self.view.form is None:
+            tb.Label(self.body, text=self.view.error, bootstyle="secondary", wraplength=520).pack(anchor="w")
+            return
+        if self.view.form.description:
+            tb.Label(self.body, text=self.view.form.description, wraplength=520).pack(anchor="w", pady=(0, 6))
+        for f in self.view.form.fields:
+            self._field(self.body, f)
+        self._show_problems(self.view)
+
+    def _field(self, parent: Any, f: FormField) -> None:
+        label = f.label + (" *" if f.required else "")
+        if f.type == "object":
+            group = tb.Labelframe(parent, text=label, padding=6)
+            group.pack(fill="x", pady=4)
+            if f.description:
+                tb.Label(group, text=f.description, bootstyle="secondary", wraplength=480).pack(anchor="w")
+            for child in f.children:
+                self._field(group, child)
+            return
+        row = tb.Frame(parent)
+        row.pack(fill="x", pady=3)
+        value = self.view.value(f)
+        if f.type == "boolean":
+            flag = tkvars.BooleanVar(row, bool(value))
+            tb.Checkbutton(row, text=label, variable=flag, bootstyle="round-toggle",
+                           command=lambda: self._changed(f, flag.get(), now=True)).pack(anchor="w")
+            self.inputs[f.key] = flag
+        else:
+            tb.Label(row, text=label).pack(anchor="w")
+            if f.enum is not None:
+                choice = tkvars.StringVar(row, "" if value is None else str(value))
+                box = tb.Combobox(row, values=[str(v) for v in f.enum], textvariable=choice, state="readonly", width=36)
+                box.pack(anchor="w")
+                box.bind("<<ComboboxSelected>>",
+                         lambda e: self._changed(f, self._enum_value(f, choice.get()), now=True))
+                self.inputs[f.key] = choice
+            elif f.type == "array":
+                self._list(row, f, list(value) if isinstance(value, list) else [])
+            else:
+                text = "" if value is None else str(value)
+                var = tkvars.StringVar(row, text)
+                entry = tb.Entry(row, textvariable=var, width=48, show="•" if f.secret else "")
+                entry.pack(anchor="w")
+                var.trace_add("write", lambda *_: self._changed(f, var.get()))
+                self.inputs[f.key] = var
+        if f.description:
+            tb.Label(row, text=f.description, bootstyle="secondary", wraplength=480).pack(anchor="w")
+        err = tb.Label(row, text="", bootstyle="danger", wraplength=480)
+        err.pack(anchor="w")
+        self.errors[f.key] = err
+
+    def _list(self, row: Any, f: FormField, items: list[Any]) -> None:
+        frame = tb.Frame(row)
+        frame.pack(anchor="w", fill="x")
+        box = tk.Listbox(frame, height=min(6, max(2, len(items))), width=40, exportselection=False)
+        box.pack(side="left")
+        for item in items:
+            box.insert("end", str(item))
+        side = tb.Frame(frame)
+        side.pack(side="left", padx=6)
+        new = tkvars.StringVar(side, "")
+        entry = tb.Entry(side, textvariable=new, width=20)
+        entry.pack(anchor="w")
+
+        def current() -> list[str]:
+            return [str(box.get(i)) for i in range(box.size())]
+
+        def add() -> None:
+            if new.get().strip():
+                box.insert("end", new.get().strip())
+                new.set("")
+                self._changed(f, ",".join(current()), now=True, as_list=current())
+
+        def remove() -> None:
+            for i in reversed(box.curselection()):
+                box.delete(i)
+            self._changed(f, ",".join(current()), now=True, as_list=current())
+
+        entry.bind("<Return>", lambda e: add())
+        tb.Button(side, text="Add", bootstyle="link", command=add).pack(anchor="w")
+        tb.Button(side, text="Remove selected", bootstyle="danger-link", command=remove).pack(anchor="w")
+        self.inputs[f.key] = box
+
+    @staticmethod
+    def _enum_value(f: FormField, text: str) -> Any:
+        return next((v for v in f.enum or () if str(v) == text), text)
+
+    # -- saving ----------------------------------------------------------------------------
+    def _changed(self, f: FormField, value: Any, *, now: bool = False, as_list: list[str] | None = None) -> None:
+        if as_list is not None and f.item_type is not None and f.item_type != "string":
+            value = ",".join(as_list)  # converted by the field's item type
+        elif as_list is not None:
+            value = as_list
+        job = self._jobs.pop(f.key, None)
+        if job is not None:
+            self.after_cancel(job)
+        self.status.configure(text="Editing…", bootstyle="secondary")
+        if now:
+            self._save(f, value)
+        else:
+            self._jobs[f.key] = self.after(SAVE_DELAY_MS, lambda: self._save(f, value))
+
+    def _save(self, f: FormField, value: Any) -> None:
+        self._jobs.pop(f.key, None)
+        self.status.configure(text="Saving…", bootstyle="secondary")
+        presenter, name = self.p, self.name
+
+        def done(future: Future[FormView]) -> None:
+            if not self.winfo_exists():
+                return
+            try:
+                view = future.result()
+            except Exception as exc:
+                self.status.configure(text=str(exc), bootstyle="danger")
+                return
+            self._show_problems(view)
+            if not view.problems:
+                self.status.configure(text="Saved; the plugin was reloaded.", bootstyle="success")
+                if self.on_saved is not None:
+                    self.on_saved()
+            else:
+                self.status.configure(text="Not saved: fix the marked fields.", bootstyle="danger")
+
+        self.window.pump.run_in_worker(lambda: presenter.save_setting(name, f.key, value), done,
+                                       name="plugin-settings")
+
+    def _show_problems(self, view: FormView) -> None:
+        for key, label in self.errors.items():
+            label.configure(text=view.problems.get(key, ""))
+        if "" in view.problems:
+            self.status.configure(text=view.problems[""], bootstyle="danger")
+
+    def pending(self) -> bool:
+        """True while an edit waits for its debounced save."""
+        return bool(self._jobs)

@@ -1,0 +1,128 @@
+"""File › Import from Storage… and File › Save to Storage…: plugin thread storages in the
+desktop app, and opening `llm-space://` links.
+
+A small dialog picks the storage (readable ones to import, writable ones to save) and the
+resource ID; the storage call runs off the UI thread with a progress line in the status
+bar; an imported thread (saved under `workspace/imported/`) opens in a tab, a save ends
+in a notification with the locator. Backed by llmspace/plugins/storages.py.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
+
+import ttkbootstrap as tb
+
+from ..plugins.code_calls import PluginStorage
+from ..plugins.storages import import_thread, open_deep_link
+from . import tkvars
+
+
+class StorageDialog(tb.Toplevel):
+    """Choose a storage and a resource ID; `on_ok(storage, resource_id)`."""
+
+    def __init__(self, window: Any, title: str, storages: list[PluginStorage], id_label: str,
+                 on_ok: Callable[[PluginStorage, str], Any], *, id_required: bool = True) -> None:
+        super().__init__(title=title, master=window.root, size=(520, 190))
+        self.transient(window.root)
+        self.storages, self.on_ok, self.id_required = storages, on_ok, id_required
+        body = tb.Frame(self, padding=10)
+        body.pack(fill="both", expand=True)
+        tb.Label(body, text="Storage").grid(row=0, column=0, sticky="w")
+        names = [f"{s.display_name} ({s.ref.plugin})" for s in storages]
+        self.choice = tkvars.StringVar(self, names[0])
+        self.box = tb.Combobox(body, values=names, textvariable=self.choice, state="readonly", width=44)
+        self.box.grid(row=0, column=1, sticky="we", padx=6, pady=4)
+        tb.Label(body, text=id_label).grid(row=1, column=0, sticky="w")
+        self.ident = tkvars.StringVar(self, "")
+        entry = tb.Entry(body, textvariable=self.ident, width=46)
+        entry.grid(row=1, column=1, sticky="we", padx=6, pady=4)
+        entry.focus_set()
+        self.msg = tb.Label(body, text="", bootstyle="danger")
+        self.msg.grid(row=2, column=0, columnspan=2, sticky="w")
+        bar = tb.Frame(self, padding=8)
+        bar.pack(fill="x", side="bottom")
+        tb.Button(bar, text="Cancel", bootstyle="secondary", command=self.destroy).pack(side="right")
+        tb.Button(bar, text="OK", bootstyle="primary", command=self.ok).pack(side="right", padx=6)
+        self.bind("<Return>", lambda e: self.ok())
+        self.bind("<Escape>", lambda e: self.destroy())
+
+    def ok(self) -> None:
+        ident = self.ident.get().strip()
+        if self.id_required and not ident:
+            self.msg.configure(text="Give the resource ID.")
+            return
+        storage = self.storages[self.box.current() if self.box.current() >= 0 else 0]
+        self.destroy()
+        self.on_ok(storage, ident)
+
+
+def _storages(window: Any, capability: str) -> list[PluginStorage]:
+    code = window.app.plugin_code
+    return [s for s in code.storages() if (s.can_read if capability == "read" else s.can_write)]
+
+
+def import_from_storage(window: Any) -> Any:
+    storages = _storages(window, "read")
+    if not storages:
+        window.show_error("No plugin can import threads. Install or enable a plugin with a readable thread storage "
+                          "(Settings › Plugins).")
+        return None
+    return StorageDialog(window, "Import from Storage", storages, "Resource ID",
+                         lambda s, ident: run_import(window, lambda: import_thread(s, ident, window.app.workspace),
+                                                     f"Importing from {s.display_name}…"))
+
+
+def open_link(window: Any, url: str) -> None:
+    """Import the thread an `llm-space://` link names and open it in a tab."""
+    run_import(window, lambda: open_deep_link(window.app.plugin_code, url, window.app.workspace), f"Opening {url}…")
+
+
+def run_import(window: Any, work: Callable[[], str], status: str) -> None:
+    window.set_status(status)
+
+    def done(future: Future[str]) -> None:
+        try:
+            rel = future.result()
+        except Exception as exc:
+            window.show_error(str(exc))
+            return
+        window.tree_view.refresh()
+        window.open_thread(rel)
+        window.set_status(f"Imported {rel}.")
+
+    window.pump.run_in_worker(work, done, name="storage-import")
+
+
+def save_to_storage(window: Any) -> Any:
+    editor = window.tab_pages.active_editor()
+    if editor is None:
+        window.show_error("Open the thread to save first.")
+        return None
+    storages = _storages(window, "write")
+    if not storages:
+        window.show_error("No plugin can save threads. Install or enable a plugin with a writable thread storage "
+                          "(Settings › Plugins).")
+        return None
+    editor.flush()
+    thread = editor.p.thread.model_copy(deep=True)
+
+    def save(storage: PluginStorage, ident: str) -> None:
+        window.set_status(f"Saving to {storage.display_name}…")
+
+        def done(future: Future[dict[str, Any]]) -> None:
+            try:
+                locator = future.result()
+            except Exception as exc:
+                window.show_error(str(exc))
+                return
+            window.set_status(f"Saved to {storage.display_name}.")
+            window.toasts.show(json.dumps(locator, ensure_ascii=False), "success",
+                               title=f"Saved to {storage.display_name}")
+
+        window.pump.run_in_worker(lambda: storage.write(thread, ident or None), done, name="storage-save")
+
+    return StorageDialog(window, "Save to Storage", storages, "Resource ID (optional)", save, id_required=False)
