@@ -9,7 +9,6 @@ import zipfile
 from pathlib import Path
 
 from llmspace.ui.plugins_page import PluginsPage
-
 from tests.plugins.code_plugins import ECHO_TOOL, TEXT_TOOL, code_plugin
 
 from .conftest import pump_until
