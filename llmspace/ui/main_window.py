@@ -223,17 +223,19 @@ class MainWindow:
         from .palette import CommandPalette
 
         # every active palette command of the app's registry (built-in menu commands, plugin commands)
-        entries = [(r.value.display_name, self._palette_action(r.value)) for r in self.app.registries.commands.active()]
-        return CommandPalette(self, [c for c in entries if not c[0].endswith("Command Palette…")])
+        items = [self._palette_item(r.value) for r in self.app.registries.commands.active()]
+        return CommandPalette(self, [i for i in items if not i.label.endswith("Command Palette…")])
 
-    def _palette_action(self, command: Any) -> Any:
+    def _palette_item(self, command: Any) -> Any:
         from ..plugins.code_calls import PluginCommand
+        from .palette import PaletteItem
 
         if isinstance(command, PluginCommand):
             from .plugin_commands import run_plugin_command
 
-            return lambda: run_plugin_command(self, command)
-        return command.run
+            return PaletteItem(command.display_name, lambda args: run_plugin_command(self, command, args),
+                               key=command.canonical_id, alias=command.alias, takes_arguments=True)
+        return PaletteItem(command.display_name, lambda args: command.run(), getattr(command, "shortcut", ""))
 
     def open_settings(self) -> Any:
         from .settings_dialog import SettingsDialog

@@ -3,8 +3,9 @@
     run_plugin_command(window, command, arguments=("production",))
 
 The command runs off the UI thread. It sees the thread tab that was active when it started
-(a detached copy). Progress reports update the status bar as they arrive; the outcome is
-shown there (errors also in a dialog). A staged `write_thread` is applied on the UI thread
+(a detached copy). One notification card per invocation shows "Running…", is updated by
+each progress report as it arrives, and ends with the result styled by its level (an
+error card stays until closed); the status bar follows too. A staged `write_thread` is applied on the UI thread
 only when that tab is still active and not running: as one undo step, then saved; a new
 title renames the file, since a thread's title is its file name. Otherwise the write is
 discarded with the reason. Caller: `MainWindow.open_palette`.
@@ -65,21 +66,23 @@ def _active_tab(window: Any) -> ActiveTab | None:
 def run_plugin_command(window: Any, command: PluginCommand, arguments: Sequence[str] = ()) -> None:
     tab = _active_tab(window)
     window.set_status(f"{command.display_name}…")
+    card = window.toasts.show("Running…", "info", title=command.display_name, persistent=True)
 
     def report(r: Report) -> None:
-        window.pump.post(window.set_status, f"{command.display_name}: {r.message or r.phase}")
+        text = r.message or r.phase
+        window.pump.post(window.set_status, f"{command.display_name}: {text}")
+        window.pump.post(window.toasts.update, card, text)
 
     def done(future: Future[CommandOutcome]) -> None:
         try:
             outcome = future.result()
         except Exception as exc:  # shown through the one error boundary
+            window.toasts.update(card, str(exc), "error", final=True)
             window.show_error(str(exc))
             return
         text = outcome.message + (f" {outcome.write_note}" if outcome.write_note else "")
-        if outcome.level == "error":
-            window.show_error(text)
-        else:
-            window.set_status(text)
+        window.toasts.update(card, text, outcome.level, final=True)
+        window.set_status(text)
 
     window.pump.run_in_worker(lambda: command.invoke(arguments, active_tab=tab, on_report=report), done,
                               name="plugin-command")

@@ -25,35 +25,55 @@ class Toasts:
         self.root = root
         self.cards: list[Any] = []
         self.texts: dict[Any, str] = {}
+        self.labels: dict[Any, tuple[Any, str]] = {}
 
     def show(self, message: str, level: str = "info", *, title: str = "",
-             action: tuple[str, Callable[[], Any]] | None = None) -> Any:
+             action: tuple[str, Callable[[], Any]] | None = None, persistent: bool = False) -> Any:
+        """A new card; `persistent` ones stay until `update` ends them or the user closes them."""
         style = STYLES.get(level, "info")
         card = tb.Frame(self.root, padding=8, bootstyle=style)
         text = f"{title}\n{message}" if title else message
-        tb.Label(card, text=text, bootstyle=f"@{style}", wraplength=320, justify="left").pack(side="left")
+        label = tb.Label(card, text=text, bootstyle=f"@{style}", wraplength=320, justify="left")
+        label.pack(side="left")
+        self.labels[card] = (label, title)
         tb.Button(card, text="✕", bootstyle=f"{style}", padding=(4, 0), command=lambda: self.close(card)).pack(side="right")
         if action is not None:
-            label, fn = action
+            action_text, fn = action
 
             def act() -> None:
                 self.close(card)
                 fn()
 
-            tb.Button(card, text=label, bootstyle="light-outline", command=act).pack(side="right", padx=4)
+            tb.Button(card, text=action_text, bootstyle="light-outline", command=act).pack(side="right", padx=4)
         self.texts[card] = message
         self.cards.append(card)
         while len(self.cards) > MAX_SHOWN:
             self.close(self.cards[0])
-        if level != "error":
+        if level != "error" and not persistent:
             card.after(AUTO_CLOSE_MS, lambda: self.close(card))
         self._place()
         return card
+
+    def update(self, card: Any, message: str, level: str | None = None, *, final: bool = False) -> None:
+        """Change a card's text (and level); a `final` update closes it later unless it is an error."""
+        if card not in self.cards:
+            return
+        label, title = self.labels[card]
+        self.texts[card] = message
+        label.configure(text=f"{title}\n{message}" if title else message)
+        if level is not None:
+            style = STYLES.get(level, "info")
+            card.configure(bootstyle=style)
+            label.configure(bootstyle=f"@{style}")
+        if final and level != "error":
+            card.after(AUTO_CLOSE_MS, lambda: self.close(card))
+        self._place()
 
     def close(self, card: Any) -> None:
         if card in self.cards:
             self.cards.remove(card)
         self.texts.pop(card, None)
+        self.labels.pop(card, None)
         try:
             card.destroy()
         except Exception:  # already gone with the window

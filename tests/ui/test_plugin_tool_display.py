@@ -111,3 +111,49 @@ def test_a_plugin_command_from_the_palette_writes_the_active_tab_off_the_ui_thre
     assert ed.p.thread.context.systemPrompt == "Stamped by a plugin."
     assert ed.p.can_undo()
     assert "Stamped by a plugin." in (home / "workspace" / "plugin.json").read_text(encoding="utf-8")
+
+
+ECHO_ARGS = '''
+class EchoArgs:
+    display_name = "Echo arguments"
+
+    def execute(self, context, args):
+        context.report({"phase": "echoing", "message": "Echoing…"})
+        return context.create_result({"level": "warning", "message": "|".join(args)})
+'''
+
+
+def test_the_palette_passes_typed_arguments_and_one_card_follows_the_invocation(ed, app, home, window):
+    from tests.plugins.code_plugins import code_plugin
+
+    from .conftest import pump_until
+
+    code_plugin(home, commands={"echo-args": ECHO_ARGS})
+    app.plugins.refresh()
+    app.plugin_code.ensure_loaded()
+    pal = window.open_palette()
+    pal.query.set("echo-args production 'Release 4.9' --dry-run")
+    window.root.update()
+    assert pal.shown[0][0] == "Echo arguments"
+    assert pal.hint.cget("text") == "Arguments: 'production'  'Release 4.9'  '--dry-run'"
+    pal.run_selected()
+    pump_until(window.root, lambda: "production|Release 4.9|--dry-run" in " ".join(window.toasts.messages()), timeout=60)
+    cards = [c for c in window.toasts.cards if "production|Release 4.9|--dry-run" in window.toasts.texts[c]]
+    assert len(cards) == 1 and "warning" in str(cards[0].cget("style"))
+
+
+def test_a_palette_line_that_cannot_be_split_shows_why_and_runs_nothing(ed, app, home, window):
+    from tests.plugins.code_plugins import code_plugin
+
+    code_plugin(home, commands={"echo-args": ECHO_ARGS})
+    app.plugins.refresh()
+    app.plugin_code.ensure_loaded()
+    pal = window.open_palette()
+    pal.query.set("Echo arguments 'open")
+    window.root.update()
+    assert "quote" in pal.hint.cget("text")
+    before = len(window.toasts.cards)
+    pal.run_selected()
+    window.root.update()
+    assert pal.winfo_exists() and len(window.toasts.cards) == before
+    pal.destroy()

@@ -190,14 +190,14 @@ def test_the_variables_dialog_explains_an_empty_text_variable_list_and_fits_its_
 
 
 def test_list_boxes_in_dialogs_follow_the_dark_theme(window):
-    from llmspace.ui.palette import CommandPalette
+    from llmspace.ui.palette import CommandPalette, PaletteItem
     from llmspace.ui.welcome import ExamplesDialog
 
     window.theme_var.set("dark")
     window.apply_theme()
     try:
         bg = window.root.style.colors.inputbg
-        for dlg in (ExamplesDialog(window), CommandPalette(window, [("Say hi", lambda: None)])):
+        for dlg in (ExamplesDialog(window), CommandPalette(window, [PaletteItem("Say hi", lambda args: None)])):
             window.root.update()
             assert dlg.listbox.cget("background").lower() == bg.lower()
             dlg.destroy()
