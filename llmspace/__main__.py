@@ -1,6 +1,8 @@
 """Process entry point for `llmspace` and `python -m llmspace` (and the frozen executable).
 
-No arguments: start the desktop app. `--plugin-host`: run a plugin host (plugins issue).
+No arguments: start the desktop app. `llm-space://…` (or `llm-space-dev://…`): hand the
+link to the running window (llmspace/instance.py), else start the app and open it there.
+`--plugin-host`: run a plugin host (llmspace/plugin_host/).
 `--self-test`: check settings, the workspace and the main window, then exit.
 Anything else: the command line (`llmspace.cli`).
 """
@@ -18,6 +20,16 @@ def main(argv: list[str] | None = None) -> int:
         from .plugin_host import main as host_main
 
         return host_main()
+    if args and args[0].lower().startswith(("llm-space://", "llm-space-dev://")):
+        from .instance import hand_off
+        from .paths import DataRoot
+
+        if hand_off(DataRoot.from_env(), args[0]):
+            print("Opened in the running LLM Space window.")
+            return 0
+        from .ui.main import run_gui
+
+        return run_gui([], link=args[0])
     if not args or args[0] in ("--gui", "gui"):
         from .ui.main import run_gui
 

@@ -37,8 +37,10 @@ def _preimport() -> None:
         pass
 
 
-def run_gui(args: list[str] | None = None) -> int:
-    """Open the main window and run the Tk main loop until the user quits."""
+def run_gui(args: list[str] | None = None, *, link: str | None = None) -> int:
+    """Open the main window and run the Tk main loop until the user quits. `link`: an
+    `llm-space://` deep link to open once the window shows. Later links handed over by a
+    second start (llmspace/instance.py) open in this window."""
     app = _build_app()
     # Import the domain model (pydantic, ~0.1 s) on a second core while Tk starts up: the
     # App's worker pool (no pump exists yet, and nothing comes back to the UI).
@@ -66,12 +68,30 @@ def run_gui(args: list[str] | None = None) -> int:
                 win.root.after(10, win.quit)
                 return
             win.root.after_idle(win.after_map)
+            if link:
+                win.root.after_idle(lambda: win.open_link(link))
 
         win.root.bind("<Map>", on_map, add=True)
-        win.root.mainloop()
+        server = _instance_server(app, win)
+        try:
+            win.root.mainloop()
+        finally:
+            if server is not None:
+                server.close()
         return 0
     finally:
         app.close()
+
+
+def _instance_server(app: Any, win: Any) -> Any:
+    """Listen for links handed over by a second start (None when that cannot be set up)."""
+    from ..instance import InstanceServer
+
+    try:
+        return InstanceServer(app.root, lambda url: win.pump.post(win.open_link, url))
+    except OSError:
+        log.warning("links from a second start cannot reach this window", exc_info=True)
+        return None
 
 
 def self_test() -> int:

@@ -252,6 +252,14 @@ class MainWindow:
 
         return save_to_storage(self)
 
+    def open_link(self, url: str) -> None:
+        """Import the thread an `llm-space://` link names (through its plugin storage) and open it."""
+        from .storage_actions import open_link
+
+        self.root.deiconify()
+        self.root.lift()
+        open_link(self, url)
+
     def install_plugins(self, paths: list[str] | None = None) -> bool:
         """File › Install plugin…: pick ZIPs (or install `paths`) off the UI thread."""
         from .plugin_install import install_zips
