@@ -1,7 +1,8 @@
 '''A new plugin folder to start from: `scaffold_plugin(parent, name, lang="py")`.
 
-    scaffold_plugin(Path("."), "echo-kit")          # → ./echo-kit/
-    scaffold_plugin(Path("."), "@acme/echo-kit")    # → ./@acme/echo-kit/
+    scaffold_plugin(Path("."), "echo-kit")               # → ./echo-kit/ (Python code files)
+    scaffold_plugin(Path("."), "@acme/echo-kit")         # → ./@acme/echo-kit/
+    scaffold_plugin(Path("."), "echo-kit", lang="ts")    # → ./echo-kit/ (TypeScript code files)
 
 It writes a plugin that passes `plugins check` and discovery as it is:
 
@@ -11,11 +12,15 @@ It writes a plugin that passes `plugins check` and discovery as it is:
     commands/greet.py     "<Display name> greet": settings, palette arguments, report(), create_result()
     README.md             what the files are and how to try, check, pack and install the plugin
 
+With `lang="ts"` the code files are `tools/echo-text.ts` and `commands/greet.ts` instead:
+the same tool and command in the guide's style (`export default class … implements …`,
+`import type { … } from "@llm-space/core"`), run by the JavaScript host under Bun or
+Node 22.6+ (llmspace/plugins/js_runtime.py); the README says so.
+
 The name must be a valid package name (llmspace/plugins/manifest.py); a folder that exists
 and is not empty is never touched. The files are written into a hidden staging folder
 beside the target and renamed into place, so a failure leaves nothing half-made.
-`lang="ts"` is refused for now (TypeScript templates come with the JavaScript host).
-Called by the CLI action that creates a plugin (llmspace/commands/plugins.py) and the tests.
+Called by the CLI action that creates a plugin (llmspace/commands/plugin_code.py) and the tests.
 '''
 
 from __future__ import annotations
@@ -178,16 +183,141 @@ Keep runtime data in `$LLM_SPACE_HOME/data/plugins/{name}/`, never in this folde
 """
 
 
-def _files(name: str) -> dict[str, str]:
+# The TypeScript templates: @NAME@, @DISPLAY@ and @DISPLAY_LITERAL@ are filled in (braces
+# are TypeScript's own here, so str.format is not used).
+_TOOL_TS = """/**
+ * The `echo_text` tool: returns the text it is given, optionally upper-cased and repeated.
+ *
+ * The file name (echo-text.ts) is the stable extension ID
+ * `plugin:@NAME@:tool:echo-text`; `name` below is what the model calls.
+ */
+import type { PluginToolContext, PluginToolExtension } from "@llm-space/core";
+
+export default class EchoTextTool implements PluginToolExtension {
+  name = "echo_text";
+  description = "Echo the given text back, optionally upper-cased and repeated. Use it to test the plugin.";
+  parameters = {
+    type: "object",
+    properties: {
+      text: { type: "string", minLength: 1, maxLength: 10000, description: "The text to echo." },
+      uppercase: { type: "boolean", description: "Upper-case the text first.", default: false },
+      times: { type: "integer", minimum: 1, maximum: 5, default: 1, description: "How many times to repeat it." },
+    },
+    required: ["text"],
+    additionalProperties: false,
+  } as const;
+  strict = true;
+
+  async execute(context: PluginToolContext, args: Record<string, unknown>) {
+    const text = args.text;
+    if (typeof text !== "string" || !text) {
+      throw new Error("text must be a non-empty string.");
+    }
+    const times = args.times ?? 1;
+    if (typeof times !== "number" || !Number.isInteger(times) || times < 1 || times > 5) {
+      throw new Error("times must be an integer from 1 to 5.");
+    }
+    const shown = args.uppercase === true ? text.toUpperCase() : text;
+    return { text: Array.from({ length: times }, () => shown).join(" "), length: shown.length };
+  }
+}
+"""
+
+_COMMAND_TS = """/**
+ * The "@DISPLAY@ greet" palette command (alias: greet).
+ *
+ * Try it in the palette as `@DISPLAY@ greet Ada Lovelace`, or as `greet 'Ada Lovelace'`;
+ * from the terminal: `llmspace plugins run-command @NAME@ 'greet Ada'`.
+ */
+import type { PluginCommandContext, PluginCommandExtension } from "@llm-space/core";
+
+export default class GreetCommand implements PluginCommandExtension {
+  displayName = @DISPLAY_LITERAL@;
+  description = "Greet someone with the greeting from the plugin settings.";
+
+  async execute(context: PluginCommandContext, args: readonly string[]) {
+    const greeting = String(context.settings.greeting || "Hello").trim();
+    const audience = args.map((arg) => arg.trim()).filter(Boolean).join(" ");
+    if (!audience) {
+      return context.createResult({
+        level: "warning",
+        message: "Usage: greet <name…> (for example: greet Ada)",
+      });
+    }
+    await context.report({ phase: "greeting", message: `Greeting ${audience}…` });
+    return context.createResult({ level: "success", message: `${greeting}, ${audience}!` });
+  }
+}
+"""
+
+_README_TS = """# @DISPLAY@
+
+An LLM Space plugin made from LLM Space's TypeScript plugin template. It contributes:
+
+| File | Extension |
+| --- | --- |
+| `config.schema.json` | the Settings form: one `greeting` field (default "Hello") |
+| `tools/echo-text.ts` | the tool `echo_text` (ID `plugin:@NAME@:tool:echo-text`) |
+| `commands/greet.ts` | the palette command "@DISPLAY@ greet" (alias `greet`) |
+
+Each code file default-exports a class, created once per plugin load with no arguments.
+`import type { … } from "@llm-space/core"` names the plugin API's types; it is erased before
+the code runs (a value import from it fails). The files run in LLM Space's JavaScript host
+under Bun, or Node.js 22.6 or newer (`.js`/`.mjs` files also run on Node 18+). LLM Space
+uses the runtime set with `llmspace plugins runtime PATH`, else `bun`, else `node` on PATH;
+`llmspace plugins runtime` shows which one it found.
+
+## Try it
+
+```
+llmspace plugins check .                                # the release checklist
+llmspace plugins call-tool @NAME@ echo_text '{"text": "hi", "times": 2}'
+llmspace plugins run-command @NAME@ 'greet Ada'
+llmspace plugins settings @NAME@ greeting=Welcome
+```
+
+## Install it
+
+```
+llmspace plugins pack .            # → ../@ZIP_NAME@
+llmspace plugins install ../@ZIP_NAME@
+```
+
+Or copy this folder to `$LLM_SPACE_HOME/plugins/@NAME@/` (default `~/.llm-space/plugins/`)
+and run `llmspace plugins refresh`. After editing the files, run `llmspace plugins reload @NAME@`.
+Keep runtime data in `$LLM_SPACE_HOME/data/plugins/@NAME@/`, never in this folder. Ship any
+dependencies inside the plugin: LLM Space does not run a package manager.
+"""
+
+
+def _fill(template: str, values: dict[str, str]) -> str:
+    for key, value in values.items():
+        template = template.replace(f"@{key}@", value)
+    return template
+
+
+def _files(name: str, lang: str = "py") -> dict[str, str]:
     display = display_name_of(name)
     zip_name = f"{name.lstrip('@').replace('/', '-')}-{VERSION}.zip"
-    return {
+    display_literal = json.dumps(f"{display} greet")
+    files = {
         "package.json": _package_json(name, display),
         "config.schema.json": _schema(display),
-        "tools/echo-text.py": _TOOL.format(name=name),
-        "commands/greet.py": _COMMAND.format(name=name, display=display, display_literal=json.dumps(f"{display} greet")),
-        "README.md": _README.format(name=name, display=display, zip_name=zip_name),
     }
+    if lang == "ts":
+        values = {"NAME": name, "DISPLAY": display, "DISPLAY_LITERAL": display_literal, "ZIP_NAME": zip_name}
+        files.update({
+            "tools/echo-text.ts": _fill(_TOOL_TS, values),
+            "commands/greet.ts": _fill(_COMMAND_TS, values),
+            "README.md": _fill(_README_TS, values),
+        })
+        return files
+    files.update({
+        "tools/echo-text.py": _TOOL.format(name=name),
+        "commands/greet.py": _COMMAND.format(name=name, display=display, display_literal=display_literal),
+        "README.md": _README.format(name=name, display=display, zip_name=zip_name),
+    })
+    return files
 
 
 def _check_target(target: Path) -> None:
@@ -203,13 +333,10 @@ def _check_target(target: Path) -> None:
 
 def scaffold_plugin(parent: Path, name: str, *, lang: str = "py") -> Path:
     """Create the plugin folder `parent/<name>` (`parent/@scope/<name>` for a scoped name)
-    and return it. `PluginError` for an invalid name or a folder that is not empty;
-    `UserFacingError` for `lang="ts"` (not available yet) or an unknown language."""
-    if lang == "ts":
-        raise UserFacingError("TypeScript plugin templates are not available yet.",
-                              hint="Use the Python template (py) for now.")
+    and return it, its code files in `lang` ("py" or "ts"). `PluginError` for an invalid
+    name or a folder that is not empty; `UserFacingError` for an unknown language."""
     if lang not in LANGUAGES:
-        raise UserFacingError(f"Unknown plugin language {lang!r}.", hint="Use \"py\".")
+        raise UserFacingError(f"Unknown plugin language {lang!r}.", hint="Use \"py\" (Python) or \"ts\" (TypeScript).")
     problem = name_problem(name)
     if problem is not None:
         raise PluginError(f"{name!r} is not a valid plugin name: {problem}.")
@@ -222,7 +349,7 @@ def scaffold_plugin(parent: Path, name: str, *, lang: str = "py") -> Path:
     except OSError as exc:
         raise PluginError(f"Cannot create {target.parent}: {exc.strerror or exc}.") from exc
     try:
-        for rel, text in _files(name).items():
+        for rel, text in _files(name, lang).items():
             path = staging / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8", newline="\n")

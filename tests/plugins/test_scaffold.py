@@ -1,5 +1,7 @@
 """`scaffold_plugin`: a new plugin folder that passes `plugins check` and discovery as it is,
-whose Python files compile and behave, and that never touches an existing non-empty folder."""
+whose Python files compile and behave (the TypeScript ones: guide-style, and run under Bun
+and Node 22 in tests/plugins/conformance/test_scaffold_ts.py), and that never touches an
+existing non-empty folder."""
 
 from __future__ import annotations
 
@@ -23,35 +25,41 @@ from llmspace.plugins.service import PluginService
 
 NAMES = ["echo-kit", "@acme/echo-kit"]
 FILES = {"package.json", "config.schema.json", "tools/echo-text.py", "commands/greet.py", "README.md"}
+FILES_TS = {"package.json", "config.schema.json", "tools/echo-text.ts", "commands/greet.ts", "README.md"}
+LANGS = {"py": FILES, "ts": FILES_TS}
 
 
 def files_under(folder: Path) -> set[str]:
     return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
 
 
+@pytest.mark.parametrize("lang", sorted(LANGS))
 @pytest.mark.parametrize("name", NAMES)
-def test_the_new_plugin_passes_every_check(tmp_path: Path, name: str) -> None:
-    folder = scaffold_plugin(tmp_path, name)
+def test_the_new_plugin_passes_every_check(tmp_path: Path, name: str, lang: str) -> None:
+    folder = scaffold_plugin(tmp_path, name, lang=lang)
     assert folder == tmp_path.joinpath(*name.split("/"))
-    assert files_under(folder) == FILES
+    assert files_under(folder) == LANGS[lang]
     items = check_plugin(folder)
     assert failed(items) == [], format_report(items)
     assert "1 command, 1 tool" in next(i.reason for i in items if i.label == "extensions")
 
 
+@pytest.mark.parametrize("lang", sorted(LANGS))
 @pytest.mark.parametrize("name", NAMES)
-def test_the_new_plugin_is_discovered_active_with_its_extensions(home: Path, name: str) -> None:
-    scaffold_plugin(home / "plugins", name)
+def test_the_new_plugin_is_discovered_active_with_its_extensions(home: Path, name: str, lang: str) -> None:
+    scaffold_plugin(home / "plugins", name, lang=lang)
     record = PluginService(DataRoot(home)).get(name)
     assert record.status == "active", record.diagnostics
-    assert {(e.kind, e.id, e.status) for e in record.extensions} == {
-        ("tool", "echo-text", "active"), ("command", "greet", "active"), ("settings", "config", "active")}
+    assert {(e.kind, e.id, e.status, e.path.suffix) for e in record.extensions} == {
+        ("tool", "echo-text", "active", f".{lang}"), ("command", "greet", "active", f".{lang}"),
+        ("settings", "config", "active", ".json")}
     assert record.has_settings_form
     assert record.manifest is not None and record.manifest.version == "0.1.0"
 
 
-def test_package_json_and_settings_schema(tmp_path: Path) -> None:
-    folder = scaffold_plugin(tmp_path, "@acme/echo-kit")
+@pytest.mark.parametrize("lang", sorted(LANGS))
+def test_package_json_and_settings_schema(tmp_path: Path, lang: str) -> None:
+    folder = scaffold_plugin(tmp_path, "@acme/echo-kit", lang=lang)
     pkg = json.loads((folder / "package.json").read_text(encoding="utf-8"))
     assert pkg["name"] == "@acme/echo-kit" and pkg["version"] == "0.1.0"
     assert pkg["displayName"] == "Echo Kit" and pkg["description"]
@@ -74,11 +82,41 @@ def test_the_readme_says_how_to_try_and_install_it(tmp_path: Path) -> None:
     assert "plugin:@acme/echo-kit:tool:echo-text" in readme
 
 
-def test_the_new_plugin_packs(tmp_path: Path) -> None:
-    folder = scaffold_plugin(tmp_path / "src", "echo-kit")
+@pytest.mark.parametrize("lang", sorted(LANGS))
+def test_the_new_plugin_packs(tmp_path: Path, lang: str) -> None:
+    folder = scaffold_plugin(tmp_path / "src", "echo-kit", lang=lang)
     (tmp_path / "dist").mkdir()
     result = pack(folder, tmp_path / "dist")
-    assert result.path.name == "echo-kit-0.1.0.zip" and result.files == len(FILES)
+    assert result.path.name == "echo-kit-0.1.0.zip" and result.files == len(LANGS[lang])
+
+
+# -- the TypeScript template -----------------------------------------------------------------
+
+def test_the_typescript_files_are_written_in_the_guides_style(tmp_path: Path) -> None:
+    folder = scaffold_plugin(tmp_path, "@acme/echo-kit", lang="ts")
+    tool = (folder / "tools" / "echo-text.ts").read_text(encoding="utf-8")
+    assert 'import type { PluginToolContext, PluginToolExtension } from "@llm-space/core";' in tool
+    assert "export default class EchoTextTool implements PluginToolExtension {" in tool
+    assert 'name = "echo_text";' in tool and "additionalProperties: false," in tool and "strict = true;" in tool
+    assert "async execute(context: PluginToolContext, args: Record<string, unknown>) {" in tool
+    assert "plugin:@acme/echo-kit:tool:echo-text" in tool
+    command = (folder / "commands" / "greet.ts").read_text(encoding="utf-8")
+    assert 'import type { PluginCommandContext, PluginCommandExtension } from "@llm-space/core";' in command
+    assert "export default class GreetCommand implements PluginCommandExtension {" in command
+    assert 'displayName = "Echo Kit greet";' in command
+    assert "async execute(context: PluginCommandContext, args: readonly string[]) {" in command
+    assert "await context.report({ phase: \"greeting\"" in command and "context.createResult(" in command
+    assert "@NAME@" not in tool + command and "@DISPLAY" not in tool + command  # every placeholder filled
+    assert "{{" not in tool + command  # no str.format doubling left behind
+
+
+def test_the_typescript_readme_names_its_files_and_the_runtime(tmp_path: Path) -> None:
+    readme = (scaffold_plugin(tmp_path, "@acme/echo-kit", lang="ts") / "README.md").read_text(encoding="utf-8")
+    assert readme.startswith("# Echo Kit\n") and "TypeScript plugin template" in readme
+    assert "`tools/echo-text.ts`" in readme and "`commands/greet.ts`" in readme and ".py" not in readme
+    assert "Bun" in readme and "Node.js 22.6" in readme and "llmspace plugins runtime" in readme
+    assert "acme-echo-kit-0.1.0.zip" in readme and "plugin:@acme/echo-kit:tool:echo-text" in readme
+    assert '\'{"text": "hi", "times": 2}\'' in readme
 
 
 # -- the generated code, run with a stand-in context (the real host runs it in the app) ----
@@ -162,12 +200,20 @@ def test_invalid_names_are_refused_before_anything_is_written(tmp_path: Path, na
     assert list(tmp_path.iterdir()) == []
 
 
-def test_typescript_is_not_available_yet(tmp_path: Path) -> None:
-    with pytest.raises(UserFacingError, match="TypeScript plugin templates are not available yet"):
-        scaffold_plugin(tmp_path, "echo-kit", lang="ts")
-    with pytest.raises(UserFacingError, match="Unknown plugin language 'rb'"):
+def test_an_unknown_language_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(UserFacingError, match="Unknown plugin language 'rb'") as caught:
         scaffold_plugin(tmp_path, "echo-kit", lang="rb")
+    assert caught.value.hint is not None and '"ts"' in caught.value.hint
     assert list(tmp_path.iterdir()) == []
+
+
+def test_plugins_new_lang_ts_scaffolds_typescript(home: Path, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from llmspace.cli import main
+
+    assert main(["plugins", "new", "ts-kit", "--lang", "ts", "--dir", str(tmp_path)]) == 0
+    assert f"Created {tmp_path / 'ts-kit'}" in capsys.readouterr().out
+    assert files_under(tmp_path / "ts-kit") == FILES_TS
 
 
 def test_a_failure_while_writing_leaves_nothing_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
