@@ -120,6 +120,9 @@ class MainWindow:
             log.exception("seeding the workspace failed")
         self.tree_p = TreePresenter(ws, self.ui_state.expanded)
         self.tree_view = TreeView(self.paned, self, self.tree_p)
+        from .plugin_install import DropOverlay
+
+        self.drops = DropOverlay(self, self.tree_view.import_files)  # enabled after the window maps
         self.paned.add(self.tree_view, weight=1)
         self.right = tb.Frame(self.paned)
         self.paned.add(self.right, weight=4)
@@ -431,10 +434,7 @@ class MainWindow:
     def after_map(self) -> None:
         """Work deferred until the window shows: polling, background probes, mcp import."""
         self.tree_view.start_polling()
-        from .plugin_install import DropOverlay
-
-        self.drops = DropOverlay(self, self.tree_view.import_files)  # ZIPs anywhere install plugins
-        self.drops.enable()
+        self.drops.enable()  # ZIPs dropped anywhere install plugins
         self.tree_view.enable_file_drops()
         self.welcome.start_probe()
         self.root.after_idle(self._prefetch_editor)

@@ -89,12 +89,14 @@ class DropOverlay:
     def enable(self) -> bool:
         try:
             dnd = importlib.import_module("tkinterdnd2")
-            root: Any = self.window.root
-            dnd.TkinterDnD.require(root)
-            root.drop_target_register(dnd.DND_FILES)
-            root.dnd_bind("<<DropEnter>>", self._enter)
-            root.dnd_bind("<<DropLeave>>", self._leave)
-            root.dnd_bind("<<Drop>>", self._drop)
+            dnd.TkinterDnD.require(self.window.root)
+            # The window's content area (tkinterdnd2 adds its methods to widgets, not to the
+            # Tk root); the workspace tree inside it registers itself too and wins over it.
+            target: Any = self.window.paned
+            target.drop_target_register(dnd.DND_FILES)
+            target.dnd_bind("<<DropEnter>>", self._enter)
+            target.dnd_bind("<<DropLeave>>", self._leave)
+            target.dnd_bind("<<Drop>>", self._drop)
             return True
         except Exception:  # no tkdnd for this platform: the picker still works
             log.debug("window drops unavailable", exc_info=True)
