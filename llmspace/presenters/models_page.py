@@ -1,7 +1,9 @@
 """Settings › Models screen logic (no Tk): provider rows with status, saving an API key
 (`$ENV_NAME` or a literal), adding/removing a custom OpenAI-compatible provider, choosing
-the default model. Everything is delegated to `settings.models.ModelSettings`.
-Callers: `ui/models_page.py`, tests.
+the default model — delegated to `settings.models.ModelSettings` (`app.models`). Apart from
+them, the providers of plugins (`plugin:<name>:model-provider:<id>`, from
+`app.providers.plugin_views()`), read-only, with their models; plugin providers left
+inactive by an ID conflict are listed with the reason. Callers: `ui/models_page.py`, tests.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UserFacingError
+from ..redact import KNOWN
 
 APIS = ("openai-completions", "openai-responses", "anthropic-messages")
 
@@ -25,9 +28,21 @@ class ProviderRow:
     local: bool
 
 
+@dataclass(frozen=True)
+class PluginProviderRow:
+    id: str
+    name: str
+    plugin: str
+    api: str
+    base_url: str
+    status: str
+    models: tuple[tuple[str, str], ...]  # (id, name)
+
+
 class ModelsPagePresenter:
-    def __init__(self, settings: Any) -> None:
+    def __init__(self, settings: Any, providers: Any = None) -> None:
         self.s = settings
+        self.providers = providers  # `app.providers`: the plugin providers come from there
 
     def rows(self) -> list[ProviderRow]:
         out = []
@@ -40,6 +55,23 @@ class ModelsPagePresenter:
                 status = f"needs a key (${self.s.key_hint(p.id)})"
             out.append(ProviderRow(p.id, p.name, p.api, status, len(p.enabled_models()), p.builtin, p.local))
         return out
+
+    def plugin_rows(self) -> list[PluginProviderRow]:
+        """The providers of active plugins (read-only here: their plugin's settings configure them)."""
+        if self.providers is None:
+            return []
+        out = []
+        for source, v in self.providers.plugin_views():
+            status = "active" if v.base_url else "no base URL (see the plugin's settings)"
+            out.append(PluginProviderRow(v.id, v.name, source.removeprefix("plugin:"), v.api, KNOWN.text(v.base_url),
+                                         status, tuple((m.id, m.name) for m in v.models)))
+        return out
+
+    def plugin_conflicts(self) -> list[str]:
+        if self.providers is None:
+            return []
+        return [c.message for c in self.providers.providers.conflicts()
+                if any(src.startswith("plugin:") for src in c.sources)]
 
     def save_key(self, provider_id: str, value: str) -> None:
         value = value.strip()
