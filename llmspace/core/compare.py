@@ -4,7 +4,8 @@
 two messages are the same, unified-diff lines of their text and thinking, and per tool call the
 name, argument differences (by JSON path) and result differences; plus the tool-call sequences,
 the system prompt diff, the model of each run, and usage, latency and cost with B − A deltas.
-`render_text(comparison)` is the plain-text view the CLI prints.
+`render_text(comparison)` is the plain-text view the CLI prints; with `show_ids=False` (the
+GUI) runs are named by time and model and messages by position and role, without ids.
 
 Latency counts the assistant messages a run produced: those whose id the other run lacks
 (all assistant messages when the two runs share every id).
@@ -230,23 +231,26 @@ def _signed(n: float, fmt: str = "int") -> str:
     return ("+" if n > 0 else "−" if n < 0 else "±") + text
 
 
-def _describe(m: Msg | None) -> str:
+def _describe(m: Msg | None, show_ids: bool = True) -> str:
     if m is None:
         return "—"
     text = " ".join(m.text().split())
     calls = getattr(m, "toolCalls", None) or []
     extra = (" + " + ", ".join(f"{c.input.name}()" for c in calls)) if calls else ""
-    return f"{m.role} {m.id}: {text[:70] + ('…' if len(text) > 70 else '')}{extra}"
+    who = f"{m.role} {m.id}" if show_ids else m.role
+    return f"{who}: {text[:70] + ('…' if len(text) > 70 else '')}{extra}"
 
 
-def render_text(cmp: RunComparison, *, show_same: bool = False) -> str:
-    """The structural diff as plain text (identical messages collapsed unless `show_same`)."""
+def render_text(cmp: RunComparison, *, show_same: bool = False, show_ids: bool = True) -> str:
+    """The structural diff as plain text (identical messages collapsed unless `show_same`;
+    run and message ids left out when not `show_ids`)."""
     from .history import absolute_time
 
     lines: list[str] = []
     for tag, side in (("A", cmp.a), ("B", cmp.b)):
         n = len(_messages(side.run))
-        lines.append(f"Run {tag}: {side.run.id}  {absolute_time(side.run.timestamp)}  {side.model}  {n} message{'s' if n != 1 else ''}")
+        run_id = f"{side.run.id}  " if show_ids else ""
+        lines.append(f"Run {tag}: {run_id}{absolute_time(side.run.timestamp)}  {side.model}  {n} message{'s' if n != 1 else ''}")
     lines.append("")
     if cmp.a.model != cmp.b.model:
         lines.append(f"Model: {cmp.a.model} → {cmp.b.model}")
@@ -265,7 +269,7 @@ def render_text(cmp: RunComparison, *, show_same: bool = False) -> str:
         if same_run:
             lines.append(f"  … {same_run} identical message{'s' if same_run != 1 else ''}")
             same_run = 0
-        lines.extend(_render_message(md))
+        lines.extend(_render_message(md, show_ids))
     if same_run:
         lines.append(f"  … {same_run} identical message{'s' if same_run != 1 else ''}")
     lines.append("")
@@ -280,17 +284,18 @@ def render_text(cmp: RunComparison, *, show_same: bool = False) -> str:
     return "\n".join(lines)
 
 
-def _render_message(md: MessageDiff) -> list[str]:
+def _render_message(md: MessageDiff, show_ids: bool = True) -> list[str]:
     pos = f"#{md.index + 1}"
     if md.status == "only-a":
-        return [f"  {pos} only in A: {_describe(md.a)}"]
+        return [f"  {pos} only in A: {_describe(md.a, show_ids)}"]
     if md.status == "only-b":
-        return [f"  {pos} only in B: {_describe(md.b)}"]
+        return [f"  {pos} only in B: {_describe(md.b, show_ids)}"]
     assert md.a is not None and md.b is not None
     ids = md.a.id if md.a.id == md.b.id else f"{md.a.id} | {md.b.id}"
+    ids = f" {ids}" if show_ids else ""
     if md.status == "same":
-        return [f"  {pos} {md.a.role} {ids}: same"]
-    out = [f"  {pos} {md.a.role if md.a.role == md.b.role else md.a.role + ' | ' + md.b.role} {ids}: differs"]
+        return [f"  {pos} {md.a.role}{ids}: same"]
+    out = [f"  {pos} {md.a.role if md.a.role == md.b.role else md.a.role + ' | ' + md.b.role}{ids}: differs"]
     if md.text_diff:
         out.append("    text:")
         out.extend("      " + ln for ln in md.text_diff)

@@ -1,5 +1,6 @@
-"""The compare dialog of two recorded runs, without Tk: the structural diff, the two run
-summaries, and the evaluation being drafted — rubric choice, 1–5 score grid, live averages
+"""The compare dialog of two recorded runs, without Tk: the runs named by time and model
+(never by id), the structural diff as styled lines (`presenters/compare_diff.py`), the two
+run summaries with their figures, and the evaluation being drafted — rubric choice, 1–5 score grid, live averages
 and B − A delta, note, verdict — plus rubric create/edit/delete.
 
 All rules come from `core/evaluation.py` (`preferred_rubric`, `switch_rubric`,
@@ -44,6 +45,8 @@ class SideInfo:
     system_prompt: str
     last_user: str
     result: str
+    name: str = ""  # "<time> · <model>", as the history list names the run
+    figures: str = ""  # "380 tokens · $0.0123 · 1.80 s"
 
 
 def _fmt(n: float) -> str:
@@ -96,21 +99,47 @@ class ComparePresenter:
             self.changed_note = (f"Rubric {current.name!r} changed since this evaluation (revision "
                                  f"{saved.rubric.revision} → {current.revision}); scores kept by criterion.")
 
-    # -- run summaries and the diff ----------------------------------------------------------
+    # -- run names, summaries and the diff -----------------------------------------------------
+    def _rows(self) -> dict[str, Any]:
+        from .history_rows import run_rows
+
+        return {r.id: r for r in run_rows(self.thread)}
+
+    def names(self) -> tuple[str, str]:
+        """("<time> · <model>" of run A, of run B), told apart as in the history list."""
+        rows = self._rows()
+        return rows[self.run_a].name, rows[self.run_b].name
+
+    def title(self) -> str:
+        a, b = self.names()
+        return f"Compare runs — A: {a}  vs  B: {b}"
+
     def side(self, run_id: str) -> SideInfo:
         from ..core.history import absolute_time, find_run, last_user_excerpt, model_label, result_excerpt, view_of
+        from .history_rows import cost_text
 
         run = find_run(self.thread, run_id)
         view = view_of(run)
         ctx = run.thread.context
+        row = self._rows()[run_id]
+        figures = [f"{row.cells['tokens']} tokens" if row.tokens is not None else "", cost_text(row.cost),
+                   row.cells["latency"]]
         return SideInfo(run_id=run_id, model=model_label(run.thread), messages=view.messages_label,
                         captured=absolute_time(run.timestamp), system_prompt=(ctx.systemPrompt or "") if ctx else "",
-                        last_user=last_user_excerpt(run.thread), result=result_excerpt(run.thread))
+                        last_user=last_user_excerpt(run.thread), result=result_excerpt(run.thread),
+                        name=row.name, figures=" · ".join(f for f in figures if f))
 
     def diff_text(self) -> str:
+        """The structural diff as text, runs named by time and model (no ids)."""
         from ..core.compare import compare_runs, render_text
 
-        return render_text(compare_runs(self.thread, self.run_a, self.run_b))
+        return render_text(compare_runs(self.thread, self.run_a, self.run_b), show_ids=False)
+
+    def diff_lines(self) -> list[Any]:
+        """The diff as styled lines (`presenters/compare_diff.DiffLine`)."""
+        from .compare_diff import diff_lines
+
+        return diff_lines(self.diff_text())
 
     # -- rubric choice -----------------------------------------------------------------------
     def choices(self) -> list[RubricChoice]:

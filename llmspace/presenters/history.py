@@ -1,6 +1,8 @@
 """Run-history intents of the editor presenter: rows, inspect, restore (one undo step),
 remove (with the evaluations that use the run), fork from a message into a new thread file,
-the structural comparison and verdict-only evaluations. `HistoryIntents(doc)` is a
+the structural comparison and verdict-only evaluations, and what the panel shows: run rows in
+the chosen sort order and evaluation rows (`presenters/history_rows.py`), and the chart
+(`presenters/history_chart.py`). `HistoryIntents(doc)` is a
 component of `presenters/editor.EditorPresenter` (`presenter.history_intents`); `doc` is the
 presenter, seen through `HistoryDocument`. The compare dialog's draft lives in
 `presenters/compare.py`. No Tk. Callers: `ui/editor/history.py`, `ui/editor/inspect.py`, tests.
@@ -12,6 +14,8 @@ from typing import Any, Protocol
 
 from ..core.model import Thread
 from ..errors import UserFacingError
+from .history_chart import ChartData, chart_data
+from .history_rows import EvaluationRow, HistoryRow, HistorySort, evaluation_rows, run_rows
 
 
 class HistoryDocument(Protocol):
@@ -66,6 +70,22 @@ class HistoryIntents:
 
         return list_runs(self.doc.thread)
 
+    def rows(self, sort: HistorySort) -> list[HistoryRow]:
+        """The panel's run rows in `sort`'s order."""
+        return sort.apply(run_rows(self.doc.thread))
+
+    def chart(self) -> ChartData:
+        """Scores, latency and cost per run across the history."""
+        return chart_data(self.doc.thread)
+
+    def ordered_pair(self, run_x: str, run_y: str) -> tuple[str, str]:
+        """The two runs as (A, B): A is the earlier one, whatever order the list shows."""
+        from ..core.history import find_run
+
+        if find_run(self.doc.thread, run_y).timestamp < find_run(self.doc.thread, run_x).timestamp:
+            return run_y, run_x
+        return run_x, run_y
+
     def restore_run(self, run_id: str) -> None:
         """Replace title/model/context with a run's snapshot — one undo step."""
         from ..core.history import restore_run
@@ -115,21 +135,10 @@ class HistoryIntents:
         i = ids.index(run_id)
         return (ids[i - 1] if i > 0 else None), (ids[i + 1] if i + 1 < len(ids) else None)
 
-    def evaluation_rows(self) -> list[tuple[str, str]]:
-        """(evaluation id, one line) for the evaluations under the run history, newest first."""
-        from ..core.evaluation import averages
-
-        labels = {"leftBetter": "A better", "rightBetter": "B better", "tie": "Tie", "pass": "Pass", "fail": "Fail"}
-        rows = []
-        for ev in sorted(self.doc.thread.evaluations or [], key=lambda e: e.updatedAt, reverse=True):
-            text = f"{ev.leftRunId} vs {ev.rightRunId} · {labels.get(ev.verdict, ev.verdict)}"
-            avg = averages(ev)
-            if avg is not None and ev.rubric is not None:
-                text += f" · {ev.rubric.name} {avg.left:.2f}/{avg.right:.2f} ({avg.delta:+.2f})"
-            if ev.note:
-                text += f" · {ev.note[:60]}"
-            rows.append((ev.id, text))
-        return rows
+    def evaluation_rows(self) -> list[EvaluationRow]:
+        """The evaluations under the run history, most recently updated first: runs by time
+        and model, verdict, rubric, averages and the B − A delta."""
+        return evaluation_rows(self.doc.thread)
 
     def evaluation_pair(self, evaluation_id: str) -> tuple[str, str]:
         for ev in self.doc.thread.evaluations or []:

@@ -38,6 +38,17 @@ def test_inspect_shows_a_run_and_neighbours_follow_the_newest_first_list(ed):
         ed.history_intents.inspect("gone")
 
 
+def test_rows_follow_the_sort_and_a_compared_pair_puts_the_earlier_run_first(ed):
+    from llmspace.presenters.history_rows import HistorySort
+
+    sort = HistorySort()
+    assert [r.id for r in ed.history_intents.rows(sort)] == ["r3", "r2", "r1"]
+    sort.click("when")
+    assert [r.id for r in ed.history_intents.rows(sort)] == ["r1", "r2", "r3"]
+    assert ed.history_intents.ordered_pair("r3", "r1") == ("r1", "r3") == ed.history_intents.ordered_pair("r1", "r3")
+    assert ed.history_intents.chart().point_count == 0 and [r.id for r in ed.history_intents.chart().runs] == ["r1", "r2", "r3"]
+
+
 def test_restore_is_one_undo_step(ed):
     ed.history_intents.restore_run("r1")
     assert ed.system_prompt == "sp r1" and len(ed.thread.runHistory) == 3
@@ -48,7 +59,8 @@ def test_removing_a_run_removes_the_evaluations_that_use_it(ed):
     E.save_evaluation(ed.thread, "r1", "r2", "tie")
     E.save_evaluation(ed.thread, "r2", "r3", "pass", note="ok")
     rows = ed.history_intents.evaluation_rows()
-    assert len(rows) == 2 and any(text == "r2 vs r3 · Pass · ok" for _id, text in rows)
+    assert len(rows) == 2 and any((r.verdict, r.note) == ("Pass", "ok") and r.runs.endswith(":03 · No model")
+                                  for r in rows)
     ed.history_intents.remove_run("r1")
     assert [e.leftRunId for e in ed.thread.evaluations] == ["r2"]
     eid = ed.thread.evaluations[0].id

@@ -1,7 +1,9 @@
-"""Compare dialog of two recorded runs: an "Evaluate" tab with Run A and Run B side by side,
-the rubric picker with New/Edit/Delete, the 1–5 score grid with live averages and the B − A
-delta, a note and the verdict buttons; and a read-only "Differences" tab with the structural
-diff of `core/compare.py`. `RubricEditor` creates or edits a rubric (its limits — criteria
+"""Compare dialog of two recorded runs, named by time and model (title and frames): an
+"Evaluate" tab with Run A and Run B side by side (with tokens, cost and latency), the rubric
+picker with New/Edit/Delete, the 1–5 score grid with live averages and the B − A delta, a
+note and the verdict buttons; and a read-only "Differences" tab with the structural diff of
+`core/compare.py`, wrapped (continuation lines hang under their text), removed and added
+lines coloured and the changed words marked (`presenters/compare_diff.py`). `RubricEditor` creates or edits a rubric (its limits — criteria
 count, name and description lengths — are those of `core/evaluation_records.py`). Logic in
 `presenters/compare.py`, rules in `core/evaluation.py`. Caller: `ui/editor/history.py`.
 """
@@ -29,13 +31,36 @@ def _readonly_text(master: Any, text: str, height: int) -> tb.Text:
     return box
 
 
+def _fill_diff(box: tb.Text, lines: list[Any]) -> None:
+    """Insert the styled diff lines (`presenters/compare_diff.DiffLine`) and make it read-only."""
+    import tkinter.font as tkfont
+
+    colors = tb.Style().colors
+    space = tkfont.Font(font=box.cget("font")).measure(" ")
+    box.tag_configure("title", font="TkHeadingFont")
+    box.tag_configure("heading", font="TkHeadingFont")
+    box.tag_configure("meta", foreground=colors.secondary)
+    box.tag_configure("hunk", foreground=colors.info)
+    box.tag_configure("removed", foreground=colors.danger)
+    box.tag_configure("added", foreground=colors.success)
+    box.tag_configure("removed-word", background=colors.make_transparent(0.25, colors.danger, colors.inputbg))
+    box.tag_configure("added-word", background=colors.make_transparent(0.25, colors.success, colors.inputbg))
+    for i, ln in enumerate(lines, start=1):
+        hang = f"hang{ln.indent}"
+        box.tag_configure(hang, lmargin2=space * ln.indent)
+        box.insert("end", ln.text + ("\n" if i < len(lines) else ""), (ln.kind, hang))
+        for start, end in ln.changed:
+            box.tag_add(f"{ln.kind}-word", f"{i}.{start}", f"{i}.{end}")
+    box.configure(state="disabled")
+
+
 class CompareDialog(tb.Toplevel):
     """Evaluate a pair of runs; see the module docstring."""
 
     def __init__(self, view: Any, run_a: str, run_b: str) -> None:
         self.p = ComparePresenter(view.p, run_a, run_b)  # may refuse before any widget exists
-        diff = self.p.diff_text()
-        super().__init__(title="Compare runs", master=view.window.root, size=(1000, 720))
+        lines = self.p.diff_lines()
+        super().__init__(title=self.p.title(), master=view.window.root, size=(1000, 720))
         self.view, self.run_a, self.run_b = view, run_a, run_b
         self.bind("<Escape>", lambda e: self.destroy())
         self.tabs = tb.Notebook(self)
@@ -44,10 +69,12 @@ class CompareDialog(tb.Toplevel):
         diff_tab = tb.Frame(self.tabs, padding=6)
         self.tabs.add(evaluate, text="Evaluate")
         self.tabs.add(diff_tab, text="Differences")
-        self.body = tb.Text(diff_tab, wrap="none", font="TkFixedFont")
-        self.body.insert("1.0", diff)
-        self.body.configure(state="disabled")
+        self.body = tb.Text(diff_tab, wrap="word", font="TkFixedFont")
+        scroll = tb.Scrollbar(diff_tab, orient="vertical", command=self.body.yview)
+        self.body.configure(yscrollcommand=scroll.set)
+        scroll.pack(side="right", fill="y")
         self.body.pack(fill="both", expand=True)
+        _fill_diff(self.body, lines)
         self._build_sides(evaluate)
         self._build_rubric(evaluate)
         self._build_verdict()
@@ -58,12 +85,15 @@ class CompareDialog(tb.Toplevel):
         sides = tb.Frame(master)
         sides.pack(fill="x")
         self.side_texts: list[Any] = []
+        self.side_labels: list[Any] = []
         for col, (label, run_id) in enumerate((("Run A", self.run_a), ("Run B", self.run_b))):
             info = self.p.side(run_id)
-            box = tb.Labelframe(sides, text=f"{label} · {run_id}", padding=4)
+            box = tb.Labelframe(sides, text=f"{label} · {info.name}", padding=4)
             box.grid(row=0, column=col, sticky="nsew", padx=(0 if col == 0 else 4, 0))
             sides.columnconfigure(col, weight=1, uniform="side")
-            tb.Label(box, text=f"{info.model} · {info.messages} · {info.captured}", bootstyle="secondary").pack(anchor="w")
+            facts = " · ".join(f for f in (info.model, info.messages, info.captured, info.figures) if f)
+            tb.Label(box, text=facts, bootstyle="secondary", wraplength=460, justify="left").pack(anchor="w")
+            self.side_labels.append(box)
             # the result first: it is what is being judged, and must be visible without scrolling
             parts = ["Result: " + (info.result or "—"), "Last user input: " + (info.last_user or "—")]
             if info.system_prompt:

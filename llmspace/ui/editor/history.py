@@ -1,19 +1,41 @@
-"""Run history panel (toggled from the editor header): newest first, with summary, relative
-time, model, message count and usage; Inspect (read-only view with Previous/Next and Fork from
-a message, `inspect.py`), Restore (one undo step), Remove (with confirmation; its evaluations
-go too), Compare two selected runs (`compare.py`), Fork the selected run at its last message;
-below, the saved evaluations (Open, Remove). Logic in `presenters/history.HistoryIntents` (`view.p.history_intents`) and
-`core.history`. Caller: `ui/editor/view.py`.
+"""Run history panel (toggled from the editor header). The "Runs" tab lists the runs: the
+first line of each reply, time, model, tokens, cost, latency and score; a click on a column
+heading sorts by it (again: reversed); the selected run's reply line and figures show below.
+The "Chart" tab draws scores, latency and cost per run (`history_chart.py`). Inspect
+(read-only view with Previous/Next and Fork from a message, `inspect.py`), Restore (one undo
+step), Remove (with confirmation; its evaluations go too), Compare two selected runs
+(`compare.py`; the earlier one is A), Fork the selected run at its last message; below, the
+saved evaluations by run time and model, verdict, rubric, averages and B − A (Open, Remove).
+Logic in `presenters/history.HistoryIntents` (`view.p.history_intents`),
+`presenters/history_rows.py`, `presenters/history_chart.py` and `core.history`.
+Caller: `ui/editor/view.py`.
 """
 
 from __future__ import annotations
 
+import tkinter.font as tkfont
+from functools import partial
 from typing import Any
 
 import ttkbootstrap as tb
 
 from ...errors import UserFacingError
+from ...presenters.history_rows import COLUMNS, NUMERIC, HistoryRow, HistorySort
 from .compare import CompareDialog
+from .history_chart import HistoryChartView
+
+SUMMARY_WIDTH = 220  # the reply's first line; the other columns fit their longest text
+MAX_WIDTH = 260
+EVAL_COLUMNS = (("verdict", "Verdict"), ("delta", "B − A"), ("runs", "Runs"), ("rubric", "Rubric"),
+                ("score_a", "A"), ("score_b", "B"), ("note", "Note"))
+
+
+def fit_columns(tree: Any, columns: list[str], rows: list[list[str]], headings: list[str]) -> None:
+    """Size each column to its heading and longest cell (at most `MAX_WIDTH` pixels)."""
+    body, head = tkfont.nametofont("TkDefaultFont"), tkfont.nametofont("TkHeadingFont")
+    for k, col in enumerate(columns):
+        width = max([head.measure(headings[k]) + 24] + [body.measure(r[k]) + 16 for r in rows])
+        tree.column(col, width=min(MAX_WIDTH, width))
 
 
 class HistoryPanel(tb.Frame):
@@ -22,47 +44,119 @@ class HistoryPanel(tb.Frame):
     def __init__(self, master: Any, view: Any) -> None:
         super().__init__(master, padding=4)
         self.view = view
+        self.sort = HistorySort()
+        self.rows: dict[str, HistoryRow] = {}
         tb.Label(self, text="Run history", font="TkHeadingFont").pack(anchor="w")
-        self.list = tb.Treeview(self, columns=("when", "model", "n", "usage"), show="tree headings", height=12,
-                                selectmode="extended")
-        self.list.heading("#0", text="Summary")
-        for col, label, width in (("when", "When", 64), ("model", "Model", 90), ("n", "Msgs", 40), ("usage", "Usage", 80)):
-            self.list.heading(col, text=label)
-            self.list.column(col, width=width, stretch=False)
-        self.list.column("#0", width=110, minwidth=80)
-        # the panel is narrow at 1280x800: scroll sideways to the Msgs/Usage columns
-        self.xscroll = tb.Scrollbar(self, orient="horizontal", command=self.list.xview)
+        self.tabs = tb.Notebook(self)
+        self.tabs.pack(fill="both", expand=True, pady=(2, 0))
+        runs = tb.Frame(self.tabs, padding=(0, 4, 0, 0))
+        self.chart_tab = tb.Frame(self.tabs, padding=4)
+        self.tabs.add(runs, text="Runs")
+        self.tabs.add(self.chart_tab, text="Chart")
+        self._build_runs(runs)
+        self.chart = HistoryChartView(self.chart_tab)
+        self.chart.pack(fill="both", expand=True)
+        self._build_evaluations()
+
+    def _build_runs(self, master: Any) -> None:
+        columns = [c for c, _label in COLUMNS if c != "summary"]
+        self.list = tb.Treeview(master, columns=columns, show="tree headings", height=9, selectmode="extended")
+        self.list.column("#0", width=SUMMARY_WIDTH, minwidth=120, stretch=True)
+        for col in columns:
+            self.list.column(col, minwidth=40, stretch=False, anchor="e" if col in NUMERIC else "w")
+        self._headings()
+        # the panel is narrow at 1280x800: scroll sideways to the columns that do not fit
+        self.xscroll = tb.Scrollbar(master, orient="horizontal", command=self.list.xview)
         self.list.configure(xscrollcommand=self.xscroll.set)
         self.list.pack(fill="both", expand=True)
         self.xscroll.pack(fill="x")
-        bar = tb.Frame(self)
+        self.list.bind("<<TreeviewSelect>>", lambda e: self.show_detail(), add=True)
+        self.detail = tb.Label(master, text="", bootstyle="secondary", justify="left", wraplength=320)
+        self.detail.pack(fill="x", pady=(4, 0))
+        self.detail.bind("<Configure>", lambda e: self.detail.configure(wraplength=max(120, e.width - 4)), add=True)
+        bar = tb.Frame(master)
         bar.pack(fill="x", pady=(4, 0))
         tb.Button(bar, text="Inspect", bootstyle="secondary-outline", command=self.inspect).pack(side="left")
         tb.Button(bar, text="Restore", bootstyle="primary-outline", command=self.restore).pack(side="left", padx=4)
         tb.Button(bar, text="Remove", bootstyle="danger-outline", command=self.remove).pack(side="left")
-        bar2 = tb.Frame(self)
+        bar2 = tb.Frame(master)
         bar2.pack(fill="x", pady=(4, 0))
         tb.Button(bar2, text="Compare two", bootstyle="info-outline", command=self.compare).pack(side="left")
         tb.Button(bar2, text="Fork", bootstyle="secondary-outline", command=self.fork).pack(side="left", padx=4)
+
+    def _build_evaluations(self) -> None:
         tb.Label(self, text="Evaluations", font="TkHeadingFont").pack(anchor="w", pady=(8, 0))
-        self.evals = tb.Treeview(self, show="tree", height=5, selectmode="browse")
+        self.evals = tb.Treeview(self, columns=[c for c, _l in EVAL_COLUMNS], show="headings", height=4,
+                                 selectmode="browse")
+        for col, label in EVAL_COLUMNS:
+            self.evals.heading(col, text=label)
+            self.evals.column(col, minwidth=30, stretch=col == "note",
+                              anchor="e" if col in ("score_a", "score_b", "delta") else "w")
+        self.evals_xscroll = tb.Scrollbar(self, orient="horizontal", command=self.evals.xview)
+        self.evals.configure(xscrollcommand=self.evals_xscroll.set)
         self.evals.pack(fill="x")
+        self.evals_xscroll.pack(fill="x")
         self.evals.bind("<Double-1>", lambda e: self.open_evaluation())
         ebar = tb.Frame(self)
         ebar.pack(fill="x", pady=(4, 0))
         tb.Button(ebar, text="Open", bootstyle="info-outline", command=self.open_evaluation).pack(side="left")
         tb.Button(ebar, text="Remove", bootstyle="danger-outline", command=self.remove_evaluation).pack(side="left", padx=4)
 
-    def refresh(self) -> None:
-        from ...core.history import relative_time
+    # -- refresh ---------------------------------------------------------------------------
+    def _headings(self) -> None:
+        for col, _label in COLUMNS:
+            self.list.heading("#0" if col == "summary" else col, text=self.sort.heading(col),
+                              command=partial(self.sort_by, col))
 
-        self.list.delete(*self.list.get_children(""))
-        for row in self.view.p.history_intents.history():
-            self.list.insert("", "end", iid=row.id, text=row.summary,
-                             values=(relative_time(row.timestamp), row.model, row.message_count, row.usage_label))
+    def refresh(self) -> None:
+        intents = self.view.p.history_intents
+        self._fill_runs()
         self.evals.delete(*self.evals.get_children(""))
-        for eid, text in self.view.p.history_intents.evaluation_rows():
-            self.evals.insert("", "end", iid=eid, text=text)
+        cells = []
+        for row in intents.evaluation_rows():
+            values = [str(getattr(row, col)) for col, _l in EVAL_COLUMNS]
+            self.evals.insert("", "end", iid=row.id, values=values)
+            cells.append(values)
+        fit_columns(self.evals, [c for c, _l in EVAL_COLUMNS], cells, [label for _c, label in EVAL_COLUMNS])
+        self.chart.show(intents.chart())
+
+    def _fill_runs(self) -> None:
+        keep = self.list.selection()
+        self.list.delete(*self.list.get_children(""))
+        rows = self.view.p.history_intents.rows(self.sort)
+        self.rows = {r.id: r for r in rows}
+        columns = [c for c, _l in COLUMNS if c != "summary"]
+        table = []
+        for row in rows:
+            cells = row.cells
+            values = [cells[c] for c in columns]
+            self.list.insert("", "end", iid=row.id, text=cells["summary"], values=values)
+            table.append(values)
+        fit_columns(self.list, columns, table, [self.sort.heading(c) for c in columns])
+        kept = [i for i in keep if i in self.rows]
+        if kept:
+            self.list.selection_set(kept)
+        self.show_detail()
+
+    def sort_by(self, column: str) -> None:
+        """Sort the runs by a column (the heading's click); the same column again reverses."""
+        self.sort.click(column)
+        self._headings()
+        self._fill_runs()
+
+    def show_detail(self) -> None:
+        """The selected run's reply line and figures under the list (or a hint)."""
+        sel = [i for i in self.list.selection() if i in self.rows]
+        if len(sel) == 1:
+            text = self.rows[sel[0]].detail()
+        elif len(sel) == 2:
+            text = "Two runs selected: Compare two shows them side by side."
+        elif self.rows:
+            n = len(self.rows)
+            text = f"{n} run{'s' if n != 1 else ''}. Click a column heading to sort; select a run to see its figures."
+        else:
+            text = "No runs yet. Each run of this thread is recorded here."
+        self.detail.configure(text=text)
 
     def selected(self) -> str | None:
         sel = self.list.selection()
@@ -73,9 +167,8 @@ class HistoryPanel(tb.Frame):
         if len(sel) != 2:
             self.view.window.set_status("Select two runs to compare.")
             return None
-        # oldest first: A is the earlier run
-        a, b = sel[1], sel[0]
         try:
+            a, b = self.view.p.history_intents.ordered_pair(sel[0], sel[1])  # A is the earlier run
             return CompareDialog(self.view, a, b)
         except UserFacingError as exc:
             self.view.window.show_error(str(exc))
