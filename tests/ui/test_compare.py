@@ -10,6 +10,8 @@ import orjson
 
 from llmspace.jsonio import write_bytes_atomic
 
+from .conftest import pump_until
+
 
 def read(app, rel):
     return json.loads(app.workspace.resolve(rel).read_text("utf-8"))
@@ -91,3 +93,66 @@ def test_dropping_scores_asks_and_deleting_the_rubric_keeps_the_snapshot(window,
     ed.flush()
     data = read(app, "cmp.json")
     assert data.get("evaluationRubrics") == [] and data["evaluations"][0]["rubric"]["name"] == "R"
+
+
+def _named_dialog(window, app):
+    """Two runs with UUID ids and a long changed line, compared from the history panel."""
+    import time
+
+    def local_ms(hour):
+        return int(time.mktime((2024, 3, 4, hour, 5, 0, 0, 0, -1)) * 1000)
+
+    long_a = "The call stack unwinds once the base case is reached, " * 4 + "which keeps the definition short."
+    long_b = long_a.replace("short.", "brief.")
+
+    def named(rid, hour, model, answer):
+        r = _run(rid, local_ms(hour), answer)
+        r["thread"]["model"] = {"provider": "openai", "id": model}
+        return r
+
+    ids = ("0d3f7c4e-5b1a-4c2e-9f0a-7e6d5c4b3a21", "a8e2b9f1-2c3d-4e5f-8a9b-0c1d2e3f4a5b")
+    write_bytes_atomic(app.workspace.root / "named.json", orjson.dumps({"title": "cmp", "runHistory": [
+        named(ids[0], 10, "gpt-4.1", "Same start\n" + long_a), named(ids[1], 11, "gpt-4.1-mini", "Same start\n" + long_b)]}))
+    window.tree_view.refresh()
+    ed = window.open_thread("named.json")
+    ed.toggle_history()
+    ed.history_panel.list.selection_set(ids)
+    window.root.update()
+    return ids, ed.history_panel.compare(), long_a
+
+
+def test_the_compare_dialog_names_runs_by_time_and_model_not_by_id(window, app):
+    ids, dlg, _long = _named_dialog(window, app)
+    window.root.update()
+    assert dlg.title() == "Compare runs — A: 2024-03-04 10:05 · gpt-4.1  vs  B: 2024-03-04 11:05 · gpt-4.1-mini"
+    assert [f.cget("text") for f in dlg.side_labels] == ["Run A · 2024-03-04 10:05 · gpt-4.1",
+                                                         "Run B · 2024-03-04 11:05 · gpt-4.1-mini"]
+    diff = dlg.body.get("1.0", "end")
+    assert diff.startswith("Run A: 2024-03-04 10:05:00  openai/gpt-4.1")
+    assert not any(rid in diff or rid in dlg.title() for rid in ids)
+    dlg.destroy()
+
+
+def test_the_differences_tab_wraps_long_lines_so_the_change_is_visible(window, app):
+    _ids, dlg, long_a = _named_dialog(window, app)
+    dlg.tabs.select(1)
+    body = dlg.body
+    pump_until(window.root, lambda: body.winfo_ismapped() and body.winfo_width() > 200)
+    assert body.cget("wrap") == "word" and str(body.cget("state")) == "disabled"
+    lines = body.get("1.0", "end-1c").split("\n")
+    n = next(i for i, ln in enumerate(lines, 1) if ln.strip() == "-" + long_a)
+    body.see(f"{n}.0")
+    window.root.update()
+    assert body.count(f"{n}.0", f"{n}.end", "displaylines")[0] > 1  # wrapped, not cut at the right edge
+    end = lines[n - 1].rindex("short")
+    body.see(f"{n}.{end}")
+    window.root.update()
+    x, _y, _w, _h = body.bbox(f"{n}.{end}")
+    assert 0 <= x < body.winfo_width()  # the changed word is on screen without scrolling sideways
+    assert "removed" in body.tag_names(f"{n}.0") and "removed-word" in body.tag_names(f"{n}.{end}")
+    added = lines[n].rindex("brief")
+    assert "added-word" in body.tag_names(f"{n + 1}.{added}")
+    # continuation lines hang under the text, not under the margin
+    hang = next(t for t in body.tag_names(f"{n}.0") if t.startswith("hang"))
+    assert int(body.tag_cget(hang, "lmargin2")) > 0
+    dlg.destroy()

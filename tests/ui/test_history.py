@@ -112,3 +112,181 @@ def test_restore_is_undoable_and_remove_asks_then_drops_the_runs_evaluations(win
     ed.flush()
     data = read(app, "h.json")
     assert [r["id"] for r in data["runHistory"]] == ["r2", "r3"] and data["evaluations"] == []
+
+
+# -- evaluation at a glance: columns, sorting, evaluations, chart ------------------------------
+
+
+def local_ms(year, month, day, hour, minute, second=0):
+    """Epoch ms of a local time, so the labels the panel shows do not depend on the zone."""
+    import time
+
+    return int(time.mktime((year, month, day, hour, minute, second, 0, 0, -1)) * 1000)
+
+
+def _usage(i, o, cost):
+    return {"input": i, "output": o, "cacheRead": 0, "cacheWrite": 0, "totalTokens": i + o,
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": cost}}
+
+
+RUN_IDS = ["9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d", "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+           "6ec0bd7f-11c0-43da-975e-2a8ad9ebae0b"]
+LONG_REPLY = "Recursion is when a function calls itself on a smaller input until it reaches a base case that stops it"
+
+
+def _glance(window, app, runs=3):
+    specs = [("gpt-4.1", LONG_REPLY + "\nThen the calls unwind.", _usage(300, 80, 0.0123), 1800),
+             ("gpt-4.1-mini", "A recursive function reduces a problem to a smaller one.", _usage(1500, 700, 0.0031), 900),
+             ("o3", "Russian dolls.", _usage(420, 60, 0.05), 5200)][:runs]
+    history = []
+    for k, (model, answer, use, dur) in enumerate(specs):
+        rid = RUN_IDS[k]
+        history.append({"id": rid, "timestamp": local_ms(2024, 3, 4, 10 + k, 5), "usage": use, "thread": {
+            "title": "g", "model": {"provider": "openai", "id": model}, "context": {"messages": [
+                {"id": "u", "role": "user", "content": [{"type": "text", "text": "Explain recursion"}]},
+                {"id": "a" + rid[:8], "role": "assistant", "content": [{"type": "text", "text": answer}],
+                 "timing": {"firstTokenMs": dur // 4, "durationMs": dur}}]}}})
+    rubric = {"id": "rb", "name": "Quality", "revision": 1, "criteria": [{"id": "c1", "name": "Accuracy"},
+                                                                          {"id": "c2", "name": "Clarity"}]}
+    evaluations = []
+    if runs == 3:
+        evaluations = [{"id": "e1", "leftRunId": RUN_IDS[0], "rightRunId": RUN_IDS[1], "verdict": "rightBetter",
+                        "note": "B is clearer", "createdAt": 1, "updatedAt": 1, "rubric": rubric, "runScores": [
+                            {"runId": RUN_IDS[0], "scores": [{"criterionId": "c1", "score": 3}, {"criterionId": "c2", "score": 4}]},
+                            {"runId": RUN_IDS[1], "scores": [{"criterionId": "c1", "score": 5}, {"criterionId": "c2", "score": 4}]}]},
+                       {"id": "e2", "leftRunId": RUN_IDS[1], "rightRunId": RUN_IDS[2], "verdict": "tie",
+                        "createdAt": 2, "updatedAt": 2}]
+    write_bytes_atomic(app.workspace.root / "g.json", orjson.dumps({
+        "title": "g", "runHistory": history, "evaluationRubrics": [{**rubric, "createdAt": 1, "updatedAt": 1}],
+        "evaluations": evaluations}))
+    window.tree_view.refresh()
+    ed = window.open_thread("g.json")
+    ed.toggle_history()
+    window.root.update()
+    return ed, ed.history_panel
+
+
+def click_heading(root, tree, column):
+    """Press and release the mouse on a column heading, as the user clicks it (scrolling
+    sideways first when the column is out of view)."""
+    names = ["#0", *tree.cget("columns")]
+    want = "#0" if column == "#0" else f"#{names.index(column)}"
+    for fraction in (0.0, 0.3, 0.6, 1.0):
+        tree.xview_moveto(fraction)
+        root.update()
+        xs = [x for x in range(2, tree.winfo_width() - 2, 3)
+              if tree.identify_region(x, 8) == "heading" and tree.identify_column(x) == want]
+        if len(xs) > 4:
+            x = xs[len(xs) // 2]
+            tree.event_generate("<ButtonPress-1>", x=x, y=8)
+            tree.event_generate("<ButtonRelease-1>", x=x, y=8)
+            root.update()
+            return
+    raise AssertionError(f"heading {column} not found")
+
+
+def test_run_rows_show_the_replys_first_line_time_model_tokens_cost_latency_and_score(window, app):
+    _ed, panel = _glance(window, app)
+    assert panel.list.get_children("") == tuple(reversed(RUN_IDS))  # newest first
+    assert panel.list.heading("#0", "text") == "Summary" and panel.list.heading("when", "text") == "When ▼"
+    assert panel.list.item(RUN_IDS[0], "text") == LONG_REPLY  # the whole first line, not a cut
+    assert tuple(panel.list.item(RUN_IDS[0], "values")) == (
+        "2024-03-04 10:05", "gpt-4.1", "380", "$0.0123", "1.80 s", "3.50")
+    assert tuple(panel.list.item(RUN_IDS[1], "values"))[2:] == ("2.2K", "$0.003100", "900 ms", "4.50")
+    assert tuple(panel.list.item(RUN_IDS[2], "values"))[-1] == ""  # its only evaluation has no scores
+    assert int(panel.list.column("when", "width")) >= tkfont_width(window, "2024-03-04 10:05")
+    panel.list.selection_set(RUN_IDS[0])
+    window.root.update()
+    detail = panel.detail.cget("text").split("\n")
+    assert detail[0] == LONG_REPLY and detail[1].startswith("openai/gpt-4.1 · 2024-03-04 10:05:00")
+    assert detail[2] == "380 tokens (300 in / 80 out) · $0.0123 · 1.80 s (first token 450 ms) · score 3.50 from 1 evaluation"
+
+
+def tkfont_width(window, text):
+    import tkinter.font as tkfont
+
+    return tkfont.nametofont("TkDefaultFont", root=window.root).measure(text)
+
+
+def test_clicking_a_column_heading_sorts_the_runs_and_clicking_again_reverses(window, app):
+    _ed, panel = _glance(window, app)
+    click_heading(window.root, panel.list, "tokens")
+    assert panel.list.get_children("") == (RUN_IDS[0], RUN_IDS[2], RUN_IDS[1])  # 380, 480, 2,200 tokens
+    assert panel.list.heading("tokens", "text") == "Tokens ▲" and panel.list.heading("when", "text") == "When"
+    click_heading(window.root, panel.list, "tokens")
+    assert panel.list.get_children("") == (RUN_IDS[1], RUN_IDS[2], RUN_IDS[0])
+    click_heading(window.root, panel.list, "score")
+    assert panel.list.get_children("") == (RUN_IDS[1], RUN_IDS[0], RUN_IDS[2])  # best first, unscored last
+    click_heading(window.root, panel.list, "latency")
+    assert panel.list.get_children("") == (RUN_IDS[1], RUN_IDS[0], RUN_IDS[2])
+    click_heading(window.root, panel.list, "cost")
+    assert panel.list.get_children("") == (RUN_IDS[1], RUN_IDS[0], RUN_IDS[2])
+    click_heading(window.root, panel.list, "model")
+    assert [panel.list.set(i, "model") for i in panel.list.get_children("")] == ["gpt-4.1", "gpt-4.1-mini", "o3"]
+    # whatever the order shown, the earlier run of a compared pair is A
+    panel.list.selection_set((RUN_IDS[2], RUN_IDS[0]))
+    window.root.update()
+    assert panel.detail.cget("text").startswith("Two runs selected")
+    dlg = panel.compare()
+    assert (dlg.run_a, dlg.run_b) == (RUN_IDS[0], RUN_IDS[2])
+    dlg.destroy()
+
+
+def test_evaluations_show_runs_by_time_and_model_verdict_rubric_averages_and_delta(window, app):
+    _ed, panel = _glance(window, app)
+    assert panel.evals.get_children("") == ("e2", "e1")
+    head = [panel.evals.heading(c, "text") for c in panel.evals.cget("columns")]
+    assert head == ["Verdict", "B − A", "Runs", "Rubric", "A", "B", "Note"]
+    assert tuple(panel.evals.item("e1", "values")) == (
+        "B better", "+1.00", "A 2024-03-04 10:05 · gpt-4.1  vs  B 2024-03-04 11:05 · gpt-4.1-mini", "Quality (rev 1)",
+        "3.50", "4.50", "B is clearer")
+    assert tuple(panel.evals.item("e2", "values"))[:4] == (
+        "Tie", "", "A 2024-03-04 11:05 · gpt-4.1-mini  vs  B 2024-03-04 12:05 · o3", "No rubric")
+    shown = " ".join(str(v) for e in panel.evals.get_children("") for v in panel.evals.item(e, "values"))
+    assert not any(rid in shown for rid in RUN_IDS)
+
+
+def _show_chart(window, panel):
+    panel.tabs.select(panel.chart_tab)
+    pump_until(window.root, lambda: panel.chart.canvas.winfo_ismapped() and panel.chart.canvas.winfo_height() > 100)
+    window.root.update()
+    return panel.chart.canvas
+
+
+def test_the_chart_draws_scores_latency_and_cost_per_run_with_axes_and_a_legend(window, app):
+    ed, panel = _glance(window, app)
+    canvas = _show_chart(window, panel)
+    # scores: runs 1 and 2 (run 3's evaluation has none); duration and first token: 3 + 3; cost: 3
+    assert len(canvas.find_withtag("point")) == 2 + 6 + 3
+    assert len(canvas.find_withtag("line")) == 4
+    legend = sorted(canvas.itemcget(i, "text") for i in canvas.find_withtag("legend") if canvas.type(i) == "text")
+    assert legend == ["Cost", "Duration", "First token", "Quality"]
+    titles = [canvas.itemcget(i, "text") for i in canvas.find_withtag("title")]
+    assert titles == ["Score (1–5)", "Latency", "Cost (USD)"]
+    labels = {canvas.itemcget(i, "text") for i in canvas.find_withtag("axis") if canvas.type(i) == "text"}
+    assert {"1", "5", "0 s", "6 s", "$0.00", "2024-03-04 10:05", "2024-03-04 12:05"} <= labels
+    w, h = int(canvas.winfo_width()), int(canvas.winfo_height())
+    for item in canvas.find_withtag("point"):
+        x0, y0, x1, y1 = canvas.coords(item)
+        assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h
+    # hovering a point names its run and value
+    first = canvas.find_withtag("run:0")[0]
+    x0, y0, x1, y1 = canvas.coords(first)
+    canvas.event_generate("<Motion>", x=int((x0 + x1) / 2), y=int((y0 + y1) / 2))
+    window.root.update()
+    assert panel.chart.hover_text == "2024-03-04 10:05 · gpt-4.1 · Quality: 3.50"
+    # removing a run redraws the chart
+    panel.list.selection_set(RUN_IDS[2])
+    panel.remove()
+    window.root.update()
+    assert len(canvas.find_withtag("point")) == 2 + 4 + 2
+    assert ed.p.dirty
+
+
+def test_the_chart_explains_itself_until_there_are_two_runs(window, app):
+    _ed, panel = _glance(window, app, runs=1)
+    canvas = _show_chart(window, panel)
+    assert canvas.find_withtag("point") == ()
+    (empty,) = canvas.find_withtag("empty")
+    assert "one run" in canvas.itemcget(empty, "text")
+    assert panel.detail.cget("text").startswith("1 run.")
