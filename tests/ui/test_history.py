@@ -290,3 +290,20 @@ def test_the_chart_explains_itself_until_there_are_two_runs(window, app):
     (empty,) = canvas.find_withtag("empty")
     assert "one run" in canvas.itemcget(empty, "text")
     assert panel.detail.cget("text").startswith("1 run.")
+
+
+def test_the_chart_follows_a_switch_to_the_dark_theme(window, app):
+    _ed, panel = _glance(window, app)
+    canvas = _show_chart(window, panel)
+    window.theme_var.set("dark")
+    window.apply_theme()
+    try:
+        dark = window.root.style.colors
+        pump_until(window.root, lambda: canvas.cget("background").lower() == dark.bg.lower())
+        assert len(canvas.find_withtag("point")) == 11
+        title = canvas.find_withtag("title")[0]
+        assert canvas.itemcget(title, "fill").lower() == dark.fg.lower()
+    finally:
+        window.theme_var.set("light")
+        window.apply_theme()
+    pump_until(window.root, lambda: canvas.cget("background").lower() == window.root.style.colors.bg.lower())

@@ -34,6 +34,7 @@ class HistoryChartView(tb.Frame):
         self.point_texts: dict[int, str] = {}  # canvas item → what hovering it shows
         self.hover_text = ""
         self.canvas.bind("<Configure>", lambda e: self.redraw(), add=True)
+        self.bind("<<ThemeChanged>>", lambda e: self.after_idle(self.redraw), add=True)  # new colours
         self.canvas.tag_bind("point", "<Enter>", self._on_enter)
         self.canvas.tag_bind("point", "<Leave>", lambda e: self.hide_hover())
 
@@ -49,6 +50,8 @@ class HistoryChartView(tb.Frame):
         return w, h
 
     def redraw(self) -> None:
+        if not self.winfo_exists():  # a redraw queued by a theme switch after the panel closed
+            return
         c = self.canvas
         c.delete("all")
         self.point_texts = {}
