@@ -307,3 +307,15 @@ def test_the_chart_follows_a_switch_to_the_dark_theme(window, app):
         window.theme_var.set("light")
         window.apply_theme()
     pump_until(window.root, lambda: canvas.cget("background").lower() == window.root.style.colors.bg.lower())
+
+
+def test_the_summary_column_keeps_its_width_in_the_narrow_panel_and_scrolls_sideways(window, app):
+    _ed, panel = _glance(window, app)
+    pump_until(window.root, lambda: panel.list.winfo_width() > 100)
+    for column in ("cost", "cost"):
+        click_heading(window.root, panel.list, column)
+        window.root.update()
+        assert int(panel.list.column("#0", "width")) >= 240  # never squeezed to a few characters
+        assert tkfont_width(window, LONG_REPLY[:30]) < int(panel.list.column("#0", "width"))
+    total = sum(int(panel.list.column(c, "width")) for c in ("#0", *panel.list.cget("columns")))
+    assert total > panel.list.winfo_width() and panel.xscroll.winfo_ismapped()

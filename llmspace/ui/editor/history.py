@@ -24,7 +24,7 @@ from ...presenters.history_rows import COLUMNS, NUMERIC, HistoryRow, HistorySort
 from .compare import CompareDialog
 from .history_chart import HistoryChartView
 
-SUMMARY_WIDTH = 220  # the reply's first line; the other columns fit their longest text
+SUMMARY_WIDTH = 240  # at least, for the reply's first line; the other columns fit their longest text
 MAX_WIDTH = 260
 EVAL_COLUMNS = (("verdict", "Verdict"), ("delta", "B − A"), ("runs", "Runs"), ("rubric", "Rubric"),
                 ("score_a", "A"), ("score_b", "B"), ("note", "Note"))
@@ -61,7 +61,9 @@ class HistoryPanel(tb.Frame):
     def _build_runs(self, master: Any) -> None:
         columns = [c for c, _label in COLUMNS if c != "summary"]
         self.list = tb.Treeview(master, columns=columns, show="tree headings", height=9, selectmode="extended")
-        self.list.column("#0", width=SUMMARY_WIDTH, minwidth=120, stretch=True)
+        # no column stretches: ttk would squeeze a stretching column down to its minimum in a
+        # narrow panel; the summary takes the room the others leave (`_fit_summary`), or scrolls
+        self.list.column("#0", width=SUMMARY_WIDTH, minwidth=120, stretch=False)
         for col in columns:
             self.list.column(col, minwidth=40, stretch=False, anchor="e" if col in NUMERIC else "w")
         self._headings()
@@ -71,6 +73,7 @@ class HistoryPanel(tb.Frame):
         self.list.pack(fill="both", expand=True)
         self.xscroll.pack(fill="x")
         self.list.bind("<<TreeviewSelect>>", lambda e: self.show_detail(), add=True)
+        self.list.bind("<Configure>", lambda e: self._fit_summary(), add=True)
         self.detail = tb.Label(master, text="", bootstyle="secondary", justify="left", wraplength=320)
         self.detail.pack(fill="x", pady=(4, 0))
         self.detail.bind("<Configure>", lambda e: self.detail.configure(wraplength=max(120, e.width - 4)), add=True)
@@ -90,7 +93,7 @@ class HistoryPanel(tb.Frame):
                                  selectmode="browse")
         for col, label in EVAL_COLUMNS:
             self.evals.heading(col, text=label)
-            self.evals.column(col, minwidth=30, stretch=col == "note",
+            self.evals.column(col, minwidth=30, stretch=False,
                               anchor="e" if col in ("score_a", "score_b", "delta") else "w")
         self.evals_xscroll = tb.Scrollbar(self, orient="horizontal", command=self.evals.xview)
         self.evals.configure(xscrollcommand=self.evals_xscroll.set)
@@ -133,10 +136,16 @@ class HistoryPanel(tb.Frame):
             self.list.insert("", "end", iid=row.id, text=cells["summary"], values=values)
             table.append(values)
         fit_columns(self.list, columns, table, [self.sort.heading(c) for c in columns])
+        self._fit_summary()
         kept = [i for i in keep if i in self.rows]
         if kept:
             self.list.selection_set(kept)
         self.show_detail()
+
+    def _fit_summary(self) -> None:
+        """Give the summary column the width the other columns leave, at least `SUMMARY_WIDTH`."""
+        others = sum(int(self.list.column(c, "width")) for c, _l in COLUMNS if c != "summary")
+        self.list.column("#0", width=max(SUMMARY_WIDTH, self.list.winfo_width() - others - 4))
 
     def sort_by(self, column: str) -> None:
         """Sort the runs by a column (the heading's click); the same column again reverses."""
