@@ -7,6 +7,8 @@ Edits mutate `self.thread` (the pydantic Thread), building new nodes with only t
 that should appear in the file. Before an edit, the current thread is snapshotted (its
 serialised bytes) onto the undo stack; consecutive edits of the same field within a second
 share one step. The stack keeps 100 steps within a 64 MiB budget (as the original).
+Renaming the file from the title is a step of its own (`RenameStep`): undo renames the
+file back through `renamer`, which the view sets (tabs and tree follow the file).
 
 Listeners get `(kind, detail)`: kind is one of "all", "header", "model", "tools",
 "variables", "prompt", "messages", "message", "saved", "readonly". The view redraws only
@@ -18,6 +20,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -38,6 +41,18 @@ _TOOL_NAME = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
 Listener = Callable[[str, Any], None]
 
 
+@dataclass(frozen=True)
+class RenameStep:
+    """An undo step for a rename made from the title: the file's title before and after."""
+
+    before: str
+    after: str
+
+
+def _size(step: bytes | RenameStep) -> int:
+    return len(step) if isinstance(step, bytes) else 0
+
+
 def _unset(node: Any, name: str) -> None:
     """Set a field back to None and drop it from the fields written to the file."""
     setattr(node, name, None)
@@ -53,8 +68,11 @@ class EditorPresenter:
         self.ws = workspace
         self.rel = rel
         self.thread: Thread = thread if thread is not None else workspace.open(rel)
-        self.undo_stack: list[bytes] = []
-        self.redo_stack: list[bytes] = []
+        self.undo_stack: list[bytes | RenameStep] = []
+        self.redo_stack: list[bytes | RenameStep] = []
+        # Renames the file to a title and returns its new path (set by the view, which
+        # makes the tabs and the tree follow); undoing a `RenameStep` calls it.
+        self.renamer: Callable[[str], str] | None = None
         self._last_key: Any = None
         self._last_time = 0.0
         self.dirty = False
@@ -103,11 +121,20 @@ class EditorPresenter:
             self._last_time = now
             return
         self._last_key, self._last_time = key, now
-        self.undo_stack.append(serialize_thread(self.thread))
+        self._push(serialize_thread(self.thread))
+
+    def _push(self, step: bytes | RenameStep) -> None:
+        self.undo_stack.append(step)
         self.redo_stack.clear()
-        total = sum(len(b) for b in self.undo_stack)
+        total = sum(_size(s) for s in self.undo_stack)
         while len(self.undo_stack) > UNDO_STEPS or (total > UNDO_BYTES and len(self.undo_stack) > 1):
-            total -= len(self.undo_stack.pop(0))
+            total -= _size(self.undo_stack.pop(0))
+
+    def renamed(self, before: str, after: str) -> None:
+        """The user renamed the file from the title: one undo step that renames it back."""
+        if before != after:
+            self._last_key = None
+            self._push(RenameStep(before, after))
 
     def edited(self, kind: str, detail: Any = None) -> None:
         self.dirty = True
@@ -120,18 +147,30 @@ class EditorPresenter:
         return bool(self.redo_stack) and not self.read_only
 
     def undo(self) -> bool:
+        """Go back one step (raises UserFacingError when a rename cannot be undone)."""
         if not self.can_undo():
             return False
-        self.redo_stack.append(serialize_thread(self.thread))
-        self._restore(self.undo_stack.pop())
+        self._step(self.undo_stack, self.redo_stack, back=True)
         return True
 
     def redo(self) -> bool:
         if not self.can_redo():
             return False
-        self.undo_stack.append(serialize_thread(self.thread))
-        self._restore(self.redo_stack.pop())
+        self._step(self.redo_stack, self.undo_stack, back=False)
         return True
+
+    def _step(self, source: list[bytes | RenameStep], target: list[bytes | RenameStep], back: bool) -> None:
+        step = source[-1]
+        if isinstance(step, RenameStep):
+            if self.renamer is None:
+                raise UserFacingError("This rename cannot be undone here.")
+            self.renamer(step.before if back else step.after)  # an error leaves both stacks as they were
+            target.append(source.pop())
+            self._last_key = None
+            return
+        target.append(serialize_thread(self.thread))
+        source.pop()
+        self._restore(step)
 
     def _restore(self, data: bytes) -> None:
         self.thread = parse_thread(data, self.rel)

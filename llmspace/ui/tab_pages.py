@@ -59,6 +59,7 @@ class TabPages:
         self.editors: dict[str, Any] = {}
         self._loading: set[str] = set()
         notebook.bind("<<NotebookTabChanged>>", self._on_tab_changed)
+        notebook.bind("<ButtonPress-1>", self._on_click)
         notebook.bind("<Button-2>", self._on_middle_click)
         notebook.bind("<Button-3>", self._on_tab_menu)
 
@@ -200,6 +201,17 @@ class TabPages:
             self.ensure_editor(rel)
             self.window.tree_view.select(rel)
             self.window.state_changed()
+
+    def _on_click(self, e: Any) -> str | None:
+        """A click on a tab selects it and keeps the focus on the tab strip. (Tk's own binding
+        moves the focus into the page's first field — the title, all selected — where a stray
+        keystroke would rename the file.)"""
+        tab = str(self.notebook.tk.call(str(self.notebook), "identify", "tab", e.x, e.y))
+        if not tab:
+            return None
+        self.notebook.select(int(tab))
+        self.notebook.focus_set()
+        return "break"
 
     def _on_middle_click(self, e: Any) -> None:
         try:

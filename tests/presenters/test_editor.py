@@ -225,3 +225,30 @@ def test_a_clean_thread_opens_unchanged_and_is_not_rewritten(app):
     before = path.read_bytes()
     ed = EditorPresenter(app.workspace, rel)
     assert not ed.dirty and not ed.save() and path.read_bytes() == before
+
+
+def test_a_rename_from_the_title_is_one_undo_step_that_renames_the_file_back(ed, app):
+    def rename_to(title: str) -> str:
+        ed.moved(str(app.workspace.rename(ed.rel, title)))
+        return ed.rel
+
+    ed.renamer = rename_to
+    ed.set_system_prompt("before the rename")
+    rename_to("renamed")
+    ed.renamed("t", "renamed")
+    assert ed.undo() and ed.rel == "t.json"
+    assert app.workspace.exists("t.json") and not app.workspace.exists("renamed.json")
+    assert ed.system_prompt == "before the rename"  # the rename step touched only the file name
+    assert ed.redo() and app.workspace.exists("renamed.json") and ed.rel == "renamed.json"
+    assert ed.undo() and ed.undo() and ed.system_prompt == ""
+
+
+def test_an_undo_of_a_rename_that_fails_keeps_the_step(ed, app):
+    def refuse(title: str) -> str:
+        raise UserFacingError("A file named t already exists.")
+
+    ed.renamer = refuse
+    ed.renamed("t", "renamed")
+    with pytest.raises(UserFacingError):
+        ed.undo()
+    assert ed.can_undo() and not ed.can_redo()

@@ -22,10 +22,10 @@ from ...errors import UserFacingError
 from ...presenters import catalog
 from ...presenters.editor import EditorPresenter
 from ...presenters.run import RunPresenter
-from .. import tkvars
 from . import panels
 from .messages import MessageList
 from .run_controls import RunControls
+from .title_field import TitleField
 
 log = logging.getLogger("llmspace.ui.editor")
 AUTOSAVE_MS = 500
@@ -63,11 +63,9 @@ class EditorView(tb.Frame):
     def _build(self) -> None:
         head = tb.Frame(self, padding=(8, 6))
         head.pack(fill="x")
-        self.title_var = tkvars.StringVar(self, self.p.title)
-        self.title_entry = tb.Entry(head, textvariable=self.title_var, font="TkHeadingFont", width=32)
+        self.title = TitleField(head, self.window, self.p)
+        self.title_var, self.title_entry = self.title.var, self.title.entry
         self.title_entry.pack(side="left")
-        self.title_entry.bind("<Return>", lambda e: self.commit_title())
-        self.title_entry.bind("<FocusOut>", lambda e: self.commit_title())
         self.undo_btn = tb.Button(head, text="↶", width=3, bootstyle="secondary-outline", command=self.undo)
         self.undo_btn.pack(side="left", padx=(8, 2))
         self.redo_btn = tb.Button(head, text="↷", width=3, bootstyle="secondary-outline", command=self.redo)
@@ -146,7 +144,7 @@ class EditorView(tb.Frame):
 
     # -- refresh from the presenter -------------------------------------------------------
     def refresh_all(self) -> None:
-        self.title_var.set(self.p.title)
+        self.show_title(self.p.title)
         self.refresh_model()
         self.refresh_tools()
         self.refresh_prompt()
@@ -268,7 +266,7 @@ class EditorView(tb.Frame):
         if kind in ("all",):
             self.refresh_all()
         elif kind == "header":
-            self.title_var.set(self.p.title)
+            self.show_title(self.p.title)
         elif kind == "model":
             self.refresh_model()
         elif kind == "tools":
@@ -375,22 +373,21 @@ class EditorView(tb.Frame):
             self.window.show_error(str(exc))
         return None
 
+    def show_title(self, title: str) -> None:
+        self.title.show(title)
+
     def commit_title(self) -> None:
-        name = self.title_var.get().strip()
-        if name == self.p.title or self.p.read_only:
-            return
-        old = self.p.rel
-        new_rel = self._guard(self.window.tab_pages.rename_entry, old, name)
-        if new_rel is None:
-            self.title_var.set(self.p.title)
-        else:
-            self.window.tree_view.redraw(select=new_rel)
+        """Rename the file to the title typed in the header (one undo step)."""
+        self.title.commit()
 
     def undo(self) -> None:
-        self.p.undo()
+        if self.title.pending:  # a title typed but not applied: Ctrl+Z puts the old one back
+            self.title.revert()
+            return
+        self._guard(self.p.undo)
 
     def redo(self) -> None:
-        self.p.redo()
+        self._guard(self.p.redo)
 
     def add_message(self) -> None:
         self._guard(self.p.message_intents.add_message)
