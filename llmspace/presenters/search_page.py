@@ -117,12 +117,12 @@ class SearchPagePresenter:
 
     @staticmethod
     def key_note(value: str) -> str:
-        """What a key field means now: "from $NAME (set)" / "(not set)", a literal, or nothing."""
+        """What a key field means now: "$NAME is set" / "is not set", a literal, or nothing."""
         text = value.strip()
         name = env_name(text)
         if name:
-            return f"from ${name}: " + ("set" if os.environ.get(name) else "not set in the environment")
-        return "a key written in search.json" if text else ""
+            return f"${name} is " + ("set" if os.environ.get(name) else "not set")
+        return "key saved in search.json" if text else ""
 
     @staticmethod
     def default_base_url(key: str) -> str:

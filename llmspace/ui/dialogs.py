@@ -1,4 +1,4 @@
-"""Modal questions the UI asks (confirm, error, text input, file pickers) behind one small
+"""Modal questions the UI asks (confirm, error, text input, file and folder pickers) behind one small
 facade, so tests can replace `window.dialogs` with scripted answers and never block.
 
 Callers: every view in `llmspace.ui`.
@@ -45,4 +45,10 @@ class Dialogs:
         from tkinter import filedialog
 
         name = filedialog.askopenfilename(parent=self.parent, title=title, filetypes=types)
+        return name or None
+
+    def choose_folder(self, title: str = "Choose a folder", initial: str = "") -> str | None:
+        from tkinter import filedialog
+
+        name = filedialog.askdirectory(parent=self.parent, title=title, initialdir=initial or None, mustexist=True)
         return name or None

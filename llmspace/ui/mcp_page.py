@@ -1,6 +1,8 @@
-"""Settings › MCP page: servers with readiness, add (stdio command or HTTP/SSE URL),
-enable/disable, remove, and Connect & Test in a worker thread (result via the pump).
-Logic in `presenters/mcp_page.py`. Caller: `ui/settings_dialog.py`.
+"""Settings › MCP page: the user's servers with readiness, add (stdio command or HTTP/SSE
+URL), enable/disable, remove; apart from them the MCPs in plugins, read-only, naming the
+plugin, with readiness and their tools (expand a server to see them). Connect & Test runs
+in a worker thread for either list (result via the pump). Logic in
+`presenters/mcp_page.py`. Caller: `ui/settings_dialog.py`.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ class McpPage(tb.Frame):
         super().__init__(master, padding=6)
         self.window = window
         self.p = McpPagePresenter(window.app.mcp)
-        self.list = tb.Treeview(self, columns=("transport", "target", "status"), show="tree headings", height=8,
+        self.list = tb.Treeview(self, columns=("transport", "target", "status"), show="tree headings", height=6,
                                 selectmode="browse")
         self.list.heading("#0", text="Server")
         for col, label, w in (("transport", "Transport", 80), ("target", "Command / URL", 260), ("status", "Status", 200)):
@@ -45,7 +47,22 @@ class McpPage(tb.Frame):
         tb.Label(box, text="Command or URL").grid(row=1, column=0, sticky="w")
         tb.Entry(box, textvariable=self.target, width=56).grid(row=1, column=1, columnspan=2, sticky="w", padx=4, pady=2)
         tb.Button(box, text="Add", bootstyle="primary", command=self.add).grid(row=1, column=3, padx=4)
-        self.msg = tb.Label(self, text="", bootstyle="secondary", wraplength=640)
+        box = tb.Labelframe(self, text="MCPs in plugins (configured by their plugin: see Settings › Plugins)", padding=4)
+        box.pack(fill="both", expand=True)
+        self.plugin_list = tb.Treeview(box, columns=("plugin", "transport", "target", "status"), show="tree headings",
+                                       height=5, selectmode="browse")
+        self.plugin_list.heading("#0", text="Server / tool")
+        for col, label, w in (("plugin", "Plugin", 110), ("transport", "Transport", 80), ("target", "Command / URL", 240),
+                              ("status", "Status", 180)):
+            self.plugin_list.heading(col, text=label)
+            self.plugin_list.column(col, width=w, stretch=col == "target")
+        self.plugin_list.pack(fill="both", expand=True)
+        row = tb.Frame(box)
+        row.pack(fill="x", pady=(4, 0))
+        tb.Button(row, text="Connect & Test", bootstyle="primary-outline", command=self.test_plugin).pack(side="left")
+        self.plugin_notes = tb.Label(row, text="", bootstyle="warning", wraplength=640, justify="left")
+        self.plugin_notes.pack(side="left", padx=8)
+        self.msg = tb.Label(self, text="", bootstyle="secondary", wraplength=880)
         self.msg.pack(anchor="w")
         self.actions = ListActions(self.list, self.msg, self.refresh)
         self.refresh()
@@ -54,6 +71,20 @@ class McpPage(tb.Frame):
         self.list.delete(*self.list.get_children(""))
         for r in self.p.rows():
             self.list.insert("", "end", iid=r.id, text=r.name, values=(r.transport, r.target, r.status))
+        sel = self.plugin_list.selection()
+        keep = (self.plugin_list.parent(sel[0]) or sel[0]) if sel else None
+        self.plugin_list.delete(*self.plugin_list.get_children(""))
+        rows = self.p.plugin_rows()
+        for r in rows:
+            self.plugin_list.insert("", "end", iid=r.id, text=r.name, values=(r.plugin, r.transport, r.target, r.status),
+                                    open=r.id == keep)
+            for tool in r.tools:
+                self.plugin_list.insert(r.id, "end", text=tool, values=("", "", "", "tool"))
+        if not rows:
+            self.plugin_list.insert("", "end", text="(none)", values=("", "", "No active plugin brings an MCP server.", ""))
+        if keep and self.plugin_list.exists(keep):
+            self.plugin_list.selection_set(keep)
+        self.plugin_notes.configure(text="\n".join(self.p.plugin_conflicts()))
 
     def add(self) -> bool:
         return self.actions.guard(self.p.add, self.name.get(), self.transport.get(), self.target.get())
@@ -69,7 +100,14 @@ class McpPage(tb.Frame):
         return self.actions.guard(self.p.remove, sid)
 
     def test(self) -> bool:
-        sid = self.actions.selected()
+        return self._test(self.actions.selected())
+
+    def test_plugin(self) -> bool:
+        sel = self.plugin_list.selection()
+        sid = (self.plugin_list.parent(sel[0]) or sel[0]) if sel else None  # a tool row tests its server
+        return self._test(sid if sid and sid.startswith("plugin:") else None)
+
+    def _test(self, sid: str | None) -> bool:
         if not sid:
             self.msg.configure(text="Select a server first.", bootstyle="secondary")
             return False
@@ -78,11 +116,11 @@ class McpPage(tb.Frame):
 
         def done(future: Future[Any]) -> None:
             try:
-                r = future.result()
+                text, ok = presenter.describe_result(future.result())
             except Exception as exc:
                 self._tested(str(exc) if isinstance(exc, UserFacingError) else describe_exception(exc), "danger")
                 return
-            self._tested(f"Ready: {r.toolCount} tools.", "success")
+            self._tested(text, "success" if ok else "danger")
 
         self.window.pump.run_in_worker(lambda: presenter.test(sid), done, name="mcp-test")
         return True

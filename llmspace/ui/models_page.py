@@ -1,6 +1,8 @@
 """Settings › Models page: providers with their status, API key (literal or `$ENV_VAR`),
 refresh of local servers (in a worker, results via the pump), custom OpenAI-compatible
-providers, default model. Logic in `presenters/models_page.py`. Caller: `ui/settings_dialog.py`.
+providers, default model; apart from them the providers of plugins, read-only, naming the
+plugin, with their models (expand a provider). Logic in `presenters/models_page.py`.
+Caller: `ui/settings_dialog.py`.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ class ModelsPage(tb.Frame):
     def __init__(self, master: Any, window: Any) -> None:
         super().__init__(master, padding=6)
         self.window = window
-        self.p = ModelsPagePresenter(window.app.models)
-        self.list = tb.Treeview(self, columns=("api", "status", "models"), show="tree headings", height=8, selectmode="browse")
+        self.p = ModelsPagePresenter(window.app.models, window.app.providers)
+        self.list = tb.Treeview(self, columns=("api", "status", "models"), show="tree headings", height=6, selectmode="browse")
         self.list.heading("#0", text="Provider")
         for col, label, w in (("api", "API", 150), ("status", "Status", 300), ("models", "Models", 60)):
             self.list.heading(col, text=label)
@@ -54,6 +56,17 @@ class ModelsPage(tb.Frame):
         tb.Button(row, text="Set", bootstyle="secondary-outline", command=self.set_default).pack(side="left")
         self.msg = tb.Label(self, text="", bootstyle="danger", wraplength=640)
         self.msg.pack(anchor="w", pady=4)
+        box = tb.Labelframe(self, text="Providers from plugins (configured by their plugin: see Settings › Plugins)", padding=4)
+        box.pack(fill="both", expand=True)
+        self.plugin_list = tb.Treeview(box, columns=("plugin", "api", "status", "url"), show="tree headings", height=4,
+                                       selectmode="browse")
+        self.plugin_list.heading("#0", text="Provider / model")
+        for col, label, w in (("plugin", "Plugin", 110), ("api", "API", 140), ("status", "Status", 90), ("url", "Base URL", 260)):
+            self.plugin_list.heading(col, text=label)
+            self.plugin_list.column(col, width=w, stretch=col == "url")
+        self.plugin_list.pack(fill="both", expand=True)
+        self.plugin_notes = tb.Label(box, text="", bootstyle="warning", wraplength=880, justify="left")
+        self.plugin_notes.pack(anchor="w")
         self.actions = ListActions(self.list, self.msg, self.refresh)
         self.refresh()
 
@@ -61,6 +74,16 @@ class ModelsPage(tb.Frame):
         self.list.delete(*self.list.get_children(""))
         for r in self.p.rows():
             self.list.insert("", "end", iid=r.id, text=r.name, values=(r.api, r.status, r.models))
+        self.plugin_list.delete(*self.plugin_list.get_children(""))
+        rows = self.p.plugin_rows()
+        for p in rows:
+            self.plugin_list.insert("", "end", iid=p.id, text=p.name, values=(p.plugin, p.api, p.status, p.base_url))
+            for model_id, name in p.models:
+                self.plugin_list.insert(p.id, "end", text=name if name == model_id else f"{name} ({model_id})",
+                                        values=("", "", "model", ""))
+        if not rows:
+            self.plugin_list.insert("", "end", text="(none)", values=("", "", "", "No active plugin brings a model provider."))
+        self.plugin_notes.configure(text="\n".join(self.p.plugin_conflicts()))
         choices, _ = model_choices(self.window.app)
         self.default_box.configure(values=[f"{c.provider}/{c.model_id}" for c in choices if c.available])
 

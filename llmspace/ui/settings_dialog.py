@@ -1,12 +1,16 @@
-"""Settings (Ctrl+,): the Models, MCP and Plugins pages (`models_page.py`, `mcp_page.py`,
-`plugins_page.py`), the
-General choices (theme and rendering, also in the View menu; the workspace folder) and a
-JSON editor per settings file (models, mcp, search, skills), checked before saving through
-`llmspace.jsonio`. Caller: `ui/main_window.py`.
+"""Settings (Ctrl+,): the Models, MCP, Skills, Search and Plugins pages (`models_page.py`,
+`mcp_page.py`, `skills_page.py`, `search_page.py`, `plugins_page.py`), the General choices
+(theme and rendering, also in the View menu; the workspace folder), and a raw JSON editor
+for the two files whose pages do not cover every field — `models.json` (headers, timeouts,
+disabled models, custom model details) and `mcp.json` (env, headers, cwd, timeouts) —
+checked before saving through `llmspace.jsonio`. A raw editor left untouched is re-read
+when its tab is shown, so it never writes back what a page has just changed.
+Caller: `ui/main_window.py`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -14,64 +18,51 @@ import ttkbootstrap as tb
 
 from ..jsonio import write_json_atomic
 
-PAGES = (("models.json", "models"), ("mcp.json", "mcp"), ("Search", "search"), ("Skills", "skills"))
+RAW_FILES = (("models.json", "models"), ("mcp.json", "mcp"))
 
 
 class SettingsDialog(tb.Toplevel):
-    """Edit settings files as JSON; Save validates before writing."""
+    """The settings pages; Save writes the Search form and the raw editors (after checking them)."""
 
     def __init__(self, window: Any) -> None:
-        super().__init__(title="Settings", master=window.root, size=(980, 640))
+        super().__init__(title="Settings", master=window.root, size=(980, 680))
         self.bind("<Escape>", lambda e: self.destroy())
         self.window = window
         self.nb = tb.Notebook(self)
         self.nb.pack(fill="both", expand=True, padx=8, pady=8)
         self.editors: dict[str, tb.Text] = {}
         self.original: dict[str, str] = {}
-        try:
-            from .models_page import ModelsPage
+        from .mcp_page import McpPage
+        from .models_page import ModelsPage
+        from .plugins_page import PluginsPage
+        from .search_page import SearchPage
+        from .skills_page import SkillsPage
 
-            self.models_page: Any = ModelsPage(self.nb, window)
-            self.nb.add(self.models_page, text="Models")
-        except Exception as exc:  # settings service missing or broken: JSON page only
-            self.models_page = None
-            window.set_status(f"Models page unavailable: {exc}")
-        try:
-            from .mcp_page import McpPage
-
-            self.mcp_page: Any = McpPage(self.nb, window)
-            self.nb.add(self.mcp_page, text="MCP")
-        except Exception as exc:  # MCP unavailable: JSON page only
-            self.mcp_page = None
-            window.set_status(f"MCP page unavailable: {exc}")
-        try:
-            from .plugins_page import PluginsPage
-
-            self.plugins_page: Any = PluginsPage(self.nb, window)
-            self.nb.add(self.plugins_page, text="Plugins")
-        except Exception as exc:  # the plugin service failed: the other pages still work
-            self.plugins_page = None
-            window.set_status(f"Plugins page unavailable: {exc}")
+        self.models_page: Any = self._page("Models", ModelsPage)
+        self.mcp_page: Any = self._page("MCP", McpPage)
+        self.skills_page: Any = self._page("Skills", SkillsPage)
+        self.search_page: Any = self._page("Search", SearchPage)
+        self.plugins_page: Any = self._page("Plugins", PluginsPage)
         self.general = self._general_page()
-        for label, name in PAGES:
-            page = tb.Frame(self.nb, padding=6)
-            path = window.app.root.settings_file(name)
-            tb.Label(page, text=str(path), bootstyle="secondary").pack(anchor="w")
-            text = tb.Text(page, wrap="none", undo=True, font="TkFixedFont")
-            text.pack(fill="both", expand=True)
-            try:
-                text.insert("1.0", path.read_text(encoding="utf-8") if path.exists() else "{}\n")
-            except OSError as exc:
-                text.insert("1.0", f"// could not read: {exc}")
-            self.editors[name] = text
-            self.original[name] = text.get("1.0", "end").strip()
-            self.nb.add(page, text=label)
+        for label, name in RAW_FILES:
+            self._raw_editor(label, name)
+        self.nb.bind("<<NotebookTabChanged>>", lambda e: self._reload_raw())
         bar = tb.Frame(self, padding=8)
         bar.pack(fill="x", side="bottom", before=self.nb)  # Save/Close stay visible however tall the pages are
         self.msg = tb.Label(bar, text="", bootstyle="danger")
         self.msg.pack(side="left")
         tb.Button(bar, text="Close", bootstyle="secondary", command=self.destroy).pack(side="right")
         tb.Button(bar, text="Save", bootstyle="primary", command=self.save).pack(side="right", padx=6)
+
+    def _page(self, label: str, make: Callable[[Any, Any], Any]) -> Any:
+        """Add one page; a service that fails to start leaves the other pages working."""
+        try:
+            page = make(self.nb, self.window)
+        except Exception as exc:
+            self.window.set_status(f"{label} page unavailable: {exc}")
+            return None
+        self.nb.add(page, text=label)
+        return page
 
     def _general_page(self) -> Any:
         page = tb.Frame(self.nb, padding=10)
@@ -87,7 +78,38 @@ class SettingsDialog(tb.Toplevel):
         self.nb.add(page, text="General")
         return page
 
-    def save(self) -> bool:
+    # -- raw editors -------------------------------------------------------------------------
+    def _raw_editor(self, label: str, name: str) -> None:
+        page = tb.Frame(self.nb, padding=6)
+        path = self.window.app.root.settings_file(name)
+        tb.Label(page, text=f"{path} — the fields the pages do not show; Save checks the JSON first.",
+                 bootstyle="secondary").pack(anchor="w")
+        text = tb.Text(page, wrap="none", undo=True, font="TkFixedFont")
+        text.pack(fill="both", expand=True)
+        self.editors[name] = text
+        self._load_raw(name)
+        self.nb.add(page, text=label)
+
+    def _load_raw(self, name: str) -> None:
+        path = self.window.app.root.settings_file(name)
+        try:
+            content = path.read_text(encoding="utf-8") if path.exists() else "{}\n"
+        except OSError as exc:
+            content = f"// could not read: {exc}"
+        text = self.editors[name]
+        text.delete("1.0", "end")
+        text.insert("1.0", content)
+        text.edit_reset()
+        self.original[name] = text.get("1.0", "end").strip()
+
+    def _reload_raw(self) -> None:
+        """Re-read the raw editors the user has not changed (a page may have written the file)."""
+        for name, text in self.editors.items():
+            if text.get("1.0", "end").strip() == self.original.get(name):
+                self._load_raw(name)
+
+    def _save_raw(self) -> bool:
+        checked: list[tuple[str, Any, str]] = []
         for name, text in self.editors.items():
             raw = text.get("1.0", "end").strip() or "{}"
             if raw == (self.original.get(name) or "{}"):
@@ -95,18 +117,31 @@ class SettingsDialog(tb.Toplevel):
             try:
                 data = orjson.loads(raw)
             except orjson.JSONDecodeError as exc:
-                self.msg.configure(text=f"{name}.json is not valid JSON: {exc}. Nothing was saved.")
+                self.msg.configure(text=f"{name}.json is not valid JSON: {exc}. Nothing was saved.", bootstyle="danger")
                 return False
             if not isinstance(data, dict):
-                self.msg.configure(text=f"{name}.json must hold a JSON object. Nothing was saved.")
+                self.msg.configure(text=f"{name}.json must hold a JSON object. Nothing was saved.", bootstyle="danger")
                 return False
-            path = self.window.app.root.settings_file(name)
-            write_json_atomic(path, data, trailing_newline=True)
+            checked.append((name, data, raw))
+        for name, data, raw in checked:
+            write_json_atomic(self.window.app.root.settings_file(name), data, trailing_newline=True)
             self.original[name] = raw
+        return True
+
+    # -- saving ------------------------------------------------------------------------------
+    def save(self) -> bool:
+        search = self.search_page
+        if search is not None and search.changed() and not search.save():
+            self.nb.select(search)
+            self.msg.configure(text="Search: " + search.status.cget("text"), bootstyle="danger")
+            return False
+        if not self._save_raw():
+            return False
         models = self.window.app.__dict__.get("models")
         if models is not None and hasattr(models, "reload"):
             models.reload()
-        if self.models_page is not None:
-            self.models_page.refresh()
+        for page in (self.models_page, self.mcp_page, self.skills_page):
+            if page is not None:
+                page.refresh()
         self.msg.configure(text="Saved.", bootstyle="success")
         return True

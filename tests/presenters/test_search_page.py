@@ -75,9 +75,9 @@ def test_the_chosen_provider_needs_its_key_or_url(presenter: SearchPagePresenter
 def test_key_notes_say_whether_the_variable_is_set_without_its_value(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MY_TAVILY", "secret-value")
     monkeypatch.delenv("NOT_THERE", raising=False)
-    assert SearchPagePresenter.key_note("$MY_TAVILY") == "from $MY_TAVILY: set"
-    assert SearchPagePresenter.key_note("${NOT_THERE}") == "from $NOT_THERE: not set in the environment"
-    assert SearchPagePresenter.key_note("literal") == "a key written in search.json"
+    assert SearchPagePresenter.key_note("$MY_TAVILY") == "$MY_TAVILY is set"
+    assert SearchPagePresenter.key_note("${NOT_THERE}") == "$NOT_THERE is not set"
+    assert SearchPagePresenter.key_note("literal") == "key saved in search.json"
 
 
 def test_an_unreadable_file_is_reported_and_never_overwritten(presenter: SearchPagePresenter, home: Path) -> None:

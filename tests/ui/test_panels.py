@@ -90,14 +90,15 @@ def test_the_settings_dialog_refuses_invalid_json_and_saves_valid_json(window, a
     from llmspace.ui.settings_dialog import SettingsDialog
 
     dlg = SettingsDialog(window)
-    dlg.editors["search"].delete("1.0", "end")
-    dlg.editors["search"].insert("1.0", "{broken")
+    assert set(dlg.editors) == {"models", "mcp"}  # Search and Skills have their own pages
+    dlg.editors["mcp"].delete("1.0", "end")
+    dlg.editors["mcp"].insert("1.0", "{broken")
     assert not dlg.save() and "not valid JSON" in dlg.msg.cget("text")
-    dlg.editors["search"].delete("1.0", "end")
-    dlg.editors["search"].insert("1.0", '{"provider": "brave"}')
+    dlg.editors["mcp"].delete("1.0", "end")
+    dlg.editors["mcp"].insert("1.0", '{"servers": [], "team": "x"}')
     assert dlg.save()
-    raw = (app.root.settings / "search.json").read_text("utf-8")
-    assert raw.endswith("\n") and json.loads(raw)["provider"] == "brave"
+    raw = (app.root.settings / "mcp.json").read_text("utf-8")
+    assert raw.endswith("\n") and json.loads(raw)["team"] == "x"
     dlg.destroy()
 
 
