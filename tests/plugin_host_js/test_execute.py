@@ -1,0 +1,334 @@
+"""execute: plain values, createResult, errors, storages, concurrency, and the JSON-RPC
+errors of the host."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from ..plugin_host.client import write_plugin
+from .client import WAIT
+
+
+def tool(name: str, body: str, *, prelude: str = "") -> str:
+    """A tool file whose `async execute(context, args)` has `body`."""
+    return (f"{prelude}\n"
+            f"export default class Tool {{\n"
+            f"  name = {name!r};\n"
+            f"  description = '';\n"
+            f"  parameters = {{ type: 'object' }};\n\n"
+            f"  async execute(context, args) {{\n{body}\n  }}\n"
+            f"}}\n")
+
+
+@pytest.mark.parametrize(("body", "value"), [
+    ("return { path: 'a.md', lines: [1, 2.5], ok: true, none: null };", {"path": "a.md", "lines": [1, 2.5], "ok": True, "none": None}),
+    ("return 'plain text';", "plain text"),
+    ("return undefined;", None),
+    ("", None),
+    ("return { kept: 1, dropped: undefined, list: [undefined, 2] };", {"kept": 1, "list": [None, 2]}),
+    ("return Object.freeze([new String('boxed'), new Number(3)]);", ["boxed", 3]),
+    ("return args;", {"x": 1}),
+    ("return context.settings;", {"endpoint": "https://example.com"}),
+    ("return Object.assign(Object.create(null), { bare: true });", {"bare": True}),
+    ("return JSON.parse('{\"__proto__\": 1}');", {"__proto__": 1}),
+])
+def test_a_plain_return_value_is_answered_as_a_value(start_plugin, body, value):
+    client, _ = start_plugin({"tools/t": tool("t", body)})
+    assert client.tool("t", {"x": 1}, {"settings": {"endpoint": "https://example.com"}}) == {"type": "value", "value": value}
+
+
+def test_a_synchronous_execute_and_a_thenable_work_too(start_plugin):
+    source = """
+        export default class Sync {
+          name = "sync";
+          description = "";
+          parameters = { type: "object" };
+          execute(context, args) {
+            return args.thenable ? { then: (resolve) => resolve("from a thenable") } : "at once";
+          }
+        }
+    """
+    client, _ = start_plugin({"tools/sync": source})
+    assert client.tool("sync")["value"] == "at once"
+    assert client.tool("sync", {"thenable": True})["value"] == "from a thenable"
+
+
+def test_create_result_with_text_and_image_parts_is_answered_as_a_result(start_plugin):
+    png = base64.b64encode(b"\x89PNG fake bytes").decode()
+    body = f"""
+    const result = context.createResult([
+      {{ type: "text", text: "Rendered." }},
+      {{ type: "image", mimeType: "image/png", data: {png!r} }},
+    ]);
+    if (!Object.isFrozen(result)) throw new Error("the result should be frozen");
+    return result;
+    """
+    client, _ = start_plugin({"tools/t": tool("t", body)})
+    assert client.tool("t") == {"type": "result", "result": {"content": [
+        {"type": "text", "text": "Rendered."}, {"type": "image", "mimeType": "image/png", "data": png}]}}
+
+
+def test_create_result_refuses_malformed_parts_where_the_plugin_calls_it(start_plugin):
+    body = """
+    const errors = [];
+    for (const parts of ["text", [{ type: "text" }], [{ type: "video" }],
+                         [{ type: "image", mimeType: "image/png", data: "%%%" }],
+                         [{ type: "image", data: "aGk=" }], [42], { content: [] }]) {
+      try {
+        context.createResult(parts);
+        errors.push("accepted");
+      } catch (error) {
+        errors.push(error.name);
+      }
+    }
+    const forged = { type: "result", content: [{ type: "text", text: "not made by createResult" }] };
+    return { errors, forged };
+    """
+    client, _ = start_plugin({"tools/t": tool("t", body)})
+    assert client.tool("t")["value"] == {
+        "errors": ["TypeError"] * 7,
+        "forged": {"type": "result", "content": [{"type": "text", "text": "not made by createResult"}]},
+    }
+
+
+def test_a_command_outcome_from_create_result_and_the_arguments(start_plugin):
+    source = """
+        export default class Outcome {
+          displayName = "Outcome";
+
+          async execute(context, args) {
+            const errors = [];
+            for (const bad of [{ level: "fine", message: "x" }, { level: "success" }, "success"]) {
+              try {
+                context.createResult(bad);
+              } catch (error) {
+                errors.push(error.name);
+              }
+            }
+            await context.report({ phase: "checked", message: errors.join(", ") });
+            if (args !== context.arguments || !Object.isFrozen(args)) throw new Error("one frozen array, twice");
+            if (context.activeTab === null) {
+              return context.createResult({ level: "warning", message: `Open a Thread first (${args.join(" ")}).` });
+            }
+            return context.createResult({ level: "success", message: `Synced ${context.activeTab.filename}.` });
+          }
+        }
+    """
+    client, _ = start_plugin({"commands/outcome": source})
+    no_tab = client.execute("command", "outcome", {"arguments": ["a", "b c"]}, {"settings": {}, "activeTab": None})
+    assert no_tab["result"] == {"type": "result", "result": {"level": "warning", "message": "Open a Thread first (a b c)."}}
+    tab = {"activeTab": {"filename": "a.thread.json", "thread": {}}}
+    assert client.execute("command", "outcome", {"arguments": []}, tab)["result"]["result"] == {
+        "level": "success", "message": "Synced a.thread.json."}
+    assert client.callbacks[0][1]["message"] == "RangeError, TypeError, TypeError"
+
+
+@pytest.mark.parametrize(("body", "kind", "where"), [
+    ("return () => 1;", "function", "$"),
+    ("return { n: NaN };", "NaN", "$.n"),
+    ("return [1, Infinity];", "Infinity", "$[1]"),
+    ("return { big: 10n };", "BigInt", "$.big"),
+    ("return { s: Symbol('x') };", "symbol", "$.s"),
+    ("const a = { name: 'a' }; a.self = a; return a;", "cycle", "$.self"),
+    ("return { when: new Date(0) };", "Date", "$.when"),
+    ("return new Map([[1, 2]]);", "Map", "$"),
+    ("class Point { x = 1 } return { p: new Point() };", "Point", "$.p"),
+    ("return { bytes: new Uint8Array(2) };", "Uint8Array", "$.bytes"),
+])
+def test_a_value_that_is_not_json_is_answered_32003(start_plugin, body, kind, where):
+    client, _ = start_plugin({"tools/t": tool("t", body)})
+    error = client.execute("tool", "t", {"arguments": {}})["error"]
+    assert error["code"] == -32003, error
+    assert error["data"] == {"type": kind, "where": where}
+    assert error["message"].startswith("the return value is not JSON: ")
+
+
+def test_a_shared_object_that_is_not_a_cycle_is_fine(start_plugin):
+    client, _ = start_plugin({"tools/t": tool("t", "const shared = { x: 1 }; return [shared, { again: shared }];")})
+    assert client.tool("t")["value"] == [{"x": 1}, {"again": {"x": 1}}]
+
+
+def test_a_thrown_error_is_answered_32000_with_name_message_and_the_plugins_stack(start_plugin):
+    body = """
+    if (args.kind === "plain") throw new Error("path is required.");
+    if (args.kind === "type") throw new TypeError("maxChars must be a positive integer.");
+    if (args.kind === "empty") throw new RangeError();
+    if (args.kind === "string") throw "a bare string";
+    class QuotaError extends Error { name = "QuotaError"; }
+    throw new QuotaError("over quota");
+    """
+    client, _ = start_plugin({"tools/fails": tool("fails", body)})
+    answers = {kind: client.execute("tool", "fails", {"arguments": {"kind": kind}})["error"]
+               for kind in ("plain", "type", "empty", "string", "custom")}
+    assert {k: (a["code"], a["message"], a["data"]["name"], a["data"]["message"]) for k, a in answers.items()} == {
+        "plain": (-32000, "path is required.", "Error", "path is required."),
+        "type": (-32000, "maxChars must be a positive integer.", "TypeError", "maxChars must be a positive integer."),
+        "empty": (-32000, "RangeError", "RangeError", "RangeError"),
+        "string": (-32000, "a bare string", "Error", "a bare string"),
+        "custom": (-32000, "over quota", "QuotaError", "over quota"),
+    }
+    stack = answers["plain"]["data"]["stack"]
+    assert "fails" in stack and "path is required." in stack
+    assert "calls.mjs" not in stack and "host.mjs" not in stack
+    assert answers["string"]["data"]["stack"] == ""
+
+
+def test_storage_methods_get_their_input_and_context(start_plugin):
+    source = """
+        export default class Library {
+          displayName = "Library";
+          capabilities = { read: true, write: true };
+
+          async resolveLatest(id, context) {
+            return { id, version: "3", filename: `${context.settings.prefix}${id}.json` };
+          }
+          async read(locator, context) {
+            return { title: `Thread ${locator.id}@${locator.version}` };
+          }
+          async write(thread, id, context) {
+            thread.title = thread.title + " (mutable copy)";
+            return { id: id === undefined ? "new-id" : id, version: thread.title, filename: String(arguments.length) };
+          }
+        }
+    """
+    client, _ = start_plugin({"thread-storages/library": source})
+    settings = {"settings": {"prefix": "lib-"}}
+    latest = client.value("thread-storage", "library", {"id": "project/alpha?revision=latest"}, settings, method="resolveLatest")
+    assert latest == {"id": "project/alpha?revision=latest", "version": "3", "filename": "lib-project/alpha?revision=latest.json"}
+    assert client.value("thread-storage", "library", {"locator": latest}, settings, method="read") == {
+        "title": "Thread project/alpha?revision=latest@3"}
+    assert client.value("thread-storage", "library", {"thread": {"title": "T"}, "id": None}, settings, method="write") == {
+        "id": "new-id", "version": "T (mutable copy)", "filename": "3"}
+    assert client.value("thread-storage", "library", {"thread": {"title": "T"}, "id": "x"}, settings, method="write")["id"] == "x"
+
+
+def test_twenty_concurrent_calls_on_one_instance_run_at_the_same_time(start_plugin):
+    source = """
+        let started = 0;
+        let release;
+        const allStarted = new Promise((resolve) => { release = resolve; });
+
+        export default class Gate {
+          name = "gate";
+          description = "";
+          parameters = { type: "object" };
+
+          async execute(context, args) {
+            started += 1;
+            if (started === 20) release();
+            await allStarted;
+            await context.notify(`done ${args.i}`);
+            return args.i * 2;
+          }
+        }
+    """
+    client, _ = start_plugin({"tools/gate": source})
+    futures = [client.execute_async("tool", "gate", {"arguments": {"i": i}}, call_id=f"c{i}") for i in range(20)]
+    answers = [future.result(WAIT) for future in futures]
+    assert [a["result"]["value"] for a in answers] == [i * 2 for i in range(20)]
+    assert sorted(p["message"] for _, p in client.callbacks) == sorted(f"done {i}" for i in range(20))
+    assert {p["callId"] for _, p in client.callbacks} == {f"c{i}" for i in range(20)}
+
+
+def test_a_blocked_call_does_not_hold_up_another(start_plugin):
+    source = """
+        let open;
+        const gate = new Promise((resolve) => { open = resolve; });
+
+        export default class Two {
+          name = "two";
+          description = "";
+          parameters = { type: "object" };
+
+          async execute(context, args) {
+            if (args.wait) {
+              await gate;
+              return "released";
+            }
+            open();
+            return "opened";
+          }
+        }
+    """
+    client, _ = start_plugin({"tools/two": source})
+    waiting = client.execute_async("tool", "two", {"arguments": {"wait": True}}, call_id="w")
+    assert client.result("ping") == {}
+    assert not waiting.done()
+    assert client.tool("two")["value"] == "opened"
+    assert waiting.result(WAIT)["result"]["value"] == "released"
+
+
+def test_the_rpc_errors_of_the_host(start_plugin):
+    client, _ = start_plugin({"tools/t": tool("t", "return 1;")})
+    assert client.call("nope")["error"]["code"] == -32601
+    assert client.call("ping", None)["result"] == {}
+    bad = [
+        {"kind": "tool", "id": "t", "method": "execute", "input": {"arguments": {}}},
+        {"callId": "c", "kind": "skill", "id": "t", "method": "execute"},
+        {"callId": "c", "kind": "tool", "id": "t", "method": "execute", "input": {"arguments": [1]}},
+        {"callId": "c", "kind": "tool", "id": "t", "method": "execute", "input": []},
+    ]
+    for params in bad:
+        assert client.call("execute", params)["error"]["code"] == -32602, params
+    unknown = client.call("execute", {"callId": "c", "kind": "tool", "id": "other", "method": "execute"})["error"]
+    assert unknown["code"] == -32002 and unknown["data"] == {"reason": 'no active tool "other" in this plugin'}
+    no_method = client.call("execute", {"callId": "c", "kind": "tool", "id": "t", "method": "read"})["error"]
+    assert no_method["code"] == -32002
+    assert client.call("initialize", {"protocolVersion": 1, "plugin": {"root": "/"}, "files": []})["error"]["code"] == -32600
+    assert client.call("shutdown", [])["error"]["code"] == -32602
+
+    client.send_raw(b"not json\n")
+    client.send_raw(b'{"id": 7, "method": "ping"}\n')
+    client.send_raw(b"[1, 2]\n")
+    client.send_raw(b'{"jsonrpc": "2.0", "id": 8}\n')
+    client.send_raw(b"\n")
+    assert client.result("ping") == {}
+    assert [(o["id"], o["error"]["code"]) for o in client.orphans] == [(None, -32700), (7, -32600), (None, -32600), (8, -32600)]
+    assert client.bad_lines == []
+
+
+def test_a_running_call_id_cannot_be_reused(start_plugin):
+    source = """
+        let open;
+        const gate = new Promise((resolve) => { open = resolve; });
+        export default class Held {
+          name = "held"; description = ""; parameters = { type: "object" };
+          async execute(context, args) {
+            if (args.open) { open(); return "opened"; }
+            await gate;
+            return "done";
+          }
+        }
+    """
+    client, _ = start_plugin({"tools/held": source})
+    first = client.execute_async("tool", "held", {"arguments": {}}, call_id="same")
+    again = client.execute("tool", "held", {"arguments": {}}, call_id="same")
+    assert again["error"]["code"] == -32602
+    assert client.execute("tool", "held", {"arguments": {"open": True}}, call_id="other")["result"]["value"] == "opened"
+    assert first.result(WAIT)["result"]["value"] == "done"
+
+
+def test_messages_sent_while_initialize_runs_are_answered_after_it(start_host, variant, tmp_path):
+    slow = "await new Promise((resolve) => setTimeout(resolve, 300));\n" + tool("slow", "return 'ready';")
+    root = write_plugin(tmp_path / "plugin", {f"tools/slow{variant.suffix}": slow})
+    client = start_host()
+    init = client.request("initialize", {"protocolVersion": 1, "plugin": {"root": str(root)}, "workspace": str(tmp_path),
+                                         "files": [{"kind": "tool", "id": "slow", "path": str(root / f"tools/slow{variant.suffix}")}]})
+    call = client.execute_async("tool", "slow", {"arguments": {}})
+    assert call.result(WAIT)["result"]["value"] == "ready"
+    assert init.done() and init.result()["result"]["extensions"][0]["status"] == "active"
+
+
+def test_stray_errors_in_plugin_code_are_logged_and_the_host_keeps_serving(start_plugin):
+    body = """
+    setTimeout(() => { throw new Error("thrown in a timer"); }, 0);
+    Promise.reject(new Error("rejected and never handled"));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return "still here";
+    """
+    client, _ = start_plugin({"tools/t": tool("t", body)})
+    assert client.tool("t")["value"] == "still here"
+    assert client.wait_stderr("thrown in a timer") and client.wait_stderr("rejected and never handled")
+    assert client.result("ping") == {}
