@@ -13,5 +13,6 @@ Modules:
 - `compare` — the compare dialog of two recorded runs: diff, scores, rubrics, verdict.
 - `catalog` — what the editor's pickers offer: models, built-in tools, MCP tools.
 - `welcome` — first-start detection: API keys in the environment, local model servers.
-- `models_page`, `mcp_page` — the Settings › Models and Settings › MCP pages.
+- `models_page`, `mcp_page`, `skills_page`, `search_page`, `plugins_page` — the Settings
+  pages (Models, MCP, Skills, Search, Plugins).
 """

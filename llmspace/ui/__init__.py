@@ -14,8 +14,9 @@ Modules:
   `cards` (message cards), `panels` (model picker, parameters, tools and variables dialogs),
   `history` (run history panel), `inspect` (one recorded run), `compare` (compare and
   evaluate two runs, rubric editor).
-- `settings_dialog` — Settings: JSON pages per settings file plus the `models_page` and
-  `mcp_page` list pages, built on `list_page`.
+- `settings_dialog` — Settings: the `models_page`, `mcp_page` and `skills_page` list pages
+  (built on `list_page`), the `search_page` form, `plugins_page`, General, and raw JSON
+  editors for models.json and mcp.json (the fields those pages do not show).
 - `palette` — the command palette.
 - `pump` — the one thread boundary: a queue drained on the Tk thread with `after()`.
 - `dialogs` — modal questions behind a facade that tests replace.
