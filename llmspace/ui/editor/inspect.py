@@ -54,7 +54,7 @@ class RunInspector(tb.Toplevel):
         from ...core.history import absolute_time
 
         self.run_id = run.id
-        self.title(f"Run {run.id}")
+        self.title(" · ".join(p for p in ("Run", absolute_time(run.timestamp), run.model) if p))
         parts = [run.model, run.messages_label, absolute_time(run.timestamp), run.usage_label]
         self.header.configure(text=" · ".join(p for p in parts if p))
         self.messages.delete(*self.messages.get_children(""))
