@@ -77,6 +77,7 @@ def test_every_extension_is_active_with_the_metadata_it_declares(space: Space, m
     try:
         app.plugin_code.ensure_loaded(PLUGIN)
         commands = {c.ref.id: (c.display_name, c.description) for c in app.plugin_code.commands()}
+        assert app.plugin_code.hosts() == []  # listing came from the metadata cache: no host started
     finally:
         app.close()
     assert commands == COMMANDS
@@ -131,10 +132,14 @@ def test_a_thrown_error_in_a_command_is_an_error_with_its_message_and_the_thread
     space.write_thread("unknown to the server.json")
     before = (space.workspace / "unknown to the server.json").read_bytes()
     proc = space.run("plugins", "run-command", PLUGIN, "sync-active-thread", "--thread", "unknown to the server.json")
-    assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "Metadata request failed (404)." in result_line(proc.stdout)
-    assert result_line(proc.stdout).startswith("error: ")
+    assert (proc.returncode, proc.stdout) == (1, "error: Sync active thread failed: Metadata request failed (404).\n")
+    assert proc.stderr == "[fetching] Fetching production metadata…\n"  # the default environment
     assert (space.workspace / "unknown to the server.json").read_bytes() == before
+
+
+def test_without_a_thread_the_command_sees_no_active_tab(space: Space) -> None:
+    proc = space.ok("plugins", "run-command", PLUGIN, "sync-active-thread")
+    assert proc.stdout == "warning: Open a Thread before running this command.\n"
 
 
 # -- tools ----------------------------------------------------------------------------------------
@@ -154,11 +159,12 @@ def test_read_project_file_reads_a_workspace_file_and_truncates(space: Space) ->
 
 def test_a_thrown_error_in_a_tool_is_an_error_result_with_its_message(space: Space) -> None:
     proc = space.run("plugins", "call-tool", PLUGIN, "read_project_file", '{"path": ""}')
-    assert proc.returncode == 1 and "path is required." in proc.stdout, proc.stdout + proc.stderr
-    assert "Traceback" not in proc.stdout and "    at " not in proc.stdout  # the message, not the stack
-    # a refused callback throws in the plugin; uncaught, it is the tool's error
+    assert (proc.returncode, proc.stdout) == (1, "path is required.\n"), proc.stderr  # the message, no stack
+    # refused callbacks throw in the plugin; uncaught, their message is the tool's error
+    proc = space.run("plugins", "call-tool", PLUGIN, "read_project_file", '{"path": "missing.md"}')
+    assert (proc.returncode, proc.stdout) == (1, "missing.md does not exist.\n"), proc.stderr
     proc = space.run("plugins", "call-tool", PLUGIN, "read_project_file", '{"path": "../outside.md"}')
-    assert proc.returncode == 1 and proc.stdout.strip(), proc.stdout + proc.stderr
+    assert proc.returncode == 1 and "'../outside.md' leaves the workspace" in proc.stdout, proc.stdout + proc.stderr
 
 
 def expected_runtime(runtime: Runtime) -> str:
@@ -214,5 +220,5 @@ def imported_text_of(thread: dict[str, Any]) -> str:
 
 def test_a_thrown_error_in_a_storage_fails_the_import_with_its_message(space: Space) -> None:
     proc = space.run("storage", "import", "team-library", "project/missing")
-    assert proc.returncode == 1 and "Request failed (404)." in proc.stderr, proc.stdout + proc.stderr
+    assert (proc.returncode, proc.stderr) == (1, "error: Example Team Library: Request failed (404).\n"), proc.stdout
     assert not list((space.workspace / "imported").glob("missing*"))
