@@ -160,10 +160,15 @@ def usage_sum(usages: list[Usage]) -> Usage:
 
 def append_history(thread: Thread, usage: Usage | None, timestamp_ms: int,
                    model: ModelConfig | None = None) -> str | None:
-    """Record the run. A thread that runs on the default model (no saved `model`) gets the
-    model actually called written into its run snapshot, so history and compare can say
-    which model produced each run; the working thread itself stays without a model."""
+    """Record the run with the model actually called (`model`) in its snapshot, so history and
+    compare say which model produced each run: a thread on the default model (no saved
+    `model`) gets it written in, and a saved model that could not run (no API key, disabled)
+    is replaced by the one the run fell back to, keeping the thread's parameters. The working
+    thread itself keeps what the user chose."""
     run = append_run(thread, usage, timestamp_ms)
-    if run.thread.model is None and model is not None:
+    recorded = run.thread.model
+    if model is not None and recorded is None:
         run.thread.model = model.model_copy(deep=True)
+    elif model is not None and recorded is not None and (recorded.provider, recorded.id) != (model.provider, model.id):
+        recorded.provider, recorded.id = model.provider, model.id
     return run.id

@@ -1,6 +1,7 @@
 """What the editor's pickers offer: models by provider with availability, built-in tools by
-group, MCP tools per server, the thread's plugin tools by plugin, and how a tool is named
-(`tool_label`: a plugin tool with its plugin). Thin adapters over `app.models`,
+group, MCP tools per server, the thread's plugin tools by plugin, how a tool is named
+(`tool_label`: a plugin tool with its plugin), and what the model row says (`run_model_label`:
+the model a run will call, `params_label`: its parameters). Thin adapters over `app.models`,
 `tools.builtins` and `app.mcp`; the model and MCP pickers degrade to "nothing available"
 (with a reason) when their service fails. Callers: `ui/editor/panels.py`,
 `ui/editor/view.py`, tests. No Tk.
@@ -12,7 +13,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..core.model import Tool
+from ..core.model import ModelConfig, Tool
 
 if TYPE_CHECKING:
     from ..app import App
@@ -52,6 +53,42 @@ def model_choices(app: App) -> tuple[list[ModelChoice], str | None]:
         for m in p.enabled_models():
             out.append(ModelChoice(p.id, p.name, m.id, m.name or m.id, configured and not (p.local and p.reachable is False), reason))
     return out, None
+
+
+def run_model_label(app: App, saved: ModelConfig | None) -> str:
+    """What the editor's model row says: the model a run will call, and when that is not the
+    thread's saved model, which one that is and why ("ollama/qwen3 (openai/gpt-4.1-mini has
+    no API key)"). A thread without a model shows the default it runs on."""
+    def name(m: ModelConfig) -> str:
+        return f"{m.provider}/{m.id}"
+
+    try:
+        choice = app.providers.choose(saved)
+    except Exception as exc:  # settings that cannot be read: show what the thread names
+        log.info("could not tell which model runs: %s", exc)
+        return name(saved) if saved is not None else "Default model"
+    if saved is None:
+        return f"Default: {name(choice.model)}" if choice.model is not None else "No model: add one in Settings › Models"
+    if choice.fell_back and choice.model is not None:
+        return f"{name(choice.model)} ({name(saved)} {choice.reason or 'cannot run'})"
+    if choice.model is None and choice.reason:
+        return f"{name(saved)} ({choice.reason})"
+    return name(saved)
+
+
+PARAM_LABELS = {"temperature": "temperature", "maxTokens": "max tokens", "reasoning": "reasoning",
+                "responseType": "response format"}
+
+
+def params_label(params: dict[str, Any]) -> str:
+    """The model parameters as the editor lists them under the model: "temperature 0.7 · max tokens 4096"."""
+    parts = []
+    for key in sorted(params, key=lambda k: list(PARAM_LABELS).index(k) if k in PARAM_LABELS else len(PARAM_LABELS)):
+        value = params[key]
+        if key == "responseType" and isinstance(value, dict):
+            value = value.get("type")
+        parts.append(f"{PARAM_LABELS.get(key, key)} {value}")
+    return " · ".join(parts)
 
 
 def builtin_tool_groups() -> dict[str, list[Tool]]:

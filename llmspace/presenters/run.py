@@ -325,8 +325,8 @@ class RunPresenter:
     def apply(self, ev: rev.RunEvent) -> None:
         """Fold one run event into the editor's thread and this presenter's state."""
         match ev:
-            case rev.RunStarted():
-                pass
+            case rev.RunStarted():  # the model that runs (the saved one may have fallen back)
+                self.notify("started", f"{ev.provider}/{ev.model}")
             case rev.MessageStarted():
                 self._ensure_message(ev.message_id)
             case rev.TextDelta():

@@ -19,9 +19,12 @@ registries of `app.registries`) fills two registries of the one mechanism (`llms
 
 Queries:
 - `adapter(api, context) -> Adapter` — made by the API's factory for one run.
+- `choose(model) -> RunModel` — the model a run of a thread saved with `model` calls (no
+  flags) and, when that is not the saved one, why ("has no API key"); asks no server unless
+  `refresh`, never raises (the editor's model row shows it, `ui/editor/model_row.py`).
 - `resolve(model, provider=None, model_id=None) -> (Endpoint, ModelInfo)` — explicit
   provider/model (CLI flags) win over the thread's saved model; the saved model falls back
-  to the default model of `models.json` and then the first enabled model. Raises
+  (`choose`) to the default model of `models.json` and then the first enabled model. Raises
   `UserFacingError` "Select a model to run…" or "No API key for …: set ENV …". An
   `offline` provider (no base URL, key or model list, e.g. `replay`) accepts any model id.
 - `refresh_local(ids, timeout)` — asks local servers for their models (`providers/discovery.py`).
@@ -59,6 +62,23 @@ class ProviderEntry:
     name: str = ""
     offline: bool = False
     view: ProviderView | None = None
+
+
+@dataclass(frozen=True)
+class RunModel:
+    """The model a run calls (`model`, None when there is none) for a thread whose saved model
+    is `saved`, and why the saved one is not used (`reason`, a clause after the model's name,
+    such as "has no API key")."""
+
+    model: ModelConfig | None
+    saved: ModelConfig | None
+    reason: str | None = None
+
+    @property
+    def fell_back(self) -> bool:
+        """The run calls another model than the thread's saved one."""
+        return self.saved is not None and self.model is not None and \
+            (self.model.provider, self.model.id) != (self.saved.provider, self.saved.id)
 
 
 def _completions(context: AdapterContext) -> Adapter:
@@ -205,8 +225,7 @@ class ProviderRegistry:
         elif entry is not None and entry.view is not None and model is not None:
             chosen = model  # a plugin provider the thread names (models.json does not know it)
         else:
-            self._refresh_candidates(model)
-            chosen = self.models.resolve_model(model)
+            chosen = self._fallback(model, refresh=True).model
         if chosen is None:
             raise UserFacingError("Select a model to run.",
                                   hint="Pick a model in the thread's model menu, set a default model in Settings › Models, or pass --provider and --model.")
@@ -233,6 +252,42 @@ class ProviderRegistry:
         endpoint = Endpoint(provider_id=view.id, api=api, base_url=view.base_url.rstrip("/"),
                             api_key=key, headers=dict(view.headers), **view.timeouts)
         return endpoint, info
+
+    def choose(self, model: ModelConfig | None, *, refresh: bool = False) -> RunModel:
+        """The model a run of a thread saved with `model` calls (as `resolve` without flags
+        picks it) and why it is not the saved one. Without `refresh` no local server is asked;
+        never raises (a provider that cannot be used is the reason)."""
+        try:
+            self.sync_user_providers()
+            entry = self._entry(model.provider) if model is not None else None
+        except UserFacingError as exc:
+            return RunModel(None, model, "cannot run: " + str(exc).splitlines()[0])
+        if entry is not None and (entry.offline or entry.view is not None):
+            return RunModel(model, model)  # replay and plugin providers take the saved model as it is
+        return self._fallback(model, refresh=refresh)
+
+    def _fallback(self, model: ModelConfig | None, *, refresh: bool) -> RunModel:
+        if refresh:
+            self._refresh_candidates(model)
+        chosen = self.models.resolve_model(model)
+        if model is None or (chosen is not None and (chosen.provider, chosen.id) == (model.provider, model.id)):
+            return RunModel(chosen, model)
+        return RunModel(chosen, model, self.unavailable_reason(model))
+
+    def unavailable_reason(self, model: ModelConfig) -> str:
+        """Why `model` cannot run now, as a clause after its name ("has no API key")."""
+        view = self.models.provider(model.provider)
+        if view is None:
+            return "names a provider that is not configured"
+        if model.id in view.disabled:
+            return "is disabled in Settings › Models"
+        if not self.models.is_configured(view.id):
+            return "has no API key"
+        if view.local and view.reachable is False:
+            return f"cannot reach {view.name}"
+        if not any(m.id == model.id for m in view.models):
+            return f"is not offered by {view.name}"
+        return "is not available"
 
     @staticmethod
     def _offline(entry: ProviderEntry, model_id: str) -> tuple[Endpoint, ModelInfo]:

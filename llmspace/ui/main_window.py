@@ -243,7 +243,20 @@ class MainWindow:
     def open_settings(self) -> Any:
         from .settings_dialog import SettingsDialog
 
-        return SettingsDialog(self)
+        dialog = SettingsDialog(self)
+        dialog.bind("<Destroy>", lambda e: self.models_changed() if e.widget is dialog else None, add=True)
+        return dialog
+
+    def models_changed(self) -> None:
+        """Providers, keys or the default model changed: every model row and the welcome
+        view say again which model runs."""
+        if self._closed:
+            return
+        for ed in self.editors.values():
+            if ed is not None and ed.winfo_exists():
+                ed.refresh_model()
+        if self.welcome.winfo_ismapped():
+            self.welcome.refresh()
 
     def import_from_storage(self) -> Any:
         from .storage_actions import import_from_storage

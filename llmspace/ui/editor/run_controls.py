@@ -101,6 +101,8 @@ class RunControls:
                 self.focus_pending_result()
         elif kind == "tool":
             self.view.list.request_render()
+        elif kind == "started":
+            self.window.set_status(f"Running on {detail}")
         elif kind == "retrying":
             self.view.status.configure(text="Retrying…")
             self.window.set_status(str(detail))

@@ -24,6 +24,7 @@ from ...presenters.editor import EditorPresenter
 from ...presenters.run import RunPresenter
 from . import panels
 from .messages import MessageList
+from .model_row import ModelRow
 from .run_controls import RunControls
 from .title_field import TitleField
 
@@ -93,13 +94,9 @@ class EditorView(tb.Frame):
         self._sash_set = False
         self.paned.bind("<Configure>", self._init_sash, add=True)
 
-        row = tb.Frame(left)
-        row.pack(fill="x", pady=2)
-        tb.Label(row, text="Model", width=9).pack(side="left")
-        self.params_btn = tb.Button(row, text="⚙", width=3, bootstyle="secondary-link", command=self.edit_params)
-        self.params_btn.pack(side="right")  # packed first so a long model label cannot push it out
-        self.model_btn = tb.Button(row, text="", bootstyle="secondary-outline", command=self.pick_model)
-        self.model_btn.pack(side="left", fill="x", expand=True)
+        self.model_row = ModelRow(left, self, self.app, self.p)
+        self.model_btn, self.params_btn = self.model_row.button, self.model_row.params_btn
+        self.params_lbl = self.model_row.params
         row = tb.Frame(left)
         row.pack(fill="x", pady=2)
         tb.Label(row, text="Tools", width=9).pack(side="left")
@@ -176,19 +173,8 @@ class EditorView(tb.Frame):
             self.history_panel = None
 
     def refresh_model(self) -> None:
-        m = self.p.thread.model
-        if m is not None:
-            label = f"{m.provider} / {m.id}"
-        else:
-            try:
-                d = self.app.models.default_model
-            except Exception:
-                d = None
-            label = f"Default ({d.provider} / {d.id})" if d is not None else "Default model"
-        params = self.p.params()
-        if params:
-            label += "  · " + ", ".join(f"{k}={v if k != 'responseType' else v.get('type')}" for k, v in params.items())
-        self.model_btn.configure(text=label)
+        """The model a run will call (with the reason when it is not the saved one) and its parameters."""
+        self.model_row.refresh()
 
     def refresh_tools(self) -> None:
         tools = self.p.tools
