@@ -332,3 +332,14 @@ def test_stray_errors_in_plugin_code_are_logged_and_the_host_keeps_serving(start
     assert client.tool("t")["value"] == "still here"
     assert client.wait_stderr("thrown in a timer") and client.wait_stderr("rejected and never handled")
     assert client.result("ping") == {}
+
+
+def test_large_answers_arrive_whole_and_one_over_64_mib_is_answered_32000(start_plugin):
+    client, _ = start_plugin({"tools/big": tool("big", "return 'x'.repeat(args.n);")})
+    futures = [client.execute_async("tool", "big", {"arguments": {"n": 4_000_000 + i}}, call_id=f"c{i}") for i in range(3)]
+    assert [len(f.result(WAIT)["result"]["value"]) for f in futures] == [4_000_000, 4_000_001, 4_000_002]
+    error = client.execute("tool", "big", {"arguments": {"n": 65 * 1024 * 1024}})["error"]
+    assert error["code"] == -32000
+    assert error["message"] == "the message is 65 MiB; the protocol carries at most 64 MiB a line"
+    assert client.bad_lines == []
+    assert client.result("ping") == {}

@@ -72,7 +72,7 @@ function common(call, signal, context) {
     settings: deepFreeze(isPlainObject(context.settings) ? context.settings : {}),
     signal,
     async notify(message, level = "info") {
-      const chosen = level !== null && typeof level === "object" ? (level.level ?? "info") : level;
+      const chosen = level !== null && typeof level === "object" ? (level.level ?? "info") : (level ?? "info");
       if (!NOTIFY_LEVELS.includes(chosen)) throw new RangeError(`level must be one of ${NOTIFY_LEVELS.join(", ")}`);
       await call("notify", { message: text("message", message), level: chosen });
       return null;

@@ -70,12 +70,16 @@ export class Connection {
     line.write(text, 0, "utf8");
     line[bytes] = 10;
     let offset = 0;
+    let wait = 0.02;
     while (offset < line.length) {
       try {
         offset += fs.writeSync(this._fd, line, offset, line.length - offset);
+        wait = 0.02;
       } catch (error) {
         if (error?.code === "EAGAIN") {
-          Atomics.wait(pause, 0, 0, 2); // Bun (or a child process) made the pipe non-blocking: wait for the app to read
+          // Bun (or a child process) made the pipe non-blocking and it is full: wait for the app to read.
+          Atomics.wait(pause, 0, 0, wait);
+          wait = Math.min(wait * 2, 5);
           continue;
         }
         this._gone(error);
