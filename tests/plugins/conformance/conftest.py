@@ -76,9 +76,6 @@ class Runtime:
         rest = clean_path()
         return os.pathsep.join([self.folder, *rest] if self.folder else rest)
 
-    def describe(self) -> str:
-        return f"{self.name} ({self.executable or sys.executable} {self.version})".strip()
-
 
 def _has(folder: str, program: str) -> bool:
     path = os.path.join(folder, program)
