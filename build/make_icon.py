@@ -1,8 +1,10 @@
 """Draw the LLM Space icon with Pillow: a rounded indigo square with an orbit and a planet.
 
-Writes `assets/llmspace.png` (512 px), `assets/llmspace.ico` (16–256 px) and the window icons
-`llmspace/assets/icons/llmspace-256.png` and `-64.png` (package data). Run by hand or by
-`build/llmspace.spec` when the files are missing: `python build/make_icon.py`.
+Writes `assets/llmspace.png` (512 px; Linux), `assets/llmspace.ico` (16–256 px; Windows),
+`assets/llmspace.icns` (16–1024 px; macOS) and the window icons
+`llmspace/assets/icons/llmspace-256.png` and `-64.png` (package data; the 256 px one is also
+the Linux desktop-entry icon). Run by hand or by `build/llmspace.spec` when a file is
+missing: `python build/make_icon.py`.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ def draw(size: int = 512) -> Image.Image:
     for y in range(n):
         t = y / (n - 1)
         c = tuple(int(top[i] + (bottom[i] - top[i]) * t) for i in range(3))
-        d.line([(0, y), (n, y)], fill=c + (255,))
+        d.line([(0, y), (n, y)], fill=(*c, 255))
     mask = Image.new("L", (n, n), 0)
     ImageDraw.Draw(mask).rounded_rectangle([0, 0, n - 1, n - 1], radius=n // 5, fill=255)
     img.putalpha(mask)
@@ -43,6 +45,7 @@ def main() -> None:
     (ROOT / "assets").mkdir(exist_ok=True)
     big.save(ROOT / "assets" / "llmspace.png")
     big.save(ROOT / "assets" / "llmspace.ico", sizes=[(16, 16), (32, 32), (48, 48), (64, 64), (128, 128), (256, 256)])
+    draw(1024).save(ROOT / "assets" / "llmspace.icns")  # Pillow writes every size up to 512@2x
     icons = ROOT / "llmspace" / "assets" / "icons"
     icons.mkdir(parents=True, exist_ok=True)
     big.resize((256, 256), Image.LANCZOS).save(icons / "llmspace-256.png")
