@@ -12,7 +12,7 @@
 // strict JSON check), core-types.mjs (`@llm-space/core` is types only).
 
 import { Console } from "node:console";
-import { Readable } from "node:stream";
+import { createRequire } from "node:module";
 
 import { Calls } from "./calls.mjs";
 import { installCoreTypes } from "./core-types.mjs";
@@ -29,13 +29,20 @@ function takeStdio() {
   Object.defineProperty(process, "stdin", {
     configurable: true,
     enumerable: true,
-    get: () => (empty ??= new Readable({ read() { this.push(null); } })),
+    get: () => (empty ??= emptyStream()),
   });
   const quiet = new Console({ stdout: stderr, stderr });
   for (const key of Object.keys(quiet)) {
     if (typeof quiet[key] === "function") console[key] = quiet[key];
   }
   return input;
+}
+
+/** What plugin code gets as `process.stdin`: a stream that ends at once (node:stream loads
+ * only when asked for: it costs Bun a few milliseconds at start). */
+function emptyStream() {
+  const { Readable } = createRequire(import.meta.url)("node:stream");
+  return new Readable({ read() { this.push(null); } });
 }
 
 function exit(code) {
