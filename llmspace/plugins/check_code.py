@@ -7,8 +7,10 @@ code extension is loaded in a real host (llmspace/plugins/runtime.py), as enabli
     tool names    model-facing names are snake_case (`^[a-z][a-z0-9_]*$`)
     tool schemas  each tool's parameters forbid unknown properties (`additionalProperties: false`)
 
-The host runs with a scratch data root and workspace (deleted afterwards) and is shut down
-before returning. Used by `cmd_check` in llmspace/commands/plugins.py.
+Python files load in the Python host, `.ts/.js/.mjs` files in the JavaScript host when a
+runtime for them is found (llmspace/plugins/js_runtime.py; otherwise the line says which
+were not checked and why). The hosts run with a scratch data root and workspace (deleted
+afterwards) and are shut down before returning. Used by `cmd_check` in llmspace/commands/plugins.py.
 """
 
 from __future__ import annotations
@@ -24,16 +26,18 @@ from .check import CheckItem
 from .code import runtime_of
 from .diagnostics import DiagnosticLog
 from .extensions import find_extensions
-from .runtime import CodeFile, HostSpec, PluginHost, python_launch
+from .js_runtime import find_runtime, host_module
+from .runtime import CodeFile, HostSpec, Launch, PluginHost, python_launch
 
 _SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
 CODE_KINDS = ("tool", "command", "thread-storage")
 
 
-def _load(folder: Path, name: str, version: str, files: list[CodeFile], scratch: Path) -> dict[str, Any]:
-    spec = HostSpec(name, version, folder.absolute(), "python", tuple(files), scratch / "workspace", scratch)
-    (scratch / "workspace").mkdir()
-    host = PluginHost(spec, launch=python_launch, frontend=ConsoleFrontend(), log=DiagnosticLog(scratch / "logs"))
+def _load(folder: Path, name: str, version: str, files: list[CodeFile], scratch: Path, runtime: str,
+          launch: Launch) -> dict[str, Any]:
+    spec = HostSpec(name, version, folder.absolute(), runtime, tuple(files), scratch / "workspace", scratch)
+    (scratch / "workspace").mkdir(exist_ok=True)
+    host = PluginHost(spec, launch=launch, frontend=ConsoleFrontend(), log=DiagnosticLog(scratch / "logs"))
     try:
         return host.initialize()
     finally:
@@ -43,22 +47,27 @@ def _load(folder: Path, name: str, version: str, files: list[CodeFile], scratch:
 def check_code(folder: Path, name: str, version: str) -> list[CheckItem]:
     extensions, _warnings = find_extensions(folder, name)
     files = [CodeFile(e.kind, e.id, e.path) for e in extensions if e.kind in CODE_KINDS and e.status == "active"]
-    python = [f for f in files if runtime_of(f.path) == "python"]
-    others = [f for f in files if runtime_of(f.path) != "python"]
     if not files:
         return [CheckItem("code", True, "no tools, commands or thread storages")]
+    python = [f for f in files if runtime_of(f.path) == "python"]
+    js = find_runtime()
+    scripts = [f for f in files if runtime_of(f.path) == "js" and js.refusal(f.path) is None]
+    skipped = len([f for f in files if runtime_of(f.path) == "js"]) - len(scripts)
     reported: list[dict[str, Any]] = []
-    if python:
-        with tempfile.TemporaryDirectory(prefix="llmspace-check-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="llmspace-check-") as scratch:
+        for runtime, group, launch in (("python", python, python_launch),
+                                       ("js", scripts, lambda spec: js.argv(host_module(), [f.path for f in spec.files]))):
+            if not group:
+                continue
             try:
-                reported = list(_load(folder, name, version, python, Path(scratch)).get("extensions", []))
+                reported += list(_load(folder, name, version, group, Path(scratch), runtime, launch).get("extensions", []))
             except UserFacingError as exc:
-                return [CheckItem("code", False, f"the plugin host could not load the code: {exc.message}")]
+                return [CheckItem("code", False, f"the {runtime} plugin host could not load the code: {exc.message}")]
     broken = [f"{e.get('kind')} {e.get('id')}: {(e.get('error') or {}).get('message', 'failed')}"
               for e in reported if isinstance(e, dict) and e.get("status") != "active"]
-    skipped = f"; {len(others)} JavaScript/TypeScript file(s) not checked here" if others else ""
+    note = (f"; {skipped} JavaScript/TypeScript file(s) not checked: {js.describe()}" if skipped else "")
     items = [CheckItem("code", not broken, "; ".join(broken) if broken else
-                       f"{len(python)} extension(s) load and meet their contracts{skipped}")]
+                       f"{len(python) + len(scripts)} extension(s) load and meet their contracts{note}")]
     tools = [e for e in reported if isinstance(e, dict) and e.get("kind") == "tool" and e.get("status") == "active"]
     names = [str((e.get("metadata") or {}).get("name", "")) for e in tools]
     bad_names = [n for n in names if not _SNAKE.match(n)]

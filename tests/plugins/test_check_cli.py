@@ -30,3 +30,22 @@ def test_check_of_a_bad_plugin_exits_1(home: Path, tmp_path: Path, capsys: pytes
 def test_check_of_a_missing_folder_says_so(home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plugins", "check", str(tmp_path / "nope")]) == 1
     assert "is not a folder" in capsys.readouterr().err
+
+
+def test_check_loads_javascript_tools_in_the_js_host_too(home: Path, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    if not (shutil.which("bun") or shutil.which("node")):
+        pytest.skip("no JavaScript runtime on PATH")
+    root = tmp_path / "js-kit"
+    (root / "tools").mkdir(parents=True)
+    (root / "package.json").write_text('{"name": "js-kit", "version": "1.0.0", "engines": {"llm-space": ">=4.9.0"}}')
+    (root / "tools" / "loose.mjs").write_text(
+        'export default class Loose {\n  name = "LooseName";\n  description = "x";\n'
+        '  parameters = {type: "object", properties: {}};\n  async execute() { return 1; }\n}\n')
+    assert main(["plugins", "check", str(root)]) == 1
+    out = capsys.readouterr().out
+    assert "PASS  code" in out and "1 extension(s) load" in out
+    assert "FAIL  tool names    not snake_case: LooseName" in out
+    assert "FAIL  tool schemas  allow any property" in out
