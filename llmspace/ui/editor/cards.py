@@ -1,6 +1,8 @@
 """Message cards for the rich message list: a user card (text, images) and an assistant
 card (collapsible thinking, text, tool calls with arguments and editable results, the
-ask_user_question form, the todo_write list, a usage/timing line). A card reports edits to
+ask_user_question form, the todo_write list, a usage/timing line). The head row — toggle, role,
+the usage/timing line and the action buttons — is `card_header.CardHeader`, which keeps every
+button inside the card at any width. A card reports edits to
 the `EditorPresenter` and receives streamed text through `append_text`/`append_thinking`.
 Caller: `ui/editor/messages.py`.
 """
@@ -19,6 +21,7 @@ from ...errors import UserFacingError
 from ...presenters.catalog import tool_label
 from ...presenters.messages import image_label
 from .. import tkvars
+from .card_header import CardHeader
 
 MAX_LINES = 18
 
@@ -87,34 +90,34 @@ class MessageCard(tb.Frame):
         self.thinking: tb.Text | None = None
         self.results: dict[str, tb.Text] = {}
         ro = self.p.read_only
-        head = tb.Frame(self)
+        head = self.header = CardHeader(self, view.list.request_layout)
         head.pack(fill="x")
         collapsed = msg.id in self.p.collapsed
-        tb.Button(head, text="▸" if collapsed else "▾", width=2, bootstyle="secondary-link",
-                  command=lambda: self.p.message_intents.toggle_collapsed(msg.id)).pack(side="left")
+        head.left.append(tb.Button(head, text="▸" if collapsed else "▾", width=2, bootstyle="secondary-link",
+                                   padding=(4, 2), command=lambda: self.p.message_intents.toggle_collapsed(msg.id)))
         self.role_btn = tb.Button(head, text=msg.role.capitalize(), width=9,
                                   bootstyle="info-outline" if msg.role == "user" else "success-outline",
                                   command=lambda: self._do(self.p.message_intents.toggle_role, index))
-        self.role_btn.pack(side="left")
-        if msg.role == "assistant":
-            line = usage_line(msg)
-            if line:
-                tb.Label(head, text=line, bootstyle="secondary").pack(side="left", padx=6)
-        for label, tip, cmd in (("✕", "Remove", lambda: self._do(self.p.message_intents.remove_message, index)),
-                                ("▶", "Run from this message", lambda: view.run_controls.run_from(msg.id)),
-                                ("+", "Insert before", lambda: self._do(self.p.message_intents.add_message, None, index)),
+        head.left.append(self.role_btn)
+        self.stats: tb.Label | None = None
+        if msg.role == "assistant" and (line := usage_line(msg)):
+            self.stats = head.stats = tb.Label(head, text=line, bootstyle="secondary", justify="left")
+        if msg.role == "user":
+            head.actions.append(tb.Button(head, text="Image…", bootstyle="secondary-link", padding=(6, 2),
+                                          command=self.pick_image, state="disabled" if ro else "normal"))
+            head.actions.append(tb.Button(head, text="Paste image", bootstyle="secondary-link", padding=(6, 2),
+                                          command=self.paste_image, state="disabled" if ro else "normal"))
+        for label, tip, cmd in (("↑", "Move up", lambda: self._do(self.p.message_intents.move_message, index, index - 1)),
                                 ("↓", "Move down", lambda: self._do(self.p.message_intents.move_message, index, index + 1)),
-                                ("↑", "Move up", lambda: self._do(self.p.message_intents.move_message, index, index - 1))):
-            b = tb.Button(head, text=label, width=2, bootstyle="secondary-link", command=cmd)
-            b.pack(side="right")
+                                ("+", "Insert before", lambda: self._do(self.p.message_intents.add_message, None, index)),
+                                ("▶", "Run from this message", lambda: view.run_controls.run_from(msg.id)),
+                                ("✕", "Remove", lambda: self._do(self.p.message_intents.remove_message, index))):
+            b = tb.Button(head, text=label, width=2, bootstyle="secondary-link", padding=(4, 2), command=cmd)
             b.tooltip = tip  # type: ignore[attr-defined]
             if ro and label != "▶":
                 b.configure(state="disabled")
-        if msg.role == "user":
-            tb.Button(head, text="Paste image", bootstyle="secondary-link", command=self.paste_image,
-                      state="disabled" if ro else "normal").pack(side="right")
-            tb.Button(head, text="Image…", bootstyle="secondary-link", command=self.pick_image,
-                      state="disabled" if ro else "normal").pack(side="right")
+            head.actions.append(b)
+        head.arrange(view.list.card_width())
         if collapsed:
             preview = (msg.text() or "").replace("\n", " ")[:120]
             tb.Label(self, text=preview or "(empty)", bootstyle="secondary").pack(anchor="w")

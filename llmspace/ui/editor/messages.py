@@ -36,6 +36,7 @@ class MessageList(tb.Frame):
         self._again = False
         self._pending = False
         self._fit_job: str | None = None
+        self._layout_job: str | None = None
         self._fit_retries = 0
         for w in (self.body,):
             w.bind("<MouseWheel>", self.on_wheel)
@@ -48,6 +49,21 @@ class MessageList(tb.Frame):
         if abs(e.height - self._height) > 20 and self.mode == "rich":
             self._height = e.height
             self.render()
+
+    def card_width(self) -> int:
+        """The width a card's head row gets (the list's width less the card's padding)."""
+        w = self.body.winfo_width()
+        return w - 12 if w > 50 else 0
+
+    def request_layout(self) -> None:
+        """Re-place the cards at the next idle moment (a card changed its height)."""
+        if self._layout_job is None:
+            self._layout_job = self.after_idle(self._layout_now)
+
+    def _layout_now(self) -> None:
+        self._layout_job = None
+        if self.order:
+            self.layout()
 
     def _avail(self) -> int:
         h = self.body.winfo_height()
