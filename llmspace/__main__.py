@@ -3,6 +3,8 @@
 No arguments: start the desktop app. `llm-space://…` (or `llm-space-dev://…`): hand the
 link to the running window (llmspace/instance.py), else start the app and open it there.
 `--plugin-host`: run a plugin host (llmspace/plugin_host/).
+`--install-desktop-entry` / `--uninstall-desktop-entry`: register the link schemes with the
+desktop, or remove them (llmspace/desktop_entry.py; the frozen Windows app registers itself).
 `--self-test`: check settings, the workspace and the main window, then exit.
 Anything else: the command line (`llmspace.cli`).
 """
@@ -20,6 +22,14 @@ def main(argv: list[str] | None = None) -> int:
         from .plugin_host import main as host_main
 
         return host_main()
+    if args and args[0] in ("--install-desktop-entry", "--uninstall-desktop-entry"):
+        from .desktop_entry import main as desktop_entry_main
+
+        return desktop_entry_main(args)
+    if sys.platform == "win32" and getattr(sys, "frozen", False):  # links open this exe from now on
+        from .desktop_entry import register_on_start
+
+        register_on_start()
     if args and args[0].lower().startswith(("llm-space://", "llm-space-dev://")):
         from .instance import hand_off
         from .paths import DataRoot
