@@ -72,6 +72,7 @@ def run_gui(args: list[str] | None = None, *, link: str | None = None) -> int:
                 win.root.after_idle(lambda: win.open_link(link))
 
         win.root.bind("<Map>", on_map, add=True)
+        register_mac_links(win.root, win.open_link)
         server = _instance_server(app, win)
         try:
             win.root.mainloop()
@@ -81,6 +82,23 @@ def run_gui(args: list[str] | None = None, *, link: str | None = None) -> int:
         return 0
     finally:
         app.close()
+
+
+def register_mac_links(root: Any, open_link: Any, platform: str = sys.platform) -> bool:
+    """macOS delivers a clicked `llm-space://` link to the app bundle as an Apple event, which
+    Tk hands to `::tk::mac::LaunchURL` (the schemes are declared in the bundle's Info.plist,
+    build/release_info.py). Untested on a Mac here: docs/release.md. True when registered."""
+    if platform != "darwin":
+        return False
+    from ..instance import is_link
+
+    def launch_url(*urls: str) -> None:
+        for url in urls:
+            if is_link(url):
+                root.after_idle(open_link, url)
+
+    root.createcommand("::tk::mac::LaunchURL", launch_url)
+    return True
 
 
 def _instance_server(app: Any, win: Any) -> Any:
