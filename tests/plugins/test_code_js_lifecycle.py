@@ -1,0 +1,110 @@
+"""The JavaScript host under the app's lifecycle rules, as the Python host: a crash fails
+the call cleanly and the next call starts a fresh host, a call that ignores its signal
+past the timeout is abandoned, a polite one stops on cancel, and shutdown awaits dispose."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from llmspace.agent.services import tool_context
+from llmspace.app import App
+from llmspace.cancel import CancelToken
+from llmspace.core.model import ThreadContext, ToolCall, ToolCallInput, ToolCallOutput
+from llmspace.core.threadio import thread_from_data
+from llmspace.plugins.code_calls import plugin_tool_entry_for
+from llmspace.plugins.js_runtime import find_runtime
+
+from .builders import make_plugin
+from .conformance.conftest import BUN_CACHED, absent
+
+EXITING = """
+export default class Exiting {
+  name = "exiting";
+  description = "Ends its process mid-call unless told not to.";
+  parameters = {type: "object", properties: {die: {type: "boolean"}}, additionalProperties: false};
+  async execute(context, args) {
+    if (args.die) process.exit(7);
+    return "alive";
+  }
+}
+"""
+
+WAITING = """
+export default class Waiting {
+  name = "waiting";
+  description = "Waits for its signal, or ignores it.";
+  parameters = {type: "object", properties: {polite: {type: "boolean"}}, additionalProperties: false};
+  async execute(context, args) {
+    if (args.polite) {
+      await new Promise((resolve) => context.signal.addEventListener("abort", resolve));
+      return "stopped";
+    }
+    await new Promise(() => {});
+  }
+  async dispose() {
+    const fs = await import("node:fs");
+    fs.appendFileSync(process.env.LLM_SPACE_HOME + "/js-disposed.txt", "disposed\\n");
+  }
+}
+"""
+
+
+@pytest.fixture
+def js_app(app: App, home: Path) -> App:
+    bun = shutil.which("bun") or (str(BUN_CACHED) if BUN_CACHED.exists() else None)
+    if bun is None:
+        absent("Bun is not installed (.ci/run installs it into .cache/js/bun)")
+    runtime = find_runtime(None, {"PATH": str(Path(str(bun)).parent)})
+    app.plugin_code.js_runtime = lambda: runtime
+    make_plugin(home, "js-kit", engines=">=4.9.0", files={"tools/exiting.mjs": EXITING, "tools/waiting.mjs": WAITING})
+    app.plugins.refresh()
+    app.plugin_code.ensure_loaded()
+    return app
+
+
+def _thread(app: App) -> Any:
+    thread = thread_from_data({"title": "t"})
+    thread.context = ThreadContext(tools=[plugin_tool_entry_for(s) for s in app.plugin_code.tool_specs()])
+    return thread
+
+
+def _call(app: App, thread: Any, name: str, args: dict[str, Any], *, timeout: float = 60,
+          cancel: CancelToken | None = None) -> ToolCallOutput:
+    tool = next(t for t in thread.context.tools if t.name == name)
+    return app.tools.execute(tool, ToolCall(id="c", input=ToolCallInput(name=name, arguments=args)),
+                             tool_context(app.run_services, thread), cancel, timeout)
+
+
+def test_a_js_host_that_exits_mid_call_gives_a_clean_error_and_the_next_call_works(js_app: App) -> None:
+    thread = _thread(js_app)
+    out = _call(js_app, thread, "exiting", {"die": True})
+    assert out.isError is True and "stopped unexpectedly (exit code 7)" in out.text()
+    assert _call(js_app, thread, "exiting", {}).text() == "alive"
+
+
+def test_a_js_call_that_ignores_its_signal_is_abandoned_and_a_polite_one_stops(js_app: App, home: Path) -> None:
+    thread = _thread(js_app)
+    out = _call(js_app, thread, "waiting", {}, timeout=1.0)
+    assert out.isError is True and "timed out" in out.text()
+    assert _call(js_app, thread, "exiting", {}).text() == "alive"
+    cancel = CancelToken()
+    box: dict[str, ToolCallOutput] = {}
+    worker = threading.Thread(target=lambda: box.setdefault("out", _call(js_app, thread, "waiting", {"polite": True},
+                                                                         cancel=cancel)))
+    worker.start()
+    host = js_app.plugin_code.hosts()[0]
+    for _ in range(600):
+        if host.busy:
+            break
+        threading.Event().wait(0.05)
+    starts = host.starts
+    cancel.cancel()
+    worker.join(30)
+    assert box["out"].text() == "Cancelled" and host.starts == starts
+    assert js_app.plugin_code.close() == []
+    assert (home / "js-disposed.txt").read_text() == "disposed\n"
