@@ -20,6 +20,7 @@ test: $(STAMP)
 	  echo "Xvfb is missing: install it (apt-get install -y xvfb) or run .ci/run"; exit 1; fi
 	$(BIN)/mypy
 	$(BIN)/ruff check .
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/release.yml
 	$(BIN)/python -m pytest
 
 # The static checks alone (mypy strict outside llmspace/ui, ruff); `make test` runs them first.
@@ -30,6 +31,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
+# The single-file executable for this OS into build/dist/ (build/llmspace.spec; docs/release.md).
 dist: $(STAMP)
 	$(BIN)/pyinstaller --noconfirm --clean --distpath build/dist --workpath build/work build/llmspace.spec
 
