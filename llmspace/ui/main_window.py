@@ -29,11 +29,13 @@ from . import theme as themes
 from . import tkvars
 from .dialogs import Dialogs
 from .menus import Menus
+from .panes import PaneKeeper
 from .pump import Pump
 from .tab_pages import TabPages, thread_exists
 from .tree_view import TreeView
 
 log = logging.getLogger("llmspace.ui")
+MIN_SIZE = (800, 500)
 
 
 class MainWindow:
@@ -50,6 +52,8 @@ class MainWindow:
             root.style.theme_use(themes.theme_name(self.ui_state.theme))
         self.root = root
         self.root.title("LLM Space")
+        self.root.minsize(*MIN_SIZE)  # every control stays reachable down to this size
+        themes.style_sashes(root)
         self.dialogs = Dialogs(root)
         self.pump = Pump(root, executor=app.workers)
         self.pump.start()
@@ -126,8 +130,7 @@ class MainWindow:
         self.paned.add(self.tree_view, weight=1)
         self.right = tb.Frame(self.paned)
         self.paned.add(self.right, weight=4)
-        self._sash_done = False
-        self.paned.bind("<Configure>", self._init_sash, add=True)
+        self.pane_keeper = PaneKeeper(self.paned, [0.2, 0.8], [160, 560])  # the tree keeps its share
         self.notebook = tb.Notebook(self.right)
         saved = TabsPresenter(self.ui_state.open_tabs, self.ui_state.active_tab)
         existing = [t for t in saved.tabs if thread_exists(ws, t)]
@@ -143,11 +146,6 @@ class MainWindow:
         if self.tabs.active:
             self.notebook.select(self.pages[self.tabs.active])
         self.sidebar_visible = True
-
-    def _init_sash(self, e: Any) -> None:
-        if not self._sash_done and e.width > 400 and getattr(self, "sidebar_visible", True):
-            self._sash_done = True
-            self.paned.sashpos(0, max(180, min(320, int(e.width * 0.2))))
 
     def _set_icon(self) -> None:
         try:
@@ -317,6 +315,7 @@ class MainWindow:
             self.paned.forget(self.tree_view)
         else:
             self.paned.insert(0, self.tree_view, weight=1)
+            self.root.after_idle(self.pane_keeper.apply)
         self.sidebar_visible = not self.sidebar_visible
 
     def zoom(self, direction: int) -> None:
@@ -328,6 +327,7 @@ class MainWindow:
 
     def apply_theme(self) -> None:
         self.root.style.theme_use(themes.theme_name(self.theme_var.get()))
+        themes.style_sashes(self.root)
         if self.win_state.zoom != 1.0:
             themes.fit_tree_rows(self.root)  # a theme switch resets the row height
         for ed in self.editors.values():

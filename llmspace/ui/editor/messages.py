@@ -32,6 +32,7 @@ class MessageList(tb.Frame):
         self.body.pack(side="left", fill="both", expand=True)
         self.plain: tb.Text | None = None
         self._height = 0
+        self._width = 0
         self._rendering = False
         self._again = False
         self._pending = False
@@ -46,9 +47,15 @@ class MessageList(tb.Frame):
 
     # -- geometry ------------------------------------------------------------------------
     def _on_resize(self, e: Any) -> None:
-        if abs(e.height - self._height) > 20 and self.mode == "rich":
-            self._height = e.height
+        if self.mode != "rich":
+            return
+        if abs(e.height - self._height) > 20:
+            self._height, self._width = e.height, e.width
             self.render()
+        elif e.width != self._width:  # narrower or wider: text boxes re-fit their wrapped lines
+            self._width = e.width
+            if self._fit_job is None and self.order:
+                self._fit_job = self.after_idle(self._fit)
 
     def card_width(self) -> int:
         """The width a card's head row gets (the list's width less the card's padding)."""
@@ -160,10 +167,10 @@ class MessageList(tb.Frame):
         return card.winfo_reqheight() + 4
 
     def _fit(self) -> None:
-        """Once cards are shown at their real width, let text boxes fit their wrapped lines
-        (the first estimate assumed 90 characters a line)."""
+        """Once cards are shown at their real width (and whenever that width changes), let
+        text boxes fit their wrapped lines (the first estimate assumed 90 characters a line)."""
         self._fit_job = None
-        from .cards import MAX_LINES, grow
+        from .cards import MAX_LINES, fit
 
         changed = False
         unsized = False  # a card not yet shown at its real width: try again shortly
@@ -178,10 +185,8 @@ class MessageList(tb.Frame):
                     continue
                 if t.winfo_width() <= 50:
                     unsized = True
-                elif int(t.cget("height")) < limit:
-                    before = int(t.cget("height"))
-                    grow(t, limit)
-                    changed = changed or int(t.cget("height")) != before
+                else:
+                    changed = fit(t, limit) or changed  # grows or shrinks to the wrapped lines
         if unsized and self._fit_retries < 20:
             self._fit_retries += 1
             self._fit_job = self.after(25, self._fit)

@@ -22,6 +22,7 @@ from ...errors import UserFacingError
 from ...presenters import catalog
 from ...presenters.editor import EditorPresenter
 from ...presenters.run import RunPresenter
+from ..panes import PaneKeeper
 from . import panels
 from .messages import MessageList
 from .model_row import ModelRow
@@ -34,6 +35,9 @@ HINTS_SYNC_LIMIT = 300  # messages; larger threads compute variable hints after 
 HINTS_DELAY_MS = 400
 _VAR = re.compile(r"\{\{.*?\}\}", re.S)
 _TAG = re.compile(r"\{%.*?%\}", re.S)
+# (shares of the width, minimum widths in px) of settings | messages [| history]
+TWO_PANES = ([0.4, 0.6], [220, 300])
+HISTORY_PANES = ([0.26, 0.44, 0.30], [180, 260, 200])
 EDIT_KINDS = {"all", "header", "model", "tools", "variables", "prompt", "messages", "message"}
 
 
@@ -66,23 +70,25 @@ class EditorView(tb.Frame):
         head.pack(fill="x")
         self.title = TitleField(head, self.window, self.p)
         self.title_var, self.title_entry = self.title.var, self.title.entry
-        self.title_entry.pack(side="left")
         self.undo_btn = tb.Button(head, text="↶", width=3, bootstyle="secondary-outline", command=self.undo)
-        self.undo_btn.pack(side="left", padx=(8, 2))
         self.redo_btn = tb.Button(head, text="↷", width=3, bootstyle="secondary-outline", command=self.redo)
-        self.redo_btn.pack(side="left")
-        self.run_btn = tb.Button(head, text="▶ Run", bootstyle="success", width=9, command=self.run_controls.run_or_stop)
-        self.run_btn.pack(side="right")
-        self.history_btn = tb.Button(head, text="History", bootstyle="secondary-outline", command=self.toggle_history)
-        self.history_btn.pack(side="right", padx=4)
+        self.status = tb.Label(head, text="", bootstyle="secondary")
         settings = tb.Menubutton(head, text="⚙", bootstyle="secondary-outline")
         menu = tk.Menu(settings, tearoff=False)
         menu.add_checkbutton(label="Enable ReAct loop", variable=self.window.react, command=self.window.on_run_switch)
         menu.add_checkbutton(label="Auto run tools", variable=self.window.auto_run, command=self.window.on_run_switch)
         settings.configure(menu=menu)  # type: ignore[arg-type]  # ttkbootstrap's stub wants tb.Menu; Tk takes any menu
-        settings.pack(side="right", padx=4)
-        self.status = tb.Label(head, text="", bootstyle="secondary")
-        self.status.pack(side="right", padx=8)
+        self.settings_menu = menu
+        self.history_btn = tb.Button(head, text="History", bootstyle="secondary-outline", command=self.toggle_history)
+        self.run_btn = tb.Button(head, text="▶ Run", bootstyle="success", width=9, command=self.run_controls.run_or_stop)
+        # a grid, so that on a narrow window the title shrinks and Run, History and ⚙ stay whole
+        cells: tuple[tuple[Any, int | tuple[int, int]], ...] = (
+            (self.title_entry, 0), (self.undo_btn, (8, 2)), (self.redo_btn, 0), (self.status, 8),
+            (settings, 4), (self.history_btn, 4), (self.run_btn, 0))
+        for col, (w, padx) in enumerate(cells):
+            w.grid(row=0, column=col, padx=padx, sticky="ew" if col == 0 else "")
+        head.columnconfigure(0, weight=1)
+        head.columnconfigure(3, weight=1)
 
         self.paned = tb.Panedwindow(self, orient="horizontal")
         self.paned.pack(fill="both", expand=True)
@@ -91,8 +97,8 @@ class EditorView(tb.Frame):
         self.paned.add(left, weight=2)
         self.paned.add(self.right, weight=3)
         self.history_panel: Any = None
-        self._sash_set = False
-        self.paned.bind("<Configure>", self._init_sash, add=True)
+        self.panes = PaneKeeper(self.paned, *TWO_PANES)  # the columns keep their share as the window changes
+        self._two_panes = TWO_PANES[0]  # the shares without History (the user may have dragged them)
 
         self.model_row = ModelRow(left, self, self.app, self.p)
         self.model_btn, self.params_btn = self.model_row.button, self.model_row.params_btn
@@ -134,11 +140,6 @@ class EditorView(tb.Frame):
         self.count_lbl = tb.Label(foot, text="", bootstyle="secondary")
         self.count_lbl.pack(side="right")
 
-    def _init_sash(self, e: Any) -> None:
-        if not self._sash_set and e.width > 200:
-            self._sash_set = True
-            self.paned.sashpos(0, int(e.width * 0.4))
-
     # -- refresh from the presenter -------------------------------------------------------
     def refresh_all(self) -> None:
         self.show_title(self.p.title)
@@ -163,13 +164,12 @@ class EditorView(tb.Frame):
             self.paned.add(self.history_panel, weight=1)
             self.history_panel.refresh()
             self.update_idletasks()
-            width = self.paned.winfo_width()
-            if width > 600:  # settings | messages | history ≈ 28 | 36 | 36 %, so no column is crushed
-                self.paned.sashpos(0, int(width * 0.28))
-                self.paned.sashpos(1, int(width * 0.64))
+            self._two_panes = self.panes.shares
+            self.panes.set_shares(*HISTORY_PANES)  # settings | messages | history: none is crushed
         else:
             self.paned.forget(self.history_panel)
             self.history_panel.destroy()
+            self.panes.set_shares(self._two_panes, TWO_PANES[1])
             self.history_panel = None
 
     def refresh_model(self) -> None:

@@ -1,0 +1,99 @@
+"""Resizing the window: a minimum size (about 800x500) at which every control is reachable,
+panes that keep their share of the width as the window shrinks and grows (in every open tab),
+message text that re-wraps instead of being cut off, and dividers with a handle to grab."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import pump_until
+from .test_usability import fully_inside
+
+RELS = ("general-agent.json", "recorded-run.json", "custom-function-tool.json")
+
+
+def cut_off(ed) -> list[str]:
+    """Message texts shown with fewer lines than they wrap to (while below the height cap)."""
+    from llmspace.ui.editor.cards import MAX_LINES
+
+    bad = []
+    for card in ed.list.order:
+        t = card.text
+        if t is None or not t.winfo_ismapped() or t.winfo_width() <= 50:
+            continue
+        n = t.count("1.0", "end", "displaylines")
+        n = int(n[0] if isinstance(n, tuple) else n or 1)
+        if int(t.cget("height")) < min(n, MAX_LINES):
+            bad.append(t.get("1.0", "1.30"))
+    return bad
+
+
+def show(window, rel):
+    ed = window.open_thread(rel)
+    pump_until(window.root, lambda: ed.winfo_ismapped() and any(c.winfo_ismapped() for c in ed.list.order), timeout=10)
+    window.root.update()
+    return ed
+
+
+@pytest.fixture
+def tabs(window):
+    eds = [show(window, rel) for rel in RELS]
+    eds[0].toggle_history()  # one tab has its History panel open
+    window.root.update()
+    return eds
+
+
+def resize(window, geometry: str) -> None:
+    window.root.geometry(geometry)
+    window.root.update()
+
+
+def test_message_columns_follow_the_window_in_every_tab_after_shrink_and_restore(tabs, window):
+    before = {}
+    for rel in RELS:
+        ed = show(window, rel)
+        before[rel] = ed.list.winfo_width()
+    resize(window, "800x500")
+    for rel in RELS:
+        ed = show(window, rel)
+        assert ed.list.winfo_width() >= 240, rel  # the message column keeps a usable width
+        pump_until(window.root, lambda ed=ed: not cut_off(ed), timeout=5)
+    resize(window, "1280x800")
+    for rel in RELS:
+        ed = show(window, rel)
+        pump_until(window.root, lambda ed=ed, rel=rel: abs(ed.list.winfo_width() - before[rel]) <= 4, timeout=5)
+        pump_until(window.root, lambda ed=ed: not cut_off(ed), timeout=5)
+
+
+def test_a_divider_dragged_by_the_user_keeps_its_share_when_the_window_changes(window):
+    ed = show(window, RELS[1])
+    paned = ed.paned
+    width = paned.winfo_width()
+    paned.sashpos(0, int(width * 0.3))
+    paned.event_generate("<ButtonRelease-1>", x=int(width * 0.3), y=10)
+    window.root.update()
+    resize(window, "900x600")
+    pump_until(window.root, lambda: abs(paned.sashpos(0) / paned.winfo_width() - 0.3) < 0.03, timeout=5)
+    resize(window, "1280x800")
+    pump_until(window.root, lambda: abs(paned.sashpos(0) / paned.winfo_width() - 0.3) < 0.03, timeout=5)
+
+
+def test_the_window_stops_at_its_minimum_size_with_the_run_button_visible(tabs, window):
+    ed = show(window, RELS[0])
+    resize(window, "600x400")
+    try:
+        root = window.root
+        assert root.winfo_width() >= 800 and root.winfo_height() >= 500
+        assert fully_inside(ed.run_btn, root)
+        assert fully_inside(ed.run_btn, ed.run_btn.master)
+        assert fully_inside(ed.history_btn, ed.history_btn.master)
+        assert fully_inside(ed.add_btn, root)
+        assert fully_inside(window.status_msg, root)
+    finally:
+        resize(window, "1280x800")
+
+
+def test_the_dividers_have_a_handle_wide_enough_to_grab(window):
+    style = window.root.style
+    assert int(style.lookup("Sash", "sashthickness")) >= 6
+    assert int(style.lookup("Sash", "gripcount")) > 0
