@@ -66,6 +66,7 @@ class _Plugin:
     meta: dict[str, dict[str, Any]] = field(default_factory=dict)
     hosts: dict[str, PluginHost] = field(default_factory=dict)
     failures: dict[str, Diagnostic] = field(default_factory=dict)  # canonical ID -> why it is not registered
+    descriptions: dict[str, str] = field(default_factory=dict)  # canonical ID -> what the host reported
     tools: dict[str, ToolSpec] = field(default_factory=dict)
     storages: dict[str, PluginStorage] = field(default_factory=dict)
 
@@ -241,6 +242,7 @@ class PluginCode:
                     continue
                 raw = entry.get("metadata") if entry is not None else None
                 data: dict[str, Any] = raw if isinstance(raw, dict) else {}
+                state.descriptions[ref.canonical_id] = _describe(f.kind, data)
                 if f.kind == "tool":
                     tools[ref.canonical_id] = PluginToolRunner(self, ref, on_error=self._call_error)
                     if meta is not None:
@@ -353,20 +355,27 @@ class PluginCode:
             return [h for state in self._plugins.values() for h in state.hosts.values()]
 
     def annotate(self, record: PluginRecord) -> PluginRecord:
-        """`record` with the code extensions that are not registered marked failed."""
+        """`record` with the code extensions that are not registered marked failed, and the
+        others described as their host reported them."""
         with self._lock:
             state = self._plugins.get(record.key)
-            failures = dict(state.failures) if state is not None and record.status in USABLE else {}
-        if not failures:
+            usable = state is not None and record.status in USABLE
+            failures = dict(state.failures) if usable and state is not None else {}
+            described = dict(state.descriptions) if usable and state is not None else {}
+        if not failures and not described:
             return record
         extensions, diagnostics = [], []
         for ext in record.extensions:
+            if not ext.description and described.get(ext.canonical_id):
+                ext = replace(ext, description=described[ext.canonical_id])
             diag = failures.get(ext.canonical_id)
             if diag is not None and ext.status == "active":
                 ext = replace(ext, status="failed", reason=diag.summary.split(": ", 1)[-1], error_id=diag.error_id,
                               log_path=diag.log_path)
                 diagnostics.append(diag)
             extensions.append(ext)
+        if not diagnostics:
+            return replace(record, extensions=tuple(extensions))
         failed = sum(1 for e in extensions if e.status == "failed")
         status: Status = "error" if failed == len(extensions) else "degraded"
         return replace(record, status=status, extensions=tuple(extensions),
@@ -424,6 +433,16 @@ class PluginCode:
         for t in threads:
             t.join(10.0)
         return problems
+
+
+def _describe(kind: str, data: dict[str, Any]) -> str:
+    """One line about a loaded code extension (what `plugins info` and the Plugins page show)."""
+    description = str(data.get("description") or "")
+    if kind == "tool":
+        name = str(data.get("name") or "")
+        return f"{name}: {description}" if name and description else name or description
+    title = str(data.get("displayName") or "")
+    return f"{title} — {description}" if title and description else title or description
 
 
 def _storage_problem(storage: PluginStorage) -> str:

@@ -33,8 +33,9 @@ if TYPE_CHECKING:
 
 KIND_LABELS = {"skill": "Skills", "mcp": "MCP servers", "model-provider": "Model providers", "tool": "Tools",
                "command": "Commands", "thread-storage": "Thread storages", "settings": "Settings"}
-KIND_ICONS = {"skill": "📘", "mcp": "🔌", "model-provider": "🧠", "tool": "🛠", "command": "⌘",
-              "thread-storage": "🗄", "settings": "⚙"}
+# Symbols every common UI font has (emoji fonts are often missing on Linux).
+KIND_ICONS = {"skill": "✎", "mcp": "⇄", "model-provider": "◉", "tool": "⚒", "command": "⌘",
+              "thread-storage": "▤", "settings": "⚙"}
 
 
 @dataclass(frozen=True)

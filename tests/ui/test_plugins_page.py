@@ -39,7 +39,7 @@ def test_the_list_and_the_general_tab_show_the_plugin_and_its_extensions_by_kind
     assert page.list.item("kit", "text").strip() == "Kit"
     assert page.list.item("kit", "values") == ("1.0.0", "active")
     groups = [page.extensions.item(i, "text") for i in page.extensions.get_children("")]
-    assert groups == ["🛠 Tools (2)", "⚙ Settings (1)"]
+    assert groups == ["⚒ Tools (2)", "⚙ Settings (1)"]
     tools = page.extensions.get_children(page.extensions.get_children("")[0])
     assert [page.extensions.item(i, "text") for i in tools] == ["echo", "plain"]
 

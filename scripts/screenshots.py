@@ -1,0 +1,131 @@
+"""Refresh the screenshots in docs/screenshots/ (1280×800, light and dark).
+
+    xvfb-run -a -s "-screen 0 1280x800x24" .venv/bin/python scripts/screenshots.py
+
+Builds a throwaway data root with the Atlas example plugin installed, a thread that ran
+three times against a loopback model server (tests/support/llm_server.py) and was scored
+with a rubric, then opens the real main window and photographs: the editor with the run
+history chart, the command palette with a plugin command and its arguments, and the
+Settings pages Plugins, Skills, MCP, Models and Search. Needs an X display (Xvfb).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "docs" / "screenshots"
+sys.path.insert(0, str(ROOT))
+
+
+def _settle(root: Any, rounds: int = 30) -> None:
+    for _ in range(rounds):
+        root.update()
+
+
+def _grab(widget: Any, name: str) -> None:
+    from PIL import ImageGrab
+
+    root = widget.winfo_toplevel()
+    _settle(root)
+    x, y = widget.winfo_rootx(), widget.winfo_rooty()
+    w, h = widget.winfo_width(), widget.winfo_height()
+    image = ImageGrab.grab(bbox=(x, y, x + w, y + h), xdisplay=os.environ.get("DISPLAY"))
+    OUT.mkdir(parents=True, exist_ok=True)
+    image.save(OUT / f"{name}.png", optimize=True)
+    print(f"wrote docs/screenshots/{name}.png ({w}×{h})")
+
+
+def _prepare(home: Path) -> None:
+    """Atlas installed; trip.json with the city tool, three runs and a scored evaluation."""
+    from llmspace.cli import main
+    from llmspace.core.threadio import serialize_thread, thread_from_data
+    from tests.support.llm_server import LoopbackLLM, ToolCallSpec, Turn, configure_provider
+
+    zip_path = home / "atlas.zip"
+    main(["plugins", "pack", str(ROOT / "examples" / "plugins" / "atlas"), "-o", str(zip_path)])
+    main(["plugins", "install", str(zip_path)])
+    trip = home / "workspace" / "trip.json"
+    trip.parent.mkdir(parents=True, exist_ok=True)
+    trip.write_bytes(serialize_thread(thread_from_data({"title": "trip", "context": {
+        "systemPrompt": "You are a concise travel assistant.",
+        "messages": [{"id": "u1", "role": "user", "content": [{"type": "text", "text": "Tell me about Lisbon."}]}]}})))
+    main(["tools", "add", "trip.json", "plugin:atlas:tool:city-facts"])
+    with LoopbackLLM(models=["loopback-model", "loopback-large"]) as srv:
+        configure_provider(home, srv, extra_models=["loopback-large"])
+        replies = ["Lisbon sits on seven hills above the Tagus.",
+                   "Lisbon, Portugal's capital, has about 545,000 people and a famous yellow tram.",
+                   "Lisbon: hills, trams, and custard tarts."]
+        for i, text in enumerate(replies):
+            srv.push(Turn(tool_calls=[ToolCallSpec(id=f"call_{i}", name="city_facts", arguments={"city": "Lisbon"})]),
+                     Turn(text=text, usage=(120 + 40 * i, 30 + 10 * i)))
+            main(["run", "trip.json", "--react", "--from", "u1", "--model", "loopback-large" if i == 1 else "loopback-model"])
+    main(["rubric", "add", "trip.json", "Answer quality", "-c", "accuracy", "-c", "clarity"])
+    main(["evaluate", "trip.json", "#3", "#2", "--verdict", "B", "--rubric", "Answer quality",
+          "--scores", "A:accuracy=3,clarity=4", "B:accuracy=5,clarity=4"])
+    main(["evaluate", "trip.json", "#2", "#1", "--verdict", "A", "--rubric", "Answer quality",
+          "--scores", "A:accuracy=5,clarity=4", "B:accuracy=4,clarity=5"])
+
+
+def _shoot(theme: str) -> None:
+    from llmspace.app import App
+    from llmspace.ui.main_window import MainWindow
+
+    app = App.from_env()
+    window = MainWindow(app)
+    try:
+        window.root.geometry("1280x800+0+0")
+        window.theme_var.set(theme)
+        window.apply_theme()
+        app.plugin_code.ensure_loaded()
+        view = window.open_thread("trip.json")
+        _settle(window.root)
+        view.toggle_history()
+        _settle(window.root)
+        panel = view.history_panel
+        panel.tabs.select(panel.chart_tab)
+        _grab(window.root, f"editor-history-{theme}")
+        pal = window.open_palette()
+        pal.geometry("+360+120")
+        pal.query.set("stamp-title Draft --dry-run")
+        _grab(window.root, f"palette-{theme}")
+        pal.destroy()
+        dialog = window.open_settings()
+        dialog.geometry("1100x700+90+40")
+        for label, page in (("plugins", dialog.plugins_page), ("skills", getattr(dialog, "skills_page", None)),
+                            ("mcp", getattr(dialog, "mcp_page", None)), ("models", getattr(dialog, "models_page", None)),
+                            ("search", getattr(dialog, "search_page", None))):
+            if page is None:
+                continue
+            dialog.nb.select(page)
+            if label == "plugins":
+                page.refresh("atlas")
+            _grab(dialog, f"settings-{label}-{theme}")
+        dialog.destroy()
+    finally:
+        window.close()
+        app.close()
+
+
+def main() -> int:
+    if not os.environ.get("DISPLAY"):
+        print("needs an X display: run it with xvfb-run -a -s '-screen 0 1280x800x24'", file=sys.stderr)
+        return 1
+    with tempfile.TemporaryDirectory(prefix="llmspace-shots-") as tmp:
+        home = Path(tmp) / "home"
+        home.mkdir()
+        os.environ["LLM_SPACE_HOME"] = str(home)
+        os.environ["LLMSPACE_NO_SYSTEM_PROBE"] = "1"
+        os.environ["LLMSPACE_NO_MCP_PRELOAD"] = "1"
+        _prepare(home)
+        for theme in ("light", "dark"):
+            _shoot(theme)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
