@@ -70,6 +70,8 @@ class MainWindow:
         self.render_var = tkvars.StringVar(root, self.ui_state.rendering)
         self._build()
         self.menus = Menus(self, self.tree_view, self.tab_pages, app.registries.commands)
+        themes.style_selection(root)
+        themes.restyle_menus(root)  # menus follow the theme (and are readable) from the start
         if self.store.problems:  # an unreadable window.json / ui-state.json: say so, keep the file
             self.set_status(self.store.problems[0])
         self._save_job: str | None = None
@@ -328,6 +330,8 @@ class MainWindow:
     def apply_theme(self) -> None:
         self.root.style.theme_use(themes.theme_name(self.theme_var.get()))
         themes.style_sashes(self.root)
+        themes.style_selection(self.root)
+        themes.restyle_menus(self.root)
         if self.win_state.zoom != 1.0:
             themes.fit_tree_rows(self.root)  # a theme switch resets the row height
         for ed in self.editors.values():

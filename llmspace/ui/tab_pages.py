@@ -19,6 +19,7 @@ import ttkbootstrap as tb
 from ..core.evaluation import only_records_invalid
 from ..errors import UserFacingError, ValidationFailed, describe_exception
 from ..presenters.tabs import TabsPresenter
+from .theme import style_menu
 
 if TYPE_CHECKING:
     from .pump import Pump
@@ -228,7 +229,7 @@ class TabPages:
             return None
         rel = self.tabs.tabs[idx]
         self.notebook.select(self.pages[rel])
-        menu = tk.Menu(self.notebook, tearoff=False)
+        menu = style_menu(self.notebook, tk.Menu(self.notebook, tearoff=False))
         menu.add_command(label="Close", command=lambda: self.close_tab(rel))
         menu.add_command(label="Close Others", command=self.close_others)
         menu.add_command(label="Close All", command=self.close_all)

@@ -1,5 +1,9 @@
-"""Themes and zoom: maps the app's light/dark/system choice to ttkbootstrap 2.x themes and
-scales Tk's named fonts for zoom. Callers: `ui/main_window.py`.
+"""Themes and zoom: maps the app's light/dark/system choice to ttkbootstrap 2.x themes,
+scales Tk's named fonts for zoom, and keeps what ttkbootstrap does not reach readable and in
+the theme: Tk menus (`style_menu`, `restyle_menus`), selected Treeview rows
+(`style_selection`), the editor's own text colours (`palette`), dividers (`style_sashes`)
+and plain listboxes — all measured with `contrast_ratio` (WCAG 2; text needs 4.5:1).
+Callers: `ui/main_window.py`, the views that make menus and coloured text.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ import tkinter.font as tkfont
 from typing import Any
 
 LIGHT, DARK = "bootstrap-light", "bootstrap-dark"
+AA = 4.5  # WCAG contrast ratio for text
 _BASE_SIZES: dict[str, int] = {}
 
 
@@ -61,6 +66,87 @@ def fit_tree_rows(root: Any) -> None:
         ttk.Style(master=root).configure("Treeview", rowheight=int(line) + 4)
     except Exception:  # a missing font or style must never break zooming
         pass
+
+
+def luminance(root: Any, colour: str) -> float:
+    """Relative luminance (WCAG 2) of any colour Tk knows ("#rrggbb", "white", "SystemButtonFace")."""
+    def channel(v: int) -> float:
+        c = v / 65535
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(v) for v in root.winfo_rgb(colour))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast_ratio(root: Any, fg: str, bg: str) -> float:
+    """WCAG 2 contrast ratio of two colours, 1 to 21 (text needs 4.5)."""
+    a, b = luminance(root, fg), luminance(root, bg)
+    return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+
+
+def best_on(widget: Any, bg: str) -> str:
+    """Black or white, whichever reads better on `bg`."""
+    return max(("#000000", "#ffffff"), key=lambda c: contrast_ratio(widget, c, bg))
+
+
+def readable(widget: Any, fg: str, bg: str) -> str:
+    """`fg` when it reaches 4.5:1 on `bg`, else black or white."""
+    return fg if contrast_ratio(widget, fg, bg) >= AA else best_on(widget, bg)
+
+
+_PALETTES = {"light": {"var": "#b45309", "tag": "#6d28d9", "muted": "#686d71"},
+             "dark": {"var": "#fbbf24", "tag": "#c4b5fd", "muted": "#adb5bd"}}
+
+
+def _colors() -> Any:
+    import ttkbootstrap as tb
+
+    return tb.Style().colors
+
+
+def palette(widget: Any) -> dict[str, str]:
+    """Text colours the editor sets itself, readable on the theme's text background:
+    `var` ({{variables}}), `tag` ({% tags %}), `muted` (thinking)."""
+    colors = _colors()
+    base = _PALETTES["dark" if luminance(widget, colors.inputbg) < 0.2 else "light"]
+    return {name: readable(widget, c, colors.inputbg) for name, c in base.items()}
+
+
+def style_selection(root: Any) -> None:
+    """Selected rows of every Treeview (workspace tree, run history, settings lists): the
+    theme's selection colour with text that reaches 4.5:1 on it."""
+    try:
+        style, colors = root.style, root.style.colors
+        fg = readable(root, colors.selectfg, colors.selectbg)
+        current = [tuple(str(x) for x in entry) for entry in style.map("Treeview", "foreground")]
+        keep = [entry for entry in current if "selected" not in entry[:-1]]
+        style.map("Treeview", background=[("selected", colors.selectbg)], foreground=[*keep, ("selected", fg)])
+    except Exception:  # cosmetic: never fail over colours
+        pass
+
+
+def style_menu(widget: Any, menu: Any) -> Any:
+    """Give a Tk menu (menu bar, its menus, popups) the theme's colours, readable when an
+    entry is highlighted too; plain `tk.Menu`s made after a theme switch otherwise stay light."""
+    try:
+        colors = _colors()
+        menu.configure(background=colors.bg, foreground=readable(widget, colors.fg, colors.bg),
+                       activebackground=colors.selectbg,
+                       activeforeground=readable(widget, colors.selectfg, colors.selectbg),
+                       selectcolor=colors.primary, disabledforeground=colors.secondary, relief="flat")
+    except Exception:  # cosmetic: never fail to show a menu over colours
+        pass
+    return menu
+
+
+def restyle_menus(root: Any) -> None:
+    """After a theme switch: every menu of the window follows the new theme."""
+    stack = [root]
+    while stack:
+        w = stack.pop()
+        if w.winfo_class() == "Menu":
+            style_menu(root, w)
+        stack.extend(w.winfo_children())
 
 
 def style_sashes(root: Any) -> None:

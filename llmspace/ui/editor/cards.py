@@ -21,6 +21,7 @@ from ...errors import UserFacingError
 from ...presenters.catalog import tool_label
 from ...presenters.messages import image_label
 from .. import tkvars
+from ..theme import palette
 from .card_header import CardHeader
 
 MAX_LINES = 18
@@ -166,7 +167,7 @@ class MessageCard(tb.Frame):
                   command=lambda: (self.p.collapsed.symmetric_difference_update({key}), self.p.notify("messages"))).pack(anchor="w")
         if shown:
             self.thinking = self._text_box(text, editable=False, height=min(6, text_height(text)))
-            self.thinking.configure(foreground="#888888")
+            self.thinking.configure(foreground=palette(self)["muted"])
 
     def _tool_call(self, call: Any) -> None:
         tool = next((t for t in self.p.tools if t.name == call.input.name), None)

@@ -21,7 +21,7 @@ from ...errors import UserFacingError
 from ...presenters import catalog
 from ...presenters.editor import EditorPresenter
 from .. import tkvars
-from ..theme import style_listbox
+from ..theme import style_listbox, style_menu
 
 FUNCTION_EXAMPLE = """{
   "name": "get_weather",
@@ -36,7 +36,7 @@ FUNCTION_EXAMPLE = """{
 
 def model_menu(parent: Any, app: Any, p: EditorPresenter, on_done: Callable[[], None]) -> tk.Menu:
     """A cascade per provider; unavailable models are listed but disabled with the reason."""
-    menu = tk.Menu(parent, tearoff=False)
+    menu = style_menu(parent, tk.Menu(parent, tearoff=False))
     choices, err = catalog.model_choices(app)
     if err:
         menu.add_command(label=err, state="disabled")
@@ -53,7 +53,7 @@ def model_menu(parent: Any, app: Any, p: EditorPresenter, on_done: Callable[[], 
         on_done()
 
     for items in by_provider.values():
-        sub = tk.Menu(menu, tearoff=False)
+        sub = style_menu(parent, tk.Menu(menu, tearoff=False))
         ok = any(c.available for c in items)
         for c in items:
             sub.add_command(label=c.model_name + ("" if c.available else "  (unavailable)"), command=partial(choose, c))

@@ -22,6 +22,7 @@ from ...errors import UserFacingError
 from ...presenters import catalog
 from ...presenters.editor import EditorPresenter
 from ...presenters.run import RunPresenter
+from .. import theme as themes
 from ..panes import PaneKeeper
 from . import panels
 from .messages import MessageList
@@ -77,7 +78,7 @@ class EditorView(tb.Frame):
         menu = tk.Menu(settings, tearoff=False)
         menu.add_checkbutton(label="Enable ReAct loop", variable=self.window.react, command=self.window.on_run_switch)
         menu.add_checkbutton(label="Auto run tools", variable=self.window.auto_run, command=self.window.on_run_switch)
-        settings.configure(menu=menu)  # type: ignore[arg-type]  # ttkbootstrap's stub wants tb.Menu; Tk takes any menu
+        settings.configure(menu=themes.style_menu(self, menu))
         self.settings_menu = menu
         self.history_btn = tb.Button(head, text="History", bootstyle="secondary-outline", command=self.toggle_history)
         self.run_btn = tb.Button(head, text="▶ Run", bootstyle="success", width=9, command=self.run_controls.run_or_stop)
@@ -123,8 +124,7 @@ class EditorView(tb.Frame):
         tb.Label(left, text="System prompt", font="TkHeadingFont").pack(anchor="w", pady=(8, 2))
         self.prompt = tb.Text(left, wrap="word", height=12, undo=False, font="TkTextFont")
         self.prompt.pack(fill="both", expand=True)
-        self.prompt.tag_configure("var", foreground="#d97706")
-        self.prompt.tag_configure("tag", foreground="#7c3aed")
+        self._colour_prompt()
         self.prompt.bind("<<Modified>>", self._on_prompt_modified)
         self.prompt.bind("<KeyRelease-braceleft>", self._maybe_complete, add=True)
         self.hints = tb.Label(left, text="", bootstyle="warning", wraplength=360, justify="left")
@@ -399,7 +399,7 @@ class EditorView(tb.Frame):
             items = [(n, "") for n in sorted(set(self.p.typed_variables()) | set(self.p.custom_variables()))]
         if not items:
             return None
-        menu = tk.Menu(self.prompt, tearoff=False)
+        menu = themes.style_menu(self, tk.Menu(self.prompt, tearoff=False))
         for name, hint in items[:40]:
             label = f"{name} — {hint[:40]}" if hint else name
             menu.add_command(label=label, command=partial(self._complete, name))
@@ -441,5 +441,11 @@ class EditorView(tb.Frame):
     def set_rendering(self, mode: str) -> None:
         self.list.set_mode(mode)
 
+    def _colour_prompt(self) -> None:
+        colours = themes.palette(self)
+        self.prompt.tag_configure("var", foreground=colours["var"])
+        self.prompt.tag_configure("tag", foreground=colours["tag"])
+
     def theme_changed(self) -> None:
+        self._colour_prompt()
         self.list.render()
