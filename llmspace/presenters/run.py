@@ -166,6 +166,16 @@ class RunPresenter:
         self.editor.dirty = True
         self.editor.save()
 
+    def forget_error(self) -> bool:
+        """Undo or redo moved the thread past the failed run: its error no longer describes
+        what is shown. Returns True when an error was dropped (never while running)."""
+        if self.running or self.error is None:
+            return False
+        self.error = None
+        if self.status == "error":
+            self.status = "idle"
+        return True
+
     # -- tool calls a human starts ---------------------------------------------------------
     def _find_call(self, call_id: str) -> tuple[int, ToolCall]:
         msgs = self.editor.thread.messages

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 KEY_ENV: dict[str, tuple[str, ...]] = {
@@ -65,16 +66,19 @@ def probe_local_servers(host: str = "127.0.0.1", timeout: float = 0.25,
 
 
 def detected_lines(keys: list[tuple[str, str]], local: list[LocalServer] | None,
-                   default_model: tuple[str, str] | None) -> list[str]:
-    """What the welcome view says about models: the default model (so configured models are not
-    contradicted by 'No API keys found'), keys in the environment, local servers, and what to do
-    when nothing is available at all."""
+                   default_model: tuple[str, str] | None, configured: Sequence[str] = ()) -> list[str]:
+    """What the welcome view says about models: the default model, keys in the environment,
+    providers set up in Settings › Models (`configured`: their names; so a working provider is
+    never contradicted by 'No API keys found'), local servers, and what to do when nothing is
+    available at all."""
     lines = []
     if default_model is not None:
-        lines.append(f"Default model: {default_model[0]} / {default_model[1]}.")
+        lines.append(f"Default model: {default_model[0]}/{default_model[1]}.")
     if keys:
         lines.append("Providers detected: " + ", ".join(f"{p} (${v})" for p, v in keys))
-    else:
+    if configured:
+        lines.append("Ready in Settings › Models: " + ", ".join(configured) + ".")
+    if not keys and not configured:
         lines.append("No API keys found in the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, …).")
     if local is None:
         lines.append("Looking for local model servers…")
@@ -82,6 +86,6 @@ def detected_lines(keys: list[tuple[str, str]], local: list[LocalServer] | None,
         lines.append("Local servers: " + ", ".join(f"{s.name} on port {s.port}" for s in local))
     else:
         lines.append("No local model server answered (Ollama 11434, LM Studio 1234, llama.cpp 8080, vLLM 8000).")
-    if default_model is None and not keys and local == []:
+    if default_model is None and not keys and not configured and local == []:
         lines.append("To run a thread, click Configure models and add an API key or a provider.")
     return lines

@@ -31,6 +31,7 @@ from .dialogs import Dialogs
 from .menus import Menus
 from .panes import PaneKeeper
 from .pump import Pump
+from .status_bar import StatusBar
 from .tab_pages import TabPages, thread_exists
 from .tree_view import TreeView
 
@@ -108,12 +109,9 @@ class MainWindow:
     # -- layout --------------------------------------------------------------------------
     def _build(self) -> None:
         root = self.root
-        self.status = tb.Frame(root, padding=(8, 2))
+        self.status = StatusBar(root)
         self.status.pack(side="bottom", fill="x")
-        self.status_msg = tb.Label(self.status, text="Ready")
-        self.status_msg.pack(side="left")
-        self.status_right = tb.Label(self.status, text="", bootstyle="secondary")
-        self.status_right.pack(side="right")
+        self.status_msg, self.status_right = self.status.msg, self.status.right
         from .toasts import Toasts
 
         self.toasts = Toasts(root)
@@ -192,22 +190,22 @@ class MainWindow:
 
     # -- status --------------------------------------------------------------------------
     def set_status(self, text: str) -> None:
-        self.status_msg.configure(text=text)
+        self.status.set(text)
 
     def set_status_counts(self, threads: int) -> None:
         self.status_right.configure(text=f"{threads} thread{'s' if threads != 1 else ''} · {self.app.workspace.root}")
 
     def show_error(self, message: str) -> None:
-        self.set_status(message.splitlines()[0] if message else "Error")
+        self.status.error(message.splitlines()[0] if message else "Error")
         self.dialogs.error(message)
 
     def _on_tk_error(self, exc_type: Any, exc: BaseException, tb_: Any) -> None:
         """The one error boundary for UI callbacks: user-facing errors as they are, anything
         else logged with a pointer to the log (never a raw traceback on screen)."""
         if isinstance(exc, UserFacingError):
-            self.set_status(str(exc).splitlines()[0])
+            self.status.error(str(exc).splitlines()[0])
             return
-        self.set_status(describe_exception(exc, getattr(self.app, "log_file", None)))
+        self.status.error(describe_exception(exc, getattr(self.app, "log_file", None)))
 
     def report(self, exc: BaseException) -> None:
         self.show_error(describe_exception(exc, getattr(self.app, "log_file", None)))
@@ -295,11 +293,13 @@ class MainWindow:
     def undo(self) -> None:
         ed = self.active_editor()
         if ed is not None:
+            self.status.clear_error()
             ed.undo()
 
     def redo(self) -> None:
         ed = self.active_editor()
         if ed is not None:
+            self.status.clear_error()
             ed.redo()
 
     def run_or_stop(self) -> None:

@@ -31,6 +31,7 @@ class TabHost(Protocol):
     """What `TabPages` uses of the main window."""
 
     pump: Pump
+    status: Any  # ui/status_bar.StatusBar
     tree_view: Any  # ui/tree_view.TreeView
     tree_p: Any  # presenters/tree.TreePresenter
 
@@ -198,8 +199,12 @@ class TabPages:
         page = self.notebook.nametowidget(cur)
         rel = getattr(page, "rel", None)
         if rel:
+            if rel != self.tabs.active:
+                self.window.status.clear_error()  # an error about the tab left behind is old news
             self.tabs.activate(rel)
-            self.ensure_editor(rel)
+            ed = self.ensure_editor(rel)
+            if ed is not None:
+                ed.refresh_model()  # keys or providers may have changed meanwhile
             self.window.tree_view.select(rel)
             self.window.state_changed()
 

@@ -114,10 +114,12 @@ class WelcomeView(tb.Frame):
         self._show_detected()
 
     def _show_detected(self) -> None:
-        self.detected.configure(text="\n".join(detected_lines(self.env_keys, self.local, self._default_model())))
+        default, configured = self._configured()
+        self.detected.configure(text="\n".join(detected_lines(self.env_keys, self.local, default, configured)))
 
-    def _default_model(self) -> tuple[str, str] | None:
-        """The default model of the model settings (`settings/models.py`): the app's own
+    def _configured(self) -> tuple[tuple[str, str] | None, list[str]]:
+        """The default model and the providers that can run (a key in the settings, or a
+        custom provider), from the model settings (`settings/models.py`): the app's own
         `ModelSettings` once something has loaded it, else a fresh read by the same service, so
         that showing the welcome never loads (and caches) `app.models` before the user has
         configured a provider."""
@@ -125,12 +127,19 @@ class WelcomeView(tb.Frame):
         models = app.__dict__.get("models")  # a loaded cached_property: the settings runs use
         if models is None:
             if not app.root.settings_file("models").exists():
-                return None  # nothing configured yet (and nothing to import while the window starts)
+                return None, []  # nothing configured yet (and nothing to import while the window starts)
             from ..settings.models import ModelSettings
 
             models = ModelSettings(app.root)
+        env = {provider for provider, _var in self.env_keys}
+        try:
+            ready = [v.name for v in models.providers() if v.id not in env and not v.local
+                     and (not v.builtin or v.needs_key) and v.enabled_models() and models.is_configured(v.id)]
+        except Exception:  # a settings file the page cannot read: the Settings dialog says why
+            log.debug("could not list configured providers", exc_info=True)
+            ready = []
         model = models.default_model
-        return (model.provider, model.id) if model is not None else None
+        return ((model.provider, model.id) if model is not None else None), ready
 
     def start_probe(self) -> None:
         def done(future: Future[list[Any]]) -> None:

@@ -200,3 +200,15 @@ def test_a_retried_call_is_announced_while_the_run_waits(app, srv):
     pump.drain_until(lambda: run.status != "running")
     assert ed.messages[-1].text() == "second try"
     assert notes and "attempt 2" in notes[0] and "overloaded" in notes[0]
+
+
+def test_undoing_past_a_failed_run_forgets_its_error(app, srv):
+    srv.push_raw(status=401, body=b'{"error": {"message": "bad key"}}')
+    ed, run = make(app)
+    pump = QueuePump()
+    assert not run.forget_error()  # nothing to forget
+    run.start(pump.post, pump.post_text)
+    pump.drain_until(lambda: run.status != "running")
+    assert run.status == "error" and run.error
+    assert ed.undo() and run.forget_error()
+    assert run.error is None and run.status == "idle"

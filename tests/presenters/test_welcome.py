@@ -7,7 +7,7 @@ from llmspace.presenters.welcome import LocalServer, detected_lines
 
 def test_a_configured_default_model_is_named_first_so_no_keys_in_the_environment_is_not_the_whole_story():
     lines = detected_lines([], [], ("loop", "loopback-model"))
-    assert lines[0] == "Default model: loop / loopback-model."
+    assert lines[0] == "Default model: loop/loopback-model."
     assert not any("Configure models" in line for line in lines)
 
 
@@ -22,3 +22,9 @@ def test_keys_and_local_servers_are_listed_and_the_probe_in_progress_is_shown():
     assert "Local servers: Ollama on port 11434" in detected_lines([], [server], None)
     assert "Looking for local model servers…" in detected_lines([], None, None)
     assert not any("To run a thread" in line for line in detected_lines([], None, None))
+
+
+def test_a_provider_set_up_in_the_settings_replaces_the_no_keys_advice():
+    lines = detected_lines([], [], None, ["Acme"])
+    assert "Ready in Settings › Models: Acme." in lines
+    assert not any("No API keys" in line or "Configure models" in line for line in lines)

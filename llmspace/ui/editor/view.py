@@ -370,10 +370,18 @@ class EditorView(tb.Frame):
         if self.title.pending:  # a title typed but not applied: Ctrl+Z puts the old one back
             self.title.revert()
             return
-        self._guard(self.p.undo)
+        if self._guard(self.p.undo):
+            self._forget_run_error()
 
     def redo(self) -> None:
-        self._guard(self.p.redo)
+        if self._guard(self.p.redo):
+            self._forget_run_error()
+
+    def _forget_run_error(self) -> None:
+        """After undo/redo the last run's error banner describes a thread no longer shown."""
+        if self.run.forget_error():
+            self.status.configure(text="")
+            self.refresh_controls()  # redraws the banner
 
     def add_message(self) -> None:
         self._guard(self.p.message_intents.add_message)

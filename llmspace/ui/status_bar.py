@@ -1,0 +1,54 @@
+"""The main window's status bar: a message on the left, the thread count and workspace on
+the right. An error shown there does not linger once it no longer holds: it is cleared by
+the next message, when the user switches tabs or undoes (`clear_error`), and after
+`error_ms` on its own. Caller: `ui/main_window.py` (`window.status`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ttkbootstrap as tb
+
+READY = "Ready"
+ERROR_MS = 15_000  # how long an error stays when nothing else happens
+
+
+class StatusBar(tb.Frame):
+    """Status message (with errors that fade) and the workspace summary."""
+
+    def __init__(self, master: Any) -> None:
+        super().__init__(master, padding=(8, 2))
+        self.msg = tb.Label(self, text=READY)
+        self.msg.pack(side="left")
+        self.right = tb.Label(self, text="", bootstyle="secondary")
+        self.right.pack(side="right")
+        self.error_ms = ERROR_MS
+        self.showing_error = False
+        self._job: str | None = None
+
+    def set(self, text: str) -> None:
+        """Show `text` (any earlier error goes)."""
+        self._cancel()
+        self.showing_error = False
+        self.msg.configure(text=text)
+
+    def error(self, text: str) -> None:
+        """Show an error; it fades after `error_ms` unless something else is said first."""
+        self.set(text)
+        self.showing_error = True
+        self._job = self.after(self.error_ms, self.clear_error)
+
+    def clear_error(self) -> None:
+        """The user moved on: an error still shown is no longer news."""
+        self._job = None
+        if self.showing_error:
+            self.set(READY)
+
+    def _cancel(self) -> None:
+        if self._job is not None:
+            try:
+                self.after_cancel(self._job)
+            except Exception:  # the window is closing
+                pass
+            self._job = None
