@@ -112,6 +112,18 @@ def _instance_server(app: Any, win: Any) -> Any:
         return None
 
 
+def _drop_support(root: Any) -> str:
+    """`tkdnd <version>` when tkinterdnd2's library loads (frozen: the one the build bundled);
+    the app works without it (the file pickers stay), so it is reported, not required."""
+    try:
+        import importlib
+
+        importlib.import_module("tkinterdnd2").TkinterDnD.require(root)  # untyped: imported by name
+        return f"tkdnd {root.tk.call('package', 'present', 'tkdnd')}"
+    except Exception as exc:
+        return f"unavailable ({exc})"
+
+
 def self_test() -> int:
     """Load settings, list the workspace, open and close the main window; print a report."""
     ok = True
@@ -140,6 +152,7 @@ def self_test() -> int:
             win.root.update()
             shown = bool(win.root.winfo_exists())
             themes = len(win.root.style.theme_names())
+            print(f"drag and drop: {_drop_support(win.root)}")
             win.pump.stop()
             win.root.destroy()
             print(f"window: opened and closed ({themes} themes)" if shown else "window: FAILED (not shown)")

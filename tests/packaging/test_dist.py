@@ -2,7 +2,8 @@
 it) the module builds the executable once with `make dist`'s command (about a minute) and
 then runs it on fresh data roots:
 
-- `--self-test` (the window opens and closes under the test display), `--version`, `--help`;
+- `--self-test` (the window opens and closes under the test display, the bundled tkdnd
+  loads), `--version`, `--help`;
 - the CLI with the example plugin: pack and install the Atlas ZIP, `plugins call-tool`,
   `plugins run-command` — the tool and command run in the frozen `--plugin-host`;
 - a Python plugin inside the frozen host imports every standard-library module that imports
@@ -107,6 +108,7 @@ def test_the_executable_passes_its_self_test_on_a_fresh_home(exe, home):
     proc = run(exe, "--self-test")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "self-test: ok" in proc.stdout
+    assert "\ndrag and drop: tkdnd 2." in proc.stdout  # the bundled tkdnd loads
     assert (home / "workspace").is_dir()
 
 
