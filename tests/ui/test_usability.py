@@ -223,7 +223,7 @@ def test_the_welcome_view_names_the_configured_default_model_without_loading_mod
         configure_provider(home, srv)
         window.welcome._show_detected()
         assert "models" not in app.__dict__  # the app's settings are loaded when first needed, not by the welcome
-        assert "Default model: loop / loopback-model." in window.welcome.detected.cget("text")
+        assert "Default model: loop/loopback-model." in window.welcome.detected.cget("text")
 
 
 def test_the_run_history_list_can_scroll_sideways_to_columns_that_do_not_fit(ed):
