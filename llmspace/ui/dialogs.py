@@ -1,19 +1,40 @@
 """Modal questions the UI asks (confirm, error, text input, file and folder pickers) behind one small
 facade, so tests can replace `window.dialogs` with scripted answers and never block.
+File and folder pickers open in the folder last used, else in `start_dir()` (the main window
+passes the workspace), never in the process's working folder.
 
 Callers: every view in `llmspace.ui`.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 
 class Dialogs:
     """The real dialogs (ttkbootstrap message boxes and Tk file pickers)."""
 
-    def __init__(self, parent: Any) -> None:
+    def __init__(self, parent: Any, start_dir: Callable[[], str | Path] | None = None) -> None:
         self.parent = parent
+        self.start_dir = start_dir
+        self.last_dir: str | None = None
+
+    def initial_dir(self) -> str | None:
+        """Where a picker opens: the folder last used, else the start folder (the workspace)."""
+        if self.last_dir and os.path.isdir(self.last_dir):
+            return self.last_dir
+        try:
+            start = str(self.start_dir()) if self.start_dir is not None else None
+        except Exception:  # a workspace that cannot be resolved: let Tk choose
+            return None
+        return start if start and os.path.isdir(start) else None
+
+    def _used(self, path: str | None) -> None:
+        if path:
+            self.last_dir = os.path.dirname(os.path.abspath(path))
 
     def confirm(self, message: str, title: str = "Confirm") -> bool:
         from ttkbootstrap.dialogs import Messagebox
@@ -38,17 +59,25 @@ class Dialogs:
     def open_files(self, title: str = "Import threads", types: tuple[tuple[str, str], ...] = (("JSON", "*.json"), ("All files", "*"))) -> list[str]:
         from tkinter import filedialog
 
-        names = filedialog.askopenfilenames(parent=self.parent, title=title, filetypes=types)
-        return list(names or [])
+        names = filedialog.askopenfilenames(parent=self.parent, title=title, filetypes=types,
+                                            initialdir=self.initial_dir())
+        picked = list(names or [])
+        self._used(picked[0] if picked else None)
+        return picked
 
     def open_file(self, title: str, types: tuple[tuple[str, str], ...]) -> str | None:
         from tkinter import filedialog
 
-        name = filedialog.askopenfilename(parent=self.parent, title=title, filetypes=types)
+        name = filedialog.askopenfilename(parent=self.parent, title=title, filetypes=types,
+                                          initialdir=self.initial_dir())
+        self._used(name or None)
         return name or None
 
     def choose_folder(self, title: str = "Choose a folder", initial: str = "") -> str | None:
         from tkinter import filedialog
 
-        name = filedialog.askdirectory(parent=self.parent, title=title, initialdir=initial or None, mustexist=True)
+        name = filedialog.askdirectory(parent=self.parent, title=title, initialdir=initial or self.initial_dir(),
+                                       mustexist=True)
+        if name:
+            self.last_dir = name
         return name or None

@@ -55,7 +55,7 @@ class MainWindow:
         self.root.title("LLM Space")
         self.root.minsize(*MIN_SIZE)  # every control stays reachable down to this size
         themes.style_sashes(root)
-        self.dialogs = Dialogs(root)
+        self.dialogs = Dialogs(root, start_dir=lambda: app.workspace.root)  # pickers open in the workspace
         self.pump = Pump(root, executor=app.workers)
         self.pump.start()
         self._set_icon()

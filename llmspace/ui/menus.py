@@ -12,6 +12,7 @@ from __future__ import annotations
 import tkinter as tk
 import webbrowser
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..registries import BuiltinCommand, PaletteCommand
@@ -79,17 +80,24 @@ class Menus:
                     menu.add_separator()
                 elif it[0] == "check":
                     menu.add_checkbutton(label=it[1], variable=it[2], command=it[3])
+                    register(label, it[1], partial(_toggle, it[2], it[3]), None)
                 elif it[0] == "radio":
-                    menu.add_radiobutton(label=it[1], variable=it[2], value=it[3], command=it[4])
+                    accel = it[5] if len(it) > 5 else None
+                    menu.add_radiobutton(label=it[1], variable=it[2], value=it[3], command=it[4], accelerator=accel or "")
+                    register(label, it[1], partial(_choose, it[2], it[3], it[4]), accel)
                 else:
                     label2, cmd, accel = it
                     menu.add_command(label=label2, command=cmd, accelerator=accel or "")
-                    self.commands.append((f"{label}: {label2}", cmd))
-                    if self.registry is not None:
-                        self.registry.register(f"builtin:command:{label}/{label2}",
-                                               BuiltinCommand(f"{label}: {label2}", cmd, accel or ""), source=BUILTIN)
+                    register(label, label2, cmd, accel)
             m.add_cascade(label=label, menu=menu)
             return menu
+
+        def register(menu_label: str, label: str, cmd: Callable[[], Any], accel: str | None) -> None:
+            """Every menu entry is a palette command too (radio and check entries set their choice)."""
+            self.commands.append((f"{menu_label}: {label}", cmd))
+            if self.registry is not None:
+                self.registry.register(f"builtin:command:{menu_label}/{label}",
+                                       BuiltinCommand(f"{menu_label}: {label}", cmd, accel or ""), source=BUILTIN)
 
         self.file_menu = sub("File", [
             ("New File", self.tree_view.new_file, "Ctrl+N"),
@@ -121,9 +129,9 @@ class Menus:
             ("Toggle Sidebar", self.window.toggle_sidebar, "Ctrl+B"), None,
             ("Zoom In", lambda: self.window.zoom(+1), "Ctrl++"), ("Zoom Out", lambda: self.window.zoom(-1), "Ctrl+-"),
             ("Reset Zoom", lambda: self.window.zoom(0), "Ctrl+0"), None,
-            ("radio", "Light Theme", self.window.theme_var, "light", self.window.apply_theme),
-            ("radio", "Dark Theme", self.window.theme_var, "dark", self.window.apply_theme),
-            ("radio", "System Theme", self.window.theme_var, "system", self.window.apply_theme), None,
+            ("radio", "Light Theme", self.window.theme_var, "light", self.window.apply_theme, "Ctrl+Shift+L"),
+            ("radio", "Dark Theme", self.window.theme_var, "dark", self.window.apply_theme, "Ctrl+Shift+D"),
+            ("radio", "System Theme", self.window.theme_var, "system", self.window.apply_theme, "Ctrl+Shift+S"), None,
             ("radio", "Full Rendering", self.window.render_var, "rich", self.window.apply_rendering),
             ("radio", "Fast Rendering (plain text)", self.window.render_var, "lite", self.window.apply_rendering),
         ])
@@ -157,7 +165,9 @@ class Menus:
             "<Control-equal>": lambda: self.window.zoom(+1), "<Control-minus>": lambda: self.window.zoom(-1),
             "<Control-0>": lambda: self.window.zoom(0), "<Control-Return>": self.window.run_or_stop,
             "<Control-Alt-Left>": lambda: self.tab_pages.step_tab(-1), "<Control-Alt-Right>": lambda: self.tab_pages.step_tab(+1),
-            "<Control-Tab>": lambda: self.tab_pages.step_tab(+1), "<Control-ISO_Left_Tab>": lambda: self.tab_pages.step_tab(-1),
+            "<Control-L>": partial(_choose, self.window.theme_var, "light", self.window.apply_theme),
+            "<Control-D>": partial(_choose, self.window.theme_var, "dark", self.window.apply_theme),
+            "<Control-S>": partial(_choose, self.window.theme_var, "system", self.window.apply_theme),
             "<Control-F>": self.window.toggle_fullscreen, "<Control-Z>": self.window.redo, "<Control-y>": self.window.redo,
             "<Control-z>": self.window.undo, "<Control-P>": self.window.open_palette,
         }
@@ -166,9 +176,36 @@ class Menus:
             if mac:  # Cmd on macOS, as the original's ⌘ shortcuts
                 seq = seq.replace("Control-", "Command-").replace("Alt-", "Option-")
             r.bind_all(seq, lambda e, f=fn: (f(), "break")[1])
+        # Ctrl+Tab / Ctrl+Shift+Tab switch tabs wherever the focus is. Bound on the window, not
+        # on "all": there Tk's focus traversal (<<NextWindow>>, <Tab>) wins. Text's own Ctrl+Tab
+        # (move the focus) becomes a no-op that lets the event go on to the window (deleting it
+        # would let Text's <Tab> insert a tab instead).
+        for seq in ("<Control-Tab>", "<Control-Shift-Tab>"):
+            r.tk.call("bind", "Text", seq, "# the window switches tabs (ui/menus.py)")
+        for seq, step in (("<Control-Tab>", +1), ("<Control-Shift-Tab>", -1), ("<Control-ISO_Left_Tab>", -1),
+                          ("<Control-Shift-ISO_Left_Tab>", -1)):
+            try:
+                r.bind(seq, partial(self._step_tab, step), add=True)
+            except tk.TclError:  # a keysym this Tk does not know
+                pass
+
+    def _step_tab(self, delta: int, _e: Any = None) -> str:
+        self.tab_pages.step_tab(delta)
+        return "break"
 
     def _focus_event(self, name: str) -> None:
         w = self.root.focus_get()
         if w is not None:
             w.event_generate(name)
 
+
+def _choose(var: Any, value: str, then: Callable[[], Any]) -> None:
+    """A radio entry run from the palette or its shortcut: set the choice, then apply it."""
+    var.set(value)
+    then()
+
+
+def _toggle(var: Any, then: Callable[[], Any]) -> None:
+    """A check entry run from the palette: flip it, then apply it."""
+    var.set(not var.get())
+    then()

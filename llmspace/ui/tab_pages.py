@@ -306,9 +306,12 @@ class TabPages:
         self.window.state_changed()
 
     def step_tab(self, delta: int) -> None:
+        """Ctrl+Tab: the next (or previous) tab; the focus goes to the tab strip, never stays
+        in the tab that was left (hidden now)."""
         rel = self.tabs.step(delta)
         if rel:
             self.notebook.select(self.pages[rel])
+            self.notebook.focus_set()
 
     # -- tree callbacks ------------------------------------------------------------------
     def rename_entry(self, rel: str, name: str) -> str:

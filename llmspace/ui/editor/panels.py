@@ -110,7 +110,7 @@ class ParamsPopover(tb.Toplevel):
         f.pack(fill="both", expand=True)
         self.vars: dict[str, tuple[tk.BooleanVar, tk.Variable]] = {}
         self._row(f, 0, "temperature", "Temperature", tkvars.DoubleVar(self, cur.get("temperature", 1.0)),
-                  lambda v: tb.Scale(f, from_=0, to=2, variable=v, length=180))
+                  lambda v: self._temperature_scale(f, v))
         temp = self.vars["temperature"][1]
         self.temp_lbl = tb.Label(f, text="", width=4)
         self.temp_lbl.grid(row=0, column=2, sticky="w")
@@ -136,6 +136,28 @@ class ParamsPopover(tb.Toplevel):
         self.msg.grid(row=5, column=0, columnspan=3, sticky="w")
         tb.Button(f, text="Apply", bootstyle="primary", command=self.apply).grid(row=6, column=2, sticky="e", pady=(8, 0))
         tb.Button(f, text="Cancel", bootstyle="secondary", command=self.destroy).grid(row=6, column=1, sticky="e", pady=(8, 0))
+
+    def _temperature_scale(self, f: Any, var: Any) -> Any:
+        """A 0..2 slider in tenths: a click on the track moves it there (Tk's own click steps by
+        1, so it jumped to 0, 1 or 2), dragging works as usual, arrow keys step by 0.1."""
+        def tenths(value: str) -> None:
+            var.set(round(float(value), 1))
+
+        scale = tb.Scale(f, from_=0, to=2, variable=var, length=180, command=tenths)
+
+        def jump(e: Any) -> str:
+            scale.tk.call("ttk::scale::Jump", str(scale), e.x, e.y)  # the track: set there and drag on
+            return "break"
+
+        def step(delta: float, _e: Any = None) -> str:
+            var.set(round(min(2.0, max(0.0, float(var.get()) + delta)), 1))
+            return "break"
+
+        scale.bind("<Button-1>", jump)
+        for key, delta in (("<Left>", -0.1), ("<Down>", -0.1), ("<Right>", 0.1), ("<Up>", 0.1)):
+            scale.bind(key, partial(step, delta))
+        self.temperature_scale = scale
+        return scale
 
     def _row(self, f: Any, row: int, key: str, label: str, var: tk.Variable, make: Callable[[tk.Variable], Any]) -> None:
         on = tkvars.BooleanVar(self, key in self.p.params())
