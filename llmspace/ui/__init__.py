@@ -7,8 +7,9 @@ Entry points (called by `llmspace.__main__`): `main.run_gui` and `main.self_test
 Modules:
 - `main` — start the app (`run_gui`) or check it (`self_test`).
 - `main_window` — the main window; composed of `menus` (menu bar, shortcuts, palette
-  commands), `tab_pages` (thread tabs and their editors), `tree_view` (workspace tree) and
-  `welcome` (welcome view, examples chooser).
+  commands), `tab_pages` (thread tabs and their editors), `tree_view` (workspace tree),
+  `welcome` (welcome view, examples chooser) and `status_bar`.
+- `panes` — panes that keep their share of the width as the window changes.
 - `editor/` — the thread editor of one tab: `view` (header, settings column, prompt),
   `run_controls` (Run/Stop, pauses, banners), `messages` (virtualised message list),
   `cards` (message cards), `panels` (model picker, parameters, tools and variables dialogs),
