@@ -185,7 +185,7 @@ class Menus:
         for seq, step in (("<Control-Tab>", +1), ("<Control-Shift-Tab>", -1), ("<Control-ISO_Left_Tab>", -1),
                           ("<Control-Shift-ISO_Left_Tab>", -1)):
             try:
-                r.bind(seq, partial(self._step_tab, step), add=True)
+                r.bind(seq, partial(self._step_tab, step))  # replaces: one window owns the root
             except tk.TclError:  # a keysym this Tk does not know
                 pass
 
