@@ -415,8 +415,7 @@ class PluginCode:
         interval = max(0.05, min(30.0, self.idle_seconds / 4))
         while not self._closing.wait(interval):
             for host in self.hosts():
-                if host.running and not host.busy and host.clock() - host.last_used >= self.idle_seconds:
-                    host.stop("idle", final=False)
+                host.stop_if_idle(self.idle_seconds)
 
     def close(self) -> list[str]:
         """Dispose every host (each bounded), kill what is left; returns the named waits that ran out."""

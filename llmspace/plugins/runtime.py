@@ -203,12 +203,11 @@ class PluginHost:
              timeout: float | None, cancel: CancelToken | None = None,
              state: CallState | None = None) -> dict[str, Any]:
         """Run one extension method; its `{"type": "value"|"result", …}` answer, or `CallFailed`."""
-        with self._lock:
-            conn = self._ensure()
         call_id = state.call_id if state is not None else new_call_id()
         if state is None:
             state = CallState(call_id, self.spec.plugin, kind, self.spec.workspace)
-        with self._lock:
+        with self._lock:  # one step, so that an idle stop never takes the host from under a call
+            conn = self._ensure()
             self._calls[call_id] = state
         try:
             pending = conn.send("execute", {"callId": call_id, "kind": kind, "id": ident, "method": method,
@@ -282,6 +281,16 @@ class PluginHost:
     @property
     def busy(self) -> bool:
         return bool(self._calls)
+
+    def stop_if_idle(self, idle_seconds: float) -> bool:
+        """End the process when no call ran for `idle_seconds` (the next call starts it again)."""
+        with self._lock:
+            conn = self._conn
+            if conn is None or not conn.alive or self._calls or self.clock() - self.last_used < idle_seconds:
+                return False
+            self._conn, self._meta = None, None
+        conn.close()
+        return True
 
     def stop(self, reason: str = "stopped", *, final: bool = True) -> list[str]:
         """Refuse new calls (when `final`), dispose the instances and end the process,
