@@ -10,6 +10,7 @@ then runs it on fresh data roots:
   from source (the build bundles the whole standard library, build/release_info.py);
 - a JavaScript plugin runs under Bun or Node with the bundled host module, and sees the
   user's LD_LIBRARY_PATH, not the bundle's (build/rthook_environment.py);
+- `--install-desktop-entry` writes the desktop file naming the executable, and the icon;
 - a deep link on a private Xvfb: `llmspace llm-space://threads/atlas/…` imports the thread
   the Atlas storage holds into workspace/imported/, and a second start hands its link to the
   running window;
@@ -180,6 +181,25 @@ def test_a_javascript_plugin_runs_with_the_bundled_host_module_and_the_users_lib
     answer = json.loads(proc.stdout)
     assert answer["ld"] is None
     assert answer["runtime"] == ("bun" if "bun" in Path(runtime).name else "node")
+
+
+def test_the_frozen_executable_installs_its_desktop_entry_with_itself_as_the_link_handler(exe, tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("update-desktop-database", "xdg-mime"):  # stand-ins: the user's real settings stay untouched
+        (bin_dir / tool).write_text(f'#!/bin/sh\necho "{tool} $*" >> "{tmp_path / "tools.log"}"\n', "utf-8")
+        (bin_dir / tool).chmod(0o755)
+    env = dict(os.environ, XDG_DATA_HOME=str(tmp_path / "data"), PATH=f"{bin_dir}:/usr/bin:/bin")
+    proc = run(exe, "--install-desktop-entry", env=env)
+    assert proc.returncode == 0, proc.stderr
+    desktop = (tmp_path / "data" / "applications" / "llm-space.desktop").read_text("utf-8")
+    assert f'Exec="{exe.resolve()}" %u' in desktop.splitlines()
+    assert "MimeType=x-scheme-handler/llm-space;x-scheme-handler/llm-space-dev;" in desktop.splitlines()
+    icon = tmp_path / "data" / "icons" / "hicolor" / "256x256" / "apps" / "llm-space.png"
+    assert icon.read_bytes() == (ROOT / "llmspace" / "assets" / "icons" / "llmspace-256.png").read_bytes()
+    assert "xdg-mime default llm-space.desktop" in (tmp_path / "tools.log").read_text("utf-8")
+    assert run(exe, "--uninstall-desktop-entry", env=env).returncode == 0
+    assert not icon.exists()
 
 
 def test_a_deep_link_opens_in_the_frozen_app_and_a_second_link_reaches_the_running_window(exe, home, atlas_zip, request):
