@@ -51,7 +51,10 @@ def good_plugin(root: Path) -> Path:
         "config.schema.json": json.dumps(GOOD_SCHEMA),
         "models.json": json.dumps(GOOD_MODELS),
         "mcp.json": json.dumps(GOOD_MCP),
-        "tools/project-info.ts": "export default class {}\n",
+        "tools/project-info.ts": ("export default class ProjectInfo {\n  name = \"project_info\";\n"
+                                  "  description = \"Facts about the project.\";\n"
+                                  "  parameters = {type: \"object\", properties: {}, additionalProperties: false};\n"
+                                  "  async execute() { return {}; }\n}\n"),
         "commands/hello.py": "class Hello:\n    display_name = 'Say hello'\n\n    def execute(self, context):\n"
                              "        return None\n",
         "skills/review/SKILL.md": "---\nname: review\ndescription: Review.\n---\n",

@@ -17,7 +17,7 @@ def test_check_of_a_good_plugin_prints_every_item_and_exits_0(home: Path, tmp_pa
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 15 and all(line.startswith("PASS  ") for line in lines[:-1])
     assert lines[-1] == "All 14 checks passed."
-    assert "PASS  code" in lines[11] and "1 extension(s) load" in lines[11]
+    assert "PASS  code" in lines[11] and "load and meet their contracts" in lines[11]
 
 
 def test_check_of_a_bad_plugin_exits_1(home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
