@@ -436,6 +436,21 @@ class EditorPresenter:
         variables.set_typed_variable(self.thread, name, variable)
         self.edited("variables")
 
+    def save_variables(self, typed: dict[str, dict[str, Any]], removed: set[str], custom: dict[str, str]) -> bool:
+        """The Variables dialog's Save in one undo step (`presenters/variable_forms.save_variables`)."""
+        from .variable_forms import save_variables
+
+        return save_variables(self, typed, removed, custom)
+
+    def completion_items(self) -> list[tuple[str, str]]:
+        """(name, hint) of every variable for the `{{` completion list, sorted by name."""
+        from ..core.variable_hints import completions
+
+        try:
+            return completions(self.thread)
+        except Exception:  # a thread the hints cannot read: offer the names alone
+            return [(n, "") for n in sorted(set(self.typed_variables()) | set(self.custom_variables()))]
+
     def variable_hints(self) -> dict[str, str]:
         """`{name: "missing" | "empty" | "invalid"}` for variables used in the prompt, messages
         and tool results whose value is missing or empty."""

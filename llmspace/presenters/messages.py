@@ -1,4 +1,5 @@
-"""Message intents of the editor presenter: add, insert, remove, reorder, switch role,
+"""Message intents of the editor presenter: add, insert, remove, reorder (buttons or drag and
+drop: `drop_slot`, `drop_line`, `MessageIntents.drop_message`), switch role,
 edit text, images in user messages, collapse, tool results (and error marks), pending
 function calls, cut after a message. `MessageIntents(doc)` is a component of
 `presenters/editor.EditorPresenter` (`presenter.message_intents`); `doc` is the presenter,
@@ -34,6 +35,31 @@ def image_label(mime_type: str, base64_data: str) -> str:
     else:
         text = f"{size / (1024 * 1024):.1f} MB"
     return f"[image] {mime_type} · {text}"
+
+
+def drop_slot(y: float, cards: list[tuple[int, int, int]]) -> int | None:
+    """The gap a dragged message would drop into, for a pointer `y` over the shown cards
+    `cards` = (message index, top, height), top to bottom: the gap before the first card whose
+    middle is below `y`, else the gap after the last card (None when no card is shown)."""
+    for index, top, height in cards:
+        if y < top + height / 2:
+            return index
+    return cards[-1][0] + 1 if cards else None
+
+
+def drop_line(slot: int, cards: list[tuple[int, int, int]]) -> int:
+    """The y of the drop indicator line for gap `slot` (between two shown cards)."""
+    for index, top, _height in cards:
+        if index == slot:
+            return top
+    last = cards[-1] if cards else (0, 0, 0)
+    return last[1] + last[2]
+
+
+def drop_position(index: int, slot: int) -> int:
+    """The new index of the message at `index` dropped into gap `slot` (0: before the first
+    message, n: after the last)."""
+    return slot if slot <= index else slot - 1
 
 
 class MessageDocument(Protocol):
@@ -93,6 +119,15 @@ class MessageIntents:
         self.doc.checkpoint(None)
         lst.insert(to, lst.pop(index))
         self.doc.edited("messages")
+
+    def drop_message(self, index: int, slot: int) -> bool:
+        """Move the message at `index` into gap `slot` (a drag and drop; one undo step).
+        False when that leaves it where it was."""
+        to = drop_position(index, slot)
+        if to == index or not 0 <= to < len(self.doc.thread.messages):
+            return False
+        self.move_message(index, to)
+        return True
 
     def toggle_role(self, index: int) -> None:
         lst = self.doc.thread.ensure_messages()

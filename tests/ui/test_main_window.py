@@ -272,12 +272,11 @@ def test_typing_two_braces_in_the_prompt_offers_variables(window, app):
     window.tree_view.refresh()
     ed = window.open_thread(rel)
     ed.prompt.insert("end", "Today is {{")
-    menu = ed._maybe_complete()
-    assert menu is not None
-    labels = [menu.entrycget(i, "label") for i in range(menu.index("end") + 1)]
-    menu.unpost()
-    assert any(label.startswith("current_date") for label in labels)
-    ed._complete("current_date")
+    ed.prompt.mark_set("insert", "end")
+    completion = ed.prompt_assist.completion
+    assert completion.open()
+    assert any(label.startswith("current_date") for label in completion.listbox.get(0, "end"))
+    assert completion.accept(completion.names().index("current_date"))
     assert ed.prompt.get("1.0", "end-1c") == "Today is {{current_date}}"
 
 

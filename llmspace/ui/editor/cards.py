@@ -1,8 +1,11 @@
-"""Message cards for the rich message list: a user card (text, images) and an assistant
-card (collapsible thinking, text, tool calls with arguments and editable results, the
-ask_user_question form, the todo_write list, a usage/timing line). The head row — toggle, role,
-the usage/timing line and the action buttons — is `card_header.CardHeader`, which keeps every
-button inside the card at any width. A card reports edits to
+"""Message cards for the rich message list: a user card (text, image thumbnails) and an
+assistant card (collapsible thinking, text, tool calls with arguments and editable results
+with their images, the ask_user_question form, the todo_write list, a usage/timing line). The
+head row — drag handle, toggle, role, the usage/timing line and the action buttons — is
+`card_header.CardHeader`, which keeps every button inside the card at any width; dragging the
+handle or the header reorders (`drag.py`). Every text box has `{{var}}` highlighting,
+`{{` completion and value tooltips (`text_assist.py`); pictures are `card_images.ImageStrip`.
+A card reports edits to
 the `EditorPresenter` and receives streamed text through `append_text`/`append_thinking`.
 Caller: `ui/editor/messages.py`.
 """
@@ -11,18 +14,21 @@ from __future__ import annotations
 
 import base64
 import tkinter as tk
+from functools import partial
 from typing import Any
 
 import orjson
 import ttkbootstrap as tb
 
 from ...core.model import ImageDataContent
+from ...core.render import is_trusted_message, is_trusted_tool_result
+from ...core.variables import message_place, tool_result_place
 from ...errors import UserFacingError
 from ...presenters.catalog import tool_label
-from ...presenters.messages import image_label
 from .. import tkvars
-from ..theme import palette
 from .card_header import CardHeader
+from .card_images import ImageStrip
+from .text_assist import TextAssist
 
 MAX_LINES = 18
 
@@ -90,10 +96,18 @@ class MessageCard(tb.Frame):
         self.text: tb.Text | None = None
         self.thinking: tb.Text | None = None
         self.results: dict[str, tb.Text] = {}
+        self.result_assists: dict[str, TextAssist] = {}
+        self.text_assist: TextAssist | None = None
+        self.images: ImageStrip | None = None
         ro = self.p.read_only
         head = self.header = CardHeader(self, view.list.request_layout)
         head.pack(fill="x")
         collapsed = msg.id in self.p.collapsed
+        self.handle = tb.Label(head, text="⠿", cursor="fleur" if not ro else "", padding=(2, 2), bootstyle="secondary")
+        self.handle.tooltip = "Drag to move"  # type: ignore[attr-defined]
+        head.left.append(self.handle)
+        view.list.drag.bind(self.handle, self)
+        view.list.drag.bind(head, self)
         head.left.append(tb.Button(head, text="▸" if collapsed else "▾", width=2, bootstyle="secondary-link",
                                    padding=(4, 2), command=lambda: self.p.message_intents.toggle_collapsed(msg.id)))
         self.role_btn = tb.Button(head, text=msg.role.capitalize(), width=9,
@@ -128,6 +142,8 @@ class MessageCard(tb.Frame):
         if msg.role == "assistant" and msg.thinking:
             self._thinking(msg.thinking)
         self.text = self._text_box(msg.text(), editable=not ro)
+        self.text_assist = TextAssist(self.text, view, lambda: (message_place(msg.id), is_trusted_message(msg)),
+                                      complete=not ro)
         self.text.bind("<<Modified>>", self._on_text_modified)
         self.text.bind("<Control-Return>", lambda e: (view.run_controls.run_from(msg.id), "break")[1])
         if msg.role == "assistant":
@@ -150,15 +166,12 @@ class MessageCard(tb.Frame):
         return t
 
     def _images(self, msg: Any) -> None:
-        images = [c for c in msg.content if isinstance(c, ImageDataContent)]
+        images = [(c.mimeType, c.data) for c in msg.content if isinstance(c, ImageDataContent)]
         if not images:
             return
-        row = tb.Frame(self)
-        row.pack(fill="x")
-        for i, img in enumerate(images):
-            tb.Label(row, text=image_label(img.mimeType, img.data), bootstyle="secondary").pack(side="left")
-            tb.Button(row, text="✕", bootstyle="secondary-link", width=2,
-                      command=lambda i=i: self._do(self.p.message_intents.remove_image, self.index, i)).pack(side="left", padx=(0, 8))
+        remove = None if self.p.read_only else (lambda i: self._do(self.p.message_intents.remove_image, self.index, i))
+        self.images = ImageStrip(self, self.view, images, on_remove=remove, on_height_change=self.view.list.request_layout)
+        self.images.pack(fill="x", pady=2)
 
     def _thinking(self, text: str) -> None:
         key = ("thinking", self.msg.id)
@@ -167,7 +180,7 @@ class MessageCard(tb.Frame):
                   command=lambda: (self.p.collapsed.symmetric_difference_update({key}), self.p.notify("messages"))).pack(anchor="w")
         if shown:
             self.thinking = self._text_box(text, editable=False, height=min(6, text_height(text)))
-            self.thinking.configure(foreground=palette(self)["muted"])
+            self.thinking.configure(foreground=self.view.text_colours()["muted"])
 
     def _tool_call(self, call: Any) -> None:
         tool = next((t for t in self.p.tools if t.name == call.input.name), None)
@@ -206,13 +219,19 @@ class MessageCard(tb.Frame):
         rt.bind("<<Modified>>", lambda e: self._on_result_modified(call.id))
         rt.bind("<Control-Return>", lambda e: (self.view.run_controls.continue_run(), "break")[1])
         self.results[call.id] = rt
-        for img in call.output.images() if call.output is not None else ():
-            tb.Label(box, text=image_label(img.mimeType, img.data), bootstyle="secondary").pack(anchor="w")
+        self.result_assists[call.id] = TextAssist(rt, self.view, partial(self._result_place, call), complete=not ro)
+        pictures = [(img.mimeType, img.data) for img in (call.output.images() if call.output is not None else ())]
+        if pictures:
+            ImageStrip(box, self.view, pictures, on_height_change=self.view.list.request_layout).pack(fill="x", pady=2)
         err = tkvars.BooleanVar(self, bool(call.output is not None and call.output.isError))
         tb.Checkbutton(box, text="Mark as error", variable=err, bootstyle="danger-round-toggle",
                        state="disabled" if ro else "normal",
                        command=lambda c=call.id, v=err: self._do(self.p.message_intents.set_tool_result, self.index, c,
                                                                self.results[c].get("1.0", "end-1c"), v.get())).pack(anchor="w")
+
+    def _result_place(self, call: Any) -> tuple[str, bool]:
+        """A tool result's snapshot place and whether the run renders it (function tools only)."""
+        return tool_result_place(self.msg.id, call.id), is_trusted_tool_result(self.p.thread, call)
 
     def _tool_footer(self, msg: Any) -> None:
         """"N tool calls" · Call tools (every executable call) · Continue (run from here)."""
@@ -245,6 +264,8 @@ class MessageCard(tb.Frame):
             self._do(self.p.message_intents.set_message_text, self.index, t.get("1.0", "end-1c"))
         finally:
             self.view.suppress_redraw = False
+        if self.text_assist is not None:
+            self.text_assist.highlight()
         if fit(t, MAX_LINES):
             self.update_idletasks()
             self.view.list.layout()  # cards below move with this one
@@ -259,6 +280,7 @@ class MessageCard(tb.Frame):
             self._do(self.p.message_intents.set_tool_result, self.index, call_id, t.get("1.0", "end-1c"), None)
         finally:
             self.view.suppress_redraw = False
+        self.result_assists[call_id].highlight()
 
     def pick_image(self, path: str | None = None) -> None:
         path = path or self.view.window.dialogs.open_file("Add image", (("Images", "*.png *.jpg *.jpeg *.gif *.webp"), ("All files", "*")))

@@ -1,6 +1,7 @@
 """The message list. Rich mode is virtualised: only the cards that fit in the visible area
 (plus one) exist; scrolling moves by message, the scrollbar maps to message positions, and
-"follow" mode pins the last message to the bottom while a run streams. Fast mode shows the
+"follow" mode pins the last message to the bottom while a run streams. Cards are dragged
+by their header to reorder (`drag.MessageDrag`, `self.drag`). Fast mode shows the
 whole conversation as plain text in one read-only `tb.Text` (Tk handles 10 MB there).
 
 Caller: `ui/editor/view.py`, which forwards presenter notifications and streamed text.
@@ -13,6 +14,7 @@ from typing import Any
 import ttkbootstrap as tb
 
 from .cards import MessageCard
+from .drag import MessageDrag
 
 
 class MessageList(tb.Frame):
@@ -39,6 +41,7 @@ class MessageList(tb.Frame):
         self._fit_job: str | None = None
         self._layout_job: str | None = None
         self._fit_retries = 0
+        self.drag = MessageDrag(self)  # drag a card by its header to reorder
         for w in (self.body,):
             w.bind("<MouseWheel>", self.on_wheel)
             w.bind("<Button-4>", self.on_wheel)

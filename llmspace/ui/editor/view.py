@@ -1,6 +1,7 @@
 """The thread editor of one tab: header (title that renames the file, undo/redo, Run/Stop
 with run settings), the settings column (model picker and parameters, tools row, variables
-row, system prompt with `{{var}}`/`{% %}` highlighting and hints) and the message list.
+row, system prompt with `{{var}}`/`{% %}` highlighting, `{{` completion, value tooltips and
+hints — `text_assist.TextAssist`, as in every message text box) and the message list.
 
 Autosave: 500 ms after the last edit, and on tab close and quit. While the tab runs the
 editor is read-only; streamed text arrives through the pump (one insert per frame).
@@ -11,9 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import tkinter as tk
-from functools import partial
 from typing import Any
 
 import ttkbootstrap as tb
@@ -28,14 +27,13 @@ from . import panels
 from .messages import MessageList
 from .model_row import ModelRow
 from .run_controls import RunControls
+from .text_assist import TextAssist
 from .title_field import TitleField
 
 log = logging.getLogger("llmspace.ui.editor")
 AUTOSAVE_MS = 500
 HINTS_SYNC_LIMIT = 300  # messages; larger threads compute variable hints after a pause
 HINTS_DELAY_MS = 400
-_VAR = re.compile(r"\{\{.*?\}\}", re.S)
-_TAG = re.compile(r"\{%.*?%\}", re.S)
 # (shares of the width, minimum widths in px) of settings | messages [| history]
 TWO_PANES = ([0.4, 0.6], [220, 300])
 HISTORY_PANES = ([0.26, 0.44, 0.30], [180, 260, 200])
@@ -57,6 +55,8 @@ class EditorView(tb.Frame):
         self.suppress_redraw = False
         self._autosave_job: str | None = None
         self._hints_job: str | None = None
+        self._colours: dict[str, str] | None = None
+        self._thumbnails: Any = None
         self._mtime = self._disk_mtime()
         self._build()
         self.p.listeners.append(self._on_change)
@@ -124,9 +124,8 @@ class EditorView(tb.Frame):
         tb.Label(left, text="System prompt", font="TkHeadingFont").pack(anchor="w", pady=(8, 2))
         self.prompt = tb.Text(left, wrap="word", height=12, undo=False, font="TkTextFont")
         self.prompt.pack(fill="both", expand=True)
-        self._colour_prompt()
+        self.prompt_assist = TextAssist(self.prompt, self, lambda: ("systemPrompt", True))
         self.prompt.bind("<<Modified>>", self._on_prompt_modified)
-        self.prompt.bind("<KeyRelease-braceleft>", self._maybe_complete, add=True)
         self.hints = tb.Label(left, text="", bootstyle="warning", wraplength=360, justify="left")
         self.hints.pack(anchor="w", pady=2)
 
@@ -219,13 +218,8 @@ class EditorView(tb.Frame):
         self.highlight()
 
     def highlight(self) -> None:
-        t = self.prompt
-        text = t.get("1.0", "end-1c")
-        for tag in ("var", "tag"):
-            t.tag_remove(tag, "1.0", "end")
-        for rx, tag in ((_VAR, "var"), (_TAG, "tag")):
-            for m in rx.finditer(text):
-                t.tag_add(tag, f"1.0+{m.start()}c", f"1.0+{m.end()}c")
+        """Colour the system prompt's `{{var}}` and `{% tag %}`."""
+        self.prompt_assist.highlight()
 
     def refresh_controls(self) -> None:
         running = self.run.running
@@ -395,36 +389,6 @@ class EditorView(tb.Frame):
         if not self.p.read_only:
             self._guard(self.p.set_system_prompt, self.prompt.get("1.0", "end-1c"))
 
-    def _maybe_complete(self, _e: Any = None) -> tk.Menu | None:
-        """After typing `{{` in the system prompt: a menu of variables (name — current value)."""
-        if self.p.read_only or self.prompt.get("insert-2c", "insert") != "{{":
-            return None
-        from ...core.variable_hints import completions
-
-        try:
-            items = completions(self.p.thread)
-        except Exception:  # a thread the hints cannot read: offer the variable names alone
-            items = [(n, "") for n in sorted(set(self.p.typed_variables()) | set(self.p.custom_variables()))]
-        if not items:
-            return None
-        menu = themes.style_menu(self, tk.Menu(self.prompt, tearoff=False))
-        for name, hint in items[:40]:
-            label = f"{name} — {hint[:40]}" if hint else name
-            menu.add_command(label=label, command=partial(self._complete, name))
-        bbox = self.prompt.bbox("insert") or (0, 0, 0, 16)
-        x = self.prompt.winfo_rootx() + bbox[0]
-        y = self.prompt.winfo_rooty() + bbox[1] + bbox[3]
-        try:
-            menu.tk_popup(x, y)
-        finally:
-            menu.grab_release()
-        self._completion_menu = menu
-        return menu
-
-    def _complete(self, name: str) -> None:
-        self.prompt.insert("insert", f"{name}}}}}")
-        self.prompt.focus_set()
-
     def pick_model(self) -> tk.Menu:
         menu = panels.model_menu(self, self.app, self.p, lambda: None)
         try:
@@ -449,11 +413,22 @@ class EditorView(tb.Frame):
     def set_rendering(self, mode: str) -> None:
         self.list.set_mode(mode)
 
-    def _colour_prompt(self) -> None:
-        colours = themes.palette(self)
-        self.prompt.tag_configure("var", foreground=colours["var"])
-        self.prompt.tag_configure("tag", foreground=colours["tag"])
+    def text_colours(self) -> dict[str, str]:
+        """The theme's readable colours for highlighted text (`var`, `tag`, `muted`), kept
+        until the theme changes."""
+        if self._colours is None:
+            self._colours = themes.palette(self)
+        return self._colours
+
+    def thumbnail_cache(self) -> Any:
+        """Thumbnails of this thread's images, decoded once on a worker (`card_images.py`)."""
+        if self._thumbnails is None:
+            from .card_images import thumbnail_cache
+
+            self._thumbnails = thumbnail_cache(self)
+        return self._thumbnails
 
     def theme_changed(self) -> None:
-        self._colour_prompt()
+        self._colours = None
+        self.prompt_assist.colour(self.text_colours())
         self.list.render()
