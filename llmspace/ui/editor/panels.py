@@ -1,7 +1,7 @@
 """Editor side panels and dialogs: the model picker menu, the parameter popover (with a
 JSON Schema editor for the response format), the tools dialogs (built-ins by group, MCP
-tools per server, custom function tool JSON editor with validation) and the variables
-dialog. Each works on an `EditorPresenter`; errors are shown inline and nothing is lost.
+tools per server, custom function tool JSON editor with validation; the Variables dialog is
+`variables_dialog.py`). Each works on an `EditorPresenter`; errors are shown inline and nothing is lost.
 Caller: `ui/editor/view.py`.
 """
 
@@ -21,7 +21,7 @@ from ...errors import UserFacingError
 from ...presenters import catalog
 from ...presenters.editor import EditorPresenter
 from .. import tkvars
-from ..theme import style_listbox, style_menu
+from ..theme import style_menu
 
 FUNCTION_EXAMPLE = """{
   "name": "get_weather",
@@ -354,121 +354,3 @@ class ToolsDialog(tb.Toplevel):
             return
         self.on_done()
         self.destroy()
-
-
-class VariablesDialog(tb.Toplevel):
-    """Typed variables (date format, working directory, JSON, file; skills shown) and custom
-    text variables (name = value; add, change, delete)."""
-
-    DATE_FORMATS = ("readable-date", "iso-date", "local-date-time")
-
-    def __init__(self, master: Any, p: EditorPresenter, on_done: Callable[[], None],
-                 skill_names: Callable[[], list[str]] | None = None) -> None:
-        super().__init__(title="Variables", master=master, size=(760, 560))
-        self.bind("<Escape>", lambda e: self.destroy())
-        self.p, self.on_done = p, on_done
-        self.skill_boxes: dict[str, tuple[Any, tk.Listbox, tk.Variable, list[str]]] = {}
-        f = tb.Frame(self, padding=8)
-        f.pack(fill="both", expand=True)
-        typed = p.typed_variables()
-        self.typed_fields: dict[str, tuple[Any, tk.Variable]] = {}
-        if typed:
-            box = tb.Labelframe(f, text="Built-in variables", padding=6)
-            box.pack(fill="x")
-            for i, (name, v) in enumerate(typed.items()):
-                tb.Label(box, text=name).grid(row=i, column=0, sticky="w")
-                tb.Label(box, text=v.type, bootstyle="secondary").grid(row=i, column=1, sticky="w", padx=6)
-                if v.type == "currentDate":
-                    var: tk.Variable = tkvars.StringVar(self, v.format or "readable-date")
-                    tb.Combobox(box, values=list(self.DATE_FORMATS), textvariable=var, state="readonly", width=20).grid(row=i, column=2, sticky="w")
-                elif v.type in ("workingDirectory", "json", "file"):
-                    var = tkvars.StringVar(self, v.value or "")
-                    tb.Entry(box, textvariable=var, width=40).grid(row=i, column=2, sticky="w")
-                else:
-                    try:
-                        names = list(skill_names()) if skill_names is not None else []
-                    except Exception:
-                        names = []
-                    cell = tb.Frame(box)
-                    cell.grid(row=i, column=2, sticky="w")
-                    chosen = [str(n) for n in (v.skillNames or [])]
-                    all_var = tkvars.BooleanVar(self, bool(v.includeAll) or (v.includeAll is None and not chosen))
-                    tb.Checkbutton(cell, text="All enabled skills", variable=all_var).pack(anchor="w")
-                    lb = style_listbox(tk.Listbox(cell, selectmode="multiple", height=min(5, max(1, len(names))), exportselection=False))
-                    for k, n in enumerate(names):
-                        lb.insert("end", n)
-                        if n in chosen:
-                            lb.selection_set(k)
-                    if names:
-                        lb.pack(anchor="w")
-                    self.skill_boxes[name] = (v, lb, all_var, names)
-                    continue
-                self.typed_fields[name] = (v, var)
-        tb.Label(f, text="Text variables", font="TkHeadingFont").pack(anchor="w", pady=(8, 0))
-        hints = p.variable_hints()
-        values = p.custom_variables()
-        for name, kind in hints.items():
-            if kind == "missing" and name not in typed:
-                values.setdefault(name, "")
-        self.rows = tb.Frame(f)
-        self.rows.pack(fill="both", expand=True, pady=6)
-        self.entries: list[tuple[tk.StringVar, tk.Text]] = []
-        self.empty_lbl = tb.Label(self.rows, bootstyle="secondary", wraplength=600, justify="left",
-                                  text="No text variables yet. Write {{name}} in the system prompt or a message, "
-                                       "or click Add variable, then give it a value here.")
-        if not values:
-            self.empty_lbl.pack(anchor="w")
-        for n, v in values.items():
-            self.add_row(n, v)
-        tb.Button(f, text="Add variable", bootstyle="link", command=lambda: self.add_row("", "")).pack(anchor="w")
-        bar = tb.Frame(self, padding=8)
-        bar.pack(fill="x", side="bottom", before=f)  # buttons never pushed out
-        self.msg = tb.Label(bar, text="", bootstyle="danger", wraplength=420)
-        self.msg.pack(side="left")
-        tb.Button(bar, text="Cancel", bootstyle="secondary", command=self.destroy).pack(side="right")
-        tb.Button(bar, text="Save", bootstyle="primary", command=self.save).pack(side="right", padx=6)
-
-    def add_row(self, name: str, value: str) -> None:
-        self.empty_lbl.pack_forget()
-        row = tb.Frame(self.rows)
-        row.pack(fill="x", pady=2)
-        nv = tkvars.StringVar(self, name)
-        tb.Entry(row, textvariable=nv, width=18).pack(side="left", anchor="n")
-        t = tb.Text(row, height=2, width=40, wrap="word")
-        t.insert("1.0", value)
-        t.pack(side="left", fill="x", expand=True, padx=6)
-        self.entries.append((nv, t))
-
-    def save(self) -> bool:
-        out: dict[str, str] = {}
-        for nv, t in self.entries:
-            name = nv.get().strip()
-            if name:
-                out[name] = t.get("1.0", "end-1c")
-        try:
-            for name, (v, var) in self.typed_fields.items():
-                data = v.model_dump(exclude_unset=True, by_alias=True)
-                data["format" if v.type == "currentDate" else "value"] = var.get()
-                self.p.set_typed_variable(name, data)
-            for name, (v, lb, all_var, names) in self.skill_boxes.items():
-                data = v.model_dump(exclude_unset=True, by_alias=True)
-                picked = [names[k] for k in lb.curselection()]
-                chosen = [str(n) for n in (v.skillNames or [])]
-                was_all = bool(v.includeAll) or (v.includeAll is None and not chosen)
-                if bool(all_var.get()) == was_all and (was_all or picked == [n for n in chosen if n in names]):
-                    continue  # untouched
-                if all_var.get():
-                    data["includeAll"] = True
-                    data.setdefault("skillNames", [])
-                else:
-                    data["includeAll"] = False
-                    data["skillNames"] = picked
-                if data != v.model_dump(exclude_unset=True, by_alias=True):
-                    self.p.set_typed_variable(name, data)
-            self.p.set_variables(out)
-        except UserFacingError as exc:
-            self.msg.configure(text=str(exc))
-            return False
-        self.on_done()
-        self.destroy()
-        return True

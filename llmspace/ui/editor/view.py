@@ -407,8 +407,10 @@ class EditorView(tb.Frame):
         return panels.ToolsDialog(self, self.window, self.p, lambda: None)
 
     def edit_variables(self) -> Any:
-        return panels.VariablesDialog(self, self.p, lambda: None,
-                                      skill_names=lambda: [sk.name for sk in self.app.skills.enabled()])
+        from .variables_dialog import VariablesDialog
+
+        return VariablesDialog(self, self.p, lambda: None, skill_names=lambda: [sk.name for sk in self.app.skills.enabled()],
+                               dialogs=self.window.dialogs)
 
     def set_rendering(self, mode: str) -> None:
         self.list.set_mode(mode)
