@@ -209,8 +209,9 @@ class ParamsPopover(tb.Toplevel):
 
 
 class ToolsDialog(tb.Toplevel):
-    """Add or remove tools: built-ins by group, MCP tools per server, custom function tools,
-    and the thread's plugin tools by plugin (when it has any)."""
+    """Add or remove tools: built-ins by group, MCP tools per server, custom function tools
+    (new, edit, delete with a confirmation — Ctrl+Z undoes), and the thread's plugin tools by
+    plugin (when it has any)."""
 
     def __init__(self, master: Any, window: Any, p: EditorPresenter, on_done: Callable[[], None]) -> None:
         super().__init__(title="Tools", master=master, size=(660, 600))
@@ -268,6 +269,9 @@ class ToolsDialog(tb.Toplevel):
         tb.Button(bar, text="Apply", bootstyle="primary", command=self.apply).pack(side="right", padx=6)
         self.msg = tb.Label(bar, text="", bootstyle="danger")
         self.msg.pack(side="left")
+        self.bind("<Control-z>", lambda e: self.undo())
+        p.listeners.append(self._on_change)
+        self.bind("<Destroy>", self._on_destroy, add=True)
 
     def _plugin_page(self, nb: Any, have: set[str]) -> None:
         """The thread's plugin tools, by plugin: untick one to remove it from the thread."""
@@ -320,6 +324,8 @@ class ToolsDialog(tb.Toplevel):
             self.checks[t.name] = (v, t)
 
     def _draw_custom(self) -> None:
+        if not self.custom_list.winfo_exists():
+            return
         for w in self.custom_list.winfo_children():
             w.destroy()
         for t in self.p.tools:
@@ -327,7 +333,38 @@ class ToolsDialog(tb.Toplevel):
                 row = tb.Frame(self.custom_list)
                 row.pack(fill="x")
                 tb.Label(row, text=t.name).pack(side="left")
-                tb.Button(row, text="Edit", bootstyle="link", command=lambda n=t.name: self.edit_function(n)).pack(side="left")
+                tb.Button(row, text="Edit", bootstyle="link", command=partial(self.edit_function, t.name)).pack(side="left")
+                tb.Button(row, text="Delete", bootstyle="danger-link", command=partial(self.delete_function, t.name)).pack(side="left")
+
+    def _on_destroy(self, e: Any) -> None:
+        if e.widget is self and self._on_change in self.p.listeners:
+            self.p.listeners.remove(self._on_change)
+
+    def _on_change(self, kind: str, _detail: Any) -> None:
+        if kind in ("tools", "all"):  # an edit, an undo or a redo elsewhere: the list follows
+            self._draw_custom()
+
+    def delete_function(self, name: str) -> bool:
+        """Delete a custom function tool after a confirmation (one undo step)."""
+        used = any(c.input.name == name for m in self.p.messages for c in getattr(m, "toolCalls", None) or [])
+        question = f"Delete the function tool {name}?" + (" Its calls in the messages stay." if used else "")
+        if not self.window.dialogs.confirm(question, "Delete tool"):
+            return False
+        try:
+            self.p.remove_tools({name})
+        except UserFacingError as exc:
+            self.msg.configure(text=str(exc), bootstyle="danger")
+            return False
+        self.msg.configure(text=f"Deleted {name}. Undo (Ctrl+Z) brings it back.", bootstyle="secondary")
+        self.on_done()
+        return True
+
+    def undo(self) -> None:
+        """Ctrl+Z in the dialog: undo the editor's last step (a deleted tool comes back)."""
+        try:
+            self.p.undo()
+        except UserFacingError as exc:
+            self.msg.configure(text=str(exc), bootstyle="danger")
 
     def edit_function(self, name: str | None) -> JsonEditor:
         text = FUNCTION_EXAMPLE
@@ -350,7 +387,7 @@ class ToolsDialog(tb.Toplevel):
             self.p.remove_tools(want_off & self.p.tool_names())
             self.p.add_tools(want_on)
         except UserFacingError as exc:
-            self.msg.configure(text=str(exc))
+            self.msg.configure(text=str(exc), bootstyle="danger")
             return
         self.on_done()
         self.destroy()
