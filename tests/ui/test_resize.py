@@ -97,3 +97,61 @@ def test_the_dividers_have_a_handle_wide_enough_to_grab(window):
     style = window.root.style
     assert int(style.lookup("Sash", "sashthickness")) >= 6
     assert int(style.lookup("Sash", "gripcount")) > 0
+
+
+def history_buttons(panel) -> list:
+    found, stack = [], [panel]
+    while stack:
+        w = stack.pop()
+        if w.winfo_class() == "TButton":
+            found.append(w)
+        stack.extend(w.winfo_children())
+    return found
+
+
+def _run(rid: str, ts: int) -> dict:
+    return {"id": rid, "timestamp": ts, "thread": {"title": "h", "context": {"messages": [
+        {"id": "u", "role": "user", "content": [{"type": "text", "text": "q"}]},
+        {"id": "a" + rid, "role": "assistant", "content": [{"type": "text", "text": f"answer {rid}"}]}]}}}
+
+
+@pytest.mark.parametrize("geometry", ["800x500", "1280x800"])
+def test_the_history_panels_buttons_wrap_to_fit_a_narrow_window(window, app, geometry):
+    import orjson
+
+    from llmspace.jsonio import write_bytes_atomic
+
+    write_bytes_atomic(app.workspace.root / "evaluated.json", orjson.dumps({
+        "title": "evaluated", "runHistory": [_run("r1", 1000), _run("r2", 2000)],
+        "evaluations": [{"id": "e1", "leftRunId": "r1", "rightRunId": "r2", "verdict": "tie", "createdAt": 1, "updatedAt": 1}]}))
+    window.tree_view.refresh()
+    ed = window.open_thread("evaluated.json")
+    pump_until(window.root, ed.winfo_ismapped, timeout=10)
+    ed.toggle_history()
+    try:
+        resize(window, geometry)
+        panel = ed.history_panel
+        labels = {"Inspect", "Restore", "Remove", "Compare two", "Fork", "Open"}
+        buttons = [b for b in history_buttons(panel) if str(b.cget("text")) in labels]
+        assert {str(b.cget("text")) for b in buttons} == labels
+        pump_until(window.root, lambda: all(fully_inside(b, panel) for b in buttons), timeout=5)
+        panel.list.selection_set("r1")  # the detail of a selected run does not push the list away
+        pump_until(window.root, lambda: panel.list.winfo_height() >= 60, timeout=5)  # the runs list keeps rows
+        assert panel.bar.rows() >= (2 if geometry == "800x500" else 1)
+    finally:
+        ed.toggle_history()
+        resize(window, "1280x800")
+
+
+def test_without_evaluations_the_history_panel_gives_their_room_to_the_runs(window):
+    ed = show(window, RELS[1])
+    ed.toggle_history()
+    try:
+        resize(window, "800x500")
+        panel = ed.history_panel
+        assert "none yet" in panel.evals_title.cget("text")
+        assert not panel.evals.winfo_ismapped() and not panel.ebar.winfo_ismapped()
+        pump_until(window.root, lambda: panel.list.winfo_height() >= 80, timeout=5)
+    finally:
+        ed.toggle_history()
+        resize(window, "1280x800")

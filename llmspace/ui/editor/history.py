@@ -6,6 +6,8 @@ The "Chart" tab draws scores, latency and cost per run (`history_chart.py`). Ins
 step), Remove (with confirmation; its evaluations go too), Compare two selected runs
 (`compare.py`; the earlier one is A), Fork the selected run at its last message; below, the
 saved evaluations by run time and model, verdict, rubric, averages and B − A (Open, Remove).
+The buttons wrap onto more rows in a narrow panel (`flow.FlowFrame`) and never give up their
+room in a short one.
 Logic in `presenters/history.HistoryIntents` (`view.p.history_intents`),
 `presenters/history_rows.py`, `presenters/history_chart.py` and `core.history`.
 Caller: `ui/editor/view.py`.
@@ -22,10 +24,14 @@ import ttkbootstrap as tb
 from ...errors import UserFacingError
 from ...presenters.history_rows import COLUMNS, NUMERIC, HistoryRow, HistorySort
 from .compare import CompareDialog
+from .flow import FlowFrame
 from .history_chart import HistoryChartView
 
 SUMMARY_WIDTH = 240  # at least, for the reply's first line; the other columns fit their longest text
 MAX_WIDTH = 260
+EVAL_ROWS = 4
+TALL_PANEL = 600  # px: a shorter panel shows 2 evaluation rows
+BUTTON_PADDING = (8, 3)  # compact: the panel is narrow
 EVAL_COLUMNS = (("verdict", "Verdict"), ("delta", "B − A"), ("runs", "Runs"), ("rubric", "Rubric"),
                 ("score_a", "A"), ("score_b", "B"), ("note", "Note"))
 
@@ -46,7 +52,9 @@ class HistoryPanel(tb.Frame):
         self.view = view
         self.sort = HistorySort()
         self.rows: dict[str, HistoryRow] = {}
+        self.short = False  # the panel is less than TALL_PANEL high: one row of evaluations, no detail line
         tb.Label(self, text="Run history", font="TkHeadingFont").pack(anchor="w")
+        self._build_evaluations()  # packed at the bottom before the tabs take the rest
         self.tabs = tb.Notebook(self)
         self.tabs.pack(fill="both", expand=True, pady=(2, 0))
         runs = tb.Frame(self.tabs, padding=(0, 4, 0, 0))
@@ -56,7 +64,7 @@ class HistoryPanel(tb.Frame):
         self._build_runs(runs)
         self.chart = HistoryChartView(self.chart_tab)
         self.chart.pack(fill="both", expand=True)
-        self._build_evaluations()
+        self.bind("<Configure>", self._on_resize, add=True)
 
     def _build_runs(self, master: Any) -> None:
         columns = [c for c, _label in COLUMNS if c != "summary"]
@@ -70,40 +78,69 @@ class HistoryPanel(tb.Frame):
         # the panel is narrow at 1280x800: scroll sideways to the columns that do not fit
         self.xscroll = tb.Scrollbar(master, orient="horizontal", command=self.list.xview)
         self.list.configure(xscrollcommand=self.xscroll.set)
+        # the buttons and the detail are packed first (at the bottom): in a short panel the
+        # list gives up its height, never the buttons; the buttons wrap in a narrow one
+        self.bar = FlowFrame(master)
+        self.bar.pack(side="bottom", fill="x", pady=(4, 0))
+        for text, style, command in (("Inspect", "secondary-outline", self.inspect),
+                                     ("Restore", "primary-outline", self.restore),
+                                     ("Remove", "danger-outline", self.remove),
+                                     ("Compare two", "info-outline", self.compare),
+                                     ("Fork", "secondary-outline", self.fork)):
+            self.bar.add(tb.Button(self.bar, text=text, bootstyle=style, command=command, padding=BUTTON_PADDING))
+        self.detail = tb.Label(master, text="", bootstyle="secondary", justify="left", wraplength=320)
+        self.detail.pack(side="bottom", fill="x", pady=(4, 0))
+        self.detail.bind("<Configure>", lambda e: self.detail.configure(wraplength=max(120, e.width - 4)), add=True)
+        self.xscroll.pack(side="bottom", fill="x")
         self.list.pack(fill="both", expand=True)
-        self.xscroll.pack(fill="x")
         self.list.bind("<<TreeviewSelect>>", lambda e: self.show_detail(), add=True)
         self.list.bind("<Configure>", lambda e: self._fit_summary(), add=True)
-        self.detail = tb.Label(master, text="", bootstyle="secondary", justify="left", wraplength=320)
-        self.detail.pack(fill="x", pady=(4, 0))
-        self.detail.bind("<Configure>", lambda e: self.detail.configure(wraplength=max(120, e.width - 4)), add=True)
-        bar = tb.Frame(master)
-        bar.pack(fill="x", pady=(4, 0))
-        tb.Button(bar, text="Inspect", bootstyle="secondary-outline", command=self.inspect).pack(side="left")
-        tb.Button(bar, text="Restore", bootstyle="primary-outline", command=self.restore).pack(side="left", padx=4)
-        tb.Button(bar, text="Remove", bootstyle="danger-outline", command=self.remove).pack(side="left")
-        bar2 = tb.Frame(master)
-        bar2.pack(fill="x", pady=(4, 0))
-        tb.Button(bar2, text="Compare two", bootstyle="info-outline", command=self.compare).pack(side="left")
-        tb.Button(bar2, text="Fork", bootstyle="secondary-outline", command=self.fork).pack(side="left", padx=4)
 
     def _build_evaluations(self) -> None:
-        tb.Label(self, text="Evaluations", font="TkHeadingFont").pack(anchor="w", pady=(8, 0))
-        self.evals = tb.Treeview(self, columns=[c for c, _l in EVAL_COLUMNS], show="headings", height=4,
+        box = tb.Frame(self)
+        box.pack(side="bottom", fill="x")
+        self.ebar = FlowFrame(box)
+        self.ebar.add(tb.Button(self.ebar, text="Open", bootstyle="info-outline", command=self.open_evaluation,
+                                padding=BUTTON_PADDING))
+        self.ebar.add(tb.Button(self.ebar, text="Remove", bootstyle="danger-outline", command=self.remove_evaluation,
+                                padding=BUTTON_PADDING))
+        self.evals_title = tb.Label(box, text="Evaluations", font="TkHeadingFont")
+        self.evals_title.pack(anchor="w", pady=(8, 0))
+        self.evals_box = tb.Frame(box)  # shown while there are evaluations (`_show_evaluations`)
+        self.evals = tb.Treeview(self.evals_box, columns=[c for c, _l in EVAL_COLUMNS], show="headings", height=EVAL_ROWS,
                                  selectmode="browse")
         for col, label in EVAL_COLUMNS:
             self.evals.heading(col, text=label)
             self.evals.column(col, minwidth=30, stretch=False,
                               anchor="e" if col in ("score_a", "score_b", "delta") else "w")
-        self.evals_xscroll = tb.Scrollbar(self, orient="horizontal", command=self.evals.xview)
+        self.evals_xscroll = tb.Scrollbar(self.evals_box, orient="horizontal", command=self.evals.xview)
         self.evals.configure(xscrollcommand=self.evals_xscroll.set)
         self.evals.pack(fill="x")
         self.evals_xscroll.pack(fill="x")
         self.evals.bind("<Double-1>", lambda e: self.open_evaluation())
-        ebar = tb.Frame(self)
-        ebar.pack(fill="x", pady=(4, 0))
-        tb.Button(ebar, text="Open", bootstyle="info-outline", command=self.open_evaluation).pack(side="left")
-        tb.Button(ebar, text="Remove", bootstyle="danger-outline", command=self.remove_evaluation).pack(side="left", padx=4)
+
+    def _show_evaluations(self, any_saved: bool) -> None:
+        """The evaluation table and its buttons while there are evaluations; else one line."""
+        self.evals_title.configure(text="Evaluations" if any_saved else "Evaluations: none yet (Compare two saves one)")
+        if any_saved and not self.ebar.winfo_manager():
+            self.evals_box.pack(fill="x")
+            self.ebar.pack(fill="x", pady=(4, 0))
+        elif not any_saved and self.ebar.winfo_manager():
+            self.evals_box.pack_forget()
+            self.ebar.pack_forget()
+
+    def _on_resize(self, e: Any) -> None:
+        """A short panel (a window about 500 px high) lists one evaluation row at a time and
+        leaves out the detail under the runs, so the runs list keeps some height; the buttons
+        always show."""
+        if e.widget is self:
+            short = e.height < TALL_PANEL
+            rows = 1 if short else EVAL_ROWS
+            if int(self.evals.cget("height")) != rows:
+                self.evals.configure(height=rows)
+            if short != self.short:
+                self.short = short
+                self.show_detail()
 
     # -- refresh ---------------------------------------------------------------------------
     def _headings(self) -> None:
@@ -121,6 +158,7 @@ class HistoryPanel(tb.Frame):
             self.evals.insert("", "end", iid=row.id, values=values)
             cells.append(values)
         fit_columns(self.evals, [c for c, _l in EVAL_COLUMNS], cells, [label for _c, label in EVAL_COLUMNS])
+        self._show_evaluations(bool(cells))
         self.chart.show(intents.chart())
 
     def _fill_runs(self) -> None:
@@ -154,7 +192,9 @@ class HistoryPanel(tb.Frame):
         self._fill_runs()
 
     def show_detail(self) -> None:
-        """The selected run's reply line and figures under the list (or a hint)."""
+        """The selected run's reply line and figures under the list (or a hint). A short
+        panel leaves them out while there are runs, so the list keeps its rows (the list's
+        columns show the same figures)."""
         sel = [i for i in self.list.selection() if i in self.rows]
         if len(sel) == 1:
             text = self.rows[sel[0]].detail()
@@ -166,6 +206,11 @@ class HistoryPanel(tb.Frame):
         else:
             text = "No runs yet. Each run of this thread is recorded here."
         self.detail.configure(text=text)
+        shown = not (self.short and self.rows)
+        if shown and not self.detail.winfo_manager():
+            self.detail.pack(side="bottom", fill="x", pady=(4, 0), after=self.bar)
+        elif not shown and self.detail.winfo_manager():
+            self.detail.pack_forget()
 
     def selected(self) -> str | None:
         sel = self.list.selection()
