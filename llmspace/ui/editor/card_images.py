@@ -56,6 +56,8 @@ class ImageStrip(FlowFrame):
                 thumb.configure(image=photo)
             thumb.pack(anchor="w")
             thumb.bind("<Button-1>", partial(self._on_click, i))
+            for seq in ("<MouseWheel>", "<Button-4>", "<Button-5>"):  # the list scrolls over pictures too
+                thumb.bind(seq, view.list.on_wheel)
             self.thumbs.append(thumb)
             row = tb.Frame(cell)
             row.pack(anchor="w")

@@ -38,8 +38,10 @@ class Completion:
                         ("<Return>", self.accept), ("<KP_Enter>", self.accept), ("<Tab>", self.accept),
                         ("<Escape>", self.close)):
             text.bind(key, lambda e, fn=fn: "break" if self.popup is not None and fn() is not False else None, add=True)
-        text.bind("<FocusOut>", lambda e: self.text.after(FOCUS_GRACE_MS, self._focus_check), add=True)
+        text.bind("<FocusOut>", self._on_focus_out, add=True)
         text.bind("<Button-1>", lambda e: self.close(), add=True)
+        text.bind("<Destroy>", lambda e: self._cancel_check() if e.widget is text else None, add=True)
+        self._check_job: str | None = None
 
     @property
     def is_open(self) -> bool:
@@ -52,8 +54,22 @@ class Completion:
     def _before(self) -> str:
         return str(self.text.get("insert linestart", "insert"))
 
+    def _on_focus_out(self, _e: Any) -> None:
+        self._cancel_check()
+        if self.popup is not None:
+            self._check_job = self.text.after(FOCUS_GRACE_MS, self._focus_check)
+
+    def _cancel_check(self) -> None:
+        if self._check_job is not None:
+            try:
+                self.text.after_cancel(self._check_job)
+            except tk.TclError:
+                pass
+            self._check_job = None
+
     def _focus_check(self) -> None:
         """After the Text lost the focus: close unless it came back."""
+        self._check_job = None
         try:
             if self.text.focus_get() is not self.text:
                 self.close()

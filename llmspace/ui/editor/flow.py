@@ -31,6 +31,7 @@ class FlowFrame(tb.Frame):
         self._width = 0
         self._job: str | None = None
         self.bind("<Configure>", self._on_configure, add=True)
+        self.bind("<Destroy>", self._on_destroy, add=True)
 
     def add(self, widget: Any) -> Any:
         """Lay out `widget` (a child of this frame) after the others; it is placed again
@@ -44,6 +45,14 @@ class FlowFrame(tb.Frame):
         """Arrange at the next idle moment (several size changes → one layout)."""
         if self._job is None:
             self._job = self.after_idle(self._arrange_now)
+
+    def _on_destroy(self, e: Any) -> None:
+        if e.widget is self and self._job is not None:
+            try:
+                self.after_cancel(self._job)
+            except Exception:  # already run
+                pass
+            self._job = None
 
     def _arrange_now(self) -> None:
         self._job = None

@@ -40,6 +40,7 @@ class VariableHover:
         text.bind("<Leave>", self._on_leave, add=True)
         text.bind("<KeyPress>", lambda e: self.hide(), add=True)
         text.bind("<ButtonPress>", lambda e: self.hide(), add=True)
+        text.bind("<Destroy>", lambda e: self.hide() if e.widget is text else None, add=True)
 
     def tip_text(self) -> str:
         return str(self.label.cget("text")) if self.label is not None else ""
