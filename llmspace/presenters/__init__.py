@@ -7,8 +7,10 @@ Modules:
 - `tabs` — open thread tabs: order, active tab, reopen stack.
 - `state` — the persisted UI state (`settings/window.json`, `settings/ui-state.json`).
 - `editor` — one open thread: working copy, header/model/tools/variables/prompt intents,
-  undo/redo, saving; composed with `messages` (message intents) and `history` (run-history
-  intents).
+  undo/redo, saving; composed with `messages` (message intents, drag and drop) and `history`
+  (run-history intents); `variable_forms` (the Variables dialog's checks and save).
+- `variable_assist` — `{{var}}` highlighting spans, the `{{` completion, the hover value.
+- `thumbnails` — message image thumbnails: decoding with Pillow, a cache.
 - `run` — run controls of one tab: start, stop, live run events, pauses, human-started tool calls.
 - `compare` — the compare dialog of two recorded runs: diff, scores, rubrics, verdict.
 - `catalog` — what the editor's pickers offer: models, built-in tools, MCP tools.

@@ -11,10 +11,11 @@ Modules:
   `welcome` (welcome view, examples chooser) and `status_bar`.
 - `panes` — panes that keep their share of the width as the window changes.
 - `editor/` — the thread editor of one tab: `view` (header, settings column, prompt),
-  `run_controls` (Run/Stop, pauses, banners), `messages` (virtualised message list),
-  `cards` (message cards), `panels` (model picker, parameters, tools and variables dialogs),
-  `history` (run history panel), `inspect` (one recorded run), `compare` (compare and
-  evaluate two runs, rubric editor).
+  `run_controls` (Run/Stop, pauses, banners), `messages` (virtualised message list, `drag`
+  to reorder), `cards` (message cards, `card_images` thumbnails), `text_assist` (variable
+  highlighting, `{{` completion, value tooltips), `panels` (model picker, parameters, tools
+  dialog), `variables_dialog`, `history` (run history panel), `inspect` (one recorded run),
+  `compare` (compare and evaluate two runs, rubric editor).
 - `settings_dialog` — Settings: the `models_page`, `mcp_page` and `skills_page` list pages
   (built on `list_page`), the `search_page` form, `plugins_page`, General, and raw JSON
   editors for models.json and mcp.json (the fields those pages do not show).
