@@ -155,3 +155,19 @@ def test_without_evaluations_the_history_panel_gives_their_room_to_the_runs(wind
     finally:
         ed.toggle_history()
         resize(window, "1280x800")
+
+
+def test_a_narrow_settings_column_puts_its_labels_above_the_values(window):
+    ed = show(window, RELS[1])
+    ed.toggle_history()
+    try:
+        resize(window, "800x500")
+        pump_until(window.root, lambda: ed.stacker.narrow, timeout=5)
+        label, button = ed.model_row.label, ed.model_btn
+        assert button.winfo_rooty() >= label.winfo_rooty() + label.winfo_height() - 2  # the button is below
+        assert button.winfo_width() >= 100 and ed.tools_lbl.winfo_width() >= 80
+    finally:
+        ed.toggle_history()
+        resize(window, "1280x800")
+    pump_until(window.root, lambda: not ed.stacker.narrow, timeout=5)
+    assert abs(ed.model_btn.winfo_rooty() - ed.model_row.label.winfo_rooty()) < 12  # side by side again

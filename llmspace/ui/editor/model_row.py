@@ -60,14 +60,16 @@ class ModelRow:
         self.p = presenter
         row = tb.Frame(master)
         row.pack(fill="x", pady=2)
-        tb.Label(row, text="Model", width=9).pack(side="left", anchor="n", pady=4)
+        self.label = tb.Label(row, text="Model", width=9)
+        self.label.pack(side="left", anchor="n", pady=4)
         self.params_btn = tb.Button(row, text="⚙", width=3, bootstyle="secondary-link", command=view.edit_params)
         self.params_btn.pack(side="right", anchor="n")  # packed first: a long model label cannot push it out
         self.button = tb.Button(row, text="", bootstyle="secondary-outline", command=view.pick_model)
         self.button.pack(side="left", fill="x", expand=True)
         self.button.bind("<Configure>", lambda e: self._rewrap(), add=True)
         self.params_row = tb.Frame(master)
-        tb.Label(self.params_row, text="", width=9).pack(side="left")
+        self.indent = tb.Label(self.params_row, text="", width=9)
+        self.indent.pack(side="left")
         self.params = tb.Label(self.params_row, text="", bootstyle="secondary", justify="left")
         self.params.pack(side="left", fill="x", expand=True)
         self.params.bind("<Configure>", lambda e: self.params.configure(wraplength=max(80, e.width - 4)), add=True)

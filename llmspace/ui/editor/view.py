@@ -24,6 +24,7 @@ from ...presenters.run import RunPresenter
 from .. import theme as themes
 from ..panes import PaneKeeper
 from . import panels
+from .label_stacker import LabelStacker
 from .messages import MessageList
 from .model_row import ModelRow
 from .run_controls import RunControls
@@ -106,7 +107,8 @@ class EditorView(tb.Frame):
         self.params_lbl = self.model_row.params
         row = tb.Frame(left)
         row.pack(fill="x", pady=2)
-        tb.Label(row, text="Tools", width=9).pack(side="left")
+        tools_label = tb.Label(row, text="Tools", width=9)
+        tools_label.pack(side="left")
         # the Edit button is packed before the label so a long list can never push it out of view
         self.tools_btn = tb.Button(row, text="Edit", bootstyle="link", command=self.edit_tools)
         self.tools_btn.pack(side="right")
@@ -115,12 +117,14 @@ class EditorView(tb.Frame):
         self.tools_lbl.bind("<Configure>", lambda e: self.tools_lbl.configure(wraplength=max(80, e.width - 4)), add=True)
         row = tb.Frame(left)
         row.pack(fill="x", pady=2)
-        tb.Label(row, text="Variables", width=9).pack(side="left")
+        vars_label = tb.Label(row, text="Variables", width=9)
+        vars_label.pack(side="left")
         self.vars_btn = tb.Button(row, text="Edit", bootstyle="link", command=self.edit_variables)
         self.vars_btn.pack(side="right")
         self.vars_lbl = tb.Label(row, text="", bootstyle="secondary", wraplength=320, justify="left")
         self.vars_lbl.pack(side="left", fill="x", expand=True)
         self.vars_lbl.bind("<Configure>", lambda e: self.vars_lbl.configure(wraplength=max(80, e.width - 4)), add=True)
+        self.stacker = LabelStacker(left, [self.model_row.label, tools_label, vars_label], [self.model_row.indent])
         tb.Label(left, text="System prompt", font="TkHeadingFont").pack(anchor="w", pady=(8, 2))
         self.prompt = tb.Text(left, wrap="word", height=12, undo=False, font="TkTextFont")
         self.prompt.pack(fill="both", expand=True)
