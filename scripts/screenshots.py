@@ -27,13 +27,17 @@ def _settle(root: Any, rounds: int = 30) -> None:
         root.update()
 
 
-def _grab(widget: Any, name: str) -> None:
+def _grab(widget: Any, name: str, *, screen: bool = False) -> None:
+    """A PNG of `widget`'s window (`screen`: the whole 1280×800 screen, menu bar included)."""
     from PIL import ImageGrab
 
     root = widget.winfo_toplevel()
     _settle(root)
-    x, y = widget.winfo_rootx(), widget.winfo_rooty()
-    w, h = widget.winfo_width(), widget.winfo_height()
+    if screen:
+        x, y, w, h = 0, 0, root.winfo_screenwidth(), root.winfo_screenheight()
+    else:
+        x, y = widget.winfo_rootx(), widget.winfo_rooty()
+        w, h = widget.winfo_width(), widget.winfo_height()
     image = ImageGrab.grab(bbox=(x, y, x + w, y + h), xdisplay=os.environ.get("DISPLAY"))
     OUT.mkdir(parents=True, exist_ok=True)
     image.save(OUT / f"{name}.png", optimize=True)
@@ -78,7 +82,9 @@ def _shoot(theme: str) -> None:
     app = App.from_env()
     window = MainWindow(app)
     try:
-        window.root.geometry("1280x800+0+0")
+        # The menu bar sits above the window's client area: together they fill the screen.
+        menu = window.root.winfo_rooty() if window.root.winfo_ismapped() else 0
+        window.root.geometry(f"1280x{800 - max(menu, 30)}+0+0")
         window.theme_var.set(theme)
         window.apply_theme()
         app.plugin_code.ensure_loaded()
@@ -88,11 +94,11 @@ def _shoot(theme: str) -> None:
         _settle(window.root)
         panel = view.history_panel
         panel.tabs.select(panel.chart_tab)
-        _grab(window.root, f"editor-history-{theme}")
+        _grab(window.root, f"editor-history-{theme}", screen=True)
         pal = window.open_palette()
         pal.geometry("+360+120")
         pal.query.set("stamp-title Draft --dry-run")
-        _grab(window.root, f"palette-{theme}")
+        _grab(window.root, f"palette-{theme}", screen=True)
         pal.destroy()
         dialog = window.open_settings()
         dialog.geometry("1100x700+90+40")
