@@ -90,3 +90,15 @@ def make_window(app, tk_root, monkeypatch):
 @pytest.fixture
 def window(make_window):
     return make_window()
+
+
+def open_tabs(window: Any, app: Any, *stems: str, focus: bool = True) -> tuple[Any, ...]:
+    """New threads named `stems`, each opened in a tab (the last one active); their editors."""
+    rels = [app.workspace.create_thread("", stem) for stem in stems]
+    window.tree_view.refresh()
+    for rel in rels:
+        window.open_thread(rel)
+    if focus:
+        window.root.focus_force()
+    window.root.update()
+    return tuple(window.editors[rel] for rel in rels)

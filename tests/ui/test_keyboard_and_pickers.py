@@ -9,17 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import open_tabs
+
 
 @pytest.fixture
 def two_tabs(window, app):
-    first = app.workspace.create_thread("", "first")
-    second = app.workspace.create_thread("", "second")
-    window.tree_view.refresh()
-    window.open_thread(first)
-    window.open_thread(second)
-    window.root.focus_force()
-    window.root.update()
-    return window.editors[first], window.editors[second]
+    return open_tabs(window, app, "first", "second")
 
 
 def in_editor(widget, ed) -> bool:

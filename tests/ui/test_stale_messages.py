@@ -9,7 +9,7 @@ import pytest
 from llmspace.presenters.welcome import KEY_ENV
 from tests.support.llm_server import LoopbackLLM
 
-from .conftest import pump_until
+from .conftest import open_tabs, pump_until
 from .test_title_rename import click_tab
 
 
@@ -23,13 +23,7 @@ def no_keys(monkeypatch):
 
 @pytest.fixture
 def two_tabs(window, app):
-    first = app.workspace.create_thread("", "support-reply")
-    second = app.workspace.create_thread("", "other")
-    window.tree_view.refresh()
-    window.open_thread(first)
-    window.open_thread(second)
-    window.root.update()
-    return window.editors[first], window.editors[second]
+    return open_tabs(window, app, "support-reply", "other", focus=False)
 
 
 def failed_rename(window, ed) -> str:

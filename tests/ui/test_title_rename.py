@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import pump_until
+from .conftest import open_tabs, pump_until
 
 
 def click_tab(window, rel: str) -> None:
@@ -31,14 +31,7 @@ def type_keys(widget, text: str) -> None:
 
 @pytest.fixture
 def two_tabs(window, app):
-    first = app.workspace.create_thread("", "support-reply")
-    second = app.workspace.create_thread("", "other")
-    window.tree_view.refresh()
-    window.open_thread(first)
-    window.open_thread(second)
-    window.root.focus_force()
-    window.root.update()
-    return window.editors[first], window.editors[second]
+    return open_tabs(window, app, "support-reply", "other")
 
 
 def test_clicking_a_tab_leaves_the_title_alone_so_a_stray_keystroke_renames_nothing(two_tabs, window, app):
