@@ -26,9 +26,15 @@ EXITING = """
 export default class Exiting {
   name = "exiting";
   description = "Ends its process mid-call unless told not to.";
-  parameters = {type: "object", properties: {die: {type: "boolean"}}, additionalProperties: false};
+  parameters = {type: "object", properties: {die: {type: "boolean"}, junk: {type: "boolean"}},
+                additionalProperties: false};
   async execute(context, args) {
     if (args.die) process.exit(7);
+    if (args.junk) {  // a raw write to fd 1, which the host cannot redirect
+      const fs = await import("node:fs");
+      fs.writeSync(1, "junk that is not JSON-RPC\\n");
+      await new Promise((resolve) => setTimeout(resolve, 60000));
+    }
     return "alive";
   }
 }
@@ -108,3 +114,10 @@ def test_a_js_call_that_ignores_its_signal_is_abandoned_and_a_polite_one_stops(j
     assert box["out"].text() == "Cancelled" and host.starts == starts
     assert js_app.plugin_code.close() == []
     assert (home / "js-disposed.txt").read_text() == "disposed\n"
+
+
+def test_junk_on_the_protocol_stream_stops_that_host_cleanly_and_the_next_call_works(js_app: App) -> None:
+    thread = _thread(js_app)
+    out = _call(js_app, thread, "exiting", {"junk": True})
+    assert out.isError is True and "not a protocol message" in out.text()
+    assert _call(js_app, thread, "exiting", {}).text() == "alive"
