@@ -99,16 +99,14 @@ def cmd_call_tool(args: argparse.Namespace, app: App) -> int:
         raise UserFacingError("The arguments must be a JSON object.", hint="""For example '{"path": "docs/plan.md"}'.""")
     opened = _thread(app, args.thread)
     from ..agent.services import tool_context
+    from ..core.model import ThreadContext
     from ..core.threadio import thread_from_data
 
-    thread = opened[1] if opened else thread_from_data({"title": "call-tool"})
+    thread = (opened[1] if opened else thread_from_data({"title": "call-tool"})).model_copy(deep=True)
     tool = plugin_tool_entry_for(spec)
-    if thread.context is None or not any(t.type == "plugin" for t in thread.context.tools or []):
-        thread = thread.model_copy(deep=True)
-        from ..core.model import ThreadContext
-
-        thread.context = thread.context or ThreadContext()
-        thread.context.tools = [*(thread.context.tools or []), tool]
+    thread.context = thread.context or ThreadContext()
+    if not any(getattr(t, "toolId", None) == spec.canonical_id for t in thread.context.tools or []):
+        thread.context.tools = [*(thread.context.tools or []), tool]  # so the call sees this thread as its owner
     ctx = tool_context(app.run_services, thread)
     call = ToolCall(id="cli-call", input=ToolCallInput(name=tool.name, arguments=arguments))
     output = until_done(lambda cancel: app.tools.execute(tool, call, ctx, cancel, args.timeout))

@@ -37,6 +37,7 @@ from .callbacks import CallState, ConsoleFrontend, Frontend, Report
 from .code_calls import ExtensionRef, PluginCommand, PluginStorage, PluginToolRunner, ToolSpec, state_for
 from .code_meta import cache_key, read_cached, write_cached
 from .js_runtime import SETTINGS_NAME, JsRuntime, find_runtime, host_module
+from .manifest import APP_COMPAT_VERSION
 from .model import Diagnostic, PluginRecord, Status
 from .runtime import CallFailed, CodeFile, HostSpec, Launch, PluginHost, RuntimeMissing, python_launch
 
@@ -216,7 +217,7 @@ class PluginCode:
                 raise RuntimeMissing(f"No host runs {runtime} extensions.")
             record = state.record
             spec = HostSpec(record.key, record.version, record.folder.absolute(), runtime, state.files[runtime],
-                            self.workspace(), self.root.root, "4.9.0")
+                            self.workspace(), self.root.root, APP_COMPAT_VERSION)
             host = PluginHost(spec, launch=launch, frontend=self.frontend, log=self.service.log,
                               output=self._output_sink(record.key), environ=self.service.environ)
             state.hosts[runtime] = host

@@ -18,6 +18,7 @@ import copy
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..cancel import CancelToken
@@ -277,6 +278,6 @@ class PluginStorage:
         return value
 
 
-def state_for(plugin: str, kind: str, workspace: Any, *, on_report: Callable[[Report], None] | None = None,
+def state_for(plugin: str, kind: str, workspace: Path, *, on_report: Callable[[Report], None] | None = None,
               can_write_thread: bool = False) -> CallState:
     return CallState(new_call_id(), plugin, kind, workspace, on_report=on_report, can_write_thread=can_write_thread)

@@ -33,6 +33,7 @@ from ..redact import KNOWN
 from .callbacks import CallState, Frontend, handle_callback
 from .diagnostics import DiagnosticLog
 from .host_client import CallbackRefused, HostConnection, HostGone, RemoteError
+from .manifest import APP_COMPAT_VERSION
 
 PROTOCOL_VERSION = 1
 CANCEL_GRACE = 2.0
@@ -60,7 +61,7 @@ class HostSpec:
     files: tuple[CodeFile, ...]
     workspace: Path
     data_home: Path
-    app_version: str = "4.9.0"
+    app_version: str = APP_COMPAT_VERSION
 
     @property
     def label(self) -> str:
