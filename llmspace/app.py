@@ -53,6 +53,9 @@ class App:
     def __init__(self, root: DataRoot) -> None:
         self.root = root
         self._closers: list[Callable[[], object]] = []
+        # Load plugin code as soon as plugins become active (the command line, where every
+        # command wants current extensions); the GUI loads it in the background instead.
+        self.plugin_autoload = False
 
     @classmethod
     def from_env(cls) -> App:
@@ -191,7 +194,7 @@ class App:
         from .plugins.code import PluginCode
 
         code = PluginCode(self.contributions.service, self.registries, root=self.root,
-                          workspace=lambda: self.root.workspace)
+                          workspace=lambda: self.root.workspace, autoload=self.plugin_autoload)
         code.attach()
         self._closers.append(code.close)
         return code

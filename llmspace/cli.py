@@ -65,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     from .app import App
 
     app = App.from_env()
+    app.plugin_autoload = True  # every command sees the plugins' code extensions as they are now
     logger = logging.getLogger("llmspace")
     before = list(logger.handlers)
     try:

@@ -61,8 +61,7 @@ def until_done(work: Callable[[CancelToken], T]) -> T:
 
 
 def _tool(app: App, plugin: str, name: str) -> ToolSpec:
-    app.plugins.get(plugin)
-    app.plugin_code.ensure_loaded(plugin)
+    app.plugins.get(plugin)  # code extensions load as the plugins are scanned (App.plugin_autoload)
     specs = [s for s in app.plugin_code.tool_specs() if s.ref.plugin == plugin]
     found = next((s for s in specs if name in (s.ref.id, s.name, s.canonical_id)), None)
     if found is None:
@@ -138,7 +137,6 @@ def cmd_run_command(args: argparse.Namespace, app: App) -> int:
     from ..plugins.palette_args import CommandName, parse_palette_line
 
     app.plugins.get(args.name)
-    app.plugin_code.ensure_loaded(args.name)
     commands = {c.canonical_id: c for c in app.plugin_code.commands() if c.ref.plugin == args.name}
     if not commands:
         raise UserFacingError(f"Plugin {args.name} has no active commands.",

@@ -50,7 +50,6 @@ def _table(rows: list[tuple[str, ...]]) -> None:
 
 
 def cmd_list(args: argparse.Namespace, app: App) -> int:
-    app.plugin_code.load()  # plugins whose code metadata is not cached yet
     records = app.plugins.records()
     if args.json:
         print(json.dumps({"notices": app.plugins.notices(), "plugins": [_json(r) for r in records]},
@@ -94,8 +93,6 @@ def _rel(record: PluginRecord, path: Any) -> str:
 
 
 def cmd_info(args: argparse.Namespace, app: App) -> int:
-    app.plugins.get(args.name)
-    app.plugin_code.ensure_loaded(args.name)
     r = app.plugins.get(args.name)
     _notices(app)
     m = r.manifest
@@ -141,23 +138,17 @@ def _status_line(verb: str, r: PluginRecord) -> None:
 
 
 def cmd_enable(args: argparse.Namespace, app: App) -> int:
-    app.plugins.enable(args.name)
-    app.plugin_code.ensure_loaded(args.name)
-    _status_line("Enabled", app.plugins.get(args.name))
+    _status_line("Enabled", app.plugins.enable(args.name))
     return 0
 
 
 def cmd_disable(args: argparse.Namespace, app: App) -> int:
-    app.plugins.disable(args.name)
-    app.plugin_code.ensure_loaded(args.name)
-    _status_line("Disabled", app.plugins.get(args.name))
+    _status_line("Disabled", app.plugins.disable(args.name))
     return 0
 
 
 def cmd_reload(args: argparse.Namespace, app: App) -> int:
-    app.plugins.reload(args.name)
-    app.plugin_code.ensure_loaded(args.name)
-    _status_line("Reloaded", app.plugins.get(args.name))
+    _status_line("Reloaded", app.plugins.reload(args.name))
     return 0
 
 
@@ -206,9 +197,7 @@ def cmd_settings(args: argparse.Namespace, app: App) -> int:
             if not sep or not key.strip():
                 raise UserFacingError(f"Expected KEY=VALUE, got {item!r}.", hint="Example: endpoint=https://example.com")
             pairs.append((key.strip(), value))
-        app.plugins.update_settings(args.name, pairs)
-        app.plugin_code.ensure_loaded(args.name)
-        _status_line("Saved the settings of", app.plugins.get(args.name))
+        _status_line("Saved the settings of", app.plugins.update_settings(args.name, pairs))
         return 0
     view = app.plugins.settings_view(args.name)
     _notices(app)
@@ -232,9 +221,7 @@ def cmd_install(args: argparse.Namespace, app: App) -> int:
     status = 0
     for path in args.zips:
         try:
-            result, record = app.plugins.install(path)
-            app.plugin_code.ensure_loaded(result.name)  # run its code once: contract errors show now
-            record = app.plugins.get(result.name)
+            result, record = app.plugins.install(path)  # its code ran once: contract errors show now
         except UserFacingError as exc:
             print(f"error: {exc}", file=sys.stderr)
             status = 1

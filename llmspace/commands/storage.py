@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
 def cmd_list(args: argparse.Namespace, app: App) -> int:
     app.plugins.records()
-    app.plugin_code.ensure_loaded()
     storages = app.plugin_code.storages()
     if args.json:
         print(json.dumps([{"id": s.canonical_id, "displayName": s.display_name, "description": s.description,

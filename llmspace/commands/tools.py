@@ -55,7 +55,6 @@ def list_tools(args: argparse.Namespace, app: App) -> int:
     tools = {t.name: t for t in builtin_tools()}
     groups = builtin_groups()
     app.plugins.records()
-    app.plugin_code.ensure_loaded()
     specs = app.plugin_code.tool_specs()
     if args.json:
         out = [{"group": g, **tools[n].model_dump(exclude_unset=True)} for g, names in groups.items() for n in names]
@@ -89,7 +88,6 @@ def add_tool(args: argparse.Namespace, app: App) -> int:
 
     rel = thread_path(app, args.thread)
     app.plugins.records()
-    app.plugin_code.ensure_loaded()
     spec = next((s for s in app.plugin_code.tool_specs() if s.canonical_id == args.tool), None)
     if spec is None:
         raise UserFacingError(f"No active plugin tool {args.tool!r}.", hint="See `llmspace tools list` for the IDs.")

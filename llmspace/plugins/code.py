@@ -4,6 +4,7 @@ and thread storages — registered into the app's registries and run in host pro
     code = PluginCode(app.plugins, app.registries, root=app.root, workspace=lambda: ws_root)
     code.attach()              # follow the plugin records (enable, disable, reload, refresh)
     code.load()                # run the hosts of plugins whose metadata is not cached yet
+                               # (with `autoload`, as soon as they become active: the CLI)
     code.tool_specs()          # the tools as the picker lists them
     code.close()               # dispose every host, bounded, then kill what is left
 
@@ -80,13 +81,14 @@ class PluginCode:
     def __init__(self, service: PluginService, registries: Registries, *, root: DataRoot,
                  workspace: Callable[[], Path], frontend: Frontend | None = None,
                  launchers: dict[str, Launch] | None = None, idle_seconds: float = IDLE_SECONDS,
-                 js_runtime: Callable[[], JsRuntime] | None = None) -> None:
+                 js_runtime: Callable[[], JsRuntime] | None = None, autoload: bool = False) -> None:
         self.service, self.registries, self.root, self.workspace = service, registries, root, workspace
         self.frontend: Frontend = frontend or ConsoleFrontend()
         self.js_runtime: Callable[[], JsRuntime] = js_runtime or (
             lambda: find_runtime(root.settings_file(SETTINGS_NAME), dict(service.environ)))
         self.launchers: dict[str, Launch] = {"python": python_launch, "js": self._js_launch, **(launchers or {})}
         self.idle_seconds = idle_seconds
+        self.autoload = autoload  # load the code of plugins as they become active (the command line)
         self._lock = threading.RLock()
         self._plugins: dict[str, _Plugin] = {}
         self._seen: dict[str, PluginRecord] = {}
@@ -118,6 +120,8 @@ class PluginCode:
             self._check_deep_links()
         for host in stopping:
             self._stop_host(host, "reloaded")
+        if self.autoload and self.pending():
+            self.load()
 
     def _withdraw(self, name: str) -> list[PluginHost]:
         state = self._plugins.pop(name, None)
@@ -175,7 +179,10 @@ class PluginCode:
 
     def load(self, names: list[str] | None = None) -> None:
         """Start the hosts of the pending plugins (or of `names`) and register what they report."""
-        for name in names if names is not None else self.pending():
+        names = self.pending() if names is None else names
+        if not names:
+            return
+        for name in names:
             with self._lock:
                 state = self._plugins.get(name)
             if state is None:
