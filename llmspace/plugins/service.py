@@ -192,22 +192,35 @@ class PluginService:
     def update_settings(self, name: str, assignments: list[tuple[str, str]]) -> PluginRecord:
         """Set `key=value` pairs (dotted keys for nested fields), each converted by its field
         type (without a schema: JSON when it parses, else text); validate, save, reload."""
+        record, problems = self.apply_settings(name, list(assignments))
+        if record is None:
+            raise PluginError(f"Settings of {name!r} were not saved: " + "; ".join(problems[:5]) + ".")
+        return record
+
+    def apply_settings(self, name: str, changes: list[tuple[str, Any]]) -> tuple[PluginRecord | None, list[str]]:
+        """Set fields (dotted keys): text is converted by the field's type (without a schema:
+        JSON when it parses, else text), other values are used as they are. The whole form is
+        validated; only a valid result is saved and the plugin reloaded. Returns the reloaded
+        record and no problems, or None and the problems ("key: message"; nothing saved).
+        Raises PluginError for a disabled form, an unknown key or a value that does not convert."""
         view = self.settings_view(name)
         if view.form_error:
             raise PluginError(f"The settings form of {name!r} is disabled: {view.form_error}",
                               hint="Fix config.schema.json and reload the plugin; saved settings were not changed.")
         saved = copy.deepcopy(view.saved)
-        for key, text in assignments:
+        for key, value in changes:
             path = tuple(key.split("."))
             if not key or any(not p for p in path):
                 raise PluginError(f"{key!r} is not a setting name.")
-            set_path(saved, path, view.form.convert(key, text) if view.form is not None else _guess(text))
+            if isinstance(value, str):
+                value = view.form.convert(key, value) if view.form is not None else _guess(value)
+            set_path(saved, path, value)
         if view.form is not None:
             problems = view.form.problems(view.form.merge(saved))
             if problems:
-                raise PluginError(f"Settings of {name!r} were not saved: " + "; ".join(problems[:5]) + ".")
+                return None, problems
         self.store.set_settings(name, saved)
-        return self.reload(name)
+        return self.reload(name), []
 
     # -- packages (llmspace/plugins/install.py) -----------------------------------------------
     def install(self, zip_path: str | Path) -> tuple[InstallResult, PluginRecord]:

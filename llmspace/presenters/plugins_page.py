@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError
-from ..plugins.form import FormField, SettingsForm, get_path, set_path
+from ..plugins.form import FormField, SettingsForm, get_path
 from ..plugins.manifest import APP_COMPAT_VERSION
 from ..plugins.model import KINDS, Diagnostic, Extension, PluginRecord
 
@@ -156,27 +156,19 @@ class PluginsPagePresenter:
         """Set one field (text from an entry is converted by the field's type; other values
         are used as they are), validate the whole form, and save and reload the plugin when
         it is valid. The returned view has the problems (nothing is saved when there are any)."""
-        view = self.service.settings_view(name)
-        if view.form is None:
-            raise UserFacingError(view.form_error or f"{name} has no settings.")
-        f = view.form.field(key)
-        if f is None:
-            raise UserFacingError(f"No setting {key!r}.")
-        values = copy.deepcopy(view.values)
         try:
-            converted = view.form.convert(key, value) if isinstance(value, str) and f.type != "string" else value
-        except UserFacingError as exc:
-            return FormView(view.form, values, {key: exc.message})
-        set_path(values, f.path, converted)
-        problems = _by_key(view.form.problems(values))
-        if problems:
-            return FormView(view.form, values, problems)
-        saved = copy.deepcopy(view.saved)
-        set_path(saved, f.path, converted)
-        self.service.store.set_settings(name, saved)
-        self.service.reload(name)
+            record, problems = self.service.apply_settings(name, [(key, value)])
+        except UserFacingError as exc:  # the value does not convert to the field's type
+            return self._with_problems(name, {key: exc.message})
+        if record is None:
+            return self._with_problems(name, _by_key(problems))
         self.app.plugin_code.ensure_loaded(name)
         return self.form(name)
+
+    def _with_problems(self, name: str, problems: dict[str, str]) -> FormView:
+        view = self.form(name)
+        view.problems = problems
+        return view
 
     # -- actions (blocking: call from a worker) -------------------------------------------
     def set_enabled(self, name: str, enabled: bool) -> PluginRecord:
