@@ -35,12 +35,12 @@ from ..paths import DataRoot
 from ..redact import KNOWN
 from ..registry import plugin_source
 from .callbacks import CallState, ConsoleFrontend, Frontend, Report
-from .code_calls import ExtensionRef, PluginCommand, PluginStorage, PluginToolRunner, ToolSpec, state_for
+from .code_calls import ExtensionRef, PluginCommand, PluginStorage, PluginToolRunner, ToolSpec
 from .code_meta import cache_key, read_cached, write_cached
 from .js_runtime import SETTINGS_NAME, JsRuntime, find_runtime, host_module
 from .manifest import APP_COMPAT_VERSION
 from .model import Diagnostic, PluginRecord, Status
-from .runtime import CallFailed, CodeFile, HostSpec, Launch, PluginHost, RuntimeMissing, python_launch
+from .runtime import CallFailed, CodeFile, HostSpec, Launch, PluginHost, RuntimeMissing, new_call_id, python_launch
 
 if TYPE_CHECKING:
     from ..registries import Registries
@@ -313,7 +313,8 @@ class PluginCode:
     # -- calls (the CallRoute of code_calls.py) ------------------------------------------------
     def new_state(self, plugin: str, kind: str, *, on_report: Callable[[Report], None] | None = None,
                   can_write_thread: bool = False) -> CallState:
-        return state_for(plugin, kind, self.workspace(), on_report=on_report, can_write_thread=can_write_thread)
+        return CallState(new_call_id(), plugin, kind, self.workspace(), on_report=on_report,
+                         can_write_thread=can_write_thread)
 
     def call(self, plugin: str, runtime: str, kind: str, ident: str, method: str, payload: dict[str, Any],
              context: dict[str, Any], *, timeout: float | None, cancel: CancelToken | None,
@@ -340,9 +341,10 @@ class PluginCode:
 
     # -- questions --------------------------------------------------------------------------------
     def tool_specs(self) -> list[ToolSpec]:
+        registered = set(self.registries.tools.ids())
         with self._lock:
             return [spec for state in self._plugins.values() for spec in state.tools.values()
-                    if spec.canonical_id in self.registries.tools.ids()]
+                    if spec.canonical_id in registered]
 
     def commands(self) -> list[PluginCommand]:
         return [r.value for r in self.registries.commands.active() if isinstance(r.value, PluginCommand)]

@@ -18,7 +18,6 @@ import copy
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..cancel import CancelToken
@@ -27,7 +26,7 @@ from ..core.threadio import thread_from_data, thread_to_data
 from ..errors import UserFacingError
 from ..tools.base import ToolContext, ToolError, serialise_result, text_output
 from .callbacks import CallState, Report
-from .runtime import CallFailed, new_call_id
+from .runtime import CallFailed
 
 if TYPE_CHECKING:
     from ..core.model import Tool
@@ -277,7 +276,3 @@ class PluginStorage:
                 raise UserFacingError(f"{self.display_name}: the locator's {key!r} must be a string.")
         return value
 
-
-def state_for(plugin: str, kind: str, workspace: Path, *, on_report: Callable[[Report], None] | None = None,
-              can_write_thread: bool = False) -> CallState:
-    return CallState(new_call_id(), plugin, kind, workspace, on_report=on_report, can_write_thread=can_write_thread)

@@ -3,7 +3,7 @@
     reveal_path(window, path)     # the folder (or the file's folder) opens; an error names the path
     copy_text(widget, text)
 
-Caller: the settings pages (plugins: location, sources, logs).
+Callers: the workspace tree (Reveal) and the settings pages (plugins: location, sources, logs).
 """
 
 from __future__ import annotations

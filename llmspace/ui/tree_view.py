@@ -10,9 +10,6 @@ Caller: `ui/main_window.py` (which owns tabs and passes `on_open`, `on_moved`, `
 from __future__ import annotations
 
 import importlib
-import os
-import subprocess
-import sys
 import tkinter as tk
 from collections.abc import Callable
 from typing import Any
@@ -22,6 +19,7 @@ import ttkbootstrap as tb
 from ..errors import UserFacingError
 from ..presenters.tree import TreePresenter
 from . import tkvars
+from .reveal import reveal_path
 
 POLL_MS = 2000
 
@@ -135,13 +133,7 @@ class TreeView(tb.Frame):
             tree.drop_target_register(dnd.DND_FILES)
 
             def on_drop(e: Any) -> Any:
-                paths = list(self.tk.splitlist(e.data))
-                zips = [p for p in paths if p.lower().endswith(".zip")]  # plugin ZIPs install
-                if zips:
-                    self.after_idle(lambda: self.window.install_plugins(zips))
-                rest = [p for p in paths if p not in zips]
-                if rest:
-                    self.after_idle(lambda: self.import_files(rest))
+                self.window.drops.route(list(self.tk.splitlist(e.data)))  # ZIPs install, the rest import
                 return e.action
 
             tree.dnd_bind("<<Drop>>", on_drop)
@@ -291,12 +283,7 @@ class TreeView(tb.Frame):
         return new_rel
 
     def reveal(self) -> None:
-        path = self.p.reveal_path(self.selected())
-        opener = "open" if sys.platform == "darwin" else ("explorer" if os.name == "nt" else "xdg-open")
-        try:
-            subprocess.Popen([opener, str(path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        except OSError:
-            self.window.show_error(f"No file manager found. The folder is {path}.")
+        reveal_path(self.window, self.p.reveal_path(self.selected()))
 
     def import_files(self, paths: list[str] | None = None) -> list[str]:
         paths = paths if paths is not None else self.window.dialogs.open_files()
