@@ -84,10 +84,12 @@ class PluginCode:
                  js_runtime: Callable[[], JsRuntime] | None = None, autoload: bool = False) -> None:
         self.service, self.registries, self.root, self.workspace = service, registries, root, workspace
         self.frontend: Frontend = frontend or ConsoleFrontend()
-        self.js_runtime: Callable[[], JsRuntime] = js_runtime or (
+        self._find_js: Callable[[], JsRuntime] = js_runtime or (
             lambda: find_runtime(root.settings_file(SETTINGS_NAME), dict(service.environ)))
         self.launchers: dict[str, Launch] = {"python": python_launch, "js": self._js_launch, **(launchers or {})}
         self.idle_seconds = idle_seconds
+        self._js: JsRuntime | None = None
+        self._sinks: dict[str, Callable[[str], None]] = {}
         self.autoload = autoload  # load the code of plugins as they become active (the command line)
         self._lock = threading.RLock()
         self._plugins: dict[str, _Plugin] = {}
@@ -106,6 +108,7 @@ class PluginCode:
         """Withdraw plugins that changed or went away; register what the usable ones bring."""
         stopping: list[PluginHost] = []
         with self._lock:
+            self._js = None  # `plugins runtime` may have changed it: looked up again, once
             records = {r.key: r for r in self.service.loaded() if r.manifest is not None}
             for name in list(self._seen):
                 if name not in records or records[name] is not self._seen[name]:
@@ -139,7 +142,7 @@ class PluginCode:
             return
         state = _Plugin(record, {r: tuple(fs) for r, fs in files.items()})
         if "js" in state.files:
-            js = self.js_runtime()
+            js = self._js_runtime()
             runnable = []
             for f in state.files["js"]:
                 why = js.refusal(f.path)
@@ -160,12 +163,29 @@ class PluginCode:
     def _key(self, files: tuple[CodeFile, ...], runtime: str) -> str:
         tag = runtime
         if runtime == "js":
-            js = self.js_runtime()
+            js = self._js_runtime()
             tag = f"js:{js.kind}:{js.version}:{js.path}"
         return cache_key(files, runtime=tag, app_version=__version__)
 
+    @property
+    def js_runtime(self) -> Callable[[], JsRuntime]:
+        """How the JavaScript runtime is found (tests and benchmarks set their own)."""
+        return self._find_js
+
+    @js_runtime.setter
+    def js_runtime(self, find: Callable[[], JsRuntime]) -> None:
+        with self._lock:
+            self._find_js, self._js = find, None
+
+    def _js_runtime(self) -> JsRuntime:
+        """The JavaScript runtime (found once per sync: a PATH lookup and a settings file)."""
+        with self._lock:
+            if self._js is None:
+                self._js = self._find_js()
+            return self._js
+
     def _js_launch(self, spec: HostSpec) -> list[str]:
-        runtime = self.js_runtime()
+        runtime = self._js_runtime()
         why = runtime.refusal(spec.files[0].path) if spec.files else None
         if why:
             raise RuntimeMissing(why)
@@ -396,6 +416,15 @@ class PluginCode:
         return self.service.log.folder(plugin) / "output.log"
 
     def _output_sink(self, plugin: str) -> Callable[[str], None]:
+        """The writer of `output.log` of `plugin` (one per plugin: the host's output and the
+        tracebacks of failed calls share its lock)."""
+        with self._lock:
+            sink = self._sinks.get(plugin)
+            if sink is None:
+                sink = self._sinks[plugin] = self._new_sink(plugin)
+            return sink
+
+    def _new_sink(self, plugin: str) -> Callable[[str], None]:
         path = self.output_log(plugin)
         lock = threading.Lock()
 
