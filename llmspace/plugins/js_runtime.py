@@ -110,10 +110,10 @@ def _version(path: str) -> tuple[str, str] | None:
 
 
 def saved_path(settings_file: Path) -> str:
-    try:
-        data = read_json(settings_file, max_bytes=SETTINGS_MAX_BYTES)
-    except UserFacingError:
+    """The saved runtime path ("" when none is saved). An unreadable file raises UserFacingError."""
+    if not settings_file.exists():
         return ""
+    data = read_json(settings_file, max_bytes=SETTINGS_MAX_BYTES)
     value = data.get("path") if isinstance(data, dict) else None
     return value if isinstance(value, str) else ""
 
@@ -131,7 +131,12 @@ def save_path(settings_file: Path, path: str | None) -> None:
 
 def find_runtime(settings_file: Path | None = None, environ: dict[str, str] | None = None) -> JsRuntime:
     env = os.environ if environ is None else environ
-    configured = saved_path(settings_file) if settings_file is not None else ""
+    note = ""
+    try:
+        configured = saved_path(settings_file) if settings_file is not None else ""
+    except UserFacingError as exc:  # left as it is; PATH decides meanwhile
+        configured = ""
+        note = f"; {exc.message} (set the runtime again, or `llmspace plugins runtime --clear`)"
     if configured:
         info = _version(configured)
         if info is not None:
@@ -143,5 +148,5 @@ def find_runtime(settings_file: Path | None = None, environ: dict[str, str] | No
         if path:
             info = _version(path)
             if info is not None:
-                return JsRuntime(info[0], path, info[1], f"`{name}` on PATH")
-    return JsRuntime("", "", "", "neither `bun` nor `node` is on PATH")
+                return JsRuntime(info[0], path, info[1], f"`{name}` on PATH{note}")
+    return JsRuntime("", "", "", f"neither `bun` nor `node` is on PATH{note}")
