@@ -171,6 +171,11 @@ class Calls:
                                      {"type": exc.type, "where": exc.where})
         except TooLarge as exc:
             self._conn.respond_error(request_id, RAISED, str(exc), {"name": "ValueError", "message": str(exc), "stack": ""})
+        except OSError:
+            raise
+        except Exception as exc:  # json.dumps refused it (an int over 4,300 digits, nesting too deep, …)
+            self._conn.respond_error(request_id, NOT_JSON, f"the return value is not JSON: {type(exc).__name__}: "
+                                     f"{str(exc)[:200]}", {"type": type(exc).__name__, "where": "$"})
 
     def shutdown(self) -> dict[str, Any]:
         """Refuse new calls, dispose every instance (in parallel, each bounded to 3 s)."""

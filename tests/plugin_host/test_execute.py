@@ -176,3 +176,17 @@ def test_ping_answers_an_empty_object(tmp_path):
         assert client.result("ping") == {}
     finally:
         client.close()
+
+
+@pytest.mark.parametrize("expression", [
+    "10 ** 5000",  # over Python's 4,300-digit int-to-str limit: json.dumps raises ValueError
+    "{'deep': [10 ** 5000]}",
+])
+def test_an_answer_the_host_cannot_encode_is_an_immediate_32003_for_that_call_only(start_plugin, expression):
+    client, _ = start_plugin({"tools/t.py": tool("t", f"return {expression}"),
+                              "tools/ok.py": tool("ok", "return 'fine'")})
+    answer = client.execute("tool", "t", {"arguments": {}})
+    assert answer["error"]["code"] == -32003
+    assert "not JSON" in answer["error"]["message"]
+    assert client.execute("tool", "ok", {"arguments": {}})["result"] == {"type": "value", "value": "fine"}
+
