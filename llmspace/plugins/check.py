@@ -5,7 +5,7 @@
     package.json    readable, a JSON object
     name            a valid package name that equals the folder (`@scope/name` → `@scope/name/`)
     version         SemVer
-    engines         `engines["llm-space"]` is a valid range (and whether it includes this app)
+    engines         `engines["llm-space"]` is a valid range that includes this app
     icon            icon.png, when present, is a PNG of at most 2 MiB and 4096 px a side
     extensions      extension files are direct children of their folders, skills have SKILL.md
     links           no symbolic links or special files (data/ and .git/ are not shipped, not looked at)
@@ -130,8 +130,10 @@ def _engines(engines: object) -> CheckItem:
     if problem is not None:
         return CheckItem("engines", False, f"engines[\"{ENGINE_KEY}\"] {rng!r} is not a SemVer range: {problem}")
     assert isinstance(rng, str)
-    note = "includes" if engines_compatible(rng) else "does not include (the plugin shows as incompatible in)"
-    return CheckItem("engines", True, f"{rng!r} is a valid range; it {note} LLM Space {APP_COMPAT_VERSION}")
+    if not engines_compatible(rng):
+        return CheckItem("engines", False, f"{rng!r} does not include LLM Space {APP_COMPAT_VERSION}, so the plugin "
+                                           f"would be incompatible; for example \">={APP_COMPAT_VERSION}\"")
+    return CheckItem("engines", True, f"{rng!r} is a valid range; it includes LLM Space {APP_COMPAT_VERSION}")
 
 
 def _icon(folder: Path) -> CheckItem:

@@ -162,8 +162,8 @@ def test_secret_values_need_an_env_or_settings_reference(tmp_path: Path, value: 
         assert value not in secrets.reason
 
 
-def test_an_engines_range_without_this_app_passes_with_a_note(tmp_path: Path) -> None:
+def test_an_engines_range_without_this_app_is_a_failure(tmp_path: Path) -> None:
     folder = plugin_tree(tmp_path / "kit", {"package.json": manifest("kit", "1.0.0", engines={"llm-space": "^5.0.0"})})
     item = next(i for i in check_plugin(folder) if i.label == "engines")
-    assert item == CheckItem("engines", True, "'^5.0.0' is a valid range; it does not include (the plugin shows as "
-                                             "incompatible in) LLM Space 4.9.0")
+    assert item == CheckItem("engines", False, "'^5.0.0' does not include LLM Space 4.9.0, so the plugin would be "
+                                              "incompatible; for example \">=4.9.0\"")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -49,3 +50,14 @@ def test_check_loads_javascript_tools_in_the_js_host_too(home: Path, tmp_path: P
     assert "PASS  code" in out and "1 extension(s) load" in out
     assert "FAIL  tool names    not snake_case: LooseName" in out
     assert "FAIL  tool schemas  allow any property" in out
+
+
+def test_check_of_a_plugin_for_another_app_version_exits_1(home: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    folder = good_plugin(tmp_path)
+    manifest = json.loads((folder / "package.json").read_text(encoding="utf-8"))
+    manifest["engines"] = {"llm-space": "^5.0.0"}
+    (folder / "package.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert main(["plugins", "check", str(folder)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  engines" in out and out.splitlines()[-1] == "1 of 11 checks failed."
