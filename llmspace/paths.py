@@ -1,7 +1,7 @@
 """The data root and its layout.
 
 `LLM_SPACE_HOME` (default `~/.llm-space`) holds `workspace/`, `settings/`, `skills/`,
-`traces/`, `plugins/`, `data/plugins/` and `logs/`. Folders are created when first needed,
+`traces/`, `plugins/`, `data/plugins/`, `logs/` and `models/`. Folders are created when first needed,
 never on import. Everything that needs a location asks a `DataRoot`.
 """
 
@@ -102,6 +102,11 @@ class DataRoot:
     @property
     def logs(self) -> Path:
         return self._dir("logs")
+
+    @property
+    def models(self) -> Path:
+        """GGUF models of the built-in engine, in the Hugging Face cache layout (llmspace/local/)."""
+        return self._dir("models")
 
     @property
     def trash(self) -> Path:
