@@ -42,6 +42,7 @@ def model_resolver(app: App) -> Callable[[str], dict[str, str] | None] | None:
 
 def run_import(args: argparse.Namespace, app: App) -> int:
     from ..core.importers import import_files
+    from ..core.names import shown_name
 
     into = args.into.strip().rstrip("/")  # a leading / is an absolute path: refused, not made relative
     outcomes = import_files([Path(f) for f in args.files], app.workspace, into=into,
@@ -49,10 +50,10 @@ def run_import(args: argparse.Namespace, app: App) -> int:
     all_ok = True
     for o in outcomes:
         if o.created:
-            print(f"imported {o.source} -> {', '.join(o.created)}")
+            print(f"imported {shown_name(str(o.source))} -> {', '.join(shown_name(c) for c in o.created)}")
         else:
             all_ok = False
-            print(f"skipped {o.source}: {o.skipped}")
+            print(f"skipped {shown_name(str(o.source))}: {o.skipped}")
         for problem in o.problems if o.created else []:
             print(f"  note: {problem}")
         for warning in o.warnings:

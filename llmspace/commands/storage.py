@@ -15,6 +15,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
+from ..core.names import shown_name
 from .parsers import help_handler
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ def cmd_import(args: argparse.Namespace, app: App) -> int:
     app.plugins.records()
     storage = find_storage(app.plugin_code, args.storage, need="read")
     rel = until_done(lambda cancel: import_thread(storage, args.id, app.workspace, cancel))
-    print(f"Imported {rel}")
+    print(f"Imported {shown_name(rel)}")
     return 0
 
 
@@ -62,7 +63,7 @@ def cmd_save(args: argparse.Namespace, app: App) -> int:
     rel = thread_path(app, args.thread)
     thread = app.workspace.open(rel)
     locator = until_done(lambda cancel: storage.write(thread, args.id, cancel))
-    print(f"Saved {rel} to {storage.display_name}: {json.dumps(locator, ensure_ascii=False)}")
+    print(f"Saved {shown_name(rel)} to {storage.display_name}: {json.dumps(locator, ensure_ascii=False)}")
     return 0
 
 
@@ -72,7 +73,7 @@ def cmd_open_url(args: argparse.Namespace, app: App) -> int:
 
     app.plugins.records()
     rel = until_done(lambda cancel: open_deep_link(app.plugin_code, args.url, app.workspace, cancel))
-    print(app.workspace.resolve(rel))
+    print(shown_name(str(app.workspace.resolve(rel))))
     return 0
 
 

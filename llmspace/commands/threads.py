@@ -37,15 +37,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def format_tree(entries: list[Entry], indent: int = 0) -> list[str]:
-    """Lines of the tree: `title/` for folders, `title  (path)` for threads."""
+    """Lines of the tree: `title/` for folders, `title  (path)` for threads (bidi and control
+    characters in names shown as `\\u202E`-style escapes)."""
+    from ..core.names import shown_name
+
     lines: list[str] = []
     pad = "  " * indent
     for e in entries:
         if e.is_dir:
-            lines.append(f"{pad}{e.title}/")
+            lines.append(f"{pad}{shown_name(e.title)}/")
             lines.extend(format_tree(e.children or [], indent + 1))
         else:
-            lines.append(f"{pad}{e.title}  ({e.rel})")
+            lines.append(f"{pad}{shown_name(e.title)}  ({shown_name(e.rel)})")
     return lines
 
 

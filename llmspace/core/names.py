@@ -1,9 +1,16 @@
-"""Naming rules for workspace entries: which file stems and folder names are allowed, and
-the first free name in a folder.
+"""Naming rules for workspace entries: which file stems and folder names are allowed, the
+first free name in a folder, and how text from outside is made safe to name or show.
 
 The rules (see `validate_stem`) keep names valid on Windows, macOS and Linux and keep them
-usable as thread titles. Callers: `core/workspace.py`, `core/trash.py`, `core/tree.py`,
-`core/importers/files.py`. No threads, no network.
+usable as thread titles. Text from outside that becomes a name (imported file names,
+storage locators) first loses its bidi controls (`strip_bidi`), so one name cannot look
+like another; a name already on disk is shown with those and control characters as
+`\\u202E`-style escapes (`shown_name`: the tree, tab titles and the CLI). `plain_text`
+removes C0/C1 control characters and DEL (keeping newlines and tabs) from what plugins
+send, so no plugin string can drive the terminal. Callers: `core/workspace.py`,
+`core/trash.py`, `core/tree.py`, `core/importers/files.py`, `plugins/storages.py`,
+`plugins/callbacks.py`, `plugins/code_calls.py`, the tree and tab views, the CLI.
+No threads, no network.
 """
 
 from __future__ import annotations
@@ -19,6 +26,29 @@ THREAD_SUFFIX = ".json"
 _FORBIDDEN = re.compile(r'[<>:"/\\|?*\x00-\x1f\x7f]')
 _MAX_NAME_BYTES = 200  # leaves room for `-12`, `_copy_2`, `.json` and the writer's temp names
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
+# Unicode's Bidi_Control characters: ALM, LRM, RLM, LRE/RLE/PDF/LRO/RLO, LRI/RLI/FSI/PDI
+_BIDI = r"\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_BIDI_CONTROLS = re.compile(f"[{_BIDI}]")
+_UNSHOWN = re.compile(rf"[\x00-\x1f\x7f-\x9f{_BIDI}\ud800-\udfff]")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0 but \t and \n, DEL, C1
+
+
+def strip_bidi(text: str) -> str:
+    """`text` without bidi controls (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069):
+    applied to every name made from outside text, so `invoice\\u202egpj.exe` cannot pose as `…exe.jpg`."""
+    return _BIDI_CONTROLS.sub("", text)
+
+
+def shown_name(name: str) -> str:
+    """A name (or workspace path) as the tree, tabs and CLI show it: bidi controls, control
+    characters and undecodable bytes as `\\u202E`-style escapes, everything else as it is."""
+    return _UNSHOWN.sub(lambda m: f"\\u{ord(m.group(0)):04X}", name)
+
+
+def plain_text(text: str) -> str:
+    """`text` without C0/C1 control characters and DEL, except newlines and tabs: what a
+    plugin sends is passed through this before the terminal or Tk shows it."""
+    return _CONTROLS.sub("", text)
 
 
 def validate_stem(stem: str) -> str:

@@ -7,7 +7,8 @@
     rel = open_deep_link(app.plugin_code, "llm-space://threads/atlas/project/alpha", app.workspace)
 
 The imported file is named after the locator's `filename`, else the thread's title, else
-the last part of the resource ID, made unique in `imported/`. Used by the CLI
+the last part of the resource ID — the first that is a valid name on every OS, without bidi
+controls — made unique in `imported/`. Used by the CLI
 (llmspace/commands/storage.py) and the desktop app.
 """
 
@@ -17,7 +18,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..cancel import CancelToken
-from ..errors import UserFacingError
+from ..core.names import strip_bidi, validate_stem
+from ..errors import InvalidName, UserFacingError
 from .code_calls import PluginStorage
 from .deeplink import parse_deep_link
 
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
     from .code import PluginCode
 
 IMPORT_FOLDER = "imported"
-_UNSAFE = re.compile(r'[\\/:*?"<>|\x00-\x1f]+')
+_UNSAFE = re.compile(r'[\\/:*?"<>|\x00-\x1f\x7f]+')
 
 
 def find_storage(code: PluginCode, key: str, *, need: str | None = None) -> PluginStorage:
@@ -47,14 +49,19 @@ def find_storage(code: PluginCode, key: str, *, need: str | None = None) -> Plug
 
 
 def file_stem(locator: dict[str, Any], title: str, resource_id: str) -> str:
+    """The stem of an imported thread's file: the first of the locator's `filename`, the
+    thread's title and the resource ID's last part that makes a valid name on every OS
+    (bidi controls removed, unsafe characters replaced), else `imported-thread`."""
     for candidate in (locator.get("filename"), title, resource_id.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]):
         if isinstance(candidate, str) and candidate.strip():
-            stem = candidate.strip().rsplit("/", 1)[-1]
+            stem = strip_bidi(candidate).strip().rsplit("/", 1)[-1]
             if stem.lower().endswith(".json"):
                 stem = stem[:-5]
             stem = _UNSAFE.sub("-", stem).strip(" .-")[:100]
-            if stem:
-                return stem
+            try:
+                return validate_stem(stem)  # `CON`, `lpt1.txt`, …: reserved on Windows, so never used
+            except InvalidName:
+                continue
     return "imported-thread"
 
 

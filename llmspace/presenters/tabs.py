@@ -1,12 +1,21 @@
 """Open thread tabs: order, active tab, reopen-closed stack, next/previous with wrap.
 
-Pure state and intents, no Tk. Tabs are identified by the thread's workspace path.
-Callers: `ui/main_window.py`; persisted through `presenters/state.py`.
+Pure state and intents, no Tk. Tabs are identified by the thread's workspace path;
+`tab_title(rel)` is the text a tab shows (core/names.py `shown_name`, as the tree and CLI).
+Callers: `ui/main_window.py`, `ui/tab_pages.py`; persisted through `presenters/state.py`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+
+from ..core.names import shown_name
+
+
+def tab_title(rel: str) -> str:
+    """The tab's text: the thread's file stem, bidi and control characters as escapes."""
+    name = rel.rpartition("/")[2]
+    return shown_name(name[:-5] if name.endswith(".json") else name)
 
 
 class TabsPresenter:

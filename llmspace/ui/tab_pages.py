@@ -18,7 +18,7 @@ import ttkbootstrap as tb
 
 from ..core.evaluation import only_records_invalid
 from ..errors import UserFacingError, ValidationFailed, describe_exception
-from ..presenters.tabs import TabsPresenter
+from ..presenters.tabs import TabsPresenter, tab_title
 from .theme import style_menu
 
 if TYPE_CHECKING:
@@ -81,8 +81,7 @@ class TabPages:
 
     @staticmethod
     def _tab_text(rel: str) -> str:
-        name = rel.rpartition("/")[2]
-        return (name[:-5] if name.endswith(".json") else name) + "  "
+        return tab_title(rel) + "  "
 
     def open_thread(self, rel: str) -> Any:
         """Open (or focus) the tab of `rel`; returns its editor view."""

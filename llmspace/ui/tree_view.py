@@ -16,6 +16,7 @@ from typing import Any
 
 import ttkbootstrap as tb
 
+from ..core.names import shown_name
 from ..errors import UserFacingError
 from ..presenters.tree import TreePresenter
 from . import tkvars
@@ -92,11 +93,11 @@ class TreeView(tb.Frame):
         def add(parent: str, entries: list[Any]) -> None:
             for e in entries:
                 if e.is_dir:
-                    tree.insert(parent, "end", iid=e.rel, text=e.name + "/", open=e.rel in expanded, values=("dir",),
+                    tree.insert(parent, "end", iid=e.rel, text=shown_name(e.name) + "/", open=e.rel in expanded, values=("dir",),
                                 tags=("folder",))
                     add(e.rel, e.children or [])
                 else:
-                    tree.insert(parent, "end", iid=e.rel, text=e.title, values=("file",))
+                    tree.insert(parent, "end", iid=e.rel, text=shown_name(e.title), values=("file",))
 
         add("", self.p.entries)
         if select and tree.exists(select):

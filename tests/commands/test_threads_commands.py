@@ -53,3 +53,14 @@ def test_a_new_folder_with_reserved_characters_is_refused(home: Path, capsys: py
 def test_a_name_given_with_the_json_suffix_is_not_doubled(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["threads", "new", "--name", "notes.json"]) == 0
     assert capsys.readouterr().out.strip() == "notes.json"
+
+
+def test_threads_list_shows_bidi_controls_in_names_on_disk_as_escapes(home: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    folder = home / "workspace" / "a\u202eb"
+    folder.mkdir(parents=True)
+    (folder / "invoice\u202egpj.exe.json").write_text('{"title": "x"}', "utf-8")
+    assert main(["threads", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "\u202e" not in out
+    assert out.splitlines() == ["a\\u202Eb/", "  invoice\\u202Egpj.exe  (a\\u202Eb/invoice\\u202Egpj.exe.json)"]

@@ -195,3 +195,13 @@ def test_import_outcomes_list_every_created_path(tmp_path: Path):
     outcomes = import_files([FIXTURES / "bare_array.json", FIXTURES / "nothing.json", FIXTURES / "exports.jsonl"], ws)
     assert outcomes.created == ["bare_array.json", "exports.json", "exports-1.json", "exports-2.json"]
     assert [o.source.name for o in outcomes.skipped] == ["nothing.json"]
+
+
+def test_bidi_controls_are_removed_from_imported_file_names(tmp_path: Path):
+    assert target_stem(Path("invoice\u202egpj.json")) == "invoicegpj"
+    assert target_stem(Path("\u2066\u200f\u061c.json")) == "untitled"
+    source = tmp_path / "report\u202e\u2067fdp.json"
+    source.write_bytes((FIXTURES / "openai_chat.json").read_bytes())
+    ws = Workspace(tmp_path / "ws", use_os_trash=False)
+    assert import_files([source], ws).created == ["reportfdp.json"]
+    assert ws.open("reportfdp.json").title == "reportfdp"

@@ -2,10 +2,11 @@
 
 `import_files(paths, workspace, into)` reads each file, parses it (core/importers/detect.py)
 and writes every thread found as a new file named after the source stem, de-duplicated
-(`stem.json`, `stem-1.json`, …; an invalid stem becomes `untitled`). One bad file never
-stops the others; each gets an `ImportOutcome` with what was created or why it was skipped,
-and a warning for each new thread whose templates or file variables would read local files
-when run (`core/file_reads.py`): an imported thread is someone else's text.
+(`stem.json`, `stem-1.json`, …; bidi controls are removed from the stem and an invalid stem
+becomes `untitled`). One bad file never stops the others; each gets an `ImportOutcome` with
+what was created or why it was skipped, and a warning for each new thread whose templates
+or file variables would read local files when run (`core/file_reads.py`): an imported
+thread is someone else's text.
 
 Callers: the `llmspace import` command, the UI's Import from Files… and drag and drop.
 """
@@ -19,7 +20,7 @@ from pathlib import Path
 from ...errors import InvalidName, UserFacingError
 from ...jsonio import UnreadableFileError, read_file_bytes
 from ..file_reads import local_file_reads
-from ..names import validate_stem
+from ..names import strip_bidi, validate_stem
 from ..workspace import Workspace
 from .detect import JSONL_SUFFIXES, parse_import_detailed
 from .foreign import ModelResolver
@@ -58,7 +59,8 @@ class ImportOutcomes(list[ImportOutcome]):
 
 
 def target_stem(source: Path) -> str:
-    """The file stem for threads imported from `source` (`untitled` when not a valid name)."""
+    """The file stem for threads imported from `source`, without bidi controls (`untitled`
+    when not a valid name)."""
     name = source.name
     for suffix in (".json", *JSONL_SUFFIXES):
         if name.lower().endswith(suffix) and len(name) > len(suffix):
@@ -66,6 +68,7 @@ def target_stem(source: Path) -> str:
             break
     else:
         name = source.stem or name
+    name = strip_bidi(name)  # `invoice\u202egpj.json` must not pose as another name
     name = name.lstrip(".")  # `.hidden.json` becomes `hidden.json`: a dot-name would never be listed
     try:
         return validate_stem(name)
