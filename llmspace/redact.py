@@ -21,6 +21,7 @@ of the app, so any layer may use it.
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import os
@@ -28,11 +29,13 @@ import re
 import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import unquote, unquote_plus, urlsplit, urlunsplit
 
 MASK = "***"
 MIN_KEY = 4
 MIN_HEADER_VALUE = 8
 PLAIN_HEADERS = frozenset({"content-type", "accept", "user-agent"})
+SENSITIVE_NAME = re.compile(r"(?i)key|auth|token|secret|cookie|session|passw|sig|credential")
 
 # Shapes that are secrets wherever they come from (a key the app was never told about).
 _SHAPES = (
@@ -62,6 +65,72 @@ def secret_values(api_key: str | None, headers: Mapping[str, str] | None = None)
             rest = rest.strip("\"'")
             if eq and len(rest) >= MIN_HEADER_VALUE:
                 out.add(rest)
+    return out
+
+
+def mask_url(url: str) -> str:
+    """`url` as the app shows or writes it: the userinfo password (or a userinfo that is only a
+    token), every query value and the fragment replaced by `***`; scheme, host, port, path and
+    query names kept. `http://u:pw@h/v1?token=t&x=1` -> `http://u:***@h/v1?token=***&x=***`."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, _, hostport = netloc.rpartition("@")
+        user, colon, _ = userinfo.partition(":")
+        netloc = f"{user}:{MASK}@{hostport}" if colon else f"{MASK}@{hostport}"
+    query = "&".join(_mask_param(p) for p in parts.query.split("&")) if parts.query else ""
+    return urlunsplit((parts.scheme, netloc, parts.path, query, MASK if parts.fragment else ""))
+
+
+def _mask_param(param: str) -> str:
+    name, eq, value = param.partition("=")
+    if eq:
+        return f"{name}={MASK}" if value else param
+    return MASK if name else param
+
+
+def url_secrets(url: str | None) -> set[str]:
+    """The secrets a URL carries: its userinfo password (or a token-only userinfo), the
+    `user:password` pair and the Basic credential `requests` sends for it, and every query
+    value of `MIN_HEADER_VALUE` characters or more, or `MIN_KEY` when its name looks like a
+    credential (`token`, `key`, …), as written and decoded."""
+    out: set[str] = set()
+    if not url:
+        return out
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return out
+    if "@" in parts.netloc:
+        userinfo = parts.netloc.rpartition("@")[0]
+        user, colon, password = userinfo.partition(":")
+        if colon:
+            out |= _basic_pair(unquote(user), unquote(password))
+            out |= {password, unquote(password)}
+        else:
+            out |= {userinfo, unquote(userinfo)}
+    for param in parts.query.split("&") if parts.query else ():
+        name, eq, value = param.partition("=")
+        value = value if eq else name
+        shortest = MIN_KEY if eq and SENSITIVE_NAME.search(name) else MIN_HEADER_VALUE
+        out |= {v for v in (value, unquote_plus(value)) if len(v) >= shortest}
+    return {v for v in out if len(v) >= MIN_KEY}
+
+
+def _basic_pair(user: str, password: str) -> set[str]:
+    """`user:password`, its Basic encoding and the password, when the password is a secret."""
+    if len(password) < MIN_KEY:
+        return set()
+    pair = f"{user}:{password}"
+    out = {pair, password}
+    for encoding in ("latin-1", "utf-8"):
+        try:
+            out.add(base64.b64encode(pair.encode(encoding)).decode("ascii"))
+        except UnicodeEncodeError:
+            continue
     return out
 
 

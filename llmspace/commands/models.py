@@ -40,11 +40,16 @@ def _probe(base_url: str, headers: dict[str, str], key: str | None, timeout: flo
     """GET {base_url}/models: (answers, model ids, note)."""
     import requests
 
+    from ..providers.http import CrossOriginRedirect, new_session
+
     h = dict(headers)
     if key:
         h["Authorization"] = f"Bearer {key}"
     try:
-        resp = requests.get(base_url.rstrip("/") + "/models", headers=h, timeout=(timeout, timeout))
+        with new_session() as session:  # a redirect to another origin is not followed (llmspace/origin.py)
+            resp = session.get(base_url.rstrip("/") + "/models", headers=h, timeout=(timeout, timeout))
+    except CrossOriginRedirect as exc:
+        return True, [], str(exc)  # "redirected to another origin http://host:port"
     except requests.RequestException:
         return False, [], "not reachable"
     if not resp.ok:

@@ -4,7 +4,8 @@ The `mcp.Client` is entered AND exited inside `_own` (anyio cancel scopes must e
 the task that entered them). Everything here runs on the loop thread of
 `llmspace.mcp.hub.McpHub`; `mcp` is imported only inside the coroutines, never at module
 import. Each stdio server's stderr (and notes about non-MCP lines on its stdout) goes to
-`logs/mcp-<serverName>.log` (the name encoded by `paths.safe_component`).
+`logs/mcp-<serverName>.log` (the name encoded by `paths.safe_component`). Over HTTP/SSE the
+SDK gets its httpx client from `mcp_http_client`, which refuses a redirect to another origin.
 """
 
 from __future__ import annotations
@@ -21,9 +22,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
+from urllib.parse import urljoin
 
 from .. import __version__
-from ..errors import redact
+from ..errors import UserFacingError, redact
+from ..origin import refusal, same_origin
+from ..redact import mask_url
 
 log = logging.getLogger("llmspace.mcp")
 
@@ -48,6 +52,39 @@ class Target:
     headers: dict[str, str] = field(default_factory=dict)
     secrets: list[str] = field(default_factory=list)
     log_path: Path | None = None
+
+
+class CrossOriginRedirect(UserFacingError):
+    """An MCP server answered with a redirect to another origin; nothing was sent there."""
+
+
+def mcp_http_client(server_name: str) -> Callable[..., Any]:
+    """The httpx client factory handed to the `mcp` SDK for server `server_name`: the SDK's own
+    client (`create_mcp_http_client`, its timeouts) plus a response hook that refuses every
+    redirect to another origin (`llmspace/origin.py`, the rule the model providers follow) before
+    anything is sent there, whatever the SDK version does with redirects itself. Same-origin
+    redirects are left to the SDK (it follows those)."""
+
+    def factory(headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None) -> Any:
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        client = create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
+
+        async def refuse_other_origins(response: Any) -> None:
+            location = response.headers.get("location") if response.is_redirect else None
+            if location is not None:
+                sent = str(response.request.url)
+                if not same_origin(sent, location):
+                    raise CrossOriginRedirect(
+                        f"MCP server {server_name!r}: {mask_url(sent)} {refusal(urljoin(sent, location))} "
+                        "(not followed, so its headers were not sent there).",
+                        hint="If the server has moved, set its new URL in Settings › MCP.")
+
+        client.event_hooks = {**client.event_hooks,
+                              "response": [*client.event_hooks.get("response", []), refuse_other_origins]}
+        return client
+
+    return factory
 
 
 class _JunkFilter(logging.Filter):
@@ -181,14 +218,14 @@ class Connection:
                 errlog = stack.enter_context(_devnull())
             self._stdio_cm = stdio_client(params, errlog=errlog)
             return self._stdio_cm
+        factory = mcp_http_client(t.name)
         if t.transport == "sse":
             from mcp.client.sse import sse_client
 
-            return sse_client(t.url, headers=t.headers or None, timeout=10.0)
+            return sse_client(t.url, headers=t.headers or None, timeout=10.0, httpx_client_factory=factory)
         from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
 
-        http = create_mcp_http_client(headers=t.headers or None)
+        http = factory(headers=t.headers or None)
         await stack.enter_async_context(http)
         return streamable_http_client(t.url, http_client=http)
 

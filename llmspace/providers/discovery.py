@@ -23,12 +23,15 @@ def probe(view: ProviderView, timeout: float) -> list[str] | None:
     """The model ids the server of `view` lists, or None when it does not answer usefully."""
     import requests  # here, not at import time
 
+    from .http import new_session
+
     try:
-        resp = requests.get(view.base_url.rstrip("/") + "/models", headers=view.headers,
-                            timeout=(timeout, timeout), proxies={"http": "", "https": ""})
-        if not resp.ok:
-            return None
-        body = resp.json()
+        with new_session() as session:  # a redirect to another origin is not followed
+            resp = session.get(view.base_url.rstrip("/") + "/models", headers=view.headers,
+                               timeout=(timeout, timeout), proxies={"http": "", "https": ""})
+            if not resp.ok:
+                return None
+            body = resp.json()
     except (requests.RequestException, ValueError):
         return None
     items = body.get("data") if isinstance(body, dict) else None

@@ -1,9 +1,10 @@
 """HTTP plumbing shared by the adapters: one cancellable POST, body chunks, error bodies.
 
 - `post(request, url, payload, headers, cancel)` sends one request with connect/read
-  timeouts from the `Endpoint`. Each call uses its own `requests.Session` whose sockets
-  are registered with the `CancelToken`: Stop shuts the socket down, which unblocks a
-  read in progress at once (also while waiting for the response headers).
+  timeouts from the `Endpoint`. A redirect is followed only within the endpoint's origin
+  (`OriginSession`, rule in `llmspace/origin.py`); one to another origin is an error.
+  Each call uses its own `requests.Session` whose sockets are registered with the
+  `CancelToken`: Stop shuts the socket down, which unblocks a read in progress at once (also while waiting for the response headers).
 - `read_chunks(resp, cancel)` yields body bytes as they arrive; a broken connection
   raises `StreamBroken` (unless cancelled, then it just ends).
 - `error_event(...)` turns a non-2xx answer into an `ErrorEvent` with the HTTP status and
@@ -36,6 +37,7 @@ from urllib3.exceptions import ReadTimeoutError
 
 from ..cancel import CancelToken
 from ..errors import redact
+from ..origin import refusal, same_origin
 from ..redact import KNOWN, secret_values
 from .base import ModelRequest, seconds
 from .events import ErrorEvent, StreamEvent
@@ -106,8 +108,30 @@ class _CancellableAdapter(HTTPAdapter):
         self.poolmanager.pool_classes_by_scheme = {"http": _Pool, "https": _SPool}
 
 
+class CrossOriginRedirect(requests.RequestException):
+    """A redirect to another origin, refused before anything was sent there (`llmspace/origin.py`)."""
+
+
+class OriginSession(requests.Session):
+    """A `requests.Session` that never sends a request to another origin on a redirect.
+
+    `requests` itself drops only `Authorization` when a redirect leaves the host; every other
+    header (Anthropic's `x-api-key`, configured `api-key`, `X-Auth-Token`, …) would go along.
+    `rebuild_auth` is the hook `requests` calls for each redirect hop before it sends it, so the
+    rule (`origin.same_origin`) is applied there to every hop of every request of this session."""
+
+    def rebuild_auth(self, prepared_request: requests.PreparedRequest, response: requests.Response) -> None:
+        sent = response.request.url or ""
+        target = prepared_request.url or ""
+        if not same_origin(sent, target):
+            raise CrossOriginRedirect(refusal(target), response=response)
+        super().rebuild_auth(prepared_request, response)  # type: ignore[no-untyped-call]
+
+
 def new_session() -> requests.Session:
-    s = requests.Session()
+    """A session for calls that carry credentials: redirects stay on the origin
+    (`OriginSession`), sockets are registered with the current `CancelToken`, no retries."""
+    s = OriginSession()
     adapter = _CancellableAdapter(max_retries=0)
     s.mount("http://", adapter)
     s.mount("https://", adapter)
@@ -184,6 +208,11 @@ def _describe_transport(exc: BaseException) -> str:
 def transport_error(request: ModelRequest, exc: BaseException) -> ErrorEvent:
     """An `ErrorEvent` for a request that got no HTTP answer (retryable)."""
     ep = request.endpoint
+    if isinstance(exc, CrossOriginRedirect):
+        # not retryable: the server would redirect again
+        msg = (f"{ep.provider_id}: {ep.base_url} {exc} (not followed, so the API key and headers were not sent "
+               "there). If the provider has moved, set its new baseUrl in settings/models.json.")
+        return ErrorEvent(message=redact(msg, secrets_of(request)), status=None, retryable=False)
     if isinstance(exc, requests.exceptions.ReadTimeout):
         # connected, but not even the response headers came within the read timeout
         return ErrorEvent(message=redact(no_data_message(ep.provider_id, ep.read_timeout), secrets_of(request)),
