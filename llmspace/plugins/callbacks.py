@@ -9,6 +9,8 @@ the plugin, the workspace the file methods are confined to, the report listener,
 commands the staged thread write. `Frontend` is what differs between the desktop app and
 the command line (`ConsoleFrontend`): notifications, links, file pickers, host commands.
 A refusal raises `CallbackRefused`, which the plugin sees as an error with that message.
+Every string a callback shows (notify, report, open_link URLs, picker options) loses its
+control characters here (`plain_value`), so neither the terminal nor Tk gets raw escapes.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+from ..core.names import plain_text
 from ..errors import UserFacingError
 from ..jsonio import read_file_bytes, write_bytes_atomic
 from .host_client import CallbackRefused
@@ -89,6 +92,18 @@ class CallState:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
+def plain_value(value: Any) -> Any:
+    """`value` with `plain_text` applied to every string in it (dict keys too): what a plugin
+    sends for display, without C0/C1 control characters or DEL."""
+    if isinstance(value, str):
+        return plain_text(value)
+    if isinstance(value, list):
+        return [plain_value(v) for v in value]
+    if isinstance(value, dict):
+        return {plain_value(k): plain_value(v) for k, v in value.items()}
+    return value
+
+
 def _text(params: dict[str, Any], key: str, *, required: bool = True) -> str:
     value = params.get(key)
     if value is None and not required:
@@ -139,17 +154,17 @@ def handle_callback(state: CallState, frontend: Frontend, method: str, params: d
         raise CallbackRefused(f"{method} came after the call had ended.")
     if method == "notify":
         level = params.get("level") if params.get("level") in LEVELS else "info"
-        frontend.notify(state.plugin, _text(params, "message"), str(level))
+        frontend.notify(state.plugin, plain_text(_text(params, "message")), str(level))
         return None
     if method == "openLink":
-        url = _text(params, "url")
+        url = plain_text(_text(params, "url"))
         if urlsplit(url).scheme.lower() not in LINK_SCHEMES:
             raise CallbackRefused("open_link opens http, https and mailto links only.")
         frontend.open_link(state.plugin, url)
         return None
     if method == "pickFile":
         raw = params.get("options")
-        options: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        options: dict[str, Any] = plain_value(raw) if isinstance(raw, dict) else {}
         return frontend.pick_file(state.plugin, options)
     if method == "readWorkspaceFile":
         return read_workspace_file(state.workspace, _text(params, "path"))
@@ -179,7 +194,7 @@ def _report(state: CallState, params: dict[str, Any]) -> None:
     if not isinstance(phase, str) or not phase.strip():
         raise CallbackRefused("report needs a non-empty phase.")
     message = params.get("message")
-    report = Report(phase.strip(), message if isinstance(message, str) else "")
+    report = Report(plain_text(phase).strip(), plain_text(message) if isinstance(message, str) else "")
     with state.lock:
         state.reports.append(report)
     if state.on_report is not None:

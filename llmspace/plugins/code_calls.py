@@ -9,7 +9,10 @@ through a `CallRoute` (llmspace/plugins/code.py) and checks what comes back.
 
 Command outcomes follow the guide's §10.4 table: a success or warning result, or a plain
 return value, commits the staged thread write when it is still safe; an error result or an
-exception discards it. One invocation of a given command runs at a time.
+exception discards it; a staged thread that is not valid makes the outcome an error with
+the reason. One invocation of a given command runs at a time. What the plugin sends for
+display (result messages and values, tool text, display names, error messages) loses its
+control characters (`plain_text`), so the terminal and Tk never get raw escapes.
 """
 
 from __future__ import annotations
@@ -21,11 +24,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..cancel import CancelToken
-from ..core.model import Thread, ToolCallOutput
+from ..core.model import TextContent, Thread, ToolCallOutput
+from ..core.names import plain_text, strip_bidi
 from ..core.threadio import thread_from_data, thread_to_data
 from ..errors import UserFacingError
 from ..tools.base import ToolContext, ToolError, serialise_result, text_output
-from .callbacks import CallState, Report
+from .callbacks import CallState, Report, plain_value
 from .runtime import CallFailed
 
 if TYPE_CHECKING:
@@ -112,8 +116,12 @@ def tool_output(answer: dict[str, Any]) -> ToolCallOutput:
         parts = result.get("content") if isinstance(result, dict) else None
         if not isinstance(parts, list):
             raise ToolError("The plugin's create_result needs a list of text and image parts.")
-        return rich_output(parts)
-    return text_output(serialise_result(answer.get("value")), False)
+        output = rich_output(parts)
+        for part in output.content:
+            if isinstance(part, TextContent):
+                part.text = plain_text(part.text)
+        return output
+    return text_output(plain_text(serialise_result(answer.get("value"))), False)
 
 
 # -- commands ----------------------------------------------------------------------------
@@ -144,7 +152,7 @@ class PluginCommand:
     def __init__(self, route: CallRoute, ref: ExtensionRef, display_name: str, description: str, *,
                  on_error: Callable[[str, CallFailed], None]) -> None:
         self.route, self.ref, self.on_error = route, ref, on_error
-        self.display_name, self.description = display_name, description
+        self.display_name, self.description = plain_text(display_name), plain_text(description)
         self._running = threading.Lock()
 
     @property
@@ -187,7 +195,7 @@ class PluginCommand:
             return outcome
         outcome = _outcome(self.display_name, answer, state.reports)
         if state.staged is not None:
-            _apply_staged(outcome, state.staged, tab)
+            _apply_staged(self.display_name, outcome, state.staged, tab)
         return outcome
 
 
@@ -197,22 +205,26 @@ def _outcome(display_name: str, answer: dict[str, Any], reports: list[Report]) -
         assert isinstance(result, dict)
         level = result.get("level") if result.get("level") in LEVELS else "error"
         message = result.get("message")
-        text = message if isinstance(message, str) and message else f"{display_name} finished."
+        text = plain_text(message) if isinstance(message, str) and message else f"{display_name} finished."
         if result.get("level") not in LEVELS:
-            text = f"{display_name} returned a result with an unknown level {result.get('level')!r}."
+            text = plain_text(f"{display_name} returned a result with an unknown level {result.get('level')!r}.")
         return CommandOutcome(str(level), text, list(reports))
-    return CommandOutcome("success", f"{display_name} finished.", list(reports), value=answer.get("value"))
+    return CommandOutcome("success", f"{display_name} finished.", list(reports), value=plain_value(answer.get("value")))
 
 
-def _apply_staged(outcome: CommandOutcome, staged: dict[str, Any], tab: ActiveTab | None) -> None:
+def _apply_staged(display_name: str, outcome: CommandOutcome, staged: dict[str, Any], tab: ActiveTab | None) -> None:
     if outcome.level == "error" or tab is None:
         outcome.write_note = "The staged thread write was discarded because the command reported an error."
         return
     try:
         thread = thread_from_data(copy.deepcopy(staged), "the thread the command wrote")
-    except UserFacingError as exc:
-        outcome.write_note = f"The staged thread write was discarded: {exc.message}"
+    except UserFacingError as exc:  # the command did not do what it meant to: an error, not a success
+        outcome.level = "error"
+        outcome.message = f"{display_name} wrote a thread that is not valid, so nothing was saved."
+        outcome.write_note = f"The staged thread write was discarded: {plain_text(exc.message)}"
         return
+    if thread.title:
+        thread.title = strip_bidi(thread.title)  # the title becomes the file name
     conflict = tab.commit(thread)
     if conflict:
         outcome.write_note = f"The staged thread write was discarded: {conflict}"
@@ -229,8 +241,8 @@ class PluginStorage:
     def __init__(self, route: CallRoute, ref: ExtensionRef, meta: dict[str, Any], *,
                  on_error: Callable[[str, CallFailed], None]) -> None:
         self.route, self.ref, self.on_error = route, ref, on_error
-        self.display_name = str(meta.get("displayName") or ref.id)
-        self.description = str(meta.get("description") or "")
+        self.display_name = plain_text(str(meta.get("displayName") or ref.id))
+        self.description = plain_text(str(meta.get("description") or ""))
         link = meta.get("deepLinkId")
         self.deep_link_id: str | None = link if isinstance(link, str) and link else None
         caps = meta.get("capabilities") if isinstance(meta.get("capabilities"), dict) else {}

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cancel import CancelToken
+from ..core.names import plain_text
 from ..errors import UserFacingError
 from ..redact import KNOWN
 from .callbacks import CallState, Frontend, handle_callback
@@ -316,16 +317,17 @@ def _log_hint(error_id: str, path: Path | None) -> str:
 
 
 def _remote_failure(exc: RemoteError) -> CallFailed:
+    """The `CallFailed` of a host's error answer; the plugin's text loses its control characters."""
     data = exc.data if isinstance(exc.data, dict) else {}
     if exc.code == -32000:
         message = str(data.get("message") or exc.message or data.get("name") or "The plugin raised an error.")
-        return CallFailed(KNOWN.text(message), kind="error", stack=str(data.get("stack") or ""))
+        return CallFailed(KNOWN.text(plain_text(message)), kind="error", stack=str(data.get("stack") or ""))
     if exc.code == -32001:
         return CallFailed("Cancelled", kind="cancelled")
     if exc.code == -32003:
         kind = data.get("type")
         return CallFailed("The plugin returned a value that is not JSON"
-                          + (f" ({kind})" if isinstance(kind, str) and kind else "") + ".", kind="refused")
+                          + (f" ({plain_text(kind)})" if isinstance(kind, str) and kind else "") + ".", kind="refused")
     if exc.code == -32002:
-        return CallFailed(str(data.get("reason") or exc.message), kind="unavailable")
-    return CallFailed(exc.message or f"The plugin host answered with error {exc.code}.", kind="error")
+        return CallFailed(plain_text(str(data.get("reason") or exc.message)), kind="unavailable")
+    return CallFailed(plain_text(exc.message) or f"The plugin host answered with error {exc.code}.", kind="error")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -123,7 +124,23 @@ def test_an_invalid_staged_thread_is_discarded_with_the_validation_message(app: 
     tab = Tab()
     outcome = _command(app, "invalid").invoke([], active_tab=tab.tab)
     assert outcome.committed is False and tab.committed == []
+    assert outcome.level == "error"  # not "success": the command's write did not happen
+    assert outcome.message == "Write invalid wrote a thread that is not valid, so nothing was saved."
     assert "discarded" in outcome.write_note and "title" in outcome.write_note
+
+
+def test_run_command_exits_1_with_the_reason_when_the_staged_thread_is_invalid(
+        home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code_plugin(home, commands={"invalid": INVALID_WRITE})
+    assert main(["threads", "new", "--name", "draft"]) == 0
+    capsys.readouterr()
+    assert main(["plugins", "run-command", "kit", "invalid", "--thread", "draft.json"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[0] == "error: Write invalid wrote a thread that is not valid, so nothing was saved."
+    assert "The staged thread write was discarded: " in captured.err and "title" in captured.err
+    assert "success" not in captured.out
+    saved = json.loads((home / "workspace" / "draft.json").read_text("utf-8"))
+    assert thread_from_data(saved).title == "draft"
 
 
 def test_without_a_thread_tab_the_command_sees_no_active_tab(app: App, home: Path) -> None:
