@@ -251,12 +251,12 @@ class LocalModels:
                                    hint=f"Use `--model {m.name}`, or `llmspace local remove {m.name}` first.")
         if name is not None:
             check_name(name)
-            self._refuse_taken(name)
+            self.refuse_taken(name)
         digest = sha256_of(source, progress)
         if name is None:
             entry = catalog.by_sha256(digest)
             name = entry.name if entry is not None else default_name(source.name)
-            self._refuse_taken(name)
+            self.refuse_taken(name)
         target, origin = source, "in-place"
         if copy:
             target, origin = self._copy_in(source, name, progress), "copied"
@@ -270,7 +270,7 @@ class LocalModels:
                 target.unlink(missing_ok=True)
             raise
 
-    def _refuse_taken(self, name: str) -> None:
+    def refuse_taken(self, name: str) -> None:
         taken = self.find(name)
         if taken is not None:
             raise NameConflict(f"A model named {taken.name!r} is already installed ({taken.path}).",

@@ -1,0 +1,188 @@
+"""`llmspace local pull` as a real subprocess against a loopback Hub (`HF_ENDPOINT`) and CDN."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from llmspace.jsonio import read_json
+from llmspace.local import catalog
+from tests.local.gguf import gguf_bytes
+from tests.support.hf_hub import COMMIT, FakeHub
+
+ROOT = Path(__file__).resolve().parents[2]
+REPO = "acme/Tiny-GGUF"
+FILE = "tiny.Q4_K_M.gguf"
+MB = 1000 * 1000
+
+
+@pytest.fixture
+def hub() -> Iterator[FakeHub]:
+    server = FakeHub()
+    yield server
+    server.close()
+
+
+def _env(home: Path, endpoint: str, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HF_")}
+    env.update(LLM_SPACE_HOME=str(home), HF_ENDPOINT=endpoint, HF_HOME=str(home.parent / "hf-home"),
+               HF_HUB_DISABLE_TELEMETRY="1", PYTHONUNBUFFERED="1", **extra)
+    return env
+
+
+def _pull(home: Path, endpoint: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "llmspace", "local", "pull", *args], cwd=ROOT,
+                          env=_env(home, endpoint, **env), stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=300)
+
+
+def _wait_for(condition: Callable[[], Any], what: str, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def _repo_dir(home: Path, repo: str = REPO) -> Path:
+    return home / "models" / ("models--" + repo.replace("/", "--"))
+
+
+def _index(home: Path) -> list[dict[str, Any]]:
+    path = home / "models" / "llmspace-index.json"
+    return list(read_json(path)["models"]) if path.exists() else []
+
+
+def test_pull_shows_progress_and_installs_in_the_hub_cache_layout(home: Path, hub: FakeHub) -> None:
+    data = gguf_bytes(padding=6 * MB)
+    sha = hub.add(REPO, FILE, data).etag
+    done = _pull(home, hub.endpoint, f"{REPO}/{FILE}")
+    assert done.returncode == 0, done.stderr
+    assert "checking only the Hub's own checksum" in done.stderr
+    assert "100.0%  6.0 MB / 6.0 MB" in done.stderr and "MB/s" in done.stderr
+    assert "Installed tiny.q4_k_m" in done.stdout and sha in done.stdout
+
+    snapshot = _repo_dir(home) / "snapshots" / COMMIT / FILE
+    assert snapshot.is_symlink() and os.readlink(snapshot) == f"../../blobs/{sha}"
+    assert snapshot.read_bytes() == data
+    assert (_repo_dir(home) / "refs" / "main").read_text() == COMMIT
+    [entry] = _index(home)
+    assert entry["origin"] == "downloaded" and entry["sha256"] == sha and entry["commit"] == COMMIT
+    assert [(r.method, r.path) for r in hub.log if r.server == "hub"] == [("HEAD", f"/{REPO}/resolve/main/{FILE}"),
+                                                                          ("GET", f"/{REPO}/resolve/{COMMIT}/{FILE}")]
+
+    again = _pull(home, hub.endpoint, f"{REPO}/{FILE}")
+    assert again.returncode == 0 and "already installed" in again.stdout
+    assert len(hub.gets()) == 1  # nothing downloaded twice
+
+
+def test_a_download_killed_with_kill_9_resumes_with_a_range_request(home: Path, hub: FakeHub) -> None:
+    data = gguf_bytes(padding=8 * MB)
+    sha = hub.add(REPO, FILE, data).etag
+    hub.stall_after = 3 * MB
+    partial = _repo_dir(home) / "blobs" / f"{sha}.incomplete"
+    err = home.parent / "first-pull.err"
+    with open(err, "w") as err_file:
+        proc = subprocess.Popen([sys.executable, "-m", "llmspace", "local", "pull", f"{REPO}/{FILE}"], cwd=ROOT,
+                                env=_env(home, hub.endpoint), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=err_file)
+        try:
+            assert hub.stalled.wait(120), "the client never fetched the file"
+            _wait_for(lambda: partial.exists() and partial.stat().st_size >= 2 * MB, "the partial file to grow")
+            _wait_for(lambda: "left" in err.read_text(), "a progress line with the time left")
+        finally:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(60)
+    assert proc.returncode == -signal.SIGKILL
+    kept = partial.stat().st_size
+    assert 0 < kept < len(data)
+    assert _index(home) == []
+    hub.release.set()
+    hub.stall_after = None
+
+    done = _pull(home, hub.endpoint, f"{REPO}/{FILE}")
+    assert done.returncode == 0, done.stderr
+    assert "Resuming at" in done.stderr and "100.0%" in done.stderr
+    resumed = hub.gets()[-1]
+    assert resumed.headers.get("range") == f"bytes={kept}-"  # the server saw the resume, not a restart
+    blob = _repo_dir(home) / "blobs" / sha
+    assert hashlib.sha256(blob.read_bytes()).hexdigest() == sha and not partial.exists()
+    assert [m["name"] for m in _index(home)] == ["tiny.q4_k_m"]
+
+
+def test_a_server_that_ignores_range_gets_the_file_again_from_the_start(home: Path, hub: FakeHub) -> None:
+    data = gguf_bytes(padding=1 * MB)
+    sha = hub.add(REPO, FILE, data).etag
+    partial = _repo_dir(home) / "blobs" / f"{sha}.incomplete"
+    partial.parent.mkdir(parents=True)
+    partial.write_bytes(data[:4000])
+    hub.ranges = False
+    done = _pull(home, hub.endpoint, f"{REPO}/{FILE}")
+    assert done.returncode == 0, done.stderr
+    assert "starting again from the beginning" in done.stderr
+    assert (_repo_dir(home) / "blobs" / sha).read_bytes() == data
+
+
+def test_a_wrong_sha256_is_refused_before_downloading_and_nothing_is_installed(home: Path, hub: FakeHub) -> None:
+    hub.add(REPO, FILE, gguf_bytes(padding=MB))
+    done = _pull(home, hub.endpoint, f"{REPO}/{FILE}", "--sha256", "ab" * 32)
+    assert done.returncode == 1
+    assert f"is {hashlib.sha256(gguf_bytes(padding=MB)).hexdigest()}, not {'ab' * 32}" in done.stderr
+    assert "nothing was downloaded or installed" in done.stderr
+    assert hub.gets() == [] and _index(home) == [] and not (_repo_dir(home) / "snapshots").exists()
+
+
+def test_a_file_whose_bytes_do_not_match_is_deleted_and_nothing_is_installed(home: Path, hub: FakeHub) -> None:
+    data = gguf_bytes(padding=2 * MB)
+    corrupt = data[:-10] + b"0123456789"
+    sha = hub.add(REPO, FILE, data, served=corrupt).etag
+    done = _pull(home, hub.endpoint, f"{REPO}/{FILE}", "--sha256", sha)
+    assert done.returncode == 1, done.stdout
+    assert f"has SHA-256 {hashlib.sha256(corrupt).hexdigest()}, not {sha} (from --sha256)" in done.stderr
+    assert "it was deleted and nothing was installed" in done.stderr
+    assert list((_repo_dir(home) / "blobs").iterdir()) == []
+    assert _index(home) == [] and not (_repo_dir(home) / "snapshots").exists()
+
+
+def test_a_catalog_model_whose_hub_checksum_differs_from_the_catalog_is_refused(home: Path, hub: FakeHub) -> None:
+    entry = catalog.default_entry()
+    hub.add(entry.repo, entry.file, gguf_bytes(padding=1000))
+    done = _pull(home, hub.endpoint, entry.name)
+    assert done.returncode == 1
+    assert f"not {entry.sha256} (from the catalog)" in done.stderr and hub.gets() == []
+
+
+def test_offline_says_so_and_what_to_do_instead(home: Path) -> None:
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    done = _pull(home, closed, f"{REPO}/{FILE}")
+    assert done.returncode == 1
+    assert f"Cannot reach the Hugging Face Hub at {closed}" in done.stderr
+    assert "Nothing was downloaded" in done.stderr and "llmspace local add PATH" in done.stderr
+    offline = _pull(home, closed, f"{REPO}/{FILE}", HF_HUB_OFFLINE="1")
+    assert offline.returncode == 1 and "HF_HUB_OFFLINE is set" in offline.stderr
+    assert _index(home) == []
+
+
+def test_a_gated_file_says_to_accept_the_licence_and_set_hf_token(home: Path, hub: FakeHub) -> None:
+    hub.add(REPO, FILE, gguf_bytes(padding=1000))
+    hub.require_token = "hf_loopbackTokenForTests"
+    refused = _pull(home, hub.endpoint, f"{REPO}/{FILE}")
+    assert refused.returncode == 1
+    assert "(HTTP 403)" in refused.stderr and "Accept its licence" in refused.stderr and "HF_TOKEN" in refused.stderr
+
+    done = _pull(home, hub.endpoint, f"{REPO}/{FILE}", HF_TOKEN="hf_loopbackTokenForTests")
+    assert done.returncode == 0, done.stderr
+    assert hub.log[-2].headers.get("authorization") == "Bearer hf_loopbackTokenForTests"
+    assert "authorization" not in hub.gets("cdn")[-1].headers  # the token never leaves the Hub's origin
+    assert "hf_loopbackTokenForTests" not in done.stdout + done.stderr
