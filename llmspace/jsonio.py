@@ -210,8 +210,12 @@ def _write_target(path: Path) -> Path:
     return Path(os.path.realpath(path)) if os.path.islink(path) else path
 
 
-def write_bytes_atomic(path: Path | str, data: bytes) -> None:
-    """Replace `path` with `data` atomically (old or new content, never a torn file)."""
+def write_bytes_atomic(path: Path | str, data: bytes, *, mode: int | None = None) -> None:
+    """Replace `path` with `data` atomically (old or new content, never a torn file).
+
+    The file gets `mode` when given (`0o600` for a file holding a secret: the temp file is
+    created owner-only, so the content is never readable by others, not even for a moment);
+    otherwise an existing file's mode is kept and a new file gets 0644."""
     path = Path(path)
     target = _write_target(path)
     try:  # a read-only or full folder fails here, before any temp file exists
@@ -227,7 +231,9 @@ def write_bytes_atomic(path: Path | str, data: bytes) -> None:
         os.fsync(f.fileno())
         if os.name == "nt":  # pragma: no cover - Windows cannot rename an open file
             f.close()
-        if target.exists():
+        if mode is not None:  # mkstemp created it 0600 (os.open with O_CREAT | O_EXCL, 0o600)
+            os.chmod(tmp, mode)
+        elif target.exists():
             try:
                 os.chmod(tmp, target.stat().st_mode & 0o777)
             except OSError:
@@ -276,13 +282,14 @@ def dumps_pretty(value: Any, *, trailing_newline: bool = False) -> bytes:
     return out + b"\n" if trailing_newline else out
 
 
-def write_json_atomic(path: Path | str, value: Any, *, trailing_newline: bool = False) -> None:
-    """Write `value` as pretty JSON atomically. Thread files: no trailing newline; settings: one."""
+def write_json_atomic(path: Path | str, value: Any, *, trailing_newline: bool = False, mode: int | None = None) -> None:
+    """Write `value` as pretty JSON atomically. Thread files: no trailing newline; settings: one.
+    `mode` as for `write_bytes_atomic`."""
     try:
         data = dumps_pretty(value, trailing_newline=trailing_newline)
     except UnsavableValueError as exc:
         raise exc.for_file(path) from None
-    write_bytes_atomic(path, data)
+    write_bytes_atomic(path, data, mode=mode)
 
 
 # -- reading -------------------------------------------------------------------------------

@@ -103,11 +103,12 @@ def register_mac_links(root: Any, open_link: Any, platform: str = sys.platform) 
 
 def _instance_server(app: Any, win: Any) -> Any:
     """Listen for links handed over by a second start (None when that cannot be set up)."""
+    from ..errors import UserFacingError
     from ..instance import InstanceServer
 
     try:
         return InstanceServer(app.root, lambda url: win.pump.post(win.open_link, url))
-    except OSError:
+    except (OSError, UserFacingError):  # no socket, or run/instance.json cannot be written
         log.warning("links from a second start cannot reach this window", exc_info=True)
         return None
 
