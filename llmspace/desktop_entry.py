@@ -54,13 +54,15 @@ ToolRunner = Callable[[list[str]], tuple[int, str]]
 
 def launch_command() -> list[str]:
     """How the desktop should start this app: the frozen executable, the `llmspace` script a
-    pip/pipx install made, or this Python with `-m llmspace`."""
+    pip/pipx install made, or this Python with `-m llmspace`. The interpreter's path is made
+    absolute but not resolved: a virtual environment's `python` is a link to the base
+    interpreter, which cannot import what the environment installed."""
     if getattr(sys, "frozen", False):
         return [str(Path(sys.executable).resolve())]
     script = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
     if script is not None and script.name.lower() in ("llmspace", "llmspace.exe") and script.is_file():
         return [str(script.resolve())]
-    return [str(Path(sys.executable).resolve()), "-m", "llmspace"]
+    return [os.path.abspath(sys.executable), "-m", "llmspace"]
 
 
 # -- Linux / XDG ---------------------------------------------------------------------------

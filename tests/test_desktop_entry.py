@@ -195,10 +195,32 @@ def test_the_flags_in_a_real_process_write_and_remove_the_entry_and_run_the_desk
         if flag.startswith("--install"):
             text = (tmp_path / "data" / "applications" / "llm-space.desktop").read_text("utf-8")
             exec_line = next(line for line in text.splitlines() if line.startswith("Exec="))
-            assert _unquote_exec(exec_line[5:]) == [str(Path(sys.executable).resolve()), "-m", "llmspace", "%u"]
+            assert _unquote_exec(exec_line[5:]) == [os.path.abspath(sys.executable), "-m", "llmspace", "%u"]
     assert not (tmp_path / "data" / "applications" / "llm-space.desktop").exists()
     assert log.read_text("utf-8").splitlines() == [
         f"update-desktop-database -q {tmp_path / 'data' / 'applications'}",
         "xdg-mime default llm-space.desktop x-scheme-handler/llm-space x-scheme-handler/llm-space-dev",
         f"update-desktop-database -q {tmp_path / 'data' / 'applications'}",
     ]
+
+
+@pytest.mark.skipif(os.name == "nt", reason="the XDG desktop entry is for Linux desktops")
+def test_an_entry_installed_from_a_virtual_environment_starts_that_environment(tmp_path):
+    """The venv's python is a link to the base interpreter, which cannot import llmspace:
+    the Exec line must name the link, not where it leads."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    assert python.is_symlink()
+    site = next((venv / "lib").glob("python3*/site-packages"))
+    (site / "llmspace-dev.pth").write_text("\n".join([str(ROOT), *(p for p in sys.path if p.endswith("site-packages"))]) + "\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+    env.update(XDG_DATA_HOME=str(tmp_path / "data"), HOME=str(tmp_path), PATH="/usr/bin:/bin")  # no desktop tools
+    proc = subprocess.run([str(python), "-m", "llmspace", "--install-desktop-entry"], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / "data" / "applications" / "llm-space.desktop").read_text("utf-8")
+    command = _unquote_exec(next(line for line in text.splitlines() if line.startswith("Exec="))[5:])
+    assert command == [str(python), "-m", "llmspace", "%u"]
+    started = subprocess.run([*command[:-1], "--version"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert started.returncode == 0 and started.stdout.startswith("llmspace"), started.stderr
