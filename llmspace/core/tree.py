@@ -16,6 +16,7 @@ from ..jsonio import is_temp_name, remove_stale_temp
 from .names import THREAD_SUFFIX
 
 _MAX_DEPTH = 64
+EVAL_SUFFIX = ".eval.json"  # an evaluation file (`llmspace eval`), not a thread; `.eval.yaml` is not .json anyway
 
 
 @dataclass
@@ -36,7 +37,7 @@ def _sort_key(name: str) -> tuple[str, str]:
 def scan_tree(path: str, prefix: str, real_root: str, depth: int = 0, via_link: bool = False) -> list[Entry]:
     """The entries of folder `path` (its workspace path plus "/" is `prefix`), recursively.
 
-    Hidden entries (leading dot) and symbolic links that lead outside `real_root` (the real
+    Hidden entries (leading dot), evaluation files (`*.eval.json`) and symbolic links that lead outside `real_root` (the real
     path of the workspace root) are left out. Below a symlinked folder no further symlinked
     folders are followed, so links that loop back cannot make the tree explode."""
     dirs: list[Entry] = []
@@ -65,7 +66,7 @@ def scan_tree(path: str, prefix: str, real_root: str, depth: int = 0, via_link: 
                 follow = depth < _MAX_DEPTH and not (link and via_link)
                 children = scan_tree(de.path, prefix + name + "/", real_root, depth + 1, via_link or link) if follow else []
                 dirs.append(Entry(prefix + name, name, name, True, children))
-            elif name.endswith(THREAD_SUFFIX) and len(name) > len(THREAD_SUFFIX):
+            elif name.endswith(THREAD_SUFFIX) and len(name) > len(THREAD_SUFFIX) and not name.lower().endswith(EVAL_SUFFIX):
                 files.append(Entry(prefix + name, name, name[: -len(THREAD_SUFFIX)], False, None))
     dirs.sort(key=lambda e: _sort_key(e.name))
     files.sort(key=lambda e: _sort_key(e.title))

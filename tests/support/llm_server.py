@@ -13,6 +13,8 @@ Used by tests of `providers/`, `agent/` and the CLI (`llmspace run`, `models`, `
         srv.push_hang()                           # one chunk, then stalls until the client disconnects
         srv.push_hang(silent=True)                # never answers at all (not even headers)
         srv.requests                              # [RecordedRequest(path, headers, body_json, method)]
+        srv.responder = lambda kind, body: Turn(text=answer_for(body))   # answers computed from each request
+        srv.max_active                            # the most POST requests it served at once
         configure_provider(home, srv, api="openai-completions")   # writes settings/models.json
 
 Responses are queued FIFO and consumed by whichever API is called; with none queued the
@@ -121,6 +123,11 @@ class LoopbackLLM:
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.request_seen = threading.Event()
+        # With nothing queued: `responder(kind, body)` ("completions" | "responses" | "messages",
+        # the request JSON) returns the Turn / RawResponse to serve, or None for the text "ok".
+        self.responder: Any = None
+        self.active = 0
+        self.max_active = 0
 
     # -- lifecycle ------------------------------------------------------------------------
     def start(self) -> LoopbackLLM:
@@ -191,9 +198,15 @@ class LoopbackLLM:
         with self._lock:
             self._queue.append(_Hang(silent))
 
-    def _next(self) -> Any:
+    def _next(self, kind: str = "", body: Any = None) -> Any:
         with self._lock:
-            return self._queue.popleft() if self._queue else Turn(text="ok")
+            if self._queue:
+                return self._queue.popleft()
+        if self.responder is not None:
+            item = self.responder(kind, body)
+            if item is not None:
+                return item
+        return Turn(text="ok")
 
     @property
     def pending(self) -> int:
@@ -296,8 +309,11 @@ class _Handler(BaseHTTPRequestHandler):
         if kind == "completions" and owner.reject_stream_options and isinstance(body, dict) and "stream_options" in body:
             self._send_json(400, {"error": {"message": "Unrecognized request argument supplied: stream_options", "type": "invalid_request_error"}})
             return
-        item = owner._next()
+        item = owner._next(kind, body)
         body = body if isinstance(body, dict) else {}
+        with owner._lock:
+            owner.active += 1
+            owner.max_active = max(owner.max_active, owner.active)
         try:
             if isinstance(item, RawResponse):
                 self._serve_raw(item)
@@ -311,6 +327,9 @@ class _Handler(BaseHTTPRequestHandler):
                 self._serve_turn(kind, body, item)
         except _ClientGone:
             owner.disconnected.set()
+        finally:
+            with owner._lock:
+                owner.active -= 1
 
     def _serve_raw(self, item: RawResponse) -> None:
         if isinstance(item.body, list):

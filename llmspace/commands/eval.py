@@ -1,0 +1,300 @@
+"""CLI command group `llmspace eval`: evaluations of a thread over a dataset of test cases.
+
+    llmspace eval new THREAD --dataset FILE [--models P/M,…] [--variants …] [--repeat N] [--judge P/M] [-o FILE]
+    llmspace eval run FILE [--dataset FILE] [--models …] [--variants …] [--repeat N] [--judge P/M]
+                      [--budget USD] [--concurrency N] [--react] [--max-turns N] [--no-cache] [--fresh] [--out DIR]
+    llmspace eval list
+    llmspace eval cache clear
+
+`eval run` exits 0 when every model/variant reaches the file's threshold, 1 when one does
+not, 2 on any error (a bad file or dataset, a failed cell, a run the budget stopped), 130
+when interrupted (what finished is kept; the next run resumes). Errors of this group are
+printed here and exit 2 (the CLI's generic mapping would give 1). Progress goes to stderr.
+The engine is `llmspace/evals/`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import UserFacingError
+from ..redact import redact_known
+from .parsers import help_handler
+
+if TYPE_CHECKING:
+    from ..app import App
+    from ..evals.run import Progress
+
+RUN_EPILOG = """\
+The evaluation file (<stem>.eval.yaml beside its thread, made by `eval new`) names the
+thread, the dataset, models, variants, repeats, default assertions, judge, threshold,
+budget and concurrency; the flags above override it for one run.
+
+Results: $LLM_SPACE_HOME/evals/<name>/<YYYYMMDD-HHMMSS>/ (or --out DIR) with journal.jsonl,
+summary.json, junit.xml, results.csv and results.jsonl. A run resumes the newest unfinished
+results folder whose evaluation file, dataset and thread are unchanged (journaled cells are
+never requested again); --fresh starts over. Answers are cached under
+$LLM_SPACE_HOME/cache/eval/ per repeat (--no-cache to call the models anyway).
+
+Exit code: 0 every threshold holds, 1 one does not, 2 an error (or cells left unrun), 130 interrupted.
+"""
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    e = sub.add_parser("eval", help="evaluate a thread over a dataset of test cases (assertions, judges, JUnit)",
+                       description="Evaluations over datasets: run a thread for every test case of a dataset on several "
+                                   "models and repeats, check assertions and model judges, and report pass rates. "
+                                   "(`evaluate` and `compare` record a verdict on, or diff, two runs of one thread.)")
+    esub = e.add_subparsers(dest="eval_command", metavar="ACTION")
+    e.set_defaults(handler=help_handler(e))
+
+    n = esub.add_parser("new", help="write an evaluation file beside a thread",
+                        description="Write <stem>.eval.yaml beside THREAD for the dataset FILE (checked now).")
+    n.add_argument("thread", metavar="THREAD", help="workspace path of the thread")
+    n.add_argument("--dataset", required=True, metavar="FILE", help="CSV, JSON Lines, JSON or YAML cases (or a promptfoo test file)")
+    n.add_argument("--models", metavar="P/M,P/M", help="models to run (default: the thread's model)")
+    n.add_argument("--variants", action="append", default=[], metavar="FILE|NAME=V;NAME=V", help="variable variants, as matrix runs")
+    n.add_argument("--repeat", type=int, default=1, metavar="N", help="runs per case and model (default 1)")
+    n.add_argument("--judge", metavar="P/M", help="the model that scores llm-rubric assertions")
+    n.add_argument("-o", "--output", metavar="FILE", help="where to write it (default: <stem>.eval.yaml beside the thread)")
+    n.set_defaults(handler=eval_new)
+
+    r = esub.add_parser("run", help="run an evaluation file", epilog=RUN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+                        description="Run every case × model × variant × repeat of FILE, check the assertions, write the results.")
+    r.add_argument("file", metavar="FILE", help="the evaluation file (.eval.yaml or .eval.json)")
+    r.add_argument("--dataset", metavar="FILE", help="another dataset for this run")
+    r.add_argument("--models", metavar="P/M,P/M", help="models for this run")
+    r.add_argument("--variants", action="append", default=None, metavar="FILE|NAME=V;NAME=V", help="variants for this run (repeatable)")
+    r.add_argument("--repeat", type=int, metavar="N", help="runs per case, model and variant")
+    r.add_argument("--judge", metavar="P/M", help="the judge model of llm-rubric assertions")
+    r.add_argument("--budget", type=float, metavar="USD", help="stop launching cells before this cost would be exceeded")
+    r.add_argument("--concurrency", type=int, metavar="N", help="cells at once (default: the file's, else 4)")
+    r.add_argument("--react", action="store_true", default=None, help="run the thread's tool loop in each cell")
+    r.add_argument("--max-turns", type=int, metavar="N", help="tool-loop turn limit per cell (with --react)")
+    r.add_argument("--no-cache", action="store_true", help="call the models even when an answer is cached")
+    r.add_argument("--fresh", action="store_true", help="start a new results folder instead of resuming")
+    r.add_argument("--out", metavar="DIR", help="write the results to DIR")
+    r.set_defaults(handler=eval_run)
+
+    ls = esub.add_parser("list", help="list evaluation results", description="List the results folders under $LLM_SPACE_HOME/evals.")
+    ls.set_defaults(handler=eval_list)
+
+    c = esub.add_parser("cache", help="manage the response cache of evaluations")
+    csub = c.add_subparsers(dest="cache_command", metavar="ACTION")
+    c.set_defaults(handler=help_handler(c))
+    cc = csub.add_parser("clear", help="empty $LLM_SPACE_HOME/cache/eval")
+    cc.set_defaults(handler=eval_cache_clear)
+
+
+def _fail(exc: UserFacingError) -> int:
+    print(f"error: {redact_known(str(exc))}", file=sys.stderr)
+    return 2
+
+
+# -- eval new --------------------------------------------------------------------------------
+
+
+def eval_new(args: argparse.Namespace, app: App) -> int:
+    try:
+        return _eval_new(args, app)
+    except UserFacingError as exc:
+        return _fail(exc)
+
+
+def _eval_new(args: argparse.Namespace, app: App) -> int:
+    from ..agent.matrix import parse_models, parse_variants
+    from ..evals.dataset import load_dataset
+    from ..evals.spec import is_eval_file, load_spec, write_spec
+    from .run import thread_path
+
+    rel = thread_path(app, args.thread)
+    thread_file = app.workspace.resolve(rel)
+    stem = thread_file.name[:-5] if thread_file.name.endswith(".json") else thread_file.name
+    out = Path(args.output).expanduser() if args.output else thread_file.with_name(f"{stem}.eval.yaml")
+    if not is_eval_file(out.name):
+        raise UserFacingError(f"{out.name} must end in .eval.yaml or .eval.json.")
+    if out.exists():
+        raise UserFacingError(f"{out} already exists.", hint="Edit it, or pass -o FILE to write another one.")
+    dataset_file = Path(args.dataset).expanduser().absolute()
+    dataset = load_dataset(dataset_file)
+    if args.models:
+        models = [f"{p}/{m}" for p, m in parse_models(args.models)]
+    else:
+        thread = app.workspace.open(rel)
+        choice = app.providers.choose(thread.model).model
+        if choice is None:
+            raise UserFacingError("The thread has no model to run.", hint="Pass --models PROVIDER/MODEL[,…].")
+        models = [f"{choice.provider}/{choice.id}"]
+    out_dir = out.absolute().parent
+    data: dict[str, Any] = {"thread": _relative(thread_file, out_dir), "dataset": _relative(dataset_file, out_dir),
+                            "models": models}
+    if args.variants:
+        data["variants"] = parse_variants(args.variants, app.workspace.root)
+    data["repeat"] = args.repeat
+    has_expected = any(c.expected is not None for c in dataset.cases)
+    data["assert"] = [{"type": "contains"}] if has_expected else []
+    if args.judge:
+        data["judge"] = args.judge
+    data.update({"threshold": 1.0, "concurrency": 4})
+    write_spec(out, data)
+    load_spec(out).validate()
+    print(f"Wrote {out} ({len(dataset.cases)} cases, {len(models)} model(s), {args.repeat} repeat(s)).")
+    print(f"Run it with: llmspace eval run {out}")
+    return 0
+
+
+def _relative(path: Path, base: Path) -> str:
+    try:
+        return Path(os.path.relpath(path, base)).as_posix()
+    except ValueError:  # another drive (Windows)
+        return str(path)
+
+
+# -- eval run --------------------------------------------------------------------------------
+
+
+class ProgressLine:
+    """Cells done, pass rate so far, cost and time left on stderr: redrawn on a terminal,
+    one line per tenth of the cells otherwise."""
+
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.last_step = -1
+        self.last_draw = 0.0
+
+    def __call__(self, p: Progress) -> None:
+        now = time.monotonic()
+        if self.tty:
+            if now - self.last_draw < 0.1 and p.done < p.total:
+                return
+            self.last_draw = now
+            sys.stderr.write("\r" + self.line(p) + "\x1b[K")
+            sys.stderr.flush()
+            return
+        step = p.done * 10 // max(1, p.total)
+        if step != self.last_step:
+            self.last_step = step
+            print(self.line(p), file=sys.stderr, flush=True)
+
+    @staticmethod
+    def line(p: Progress) -> str:
+        width = 24
+        filled = p.done * width // max(1, p.total)
+        rate = f"{p.passed / p.decided:.0%}" if p.decided else "–"
+        eta = p.eta
+        left = "–" if eta is None else (f"{eta:.0f}s" if eta < 90 else f"{eta / 60:.0f}m")
+        return f"[{'#' * filled}{'.' * (width - filled)}] {p.done}/{p.total} cells · pass {rate} · ${p.cost:.4f} · {left} left"
+
+    def end(self) -> None:
+        if self.tty:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def eval_run(args: argparse.Namespace, app: App) -> int:
+    progress = ProgressLine()
+    try:
+        return _eval_run(args, app, progress)
+    except UserFacingError as exc:
+        progress.end()
+        return _fail(exc)
+
+
+def _eval_run(args: argparse.Namespace, app: App, progress: ProgressLine) -> int:
+    from ..evals import run as runmod
+    from ..evals.spec import load_spec, parse_models_value, variants_value
+
+    path = Path(args.file).expanduser()
+    if not path.is_file():
+        raise UserFacingError(f"The evaluation file {path} does not exist.", hint="Make one with `llmspace eval new THREAD --dataset FILE`.")
+    spec = load_spec(path.absolute())
+    flags: dict[str, Any] = {
+        "dataset": str(Path(args.dataset).expanduser().absolute()) if args.dataset else None,
+        "models": parse_models_value(args.models) if args.models else None,
+        "variants": variants_value(args.variants, Path.cwd()) if args.variants else None,
+        "repeat": args.repeat, "budget": args.budget, "concurrency": args.concurrency,
+        "react": args.react, "max_turns": args.max_turns,
+    }
+    if args.judge:
+        from ..agent.matrix import parse_model
+
+        flags["judge"] = parse_model(args.judge)
+    spec = spec.override(**flags)
+    prepared = runmod.prepare(app.runner, spec)
+    out = Path(args.out).expanduser().absolute() if args.out else None
+    folder, records, notes = runmod.open_results(prepared, out, fresh=args.fresh)
+    for note in notes:
+        print(note, file=sys.stderr)
+    print(f"Evaluating {prepared.thread_rel}: {len(prepared.plan.case_ids)} cases × {len(prepared.plan.models)} model(s) × "
+          f"{len(prepared.plan.variants)} variant(s) × {prepared.plan.repeat} repeat(s) = {len(prepared.plan.cells)} cells "
+          f"→ {folder}", file=sys.stderr)
+    outcome = runmod.execute(prepared, folder, records, concurrency=spec.concurrency, budget=spec.budget,
+                             use_cache=not args.no_cache, on_progress=progress)
+    progress.end()
+    _print_summary(outcome)
+    return outcome.exit_code
+
+
+def _print_summary(outcome: Any) -> None:
+    s = outcome.summary
+    for g in s["groups"]:
+        rate = "–" if g["passRate"] is None else f"{g['passRate']:.1%}"
+        ci = g["passRateCI95"]
+        ci_text = f" (95% CI {ci[0]:.1%}–{ci[1]:.1%})" if ci else ""
+        mark = "ok" if g["thresholdMet"] else "BELOW"
+        extra = []
+        if g["errors"]:
+            extra.append(f"{g['errors']} errors")
+        if g["pending"]:
+            extra.append(f"{g['pending']} not run")
+        lat = g["latencyMs"]["p50"]
+        print(f"{g['label']}: {g['passed']}/{g['passed'] + g['failed']} cases pass {rate}{ci_text}, threshold {s['threshold']:.0%} {mark}; "
+              f"cost ${g['cost']:.4f}" + (f"; p50 {lat:.0f} ms" if lat is not None else "") + (f"; {', '.join(extra)}" if extra else ""))
+    if outcome.stopped_for_budget:
+        print("Stopped by the budget: the cells not run are left for the next `eval run` (it resumes).")
+    if outcome.interrupted:
+        print("Interrupted: what finished is kept; run the same command again to resume.")
+    print(f"Results: {outcome.folder}")
+
+
+# -- eval list / cache -----------------------------------------------------------------------
+
+
+def eval_list(args: argparse.Namespace, app: App) -> int:
+    from ..evals.journal import NAME, read_journal
+    from ..evals.run import results_root
+    from ..jsonio import read_json
+
+    root = results_root(app.runner)
+    folders = sorted(root.glob("*/*/")) if root.exists() else []
+    if not folders:
+        print("No evaluation results yet (run `llmspace eval run FILE`).")
+        return 0
+    for folder in folders:
+        state = "finished" if read_journal(folder / NAME).finished else "unfinished"
+        line = f"{folder.parent.name}/{folder.name}  {state}"
+        summary = folder / "summary.json"
+        if summary.exists():
+            try:
+                data = read_json(summary)
+                rates = ", ".join(f"{g['label']} {g['passRate']:.0%}" if g.get("passRate") is not None else f"{g['label']} –"
+                                  for g in data.get("groups", []))
+                line += f"  {rates}"
+            except (UserFacingError, OSError, KeyError, TypeError, ValueError):
+                line += "  (summary unreadable)"
+        print(line)
+    return 0
+
+
+def eval_cache_clear(args: argparse.Namespace, app: App) -> int:
+    from ..evals.cache import clear
+    from ..evals.run import cache_folder
+
+    count, freed = clear(cache_folder(app.runner))
+    print(f"Removed {count} cached answers ({freed / 1024 / 1024:.1f} MB).")
+    return 0

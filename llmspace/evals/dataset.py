@@ -1,0 +1,238 @@
+"""Datasets of evaluations: test cases read from CSV, JSON Lines, a JSON array, YAML, or a
+promptfoo test file.
+
+    cases = load_dataset(Path("cases.csv"))      # -> list[Case], ids unique
+
+A row is an object (a CSV row: its columns). Keys with a meaning: `id`, `expected`,
+`assert` (a list of assertions; in CSV a JSON or YAML text), `threshold` (the case's pass
+threshold), `description`; every other key is a variable value when the thread uses a
+variable of that name (`Case.variables_for`) and metadata otherwise. A row without `id`
+gets a hash of its content (so inserting a row shifts no other key); two identical rows
+without ids are refused.
+
+promptfoo test files (a list of `{vars, assert, description, threshold}`, or an object with
+`tests:`) are recognised by their `vars` key. A `file://` value is replaced by the text of
+that file, relative to the test file and kept inside its folder. Assertion types we do not
+support are collected (`unsupported_promptfoo`) so the caller can list them before anything
+runs. All files are read through `jsonio` (size cap, no devices).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..core.eval_assertions import TYPES, Assertion, parse_assertion
+from ..errors import UserFacingError
+from ..jsonio import loads_located, read_file_bytes
+
+RESERVED = ("id", "expected", "assert", "threshold", "description", "vars", "metadata", "options")
+SUFFIXES = (".csv", ".jsonl", ".ndjson", ".json", ".yaml", ".yml")
+
+
+@dataclass
+class Case:
+    id: str
+    values: dict[str, Any]  # variables and metadata, as read
+    expected: str | None = None
+    assertions: list[Assertion] = field(default_factory=list)
+    threshold: float | None = None
+    description: str = ""
+    row: int = 0  # 1-based position in the file (for messages)
+
+    def variables_for(self, names: set[str]) -> dict[str, str]:
+        """The values that fill the thread's variables (`names`), as text."""
+        return {k: _text(v) for k, v in self.values.items() if k in names}
+
+
+@dataclass
+class Dataset:
+    path: Path
+    cases: list[Case]
+    unsupported: dict[str, list[str]] = field(default_factory=dict)  # promptfoo type -> case ids
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def content_id(row: dict[str, Any]) -> str:
+    """A stable id for a row without one: a hash of its content (key order ignored)."""
+    data = json.dumps(row, sort_keys=True, ensure_ascii=False, default=str, separators=(",", ":"))
+    return "h" + hashlib.sha256(data.encode("utf-8")).hexdigest()[:11]
+
+
+def load_dataset(path: Path) -> Dataset:
+    if not path.is_file():
+        raise UserFacingError(f"The dataset {path} does not exist.", hint="Check the path (relative paths start at the evaluation file's folder).")
+    suffix = path.suffix.lower()
+    if suffix not in SUFFIXES:
+        raise UserFacingError(f"{path.name}: datasets are CSV, JSON Lines, JSON or YAML files ({', '.join(SUFFIXES)}).")
+    try:
+        raw = read_file_bytes(path)
+    except OSError as exc:
+        raise UserFacingError(f"Could not read the dataset {path}: {exc.strerror or exc}.") from None
+    rows = _rows(path, raw, suffix)
+    if rows and all(isinstance(r, dict) and isinstance(r.get("vars"), dict) for r in rows):
+        return _promptfoo(path, rows)
+    return Dataset(path, _cases(path, rows))
+
+
+def _rows(path: Path, raw: bytes, suffix: str) -> list[Any]:
+    if suffix == ".csv":
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise UserFacingError(f"{path.name} is not UTF-8 text.") from None
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        rows: list[Any] = []
+        for row in reader:
+            if None in row:
+                raise UserFacingError(f"{path.name} row {reader.line_num - 1} has more cells than there are columns.")
+            rows.append({k.strip(): v for k, v in row.items() if k is not None and k.strip()})
+        return rows
+    if suffix in (".jsonl", ".ndjson"):
+        rows = []
+        for n, line in enumerate(raw.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line))
+            except ValueError as exc:
+                raise UserFacingError(f"{path.name} line {n} is not JSON ({exc}).") from None
+        return rows
+    if suffix == ".json":
+        data = loads_located(raw, path)
+    else:
+        import yaml
+
+        try:
+            data = yaml.safe_load(raw.decode("utf-8-sig"))
+        except (yaml.YAMLError, UnicodeDecodeError) as exc:
+            raise UserFacingError(f"{path.name} is not valid YAML ({exc}).") from None
+    if isinstance(data, dict) and isinstance(data.get("tests"), list):
+        data = data["tests"]
+    if not isinstance(data, list):
+        raise UserFacingError(f"{path.name} must hold a list of cases (or an object with `tests:`).")
+    return data
+
+
+def _parse_asserts(value: Any, where: str) -> list[Assertion]:
+    if value is None or value == "":
+        return []
+    if isinstance(value, str):
+        import yaml
+
+        try:
+            value = yaml.safe_load(value)
+        except yaml.YAMLError as exc:
+            raise UserFacingError(f"{where}: the `assert` cell is not JSON or YAML ({exc}).") from None
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list):
+        raise UserFacingError(f"{where}: `assert` must be a list of assertions.")
+    return [parse_assertion(a, where) for a in value]
+
+
+def _threshold(value: Any, where: str) -> float | None:
+    if value is None or value == "":
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise UserFacingError(f"{where}: threshold must be a number from 0 to 1, not {value!r}.") from None
+    if not 0 <= number <= 1:
+        raise UserFacingError(f"{where}: threshold must be from 0 to 1, not {value!r}.")
+    return number
+
+
+def _finish(path: Path, cases: list[Case]) -> list[Case]:
+    seen: dict[str, int] = {}
+    for case in cases:
+        if case.id in seen:
+            raise UserFacingError(f"{path.name}: rows {seen[case.id]} and {case.row} have the same id {case.id!r}.",
+                                  hint="Give every row a unique `id` (identical rows without ids get the same one).")
+        seen[case.id] = case.row
+    return cases
+
+
+def _cases(path: Path, rows: list[Any]) -> list[Case]:
+    cases: list[Case] = []
+    for n, row in enumerate(rows, 1):
+        where = f"{path.name} row {n}"
+        if not isinstance(row, dict):
+            raise UserFacingError(f"{where} is not an object of column: value.")
+        rid = row.get("id")
+        case_id = str(rid).strip() if rid not in (None, "") else content_id(row)
+        expected = row.get("expected")
+        values = {k: v for k, v in row.items() if k not in RESERVED}
+        if isinstance(row.get("metadata"), dict):
+            values.update({k: v for k, v in row["metadata"].items() if k not in values})
+        cases.append(Case(case_id, values, None if expected in (None, "") else _text(expected),
+                          _parse_asserts(row.get("assert"), where), _threshold(row.get("threshold"), where),
+                          _text(row.get("description") or ""), n))
+    return _finish(path, cases)
+
+
+# -- promptfoo -----------------------------------------------------------------------------
+
+
+def _file_value(base: Path, value: Any, where: str) -> Any:
+    if not isinstance(value, str) or not value.startswith("file://"):
+        return value
+    rel = value[len("file://"):]
+    target = Path(os.path.realpath(base / rel))
+    root = Path(os.path.realpath(base))
+    if target != root and root not in target.parents:
+        raise UserFacingError(f"{where}: {value} points outside the test file's folder ({root}).",
+                              hint="Keep the files a test file uses in its folder.")
+    try:
+        return read_file_bytes(target).decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserFacingError(f"{where}: could not read {value} ({getattr(exc, 'strerror', None) or exc}).") from None
+
+
+def _promptfoo(path: Path, tests: list[Any]) -> Dataset:
+    base = path.parent
+    unsupported: dict[str, list[str]] = {}
+    cases: list[Case] = []
+    for n, test in enumerate(tests, 1):
+        where = f"{path.name} test {n}"
+        values = {str(k): _file_value(base, v, where) for k, v in test["vars"].items()}
+        meta = test.get("metadata") if isinstance(test.get("metadata"), dict) else {}
+        rid = test.get("id") or meta.get("id")
+        case_id = str(rid) if rid else content_id({"vars": values, "assert": test.get("assert"), "description": test.get("description")})
+        raw_asserts = test.get("assert") or []
+        if not isinstance(raw_asserts, list):
+            raise UserFacingError(f"{where}: `assert` must be a list.")
+        supported = []
+        for a in raw_asserts:
+            kind = a.get("type") if isinstance(a, dict) else None
+            base_kind = kind[4:] if isinstance(kind, str) and kind.startswith("not-") else kind
+            if base_kind not in TYPES:
+                unsupported.setdefault(str(kind), []).append(case_id)
+                continue
+            a = {k: _file_value(base, v, where) if k == "value" else v for k, v in a.items() if k in ("type", "value", "weight", "threshold")}
+            supported.append(a)
+        expected = values.pop("expected", None) if "expected" in values else None
+        cases.append(Case(case_id, values, None if expected is None else _text(expected), _parse_asserts(supported, where),
+                          _threshold(test.get("threshold"), where), _text(test.get("description") or ""), n))
+    return Dataset(path, _finish(path, cases), unsupported)
+
+
+def unsupported_message(dataset: Dataset) -> str | None:
+    """The promptfoo assertion types of `dataset` we do not run, with their cases; None if none."""
+    if not dataset.unsupported:
+        return None
+    parts = [f"{kind} (cases {', '.join(ids[:5])}{'…' if len(ids) > 5 else ''})" for kind, ids in sorted(dataset.unsupported.items())]
+    return f"{dataset.path.name} uses assertion types llmspace does not run: " + "; ".join(parts) + "."

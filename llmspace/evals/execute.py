@@ -1,0 +1,279 @@
+"""Running one evaluation cell: the model call (or the tool loop), the assertions, the judges.
+
+A `Cell` (`evals/plan.py`) carries its rendered request without credentials; `Target`s,
+resolved once per model on the driver, add the endpoint. `run_cell(cell, ctx, prior, emit)`
+is the unit of work a pool (or, later, a cluster) runs: it calls the model unless `prior`
+(the cell's journaled record) exists, checks the assertions, then runs each `llm-rubric`
+judge whose record is not journaled yet, handing every record to `emit` as soon as it is
+complete. A call stopped by Ctrl-C emits nothing (the cell is simply not done).
+
+One-turn cells call the adapter directly (`providers/retry.py` retries before the first
+token, after `Retry-After`), with no trace file and nothing saved to the thread; a 429 also
+pauses every cell of that provider (`ProviderGate`). `--react` cells run the thread's tool
+loop through `Runner.run` on a copy of the thread, as matrix runs do; the copy is dropped,
+so the thread's run history is never touched. Responses are cached (`evals/cache.py`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..agent.fold import TurnBuilder, parse_arguments
+from ..agent.services import redactor_for
+from ..cancel import CancelToken
+from ..core.eval_assertions import JUDGED, Check, Observation, check
+from ..core.model import ModelParams
+from ..core.usage import cost_of
+from ..errors import UserFacingError, describe_exception
+from ..providers.base import AdapterContext, Endpoint, ModelApi, ModelInfo, ModelRequest, NeutralMessage, NeutralToolCall, ToolSpec
+from ..providers.events import ErrorEvent
+from ..providers.retry import stream_with_retries
+from .cache import ResponseCache, cache_key
+
+if TYPE_CHECKING:
+    from ..agent.runner import Runner
+    from ..core.model import Thread
+    from .judge import Judge
+    from .plan import Cell
+
+Record = dict[str, Any]
+MAX_ATTEMPTS = 6
+
+
+@dataclass(frozen=True)
+class Target:
+    provider: str
+    model: str
+    endpoint: Endpoint
+    info: ModelInfo
+    api: ModelApi
+
+    @property
+    def label(self) -> str:
+        return f"{self.provider}/{self.model}"
+
+
+class ProviderGate:
+    """At most `limit` calls to one provider at once; a 429 (or Retry-After) pauses them all."""
+
+    def __init__(self, limit: int) -> None:
+        self._sem = threading.BoundedSemaphore(limit)
+        self._lock = threading.Lock()
+        self._pause_until = 0.0
+
+    def acquire(self, cancel: CancelToken) -> bool:
+        while not self._sem.acquire(timeout=0.1):
+            if cancel.cancelled:
+                return False
+        while True:
+            with self._lock:
+                wait = self._pause_until - time.monotonic()
+            if wait <= 0:
+                return True
+            if cancel.wait(min(wait, 0.25)):
+                self._sem.release()
+                return False
+
+    def release(self) -> None:
+        self._sem.release()
+
+    def on_retry(self, _attempt: int, delay: float, error: ErrorEvent) -> None:
+        if error.status == 429 or error.retry_after is not None:
+            with self._lock:
+                self._pause_until = max(self._pause_until, time.monotonic() + delay)
+
+
+@dataclass
+class ExecContext:
+    """What cells need, shared by every worker."""
+
+    targets: dict[str, Target]  # "provider/model" -> target (the judge's too)
+    gates: dict[str, ProviderGate]  # provider id -> gate
+    cancel: CancelToken
+    cache: ResponseCache | None = None
+    judge: Judge | None = None
+    react_thread: Thread | None = None  # --react: the thread whose tool loop runs
+    runner: Runner | None = None
+    max_turns: int = 50
+    stats: dict[str, int] = field(default_factory=lambda: {"calls": 0, "cacheHits": 0})
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def count(self, key: str) -> None:
+        with self._lock:
+            self.stats[key] += 1
+
+
+# -- requests ------------------------------------------------------------------------------
+
+
+def request_data(system: str, messages: tuple[NeutralMessage, ...], tools: tuple[ToolSpec, ...],
+                 params: ModelParams | None) -> dict[str, Any]:
+    """A rendered request as plain data (what a cell carries, journals and hashes)."""
+    msgs = []
+    for m in messages:
+        item: dict[str, Any] = {"role": m.role, "text": m.text}
+        if m.images:
+            item["images"] = [list(i) for i in m.images]
+        if m.thinking:
+            item["thinking"] = m.thinking
+        if m.tool_calls:
+            item["toolCalls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments, "result": c.result_text,
+                                  "isError": c.result_is_error} for c in m.tool_calls]
+        msgs.append(item)
+    return {"system": system, "messages": msgs, "tools": [{"name": t.name, "description": t.description, "parameters": t.parameters} for t in tools],
+            "params": params.model_dump(exclude_none=True, by_alias=True) if params is not None else None}
+
+
+def model_request(target: Target, data: dict[str, Any]) -> ModelRequest:
+    messages = tuple(NeutralMessage(
+        role=m["role"], text=m.get("text", ""), images=tuple((str(i[0]), str(i[1])) for i in m.get("images", [])),
+        thinking=m.get("thinking"),
+        tool_calls=tuple(NeutralToolCall(id=c["id"], name=c["name"], arguments=c.get("arguments") or {},
+                                         result_text=c.get("result", ""), result_is_error=bool(c.get("isError")))
+                         for c in m.get("toolCalls", []))) for m in data["messages"])
+    tools = tuple(ToolSpec(t["name"], t.get("description", ""), t.get("parameters") or {}) for t in data.get("tools", []))
+    params = ModelParams.model_validate(data["params"]) if data.get("params") else None
+    return ModelRequest(endpoint=target.endpoint, model=target.info, system_prompt=data.get("system", ""),
+                        messages=messages, tools=tools, params=params)
+
+
+# -- one model call ------------------------------------------------------------------------
+
+
+def call_model(target: Target, data: dict[str, Any], repeat: int, ctx: ExecContext) -> Record | None:
+    """The outcome of one call (from the cache when there); None when Ctrl-C stopped it."""
+    key = cache_key(target.provider, target.model, target.endpoint.base_url, data, repeat)
+    if ctx.cache is not None:
+        hit = ctx.cache.get(key)
+        if hit is not None:
+            ctx.count("cacheHits")
+            return {**hit, "cached": True}
+    gate = ctx.gates[target.provider]
+    if not gate.acquire(ctx.cancel):
+        return None
+    try:
+        ctx.count("calls")
+        outcome = _stream_once(target, data, ctx.cancel, gate)
+    finally:
+        gate.release()
+    if outcome is None:
+        return None
+    if ctx.cache is not None and outcome.get("error") is None:
+        ctx.cache.put(key, outcome)
+    return {**outcome, "cached": False}
+
+
+def _stream_once(target: Target, data: dict[str, Any], cancel: CancelToken, gate: ProviderGate) -> Record | None:
+    request = model_request(target, data)
+    adapter = target.api.create(AdapterContext())
+    builder = TurnBuilder(target.info, provider_id=target.provider, api=target.endpoint.api)
+    started = time.perf_counter()
+    error: str | None = None
+    stream = stream_with_retries(adapter, request, cancel, max_attempts=MAX_ATTEMPTS, on_retry=gate.on_retry)
+    try:
+        for ev in stream:
+            builder.feed(ev)
+            if builder.error is not None or cancel.cancelled:
+                break
+    except UserFacingError as exc:
+        error = str(exc)
+    except Exception as exc:
+        error = describe_exception(exc)
+    finally:
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()
+    if cancel.cancelled:
+        return None
+    if error is None and builder.error is not None:
+        error = builder.error.message
+    if error is None and builder.finish_reason is None:
+        error = "The model's reply ended before it was complete (the connection closed early)."
+    elapsed = (time.perf_counter() - started) * 1000
+    usage = builder.usage()
+    calls = [{"name": c.name, "arguments": parse_arguments(c.args_text)[0]} for _, c in sorted(builder.calls.items())]
+    first = (builder.first_token - started) * 1000 if builder.first_token is not None else None
+    return {"output": builder.text, "toolCalls": calls,
+            "usage": usage.model_dump(exclude_none=True) if usage is not None else None,
+            "cost": cost_of(usage), "latencyMs": round(elapsed, 1),
+            "firstTokenMs": round(first, 1) if first is not None else None,
+            "finish": builder.finish_reason,
+            "error": redactor_for(target.endpoint).text(error) if error else None}
+
+
+def _react_call(cell: Cell, target: Target, ctx: ExecContext) -> Record | None:
+    """The tool loop on a copy of the thread (nothing is saved)."""
+    from ..agent.matrix import _cell_thread, _message_text
+    from ..agent.runner import RunOptions
+    from ..core.model import AssistantMessage
+    from ..core.timing import run_latency_ms
+    from ..core.usage import run_usage
+
+    assert ctx.runner is not None and ctx.react_thread is not None
+    gate = ctx.gates[target.provider]
+    if not gate.acquire(ctx.cancel):
+        return None
+    try:
+        ctx.count("calls")
+        opts = RunOptions(provider=target.provider, model=target.model, variables=dict(cell.vars), react=True,
+                          max_turns=ctx.max_turns)
+        started = time.perf_counter()
+        result = ctx.runner.run(_cell_thread(ctx.react_thread), opts, None, ctx.cancel)
+    finally:
+        gate.release()
+    if ctx.cancel.cancelled:
+        return None
+    ids = set(result.new_message_ids)
+    new = [m for m in result.thread.messages if m.id in ids and isinstance(m, AssistantMessage)]
+    usage = run_usage(new)
+    first, _duration = run_latency_ms(new)
+    calls = [{"name": c.input.name, "arguments": dict(c.input.arguments or {})} for m in new for c in m.toolCalls or []]
+    return {"output": "\n\n".join(t for t in (m.text().strip() for m in new) if t), "toolCalls": calls,
+            "usage": usage.model_dump(exclude_none=True), "cost": cost_of(usage),
+            "latencyMs": round((time.perf_counter() - started) * 1000, 1), "firstTokenMs": first,
+            "finish": result.status, "turns": result.turns, "cached": False,
+            "error": result.error if result.status == "failed" else None,
+            "transcript": [_message_text(m) for m in new]}
+
+
+# -- the cell ------------------------------------------------------------------------------
+
+
+def observation(cell: Cell, record: Record) -> Observation:
+    usage = record.get("usage") or {}
+    out_tokens = usage.get("output") if isinstance(usage, dict) else None
+    return Observation(output=record.get("output") or "",
+                       tool_calls=tuple((c.get("name", ""), c.get("arguments") or {}) for c in record.get("toolCalls") or []),
+                       latency_ms=record.get("latencyMs"), cost=float(record.get("cost") or 0.0),
+                       output_tokens=int(out_tokens) if isinstance(out_tokens, (int, float)) else None,
+                       expected=cell.expected, vars=dict(cell.vars))
+
+
+def run_cell(cell: Cell, ctx: ExecContext, prior: Record | None, judged: set[str],
+             emit: Callable[[Record], None]) -> None:
+    """Run what is missing of `cell` (its call unless `prior`, then its judges not in `judged`)."""
+    record = prior
+    if record is None:
+        target = ctx.targets[cell.model]
+        outcome = _react_call(cell, target, ctx) if ctx.react_thread is not None else call_model(target, cell.request, cell.repeat, ctx)
+        if outcome is None:
+            return
+        checks: list[Check] = []
+        if outcome.get("error") is None:
+            obs = observation(cell, outcome)
+            checks = [check(a, obs) for a in cell.assertions if a.type != JUDGED]
+        record = {"type": "cell", "key": cell.key, "case": cell.case_id, "model": cell.model, "variant": cell.variant,
+                  "repeat": cell.repeat, **outcome, "checks": [c.to_data() for c in checks], "finishedAt": int(time.time() * 1000)}
+        emit(record)
+    if record.get("error") is not None or ctx.judge is None:
+        return
+    for index, assertion in enumerate(cell.assertions):
+        if assertion.type != JUDGED or ctx.cancel.cancelled:
+            continue
+        judge_record = ctx.judge.run(cell, index, assertion, record, judged, ctx)
+        if judge_record is not None:
+            emit(judge_record)

@@ -1,0 +1,270 @@
+"""Results of an evaluation run, computed from its plan and journal records.
+
+    outcome = summarise(plan, records, spec, meta)        # -> dict (summary.json)
+    write_results(folder, plan, records, spec, meta)      # summary.json, junit.xml, results.csv, results.jsonl
+
+A cell passes when its weighted assertion score reaches its case's threshold (default:
+every assertion passes; judges' checks included). A case passes for a model/variant when it
+passed in at least `passK` of its repeats (default: all); a case with an errored repeat (a
+failed call or an unreadable judge answer) is an error, and one with a cell not yet run is
+pending. Per model/variant: pass rate over the decided cases with its Wilson 95 % interval,
+pass^k, cell pass rate, mean judge scores per criterion with bootstrap 95 % intervals, cost
+(judges included; cached answers are counted and also shown apart), tokens and latency
+p50/p95. `thresholdMet` compares the pass rate with the file's `threshold`.
+
+`junit.xml` has one test suite per model/variant and one test case per case, named with
+the case id and the model; a failure names the assertions that failed. Every file is
+written through `jsonio`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..agent.matrix import DEFAULT_VARIANT
+from ..core.eval_assertions import JUDGED, Check, case_passes, case_score
+from ..core.eval_stats import bootstrap_ci, pass_hat_k, percentile, wilson
+from ..jsonio import write_bytes_atomic, write_json_atomic
+
+if TYPE_CHECKING:
+    from .plan import Cell, Plan
+    from .spec import EvalSpec
+
+Record = dict[str, Any]
+_XML_BAD = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+class CellView:
+    """One cell's outcome: its record, its judges' records, its checks and status."""
+
+    def __init__(self, cell: Cell, record: Record | None, judges: dict[int, Record]) -> None:
+        self.cell = cell
+        self.record = record
+        self.judges = judges
+        self.checks: list[Check] = []
+        self.error: str | None = None
+        if record is None:
+            self.status = "pending"
+            return
+        if record.get("error"):
+            self.status, self.error = "error", str(record["error"])
+            return
+        self.checks = [Check.from_data(c) for c in record.get("checks") or []]
+        for index, a in enumerate(cell.assertions):
+            if a.type != JUDGED:
+                continue
+            j = judges.get(index)
+            if j is None:
+                self.status = "pending"
+                return
+            if j.get("error"):
+                self.status, self.error = "error", str(j["error"])
+                return
+            self.checks.append(Check.from_data(j["check"]))
+        self.status = "pass" if case_passes(self.checks, cell.threshold) else "fail"
+
+    @property
+    def cost(self) -> float:
+        own = float((self.record or {}).get("cost") or 0.0)
+        return own + sum(float(j.get("cost") or 0.0) for j in self.judges.values())
+
+    @property
+    def judge_cost(self) -> float:
+        return sum(float(j.get("cost") or 0.0) for j in self.judges.values())
+
+
+def cell_views(plan: Plan, records: list[Record]) -> list[CellView]:
+    cells: dict[str, Record] = {}
+    judges: dict[str, dict[int, Record]] = defaultdict(dict)
+    for r in records:
+        if r.get("type") == "cell":
+            cells[str(r.get("key"))] = r
+        elif r.get("type") == "judge":
+            judges[str(r.get("cell"))][int(r.get("assertion", -1))] = r
+    views = []
+    for cell in plan.cells:
+        rec = cells.get(cell.key)
+        js = judges.get(cell.key, {})  # the last record per assertion wins
+        views.append(CellView(cell, rec, js))
+    return views
+
+
+def _group_label(model: str, variant: str) -> str:
+    return model if variant == DEFAULT_VARIANT else f"{model} [{variant}]"
+
+
+def _case_status(views: list[CellView], need: int) -> str:
+    if any(v.status == "error" for v in views):
+        return "error"
+    if any(v.status == "pending" for v in views):
+        return "pending"
+    return "pass" if sum(v.status == "pass" for v in views) >= need else "fail"
+
+
+def summarise(plan: Plan, records: list[Record], spec: EvalSpec, meta: dict[str, Any]) -> dict[str, Any]:
+    views = cell_views(plan, records)
+    by_group: dict[tuple[str, str], dict[str, list[CellView]]] = defaultdict(lambda: defaultdict(list))
+    for v in views:
+        by_group[(v.cell.model, v.cell.variant)][v.cell.case_id].append(v)
+    need = spec.pass_k or plan.repeat
+    groups: list[dict[str, Any]] = []
+    for model in plan.models:
+        for variant in plan.variants:
+            cases = by_group[(model, variant)]
+            statuses = {cid: _case_status(vs, need) for cid, vs in cases.items()}
+            decided = [s for s in statuses.values() if s in ("pass", "fail")]
+            passed = sum(s == "pass" for s in decided)
+            flat = [v for vs in cases.values() for v in vs]
+            done = [v for v in flat if v.status in ("pass", "fail")]
+            scores: dict[str, list[float]] = defaultdict(list)
+            for v in flat:
+                for j in v.judges.values():
+                    for crit, s in (j.get("scores") or {}).items():
+                        scores[crit].append(float(s))
+            latencies = [float(v.record["latencyMs"]) for v in flat if v.record and v.record.get("latencyMs") is not None
+                         and not v.record.get("cached")]
+            tokens = {"input": 0, "output": 0, "total": 0}
+            for v in flat:
+                u = (v.record or {}).get("usage") or {}
+                for k in tokens:
+                    tokens[k] += int(u.get({"total": "totalTokens"}.get(k, k)) or 0)
+            rate = passed / len(decided) if decided else None
+            low, high = wilson(passed, len(decided))
+            groups.append({
+                "model": model, "variant": variant, "label": _group_label(model, variant),
+                "cases": len(cases), "passed": passed, "failed": len(decided) - passed,
+                "errors": sum(s == "error" for s in statuses.values()), "pending": sum(s == "pending" for s in statuses.values()),
+                "passRate": rate, "passRateCI95": [round(low, 6), round(high, 6)] if decided else None,
+                "passHatK": pass_hat_k([[v.status == "pass" for v in vs] for cid, vs in cases.items() if statuses[cid] in ("pass", "fail")]),
+                "k": plan.repeat, "passK": need,
+                "cells": len(flat), "cellsPassed": sum(v.status == "pass" for v in flat),
+                "cellPassRate": (sum(v.status == "pass" for v in done) / len(done)) if done else None,
+                "meanScore": (sum(case_score(v.checks) for v in done) / len(done)) if done else None,
+                "rubricScores": {c: {"mean": round(sum(vals) / len(vals), 4), "ci95": _rounded(bootstrap_ci(vals)), "n": len(vals)}
+                                 for c, vals in sorted(scores.items())},
+                "cost": round(sum(v.cost for v in flat), 8), "judgeCost": round(sum(v.judge_cost for v in flat), 8),
+                "cachedCells": sum(1 for v in flat if v.record and v.record.get("cached")),
+                "tokens": tokens,
+                "latencyMs": {"p50": percentile(latencies, 50), "p95": percentile(latencies, 95)},
+                "thresholdMet": rate is not None and rate >= spec.threshold - 1e-12,
+            })
+    complete = all(v.status != "pending" for v in views)
+    errors = sum(g["errors"] for g in groups)
+    all_met = all(g["thresholdMet"] for g in groups)
+    exit_code = 2 if (errors or not complete) else (0 if all_met else 1)
+    return {"version": 1, **meta, "threshold": spec.threshold, "repeat": plan.repeat, "passK": need,
+            "models": plan.models, "variants": plan.variants, "cases": len(plan.case_ids), "cells": len(plan.cells),
+            "complete": complete, "errors": errors, "cost": round(sum(g["cost"] for g in groups), 8),
+            "groups": groups, "exitCode": exit_code}
+
+
+def _rounded(ci: tuple[float, float] | None) -> list[float] | None:
+    return [round(ci[0], 4), round(ci[1], 4)] if ci is not None else None
+
+
+# -- files ---------------------------------------------------------------------------------
+
+
+def _xml_text(text: str) -> str:
+    return _XML_BAD.sub("\ufffd", text)
+
+
+def junit_xml(plan: Plan, records: list[Record], spec: EvalSpec, summary: dict[str, Any]) -> bytes:
+    views = cell_views(plan, records)
+    need = spec.pass_k or plan.repeat
+    by_group: dict[tuple[str, str], dict[str, list[CellView]]] = defaultdict(lambda: defaultdict(list))
+    for v in views:
+        by_group[(v.cell.model, v.cell.variant)][v.cell.case_id].append(v)
+    root = ET.Element("testsuites", {"name": _xml_text(spec.name)})
+    totals = {"tests": 0, "failures": 0, "errors": 0}
+    total_time = 0.0
+    for group in summary["groups"]:
+        cases = by_group[(group["model"], group["variant"])]
+        suite = ET.SubElement(root, "testsuite", {"name": _xml_text(f"{spec.name}: {group['label']}")})
+        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+        suite_time = 0.0
+        for cid in plan.case_ids:
+            vs = cases.get(cid, [])
+            status = _case_status(vs, need)
+            seconds = sum(float((v.record or {}).get("latencyMs") or 0) for v in vs) / 1000
+            suite_time += seconds
+            tc = ET.SubElement(suite, "testcase", {"name": _xml_text(f"{cid} [{group['label']}]"),
+                                                   "classname": _xml_text(spec.name), "time": f"{seconds:.3f}"})
+            counts["tests"] += 1
+            if status == "fail":
+                counts["failures"] += 1
+                failed: dict[str, int] = defaultdict(int)
+                reasons: list[str] = []
+                for v in vs:
+                    for c in v.checks:
+                        if not c.passed:
+                            failed[c.assertion] += 1
+                            reasons.append(f"repeat {v.cell.repeat}: {c.assertion}: {c.reason}")
+                message = "; ".join(f"{a} failed in {n} of {len(vs)} repeats" for a, n in failed.items()) or "the weighted score is below the threshold"
+                first = next((v for v in vs if v.status == "fail"), None)
+                body = "\n".join(reasons) + (f"\n\noutput (repeat {first.cell.repeat}):\n{(first.record or {}).get('output', '')}" if first else "")
+                el = ET.SubElement(tc, "failure", {"type": "assertion", "message": _xml_text(message)})
+                el.text = _xml_text(body)
+            elif status == "error":
+                counts["errors"] += 1
+                err = next(v.error for v in vs if v.status == "error")
+                el = ET.SubElement(tc, "error", {"type": "error", "message": _xml_text(err or "error")})
+                el.text = _xml_text(err or "")
+            elif status == "pending":
+                counts["skipped"] += 1
+                ET.SubElement(tc, "skipped", {"message": "not run (stopped by the budget or interrupted)"})
+        suite.set("tests", str(counts["tests"]))
+        suite.set("failures", str(counts["failures"]))
+        suite.set("errors", str(counts["errors"]))
+        suite.set("skipped", str(counts["skipped"]))
+        suite.set("time", f"{suite_time:.3f}")
+        for k in totals:
+            totals[k] += counts[k]
+        total_time += suite_time
+    for name, count in totals.items():
+        root.set(name, str(count))
+    root.set("time", f"{total_time:.3f}")
+    ET.indent(root)
+    xml: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=False)
+    return b'<?xml version="1.0" encoding="UTF-8"?>\n' + xml + b"\n"
+
+
+def _cell_rows(plan: Plan, records: list[Record]) -> list[dict[str, Any]]:
+    rows = []
+    for v in cell_views(plan, records):
+        rec = v.record or {}
+        usage = rec.get("usage") or {}
+        rows.append({"key": v.cell.key, "case": v.cell.case_id, "model": v.cell.model, "variant": v.cell.variant,
+                     "repeat": v.cell.repeat, "status": v.status, "score": case_score(v.checks) if v.status in ("pass", "fail") else None,
+                     "output": rec.get("output"), "toolCalls": rec.get("toolCalls") or [],
+                     "failed": [c.assertion for c in v.checks if not c.passed], "checks": [c.to_data() for c in v.checks],
+                     "judges": [{k: j.get(k) for k in ("judgeModel", "promptHash", "scores", "reason", "raw", "error", "cost")}
+                                for j in v.judges.values()],
+                     "cost": v.cost, "inputTokens": usage.get("input"), "outputTokens": usage.get("output"),
+                     "latencyMs": rec.get("latencyMs"), "cached": rec.get("cached"), "error": v.error})
+    return rows
+
+
+def write_results(folder: Path, plan: Plan, records: list[Record], spec: EvalSpec, meta: dict[str, Any]) -> dict[str, Any]:
+    summary = summarise(plan, records, spec, meta)
+    write_json_atomic(folder / "summary.json", summary, trailing_newline=True)
+    write_bytes_atomic(folder / "junit.xml", junit_xml(plan, records, spec, summary))
+    rows = _cell_rows(plan, records)
+    lines = [json.dumps(r, ensure_ascii=False) for r in rows]
+    write_bytes_atomic(folder / "results.jsonl", ("\n".join(lines) + "\n" if lines else "").encode("utf-8"))
+    buf = io.StringIO(newline="")
+    columns = ["key", "case", "model", "variant", "repeat", "status", "score", "failed", "output", "cost",
+               "inputTokens", "outputTokens", "latencyMs", "cached", "error"]
+    writer = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore")
+    writer.writeheader()
+    for r in rows:
+        writer.writerow({**r, "failed": "; ".join(r["failed"])})
+    write_bytes_atomic(folder / "results.csv", buf.getvalue().encode("utf-8"))
+    return summary

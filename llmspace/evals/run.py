@@ -1,0 +1,409 @@
+"""Running an evaluation: prepare (read, validate, render, plan), pick the results folder
+(resume or new), run the cells on a pool, write the results.
+
+    prepared = prepare(runner, spec)                       # everything checked before any call
+    folder, journal, notes = open_results(prepared, out=None, fresh=False)
+    outcome = execute(prepared, folder, journal, concurrency=4, budget=None, cache=…, on_progress=…)
+
+Results live in `$LLM_SPACE_HOME/evals/<name>/<YYYYMMDD-HHMMSS>/` (or `--out DIR`):
+`journal.jsonl` (`evals/journal.py`), then `summary.json`, `junit.xml`, `results.csv` and
+`results.jsonl` (`evals/results.py`). A run resumes the newest unfinished folder of its
+name whose journal header (hashes of the evaluation file, dataset, thread and run settings)
+matches, and otherwise says what changed and starts a new folder; `fresh` always starts
+over. A journaled cell is never requested again: its record is reused, and only its missing
+judges run.
+
+The pool: `concurrency` daemon worker threads run `execute.run_cell`; the driver (the
+calling thread) alone launches cells, journals the records workers hand back and counts the
+budget. Budget: the cost of a cell (judges included) is estimated as the mean of the cells
+finished so far, and no cell is launched when spent + what the cells in flight are still
+expected to cost + one more estimate would exceed it (until one cell has finished, only
+one runs). Ctrl-C (KeyboardInterrupt in the driver) cancels every call; what finished is
+journaled and the results are written within about a second.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..cancel import CancelToken
+from ..core.threadio import thread_to_data
+from ..errors import UserFacingError
+from ..paths import safe_component
+from .cache import ResponseCache
+from .dataset import Dataset, load_dataset, unsupported_message
+from .execute import ExecContext, ProviderGate, Record, Target, run_cell
+from .journal import NAME as JOURNAL
+from .journal import VERSION, JournalWriter, read_journal
+from .judge import Judge, judge_key
+from .plan import Cell, Plan, build_plan
+from .results import write_results
+
+if TYPE_CHECKING:
+    from ..agent.runner import Runner
+    from ..core.model import Thread
+    from .spec import EvalSpec
+
+log = logging.getLogger("llmspace.evals")
+CHANGED = {"evalFile": "the evaluation file", "dataset": "the dataset", "thread": "the thread",
+           "settings": "the models, variants, repeats, assertions or judge"}
+
+
+@dataclass
+class Prepared:
+    spec: EvalSpec
+    thread_rel: str
+    thread: Thread
+    dataset: Dataset
+    plan: Plan
+    targets: dict[str, Target]
+    hashes: dict[str, str]
+    runner: Runner
+
+
+@dataclass
+class Outcome:
+    summary: dict[str, Any]
+    folder: Path
+    interrupted: bool = False
+    stopped_for_budget: bool = False
+    spent: float = 0.0
+    stats: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        return 130 if self.interrupted else int(self.summary["exitCode"])
+
+
+@dataclass
+class Progress:
+    done: int
+    total: int
+    passed: int
+    decided: int
+    cost: float
+    elapsed: float
+
+    @property
+    def eta(self) -> float | None:
+        return self.elapsed / self.done * (self.total - self.done) if self.done else None
+
+
+def results_root(runner: Runner) -> Path:
+    return runner.services.root.root / "evals"
+
+
+def cache_folder(runner: Runner) -> Path:
+    return runner.services.root.cache / "eval"
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def thread_hash(thread: Thread) -> str:
+    """A hash of what a run sends (history and evaluations of runs left out)."""
+    data = thread_to_data(thread)
+    for key in ("runHistory", "evaluations"):
+        data.pop(key, None)
+    return _sha(json.dumps(data, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8"))
+
+
+def resolve_thread(runner: Runner, spec: EvalSpec) -> str:
+    """The workspace path of the spec's thread: beside the evaluation file, else a workspace path."""
+    ws = runner.services.workspace
+    root = Path(os.path.realpath(ws.root))
+    beside = Path(os.path.realpath(spec.folder / spec.thread))
+    if beside.is_file():
+        try:
+            return beside.relative_to(root).as_posix()
+        except ValueError:
+            raise UserFacingError(f"The thread {beside} is not inside the workspace ({ws.root}).",
+                                  hint="Keep the evaluation file beside its thread in the workspace.") from None
+    rel = spec.thread.replace("\\", "/").strip("/")
+    if not ws.exists(rel):
+        raise UserFacingError(f"The thread {spec.thread!r} of {spec.path.name} does not exist (looked beside the file and in the workspace).",
+                              hint="Fix `thread:` in the evaluation file.")
+    return rel
+
+
+def prepare(runner: Runner, spec: EvalSpec) -> Prepared:
+    """Read and check everything; nothing is called and nothing is written."""
+    spec.validate()
+    rel = resolve_thread(runner, spec)
+    thread = runner.services.workspace.open(rel)
+    dataset = load_dataset(spec.dataset_path())
+    problem = unsupported_message(dataset)
+    if problem:
+        raise UserFacingError(problem, hint="Remove those assertions, or replace them with ones llmspace runs (see README, Evaluations).")
+    if not dataset.cases:
+        raise UserFacingError(f"The dataset {dataset.path} has no cases.")
+    if spec.react:
+        spec_react_check(thread)
+    plan = build_plan(spec, dataset, thread, runner.services.skills)
+    targets: dict[str, Target] = {}
+    registry = runner.services.providers
+    wanted = list(spec.models) + ([spec.judge] if spec.judge and plan.has_judge else [])
+    for provider, model in wanted:
+        endpoint, info = registry.resolve(None, provider, model)  # refuses unknown models and missing keys now
+        targets[f"{provider}/{model}"] = Target(endpoint.provider_id, info.id, endpoint, info, registry.model_api(endpoint.api))
+    hashes = {"evalFile": spec.raw_hash, "dataset": _sha(dataset.path.read_bytes()), "thread": thread_hash(thread),
+              "settings": spec.settings_hash()}
+    return Prepared(spec, rel, thread, dataset, plan, targets, hashes, runner)
+
+
+def spec_react_check(thread: Thread) -> None:
+    if not (thread.context and thread.context.tools):
+        raise UserFacingError("--react runs the thread's tool loop, but the thread has no tools.",
+                              hint="Leave out --react to run one model turn per cell.")
+
+
+# -- the results folder --------------------------------------------------------------------
+
+
+def _header(p: Prepared) -> dict[str, Any]:
+    return {"type": "header", "version": VERSION, "name": p.spec.name, "evalFile": str(p.spec.path), "thread": p.thread_rel,
+            "dataset": str(p.dataset.path), "hashes": p.hashes, "createdAt": int(time.time() * 1000)}
+
+
+def _changes(old: dict[str, Any] | None, new: dict[str, str]) -> list[str]:
+    hashes = (old or {}).get("hashes") or {}
+    if (old or {}).get("version") != VERSION:
+        return ["the journal's format"]
+    return [CHANGED[k] for k in CHANGED if hashes.get(k) != new.get(k)]
+
+
+def _new_folder(base: Path) -> Path:
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    folder = base / stamp
+    n = 2
+    while folder.exists():
+        folder = base / f"{stamp}-{n}"
+        n += 1
+    folder.mkdir(parents=True)
+    return folder
+
+
+def open_results(p: Prepared, out: Path | None = None, fresh: bool = False) -> tuple[Path, list[Record], list[str]]:
+    """(folder, journaled records to reuse, notes to print). Writes the header of a new journal."""
+    notes: list[str] = []
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        candidates = [out] if (out / JOURNAL).exists() else []
+    else:
+        base = results_root(p.runner) / safe_component(p.spec.name)
+        base.mkdir(parents=True, exist_ok=True)
+        candidates = sorted((d for d in base.iterdir() if d.is_dir() and (d / JOURNAL).exists()), key=lambda d: d.name, reverse=True)
+    if not fresh:
+        for folder in candidates:
+            read = read_journal(folder / JOURNAL)
+            if read.finished:
+                if out is not None:
+                    notes.append(f"{folder} holds a finished run; starting over in it.")
+                    break
+                continue
+            changed = _changes(read.header, p.hashes)
+            if not changed:
+                if read.torn:
+                    notes.append("The journal's last line was cut off by a crash; that cell runs again.")
+                records = read.records[1:]
+                notes.append(f"Resuming {folder} ({sum(r.get('type') == 'cell' for r in records)} cells done).")
+                return folder, records, notes
+            notes.append(f"Not resuming {folder}: " + ", ".join(changed) + " changed since it started. Starting a new run.")
+            break
+    if out is not None:
+        folder = out
+        for name in (JOURNAL, "summary.json", "junit.xml", "results.csv", "results.jsonl"):
+            (folder / name).unlink(missing_ok=True)
+    else:
+        folder = _new_folder(results_root(p.runner) / safe_component(p.spec.name))
+    writer = JournalWriter(folder / JOURNAL)
+    writer.append(_header(p))
+    writer.close()
+    return folder, [], notes
+
+
+# -- running -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Task:
+    cell: Cell
+    prior: Record | None
+    judged: set[str]
+
+
+def _tasks(p: Prepared, records: list[Record]) -> list[_Task]:
+    done = {str(r["key"]): r for r in records if r.get("type") == "cell"}
+    judged = {str(r["key"]) for r in records if r.get("type") == "judge"}
+    judge = Judge("/".join(p.spec.judge), p.thread) if p.spec.judge else None
+    tasks = []
+    for cell in p.plan.cells:
+        prior = done.get(cell.key)
+        if prior is None:
+            tasks.append(_Task(cell, None, judged))
+            continue
+        if prior.get("error") or judge is None:
+            continue
+        missing = [a for a in cell.assertions if a.type == "llm-rubric"
+                   and judge_key(cell.key, judge.model, judge.plan(cell, a, prior.get("output") or "")[1]) not in judged]
+        if missing:
+            tasks.append(_Task(cell, prior, judged))
+    return tasks
+
+
+def _record_cost(r: Record) -> float:
+    return 0.0 if r.get("cached") else float(r.get("cost") or 0.0)
+
+
+def execute(p: Prepared, folder: Path, records: list[Record], *, concurrency: int, budget: float | None,
+            use_cache: bool = True, on_progress: Callable[[Progress], None] | None = None) -> Outcome:
+    spec = p.spec
+    cancel = CancelToken()
+    limits = {t.provider: spec.provider_concurrency.get(t.provider, concurrency) for t in p.targets.values()}
+    ctx = ExecContext(targets=p.targets, gates={k: ProviderGate(v) for k, v in limits.items()}, cancel=cancel,
+                      cache=ResponseCache(cache_folder(p.runner)) if use_cache else None,
+                      judge=Judge("/".join(spec.judge), p.thread) if spec.judge and p.plan.has_judge else None,
+                      react_thread=p.thread if spec.react else None, runner=p.runner, max_turns=spec.max_turns)
+    records = list(records)
+    pending = deque(_tasks(p, records))
+    journal, _torn = JournalWriter.open(folder / JOURNAL)
+    results: queue.Queue[tuple[str, str, Any]] = queue.Queue()
+    work: queue.Queue[_Task | None] = queue.Queue()
+
+    def worker() -> None:
+        while True:
+            task = work.get()
+            if task is None:
+                return
+            try:
+                key = task.cell.key
+
+                def emit(r: Record, key: str = key) -> None:
+                    results.put(("record", key, r))
+
+                run_cell(task.cell, ctx, task.prior, task.judged, emit)
+            except Exception:
+                log.exception("evaluation cell %s", task.cell.key)
+                results.put(("crash", task.cell.key, None))
+            finally:
+                results.put(("done", task.cell.key, None))
+
+    workers = [threading.Thread(target=worker, name=f"eval-cell-{i}", daemon=True) for i in range(concurrency)]
+    for t in workers:
+        t.start()
+    in_flight: dict[str, float] = {}
+    finished_costs: list[float] = []
+    spent = 0.0
+    stopped_for_budget = interrupted = False
+    started = time.monotonic()
+    cell_keys = {c.key for c in p.plan.cells}
+    done_cells = {str(r["key"]) for r in records if r.get("type") == "cell"}
+    tally: dict[str, Any] = {"passed": 0, "decided": 0, "cost": sum(float(r.get("cost") or 0.0) for r in records)}
+    for r in records:
+        _tally(tally, r)
+    base_done = len(done_cells)
+
+    def progress() -> None:
+        if on_progress is not None:
+            on_progress(Progress(len(done_cells), len(cell_keys), tally["passed"], tally["decided"], tally["cost"],
+                                 time.monotonic() - started if len(done_cells) > base_done else 0.0))
+
+    def estimate() -> float | None:
+        return sum(finished_costs) / len(finished_costs) if finished_costs else None
+
+    def may_launch() -> bool:
+        if budget is None:
+            return True
+        est = estimate()
+        if est is None:
+            return not in_flight and spent <= budget
+        still = sum(max(0.0, est - c) for c in in_flight.values())
+        return spent + still + est <= budget
+
+    def handle(kind: str, key: str, payload: Any) -> None:
+        nonlocal spent
+        if kind == "record":
+            journal.append(payload)
+            records.append(payload)
+            cost = _record_cost(payload)
+            spent += cost
+            tally["cost"] += float(payload.get("cost") or 0.0)
+            if key in in_flight:
+                in_flight[key] += cost
+            if payload.get("type") == "cell":
+                done_cells.add(key)
+            _tally(tally, payload)
+            progress()
+        elif kind == "done":
+            finished_costs.append(in_flight.pop(key, 0.0))
+
+    progress()
+    try:
+        while pending or in_flight:
+            while pending and len(in_flight) < concurrency and not stopped_for_budget:
+                if not may_launch():
+                    if not in_flight:
+                        stopped_for_budget = True
+                    break
+                task = pending.popleft()
+                in_flight[task.cell.key] = 0.0
+                work.put(task)
+            if not in_flight:
+                break
+            try:
+                kind, key, payload = results.get(timeout=0.2)
+            except queue.Empty:
+                progress()
+                continue
+            handle(kind, key, payload)
+    except KeyboardInterrupt:
+        interrupted = True
+        cancel.cancel()
+        deadline = time.monotonic() + 0.8
+        while in_flight and time.monotonic() < deadline:
+            try:
+                kind, key, payload = results.get(timeout=0.05)
+            except queue.Empty:
+                continue
+            handle(kind, key, payload)
+    if pending and budget is not None and not interrupted:
+        stopped_for_budget = True
+    for _ in workers:
+        work.put(None)
+    complete = not interrupted and not stopped_for_budget and done_cells >= cell_keys
+    meta = {"name": spec.name, "evalFile": str(spec.path), "thread": p.thread_rel, "dataset": str(p.dataset.path),
+            "folder": str(folder), "hashes": p.hashes, "stoppedForBudget": stopped_for_budget, "interrupted": interrupted,
+            "spentThisRun": round(spent, 8), "calls": ctx.stats["calls"], "cacheHits": ctx.stats["cacheHits"],
+            "finishedAt": int(time.time() * 1000)}
+    summary = write_results(folder, p.plan, records, spec, meta)
+    if complete and summary["complete"]:
+        journal.append({"type": "end", "finishedAt": meta["finishedAt"]})
+    journal.close()
+    if ctx.cache is not None:
+        try:
+            ctx.cache.prune()
+        except OSError:
+            log.warning("could not prune the evaluation cache", exc_info=True)
+    return Outcome(summary, folder, interrupted, stopped_for_budget, spent, dict(ctx.stats))
+
+
+def _tally(tally: dict[str, Any], r: Record) -> None:
+    """Pass rate so far, for progress: cells whose own checks (judges aside) all passed."""
+    if r.get("type") != "cell" or r.get("error"):
+        return
+    tally["decided"] += 1
+    if all(c.get("pass") for c in r.get("checks") or []):
+        tally["passed"] += 1

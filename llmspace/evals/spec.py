@@ -1,0 +1,237 @@
+"""The evaluation file `<stem>.eval.yaml` (or `.eval.json`): what to run, read and written.
+
+    thread: demo.json            # beside this file, or a workspace path
+    dataset: cases.csv           # relative to this file
+    models: [openai/gpt-4.1, anthropic/claude-sonnet-4-5]
+    variants: {formal: {tone: formal}}   # as matrix runs: NAME: {VAR: value}, or files / "A=1;B=2"
+    repeat: 3
+    assert: [{type: contains}]   # default assertions, before each case's own
+    judge: openai/gpt-4.1-mini   # the model of llm-rubric assertions
+    threshold: 1.0               # minimum pass rate per model/variant
+    passK: 3                     # a case passes in at least this many of its repeats (default: all)
+    budget: 2.50                 # USD per invocation
+    concurrency: 4               # cells at once (and per provider unless providerConcurrency)
+    providerConcurrency: {openai: 2}
+    react: false
+    maxTurns: 50
+
+`load_spec(path)` validates everything it can without the workspace; `EvalSpec.override(…)`
+applies command-line flags for one run. `write_spec` writes a new file (commented YAML)
+through `jsonio`. The model and variant syntax is that of matrix runs (`agent/matrix.py`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..agent.matrix import DEFAULT_VARIANT, parse_model, parse_variants
+from ..core.eval_assertions import Assertion, parse_assertion
+from ..errors import UserFacingError
+from ..jsonio import loads_located, read_file_bytes, write_bytes_atomic
+
+SUFFIXES = (".eval.yaml", ".eval.yml", ".eval.json")
+KEYS = {"thread", "dataset", "models", "variants", "repeat", "assert", "judge", "threshold", "passK", "budget",
+        "concurrency", "providerConcurrency", "react", "maxTurns", "name", "description"}
+
+
+@dataclass
+class EvalSpec:
+    path: Path
+    thread: str
+    dataset: str
+    models: list[tuple[str, str]]
+    variants: dict[str, dict[str, str]] = field(default_factory=lambda: {DEFAULT_VARIANT: {}})
+    repeat: int = 1
+    assertions: list[Assertion] = field(default_factory=list)
+    judge: tuple[str, str] | None = None
+    threshold: float = 1.0
+    pass_k: int | None = None
+    budget: float | None = None
+    concurrency: int = 4
+    provider_concurrency: dict[str, int] = field(default_factory=dict)
+    react: bool = False
+    max_turns: int = 50
+    name: str = ""
+    raw_hash: str = ""  # sha256 of the file's bytes
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    def dataset_path(self) -> Path:
+        p = Path(self.dataset).expanduser()
+        return p if p.is_absolute() else self.folder / p
+
+    def override(self, **flags: Any) -> EvalSpec:
+        """A copy with the flags that were given (None = not given) applied, validated."""
+        changes = {k: v for k, v in flags.items() if v is not None}
+        spec = replace(self, **changes)
+        spec.validate()
+        return spec
+
+    def validate(self) -> None:
+        if not self.models:
+            raise UserFacingError(f"{self.path.name}: no models to run.", hint="List `models:` in the file or pass --models P/M,…")
+        if len(set(self.models)) != len(self.models):
+            raise UserFacingError(f"{self.path.name}: a model is listed twice.")
+        if not 1 <= self.repeat <= 100:
+            raise UserFacingError(f"repeat must be from 1 to 100, not {self.repeat}.")
+        if not 1 <= self.concurrency <= 64:
+            raise UserFacingError(f"concurrency must be from 1 to 64, not {self.concurrency}.")
+        if self.budget is not None and not self.budget > 0:
+            raise UserFacingError(f"budget must be a positive amount in USD, not {self.budget}.")
+        if not 0 <= self.threshold <= 1:
+            raise UserFacingError(f"threshold must be a pass rate from 0 to 1, not {self.threshold}.")
+        if self.pass_k is not None and not 1 <= self.pass_k <= self.repeat:
+            raise UserFacingError(f"passK must be from 1 to repeat ({self.repeat}), not {self.pass_k}.")
+        if not 1 <= self.max_turns <= 1000:
+            raise UserFacingError(f"maxTurns must be from 1 to 1000, not {self.max_turns}.")
+        if not self.variants:
+            self.variants = {DEFAULT_VARIANT: {}}
+
+    def settings_hash(self) -> str:
+        """A hash of what decides the cells and their results (for resuming)."""
+        data = {"models": [f"{p}/{m}" for p, m in self.models], "variants": self.variants, "repeat": self.repeat,
+                "assert": [a.to_data() for a in self.assertions], "judge": "/".join(self.judge) if self.judge else None,
+                "react": self.react, "maxTurns": self.max_turns if self.react else None}
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+def is_eval_file(name: str) -> bool:
+    return name.lower().endswith(SUFFIXES)
+
+
+def eval_name(path: Path) -> str:
+    name = path.name
+    for suffix in SUFFIXES:
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)]
+    return path.stem
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        raw = read_file_bytes(path)
+    except OSError as exc:
+        raise UserFacingError(f"Could not read the evaluation file {path}: {exc.strerror or exc}.") from None
+    if path.name.lower().endswith(".json"):
+        data = loads_located(raw, path)
+    else:
+        import yaml
+
+        try:
+            data = yaml.safe_load(raw.decode("utf-8-sig"))
+        except (yaml.YAMLError, UnicodeDecodeError) as exc:
+            raise UserFacingError(f"{path.name} is not valid YAML ({exc}).") from None
+    if not isinstance(data, dict):
+        raise UserFacingError(f"{path.name} must hold an object (thread:, dataset:, models:, …).")
+    data["__hash"] = hashlib.sha256(raw).hexdigest()
+    return data
+
+
+def _int(data: dict[str, Any], key: str, default: int | None) -> int | None:
+    value = data.get(key, default)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UserFacingError(f"`{key}` must be a whole number, not {value!r}.")
+    return value
+
+
+def _float(data: dict[str, Any], key: str, default: float | None) -> float | None:
+    value = data.get(key, default)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise UserFacingError(f"`{key}` must be a number, not {value!r}.")
+    return float(value)
+
+
+def parse_models_value(value: Any) -> list[tuple[str, str]]:
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, list):
+        raise UserFacingError(f"`models` must be a list of PROVIDER/MODEL, not {value!r}.")
+    return [parse_model(str(m)) for m in items if str(m).strip()]
+
+
+def variants_value(value: Any, base: Path) -> dict[str, dict[str, str]]:
+    if value is None:
+        return {DEFAULT_VARIANT: {}}
+    if isinstance(value, dict):
+        out: dict[str, dict[str, str]] = {}
+        for name, values in value.items():
+            if not isinstance(values, dict):
+                raise UserFacingError(f"variant {name!r} must be an object of NAME: VALUE.")
+            out[str(name)] = {str(k): v if isinstance(v, str) else json.dumps(v, ensure_ascii=False) for k, v in values.items()}
+        return out or {DEFAULT_VARIANT: {}}
+    if isinstance(value, str):
+        value = [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return parse_variants(value, base)
+    raise UserFacingError(f"`variants` must be an object of variants or a list of files / NAME=V;NAME=V, not {value!r}.")
+
+
+def load_spec(path: Path) -> EvalSpec:
+    data = _read(path)
+    raw_hash = data.pop("__hash")
+    unknown = sorted(set(data) - KEYS)
+    if unknown:
+        raise UserFacingError(f"{path.name}: unknown key {unknown[0]!r}.", hint="Known keys: " + ", ".join(sorted(KEYS)) + ".")
+    for key in ("thread", "dataset"):
+        if not isinstance(data.get(key), str) or not data[key].strip():
+            raise UserFacingError(f"{path.name}: `{key}` is missing.", hint=f"Add `{key}: PATH` to the file.")
+    judge = data.get("judge")
+    asserts = data.get("assert") or []
+    if not isinstance(asserts, list):
+        raise UserFacingError(f"{path.name}: `assert` must be a list of assertions.")
+    pc = data.get("providerConcurrency") or {}
+    if not isinstance(pc, dict) or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in pc.values()):
+        raise UserFacingError(f"{path.name}: `providerConcurrency` must map provider ids to whole numbers ≥ 1.")
+    spec = EvalSpec(
+        path=path, thread=data["thread"].strip(), dataset=data["dataset"].strip(),
+        models=parse_models_value(data.get("models") or []),
+        variants=variants_value(data.get("variants"), path.parent),
+        repeat=_int(data, "repeat", 1) or 1,
+        assertions=[parse_assertion(a, f"{path.name} assert {i}") for i, a in enumerate(asserts, 1)],
+        judge=parse_model(str(judge)) if judge else None,
+        threshold=_float(data, "threshold", 1.0) or 0.0,
+        pass_k=_int(data, "passK", None),
+        budget=_float(data, "budget", None),
+        concurrency=_int(data, "concurrency", 4) or 4,
+        provider_concurrency={str(k): int(v) for k, v in pc.items()},
+        react=bool(data.get("react", False)),
+        max_turns=_int(data, "maxTurns", 50) or 50,
+        name=str(data.get("name") or eval_name(path)),
+        raw_hash=raw_hash,
+    )
+    if not spec.models:
+        spec.models = []
+    return spec
+
+
+TEMPLATE = """\
+# An evaluation of {thread} over the cases of {dataset}: `llmspace eval run {file}`.
+# Flags of `eval run` override these values for one run. Keys:
+#   models: PROVIDER/MODEL list · variants: NAME: {{VAR: value}} · repeat: runs per case
+#   assert: default assertions (contains, regex, json-schema, llm-rubric, … see README)
+#   judge: the model that scores llm-rubric assertions · threshold: minimum pass rate
+#   passK: repeats a case must pass (default: all) · budget: USD · concurrency: cells at once
+"""
+
+
+def write_spec(path: Path, data: dict[str, Any]) -> None:
+    """Write a new evaluation file (YAML with a comment header, or JSON for `.eval.json`)."""
+    if path.name.lower().endswith(".json"):
+        from ..jsonio import write_json_atomic
+
+        write_json_atomic(path, data, trailing_newline=True)
+        return
+    import yaml
+
+    head = TEMPLATE.format(thread=data.get("thread"), dataset=data.get("dataset"), file=path.name)
+    body = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False)
+    write_bytes_atomic(path, (head + body).encode("utf-8"))

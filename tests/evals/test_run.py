@@ -1,0 +1,223 @@
+"""`llmspace eval run` in process against a loopback server: results files, pass rates, exit
+codes, judges, cache, budget, 429 backoff, resume of a journal and errors found before any call."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import xmlschema
+
+from llmspace.cli import main
+from llmspace.evals.journal import read_journal
+from tests.evals.support import Oracle, arithmetic_and_extraction, write_eval
+from tests.support.llm_server import LoopbackLLM
+
+XSD = Path(__file__).with_name("JUnit.xsd")
+
+
+@pytest.fixture
+def oracle() -> Oracle:
+    return Oracle()
+
+
+@pytest.fixture
+def srv(oracle: Oracle):
+    with LoopbackLLM() as server:
+        server.responder = oracle
+        yield server
+
+
+def _run(*args: str) -> int:
+    return main(["eval", "run", *args])
+
+
+def _only_folder(home: Path) -> Path:
+    folders = sorted((home / "evals" / "quiz").iterdir())
+    assert len(folders) == 1, folders
+    return folders[0]
+
+
+def _summary(folder: Path) -> dict[str, Any]:
+    return json.loads((folder / "summary.json").read_text("utf-8"))
+
+
+def test_a_passing_evaluation_writes_summary_junit_csv_and_jsonl_and_exits_0(home, srv, oracle, capsys):
+    path = write_eval(home, srv, arithmetic_and_extraction(6), models=("loop/good",), repeat=2)
+
+    code = _run(str(path))
+
+    assert code == 0, capsys.readouterr().err
+    folder = _only_folder(home)
+    s = _summary(folder)
+    (g,) = s["groups"]
+    assert (g["cases"], g["passed"], g["passRate"], g["passHatK"], g["cells"]) == (6, 6, 1.0, 1.0, 12)
+    assert g["passRateCI95"][1] == 1.0 and 0.5 < g["passRateCI95"][0] < 1.0
+    assert g["tokens"] == {"input": 240, "output": 36, "total": 276}
+    assert g["cost"] == pytest.approx(12 * (20 * 1.0 + 3 * 2.0) / 1e6)
+    assert g["latencyMs"]["p50"] is not None and g["latencyMs"]["p95"] >= g["latencyMs"]["p50"]
+    assert s["complete"] and s["exitCode"] == 0
+    xmlschema.XMLSchema(str(XSD)).validate(str(folder / "junit.xml"))
+    assert len((folder / "results.jsonl").read_text("utf-8").splitlines()) == 12
+    assert (folder / "results.csv").read_text("utf-8").startswith("key,case,model,variant,repeat,status")
+    assert read_journal(folder / "journal.jsonl").finished
+    assert oracle.model_calls("good") == 12  # repeats are real repeats, never one cached answer
+
+
+def test_a_model_below_the_threshold_exits_1_and_junit_names_the_failed_assertion(home, srv, capsys):
+    path = write_eval(home, srv, arithmetic_and_extraction(8), models=("loop/good", "loop/bad"),
+                      assertions=[{"type": "contains"}, {"type": "regex", "value": "^[^\\n]+$"}])
+
+    code = _run(str(path))
+
+    assert code == 1
+    folder = _only_folder(home)
+    groups = {g["model"]: g for g in _summary(folder)["groups"]}
+    assert groups["loop/good"]["thresholdMet"] and not groups["loop/bad"]["thresholdMet"]
+    # sums 4 and 16 (cases add-1: 1+3, add-4: 4+9=13 no; see the oracle) are wrong for `bad`
+    wrong = [c for c in arithmetic_and_extraction(8)[:4] if int(c["expected"]) % 4 == 0]
+    assert groups["loop/bad"]["failed"] == len(wrong) > 0
+    xmlschema.XMLSchema(str(XSD)).validate(str(folder / "junit.xml"))
+    junit = (folder / "junit.xml").read_text("utf-8")
+    assert f'name="{wrong[0]["id"]} [loop/bad]"' in junit
+    assert "contains failed in 1 of 1 repeats" in junit
+    assert "Results:" in capsys.readouterr().out
+
+
+def test_a_judge_scores_each_cell_and_its_prompt_answer_and_reason_are_journaled(home, srv, oracle):
+    path = write_eval(home, srv, arithmetic_and_extraction(4), judge="loop/judge",
+                      assertions=[{"type": "llm-rubric", "value": "correct\nconcise", "threshold": 4}])
+
+    assert _run(str(path)) == 0
+
+    folder = _only_folder(home)
+    judges = [r for r in read_journal(folder / "journal.jsonl").records if r["type"] == "judge"]
+    assert len(judges) == 4 and oracle.judge_calls() == 4
+    j = judges[0]
+    assert j["judgeModel"] == "loop/judge" and len(j["promptHash"]) == 16 and j["repeat"] == 1
+    assert j["scores"] == {"correct": 5, "concise": 4} and j["reason"] == "Right and short."
+    assert "## The model's answer" in j["prompt"] and j["raw"] == oracle.judge_answer
+    assert j["key"].startswith(j["cell"] + "|judge:loop/judge|")
+    g = _summary(folder)["groups"][0]
+    assert g["rubricScores"]["correct"] == {"mean": 5.0, "ci95": [5.0, 5.0], "n": 4}
+    assert g["judgeCost"] == pytest.approx(4 * (50 * 1.0 + 10 * 2.0) / 1e6)
+
+
+@pytest.mark.parametrize(("answer", "correct", "code"), [('{"score": 2, "reason": "meh"}', 2.0, 1), ("4", 4.0, 0),
+                                                          ('```json\n{"scores": {"correct": 3, "concise": 5}}\n```', 3.0, 0)])
+def test_a_judge_answer_with_one_score_a_bare_number_or_a_fence_is_read(home, srv, oracle, answer, correct, code):
+    oracle.judge_answer = answer
+    path = write_eval(home, srv, arithmetic_and_extraction(2), judge="loop/judge",
+                      assertions=[{"type": "llm-rubric", "value": "correct\nconcise"}])
+
+    assert _run(str(path)) == code
+
+    g = _summary(_only_folder(home))["groups"][0]
+    assert g["rubricScores"]["correct"]["mean"] == correct
+
+
+def test_an_unreadable_judge_answer_is_an_error_for_the_cell_not_a_pass_or_fail(home, srv, oracle):
+    oracle.judge_answer = "I think it is quite good overall."
+    path = write_eval(home, srv, arithmetic_and_extraction(2), judge="loop/judge",
+                      assertions=[{"type": "llm-rubric", "value": "correct"}])
+
+    assert _run(str(path)) == 2
+
+    folder = _only_folder(home)
+    g = _summary(folder)["groups"][0]
+    assert (g["passed"], g["failed"], g["errors"]) == (0, 0, 2)
+    assert "could not be read" in (folder / "junit.xml").read_text("utf-8")
+    xmlschema.XMLSchema(str(XSD)).validate(str(folder / "junit.xml"))
+
+
+def test_a_second_run_answers_from_the_cache_and_no_cache_calls_the_model_again(home, srv, oracle):
+    path = write_eval(home, srv, arithmetic_and_extraction(3), repeat=2)
+    assert _run(str(path)) == 0
+    assert oracle.model_calls("good") == 6
+
+    assert _run(str(path), "--fresh") == 0
+    assert oracle.model_calls("good") == 6  # every answer came from the cache
+    newest = sorted((home / "evals" / "quiz").iterdir())[-1]
+    assert _summary(newest)["cacheHits"] == 6 and _summary(newest)["groups"][0]["cachedCells"] == 6
+
+    assert _run(str(path), "--fresh", "--no-cache") == 0
+    assert oracle.model_calls("good") == 12
+
+    assert main(["eval", "cache", "clear"]) == 0
+    assert _run(str(path), "--fresh") == 0
+    assert oracle.model_calls("good") == 18
+
+
+def test_the_budget_stops_new_cells_and_the_next_run_resumes_the_rest(home, srv, oracle, capsys):
+    per_cell = (20 * 1.0 + 3 * 2.0) / 1e6
+    path = write_eval(home, srv, arithmetic_and_extraction(10))
+
+    code = _run(str(path), "--budget", str(per_cell * 3.5), "--no-cache", "--concurrency", "2")
+
+    assert code == 2
+    folder = _only_folder(home)
+    s = _summary(folder)
+    assert s["stoppedForBudget"] and not s["complete"]
+    assert oracle.model_calls("good") == 3
+    assert s["spentThisRun"] <= per_cell * 3.5
+    assert "Stopped by the budget" in capsys.readouterr().out
+
+    assert _run(str(path), "--no-cache") == 0  # resumes the same folder, runs only the 7 left
+    assert oracle.model_calls("good") == 10
+    assert _only_folder(home) == folder and _summary(folder)["complete"]
+
+
+def test_429_with_retry_after_is_retried_and_the_cell_passes(home, srv, oracle):
+    oracle.fail_first["good"] = 2
+    path = write_eval(home, srv, arithmetic_and_extraction(2))
+
+    assert _run(str(path), "--no-cache") == 0
+    assert sum(1 for r in srv.requests if r.method == "POST") == 4
+
+
+def test_a_missing_variable_is_reported_with_its_row_before_any_request(home, srv, capsys):
+    rows = [{"id": "a", "question": "What is 1 + 2?"}, {"id": "b", "topic": "no question here"}]
+    path = write_eval(home, srv, rows)
+
+    assert _run(str(path)) == 2
+
+    err = capsys.readouterr().err
+    assert "case b (row 2)" in err and "question" in err
+    assert not [r for r in srv.requests if r.method == "POST"]
+
+
+def test_a_bad_dataset_path_exits_2(home, srv, capsys):
+    path = write_eval(home, srv, arithmetic_and_extraction(2))
+    assert _run(str(path), "--dataset", str(home / "nope.csv")) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_a_changed_dataset_is_not_resumed_and_the_run_says_what_changed(home, srv, capsys):
+    path = write_eval(home, srv, arithmetic_and_extraction(4))
+    assert _run(str(path), "--budget", "0.00003", "--no-cache") == 2  # unfinished: one cell ran
+    (home / "workspace" / "cases.jsonl").write_text(json.dumps({"id": "x", "question": "What is 2 + 2?", "expected": "4"}) + "\n")
+    capsys.readouterr()
+
+    assert _run(str(path), "--no-cache") == 0
+
+    assert "the dataset changed" in capsys.readouterr().err
+    assert len(list((home / "evals" / "quiz").iterdir())) == 2
+
+
+def test_a_torn_last_journal_line_is_dropped_and_that_cell_runs_again(home, srv, oracle):
+    path = write_eval(home, srv, arithmetic_and_extraction(4))
+    assert _run(str(path), "--budget", "0.00006", "--no-cache", "--concurrency", "1") == 2
+    folder = _only_folder(home)
+    journal = folder / "journal.jsonl"
+    done = [r for r in read_journal(journal).records if r["type"] == "cell"]
+    assert len(done) == 2
+    journal.write_bytes(journal.read_bytes()[:-20])  # the last record cut mid-line, as by a crash
+    read = read_journal(journal)
+    assert read.torn and len([r for r in read.records if r["type"] == "cell"]) == 1
+
+    assert _run(str(path), "--no-cache") == 0
+
+    assert oracle.model_calls("good") == 2 + 3
+    assert read_journal(journal).finished and not read_journal(journal).torn
