@@ -5,8 +5,8 @@ destination's folder (a symlinked destination is written through to its target),
 fsync and `os.replace` it; on any failure the temp file is removed and the destination is
 untouched. While a writer fills its temp file it holds an exclusive `flock` on it; temp
 files nobody holds are leftovers of a killed writer and are removed by
-`sweep_stale_temps` (on the next save into that folder of the same file, and by workspace
-scans through `remove_stale_temp`). Values that cannot be stored (see
+`sweep_stale_temps` (on the next save into that folder, when `settings/` is used, and by
+workspace scans through `remove_stale_temp`). Values that cannot be stored (see
 `llmspace/jsoncheck.py`) raise `UnsavableValueError` naming their JSON path; nothing is
 written.
 
@@ -166,10 +166,11 @@ _save_swept: dict[str, float] = {}
 _save_swept_lock = threading.Lock()
 
 
-def _sweep_before_save(folder: Path) -> None:
-    """Sweep `folder`'s stale temp files before a save, at most every 30 s per folder: a
-    sweep lists the folder, and a bulk import of N threads into one folder would otherwise
-    list it N times. Workspace scans sweep every time (`core/tree.py`)."""
+def sweep_now_and_then(folder: str | Path) -> None:
+    """Sweep `folder`'s stale temp files at most every 30 s per folder: before each save
+    (a sweep lists the folder, and a bulk import of N threads into one folder would
+    otherwise list it N times) and when the settings folder is used (`paths.DataRoot.settings`).
+    Workspace scans sweep every time (`core/tree.py`). Never raises."""
     key = os.fspath(folder)
     now = time.monotonic()
     with _save_swept_lock:
@@ -220,7 +221,7 @@ def write_bytes_atomic(path: Path | str, data: bytes, *, mode: int | None = None
     target = _write_target(path)
     try:  # a read-only or full folder fails here, before any temp file exists
         target.parent.mkdir(parents=True, exist_ok=True)
-        _sweep_before_save(target.parent)
+        sweep_now_and_then(target.parent)
         fd, tmp = _locked_temp(target)
     except OSError as exc:
         raise _write_error(path, exc) from exc

@@ -76,7 +76,13 @@ class DataRoot:
 
     @property
     def settings(self) -> Path:
-        return self._dir("settings")
+        """`settings/`; temp files a killed writer left in it are swept on use (at most every
+        30 s, `jsonio.sweep_now_and_then`), as workspace scans sweep the workspace."""
+        from .jsonio import sweep_now_and_then
+
+        path = self._dir("settings")
+        sweep_now_and_then(path)
+        return path
 
     @property
     def skills(self) -> Path:
