@@ -14,6 +14,7 @@ anything is installed: a wrong file is deleted and never registered. The blob, t
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import hashlib
 import importlib
@@ -41,6 +42,7 @@ _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _CHUNK = 256 * 1024
 _CONNECT_TIMEOUT = 15.0
 _READ_TIMEOUT = 60.0
+_SPEED_WINDOW = 5.0  # seconds
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ class HubFile:
 class Progress:
     done: int  # bytes of the file on disk
     total: int
-    speed: float  # bytes per second in this session
+    speed: float  # bytes per second over the last few seconds
     eta: float | None  # seconds left
     resumed_from: int  # bytes already there when this session started
 
@@ -300,7 +302,7 @@ def _download(remote: _Remote, partial: Path, hub_file: HubFile, out: PullListen
         headers["Range"] = f"bytes={start}-"
     errors = _network_errors()
     done = start
-    began = time.monotonic()
+    window = collections.deque([(time.monotonic(), start)])  # speed over the last few seconds
     try:
         with requests.get(remote.url, headers=headers, stream=True, allow_redirects=True,
                           timeout=(_CONNECT_TIMEOUT, _READ_TIMEOUT)) as response:
@@ -325,8 +327,11 @@ def _download(remote: _Remote, partial: Path, hub_file: HubFile, out: PullListen
                     fh.write(chunk)
                     digest.update(chunk)
                     done += len(chunk)
-                    elapsed = max(time.monotonic() - began, 1e-6)
-                    speed = (done - start) / elapsed
+                    now = time.monotonic()
+                    window.append((now, done))
+                    while len(window) > 2 and now - window[0][0] > _SPEED_WINDOW:
+                        window.popleft()
+                    speed = (done - window[0][1]) / max(now - window[0][0], 1e-6)
                     eta = (remote.size - done) / speed if speed > 0 else None
                     out.progress(Progress(done=done, total=remote.size, speed=speed, eta=eta, resumed_from=start))
                 fh.flush()

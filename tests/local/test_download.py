@@ -186,3 +186,17 @@ def test_a_gated_file_says_to_accept_the_licence_and_set_hf_token(home: Path, hu
     assert hub.log[-2].headers.get("authorization") == "Bearer hf_loopbackTokenForTests"
     assert "authorization" not in hub.gets("cdn")[-1].headers  # the token never leaves the Hub's origin
     assert "hf_loopbackTokenForTests" not in done.stdout + done.stderr
+
+
+def test_a_download_that_would_not_fit_on_the_disk_is_refused_before_fetching(home: Path, hub: FakeHub) -> None:
+    hub.add(REPO, FILE, gguf_bytes(padding=3 * MB))
+    small_disk = ("import shutil, sys\n"
+                  "real = shutil.disk_usage\n"
+                  "shutil.disk_usage = lambda path: real(path)._replace(free=1_000_000)\n"
+                  "from llmspace.cli import main\n"
+                  f"sys.exit(main(['local', 'pull', '{REPO}/{FILE}']))\n")
+    done = subprocess.run([sys.executable, "-c", small_disk], cwd=ROOT, env=_env(home, hub.endpoint),
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1
+    assert "Not enough free disk for tiny.Q4_K_M.gguf: it needs 3.0 MB, 1.0 MB is free" in done.stderr
+    assert hub.gets() == [] and _index(home) == []
