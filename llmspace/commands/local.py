@@ -162,7 +162,11 @@ def cmd_pull(args: argparse.Namespace, app: App) -> int:
 
     hub_file = download.parse_spec(args.spec, sha256=args.sha256, name=args.name)
     bar = ProgressBar()
-    model, already = download.pull(_models(app), hub_file, bar)
+    try:
+        model, already = download.pull(_models(app), hub_file, bar)
+    except KeyboardInterrupt:
+        bar.note("Stopped. Run the same command again to resume the download where it stopped.")
+        raise
     if already:
         print(f"{model.name} is already installed ({model.path}).")
     else:

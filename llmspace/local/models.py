@@ -328,7 +328,7 @@ class LocalModels:
         if link.is_symlink() or link.exists():
             link.unlink()
             deleted.append(link)
-        if blob is not None and blob not in still_used and blob.exists() and self.folder in blob.parents:
+        if blob is not None and blob not in still_used and blob.exists() and self.folder.resolve() in blob.parents:
             blob.unlink()
             deleted.append(blob)
         repo_dir = self._repo_dir_of(link)

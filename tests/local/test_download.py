@@ -84,6 +84,11 @@ def test_pull_shows_progress_and_installs_in_the_hub_cache_layout(home: Path, hu
     assert again.returncode == 0 and "already installed" in again.stdout
     assert len(hub.gets()) == 1  # nothing downloaded twice
 
+    removed = subprocess.run([sys.executable, "-m", "llmspace", "local", "remove", "tiny.q4_k_m"], cwd=ROOT,
+                             env=_env(home, hub.endpoint), capture_output=True, text=True, timeout=300)
+    assert removed.returncode == 0 and "deleted 2 file(s) we downloaded" in removed.stdout
+    assert not _repo_dir(home).exists() and _index(home) == []  # blob, snapshot, refs and folders gone
+
 
 def test_a_download_killed_with_kill_9_resumes_with_a_range_request(home: Path, hub: FakeHub) -> None:
     data = gguf_bytes(padding=8 * MB)
@@ -200,3 +205,24 @@ def test_a_download_that_would_not_fit_on_the_disk_is_refused_before_fetching(ho
     assert done.returncode == 1
     assert "Not enough free disk for tiny.Q4_K_M.gguf: it needs 3.0 MB, 1.0 MB is free" in done.stderr
     assert hub.gets() == [] and _index(home) == []
+
+
+def test_ctrl_c_stops_a_download_keeps_the_part_and_says_how_to_resume(home: Path, hub: FakeHub) -> None:
+    data = gguf_bytes(padding=4 * MB)
+    sha = hub.add(REPO, FILE, data).etag
+    hub.stall_after = 2 * MB
+    partial = _repo_dir(home) / "blobs" / f"{sha}.incomplete"
+    proc = subprocess.Popen([sys.executable, "-m", "llmspace", "local", "pull", f"{REPO}/{FILE}"], cwd=ROOT,
+                            env=_env(home, hub.endpoint), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert hub.stalled.wait(120), "the client never fetched the file"
+        _wait_for(lambda: partial.exists() and partial.stat().st_size > 0, "the partial file")
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+        hub.release.set()
+    assert proc.returncode == 130
+    assert "Stopped. Run the same command again to resume" in err
+    assert partial.stat().st_size > 0 and _index(home) == []
