@@ -5,7 +5,9 @@ A secret is every configured API key (4 characters or more, whatever its shape) 
 value of every configured HTTP header of 8 characters or more, whatever the header's name,
 except the plain `Content-Type`, `Accept` and `User-Agent`. Of a header value, the parts
 a server may echo on their own count too: each word (`Bearer <token>` → `<token>`) and each
-`name=value` value (`Cookie: a=<value>; b=…`), when 8 characters or more.
+`name=value` value (`Cookie: a=<value>; b=…`), when 8 characters or more. Of an endpoint's
+URL, the userinfo password, the `user:password` pair and its Basic encoding, and its query
+values (`url_secrets`); the URL itself is shown and written as `mask_url` gives it.
 
     r = Redactor(secret_values(endpoint.api_key, endpoint.headers))
     r.text("HTTP 401: bad key abc…")   # every secret (also JSON-escaped) → "***"
@@ -45,9 +47,10 @@ _SHAPES = (
 _PARTS = re.compile(r"[\s;,]+")
 
 
-def secret_values(api_key: str | None, headers: Mapping[str, str] | None = None) -> set[str]:
-    """The secrets of one endpoint: its API key and its configured header values."""
-    out: set[str] = set()
+def secret_values(api_key: str | None, headers: Mapping[str, str] | None = None, url: str | None = None) -> set[str]:
+    """The secrets of one endpoint: its API key, its configured header values and the secrets
+    in its URL (`url_secrets`)."""
+    out: set[str] = url_secrets(url)
     key = (api_key or "").strip()
     if len(key) >= MIN_KEY:
         out.add(key)
@@ -221,7 +224,7 @@ def configured_secrets(models: Any) -> set[str]:
         if env_var:
             keys.append(os.environ.get(env_var, ""))
         for key in keys:
-            out |= secret_values(key, getattr(view, "headers", None))
+            out |= secret_values(key, getattr(view, "headers", None), getattr(view, "base_url", None))
     return out
 
 

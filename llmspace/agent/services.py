@@ -56,7 +56,7 @@ def model_stream(services: RunServices, api: ModelApi, adapter: Adapter, request
 def redactor_for(endpoint: Endpoint | None) -> Redactor:
     """Removes the endpoint's secrets (API key, configured header values) and every secret
     the process knows of; the endpoint's are remembered process-wide (for the log)."""
-    values = secret_values(endpoint.api_key, endpoint.headers) if endpoint is not None else secret_values(None, None)
+    values = secret_values(endpoint.api_key, endpoint.headers, endpoint.base_url) if endpoint is not None else secret_values(None, None)
     KNOWN.add(values)
     return KNOWN.redactor + Redactor(values)
 

@@ -47,7 +47,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     h.set_defaults(handler=history_command)
 
     c = sub.add_parser("compare", help="show the structural diff of two runs",
-                       description="Compare two runs message by message: text, tool calls, arguments, results, usage, latency, cost.")
+                       description="Compare two runs message by message: text, tool calls, arguments, results, usage, latency, cost. "
+                                   "(To score a thread over a dataset of test cases, use `llmspace eval`.)")
     c.add_argument("thread", metavar="THREAD")
     c.add_argument("run_a", metavar="RUN_A")
     c.add_argument("run_b", metavar="RUN_B")
@@ -55,7 +56,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     c.set_defaults(handler=compare_command)
 
     e = sub.add_parser("evaluate", help="record a verdict (and optional rubric scores) for two runs",
-                       description="Save the evaluation of a pair of runs (one per unordered pair; a reversed pair updates it).",
+                       description="Save the evaluation of a pair of runs (one per unordered pair; a reversed pair updates it): "
+                                   "a verdict by hand on two runs of one thread. (`llmspace eval` runs a thread over a dataset "
+                                   "of test cases with assertions and model judges.)",
                        epilog=SCORES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     e.add_argument("thread", metavar="THREAD")
     e.add_argument("run_a", metavar="RUN_A")

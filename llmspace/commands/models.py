@@ -1,7 +1,8 @@
 """CLI command group `models` (see llmspace/cli.py for the contract).
 
   llmspace models [--refresh] [--json]   providers, their models, and whether each answers
-                                         (key set / server reachable); --refresh asks local
+                                         (key set / server reachable; base URLs with their
+                                         passwords and query values masked); --refresh asks local
                                          and custom servers for their model lists now;
                                          providers of active plugins
                                          (plugin:NAME:model-provider:ID) come last
@@ -19,6 +20,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError, redact
+from ..redact import mask_url
 
 if TYPE_CHECKING:
     from ..app import App
@@ -40,14 +42,14 @@ def _probe(base_url: str, headers: dict[str, str], key: str | None, timeout: flo
     """GET {base_url}/models: (answers, model ids, note)."""
     import requests
 
-    from ..providers.http import CrossOriginRedirect, new_session
+    from ..providers.http import CrossOriginRedirect, api_url, new_session
 
     h = dict(headers)
     if key:
         h["Authorization"] = f"Bearer {key}"
     try:
         with new_session() as session:  # a redirect to another origin is not followed (llmspace/origin.py)
-            resp = session.get(base_url.rstrip("/") + "/models", headers=h, timeout=(timeout, timeout))
+            resp = session.get(api_url(base_url, "/models"), headers=h, timeout=(timeout, timeout))
     except CrossOriginRedirect as exc:
         return True, [], str(exc)  # "redirected to another origin http://host:port"
     except requests.RequestException:
@@ -97,7 +99,7 @@ def cmd_models(args: argparse.Namespace, app: App) -> int:
                 models.append({"id": extra, "name": extra, "enabled": True, "default": False, "listedOnly": True})
         plugin = sources.get(v.id)
         status = probes[v.id][2] if v.id in probes else (f"from {plugin}" if plugin else _status(app, v, probes))
-        out.append({"id": v.id, "name": v.name, "api": v.api, "baseUrl": v.base_url, "builtin": v.builtin,
+        out.append({"id": v.id, "name": v.name, "api": v.api, "baseUrl": mask_url(v.base_url), "builtin": v.builtin,
                     "local": v.local, "status": status, "usable": bool(plugin) or settings.is_configured(v.id),
                     "source": plugin or ("built-in" if v.builtin else "user"), "models": models})
     if args.json:

@@ -3,7 +3,8 @@
 `describe(exc, target, ...)` unwraps exception groups and maps the usual failures
 (command not found, unreachable URL, 401/403, wrong transport, timeout, a server that
 closed the connection or wrote junk to stdout) to one sentence that says what to do.
-Configured env/header values are redacted. Used by `llmspace.mcp.hub`; no `mcp` import.
+Configured env/header values are redacted; a URL is shown with its password and query
+values masked (`redact.mask_url`). Used by `llmspace.mcp.hub`; no `mcp` import.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import os
 from typing import Any
 
 from ..errors import UserFacingError, redact
+from ..redact import mask_url
 from .connection import CONNECTION_CLOSED, Target
 
 
@@ -71,10 +73,10 @@ def _http_message(e: BaseException, target: Target, phase: str) -> str | None:
         return f"{who} refused the request ({status} unauthorized): check the headers (API key or token)."
     if status in (404, 405, 406, 415):
         other = "sse" if target.transport == "streamableHttp" else "streamableHttp"
-        return (f"{who} answered HTTP {status} at {target.url}: wrong URL or transport"
+        return (f"{who} answered HTTP {status} at {mask_url(target.url)}: wrong URL or transport"
                 f" (try transport {other!r}, or check the path, e.g. /mcp or /sse).")
     if status is not None:
-        return f"{who} answered HTTP {status} at {target.url} during {phase}: check the URL and the transport."
+        return f"{who} answered HTTP {status} at {mask_url(target.url)} during {phase}: check the URL and the transport."
     if name in ("ConnectError", "ConnectTimeout") or isinstance(e, ConnectionError):
-        return f"{who} is unreachable at {target.url}: is it running?"
+        return f"{who} is unreachable at {mask_url(target.url)}: is it running?"
     return None

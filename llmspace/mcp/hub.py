@@ -32,6 +32,7 @@ from ..cancel import CancelToken
 from ..core.model import TextContent, Tool, ToolCallOutput
 from ..errors import UserFacingError
 from ..paths import DataRoot, safe_component
+from ..redact import secret_values
 from ..registry import Registry
 from ..settings.mcp import McpServerConfig, McpSettings, Readiness, now_iso
 from .connection import CONNECTION_CLOSED, Connection, Target
@@ -121,6 +122,7 @@ class McpHub:
         env = ({**child_env(None), **configured} if plugin else child_env(cfg.env)) if cfg.transport == "stdio" else {}
         secrets = [v for v in list(headers.values()) + list(configured.values()) + list((cfg.headers or {}).values())
                    + list((cfg.env or {}).values()) if v and len(v) >= 4]
+        secrets += sorted(secret_values(None, headers, cfg.url))  # URL password/token, header parts, Basic pair
         return Target(server_id=cfg.id, name=cfg.name, server_name=cfg.serverName, transport=cfg.transport,
                       config_hash=cfg.config_hash(), command=cfg.command or "", args=list(cfg.args or []),
                       cwd=cfg.cwd, env=env, url=cfg.url or "", headers=headers, secrets=secrets,

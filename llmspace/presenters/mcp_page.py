@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import UserFacingError
 from ..mcp.servers import is_plugin_server, plugin_of
-from ..redact import KNOWN
+from ..redact import KNOWN, mask_url
 
 TRANSPORTS = {"http": "streamableHttp", "streamableHttp": "streamableHttp", "sse": "sse"}  # form choice -> mcp.json
 
@@ -42,7 +42,7 @@ def _status(s: Any) -> str:
 
 
 def _row(s: Any) -> ServerRow:
-    target = s.url or " ".join([s.command or "", *(s.args or [])]).strip()
+    target = mask_url(s.url) if s.url else " ".join([s.command or "", *(s.args or [])]).strip()
     plugin = plugin_of(s.id) if is_plugin_server(s) else ""
     status = _status(s)
     if plugin:  # interpolated from the plugin's settings: may hold secrets

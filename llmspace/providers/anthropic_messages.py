@@ -33,7 +33,7 @@ from typing import Any
 from ..cancel import CancelToken
 from .base import Api, ModelRequest
 from .events import ErrorEvent, Finish, StreamEvent, TextDelta, ThinkingDelta, ToolCallArgsDelta, ToolCallEnd, ToolCallStart, UsageEvent
-from .http import deep_merge, http_events, json_or_none
+from .http import api_url, deep_merge, http_events, json_or_none
 from .sse import StreamCheck
 
 VERSION = "2023-06-01"
@@ -269,5 +269,5 @@ class AnthropicMessagesAdapter:
         headers = {"anthropic-version": VERSION}
         if ep.api_key:
             headers["x-api-key"] = ep.api_key
-        yield from http_events(request, cancel, ep.base_url.rstrip("/") + "/messages", build_payload(request), headers,
+        yield from http_events(request, cancel, api_url(ep.base_url, "/messages"), build_payload(request), headers,
                                parse_stream, parse_whole)

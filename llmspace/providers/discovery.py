@@ -23,11 +23,11 @@ def probe(view: ProviderView, timeout: float) -> list[str] | None:
     """The model ids the server of `view` lists, or None when it does not answer usefully."""
     import requests  # here, not at import time
 
-    from .http import new_session
+    from .http import api_url, new_session
 
     try:
         with new_session() as session:  # a redirect to another origin is not followed
-            resp = session.get(view.base_url.rstrip("/") + "/models", headers=view.headers,
+            resp = session.get(api_url(view.base_url, "/models"), headers=view.headers,
                                timeout=(timeout, timeout), proxies={"http": "", "https": ""})
             if not resp.ok:
                 return None

@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 import requests
@@ -38,7 +39,7 @@ from urllib3.exceptions import ReadTimeoutError
 from ..cancel import CancelToken
 from ..errors import redact
 from ..origin import refusal, same_origin
-from ..redact import KNOWN, secret_values
+from ..redact import KNOWN, mask_url, secret_values
 from .base import ModelRequest, seconds
 from .events import ErrorEvent, StreamEvent
 
@@ -138,11 +139,19 @@ def new_session() -> requests.Session:
     return s
 
 
+def api_url(base_url: str, path: str) -> str:
+    """`path` (`/chat/completions`) appended to the path of `base_url`, keeping its query:
+    `http://h/v1?api-version=x` -> `http://h/v1/chat/completions?api-version=x`."""
+    parts = urlsplit(base_url)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + path, parts.query, ""))
+
+
 def secrets_of(request: ModelRequest) -> list[str]:
-    """The endpoint's API key and configured header values (by value, any header name);
+    """The endpoint's API key, configured header values (by value, any header name) and the
+    secrets in its base URL (a userinfo password, query values: `redact.url_secrets`);
     also remembered process-wide, so logs and other messages leave them out too."""
     ep = request.endpoint
-    values = secret_values(ep.api_key, ep.headers)
+    values = secret_values(ep.api_key, ep.headers, ep.base_url)
     KNOWN.add(values)
     return sorted(values)
 
@@ -210,7 +219,7 @@ def transport_error(request: ModelRequest, exc: BaseException) -> ErrorEvent:
     ep = request.endpoint
     if isinstance(exc, CrossOriginRedirect):
         # not retryable: the server would redirect again
-        msg = (f"{ep.provider_id}: {ep.base_url} {exc} (not followed, so the API key and headers were not sent "
+        msg = (f"{ep.provider_id}: {mask_url(ep.base_url)} {exc} (not followed, so the API key and headers were not sent "
                "there). If the provider has moved, set its new baseUrl in settings/models.json.")
         return ErrorEvent(message=redact(msg, secrets_of(request)), status=None, retryable=False)
     if isinstance(exc, requests.exceptions.ReadTimeout):
@@ -224,7 +233,7 @@ def transport_error(request: ModelRequest, exc: BaseException) -> ErrorEvent:
         why = "connection refused or reset — is the server running?"
     else:
         why = type(exc).__name__
-    msg = f"{ep.provider_id}: could not reach {ep.base_url} ({why})."
+    msg = f"{ep.provider_id}: could not reach {mask_url(ep.base_url)} ({why})."
     return ErrorEvent(message=redact(msg, secrets_of(request)), status=None, retryable=True)
 
 

@@ -32,7 +32,7 @@ from urllib.parse import urlparse
 from ..cancel import CancelToken
 from .base import Api, ModelRequest, NeutralToolCall
 from .events import ErrorEvent, Finish, StreamEvent, TextDelta, ThinkingDelta, ToolCallArgsDelta, ToolCallEnd, ToolCallStart, UsageEvent
-from .http import as_object, deep_merge, http_events, json_or_none, provider_message
+from .http import api_url, as_object, deep_merge, http_events, json_or_none, provider_message
 from .sse import StreamCheck
 from .think import ThinkSplitter
 
@@ -305,5 +305,5 @@ class OpenAICompletionsAdapter:
                 return {k: v for k, v in payload.items() if k != "stream_options"}
             return None
 
-        yield from http_events(request, cancel, ep.base_url.rstrip("/") + "/chat/completions", payload, headers,
+        yield from http_events(request, cancel, api_url(ep.base_url, "/chat/completions"), payload, headers,
                                parse_stream, parse_whole, renegotiate)

@@ -31,7 +31,7 @@ from typing import Any
 from ..cancel import CancelToken
 from .base import Api, ModelRequest
 from .events import ErrorEvent, Finish, StreamEvent, TextDelta, ThinkingDelta, ToolCallArgsDelta, ToolCallEnd, ToolCallStart, UsageEvent
-from .http import as_object, deep_merge, http_events, json_or_none
+from .http import api_url, as_object, deep_merge, http_events, json_or_none
 from .sse import StreamCheck
 
 EFFORT = {"minimal": "minimal", "low": "low", "medium": "medium", "high": "high", "xhigh": "high"}
@@ -260,5 +260,5 @@ class OpenAIResponsesAdapter:
     def stream(self, request: ModelRequest, cancel: CancelToken) -> Iterator[StreamEvent]:
         ep = request.endpoint
         headers = {"Authorization": f"Bearer {ep.api_key}"} if ep.api_key else {}
-        yield from http_events(request, cancel, ep.base_url.rstrip("/") + "/responses", build_payload(request), headers,
+        yield from http_events(request, cancel, api_url(ep.base_url, "/responses"), build_payload(request), headers,
                                parse_stream, parse_whole)

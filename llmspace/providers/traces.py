@@ -41,7 +41,7 @@ import orjson
 
 from ..jsonio import write_bytes_atomic
 from ..paths import DataRoot, safe_component
-from ..redact import KNOWN, MASK, Redactor
+from ..redact import KNOWN, MASK, Redactor, mask_url
 from .base import ModelApi, ModelRequest
 from .events import StreamEvent, TextDelta, ThinkingDelta, ToolCallArgsDelta, ToolCallStart
 from .http import secrets_of
@@ -159,7 +159,7 @@ class TraceWriter:
         redactor = KNOWN.redactor + Redactor(secrets)
         doc: dict[str, Any] = {
             "version": 1, "startedAt": now.isoformat(timespec="milliseconds"), "provider": ep.provider_id,
-            "api": ep.api, "model": request.model.id, "baseUrl": ep.base_url, "headers": headers,
+            "api": ep.api, "model": request.model.id, "baseUrl": mask_url(ep.base_url), "headers": headers,
             "request": _shorten(payload_for(request, self.apis)), "timing": dict(timing or {}),
             "events": _event_dicts(events),
         }

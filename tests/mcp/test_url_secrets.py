@@ -1,0 +1,34 @@
+"""An MCP server URL with a password or a token in it is shown masked in every error, and
+those values are secrets of the server (redacted from its log and messages)."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from llmspace.mcp.hub import McpHub
+
+from .conftest import free_port
+
+
+@pytest.mark.parametrize("transport", ["streamableHttp", "sse"])
+def test_an_unreachable_url_is_shown_without_its_password_or_token(hub: McpHub, transport: str) -> None:
+    u = uuid.uuid4().hex
+    password, token = f"pw-{u[:12]}", f"tk-{u[12:24]}"
+    port = free_port()  # nothing listens here
+    hub.add_server(name="gone", transport=transport, url=f"http://bob:{password}@127.0.0.1:{port}/mcp?token={token}")
+
+    readiness = hub.test("gone")
+
+    error = readiness.lastError or ""
+    assert readiness.status == "error" and password not in error and token not in error, error
+    assert f"http://bob:***@127.0.0.1:{port}/mcp?token=***" in error or "closed the connection" in error, error
+
+
+def test_the_settings_page_lists_the_url_masked(hub: McpHub) -> None:
+    from llmspace.presenters.mcp_page import McpPagePresenter
+
+    hub.add_server(name="remote", transport="streamableHttp", url="https://bob:pw-0123456789@mcp.example/mcp?token=tk-0123456789")
+
+    assert [r.target for r in McpPagePresenter(hub).rows()] == ["https://bob:***@mcp.example/mcp?token=***"]
