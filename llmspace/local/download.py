@@ -338,15 +338,26 @@ def _download(remote: _Remote, partial: Path, hub_file: HubFile, out: PullListen
                 os.fsync(fh.fileno())
     except UserFacingError:
         raise
+    except requests.Timeout:
+        raise _stopped(hub_file, partial, remote, f"the server sent nothing for {_READ_TIMEOUT:.0f} s") from None
+    except requests.RequestException:
+        raise _stopped(hub_file, partial, remote, "the connection was lost") from None
+    except OSError as exc:  # writing the file: disk full, permissions
+        raise _stopped(hub_file, partial, remote, f"could not write {partial}: {exc.strerror or exc}") from None
     except errors as exc:
-        raise UserFacingError(
-            f"The download of {hub_file.file} stopped at {human_size(done)} of {human_size(remote.size)}: {exc}.",
-            hint="Run the same command again to resume from there.") from None
+        raise _stopped(hub_file, partial, remote, str(exc)) from None
     if done != remote.size:
         raise UserFacingError(
             f"The download of {hub_file.file} ended at {human_size(done)} of {human_size(remote.size)}.",
             hint="Run the same command again to resume from there.")
     return digest.hexdigest()
+
+
+def _stopped(hub_file: HubFile, partial: Path, remote: _Remote, reason: str) -> UserFacingError:
+    kept = partial.stat().st_size if partial.exists() else 0
+    return UserFacingError(
+        f"The download of {hub_file.file} stopped at {human_size(kept)} of {human_size(remote.size)}: {reason}.",
+        hint="Run the same command again to resume from there.")
 
 
 def _link_snapshot(repo_dir: Path, remote: _Remote, hub_file: HubFile, blob: Path) -> Path:

@@ -226,3 +226,49 @@ def test_ctrl_c_stops_a_download_keeps_the_part_and_says_how_to_resume(home: Pat
     assert proc.returncode == 130
     assert "Stopped. Run the same command again to resume" in err
     assert partial.stat().st_size > 0 and _index(home) == []
+
+
+def test_a_second_pull_of_a_file_being_downloaded_is_refused_and_leaves_the_first_alone(home: Path, hub: FakeHub) -> None:
+    data = gguf_bytes(padding=3 * MB)
+    sha = hub.add(REPO, FILE, data).etag
+    hub.stall_after = MB
+    partial = _repo_dir(home) / "blobs" / f"{sha}.incomplete"
+    first = subprocess.Popen([sys.executable, "-m", "llmspace", "local", "pull", f"{REPO}/{FILE}"], cwd=ROOT,
+                             env=_env(home, hub.endpoint), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    try:
+        assert hub.stalled.wait(120), "the client never fetched the file"
+        _wait_for(lambda: partial.exists() and partial.stat().st_size > 0, "the partial file")
+        second = _pull(home, hub.endpoint, f"{REPO}/{FILE}")
+        assert second.returncode == 1 and "Another download of acme/Tiny-GGUF/tiny.Q4_K_M.gguf is running" in second.stderr
+        assert len(hub.gets()) == 1 and partial.exists()
+    finally:
+        first.kill()
+        first.wait(60)
+        hub.release.set()
+
+
+def test_a_connection_lost_mid_download_says_so_and_the_next_pull_resumes(home: Path, hub: FakeHub) -> None:
+    data = gguf_bytes(padding=3 * MB)
+    hub.add(REPO, FILE, data)
+    hub.stall_after = MB
+    hub.release.set()  # the CDN sends 1 MB, then drops the connection
+    broken = _pull(home, hub.endpoint, f"{REPO}/{FILE}")
+    assert broken.returncode == 1
+    kept = (_repo_dir(home) / "blobs" / f"{hashlib.sha256(data).hexdigest()}.incomplete").stat().st_size
+    assert 0 < kept <= MB
+    assert f"The download of tiny.Q4_K_M.gguf stopped at {kept / 1000:.1f} KB of 3.0 MB: the connection was lost" in broken.stderr
+    assert "Run the same command again to resume" in broken.stderr
+    hub.stall_after = None
+    done = _pull(home, hub.endpoint, f"{REPO}/{FILE}")
+    assert done.returncode == 0, done.stderr
+    assert hub.gets()[-1].headers.get("range") == f"bytes={kept}-"
+
+
+def test_a_file_the_hub_does_not_have_is_reported_with_where_to_look(home: Path, hub: FakeHub) -> None:
+    done = _pull(home, hub.endpoint, f"{REPO}/missing.gguf@main")
+    assert done.returncode == 1
+    assert "The Hub has no file missing.gguf in acme/Tiny-GGUF at revision main (HTTP 404)" in done.stderr
+    assert f"{hub.endpoint}/{REPO}" in done.stderr
+    bad_spec = _pull(home, hub.endpoint, "just-a-name")
+    assert bad_spec.returncode == 1 and "neither a catalog model" in bad_spec.stderr
