@@ -5,7 +5,9 @@ A secret is every configured API key (4 characters or more, whatever its shape) 
 value of every configured HTTP header of 8 characters or more, whatever the header's name,
 except the plain `Content-Type`, `Accept` and `User-Agent`. Of a header value, the parts
 a server may echo on their own count too: each word (`Bearer <token>` → `<token>`) and each
-`name=value` value (`Cookie: a=<value>; b=…`), when 8 characters or more. Of an endpoint's
+`name=value` value (`Cookie: a=<value>; b=…`), when 8 characters or more, and of a
+`Basic` credential its decoded `user:password` and password. Matching ignores case (a server
+may echo a header upper-cased). Of an endpoint's
 URL, the userinfo password, the `user:password` pair and its Basic encoding, and its query
 values (`url_secrets`); the URL itself is shown and written as `mask_url` gives it.
 
@@ -24,6 +26,7 @@ of the app, so any layer may use it.
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 import logging
 import os
@@ -58,6 +61,7 @@ def secret_values(api_key: str | None, headers: Mapping[str, str] | None = None,
         if not isinstance(value, str) or str(name).strip().lower() in PLAIN_HEADERS:
             continue
         value = value.strip()
+        out |= basic_secrets(value)
         if len(value) < MIN_HEADER_VALUE:
             continue
         out.add(value)
@@ -123,6 +127,28 @@ def url_secrets(url: str | None) -> set[str]:
     return {v for v in out if len(v) >= MIN_KEY}
 
 
+_BASIC = re.compile(r"(?i)^basic\s+([A-Za-z0-9+/=_-]+)$")
+
+
+def basic_secrets(value: str) -> set[str]:
+    """Of an `Authorization: Basic …` value, the decoded `user:password` and the password (a
+    server may echo either); nothing for any other value."""
+    m = _BASIC.match(value.strip())
+    if m is None:
+        return set()
+    token = m.group(1).replace("-", "+").replace("_", "/").rstrip("=")
+    try:
+        raw = base64.b64decode(token + "=" * (-len(token) % 4))
+    except (ValueError, binascii.Error):
+        return set()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("latin-1")
+    user, colon, password = text.partition(":")
+    return _basic_pair(user, password) if colon else set()
+
+
 def _basic_pair(user: str, password: str) -> set[str]:
     """`user:password`, its Basic encoding and the password, when the password is a secret."""
     if len(password) < MIN_KEY:
@@ -156,7 +182,8 @@ class Redactor:
         every = {x for v in values for x in _variants(v)}
         if not every:
             return None
-        return re.compile("|".join(re.escape(v) for v in sorted(every, key=len, reverse=True)))
+        # case-insensitive: a server may echo a header or key upper-cased
+        return re.compile("|".join(re.escape(v) for v in sorted(every, key=len, reverse=True)), re.IGNORECASE)
 
     @property
     def values(self) -> frozenset[str]:

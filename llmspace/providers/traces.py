@@ -16,10 +16,12 @@ or, while streaming:
 
 A trace holds the provider/api/model, the HTTP payload the adapter sends (built by the
 payload builder its API registered in the `apis` registry, base64 images shortened) with headers masked, the events
-(consecutive text/thinking deltas merged), timing and any error. Secrets are removed by
-value from the whole file (`llmspace/redact.py`): the API key and every configured header
-value of 8+ characters whatever the header's name (only `Content-Type`, `Accept` and
-`User-Agent` are plain), plus every secret the process knows of. Each trace is capped at
+(consecutive text/thinking deltas merged), timing and any error. Every configured header
+value is written as `***` whatever its length (only `Content-Type`, `Accept` and
+`User-Agent` stay plain), so are `Authorization`/`x-api-key`; the base URL is masked
+(`redact.mask_url`). Secrets are also removed by value from the whole file
+(`llmspace/redact.py`): the API key, configured header values of 8+ characters, the URL's
+secrets, plus every secret the process knows of. Each trace is capped at
 `max_trace_bytes` (events beyond it are dropped and counted); when the folder passes
 `max_total_bytes` the oldest traces are deleted. Written only through `jsonio`.
 """
@@ -41,7 +43,7 @@ import orjson
 
 from ..jsonio import write_bytes_atomic
 from ..paths import DataRoot, safe_component
-from ..redact import KNOWN, MASK, Redactor, mask_url
+from ..redact import KNOWN, MASK, PLAIN_HEADERS, Redactor, mask_url
 from .base import ModelApi, ModelRequest
 from .events import StreamEvent, TextDelta, ThinkingDelta, ToolCallArgsDelta, ToolCallStart
 from .http import secrets_of
@@ -51,7 +53,6 @@ if TYPE_CHECKING:
 
 _prune_lock = threading.Lock()
 _B64 = re.compile(r"^[A-Za-z0-9+/=_-]+$")
-_SENSITIVE = re.compile(r"(?i)key|auth|token|secret|cookie|session|passw")  # masked even when short
 _TOKENS = (TextDelta, ThinkingDelta, ToolCallStart, ToolCallArgsDelta)
 
 
@@ -153,7 +154,8 @@ class TraceWriter:
         ep = request.endpoint
         now = datetime.now(UTC)
         secrets = secrets_of(request)
-        headers = {k: (MASK if v.strip() in secrets or _SENSITIVE.search(k) else v) for k, v in ep.headers.items()}
+        # every configured header value is a credential for all we know, whatever its length
+        headers = {k: (v if k.strip().lower() in PLAIN_HEADERS else MASK) for k, v in ep.headers.items()}
         if ep.api_key:
             headers["Authorization" if ep.api != "anthropic-messages" else "x-api-key"] = MASK
         redactor = KNOWN.redactor + Redactor(secrets)

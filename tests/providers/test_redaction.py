@@ -4,6 +4,7 @@ from provider error messages (HTTP error bodies and errors sent mid-stream) and 
 
 from __future__ import annotations
 
+import base64
 import json
 import uuid
 from pathlib import Path
@@ -122,3 +123,38 @@ def test_a_redactor_masks_json_escaped_secrets_and_nested_values():
     r = Redactor([secret])
     assert r.text(json.dumps({"v": secret})) == json.dumps({"v": MASK})
     assert r.value({"a": [secret, 1], secret: "x"}) == {"a": [MASK, 1], MASK: "x"}
+
+
+@pytest.mark.parametrize("api", list(ADAPTERS))
+def test_an_upper_cased_echo_of_a_key_or_header_is_redacted(srv, api):
+    s = _secrets()
+    srv.push_raw(status=400, body=json.dumps({"error": {"message": _echo(s).upper()}}))
+    events = list(ADAPTERS[api]().stream(_request(srv, api, s), CancelToken()))
+    message = next(e for e in events if isinstance(e, ErrorEvent)).message
+    assert "BAD REQUEST" in message
+    assert_clean(message, {k: v.upper() for k, v in s.items()})
+
+
+def test_the_decoded_credential_of_a_basic_header_is_redacted(srv):
+    u = uuid.uuid4().hex
+    pair = f"alice:pw-{u[:12]}"
+    basic = base64.b64encode(pair.encode()).decode()
+    srv.push_raw(status=401, body=json.dumps({"error": {"message": f"user {pair} is not allowed"}}))
+    req = make_request(srv, "openai-completions", headers={"Authorization": f"Basic {basic}"})
+    from dataclasses import replace
+
+    req = replace(req, endpoint=replace(req.endpoint, api_key=None))
+    events = list(OpenAICompletionsAdapter().stream(req, CancelToken()))
+    message = next(e for e in events if isinstance(e, ErrorEvent)).message
+    assert "is not allowed" in message
+    assert_clean(message, {"pair": pair, "password": pair.split(":", 1)[1]})
+
+
+def test_a_trace_masks_every_configured_header_value_whatever_its_length_but_the_plain_ones(srv, home: Path):
+    headers = {"X-Tenant": "t1", "X-Trace-Id": "1234567", "Authorization": "Bearer x", "x-api-key": "k",
+               "Content-Type": "application/json", "Accept": "text/event-stream", "User-Agent": "my-agent/1.0"}
+    req = make_request(srv, "anthropic-messages", headers=headers)
+    doc = json.loads(TraceWriter(DataRoot(home)).record(req, [], {"durationMs": 1}).read_text("utf-8"))
+    assert doc["headers"] == {"X-Tenant": MASK, "X-Trace-Id": MASK, "Authorization": MASK, "x-api-key": MASK,
+                              "Content-Type": "application/json", "Accept": "text/event-stream",
+                              "User-Agent": "my-agent/1.0"}
