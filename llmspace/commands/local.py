@@ -193,9 +193,12 @@ def cmd_remove(args: argparse.Namespace, app: App) -> int:
     model, deleted = _models(app).remove(args.name)
     if model.origin == "in-place":
         print(f"Removed {model.name}; its file was added in place and stays where it is: {model.path}.")
+    elif not deleted:
+        print(f"Removed {model.name}; no file deleted (another installed model uses the same file, "
+              "or it was already gone).")
     else:
         print(f"Removed {model.name} and deleted {len(deleted)} file(s) we {model.origin} "
-              f"({', '.join(str(p) for p in deleted) or 'none were left'}).")
+              f"({', '.join(str(p) for p in deleted)}).")
     return 0
 
 

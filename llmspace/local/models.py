@@ -325,6 +325,8 @@ class LocalModels:
         link = model.path
         blob = link.resolve() if link.is_symlink() else None
         still_used = {m.path.resolve() for m in rest if m.origin == "downloaded"}
+        if any(m.path == link for m in rest):  # the same file pulled under another name
+            return deleted
         if link.is_symlink() or link.exists():
             link.unlink()
             deleted.append(link)

@@ -84,6 +84,12 @@ def test_pull_shows_progress_and_installs_in_the_hub_cache_layout(home: Path, hu
     assert again.returncode == 0 and "already installed" in again.stdout
     assert len(hub.gets()) == 1  # nothing downloaded twice
 
+    twice = _pull(home, hub.endpoint, f"{REPO}/{FILE}", "--name", "tiny-too")
+    assert twice.returncode == 0 and "already in the cache" in twice.stderr and len(hub.gets()) == 1
+    removed = subprocess.run([sys.executable, "-m", "llmspace", "local", "remove", "tiny-too"], cwd=ROOT,
+                             env=_env(home, hub.endpoint), capture_output=True, text=True, timeout=300)
+    assert removed.returncode == 0 and "no file deleted (another installed model uses" in removed.stdout
+    assert snapshot.read_bytes() == data  # still there for tiny.q4_k_m
     removed = subprocess.run([sys.executable, "-m", "llmspace", "local", "remove", "tiny.q4_k_m"], cwd=ROOT,
                              env=_env(home, hub.endpoint), capture_output=True, text=True, timeout=300)
     assert removed.returncode == 0 and "deleted 2 file(s) we downloaded" in removed.stdout
