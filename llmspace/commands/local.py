@@ -234,10 +234,16 @@ def cmd_status(args: argparse.Namespace, app: App) -> int:
     print(f"The built-in engine is running: pid {status.pid}, port {status.port} on 127.0.0.1.")
     print(f"  Model: {model or 'none loaded'}{f' ({path})' if path else ''}")
     print(f"  Memory: {human_size(rss) if rss is not None else 'unknown'}")
+    context = _field(status, "context_size")
+    if context:
+        print(f"  Context: {int(context):,} tokens")
     if started is not None:
         print(f"  Started: {_duration(now - float(started))} ago")
     if used is not None:
         print(f"  Last used: {_duration(now - float(used))} ago")
+    idle = _field(status, "idle_seconds")
+    if idle:
+        print(f"  Stops after {_duration(float(idle))} unused (or with `llmspace local stop`)")
     return 0
 
 
