@@ -1,7 +1,8 @@
 """Plugin metadata: `package.json` → `Manifest`, names, engines and folders.
 
 `parse_manifest(data, where=…)` validates the required fields (`name`,
-`version`, `engines["llm-space"]`) and keeps the recommended display fields; npm fields
+`version`, `engines["llm-space"]`) and keeps the recommended display fields (without
+control characters, core/names.py `plain_text`: they are printed and shown); npm fields
 such as `scripts`, `main` or `bin` stay in `raw` and are never acted upon.
 `is_valid_package_name` applies npm's rules for new package names,
 `engines_compatible` checks a range against `APP_COMPAT_VERSION` (npm range syntax, see
@@ -18,6 +19,7 @@ from typing import Any
 
 import semver
 
+from ..core.names import plain_text
 from ..errors import MalformedJsonError
 from ..jsonio import loads_located
 from .errors import PluginError
@@ -116,10 +118,10 @@ def plugin_folder(root_plugins_dir: Path, name: str) -> Path:
 def _text(data: dict[str, Any], key: str) -> str:
     value = data.get(key)
     if isinstance(value, str):
-        return value
+        return plain_text(value)
     if isinstance(value, dict):  # author {name, email, url}, repository {type, url}
         inner = value.get("name") if key == "author" else value.get("url")
-        return inner if isinstance(inner, str) else ""
+        return plain_text(inner) if isinstance(inner, str) else ""
     return ""
 
 

@@ -144,3 +144,16 @@ def test_storage_names_and_errors_print_no_control_characters(home: Path, capsys
     captured = capsys.readouterr()
     _assert_clean(captured.out + captured.err)
     assert "Store]0;pwned[2J31m" in captured.out and "no such thread]0;pwned[2J31m" in captured.err
+
+
+def test_plugins_list_and_info_print_no_control_characters_from_the_manifest(
+        home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from .builders import make_plugin
+
+    esc = "\x1b]0;pwned\x07\x1b[2J\x9b31m\x7f"
+    make_plugin(home, "kit", displayName="Kit" + esc, description="About" + esc, author="Me" + esc)
+    assert main(["plugins", "list"]) == 0
+    assert main(["plugins", "info", "kit"]) == 0
+    captured = capsys.readouterr()
+    _assert_clean(captured.out + captured.err)
+    assert "Kit]0;pwned[2J31m" in captured.out and "About]0;pwned[2J31m" in captured.out
