@@ -101,10 +101,36 @@ class ExecContext:
     max_turns: int = 50
     stats: dict[str, int] = field(default_factory=lambda: {"calls": 0, "cacheHits": 0})
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _live: set[CancelToken] = field(default_factory=set)
+    _linked: bool = False
 
     def count(self, key: str) -> None:
         with self._lock:
             self.stats[key] += 1
+
+    def call_token(self) -> CancelToken:
+        """A token for one call, cancelled with the run's. Each call gets its own because the
+        HTTP layer registers every socket it opens with the token until the token is
+        cancelled: one token for a whole run would keep all its sockets alive."""
+        token = CancelToken()
+        with self._lock:
+            if not self._linked:
+                self._linked = True
+                self.cancel.on_cancel(self._cancel_live)
+            self._live.add(token)
+        if self.cancel.cancelled:
+            token.cancel()
+        return token
+
+    def done_token(self, token: CancelToken) -> None:
+        with self._lock:
+            self._live.discard(token)
+
+    def _cancel_live(self) -> None:
+        with self._lock:
+            live = list(self._live)
+        for token in live:
+            token.cancel()
 
 
 # -- requests ------------------------------------------------------------------------------
@@ -155,11 +181,13 @@ def call_model(target: Target, data: dict[str, Any], repeat: int, ctx: ExecConte
     gate = ctx.gates[target.provider]
     if not gate.acquire(ctx.cancel):
         return None
+    token = ctx.call_token()
     try:
         ctx.count("calls")
-        outcome = _stream_once(target, data, ctx.cancel, gate)
+        outcome = _stream_once(target, data, token, gate)
     finally:
         gate.release()
+        ctx.done_token(token)
     if outcome is None:
         return None
     if ctx.cache is not None and outcome.get("error") is None:
@@ -217,14 +245,16 @@ def _react_call(cell: Cell, target: Target, ctx: ExecContext) -> Record | None:
     gate = ctx.gates[target.provider]
     if not gate.acquire(ctx.cancel):
         return None
+    token = ctx.call_token()
     try:
         ctx.count("calls")
         opts = RunOptions(provider=target.provider, model=target.model, variables=dict(cell.vars), react=True,
                           max_turns=ctx.max_turns)
         started = time.perf_counter()
-        result = ctx.runner.run(_cell_thread(ctx.react_thread), opts, None, ctx.cancel)
+        result = ctx.runner.run(_cell_thread(ctx.react_thread), opts, None, token)
     finally:
         gate.release()
+        ctx.done_token(token)
     if ctx.cancel.cancelled:
         return None
     ids = set(result.new_message_ids)

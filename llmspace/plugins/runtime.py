@@ -31,7 +31,7 @@ from ..cancel import CancelToken
 from ..core.names import plain_text
 from ..errors import UserFacingError
 from ..redact import KNOWN
-from .callbacks import CallState, Frontend, handle_callback
+from .callbacks import CallState, Frontend, handle_callback, plain_value
 from .diagnostics import DiagnosticLog
 from .host_client import CallbackRefused, HostConnection, HostGone, RemoteError
 from .manifest import APP_COMPAT_VERSION
@@ -181,7 +181,7 @@ class PluginHost:
             conn.kill()
             raise self._crash(f"The plugin host of {self.spec.label} answered initialize with something unexpected.",
                               conn)
-        self._conn, self._meta = conn, meta
+        self._conn, self._meta = conn, plain_value(meta)  # what the plugin reports is shown: no control characters
         self.last_used = self.clock()
         return conn
 
