@@ -152,6 +152,11 @@ def cmd_models(args: argparse.Namespace, app: App) -> int:
             gone = "" if m.path.exists() else "  (file missing)"
             rows.append(("  " + m.name, human_size(m.size), m.origin, f"{m.path}{gone}"))
         _table(rows)
+    partial = models.partial_downloads()
+    if partial:
+        print("\nStopped downloads (the same `llmspace local pull` resumes them; delete the file to drop one):")
+        for repo, path, size in partial:
+            print(f"  {repo}: {human_size(size)} in {path}")
     print("\nModels of a running Ollama or LM Studio are listed by `llmspace models`.")
     return 0
 

@@ -178,6 +178,15 @@ class LocalModels:
         """Every model we installed, in the order added."""
         return self._load()
 
+    def partial_downloads(self) -> list[tuple[str, Path, int]]:
+        """Downloads stopped before the end: (repository, file, bytes so far); `local pull` resumes them."""
+        found = []
+        for part in sorted(self.folder.glob("models--*/blobs/*.incomplete")):
+            repo = part.parent.parent.name.removeprefix("models--").replace("--", "/", 1)
+            with contextlib.suppress(OSError):
+                found.append((repo, part, part.stat().st_size))
+        return found
+
     def find(self, name: str) -> InstalledModel | None:
         wanted = name.strip().lower()
         return next((m for m in self._load() if m.name.lower() == wanted), None)

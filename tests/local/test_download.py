@@ -117,6 +117,9 @@ def test_a_download_killed_with_kill_9_resumes_with_a_range_request(home: Path, 
     kept = partial.stat().st_size
     assert 0 < kept < len(data)
     assert _index(home) == []
+    listing = subprocess.run([sys.executable, "-m", "llmspace", "local", "models"], cwd=ROOT, env=_env(home, hub.endpoint),
+                             capture_output=True, text=True, timeout=300)
+    assert f"{REPO}: {kept / MB:.1f} MB in {partial}" in listing.stdout
     hub.release.set()
     hub.stall_after = None
 
