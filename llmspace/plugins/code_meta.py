@@ -26,7 +26,7 @@ from ..paths import safe_component
 from .runtime import CodeFile
 
 log = logging.getLogger("llmspace.plugins")
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: metadata without control characters (cached before that, it may hold them)
 
 
 def cache_key(files: Iterable[CodeFile], *, runtime: str, app_version: str) -> str:

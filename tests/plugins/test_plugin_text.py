@@ -157,3 +157,28 @@ def test_plugins_list_and_info_print_no_control_characters_from_the_manifest(
     captured = capsys.readouterr()
     _assert_clean(captured.out + captured.err)
     assert "Kit]0;pwned[2J31m" in captured.out and "About]0;pwned[2J31m" in captured.out
+
+
+BROKEN = f'''
+raise RuntimeError("cannot load{ESC}")
+'''
+
+DESCRIBED = f'''
+class Described:
+    name = "described"
+    description = "Describes{ESC}"
+    parameters = {{"type": "object", "properties": {{}}, "additionalProperties": False}}
+
+    def execute(self, context, args):
+        return "ok"
+'''
+
+
+def test_what_the_host_reports_at_load_prints_no_control_characters(home: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    code_plugin(home, tools={"described": DESCRIBED, "broken": BROKEN})
+    assert main(["plugins", "info", "kit"]) == 0
+    assert main(["tools", "list"]) == 0
+    captured = capsys.readouterr()
+    _assert_clean(captured.out + captured.err)
+    assert "cannot load]0;pwned[2J31m" in captured.out and "Describes]0;pwned[2J31m" in captured.out
