@@ -5,7 +5,7 @@ Each command group lives in `llmspace/commands/<group>.py` and exposes
 an exit code. Errors: `UserFacingError` messages go to stderr as they are (exit 1); any
 other exception is logged and reported as an internal error (exit 2). Log records of a
 command go to `logs/llmspace.log`, never to the terminal; the log and the errors printed
-here have every known secret removed (`llmspace/redact.py`).
+here have every known secret removed (`errors.error_text`, which the GUI's error path uses too).
 """
 
 from __future__ import annotations
@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import __version__
-from .errors import UserFacingError, describe_exception
-from .redact import redact_known
+from .errors import UserFacingError, error_text
 
 # Command groups, in help order. Each module has `register(subparsers) -> None`.
 COMMAND_MODULES = (
@@ -68,19 +67,20 @@ def main(argv: list[str] | None = None) -> int:
 
     app = App.from_env()
     app.plugin_autoload = True  # every command sees the plugins' code extensions as they are now
+    app.keep_local_engine = True  # the built-in engine outlives a command (it stops when idle)
     logger = logging.getLogger("llmspace")
     before = list(logger.handlers)
     try:
         _log_path(app)  # library warnings (with tracebacks) go to the log file, not between streamed output
         return int(handler(args, app) or 0)
     except UserFacingError as exc:
-        print(f"error: {redact_known(str(exc))}", file=sys.stderr)
+        print(f"error: {error_text(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # the one error boundary of the command line
-        print(f"error: {describe_exception(exc, _log_path(app))}", file=sys.stderr)
+        print(f"error: {error_text(exc, _log_path(app))}", file=sys.stderr)
         return 2
     finally:
         app.close()

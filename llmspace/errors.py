@@ -1,13 +1,15 @@
 """User-facing errors: the one error boundary of the app.
 
 `UserFacingError` messages are shown as they are and say what to do next. Anything else
-is reported as "Internal error — details in the log" by `describe_exception`.
-Callers anywhere may raise these; only front ends (cli, ui) catch and display them.
+is reported as "Internal error — details in the log" by `describe_exception`. Callers
+anywhere may raise these; only front ends (cli, ui) catch and display them, both through
+`error_text`, which also removes every secret the process knows of (`llmspace/redact.py`).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from pathlib import Path
 
 from .redact import redact_known
@@ -71,9 +73,18 @@ def redact(text: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
 
 
 def describe_exception(exc: BaseException, log_path: Path | None = None) -> str:
-    """The text a front end shows for `exc`: its own message, or a pointer to the log."""
+    """The text shown or recorded for `exc`: its own message (known secrets removed), or a
+    pointer to the log (where the details go, redacted by the log's formatter)."""
     if isinstance(exc, UserFacingError):
-        return str(exc)
+        return redact_known(str(exc))
     log.error("internal error", exc_info=exc)
     where = f" ({log_path})" if log_path else ""
     return f"Internal error — details in the log{where}."
+
+
+def error_text(error: BaseException | str, log_path: Path | None = None, *, secrets: Iterable[str] = ()) -> str:
+    """What a front end shows for an error, the one formatter of the CLI's and the GUI's error
+    boundaries: a message or a `UserFacingError` as it is, any other exception as a pointer to
+    the log (`describe_exception`); every secret the process knows of, and `secrets`, removed."""
+    text = error if isinstance(error, str) else describe_exception(error, log_path)
+    return redact_known(text, secrets)

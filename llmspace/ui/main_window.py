@@ -21,7 +21,7 @@ from typing import Any
 
 import ttkbootstrap as tb
 
-from ..errors import UserFacingError, describe_exception
+from ..errors import UserFacingError, error_text
 from ..presenters.state import ZOOM_STEP, StateStore, clamp_zoom
 from ..presenters.tabs import TabsPresenter
 from ..presenters.tree import TreePresenter
@@ -196,19 +196,20 @@ class MainWindow:
         self.status_right.configure(text=f"{threads} thread{'s' if threads != 1 else ''} · {self.app.workspace.root}")
 
     def show_error(self, message: str) -> None:
+        """An error in the status bar (its first line) and a dialog; known secrets removed."""
+        message = error_text(message)
         self.status.error(message.splitlines()[0] if message else "Error")
         self.dialogs.error(message)
 
     def _on_tk_error(self, exc_type: Any, exc: BaseException, tb_: Any) -> None:
         """The one error boundary for UI callbacks: user-facing errors as they are, anything
-        else logged with a pointer to the log (never a raw traceback on screen)."""
-        if isinstance(exc, UserFacingError):
-            self.status.error(str(exc).splitlines()[0])
-            return
-        self.status.error(describe_exception(exc, getattr(self.app, "log_file", None)))
+        else logged with a pointer to the log (never a raw traceback on screen); both through
+        `errors.error_text`, as the CLI's boundary, so known secrets never show."""
+        text = error_text(exc, None if isinstance(exc, UserFacingError) else getattr(self.app, "log_file", None))
+        self.status.error(text.splitlines()[0] if text else "Error")
 
     def report(self, exc: BaseException) -> None:
-        self.show_error(describe_exception(exc, getattr(self.app, "log_file", None)))
+        self.show_error(error_text(exc, getattr(self.app, "log_file", None)))
 
     # -- commands ------------------------------------------------------------------------
     def new_from_example(self) -> Any:
@@ -413,7 +414,7 @@ class MainWindow:
         try:
             self.flush_all()
         except UserFacingError as exc:
-            if not self.dialogs.confirm(f"{exc}\n\nQuit anyway?", "Unsaved changes"):
+            if not self.dialogs.confirm(f"{error_text(exc)}\n\nQuit anyway?", "Unsaved changes"):
                 return
         for ed in self.editors.values():
             if ed is not None and ed.run.running:

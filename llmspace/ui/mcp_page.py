@@ -12,7 +12,7 @@ from typing import Any
 
 import ttkbootstrap as tb
 
-from ..errors import UserFacingError, describe_exception
+from ..errors import error_text
 from ..presenters.mcp_page import McpPagePresenter
 from . import tkvars
 from .list_page import ListActions
@@ -118,7 +118,7 @@ class McpPage(tb.Frame):
             try:
                 text, ok = presenter.describe_result(future.result())
             except Exception as exc:
-                self._tested(str(exc) if isinstance(exc, UserFacingError) else describe_exception(exc), "danger")
+                self._tested(error_text(exc), "danger")
                 return
             self._tested(text, "success" if ok else "danger")
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import ttkbootstrap as tb
 
-from ..errors import UserFacingError, describe_exception
+from ..errors import UserFacingError, error_text
 from ..presenters.plugins_page import PluginDetail, PluginsPagePresenter
 from . import tkvars
 from .plugin_install import install_zips
@@ -131,7 +131,7 @@ class PluginsPage(tb.Frame):
         try:
             detail = self.p.detail(name)
         except UserFacingError as exc:
-            self.msg.configure(text=str(exc), bootstyle="danger")
+            self.msg.configure(text=error_text(exc), bootstyle="danger")
             return
         self.enabled.set(detail.record.enabled and detail.record.status != "disabled")
         self._general(detail)
@@ -202,7 +202,7 @@ class PluginsPage(tb.Frame):
                                                     on_saved=lambda: self.refresh(name, keep_form=True))
         except UserFacingError as exc:
             self.settings_form = None
-            tb.Label(self.settings_tab, text=str(exc), bootstyle="danger", wraplength=520).pack(anchor="w", padx=8, pady=8)
+            tb.Label(self.settings_tab, text=error_text(exc), bootstyle="danger", wraplength=520).pack(anchor="w", padx=8, pady=8)
             return
         self.settings_form.pack(fill="both", expand=True)
 
@@ -216,8 +216,7 @@ class PluginsPage(tb.Frame):
             try:
                 result = future.result()
             except Exception as exc:
-                self.msg.configure(text=str(exc) if isinstance(exc, UserFacingError) else describe_exception(exc),
-                                   bootstyle="danger")
+                self.msg.configure(text=error_text(exc), bootstyle="danger")
                 self.refresh()
                 return
             self.msg.configure(text=f"{label}: done.", bootstyle="success")

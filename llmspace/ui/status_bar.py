@@ -1,7 +1,9 @@
 """The main window's status bar: a message on the left, the thread count and workspace on
 the right. An error shown there does not linger once it no longer holds: it is cleared by
 the next message, when the user switches tabs or undoes (`clear_error`), and after
-`error_ms` on its own. Caller: `ui/main_window.py` (`window.status`).
+`error_ms` on its own. Every text shown has the secrets the process knows of removed
+(`redact.redact_known`, as `errors.error_text` does for the error boundaries). Caller:
+`ui/main_window.py` (`window.status`).
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import ttkbootstrap as tb
+
+from ..redact import redact_known
 
 READY = "Ready"
 ERROR_MS = 15_000  # how long an error stays when nothing else happens
@@ -31,7 +35,7 @@ class StatusBar(tb.Frame):
         """Show `text` (any earlier error goes)."""
         self._cancel()
         self.showing_error = False
-        self.msg.configure(text=text)
+        self.msg.configure(text=redact_known(text))
 
     def error(self, text: str) -> None:
         """Show an error; it fades after `error_ms` unless something else is said first."""

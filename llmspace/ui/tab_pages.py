@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import ttkbootstrap as tb
 
 from ..core.evaluation import only_records_invalid
-from ..errors import UserFacingError, ValidationFailed, describe_exception
+from ..errors import UserFacingError, ValidationFailed, error_text
 from ..presenters.tabs import TabsPresenter, tab_title
 from .theme import style_menu
 
@@ -154,7 +154,7 @@ class TabPages:
         lbl = getattr(page, "loading_label", None)
         if lbl is not None:
             lbl.destroy()
-        text = str(exc) if isinstance(exc, UserFacingError) else describe_exception(exc)
+        text = error_text(exc)
         label = tb.Label(page, text=text, bootstyle="danger", wraplength=600, padding=(20, 40, 20, 8))
         label.pack(fill="x", anchor="nw")
         page.failure_widgets = [label]  # type: ignore[attr-defined]

@@ -5,7 +5,8 @@
 
 Info, success and warning cards close themselves after a few seconds; error cards stay
 until the user closes them. Each card has an optional action button and ✕. At most five
-are shown (the oldest goes). Used for plugin notifications and install results.
+are shown (the oldest goes). Texts and titles have the secrets the process knows of
+removed (`redact.redact_known`). Used for plugin notifications and install results.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 import ttkbootstrap as tb
+
+from ..redact import redact_known
 
 AUTO_CLOSE_MS = 6000
 MAX_SHOWN = 5
@@ -30,6 +33,7 @@ class Toasts:
     def show(self, message: str, level: str = "info", *, title: str = "",
              action: tuple[str, Callable[[], Any]] | None = None, persistent: bool = False) -> Any:
         """A new card; `persistent` ones stay until `update` ends them or the user closes them."""
+        message, title = redact_known(message), redact_known(title)
         style = STYLES.get(level, "info")
         card = tb.Frame(self.root, padding=8, bootstyle=style)
         text = f"{title}\n{message}" if title else message
@@ -59,6 +63,7 @@ class Toasts:
         if card not in self.cards:
             return
         label, title = self.labels[card]
+        message = redact_known(message)
         self.texts[card] = message
         label.configure(text=f"{title}\n{message}" if title else message)
         if level is not None:

@@ -18,7 +18,7 @@ import ttkbootstrap as tb
 
 from ...core.evaluation import CriterionInput
 from ...core.evaluation_records import DESCRIPTION_MAX, MAX_CRITERIA, MIN_CRITERIA, NAME_MAX
-from ...errors import UserFacingError
+from ...errors import UserFacingError, error_text
 from ...presenters.compare import VERDICT_LABELS, ComparePresenter
 
 SCORES = ("", "1", "2", "3", "4", "5")
@@ -185,7 +185,7 @@ class CompareDialog(tb.Toplevel):
         try:
             self.p.choose_label(label)
         except UserFacingError as exc:
-            self.msg.configure(text=str(exc), bootstyle="danger")
+            self.msg.configure(text=error_text(exc), bootstyle="danger")
         self.refresh()
 
     def _on_score(self, run: str, criterion_id: str, box: Any, _e: Any = None) -> None:
@@ -206,7 +206,7 @@ class CompareDialog(tb.Toplevel):
         try:
             ev = self.p.save(verdict, self.note.get(), confirm=confirm)
         except UserFacingError as exc:
-            self.msg.configure(text=str(exc), bootstyle="danger")
+            self.msg.configure(text=error_text(exc), bootstyle="danger")
             return False
         if ev is None:
             self.msg.configure(text="Not saved; the scores are kept.", bootstyle="secondary")
@@ -234,7 +234,7 @@ class CompareDialog(tb.Toplevel):
         try:
             self.p.delete_rubric(rubric.id)
         except UserFacingError as exc:
-            self.msg.configure(text=str(exc), bootstyle="danger")
+            self.msg.configure(text=error_text(exc), bootstyle="danger")
             return False
         self.refresh()
         return True
@@ -311,7 +311,7 @@ class RubricEditor(tb.Toplevel):
             else:
                 rubric = p.update_rubric(self.rubric.id, self.name.get(), self.criteria())
         except UserFacingError as exc:
-            self.msg.configure(text=str(exc))
+            self.msg.configure(text=error_text(exc))
             return None
         self.dialog.refresh()
         self.destroy()

@@ -17,7 +17,7 @@ import orjson
 import ttkbootstrap as tb
 
 from ...core.model import REASONING_LEVELS
-from ...errors import UserFacingError
+from ...errors import UserFacingError, error_text
 from ...presenters import catalog
 from ...presenters.editor import EditorPresenter
 from .. import tkvars
@@ -92,7 +92,7 @@ class JsonEditor(tb.Toplevel):
         try:
             self.on_save(self.text.get("1.0", "end-1c"))
         except UserFacingError as exc:
-            self.msg.configure(text=str(exc))
+            self.msg.configure(text=error_text(exc))
             return False
         self.destroy()
         return True
@@ -201,7 +201,7 @@ class ParamsPopover(tb.Toplevel):
             for key, value in self.values().items():
                 self.p.set_param(key, value)
         except (UserFacingError, ValueError, tk.TclError) as exc:
-            self.msg.configure(text=str(exc))
+            self.msg.configure(text=error_text(str(exc)))
             return False
         self.on_done()
         self.destroy()
@@ -304,7 +304,7 @@ class ToolsDialog(tb.Toplevel):
             try:
                 tools = future.result()
             except Exception as exc:
-                self._show_mcp(holder, [], str(exc))
+                self._show_mcp(holder, [], error_text(str(exc)))
                 return
             self._show_mcp(holder, tools, None)
 
@@ -353,7 +353,7 @@ class ToolsDialog(tb.Toplevel):
         try:
             self.p.remove_tools({name})
         except UserFacingError as exc:
-            self.msg.configure(text=str(exc), bootstyle="danger")
+            self.msg.configure(text=error_text(exc), bootstyle="danger")
             return False
         self.msg.configure(text=f"Deleted {name}. Undo (Ctrl+Z) brings it back.", bootstyle="secondary")
         self.on_done()
@@ -364,7 +364,7 @@ class ToolsDialog(tb.Toplevel):
         try:
             self.p.undo()
         except UserFacingError as exc:
-            self.msg.configure(text=str(exc), bootstyle="danger")
+            self.msg.configure(text=error_text(exc), bootstyle="danger")
 
     def edit_function(self, name: str | None) -> JsonEditor:
         text = FUNCTION_EXAMPLE
@@ -387,7 +387,7 @@ class ToolsDialog(tb.Toplevel):
             self.p.remove_tools(want_off & self.p.tool_names())
             self.p.add_tools(want_on)
         except UserFacingError as exc:
-            self.msg.configure(text=str(exc), bootstyle="danger")
+            self.msg.configure(text=error_text(exc), bootstyle="danger")
             return
         self.on_done()
         self.destroy()

@@ -16,7 +16,7 @@ from typing import Any
 import ttkbootstrap as tb
 
 from ...core.variables import is_referenced
-from ...errors import UserFacingError
+from ...errors import UserFacingError, error_text
 from ...presenters.editor import EditorPresenter
 from ...presenters.variable_forms import json_status, relative_path, variable_data, working_directory
 from .. import tkvars
@@ -263,7 +263,7 @@ class VariablesDialog(tb.Toplevel):
             typed, removed = self._typed_changes()
             self.p.save_variables(typed, removed, custom)
         except UserFacingError as exc:
-            self.msg.configure(text=str(exc))
+            self.msg.configure(text=error_text(exc))
             return False
         self.on_done()
         self.destroy()
