@@ -79,10 +79,10 @@ class InstalledModel:
 
 
 def is_gguf(path: Path) -> bool:
-    """True when the file starts with the GGUF magic and a known version (1–3)."""
+    """True when the file starts with the GGUF magic and a version llama.cpp loads (2 or 3)."""
     with open_regular_file(path) as fh:
         head = fh.read(8)
-    return len(head) == 8 and head[:4] == GGUF_MAGIC and int.from_bytes(head[4:8], "little") in (1, 2, 3)
+    return len(head) == 8 and head[:4] == GGUF_MAGIC and int.from_bytes(head[4:8], "little") in (2, 3)
 
 
 def sha256_of(path: Path, progress: ByteProgress | None = None) -> str:
@@ -251,7 +251,7 @@ class LocalModels:
         if not source.is_file():
             raise UserFacingError(f"{source} is not a file.", hint="Give the path of a .gguf model file.")
         if not is_gguf(source):
-            raise UserFacingError(f"{source} is not a GGUF model file (it does not start with the GGUF header).",
+            raise UserFacingError(f"{source} is not a GGUF model file (it does not start with a GGUF v2 or v3 header).",
                                   hint="The built-in engine loads GGUF files, e.g. from a Hugging Face repository "
                                        "whose name ends in -GGUF.")
         for m in self._load():

@@ -40,6 +40,9 @@ def test_a_file_without_the_gguf_magic_is_refused_and_nothing_is_recorded(models
         models.add(bad)
     assert models.installed() == []
     assert not is_gguf(bad)
+    old_version = tmp_path / "v1.gguf"
+    old_version.write_bytes(b"GGUF" + (1).to_bytes(4, "little") + bytes(16))
+    assert not is_gguf(old_version)
     assert is_gguf(write_gguf(tmp_path / "ok.gguf"))
 
 
