@@ -9,7 +9,8 @@ plugin code prints lands in the plugin's log and never in the protocol; then it 
 until `shutdown` or the end of its input, and exits at once (running calls are not waited
 for). Modules: `rpc` (the connection), `server` (the router), `loading` (imports and the
 contract), `calls` (running calls), `context` and `signals` (what plugin code gets),
-`plainjson` (read-only views and the strict JSON check).
+`plainjson` (read-only views and the strict JSON check), `guard` (dies with the app, memory
+limit).
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ __all__ = ["main"]
 
 def main() -> int:
     """Run the host; never returns (the process exits with 0 after `shutdown` or end of input)."""
+    from .guard import guard
+
+    memory = os.environ.get("LLM_SPACE_HOST_MEMORY_MB", "")
+    guard(int(memory) if memory.isdigit() else None)  # die with the app; stay under the memory limit
     proto_in, proto_out = _take_stdio()
     # The app ends the host (end of input, shutdown, kill); a Ctrl-C that reaches the whole
     # process group must not. A handler, not SIG_IGN, so plugins' child processes get the default.

@@ -40,7 +40,19 @@ from .code_meta import cache_key, read_cached, write_cached
 from .js_runtime import SETTINGS_NAME, JsRuntime, find_runtime, host_module
 from .manifest import APP_COMPAT_VERSION
 from .model import Diagnostic, PluginRecord, Status
-from .runtime import CallFailed, CodeFile, HostSpec, Launch, PluginHost, RuntimeMissing, new_call_id, python_launch
+from .runtime import (
+    HOSTS_SETTINGS,
+    CallFailed,
+    CodeFile,
+    HostSpec,
+    Launch,
+    PluginHost,
+    RuntimeMissing,
+    guarded,
+    memory_limit_mb,
+    new_call_id,
+    python_launch,
+)
 
 if TYPE_CHECKING:
     from ..registries import Registries
@@ -189,7 +201,13 @@ class PluginCode:
         why = runtime.refusal(spec.files[0].path) if spec.files else None
         if why:
             raise RuntimeMissing(why)
-        return runtime.argv(host_module(), [f.path for f in spec.files])
+        argv = runtime.argv(host_module(), [f.path for f in spec.files])
+        if runtime.kind == "node":  # V8's heap stops below the host memory limit
+            argv.insert(1, f"--max-old-space-size={self._memory_mb()}")
+        return guarded(argv)
+
+    def _memory_mb(self) -> int:
+        return memory_limit_mb(self.root.settings_file(HOSTS_SETTINGS))
 
     # -- loading -----------------------------------------------------------------------------
     def pending(self) -> list[str]:
@@ -246,7 +264,8 @@ class PluginCode:
             spec = HostSpec(record.key, record.version, record.folder.absolute(), runtime, state.files[runtime],
                             self.workspace(), self.root.root, APP_COMPAT_VERSION)
             host = PluginHost(spec, launch=launch, frontend=self.frontend, log=self.service.log,
-                              output=self._output_sink(record.key), environ=self.service.environ)
+                              output=self._output_sink(record.key), environ=self.service.environ,
+                              memory_mb=self._memory_mb())
             state.hosts[runtime] = host
             self._start_reaper()
             return host

@@ -11,10 +11,13 @@
 Newline-delimited JSON-RPC 2.0 both ways. A reader thread takes stdout lines: answers
 complete the matching `Pending`; host requests (context callbacks) run on a small pool via
 `on_request(method, params)`, whose return value is the answer (`CallbackRefused` becomes
-error -32010 with its message). A second thread hands stderr lines to `on_output` and keeps
-the last 64 KiB for crash reports. When the process ends or breaks the protocol every
-pending request fails with `HostGone`. The host runs in a new session so that ending it
-also ends whatever it started. Used by llmspace/plugins/runtime.py only.
+error -32010 with its message). A second thread hands stderr lines to `on_output` (a line
+cut at 64 KiB, at most 64 KiB a second, `[N bytes dropped]` for the rest) and keeps the
+last 64 KiB for crash reports; it never blocks the stop. When the process ends or breaks
+the protocol every pending request fails with `HostGone`. The host runs in a new session;
+ending it kills its group, its process tree and the orphans it left (llmspace/plugins/
+proctree.py). On Linux a third thread measures the tree's resident memory every second and
+stops the host above `memory_mb`. Used by llmspace/plugins/runtime.py only.
 """
 
 from __future__ import annotations
@@ -22,14 +25,19 @@ from __future__ import annotations
 import json
 import logging
 import os
+import select
 import signal
 import subprocess
 import threading
+import time
+import uuid
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any
+
+from . import proctree
 
 log = logging.getLogger("llmspace.plugins")
 
@@ -39,6 +47,10 @@ REFUSED = -32010
 INTERNAL = -32603
 SHUTDOWN_WAIT = 5.0
 EXIT_WAIT = 2.0
+LINE_CAP = 64 * 1024  # the longest stderr line kept; the rest of it is dropped
+RATE = 64 * 1024  # stderr bytes a second kept per host (a burst of one second's worth)
+WATCH_EVERY = 1.0  # how often the memory of a host's process tree is measured
+DEFAULT_MEMORY_MB = 2048
 
 
 class RemoteError(Exception):
@@ -91,8 +103,18 @@ class Pending:
 class HostConnection:
     def __init__(self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], label: str,
                  on_request: Callable[[str, dict[str, Any]], Any],
-                 on_output: Callable[[str], None] | None = None) -> None:
+                 on_output: Callable[[str], None] | None = None, memory_mb: int | None = DEFAULT_MEMORY_MB,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.argv, self.cwd, self.env, self.label = list(argv), cwd, dict(env), label
+        self.memory_mb, self.clock = memory_mb, clock
+        self.token = uuid.uuid4().hex
+        self.env[proctree.TOKEN_ENV] = self.token
+        self.env[proctree.PARENT_ENV] = str(os.getpid())
+        if memory_mb:
+            self.env["LLM_SPACE_HOST_MEMORY_MB"] = str(memory_mb)
+        self._ended = threading.Event()  # the host was stopped: the stderr reader and the watch end
+        self._adopted: set[int] = set()  # orphans of the host's children that this process adopted
+        self.dropped = 0  # stderr bytes dropped (over a line's cap or the rate)
         self.on_request, self.on_output = on_request, on_output
         self.proc: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
@@ -108,10 +130,13 @@ class HostConnection:
     # -- process -------------------------------------------------------------------------
     def start(self) -> None:
         """Start the process and its reader threads (raises OSError when it cannot start)."""
-        self.proc = subprocess.Popen(self.argv, cwd=str(self.cwd), env=self.env, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        proctree.become_subreaper()
+        self.proc = proctree.SPAWNER.popen(self.argv, cwd=str(self.cwd), env=self.env, stdin=subprocess.PIPE,
+                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         threading.Thread(target=self._read_stdout, name=f"plugin-host-out {self.label}", daemon=True).start()
         threading.Thread(target=self._read_stderr, name=f"plugin-host-err {self.label}", daemon=True).start()
+        if proctree.LINUX and self.memory_mb:
+            threading.Thread(target=self._watch, name=f"plugin-host-watch {self.label}", daemon=True).start()
 
     @property
     def alive(self) -> bool:
@@ -245,23 +270,119 @@ class HostConnection:
             self._write(reply)
 
     def _read_stderr(self) -> None:
+        """Hand stderr to `on_output` line by line: a line is cut at `LINE_CAP`, at most `RATE`
+        bytes a second are kept, and what is dropped is logged as `[N bytes dropped]`. Reads
+        the raw descriptor with a short `select`, so a child that keeps the pipe open never
+        holds up the end of the host (the reader ends with `_ended`)."""
         proc = self.proc
         assert proc is not None and proc.stderr is not None
+        fd = proc.stderr.fileno()
+        line = bytearray()
+        cut = False  # the current line passed LINE_CAP: the rest of it is dropped
+        allowance, last = float(RATE), self.clock()
         try:
-            for raw in iter(proc.stderr.readline, b""):
-                text = raw.decode("utf-8", "replace")
-                with self._lock:
-                    self._tail.append(text)
-                    self._tail_chars += len(text)
-                    while self._tail_chars > TAIL_CHARS and len(self._tail) > 1:
-                        self._tail_chars -= len(self._tail.popleft())
-                if self.on_output is not None:
-                    try:
-                        self.on_output(text)
-                    except Exception:
-                        log.exception("could not record the output of %s", self.label)
+            while True:
+                ready, _, _ = select.select([fd], [], [], 0.2)
+                if not ready:
+                    if self._ended.is_set():
+                        break
+                    continue
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                now = self.clock()
+                allowance = min(float(RATE), allowance + (now - last) * RATE)
+                last = now
+                for piece in chunk.splitlines(keepends=True):
+                    ends = piece.endswith((b"\n", b"\r"))
+                    room = LINE_CAP - len(line)
+                    if cut:
+                        self.dropped += len(piece)
+                    elif len(piece) > room:
+                        line += piece[:room]
+                        self.dropped += len(piece) - room
+                        cut = True
+                    else:
+                        line += piece
+                    if ends or (cut and line):
+                        if line:
+                            if len(line) <= allowance:
+                                allowance -= len(line)
+                                self._emit(bytes(line) if line.endswith((b"\n", b"\r")) else bytes(line) + b"\n")
+                            else:
+                                self.dropped += len(line)
+                            line.clear()
+                        if ends:
+                            cut = False
+            if line:
+                self._emit(bytes(line))
         except (OSError, ValueError):
             pass
+        finally:
+            self._note_dropped()
+            _close_quietly(proc.stderr)
+
+    def _emit(self, raw: bytes) -> None:
+        self._note_dropped()
+        self._record(raw.decode("utf-8", "replace"))
+
+    def _note_dropped(self) -> None:
+        if self.dropped:
+            dropped, self.dropped = self.dropped, 0
+            self._record(f"[{dropped} bytes dropped]\n")
+
+    def _record(self, text: str) -> None:
+        with self._lock:
+            self._tail.append(text)
+            self._tail_chars += len(text)
+            while self._tail_chars > TAIL_CHARS and len(self._tail) > 1:
+                self._tail_chars -= len(self._tail.popleft())
+        if self.on_output is not None:
+            try:
+                self.on_output(text)
+            except Exception:
+                log.exception("could not record the output of %s", self.label)
+
+    # -- the process tree ------------------------------------------------------------------
+    def _watch(self) -> None:
+        """Every `WATCH_EVERY` s: the resident memory of the host's process tree; above
+        `memory_mb` the host is stopped. Orphans it left this process are noted (and reaped
+        when they end)."""
+        proc = self.proc
+        assert proc is not None and self.memory_mb
+        while not self._ended.wait(WATCH_EVERY) and proc.poll() is None:
+            tree = proctree.host_tree(proc.pid, self.token)
+            me = os.getpid()
+            stats = {pid: proctree.stat(pid) for pid in tree if pid != proc.pid}
+            adopted = {pid for pid, (ppid, _) in stats.items() if ppid == me}
+            gone = self._adopted - set(tree)
+            self._adopted = (self._adopted | adopted) - gone
+            proctree.reap_adopted(gone | {pid for pid in adopted if stats[pid][1] == "Z"})
+            used = proctree.rss_mb(tree)
+            if used > self.memory_mb:
+                self.mark_stopping(f"The plugin host of {self.label} was stopped: plugin host exceeded "
+                                   f"{self.memory_mb} MB ({used:.0f} MB resident). The limit is "
+                                   "`hostMemoryMB` in settings/plugin-hosts.json.")
+                log.warning("plugin host %s exceeded %s MB (%.0f MB resident); stopped",
+                            self.label, self.memory_mb, used)
+                self.kill()
+                return
+
+    def _end_tree(self, tree: dict[int, str] | None = None) -> None:
+        """Kill the host's process group, then every process of its tree (taken before it
+        ended, and again now) and the orphans it left this process, reaping them."""
+        proc = self.proc
+        if proc is None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (OSError, AttributeError):
+            pass
+        every = dict(tree or {})
+        every.update(proctree.host_tree(None, self.token))
+        every.update({pid: "" for pid in self._adopted if pid not in every})
+        proctree.kill_tree(every, skip=proc.pid)
+        self._adopted.clear()
 
     def _fail_all(self, problem: str) -> None:
         proc = self.proc
@@ -299,6 +420,7 @@ class HostConnection:
         proc = self.proc
         if proc is None:
             return problems
+        tree = proctree.host_tree(proc.pid, self.token) if proc.poll() is None else {}
         if proc.poll() is None and self._gone is None:
             answer = self.send("shutdown")
             if not answer.wait(shutdown_wait):
@@ -310,32 +432,37 @@ class HostConnection:
         except subprocess.TimeoutExpired:
             problems.append(f"{self.label}: still running {exit_wait:g} s after shutdown; killed")
             self.kill()
+        self._end_tree(tree)
         self._finish()
         return problems
 
     def kill(self) -> None:
-        """End the host (and what it started) now."""
+        """End the host and everything it started (its group, its tree, the orphans it left) now."""
         proc = self.proc
-        if proc is None or proc.poll() is not None:
+        if proc is None:
             return
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (OSError, AttributeError):
+        tree = proctree.host_tree(proc.pid, self.token) if proc.poll() is None else {}
+        if proc.poll() is None:
             try:
-                proc.kill()
-            except OSError:
-                pass
-        try:
-            proc.wait(EXIT_WAIT)
-        except subprocess.TimeoutExpired:
-            log.warning("plugin host %s did not end after SIGKILL", self.label)
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (OSError, AttributeError):
+                try:
+                    proc.kill()
+                except OSError:
+                    pass
+            try:
+                proc.wait(EXIT_WAIT)
+            except subprocess.TimeoutExpired:
+                log.warning("plugin host %s did not end after SIGKILL", self.label)
+        self._end_tree(tree)
+        self._ended.set()
 
     def _finish(self) -> None:
         proc = self.proc
+        self._ended.set()  # the stderr reader closes stderr itself (closing it here could block)
         if proc is not None:
             self._reader_done.wait(EXIT_WAIT)
             _close_quietly(proc.stdout)
-            _close_quietly(proc.stderr)
         with self._lock:
             pool, self._pool = self._pool, None
         if pool is not None:
@@ -358,3 +485,4 @@ def _exit_text(code: int) -> str:
         except ValueError:
             return str(code)
     return str(code)
+

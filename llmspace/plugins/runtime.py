@@ -18,6 +18,7 @@ saying when it will be tried again). Used by llmspace/plugins/code.py.
 from __future__ import annotations
 
 import itertools
+import logging
 import os
 import sys
 import threading
@@ -30,17 +31,21 @@ from typing import Any
 from ..cancel import CancelToken
 from ..core.names import plain_text
 from ..errors import UserFacingError
+from ..jsonio import SETTINGS_MAX_BYTES, read_json
 from ..redact import KNOWN
 from .callbacks import CallState, Frontend, handle_callback, plain_value
 from .diagnostics import DiagnosticLog
-from .host_client import CallbackRefused, HostConnection, HostGone, RemoteError
+from .host_client import DEFAULT_MEMORY_MB, CallbackRefused, HostConnection, HostGone, RemoteError
 from .manifest import APP_COMPAT_VERSION
+
+log = logging.getLogger("llmspace.plugins")
 
 PROTOCOL_VERSION = 1
 CANCEL_GRACE = 2.0
 START_TIMEOUT = 20.0
 CRASH_WINDOW = 60.0
 MAX_BACKOFF = 30.0
+HOSTS_SETTINGS = "plugin-hosts"  # settings/plugin-hosts.json: {"hostMemoryMB": 2048}
 _ids = itertools.count(1)
 
 
@@ -94,6 +99,34 @@ def python_launch(spec: HostSpec) -> list[str]:
     return [sys.executable, "-X", "utf8", "-m", "llmspace", "--plugin-host"]
 
 
+def guarded(argv: list[str]) -> list[str]:
+    """`argv` started through `llmspace/plugin_host/guard.py`, which sets `PR_SET_PDEATHSIG`
+    and then execs it (for runtimes that cannot call prctl themselves: Node, Bun). Linux only;
+    the frozen app has no separate interpreter for it, so there only the process group, the
+    subreaper and the stop's tree kill apply."""
+    if not sys.platform.startswith("linux") or getattr(sys, "frozen", False):
+        return argv
+    guard = Path(__file__).resolve().parent.parent / "plugin_host" / "guard.py"
+    return [sys.executable, "-I", "-S", str(guard), *argv]
+
+
+def memory_limit_mb(settings_file: Path) -> int:
+    """`hostMemoryMB` of settings/plugin-hosts.json: the most a plugin host's process tree may
+    keep resident (default 2048; a missing, unreadable or invalid value gives the default)."""
+    try:
+        data = read_json(settings_file, max_bytes=SETTINGS_MAX_BYTES) if settings_file.exists() else {}
+    except UserFacingError as exc:
+        log.warning("%s; plugin hosts keep the default memory limit", exc.message)
+        return DEFAULT_MEMORY_MB
+    value = data.get("hostMemoryMB") if isinstance(data, dict) else None
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 64:
+        return value
+    if value is not None:
+        log.warning("%s: hostMemoryMB must be a whole number of MB, at least 64; using %d",
+                    settings_file, DEFAULT_MEMORY_MB)
+    return DEFAULT_MEMORY_MB
+
+
 def host_environment(spec: HostSpec, base: Mapping[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ if base is None else base)
     if not getattr(sys, "frozen", False):
@@ -123,8 +156,9 @@ class _Crashes:
 class PluginHost:
     def __init__(self, spec: HostSpec, *, launch: Launch, frontend: Frontend, log: DiagnosticLog,
                  output: Callable[[str], None] | None = None, environ: Mapping[str, str] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, memory_mb: int = DEFAULT_MEMORY_MB) -> None:
         self.spec, self.launch, self.frontend, self.log = spec, launch, frontend, log
+        self.memory_mb = memory_mb
         self.output, self.environ, self.clock = output, environ, clock
         self._lock = threading.RLock()
         self._conn: HostConnection | None = None
@@ -160,7 +194,8 @@ class PluginHost:
                              hint=f"See `llmspace plugins info {self.spec.plugin}` for its logs.")
         argv = self.launch(self.spec)
         conn = HostConnection(argv, cwd=self.spec.root, env=host_environment(self.spec, self.environ),
-                              label=self.spec.label, on_request=self._on_request, on_output=self.output)
+                              label=self.spec.label, on_request=self._on_request, on_output=self.output,
+                              memory_mb=self.memory_mb)
         try:
             conn.start()
         except OSError as exc:

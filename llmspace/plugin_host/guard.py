@@ -1,0 +1,56 @@
+"""What a plugin host does to itself before any plugin code runs (Linux only; elsewhere
+nothing): die with the app and, for the Python host, stay under its memory limit.
+
+    guard(memory_mb=2048)                  # the Python host, first thing in `main()`
+    python -I -S guard.py RUNTIME ARGS…    # the JavaScript host: guard, then exec Node/Bun
+
+`PR_SET_PDEATHSIG` (SIGKILL) ends the host when the app ends, even by kill -9. It survives
+`exec`, so the JavaScript host gets it from this file run as a tiny launcher (Node and Bun
+cannot call prctl), which then replaces itself with the runtime. A host whose app ended
+before the flag was set (`getppid()` is no longer `LLM_SPACE_APP_PID`) exits at once.
+`RLIMIT_AS` is set only for the Python host: Node and Bun reserve far more address space
+than they use. Standard library only.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+
+PR_SET_PDEATHSIG = 1
+PARENT_ENV = "LLM_SPACE_APP_PID"
+
+
+def guard(memory_mb: int | None = None) -> None:
+    """Die with the app (SIGKILL when it ends) and cap the address space at `memory_mb`."""
+    if not sys.platform.startswith("linux"):
+        return
+    parent = os.environ.get(PARENT_ENV, "")
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    if parent.isdigit() and os.getppid() != int(parent):
+        os._exit(1)  # the app ended before the flag was set
+    if memory_mb:
+        import resource
+
+        limit = int(memory_mb) * 1024 * 1024
+        try:
+            _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+            resource.setrlimit(resource.RLIMIT_AS, (limit if hard < 0 or limit < hard else hard, hard))
+        except (OSError, ValueError):
+            pass
+
+
+def exec_guarded(argv: list[str]) -> None:
+    """`guard()`, then replace this process with `argv` (the JavaScript runtime)."""
+    guard()
+    os.execv(argv[0], argv)
+
+
+if __name__ == "__main__":
+    exec_guarded(sys.argv[1:])

@@ -1,0 +1,211 @@
+"""What plugin code starts ends with its host: a child that keeps the host's stderr open
+does not hold up the stop or the CLI, children (also after `setsid`) are gone right after
+the host's stop, and the host itself dies with the app even after a kill -9 of the app."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from llmspace.agent.services import tool_context
+from llmspace.app import App
+from llmspace.core.model import ThreadContext, ToolCall, ToolCallInput, ToolCallOutput
+from llmspace.core.threadio import thread_from_data
+from llmspace.plugins.code_calls import plugin_tool_entry_for
+from llmspace.plugins.js_runtime import find_runtime
+
+from .builders import make_plugin
+from .code_plugins import code_plugin
+from .conformance.conftest import BUN_CACHED, absent
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process-tree control is Linux only")
+
+# "Within 1 s" in issue 20. Measured on this 2-core machine shared with other work: the CLI
+# exits 0.05 s after the tool's answer and the children are gone when the stop returns;
+# the bounds below keep a wide margin for load (before the fix: 10 s, children alive).
+EXIT_BOUND = 3.0
+GONE_BOUND = 1.5
+
+PY_SPAWNER = '''
+import json, os, subprocess, time
+class Spawner:
+    name = "spawner"
+    description = "Starts children that outlive it unless the app ends them."
+    parameters = {"type": "object"}
+    def execute(self, context, args):
+        plain = subprocess.Popen(["sleep", "300"])  # inherits the host's stderr
+        detached = subprocess.Popen(["sleep", "301"], start_new_session=True,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        answer = {"host": os.getpid(), "children": [plain.pid, detached.pid]}
+        home = os.environ["LLM_SPACE_HOME"]
+        with open(os.path.join(home, "pids.json"), "w") as f:
+            json.dump(answer, f)
+        if args.get("hang"):
+            time.sleep(120)
+        with open(os.path.join(home, "answered.txt"), "w") as f:
+            f.write(repr(time.time()))
+        return answer
+'''
+
+JS_SPAWNER = '''
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+export default class Spawner {
+  name = "js_spawner";
+  description = "Starts children that outlive it unless the app ends them.";
+  parameters = {type: "object"};
+  async execute(context, args) {
+    const plain = spawn("sleep", ["300"], {stdio: "ignore"});
+    const inherits = spawn("sleep", ["302"], {stdio: ["ignore", "ignore", "inherit"]});
+    const detached = spawn("sleep", ["301"], {stdio: "ignore", detached: true});
+    const answer = {host: process.pid, children: [plain.pid, inherits.pid, detached.pid]};
+    fs.writeFileSync(process.env.LLM_SPACE_HOME + "/pids.json", JSON.stringify(answer));
+    if (args.spin) {  // a busy event loop: the host never sees the end of its input
+      const end = Date.now() + 120000;
+      while (Date.now() < end) { /* spin */ }
+    }
+    return answer;
+  }
+}
+'''
+
+
+def _alive(pid: int) -> bool:
+    """Whether `ps` still lists `pid` as a process that is not a zombie."""
+    out = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True).stdout.strip()
+    return bool(out) and not out.startswith("Z")
+
+
+def _gone_within(pids: list[int], seconds: float) -> list[int]:
+    """The pids of `pids` still alive after `seconds` (waiting on a condition, not a sleep)."""
+    deadline = time.monotonic() + seconds
+    pause = threading.Event()
+    while True:
+        alive = [p for p in pids if _alive(p)]
+        if not alive or time.monotonic() >= deadline:
+            return alive
+        pause.wait(0.05)
+
+
+@pytest.fixture
+def leftovers() -> Iterator[list[int]]:
+    """Pids the test started indirectly: killed at the end whatever the outcome."""
+    pids: list[int] = []
+    yield pids
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _call(app: App, name: str, args: dict[str, Any]) -> ToolCallOutput:
+    app.plugin_code.ensure_loaded()
+    thread = thread_from_data({"title": "t"})
+    thread.context = ThreadContext(tools=[plugin_tool_entry_for(s) for s in app.plugin_code.tool_specs()])
+    tool = next(t for t in thread.context.tools if t.name == name)
+    return app.tools.execute(tool, ToolCall(id="c", input=ToolCallInput(name=name, arguments=args)),
+                             tool_context(app.run_services, thread), None, 60)
+
+
+def _bun_app(app: App) -> App:
+    bun = shutil.which("bun") or (str(BUN_CACHED) if BUN_CACHED.exists() else None)
+    if bun is None:
+        absent("Bun is not installed (.ci/run installs it into .cache/js/bun)")
+    runtime = find_runtime(None, {"PATH": str(Path(str(bun)).parent)})
+    app.plugin_code.js_runtime = lambda: runtime
+    return app
+
+
+def test_children_of_a_python_tool_are_gone_within_a_second_of_the_host_stop(
+        app: App, home: Path, leftovers: list[int]) -> None:
+    code_plugin(home, tools={"spawner": PY_SPAWNER})
+    app.plugins.refresh()
+    answer = json.loads(_call(app, "spawner", {}).text())
+    leftovers += answer["children"]
+    assert all(_alive(p) for p in answer["children"])
+    started = time.monotonic()
+    assert app.plugin_code.close() == []
+    stopped = time.monotonic() - started
+    assert _gone_within(answer["children"] + [answer["host"]], GONE_BOUND) == []
+    assert stopped < EXIT_BOUND, f"the stop took {stopped:.1f} s"
+
+
+def test_children_of_a_js_tool_are_gone_within_a_second_of_the_host_stop(
+        app: App, home: Path, leftovers: list[int]) -> None:
+    _bun_app(app)
+    make_plugin(home, "js-kit", engines=">=4.9.0", files={"tools/spawner.mjs": JS_SPAWNER})
+    app.plugins.refresh()
+    answer = json.loads(_call(app, "js_spawner", {}).text())
+    leftovers += answer["children"]
+    assert all(_alive(p) for p in answer["children"])
+    started = time.monotonic()
+    assert app.plugin_code.close() == []
+    stopped = time.monotonic() - started
+    assert _gone_within(answer["children"] + [answer["host"]], GONE_BOUND) == []
+    assert stopped < EXIT_BOUND, f"the stop took {stopped:.1f} s"
+
+
+def _cli(home: Path, *args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "LLM_SPACE_HOME": str(home), "LLM_SPACE_NO_OS_TRASH": "1"}
+    return subprocess.Popen([sys.executable, "-m", "llmspace", "plugins", "call-tool", *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_the_cli_exits_right_after_the_answer_and_leaves_no_child_behind(home: Path, leftovers: list[int]) -> None:
+    code_plugin(home, tools={"spawner": PY_SPAWNER})
+    proc = _cli(home, "kit", "spawner", "{}")
+    try:
+        _out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    ended = time.time()
+    answer = json.loads((home / "pids.json").read_text())
+    leftovers += answer["children"]
+    assert proc.returncode == 0, err
+    took = ended - float((home / "answered.txt").read_text())
+    assert took < EXIT_BOUND, f"the CLI exited {took:.1f} s after the tool's answer"
+    assert _gone_within(answer["children"] + [answer["host"]], GONE_BOUND) == []
+
+
+@pytest.mark.parametrize("runtime", ["python", "bun"])
+def test_after_a_kill_9_of_the_app_its_plugin_host_dies_too(home: Path, leftovers: list[int], runtime: str) -> None:
+    """The Python host also ends at the end of its input; a JS host spinning its event loop
+    never reads it and dies only by PR_SET_PDEATHSIG (set by plugin_host/guard.py)."""
+    if runtime == "python":
+        code_plugin(home, tools={"spawner": PY_SPAWNER})
+        proc = _cli(home, "kit", "spawner", '{"hang": true}')
+    else:
+        bun = shutil.which("bun") or (str(BUN_CACHED) if BUN_CACHED.exists() else None)
+        if bun is None:
+            absent("Bun is not installed (.ci/run installs it into .cache/js/bun)")
+        (home / "settings").mkdir(exist_ok=True)
+        (home / "settings" / "js-runtime.json").write_text(json.dumps({"path": bun}))
+        make_plugin(home, "js-kit", engines=">=4.9.0", files={"tools/spawner.mjs": JS_SPAWNER})
+        proc = _cli(home, "js-kit", "js_spawner", '{"spin": true}')
+    pids = home / "pids.json"
+    try:
+        deadline = time.monotonic() + 120
+        pause = threading.Event()
+        while not pids.exists() and proc.poll() is None and time.monotonic() < deadline:
+            pause.wait(0.05)
+        assert pids.exists(), proc.communicate(timeout=5)
+        answer = json.loads(pids.read_text())
+        leftovers += answer["children"] + [answer["host"]]
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+    assert _gone_within([answer["host"]], 5.0) == []
