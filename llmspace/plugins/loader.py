@@ -5,7 +5,9 @@ two levels, never deeper; `node_modules` and hidden entries skipped). `load_plug
 checks the folder (real folder, `package.json` a regular file), the manifest
 (llmspace/plugins/manifest.py), that the folder equals `package.json.name`, engines,
 `icon.png`, the extensions (llmspace/plugins/extensions.py) and the settings form with
-the saved values (llmspace/plugins/form.py). It never imports or runs plugin code.
+the saved values (llmspace/plugins/form.py). The values of secret settings are added to
+the process's known secrets (`redact.KNOWN`) at every load, so a plugin that prints, logs
+or raises with one shows `***`. It never imports or runs plugin code.
 Failures are written to diagnostic logs (llmspace/plugins/diagnostics.py).
 Called by llmspace/plugins/service.py.
 """
@@ -19,7 +21,7 @@ from pathlib import Path
 
 from ..errors import UserFacingError
 from ..jsonio import SETTINGS_MAX_BYTES, read_file_bytes, read_json
-from ..redact import Redactor
+from ..redact import KNOWN, Redactor
 from .diagnostics import DiagnosticLog, sanitizer
 from .errors import PluginError
 from .extensions import find_extensions, path_problem, real_kind
@@ -189,6 +191,7 @@ def load_plugin(cand: Candidate, ctx: LoadContext) -> PluginRecord:
     for i, ext in enumerate(extensions):
         if ext.kind == "settings" and ext.status == "active":
             extensions[i], form, secrets = _form(ext, entry)
+    KNOWN.add(secrets)  # every log line, error and trace of the process masks them from now on
     redactor = sanitizer(secrets, _referenced_env(root), ctx.environ)
     extensions, errors = _log_failures(manifest.name, extensions, ctx, redactor)
     diagnostics = errors + diagnostics
