@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 from pathlib import Path
@@ -9,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from llmspace.cli import main
+from llmspace.commands.local import ProgressBar
 from llmspace.local import catalog
+from llmspace.local.download import Progress
 from tests.local.gguf import write_gguf
 
 
@@ -75,3 +78,18 @@ def test_removing_a_model_that_is_not_installed_says_how_to_get_one(home: Path, 
     assert main(["local", "remove", "nope"]) == 1
     err = capsys.readouterr().err
     assert "No model named 'nope' is installed" in err and "llmspace local add PATH" in err
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_the_progress_bar_is_redrawn_in_place_with_size_speed_and_time_left() -> None:
+    screen = _Terminal()
+    bar = ProgressBar(screen)
+    bar.progress(Progress(done=250 * 10**6, total=10**9, speed=5 * 10**6, eta=150.0, resumed_from=0))
+    bar.progress(Progress(done=10**9, total=10**9, speed=5 * 10**6, eta=0.0, resumed_from=0))
+    first, final = screen.getvalue().split("\r")[1:]
+    assert first.startswith("[#######.....................]  25.0%  250.0 MB / 1.0 GB  5.0 MB/s  2 min 30 s left")
+    assert final.startswith("[############################] 100.0%  1.0 GB / 1.0 GB") and final.endswith("\n")
