@@ -221,3 +221,121 @@ def test_a_torn_last_journal_line_is_dropped_and_that_cell_runs_again(home, srv,
 
     assert oracle.model_calls("good") == 2 + 3
     assert read_journal(journal).finished and not read_journal(journal).torn
+
+
+def test_variants_give_one_group_each_and_the_variant_value_reaches_the_request(home, srv, oracle):
+    path = write_eval(home, srv, arithmetic_and_extraction(2), variants={"terse": {"style": "terse"}, "kind": {"style": "kind"}})
+    (home / "workspace" / "quiz.json").unlink()
+    from tests.evals.support import write_thread
+
+    write_thread(home, system="Answer in a {{style}} way.")
+
+    assert _run(str(path)) == 0
+
+    groups = _summary(_only_folder(home))["groups"]
+    assert [(g["variant"], g["label"], g["passed"]) for g in groups] == [("terse", "loop/good [terse]", 2), ("kind", "loop/good [kind]", 2)]
+    systems = {m["content"] for r in srv.requests if r.method == "POST" for m in r.body_json["messages"] if m["role"] == "system"}
+    assert systems == {"Answer in a terse way.", "Answer in a kind way."}
+
+
+def test_the_provider_limit_bounds_concurrent_requests(home, srv, oracle):
+    import threading
+    import time
+
+    lock = threading.Lock()
+    active = [0, 0]  # now, most
+
+    def responder(kind: str, body: Any) -> Any:
+        with lock:
+            active[0] += 1
+            active[1] = max(active)
+        time.sleep(0.05)  # the server "thinks" while the client waits for the headers
+        with lock:
+            active[0] -= 1
+        return oracle(kind, body)
+
+    srv.responder = responder
+    path = write_eval(home, srv, arithmetic_and_extraction(12), providerConcurrency={"loop": 2})
+
+    assert _run(str(path), "--concurrency", "8", "--no-cache") == 0
+
+    assert active[1] == 2
+
+
+def test_a_stalled_server_fails_its_cell_within_the_retry_deadline_and_the_others_pass(home, srv, oracle):
+    from tests.support.llm_server import _Hang
+
+    path = write_eval(home, srv, arithmetic_and_extraction(4))
+    settings = home / "settings" / "models.json"
+    data = json.loads(settings.read_text("utf-8"))
+    data["providers"][0].update({"readTimeout": 0.5, "retryDeadline": 2})
+    settings.write_text(json.dumps(data), encoding="utf-8")
+    stalled = arithmetic_and_extraction(4)[1]["question"]
+    plain = oracle.__call__
+    oracle_calls = oracle  # the responder of `srv`
+
+    def responder(kind: str, body: Any) -> Any:
+        from tests.evals.support import last_user
+
+        if last_user(body) == stalled:
+            return _Hang(silent=True)
+        return plain(kind, body)
+
+    srv.responder = responder
+
+    assert _run(str(path), "--no-cache") == 2
+
+    g = _summary(_only_folder(home))["groups"][0]
+    assert (g["passed"], g["errors"]) == (3, 1)
+    junit = (_only_folder(home) / "junit.xml").read_text("utf-8")
+    assert "sent no data" in junit and oracle_calls.model_calls("good") == 3
+
+
+def test_a_one_turn_cell_records_tool_calls_for_tool_called_assertions(home, srv):
+    from tests.support.llm_server import ToolCallSpec, Turn
+
+    srv.responder = lambda kind, body: Turn(tool_calls=[ToolCallSpec("call_1", "lookup", {"word": "cat", "lang": "en"})])
+    path = write_eval(home, srv, [{"id": "t1", "question": "Look up cat"}],
+                      assertions=[{"type": "tool-called", "value": {"name": "lookup", "arguments": {"word": "cat"}}},
+                                  {"type": "not-tool-called", "value": "delete"}])
+
+    assert _run(str(path)) == 0
+
+    (row,) = [json.loads(line) for line in (_only_folder(home) / "results.jsonl").read_text("utf-8").splitlines()]
+    assert row["toolCalls"] == [{"name": "lookup", "arguments": {"word": "cat", "lang": "en"}}]
+
+
+def test_react_runs_the_tool_loop_on_a_copy_and_never_touches_the_threads_history(home, srv):
+    from llmspace.tools.builtins import builtin_tool
+    from tests.evals.support import write_thread
+    from tests.support.llm_server import ToolCallSpec, Turn
+
+    def responder(kind: str, body: Any) -> Any:
+        if any(m.get("role") == "tool" for m in body.get("messages") or []):
+            return Turn(text="done: listed")
+        return Turn(tool_calls=[ToolCallSpec("call_1", "ls", {"path": "."})])
+
+    srv.responder = responder
+    path = write_eval(home, srv, [{"id": "r1", "question": "List the files"}],
+                      assertions=[{"type": "tool-called", "value": "ls"}, {"type": "contains", "value": "done"}])
+    thread_file = write_thread(home, tools=[builtin_tool("ls").model_dump(exclude_none=True, by_alias=True)])
+    before = thread_file.read_bytes()
+
+    assert _run(str(path), "--react", "--max-turns", "3") == 0
+
+    assert thread_file.read_bytes() == before
+    (row,) = [json.loads(line) for line in (_only_folder(home) / "results.jsonl").read_text("utf-8").splitlines()]
+    assert row["status"] == "pass" and row["output"] == "done: listed"
+    assert sum(1 for r in srv.requests if r.method == "POST") == 2
+
+
+def test_out_writes_the_results_to_the_given_folder_and_resumes_there(home, srv, oracle, tmp_path):
+    path = write_eval(home, srv, arithmetic_and_extraction(4))
+    out = tmp_path / "ci-results"
+
+    assert _run(str(path), "--out", str(out), "--budget", "0.00003", "--no-cache") == 2
+    assert _run(str(path), "--out", str(out), "--no-cache") == 0
+
+    assert oracle.model_calls("good") == 4
+    assert _summary(out)["complete"] and not (home / "evals").exists()
+    xmlschema.XMLSchema(str(XSD)).validate(str(out / "junit.xml"))
