@@ -56,6 +56,10 @@ class App:
         # Load plugin code as soon as plugins become active (the command line, where every
         # command wants current extensions); the GUI loads it in the background instead.
         self.plugin_autoload = False
+        # The command line leaves the built-in engine running for the next command (it stops
+        # after its idle time); the app stops it when it closes (`_local_engine_used`).
+        self.keep_local_engine = False
+        self._engine_closer_added = False
 
     @classmethod
     def from_env(cls) -> App:
@@ -111,12 +115,14 @@ class App:
 
     @cached_property
     def models(self) -> ModelSettings:
-        from .providers.discovery import refresh_local
+        from .local.provider import discoverer
         from .redact import KNOWN, configured_secrets
         from .settings.models import ModelSettings
 
         models = ModelSettings(self.root)
-        models.discoverer = refresh_local  # settings make no HTTP calls; providers/ asks local servers
+        # settings make no HTTP calls: providers/ asks local servers; the built-in engine's
+        # models are the installed ones (llmspace/local/provider.py)
+        models.discoverer = discoverer(self.root)
         KNOWN.add(configured_secrets(models))  # so logs and messages leave them out from the start
         return models
 
@@ -127,7 +133,26 @@ class App:
         registry = ProviderRegistry(self.models, self.root, apis=self.registries.apis,
                                     providers=self.registries.providers)
         registry.explain_missing = self.contributions.explain_missing
+        from .local.provider import register as register_local
+
+        register_local(registry, self.root, on_use=self._local_engine_used)
         return registry
+
+    def _local_engine_used(self) -> None:
+        """The first run on the built-in engine: when this app closes, the engine stops
+        unless another process has a request running — or the app is the command line
+        (`keep_local_engine`), whose engine outlives the command until its idle time."""
+        if self._engine_closer_added:
+            return
+        self._engine_closer_added = True
+
+        def release() -> None:
+            if not self.keep_local_engine:
+                from .local.engine import release_engine
+
+                release_engine(self.root)
+
+        self._closers.insert(0, release)  # after the runner has stopped its runs
 
     @cached_property
     def skills(self) -> SkillManager:

@@ -2,7 +2,9 @@
 
 Read by `settings/models.py` (which applies the user's `models.json` on top) and shown by
 `llmspace models`. Local providers (Ollama, llama.cpp, LM Studio, vLLM) need no key and
-have no fixed catalogue: their models are discovered with `GET {baseUrl}/models`.
+have no fixed catalogue: their models are discovered with `GET {baseUrl}/models`. `local`,
+"Built-in (llama.cpp)", is the engine the app runs itself (`llmspace/local/provider.py`):
+its models are the installed GGUF files.
 Prices are list prices at the time of writing; users can override them with custom models.
 """
 
@@ -69,5 +71,8 @@ BUILTINS: dict[str, BuiltinProvider] = {
         BuiltinProvider("llama-cpp", "llama.cpp", _C, "http://127.0.0.1:8080/v1", None, local=True),
         BuiltinProvider("lm-studio", "LM Studio", _C, "http://127.0.0.1:1234/v1", None, local=True),
         BuiltinProvider("vllm", "vLLM", _C, "http://127.0.0.1:8000/v1", None, local=True),
+        # The engine the app runs itself (llmspace/local/): its models are the installed GGUF files
+        # and its address is known only once it runs, so the base URL is a placeholder.
+        BuiltinProvider("local", "Built-in (llama.cpp)", "local-engine", "local://engine", None, local=True),
     )
 }

@@ -1,0 +1,133 @@
+"""The built-in provider `local` ("Built-in (llama.cpp)"): runs installed models on the engine.
+
+    register(providers, root, on_use=…)   # app.py: the `local-engine` API
+    discoverer(root)                      # app.py: `local` lists the installed models
+
+`local` is a key-less local provider of the built-in catalogue (`settings/catalog.py`) whose
+API is `local-engine`. Its models are those installed under `models/` (`LocalModels`), listed
+the way other local servers' models are discovered, so `--provider local --model NAME`,
+threads saved with such a model and the model menus work as for Ollama. A call resolves NAME
+to its GGUF file, makes sure the engine runs with it (`engine.ensure_engine`: started on
+first use, shared, health-checked) and then goes through the OpenAI-compatible adapter
+(`providers/openai_completions.py`) with the engine's port and key — streaming, cancel,
+usage, traces, history and evaluations are the adapter's. With tools offered, the reply
+goes through `providers/tolerant_calls.py` unless `models.json` turns the provider option
+off: `{"id": "local", "compat": {"tolerantToolCalls": false}}`. A call during which the
+engine crashed ends with an error saying so; the next call starts it again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from ..errors import UserFacingError
+from ..paths import DataRoot
+from ..providers.base import AdapterContext, Api, CancelToken, ModelApi, ModelRequest
+from ..providers.events import ErrorEvent, Finish, StreamEvent
+
+if TYPE_CHECKING:
+    from ..providers.registry import ProviderRegistry
+    from ..settings.models import ModelSettings
+
+LOCAL_ID = "local"
+API: Api = "local-engine"
+
+
+def _payload(request: ModelRequest) -> dict[str, Any]:
+    from ..providers.openai_completions import build_payload
+
+    return build_payload(request)
+
+
+def tolerant_option(models: ModelSettings | None) -> bool:
+    """`compat.tolerantToolCalls` of the `local` entry of models.json (default: on)."""
+    if models is None:
+        return True
+    for entry in models.data.get("providers", []):
+        if isinstance(entry, dict) and entry.get("id") == LOCAL_ID:
+            compat = entry.get("compat")
+            if isinstance(compat, dict) and isinstance(compat.get("tolerantToolCalls"), bool):
+                return bool(compat["tolerantToolCalls"])
+    return True
+
+
+class LocalAdapter:
+    """One run's adapter: the engine for the model, then the Chat Completions adapter."""
+
+    api: Api = API
+
+    def __init__(self, root: DataRoot, *, tolerant: bool = True, on_use: Callable[[], None] | None = None) -> None:
+        self.root = root
+        self.tolerant = tolerant
+        self.on_use = on_use
+
+    def stream(self, request: ModelRequest, cancel: CancelToken) -> Iterator[StreamEvent]:
+        from ..providers.openai_completions import OpenAICompletionsAdapter
+        from ..providers.tolerant_calls import tolerant_tool_calls
+        from ..redact import KNOWN
+        from . import engine
+        from .models import LocalModels
+
+        try:
+            model = LocalModels(self.root).resolve(request.model.id)
+            handle = engine.ensure_engine(self.root, model, cancelled=lambda: cancel.cancelled)
+        except UserFacingError as exc:
+            if cancel.cancelled:
+                yield Finish("aborted")
+            else:
+                yield ErrorEvent(message=str(exc))
+            return
+        KNOWN.add([handle.api_key])
+        if self.on_use is not None:
+            self.on_use()
+        endpoint = dataclasses.replace(request.endpoint, base_url=handle.base_url, api_key=handle.api_key)
+        call = dataclasses.replace(request, endpoint=endpoint)
+        with engine.in_use(self.root):
+            events: Iterator[StreamEvent] = OpenAICompletionsAdapter().stream(call, cancel)
+            if self.tolerant and call.tools:
+                events = tolerant_tool_calls(events, call.tools)
+            for event in events:
+                if isinstance(event, ErrorEvent) and not cancel.cancelled:
+                    crashed = engine.crash_message(self.root, handle)
+                    if crashed is not None:
+                        event = ErrorEvent(message=crashed, in_stream=event.in_stream)
+                yield event
+
+
+def register(providers: ProviderRegistry, root: DataRoot, *, on_use: Callable[[], None] | None = None) -> None:
+    """Register the `local-engine` API (the `local` provider itself is in the built-in catalogue)."""
+    from ..registry import BUILTIN
+
+    def create(context: AdapterContext) -> LocalAdapter:
+        return LocalAdapter(root, tolerant=tolerant_option(providers.models), on_use=on_use)
+
+    providers.register_api(API, ModelApi(create=create, build_payload=_payload), source=BUILTIN)
+
+
+def installed_names(root: DataRoot) -> list[str]:
+    from .models import LocalModels
+
+    try:
+        return [m.name for m in LocalModels(root).installed()]
+    except UserFacingError:
+        return []
+
+
+def discoverer(root: DataRoot) -> Callable[[ModelSettings, list[str] | None, float], dict[str, bool]]:
+    """`ModelSettings.discoverer` for the app: local servers are asked over HTTP
+    (`providers/discovery.py`); `local` lists the installed models without any request."""
+
+    def discover(models: ModelSettings, provider_ids: list[str] | None, timeout: float) -> dict[str, bool]:
+        from ..providers.discovery import refresh_local
+
+        servers = [v.id for v in models.providers() if v.local and v.id != LOCAL_ID
+                   and (provider_ids is None or v.id in provider_ids)]
+        result = refresh_local(models, servers, timeout) if servers else {}
+        if provider_ids is None or LOCAL_ID in provider_ids:
+            models.record_discovery({LOCAL_ID: installed_names(root)})
+            result[LOCAL_ID] = True
+        return result
+
+    return discover

@@ -1,0 +1,115 @@
+"""The tool-call measurement: the committed prompts of tests/fixtures/toolcalls.jsonl against a
+model on the real engine, all tools of tests/fixtures/toolcalls_tools.json offered, temperature
+0, seed 0.
+
+A valid call names an offered tool with arguments that validate against its schema (JSON
+Schema 2020-12); a greeting answered with any tool call is a spurious call. Used by
+tests/local/test_tool_calls.py (which asserts the targets) and `make bench`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from llmspace.cancel import CancelToken
+from llmspace.core.model import ModelParams
+from llmspace.local.provider import LocalAdapter
+from llmspace.paths import DataRoot
+from llmspace.providers.base import Endpoint, ModelInfo, ModelRequest, NeutralMessage, ToolSpec
+from llmspace.providers.events import ErrorEvent, TextDelta, ToolCallArgsDelta, ToolCallStart
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+SYSTEM = "You are a helpful assistant. When a request needs one of the tools, call it; otherwise answer briefly."
+
+
+def tools() -> tuple[ToolSpec, ...]:
+    data = json.loads((FIXTURES / "toolcalls_tools.json").read_text())
+    return tuple(ToolSpec(t["name"], t["description"], t["parameters"]) for t in data)
+
+
+def cases() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (FIXTURES / "toolcalls.jsonl").read_text().splitlines() if line.strip()]
+
+
+@dataclass
+class Outcome:
+    id: str
+    expect: str | None
+    called: str | None = None
+    valid: bool = False
+    text: str = ""
+    error: str = ""
+    seconds: float = 0.0
+
+
+@dataclass
+class Measurement:
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    @property
+    def tool_cases(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.expect is not None]
+
+    @property
+    def greetings(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.expect is None]
+
+    @property
+    def valid_share(self) -> float:
+        return sum(o.valid for o in self.tool_cases) / max(1, len(self.tool_cases))
+
+    @property
+    def right_tool_share(self) -> float:
+        return sum(o.valid and o.called == o.expect for o in self.tool_cases) / max(1, len(self.tool_cases))
+
+    @property
+    def spurious(self) -> int:
+        return sum(o.called is not None for o in self.greetings)
+
+    def summary(self) -> str:
+        return (f"valid calls {sum(o.valid for o in self.tool_cases)}/{len(self.tool_cases)} "
+                f"({self.valid_share:.0%}), of the expected tool {self.right_tool_share:.0%}; "
+                f"spurious calls {self.spurious}/{len(self.greetings)} greetings")
+
+    def failures(self) -> list[str]:
+        return [f"{o.id}: called {o.called!r} valid={o.valid} text={o.text[:120]!r} {o.error}"
+                for o in self.outcomes if (o.expect is not None and not o.valid) or (o.expect is None and o.called)]
+
+
+def measure(root: DataRoot, model: str, *, tolerant: bool) -> Measurement:
+    offered = tools()
+    schemas = {t.name: Draft202012Validator(t.parameters) for t in offered}
+    adapter = LocalAdapter(root, tolerant=tolerant)
+    endpoint = Endpoint(provider_id="local", api="local-engine", base_url="local://engine", read_timeout=300.0)
+    result = Measurement()
+    for case in cases():
+        req = ModelRequest(endpoint=endpoint, model=ModelInfo(id=model, name=model, api="local-engine"),
+                           system_prompt=SYSTEM, messages=(NeutralMessage(role="user", text=case["prompt"]),),
+                           tools=offered, params=ModelParams(maxTokens=200, temperature=0, extra={"seed": 0}))
+        outcome = Outcome(id=case["id"], expect=case["expect"])
+        started = time.perf_counter()
+        args: list[str] = []
+        for event in adapter.stream(req, CancelToken()):
+            if isinstance(event, ToolCallStart) and outcome.called is None:
+                outcome.called = event.name
+            elif isinstance(event, ToolCallArgsDelta) and event.index == 0:
+                args.append(event.text)
+            elif isinstance(event, TextDelta):
+                outcome.text += event.text
+            elif isinstance(event, ErrorEvent):
+                outcome.error = event.message
+        outcome.seconds = time.perf_counter() - started
+        if outcome.called in schemas:
+            try:
+                value = json.loads("".join(args) or "{}")
+            except ValueError:
+                value = None
+            outcome.valid = isinstance(value, dict) and schemas[outcome.called].is_valid(value)
+        result.outcomes.append(outcome)
+    return result
