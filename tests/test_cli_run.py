@@ -92,6 +92,53 @@ def test_a_failed_run_exits_non_zero_with_the_error_on_stderr_and_keeps_the_file
     assert path.read_bytes() == before
 
 
+def test_an_error_frame_in_the_stream_exits_1_with_the_servers_message_and_records_an_error_run(home, srv):
+    configure_provider(home, srv)
+    srv.push_raw(body=[b'event: error\ndata: {"message": "overloaded"}\n\n'], content_type="text/event-stream")
+    path = _write(home, "e.json", {"title": "e", "context": {"messages": [_user("hi")]}})
+
+    proc = _run(home, "e.json")
+
+    assert proc.returncode == 1, proc.stderr
+    assert "overloaded" in proc.stderr
+    saved = json.loads(path.read_text("utf-8"))
+    assert [m["role"] for m in saved["context"]["messages"]] == ["user"]
+    assert saved["runHistory"][-1]["status"] == "error"
+
+
+@pytest.mark.parametrize("finish", ["stop", "length"])
+def test_an_empty_reply_exits_1_saves_no_empty_message_and_records_an_empty_run(home, srv, finish):
+    configure_provider(home, srv)
+    srv.push(Turn(text="", finish_reason=finish))
+    path = _write(home, "x.json", {"title": "x", "model": {"provider": "loop", "id": "loopback-model", "params": {"maxTokens": 64}},
+                                   "context": {"messages": [_user("hi")]}})
+
+    proc = _run(home, "x.json")
+
+    assert proc.returncode == 1, proc.stderr
+    assert "loop returned an empty reply" in proc.stderr
+    if finish == "length":
+        assert "cut at maxTokens 64" in proc.stderr
+    saved = json.loads(path.read_text("utf-8"))
+    assert [m["role"] for m in saved["context"]["messages"]] == ["user"]
+    assert saved["runHistory"][-1]["status"] == "empty"
+
+
+def test_a_reply_cut_at_max_tokens_is_saved_with_a_warning_on_stderr(home, srv):
+    configure_provider(home, srv)
+    srv.push(Turn(text="Half a", finish_reason="length"))
+    path = _write(home, "c.json", {"title": "c", "model": {"provider": "loop", "id": "loopback-model", "params": {"maxTokens": 64}},
+                                   "context": {"messages": [_user("hi")]}})
+
+    proc = _run(home, "c.json")
+
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: loop: the reply was cut at maxTokens 64 (finish reason length)" in proc.stderr
+    saved = json.loads(path.read_text("utf-8"))
+    assert saved["context"]["messages"][-1]["content"][0]["text"] == "Half a"
+    assert "status" not in saved["runHistory"][-1]
+
+
 def test_an_ineligible_thread_is_refused_with_the_reference_message(home, srv):
     configure_provider(home, srv)
     _write(home, "done.json", {"title": "done", "context": {"messages": [

@@ -6,7 +6,13 @@ cut the messages after `from_message_id`, fill paused tool results, check run el
 render, then per turn stream one model reply (folded by `agent/fold.py`), and by the run
 settings stop (step by step), execute tools once (auto-run) or loop (ReAct, up to
 `max_turns`), pausing for tools a human must answer. Completed, paused and stopped runs
-append a run-history entry; failed runs keep what was generated and record nothing.
+append a run-history entry; failed runs keep what was generated and record nothing, except
+when the model's server answered and the run failed on what it said: an error it reported in
+its stream, or a stream that stopped making progress after output (`ErrorEvent.in_stream`),
+is recorded with status "error"; an empty reply (no text, thinking or tool call) fails the
+run, adds no message and is recorded with status "empty" (`core/history.py`, `run_status`).
+A reply cut at maxTokens (finish reason `length`) is kept with a warning in
+`RunResult.reply_warnings`; cut with nothing in it, it is an empty reply.
 Refusals before the run starts leave the thread exactly as it was. The run's error text and
 the error outputs of tools it runs have the endpoint's secrets removed (`services.redactor_for`);
 text the user wrote (messages, results typed in) is never changed.
@@ -59,6 +65,24 @@ def _as_output(value: Any) -> ToolCallOutput:
     return output_of(str(value), False)
 
 
+def _max_tokens(api: ModelApi, request: ModelRequest) -> int | None:
+    """The output limit the call asked for: the thread's maxTokens, else what the API sent."""
+    params = request.params
+    if params is not None and params.maxTokens is not None:
+        return int(params.maxTokens)
+    if api.build_payload is None:
+        return None
+    try:
+        payload = api.build_payload(request)
+    except Exception:
+        return None
+    for key in ("max_tokens", "max_completion_tokens", "max_output_tokens"):
+        value = payload.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
 class RunSession:
     def __init__(self, services: RunServices, thread: Thread, opts: RunOptions, emit: Callable[[rev.RunEvent], None],
                  cancel: CancelToken) -> None:
@@ -77,6 +101,8 @@ class RunSession:
         self._materialise: ModelConfig | None = None
         self._resolved: ModelConfig | None = None  # the model actually called (for run history)
         self.warnings: list[str] = []  # render warnings of every turn, each once
+        self.reply_warnings: list[str] = []  # about the replies themselves (cut at maxTokens)
+        self.record_as: str | None = None  # a failed run that is still recorded: "error" or "empty"
         self._redactor = redactor_for(None)  # the endpoint's secrets are added once it is resolved
 
     # -- entry --------------------------------------------------------------------------
@@ -100,7 +126,9 @@ class RunSession:
             status, error = "failed", describe_exception(exc)
         if status != "failed" and self.cancel.cancelled:
             status = "stopped"
-        return self._result(status, error, record=status != "failed" and (self.saw_events or status == "paused"))
+        if status == "failed":
+            return self._result(status, error, record=self.record_as is not None)
+        return self._result(status, error, record=self.saw_events or status == "paused")
 
     # -- before the run -----------------------------------------------------------------
     def _resolve(self) -> tuple[Endpoint, ModelInfo, ModelApi, Adapter]:
@@ -242,9 +270,13 @@ class RunSession:
                     log.debug("closing a model stream failed", exc_info=True)
         if error is None and builder.error is not None and not self.cancel.cancelled:
             error = builder.error.message
+            if builder.error.in_stream:
+                self.record_as = "error"
         stopped = self.cancel.cancelled or (error is None and builder.finish_reason == "aborted")
         if error is None and not stopped and builder.finish_reason is None:
             error = "The model's reply ended before it was complete (the connection closed early)."
+        if error is None and not stopped:
+            error = self._check_reply(builder, api, request)
         keep = builder.has_content() if (stopped or error) else True
         message = builder.build() if keep else None
         if message is not None:
@@ -256,6 +288,24 @@ class RunSession:
         if stopped:
             return message, "stopped", None
         return message, "ok", None
+
+    def _check_reply(self, builder: TurnBuilder, api: ModelApi, request: ModelRequest) -> str | None:
+        """The error of a finished reply with nothing in it (recorded as "empty"); a reply cut
+        at maxTokens with something in it adds a warning instead."""
+        provider, reason = request.endpoint.provider_id, builder.finish_reason
+        if reason == "length":
+            limit = _max_tokens(api, request)
+            cut = f"cut at maxTokens {limit}" if limit is not None else "cut at the model's output limit"
+            if builder.has_content():
+                self.reply_warnings.append(f"{provider}: the reply was {cut} (finish reason length); "
+                                           "raise maxTokens in the thread's model settings for the rest.")
+                return None
+            self.record_as = "empty"
+            return f"{provider} returned an empty reply: it was {cut}. Raise maxTokens in the thread's model settings."
+        if builder.has_content():
+            return None
+        self.record_as = "empty"
+        return f"{provider} returned an empty reply (finish reason {reason})."
 
     def _run_tools(self, message: AssistantMessage, calls: list[ToolCall]) -> tuple[RunStatus, str | None] | None:
         """Execute `calls` (or pause); None to go on, else the run's (status, error)."""
@@ -299,7 +349,9 @@ class RunSession:
         if record:
             if self._snapshot is not None:
                 apply_snapshot(self.thread, self._snapshot)
-            run_id = append_history(self.thread, usage, int(self.services.clock() * 1000), self._resolved)
+            run_id = append_history(self.thread, usage, int(self.services.clock() * 1000), self._resolved,
+                                    status=self.record_as if status == "failed" else None)
         return RunResult(status=status, error=error, thread=self.thread, paused_calls=list(self.paused),
                          new_message_ids=list(self.new_ids), run_id=run_id, paused_reason=self.paused_reason,
-                         turns=self.turns, usage=usage, warnings=list(self.warnings))
+                         turns=self.turns, usage=usage, warnings=list(self.warnings),
+                         reply_warnings=list(self.reply_warnings))

@@ -66,6 +66,7 @@ class RunResult:
     turns: int = 0  # model turns taken
     usage: Usage | None = None  # summed over the assistant messages this run added
     warnings: list[str] = field(default_factory=list)  # render warnings of this run (template errors, unresolved names)
+    reply_warnings: list[str] = field(default_factory=list)  # about the replies (cut at maxTokens): stderr / a toast
 
 
 class Runner:

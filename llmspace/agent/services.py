@@ -30,6 +30,7 @@ from ..providers.events import ErrorEvent, StreamEvent
 from ..providers.retry import stream_with_retries
 from ..redact import KNOWN, Redactor, secret_values
 from ..tools.base import McpToolCaller, ToolContext
+from .progress import ProgressWatched
 from .run_services import RunServices
 
 if TYPE_CHECKING:
@@ -40,11 +41,12 @@ log = logging.getLogger("llmspace.agent")
 
 def model_stream(services: RunServices, api: ModelApi, adapter: Adapter, request: ModelRequest, cancel: CancelToken,
                  on_retry: Callable[[int, float, ErrorEvent], None] | None = None) -> Iterator[StreamEvent]:
-    """The adapter's stream with its error messages redacted, retried before the first token
-    and traced under `traces/` — as far as the API declares (`ModelApi.retried`, `.traced`;
-    the offline replay API declares neither). `on_retry(attempt, delay, error)` hears about
+    """The adapter's stream, ended when it makes no progress (`agent/progress.py`), with its
+    error messages redacted, retried before the first token and traced under `traces/` — as
+    far as the API declares (`ModelApi.retried`, `.traced`; the offline replay API declares
+    neither). `on_retry(attempt, delay, error)` hears about
     each retry."""
-    redacting = _RedactingAdapter(adapter, redactor_for(request.endpoint))
+    redacting = _RedactingAdapter(ProgressWatched(adapter), redactor_for(request.endpoint))
     stream: Iterator[StreamEvent]
     if api.retried:
         stream = stream_with_retries(redacting, request, cancel, max_attempts=3, on_retry=on_retry)
@@ -159,13 +161,13 @@ def usage_sum(usages: list[Usage]) -> Usage:
 
 
 def append_history(thread: Thread, usage: Usage | None, timestamp_ms: int,
-                   model: ModelConfig | None = None) -> str | None:
+                   model: ModelConfig | None = None, status: str | None = None) -> str | None:
     """Record the run with the model actually called (`model`) in its snapshot, so history and
     compare say which model produced each run: a thread on the default model (no saved
     `model`) gets it written in, and a saved model that could not run (no API key, disabled)
     is replaced by the one the run fell back to, keeping the thread's parameters. The working
-    thread itself keeps what the user chose."""
-    run = append_run(thread, usage, timestamp_ms)
+    thread itself keeps what the user chose. `status` marks a failed run ("error", "empty")."""
+    run = append_run(thread, usage, timestamp_ms, status=status)
     recorded = run.thread.model
     if model is not None and recorded is None:
         run.thread.model = model.model_copy(deep=True)

@@ -2,7 +2,8 @@
 
 Streams the reply to stdout (thinking between `[thinking]` markers, tool calls and results
 on `[tool call]` / `[tool result]` lines), saves the thread through the workspace, and exits
-non-zero with the error on stderr when the run fails. When the run pauses for a custom
+non-zero with the error on stderr when the run fails (also when the model's reply is empty);
+a reply cut at maxTokens is saved with a `warning:` line on stderr. When the run pauses for a custom
 function tool (or `ask_user_question`) and stdin is a terminal, it asks for each result and
 continues; otherwise `--tool-result CALL_ID=TEXT` supplies them on the next invocation.
 `--json` prints one JSON summary instead of the stream.
@@ -287,7 +288,7 @@ def _summary(rel: str, result: RunResult) -> dict[str, Any]:
     for message_id, call_id in result.paused_calls:
         name, arguments, _human = _call_info(thread, message_id, call_id)
         paused.append({"messageId": message_id, "callId": call_id, "name": name, "arguments": arguments})
-    return {"thread": rel, "status": result.status, "error": result.error, "runId": result.run_id,
+    return {"thread": rel, "status": result.status, "error": result.error, "warnings": result.reply_warnings, "runId": result.run_id,
             "pausedReason": result.paused_reason, "pausedCalls": paused, "turns": result.turns,
             "usage": result.usage.model_dump(exclude_unset=True, mode="json") if result.usage is not None else None,
             "messages": [m.model_dump(exclude_unset=True, by_alias=True, mode="json") for m in new]}
@@ -316,6 +317,8 @@ def run_command(args: argparse.Namespace, app: App) -> int:
             opts = replace(opts, tool_results=answers, from_message_id=None)
     if args.json:
         print(json.dumps(_summary(rel, result), ensure_ascii=False, indent=2))
+    for warning in result.reply_warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     if result.status == "failed":
         print(f"error: {result.error}", file=sys.stderr)
         return 1

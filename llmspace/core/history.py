@@ -121,8 +121,16 @@ def append_run(
     timestamp_ms: int | None = None,
     run_id: str | None = None,
     snapshot: ThreadSnapshot | None = None,
+    status: str | None = None,
 ) -> RunSnapshot:
     """Record the thread's current state (or `snapshot`) as a run; returns the new entry.
+    `status` ("error", "empty") marks a failed run; None for the others (not written).
+
+    The `status` key is our addition, kept as an unknown key of the entry (like any other, so
+    a value of any type in a file round-trips): written only for a run that failed after the
+    model answered — "error" (the server reported an error in its stream, or stopped making
+    progress) or "empty" (an empty reply). Completed, stopped and paused runs have none, so
+    those entries are exactly what the original app writes; the original app ignores it.
 
     Keeps at most `MAX_RUNS` entries (oldest dropped) and removes evaluations that refer to
     runs no longer in the history."""
@@ -136,6 +144,8 @@ def append_run(
     if clean is not None:
         fields["usage"] = clean
     fields["timestamp"] = int(timestamp_ms) if timestamp_ms is not None else now_ms()
+    if status is not None:
+        fields["status"] = status
     run = RunSnapshot(**fields)
     _attach(thread, run, has_order)
     history = [r for r in thread.runHistory or [] if r.id != run.id]
@@ -143,6 +153,12 @@ def append_run(
     thread.runHistory = history[-MAX_RUNS:]
     prune_evaluations(thread)
     return run
+
+
+def run_status(run: RunSnapshot) -> str | None:
+    """A recorded run's `status` ("error", "empty"), None for a run that did not fail."""
+    value = (run.model_extra or {}).get("status")
+    return value if isinstance(value, str) else None
 
 
 def prune_evaluations(thread: Thread) -> int:

@@ -62,6 +62,7 @@ class RunPresenter:
         self.detached = False  # set when the view closed while running
         self._latest: dict[tuple[int, str, str, str], rev.ToolCallDelta] = {}
         self.warnings: list[str] = []  # render warnings of the last run (`RunResult.warnings`)
+        self.reply_warnings: list[str] = []  # the last run's replies cut at maxTokens (`RunResult.reply_warnings`)
         self.retry_note: str | None = None  # "Retrying in 1.0 s (attempt 2): …" while a call is retried
         self.stopped = False  # the last run was stopped by the user (status shows "Stopped", not "Done")
 
@@ -108,6 +109,7 @@ class RunPresenter:
         self.pause_reason, self.pause_risky, self.paused_calls = None, False, []
         self.tool_status.clear()
         self.warnings = []
+        self.reply_warnings = []
         self.retry_note = None
         self.started_at = time.monotonic()
         self.editor.read_only = True
@@ -408,6 +410,7 @@ class RunPresenter:
             self.editor.read_only = False
             self.editor.replace_thread(result.thread, undoable=False, kind="all")
         self.warnings = [str(w) for w in result.warnings]
+        self.reply_warnings = [str(w) for w in result.reply_warnings]
         if result.error:
             self.error = result.error
         if result.status == "paused":

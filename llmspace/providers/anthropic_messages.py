@@ -208,9 +208,11 @@ def parse_stream(events: Iterable[tuple[str, str]], cancel: CancelToken) -> Iter
             done = True
             break
         elif t == "error":
-            msg, retry = _error_message(ev.get("error"))
-            kind = (ev.get("error") or {}).get("type") if isinstance(ev.get("error"), dict) else None
-            yield ErrorEvent(message=f"Anthropic reported an error mid-stream: {msg}", status=529 if kind == "overloaded_error" else None, retryable=retry)
+            err = ev.get("error") if ev.get("error") is not None else ev  # `{"message": …}` without the wrapper too
+            msg, retry = _error_message(err)
+            kind = err.get("type") if isinstance(err, dict) else None
+            yield ErrorEvent(message=f"Anthropic reported an error mid-stream: {msg}", status=529 if kind == "overloaded_error" else None,
+                             retryable=retry, in_stream=True)
             return
     if cancel.cancelled:
         yield Finish("aborted")

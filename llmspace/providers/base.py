@@ -19,7 +19,7 @@ from ..cancel import CancelToken as CancelToken  # re-exported for callers outsi
 from ..core.model import ModelParams
 from ..settings.model_info import Api as Api
 from ..settings.model_info import ModelInfo as ModelInfo
-from ..settings.models import DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, DEFAULT_RETRY_DEADLINE
+from ..settings.models import DEFAULT_CONNECT_TIMEOUT, DEFAULT_PROGRESS_TIMEOUT, DEFAULT_READ_TIMEOUT, DEFAULT_RETRY_DEADLINE
 from .events import StreamEvent
 
 if TYPE_CHECKING:
@@ -31,9 +31,11 @@ class Endpoint:
     """Where and how to call: resolved from settings for one run (the key already resolved).
 
     Timeouts in seconds (per provider in `models.json`: `connectTimeout`, `readTimeout`,
-    `retryDeadline`): `connect_timeout` to open the connection; `read_timeout` without any
-    data, before the headers and between chunks alike; `retry_deadline` bounds the time
-    `providers/retry.py` spends on one call, retries and their waits included."""
+    `retryDeadline`, `progressTimeout`): `connect_timeout` to open the connection;
+    `read_timeout` without any data, before the headers and between chunks alike;
+    `retry_deadline` bounds the time `providers/retry.py` spends on one call, retries and
+    their waits included; `progress_timeout` without model output (`events.is_progress`),
+    whatever else the server sends meanwhile — enforced by `agent/progress.py`."""
 
     provider_id: str
     api: Api
@@ -43,6 +45,7 @@ class Endpoint:
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     read_timeout: float = DEFAULT_READ_TIMEOUT
     retry_deadline: float = DEFAULT_RETRY_DEADLINE
+    progress_timeout: float = DEFAULT_PROGRESS_TIMEOUT
 
 
 @dataclass(frozen=True)

@@ -63,10 +63,28 @@ class Finish:
 
 @dataclass(frozen=True, slots=True)
 class ErrorEvent:
+    """A failed turn (the last event). `in_stream`: the model's server answered and then
+    reported the failure inside its stream (an error frame or event), or its stream stopped
+    making progress after output began — the run is recorded (as an error), unlike a
+    failure to get an answer at all (an HTTP error status, a refused or dropped connection)."""
+
     message: str  # already redacted, fit to show the user
     status: int | None = None
     retryable: bool = False
     retry_after: float | None = None  # seconds, from the provider's Retry-After header
+    in_stream: bool = False
 
 
 StreamEvent: TypeAlias = TextDelta | ThinkingDelta | ToolCallStart | ToolCallArgsDelta | ToolCallEnd | UsageEvent | Finish | ErrorEvent
+
+# The first token of a reply: before one, a failed call may be retried (`providers/retry.py`).
+TOKENS = (TextDelta, ThinkingDelta, ToolCallStart, ToolCallArgsDelta)
+
+
+def is_progress(event: StreamEvent) -> bool:
+    """Whether `event` is model output: a non-empty text or thinking delta, a tool-call
+    start, arguments or end, usage, or the finish. Keep-alives, empty deltas and errors are
+    not; `progressTimeout` is the longest time allowed without progress (`agent/progress.py`)."""
+    if isinstance(event, (TextDelta, ThinkingDelta, ToolCallArgsDelta)):
+        return bool(event.text)
+    return not isinstance(event, ErrorEvent)

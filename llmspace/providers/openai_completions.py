@@ -18,7 +18,8 @@ Stream quirks handled (local servers): thinking under `reasoning_content`, `reas
 or `thinking`, or inline as `<think>…</think>` in the content; tool-call arguments split
 over chunks; the tool name repeated in later chunks; a missing tool-call id (one is
 generated); a missing `index`; unusual `finish_reason` values (passed through); error
-objects sent as SSE data; no usage at all; a JSON body where a stream was asked for.
+objects sent as SSE data, and `event: error` frames (`data: {"message": …}`); no usage at
+all; a JSON body where a stream was asked for.
 """
 
 from __future__ import annotations
@@ -219,17 +220,21 @@ def parse_stream(events: Iterable[tuple[str, str]], cancel: CancelToken) -> Iter
     calls, splitter, check = _Calls(), ThinkSplitter(), StreamCheck()
     finish: str | None = None
     usage: UsageEvent | None = None
-    for _name, data in events:
+    for name, data in events:
         if data == "[DONE]":
             break
         chunk = check.saw(data, json_or_none(data))
         if not isinstance(chunk, dict):
+            if name == "error":  # `event: error` with a plain-text message
+                yield ErrorEvent(message=f"The server reported an error mid-stream: {data.strip()[:600] or 'no details given'}",
+                                 in_stream=True)
+                return
             continue
-        if chunk.get("error") is not None:
-            err = chunk["error"]
+        if chunk.get("error") is not None or name == "error":
+            err = chunk.get("error") if chunk.get("error") is not None else chunk
             msg = provider_message(json.dumps({"error": err}).encode()) if not isinstance(err, str) else err
             status = err.get("code") if isinstance(err, dict) and isinstance(err.get("code"), int) else None
-            yield ErrorEvent(message=f"The server reported an error mid-stream: {msg}", status=status)
+            yield ErrorEvent(message=f"The server reported an error mid-stream: {msg}", status=status, in_stream=True)
             return
         if isinstance(chunk.get("usage"), dict):
             usage = convert_usage(chunk["usage"])

@@ -201,11 +201,12 @@ def parse_stream(events: Iterable[tuple[str, str]], cancel: CancelToken) -> Iter
             break
         elif t == "response.failed":
             err = (ev.get("response") or {}).get("error")
-            yield ErrorEvent(message=f"The model call failed: {_error_text(err)}")
+            yield ErrorEvent(message=f"The model call failed: {_error_text(err)}", in_stream=True)
             return
         elif t == "error":
             status = ev.get("code") if isinstance(ev.get("code"), int) else None
-            yield ErrorEvent(message=f"The server reported an error mid-stream: {_error_text(ev.get('error') or ev)}", status=status)
+            yield ErrorEvent(message=f"The server reported an error mid-stream: {_error_text(ev.get('error') or ev)}", status=status,
+                             in_stream=True)
             return
     if cancel.cancelled:
         yield Finish("aborted")

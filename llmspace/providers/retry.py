@@ -4,7 +4,8 @@
         ...
 
 A call that fails with a retryable `ErrorEvent` (HTTP 408/409/425/429/5xx/529, a refused or
-dropped connection, a server that sent no data for the read timeout) BEFORE its first token
+dropped connection, a server that sent no data for the read timeout, a stream without model
+output for the progress timeout) BEFORE its first token
 (text, thinking or tool call) is sent again, after `Retry-After` when the provider gave one
 (capped at `max_delay`), else after an exponential backoff (0.5 s, 1 s, 2 s… with jitter).
 Events of a failed attempt that came before the error (e.g. usage) are discarded. Once a
@@ -14,7 +15,7 @@ ends the wait at once with `Finish("aborted")`.
 All attempts and waits together stay within the endpoint's `retry_deadline` (setting
 `retryDeadline`, default 120 s) counted from the first attempt: a retry is made only when
 its wait plus at least `MIN_ATTEMPT_SECONDS` still fit, and a retry's connect and read
-timeouts are shortened to the time left. Giving up on the deadline reports the last error,
+timeouts (and progress timeout) are shortened to the time left. Giving up on the deadline reports the last error,
 saying how many attempts were made.
 """
 
@@ -27,9 +28,8 @@ from collections.abc import Callable, Iterator
 
 from ..cancel import CancelToken
 from .base import Adapter, ModelRequest, seconds
-from .events import ErrorEvent, Finish, StreamEvent, TextDelta, ThinkingDelta, ToolCallArgsDelta, ToolCallStart
+from .events import TOKENS, ErrorEvent, Finish, StreamEvent
 
-_TOKENS = (TextDelta, ThinkingDelta, ToolCallStart, ToolCallArgsDelta)
 MIN_ATTEMPT_SECONDS = 1.0  # a retry needs at least this long (or the read timeout, if shorter)
 
 
@@ -41,13 +41,14 @@ def backoff_delay(attempt: int, error: ErrorEvent, base: float = 0.5, max_delay:
 
 
 def _within(request: ModelRequest | None, left: float) -> ModelRequest | None:
-    """`request` with its connect/read timeouts shortened to the `left` seconds."""
+    """`request` with its connect/read/progress timeouts shortened to the `left` seconds."""
     if request is None:
         return None
     ep = request.endpoint
-    if ep.connect_timeout <= left and ep.read_timeout <= left:
+    if ep.connect_timeout <= left and ep.read_timeout <= left and ep.progress_timeout <= left:
         return request
-    ep = dataclasses.replace(ep, connect_timeout=min(ep.connect_timeout, left), read_timeout=min(ep.read_timeout, left))
+    ep = dataclasses.replace(ep, connect_timeout=min(ep.connect_timeout, left), read_timeout=min(ep.read_timeout, left),
+                             progress_timeout=min(ep.progress_timeout, left))
     return dataclasses.replace(request, endpoint=ep)
 
 
@@ -73,7 +74,7 @@ def stream_with_retries(adapter: Adapter, request: ModelRequest, cancel: CancelT
             if started:
                 yield event
                 continue
-            if isinstance(event, _TOKENS):
+            if isinstance(event, TOKENS):
                 started = True
                 yield from held
                 held.clear()

@@ -4,7 +4,7 @@
 API keys (a literal, `$ENV_NAME`, the provider's own env var, or the OS keyring as a third
 source), base-URL and header overrides, disabledModels, custom providers and models, and
 the default model, and per-provider timeouts (`connectTimeout`, `readTimeout`,
-`retryDeadline`, in seconds; see `timeouts`). Local key-less providers (Ollama, llama.cpp, LM Studio, vLLM) list the
+`retryDeadline`, `progressTimeout`, in seconds; see `timeouts`). Local key-less providers (Ollama, llama.cpp, LM Studio, vLLM) list the
 models their server reports; `providers/discovery.py` asks the servers (this module makes no
 network calls) and hands the answer to `record_discovery`, which caches it in memory and in
 `data/local-models.json`. A provider's `api` may be any name a model API is registered under.
@@ -42,10 +42,12 @@ DISCOVERY_TIMEOUT = 1.0
 DEFAULT_CONNECT_TIMEOUT = 10.0  # to open the connection
 DEFAULT_READ_TIMEOUT = 60.0  # without any data: before the response headers, and between chunks
 DEFAULT_RETRY_DEADLINE = 120.0  # one model call, all retries and their waits included
+DEFAULT_PROGRESS_TIMEOUT = 300.0  # without model output (a delta, usage or finish), keep-alives or not
 MAX_TIMEOUT = 24 * 3600.0
 TIMEOUT_KEYS = {"connectTimeout": ("connect_timeout", DEFAULT_CONNECT_TIMEOUT),
                 "readTimeout": ("read_timeout", DEFAULT_READ_TIMEOUT),
-                "retryDeadline": ("retry_deadline", DEFAULT_RETRY_DEADLINE)}
+                "retryDeadline": ("retry_deadline", DEFAULT_RETRY_DEADLINE),
+                "progressTimeout": ("progress_timeout", DEFAULT_PROGRESS_TIMEOUT)}
 
 
 @dataclass
@@ -65,7 +67,7 @@ class ProviderView:
     models: list[ModelInfo] = field(default_factory=list)
     disabled: frozenset[str] = frozenset()
     reachable: bool | None = None  # local providers: result of the last discovery
-    timeouts: dict[str, float] = field(default_factory=dict)  # Endpoint field -> seconds (all three)
+    timeouts: dict[str, float] = field(default_factory=dict)  # Endpoint field -> seconds (each of TIMEOUT_KEYS)
 
     def enabled_models(self) -> list[ModelInfo]:
         return [m for m in self.models if m.id not in self.disabled]
@@ -436,8 +438,8 @@ def _api_name(value: Any, default: str) -> str:
 
 
 def _timeouts(entry: dict[str, Any]) -> dict[str, float]:
-    """`connect_timeout`, `read_timeout`, `retry_deadline` (seconds) from a provider entry's
-    `connectTimeout`, `readTimeout`, `retryDeadline`; a missing, non-numeric or non-positive
+    """`connect_timeout`, `read_timeout`, `retry_deadline`, `progress_timeout` (seconds) from a
+    provider entry's `connectTimeout`, `readTimeout`, `retryDeadline`, `progressTimeout`; a missing, non-numeric or non-positive
     value takes the default (a wrong one is logged), and any value is capped at a day."""
     out: dict[str, float] = {}
     for key, (name, default) in TIMEOUT_KEYS.items():

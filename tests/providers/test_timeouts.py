@@ -46,16 +46,16 @@ def test_timeouts_are_read_per_provider_from_models_json_and_reach_the_endpoint(
     path = configure_provider(home, srv)
     configure_provider(home, srv, provider_id="plain", make_default=False)
     data = json.loads(path.read_text("utf-8"))
-    data["providers"][0].update({"connectTimeout": 2.5, "readTimeout": 7, "retryDeadline": 30})
+    data["providers"][0].update({"connectTimeout": 2.5, "readTimeout": 7, "retryDeadline": 30, "progressTimeout": 90})
     data["providers"].append({"id": "openai", "builtin": True, "readTimeout": 300})
     path.write_text(json.dumps(data), "utf-8")
     root = DataRoot(home)
     reg = ProviderRegistry(ModelSettings(root), root)
 
     ep, _ = reg.resolve(ModelConfig(provider="loop", id="loopback-model"))
-    assert (ep.connect_timeout, ep.read_timeout, ep.retry_deadline) == (2.5, 7.0, 30.0)
+    assert (ep.connect_timeout, ep.read_timeout, ep.retry_deadline, ep.progress_timeout) == (2.5, 7.0, 30.0, 90.0)
     ep, _ = reg.resolve(None, provider="plain", model_id="loopback-model")
-    assert (ep.connect_timeout, ep.read_timeout, ep.retry_deadline) == (10.0, 60.0, 120.0)  # the defaults
+    assert (ep.connect_timeout, ep.read_timeout, ep.retry_deadline, ep.progress_timeout) == (10.0, 60.0, 120.0, 300.0)  # the defaults
     assert ModelSettings(root).provider("openai").timeouts["read_timeout"] == 300.0  # built-ins too
 
 
@@ -65,7 +65,8 @@ def test_a_timeout_that_is_not_a_positive_number_takes_the_default(home: Path):
     path.write_text(json.dumps({"providers": [{"id": "x", "baseUrl": "http://127.0.0.1:1/v1", "connectTimeout": "fast",
                                                "readTimeout": -1, "retryDeadline": True}]}), "utf-8")
     view = ModelSettings(DataRoot(home)).provider("x")
-    assert view is not None and view.timeouts == {"connect_timeout": 10.0, "read_timeout": 60.0, "retry_deadline": 120.0}
+    assert view is not None and view.timeouts == {"connect_timeout": 10.0, "read_timeout": 60.0, "retry_deadline": 120.0,
+                                                  "progress_timeout": 300.0}
 
 
 def test_the_endpoint_defaults_are_10_s_to_connect_and_60_s_without_data():

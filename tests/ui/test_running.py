@@ -180,3 +180,14 @@ def test_a_finished_reply_whose_lines_wrap_is_shown_whole(window, app, srv):
         return int(card.text.cget("height")) >= lines
 
     assert pump_until(window.root, shows_every_line, timeout=10)
+
+
+def test_a_reply_cut_at_max_tokens_is_kept_and_a_warning_toast_says_so(window, app, srv):
+    srv.push(Turn(text="Half an answer", finish_reason="length"))
+    ed = open_editor(window, app, stem="cut")
+    assert ed.run_controls.start_run()
+    pump_until(window.root, lambda: ed.run.status != "running")
+    assert ed.p.messages[-1].text() == "Half an answer"
+    assert ed.status.cget("text") == "Done"
+    texts = list(window.toasts.texts.values())
+    assert any(t.startswith("loop: the reply was cut at the model's output limit (finish reason length)") for t in texts), texts

@@ -44,6 +44,7 @@ class RunWindow(Protocol):
     dialogs: Any  # ui/dialogs.Dialogs
     react: Any  # BooleanVar: Enable ReAct loop
     auto_run: Any  # BooleanVar: Auto run tools
+    toasts: Any  # ui/toasts.Toasts
 
     def set_status(self, text: str) -> None: ...
 
@@ -109,11 +110,15 @@ class RunControls:
         self.view.refresh_controls()
 
     def show_run_warnings(self) -> None:
-        """Render warnings of the finished run: in the status bar and under the system prompt."""
+        """Warnings of the finished run: render warnings in the status bar and under the system
+        prompt; a reply cut at maxTokens as a warning toast (once per run)."""
         warnings = self.run.warnings
         if warnings:
             n = len(warnings)
             self.window.set_status(f"Run finished with {n} warning{'s' if n != 1 else ''}: {warnings[0]}")
+        for warning in self.run.reply_warnings:
+            self.window.toasts.show(warning, "warning", title="Reply cut short")
+        self.run.reply_warnings = []
         self.view.refresh_hints()
 
     def focus_pending_result(self) -> Any:
