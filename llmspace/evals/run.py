@@ -96,9 +96,11 @@ class Progress:
     cost: float
     elapsed: float
 
+    done_now: int = 0  # cells done by this invocation (a resumed run's earlier cells aside)
+
     @property
     def eta(self) -> float | None:
-        return self.elapsed / self.done * (self.total - self.done) if self.done else None
+        return self.elapsed / self.done_now * (self.total - self.done) if self.done_now else None
 
 
 def results_root(runner: Runner) -> Path:
@@ -319,7 +321,7 @@ def execute(p: Prepared, folder: Path, records: list[Record], *, concurrency: in
     def progress() -> None:
         if on_progress is not None:
             on_progress(Progress(len(done_cells), len(cell_keys), tally["passed"], tally["decided"], tally["cost"],
-                                 time.monotonic() - started if len(done_cells) > base_done else 0.0))
+                                 time.monotonic() - started, len(done_cells) - base_done))
 
     def estimate() -> float | None:
         return sum(finished_costs) / len(finished_costs) if finished_costs else None

@@ -136,6 +136,7 @@ def test_ctrl_c_stops_the_run_promptly_keeps_what_finished_and_the_next_run_resu
             if proc.poll() is None:
                 proc.kill()
         assert proc.returncode == 130, err
+        print(f"Ctrl-C to exit: {took:.2f} s")
         assert took < EXIT_BOUND_S, f"took {took:.1f} s to stop"
         (folder,) = (home / "evals" / "quiz").iterdir()
         summary = json.loads((folder / "summary.json").read_text("utf-8"))
