@@ -378,6 +378,7 @@ def ensure_engine(root: DataRoot, model: ModelFile, *, cancelled: Callable[[], b
             same = (rec.get("modelPath") == str(model.path) and _int(rec.get("contextSize")) == settings.context_size
                     and _int(rec.get("threads")) == settings.threads)
             if same:  # a changed idle time applies from the engine's next start
+                ef.touch_used(run)  # so the idle stop cannot come between this and the request
                 return _handle(rec)
             with ef.locked(run / ef.BUSY, timeout=START_TIMEOUT, cancelled=cancelled,
                            what="the engine (a request on another model)"):

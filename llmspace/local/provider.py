@@ -89,10 +89,12 @@ class LocalAdapter:
             if self.tolerant and call.tools:
                 events = tolerant_tool_calls(events, call.tools)
             for event in events:
-                if isinstance(event, ErrorEvent) and not cancel.cancelled:
+                # a failed call, or one whose stream simply ended (a killed server can close
+                # the connection cleanly): was it the engine that went away?
+                if isinstance(event, (ErrorEvent, Finish)) and not cancel.cancelled:
                     crashed = engine.crash_message(self.root, handle)
                     if crashed is not None:
-                        event = ErrorEvent(message=crashed, in_stream=event.in_stream)
+                        event = ErrorEvent(message=crashed, in_stream=True)
                 yield event
 
 
