@@ -166,6 +166,7 @@ class PluginHost:
         self._calls: dict[str, CallState] = {}
         self._crashes = _Crashes()
         self._closed = False
+        self._stopping = 0  # idle stops under way (the process still exists meanwhile)
         self.last_used = clock()
         self.starts = 0
 
@@ -312,8 +313,9 @@ class PluginHost:
     # -- ending --------------------------------------------------------------------------
     @property
     def running(self) -> bool:
+        """Whether a host process of this plugin exists (also while an idle stop ends it)."""
         conn = self._conn
-        return conn is not None and conn.alive
+        return self._stopping > 0 or (conn is not None and conn.alive)
 
     @property
     def busy(self) -> bool:
@@ -326,7 +328,12 @@ class PluginHost:
             if conn is None or not conn.alive or self._calls or self.clock() - self.last_used < idle_seconds:
                 return False
             self._conn, self._meta = None, None
-        conn.close()
+            self._stopping += 1
+        try:
+            conn.close()
+        finally:
+            with self._lock:
+                self._stopping -= 1
         return True
 
     def stop(self, reason: str = "stopped", *, final: bool = True) -> list[str]:

@@ -45,10 +45,14 @@ def test_an_idle_host_exits_and_the_next_call_starts_it_again(app: App, home: Pa
     code_plugin(home, tools={"disposing": DISPOSE_TOOL})
     app.plugin_code.idle_seconds = 0.3
     thread = _thread(app)
+    disposed = home / "disposed.txt"
+    before = disposed.read_text().count("disposed") if disposed.exists() else 0
     first = int(_call(app, thread, "disposing", {}).text())
     host = app.plugin_code.hosts()[0]
     assert _wait(lambda: not host.running)
-    assert (home / "disposed.txt").read_text() == "disposed\n"  # an idle stop disposes too
+    # An idle stop disposes too (the host that loaded the metadata may also have been
+    # stopped as idle before the call, on a loaded machine).
+    assert disposed.read_text().count("disposed") in (before + 1, before + 2)
     second = int(_call(app, thread, "disposing", {}).text())
     assert second != first and host.starts == 2
 
