@@ -42,11 +42,13 @@ def _probe(base_url: str, headers: dict[str, str], key: str | None, timeout: flo
     """GET {base_url}/models: (answers, model ids, note)."""
     import requests
 
-    from ..providers.http import CrossOriginRedirect, api_url, new_session
+    from ..providers.http import CrossOriginRedirect, api_url, header_problem, new_session
 
     h = dict(headers)
     if key:
         h["Authorization"] = f"Bearer {key}"
+    if (problem := header_problem(h)) is not None:
+        return False, [], f"header {problem[0]!r} cannot be sent ({problem[1]!r} in an HTTP header)"
     try:
         with new_session() as session:  # a redirect to another origin is not followed (llmspace/origin.py)
             resp = session.get(api_url(base_url, "/models"), headers=h, timeout=(timeout, timeout))

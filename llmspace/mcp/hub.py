@@ -123,6 +123,12 @@ class McpHub:
         secrets = [v for v in list(headers.values()) + list(configured.values()) + list((cfg.headers or {}).values())
                    + list((cfg.env or {}).values()) if v and len(v) >= 4]
         secrets += sorted(secret_values(None, headers, cfg.url))  # URL password/token, header parts, Basic pair
+        for hname, hvalue in headers.items():  # httpx sends header names and values as ASCII only
+            bad = next((ch for ch in f"{hname}{hvalue}" if ord(ch) > 0x7F or ch in "\r\n\0"), None)
+            if bad is not None:
+                raise UserFacingError(f"MCP server {cfg.name!r}, header {hname!r}: {bad!r} cannot be sent in an HTTP header "
+                                      "(only ASCII characters, no line breaks).",
+                                      hint="Change the header in Settings › MCP (or settings/mcp.json).")
         return Target(server_id=cfg.id, name=cfg.name, server_name=cfg.serverName, transport=cfg.transport,
                       config_hash=cfg.config_hash(), command=cfg.command or "", args=list(cfg.args or []),
                       cwd=cfg.cwd, env=env, url=cfg.url or "", headers=headers, secrets=secrets,

@@ -7,6 +7,8 @@
   `CancelToken`: Stop shuts the socket down, which unblocks a read in progress at once (also while waiting for the response headers).
 - `read_chunks(resp, cancel)` yields body bytes as they arrive; a broken connection
   raises `StreamBroken` (unless cancelled, then it just ends).
+- `check_headers(provider_id, headers)` raises a settings error for a header HTTP cannot carry
+  (characters outside Latin-1), called when an endpoint is resolved (`providers/registry.py`).
 - `error_event(...)` turns a non-2xx answer into an `ErrorEvent` with the HTTP status and
   the provider's own message (JSON or plain text), `Retry-After`, and secrets removed.
 - `http_events(...)` redacts every `ErrorEvent` it passes on, also the errors a server sends
@@ -37,7 +39,7 @@ from urllib3.exceptions import HTTPError as Urllib3Error
 from urllib3.exceptions import ReadTimeoutError
 
 from ..cancel import CancelToken
-from ..errors import redact
+from ..errors import UserFacingError, redact
 from ..origin import refusal, same_origin
 from ..redact import KNOWN, mask_url, secret_values
 from .base import ModelRequest, seconds
@@ -144,6 +146,28 @@ def api_url(base_url: str, path: str) -> str:
     `http://h/v1?api-version=x` -> `http://h/v1/chat/completions?api-version=x`."""
     parts = urlsplit(base_url)
     return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + path, parts.query, ""))
+
+
+def header_problem(headers: Mapping[str, str]) -> tuple[str, str] | None:
+    """(name, character) of the first header HTTP/1.1 cannot carry: a name or value with a
+    character outside Latin-1 or a line break (`requests` would fail on it deep inside
+    `http.client`); None when every header can be sent."""
+    for name, value in headers.items():
+        for ch in f"{name}{value}":
+            if ord(ch) > 0xFF or ch in "\r\n\0":
+                return name, ch
+    return None
+
+
+def check_headers(provider_id: str, headers: Mapping[str, str], where: str = "settings/models.json") -> None:
+    """Raise a settings error naming the provider and the header when a header cannot be sent."""
+    problem = header_problem(headers)
+    if problem is not None:
+        name, ch = problem
+        raise UserFacingError(
+            f"{where}: provider {provider_id!r}, header {name!r}: {ch!r} cannot be sent in an HTTP header "
+            "(only Latin-1 characters, no line breaks).",
+            hint="Change the header in Settings › Models (or settings/models.json); nothing was sent.")
 
 
 def secrets_of(request: ModelRequest) -> list[str]:

@@ -249,6 +249,9 @@ class ProviderRegistry:
         if not view.base_url:
             raise UserFacingError(f"Provider {view.name} has no base URL.", hint="Set one in Settings › Models.")
         api = info.api or view.api
+        from .http import check_headers  # here: http imports requests, which startup does not need
+
+        check_headers(view.id, view.headers, "the plugin's models.json" if own is not None else "settings/models.json")
         endpoint = Endpoint(provider_id=view.id, api=api, base_url=view.base_url.rstrip("/"),
                             api_key=key, headers=dict(view.headers), **view.timeouts)
         return endpoint, info

@@ -32,3 +32,14 @@ def test_the_settings_page_lists_the_url_masked(hub: McpHub) -> None:
     hub.add_server(name="remote", transport="streamableHttp", url="https://bob:pw-0123456789@mcp.example/mcp?token=tk-0123456789")
 
     assert [r.target for r in McpPagePresenter(hub).rows()] == ["https://bob:***@mcp.example/mcp?token=***"]
+
+
+def test_a_header_http_cannot_carry_is_a_settings_error_naming_the_server_and_header(hub: McpHub) -> None:
+    hub.add_server(name="remote", transport="streamableHttp", url=f"http://127.0.0.1:{free_port()}/mcp",
+                   headers={"X-Team": "Équipe Δ"})
+
+    readiness = hub.test("remote")
+
+    error = readiness.lastError or ""
+    assert readiness.status == "error" and "'remote'" in error and "'X-Team'" in error, error
+    assert "UnicodeEncodeError" not in error
