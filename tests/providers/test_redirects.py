@@ -95,3 +95,31 @@ def test_discovery_follows_a_redirect_within_the_origin(front):
 
     assert probe(view, timeout=5) == []
     assert front.requests[-1].headers.get("X-Api-Secret") == headers["X-Api-Secret"]
+
+
+def test_a_plugin_model_provider_does_not_follow_a_redirect_to_another_origin(home, front, other, monkeypatch):
+    from llmspace.app import App
+    from llmspace.paths import DataRoot
+    from llmspace.providers.base import ModelRequest, NeutralMessage
+    from tests.plugins.builders import make_plugin
+
+    key = f"kit-{uuid.uuid4().hex[:20]}"
+    monkeypatch.setenv("KIT_MODEL_KEY", key)
+    monkeypatch.setenv("LLM_SPACE_NO_KEYRING", "1")
+    front.redirect("/v1/", other.base_url + "/")
+    provider = {"id": "cloud", "name": "Kit Cloud", "api": "anthropic-messages", "baseUrl": front.url + "/v1",
+                "apiKey": "$KIT_MODEL_KEY", "headers": {"X-Workspace": "ws-secret-0123456789"},
+                "models": [{"id": "kit-1", "name": "Kit One"}]}
+    make_plugin(home, "kit", files={"models.json": {"providers": [provider]}})
+    app = App(DataRoot(home))
+    try:
+        endpoint, info = app.providers.resolve(None, provider="plugin:kit:model-provider:cloud", model_id="kit-1")
+        request = ModelRequest(endpoint=endpoint, model=info, system_prompt="", messages=(NeutralMessage(role="user", text="Hi"),))
+        events = list(app.providers.adapter(endpoint.api).stream(request, CancelToken()))
+    finally:
+        app.close()
+
+    assert other.requests == [], f"the redirect target received {other.requests[0].headers}"
+    assert front.redirected[0].headers.get("x-api-key") == key  # it was this provider's call
+    error = next(e for e in events if isinstance(e, ErrorEvent))
+    assert f"redirected to another origin http://127.0.0.1:{other.port}" in error.message
