@@ -28,8 +28,8 @@ def origin(url: str) -> tuple[str, str, int | None]:
     scheme = parts.scheme.lower()
     try:
         port = parts.port
-    except ValueError:  # not a number: no port we could compare
-        port = None
+    except ValueError:  # not a number: matches no origin
+        return scheme, (parts.hostname or "").lower(), -1
     return scheme, (parts.hostname or "").lower(), port if port is not None else DEFAULT_PORTS.get(scheme)
 
 
