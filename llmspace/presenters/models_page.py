@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UserFacingError
-from ..redact import KNOWN
+from ..redact import KNOWN, mask_url
 
 APIS = ("openai-completions", "openai-responses", "anthropic-messages")
 
@@ -63,7 +63,7 @@ class ModelsPagePresenter:
         out = []
         for source, v in self.providers.plugin_views():
             status = "active" if v.base_url else "no base URL (see the plugin's settings)"
-            out.append(PluginProviderRow(v.id, v.name, source.removeprefix("plugin:"), v.api, KNOWN.text(v.base_url),
+            out.append(PluginProviderRow(v.id, v.name, source.removeprefix("plugin:"), v.api, KNOWN.text(mask_url(v.base_url)),
                                          status, tuple((m.id, m.name) for m in v.models)))
         return out
 
