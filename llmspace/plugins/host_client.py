@@ -355,8 +355,9 @@ class HostConnection:
             me = os.getpid()
             stats = {pid: proctree.stat(pid) for pid in tree if pid != proc.pid}
             adopted = {pid for pid, (ppid, _) in stats.items() if ppid == me}
-            gone = self._adopted - set(tree)
-            self._adopted = (self._adopted | adopted) - gone
+            with self._lock:
+                gone = self._adopted - set(tree)
+                self._adopted = (self._adopted | adopted) - gone
             proctree.reap_adopted(gone | {pid for pid in adopted if stats[pid][1] == "Z"})
             used = proctree.rss_mb(tree)
             if used > self.memory_mb:
@@ -380,9 +381,10 @@ class HostConnection:
             pass
         every = dict(tree or {})
         every.update(proctree.host_tree(None, self.token))
-        every.update({pid: "" for pid in self._adopted if pid not in every})
+        with self._lock:
+            adopted, self._adopted = self._adopted, set()
+        every.update({pid: "" for pid in adopted if pid not in every})
         proctree.kill_tree(every, skip=proc.pid)
-        self._adopted.clear()
 
     def _fail_all(self, problem: str) -> None:
         proc = self.proc

@@ -157,8 +157,13 @@ export class Calls {
     try {
       this._conn.respond(requestId, answer);
     } catch (error) {
-      if (!(error instanceof TooLarge)) throw error;
-      this._conn.respondError(requestId, RAISED, error.message, { name: "Error", message: error.message, stack: "" });
+      if (error instanceof TooLarge) {
+        return this._conn.respondError(requestId, RAISED, error.message, { name: "Error", message: error.message, stack: "" });
+      }
+      // JSON.stringify refused the answer (nesting too deep, a BigInt, a throwing toJSON): that call only
+      const name = error?.name ?? typeof error;
+      this._conn.respondError(requestId, NOT_JSON, `the return value is not JSON: ${name}: ${String(error?.message ?? error).slice(0, 200)}`,
+        { type: name, where: "$" });
     }
   }
 
