@@ -27,10 +27,10 @@ from ..core.variables import DEFAULT_CWD, typed_variables
 from ..errors import describe_exception
 from ..providers.base import Adapter, Api, Endpoint, ModelApi, ModelRequest
 from ..providers.events import ErrorEvent, StreamEvent
+from ..providers.progress import ProgressWatched
 from ..providers.retry import stream_with_retries
 from ..redact import KNOWN, Redactor, secret_values
 from ..tools.base import McpToolCaller, ToolContext
-from .progress import ProgressWatched
 from .run_services import RunServices
 
 if TYPE_CHECKING:
@@ -41,17 +41,17 @@ log = logging.getLogger("llmspace.agent")
 
 def model_stream(services: RunServices, api: ModelApi, adapter: Adapter, request: ModelRequest, cancel: CancelToken,
                  on_retry: Callable[[int, float, ErrorEvent], None] | None = None) -> Iterator[StreamEvent]:
-    """The adapter's stream, ended when it makes no progress (`agent/progress.py`), with its
-    error messages redacted, retried before the first token and traced under `traces/` — as
-    far as the API declares (`ModelApi.retried`, `.traced`; the offline replay API declares
+    """The adapter's stream, ended when it makes no progress (`providers/progress.py`), with
+    its error messages redacted, retried before the first token and traced under `traces/` —
+    as far as the API declares (`ModelApi.retried`, `.traced`; the offline replay API declares
     neither). `on_retry(attempt, delay, error)` hears about
     each retry."""
-    redacting = _RedactingAdapter(ProgressWatched(adapter), redactor_for(request.endpoint))
+    redacting = _RedactingAdapter(adapter, redactor_for(request.endpoint))
     stream: Iterator[StreamEvent]
-    if api.retried:
+    if api.retried:  # watched per attempt
         stream = stream_with_retries(redacting, request, cancel, max_attempts=3, on_retry=on_retry)
     else:
-        stream = redacting.stream(request, cancel)
+        stream = ProgressWatched(redacting).stream(request, cancel)
     return _traced(services.traces, request, stream) if api.traced else stream
 
 

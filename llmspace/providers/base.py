@@ -35,7 +35,7 @@ class Endpoint:
     `read_timeout` without any data, before the headers and between chunks alike;
     `retry_deadline` bounds the time `providers/retry.py` spends on one call, retries and
     their waits included; `progress_timeout` without model output (`events.is_progress`),
-    whatever else the server sends meanwhile — enforced by `agent/progress.py`."""
+    whatever else the server sends meanwhile — enforced by `providers/progress.py`."""
 
     provider_id: str
     api: Api

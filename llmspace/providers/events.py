@@ -84,7 +84,7 @@ TOKENS = (TextDelta, ThinkingDelta, ToolCallStart, ToolCallArgsDelta)
 def is_progress(event: StreamEvent) -> bool:
     """Whether `event` is model output: a non-empty text or thinking delta, a tool-call
     start, arguments or end, usage, or the finish. Keep-alives, empty deltas and errors are
-    not; `progressTimeout` is the longest time allowed without progress (`agent/progress.py`)."""
+    not; `progressTimeout` is the longest time allowed without progress (`providers/progress.py`)."""
     if isinstance(event, (TextDelta, ThinkingDelta, ToolCallArgsDelta)):
         return bool(event.text)
     return not isinstance(event, ErrorEvent)

@@ -1,7 +1,6 @@
 """The progress deadline of a model call (`progressTimeout` per provider in `models.json`).
 
-    adapter = ProgressWatched(adapter)        # wrapped once per run by `agent/services.py`
-    for event in adapter.stream(request, cancel): ...
+    for event in ProgressWatched(adapter).stream(request, cancel): ...
 
 A server can keep a connection busy without ever answering: SSE comments (`: keep-alive`),
 bare newlines, one `data:` line that never ends, empty deltas, or response headers sent a
@@ -15,8 +14,11 @@ shuts the call's sockets down (also while waiting for the response headers, see
 (`providers/retry.py` tries again within `retryDeadline`); after it, the partial reply is
 kept and the run ends with that error (`ErrorEvent.in_stream`, so the run is recorded).
 
-Works for every adapter (built-in, plugin, replay) since it only needs the cancel token.
-One watchdog thread per call, waiting on an `Event`; progress only stores a timestamp.
+`stream_with_retries` watches every attempt, so each caller of it (the run loop, evals) is
+covered; `agent/services.py` watches the APIs it does not retry. Works for every adapter
+(built-in, plugin, replay) since it only needs the cancel token; adapters themselves start
+no threads. One watchdog thread per call, waiting on an `Event`; progress only stores a
+timestamp.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ import time
 from collections.abc import Iterator
 
 from ..cancel import CancelToken
-from ..providers.base import Adapter, Api, ModelRequest, seconds
-from ..providers.events import ErrorEvent, Finish, StreamEvent, is_progress
+from .base import Adapter, Api, ModelRequest, seconds
+from .events import ErrorEvent, Finish, StreamEvent, is_progress
 
 
 def stall_message(provider_id: str, timeout: float) -> str:
@@ -68,12 +70,12 @@ class ProgressWatched:
 
     def __init__(self, adapter: Adapter) -> None:
         self.adapter = adapter
-        self.api: Api = adapter.api
+        self.api: Api = getattr(adapter, "api", "")
 
     def stream(self, request: ModelRequest, cancel: CancelToken) -> Iterator[StreamEvent]:
-        ep = request.endpoint
+        ep = getattr(request, "endpoint", None)
         timeout = float(getattr(ep, "progress_timeout", 0) or 0)
-        if timeout <= 0:
+        if ep is None or timeout <= 0:
             yield from self.adapter.stream(request, cancel)
             return
         call = CancelToken()

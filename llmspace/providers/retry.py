@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from ..cancel import CancelToken
 from .base import Adapter, ModelRequest, seconds
 from .events import TOKENS, ErrorEvent, Finish, StreamEvent
+from .progress import ProgressWatched
 
 MIN_ATTEMPT_SECONDS = 1.0  # a retry needs at least this long (or the read timeout, if shorter)
 
@@ -65,12 +66,13 @@ def stream_with_retries(adapter: Adapter, request: ModelRequest, cancel: CancelT
     started_at = time.monotonic()
     attempt = 0
     this_request: ModelRequest | None = request
+    watched = ProgressWatched(adapter)  # each attempt ends after progressTimeout without output
     while True:
         attempt += 1
         held: list[StreamEvent] = []
         started = False
         failure: ErrorEvent | None = None
-        for event in adapter.stream(this_request, cancel):  # type: ignore[arg-type]
+        for event in watched.stream(this_request, cancel):  # type: ignore[arg-type]
             if started:
                 yield event
                 continue

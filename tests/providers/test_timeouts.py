@@ -163,3 +163,27 @@ def test_editing_a_custom_provider_keeps_its_timeouts(home: Path):
     settings.set_provider({"id": "mine", "name": "Renamed", "baseUrl": "http://127.0.0.1:2/v1"})
     view = ModelSettings(DataRoot(home)).provider("mine")
     assert view is not None and view.name == "Renamed" and view.timeouts["read_timeout"] == 240.0
+
+
+# -- the progress deadline ------------------------------------------------------------------
+class _At:
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+
+
+@pytest.mark.parametrize("mode", ["keepalive", "slow-headers"])
+def test_the_retry_layer_ends_every_attempt_that_makes_no_progress(mode: str):
+    # every caller of stream_with_retries (the run loop, evals) gets the progress deadline
+    from tests.support.trickle import Trickle
+
+    with Trickle(every=0.2) as trickle:
+        request = quick(make_request(_At(trickle.base_url(mode)), "openai-completions"),  # type: ignore[arg-type]
+                        read_timeout=1.0, progress_timeout=1.0, retry_deadline=3.0)
+        started = time.monotonic()
+        events = list(stream_with_retries(ADAPTERS["openai-completions"], request, CancelToken()))
+        elapsed = time.monotonic() - started
+        assert elapsed < 10, elapsed  # without the deadline: never ends
+        assert trickle.requests[mode] >= 2  # no output yet: retried
+    [err] = events
+    assert isinstance(err, ErrorEvent) and err.message.startswith("loop: no output for "), err
+    assert "(progressTimeout)" in err.message and not err.in_stream

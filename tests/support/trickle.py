@@ -1,5 +1,5 @@
 """A raw-socket HTTP server that keeps a model call busy without answering, for the
-progress-timeout tests (`progressTimeout` in models.json, `llmspace/agent/progress.py`).
+progress-timeout tests (`progressTimeout` in models.json, `llmspace/providers/progress.py`).
 
     with Trickle() as t:
         t.base_url("keepalive")   # http://127.0.0.1:<port>/keepalive/v1
