@@ -63,11 +63,16 @@ def cmd_list(args: argparse.Namespace, app: App) -> int:
     every = app.mcp.servers()
     _warn_settings(app)
     if args.json:
-        from ..redact import KNOWN
+        from ..redact import KNOWN, mask_url
 
-        # plugin servers hold interpolated values: the secrets among them are masked
-        print(json.dumps([{**KNOWN.redactor.value(s.to_json()), "source": f"plugin:{plugin_of(s.id)}"} if is_plugin_server(s)
-                          else {**s.to_json(), "source": "user"} for s in every], indent=2, ensure_ascii=False))
+        def shown(s: Any) -> dict[str, Any]:
+            data = s.to_json()
+            if data.get("url"):  # a password or token in the URL is masked (settings/mcp.json keeps it)
+                data["url"] = mask_url(data["url"])
+            # plugin servers hold interpolated values: the secrets among them are masked
+            return {**KNOWN.redactor.value(data), "source": f"plugin:{plugin_of(s.id)}"} if is_plugin_server(s) else {**data, "source": "user"}
+
+        print(json.dumps([shown(s) for s in every], indent=2, ensure_ascii=False))
         return 0
     servers = [s for s in every if not is_plugin_server(s)]
     plugins = [s for s in every if is_plugin_server(s)]

@@ -43,3 +43,16 @@ def test_a_header_http_cannot_carry_is_a_settings_error_naming_the_server_and_he
     error = readiness.lastError or ""
     assert readiness.status == "error" and "'remote'" in error and "'X-Team'" in error, error
     assert "UnicodeEncodeError" not in error
+
+
+def test_mcp_list_json_shows_the_url_masked(home, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from llmspace.cli import main
+
+    main(["mcp", "add", "remote", "--http", "https://bob:pw-0123456789@mcp.example/mcp?token=tk-0123456789"])
+    capsys.readouterr()
+    assert main(["mcp", "list", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert [s["url"] for s in json.loads(out)] == ["https://bob:***@mcp.example/mcp?token=***"]
+    assert "pw-0123456789" not in out and "tk-0123456789" not in out
