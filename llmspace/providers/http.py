@@ -3,8 +3,9 @@
 - `post(request, url, payload, headers, cancel)` sends one request with connect/read
   timeouts from the `Endpoint`. A redirect is followed only within the endpoint's origin
   (`OriginSession`, rule in `llmspace/origin.py`); one to another origin is an error.
-  Each call uses its own `requests.Session` whose sockets are registered with the
-  `CancelToken`: Stop shuts the socket down, which unblocks a read in progress at once (also while waiting for the response headers).
+  Each call uses its own session (`new_session`) whose sockets are registered with the
+  `CancelToken`: Stop shuts the socket down, which unblocks a read in progress at once
+  (also while waiting for the response headers).
 - `read_chunks(resp, cancel)` yields body bytes as they arrive; a broken connection
   raises `StreamBroken` (unless cancelled, then it just ends).
 - `check_headers(provider_id, headers)` raises a settings error for a header HTTP cannot carry
@@ -14,7 +15,9 @@
 - `http_events(...)` redacts every `ErrorEvent` it passes on, also the errors a server sends
   mid-stream: secrets are the endpoint's API key and configured header values, by value
   (`secrets_of`, `llmspace/redact.py`), whatever the header's name or the key's shape.
-Only the adapters of this package call these.
+- `api_url(base_url, path)` appends an API path before the base URL's query.
+The adapters of this package call these; `new_session`/`api_url` also serve model discovery
+and `llmspace models --refresh`, `check_headers` the provider registry.
 """
 
 from __future__ import annotations
