@@ -124,12 +124,13 @@ def cmd_ping(args: argparse.Namespace, app: App) -> int:
     from ..cancel import CancelToken
     from ..providers.base import ModelRequest, NeutralMessage
     from ..providers.events import ErrorEvent, Finish, TextDelta, ThinkingDelta, ToolCallStart
+    from ..providers.progress import ProgressWatched
 
     provider, sep, model_id = args.target.partition("/")
     if not sep or not provider or not model_id:
         raise UserFacingError(f"Expected PROVIDER/MODEL, got {args.target!r}.", hint="For example: llmspace ping openai/gpt-4.1-mini")
     endpoint, info = app.providers.resolve(None, provider=provider, model_id=model_id)
-    endpoint = replace(endpoint, read_timeout=args.timeout)
+    endpoint = replace(endpoint, read_timeout=args.timeout, progress_timeout=min(endpoint.progress_timeout, args.timeout))
     request = ModelRequest(endpoint=endpoint, model=info, system_prompt="You are a connection tester.",
                            messages=(NeutralMessage(role="user", text='Reply with "ok".'),))
     adapter = app.providers.adapter(endpoint.api)
@@ -137,7 +138,7 @@ def cmd_ping(args: argparse.Namespace, app: App) -> int:
     first: float | None = None
     text: list[str] = []
     error: ErrorEvent | None = None
-    for event in adapter.stream(request, CancelToken()):
+    for event in ProgressWatched(adapter).stream(request, CancelToken()):  # keep-alives alone end it too
         if first is None and isinstance(event, (TextDelta, ThinkingDelta, ToolCallStart)):
             first = time.perf_counter() - start
         if isinstance(event, TextDelta):

@@ -59,3 +59,17 @@ def test_ping_failure_exits_non_zero_with_the_providers_message_and_no_key(home:
         assert "sk-ant-very-secret-key-123456" not in out.stderr + out.stdout
     bad = cli(home, "ping", "no-slash")
     assert bad.returncode == 1 and "PROVIDER/MODEL" in bad.stderr
+
+
+def test_ping_of_a_server_that_only_sends_keep_alives_ends_at_the_timeout(home: Path):
+    from tests.support.trickle import Trickle
+
+    class At:
+        base_url = ""
+
+    with Trickle(every=0.5) as trickle:
+        At.base_url = trickle.base_url("keepalive")
+        configure_provider(home, At, provider_id="loop")  # type: ignore[arg-type]
+        out = cli(home, "ping", "loop/loopback-model", "--timeout", "2")
+    assert out.returncode == 1, out.stdout
+    assert "loop: no output for 2 s (progressTimeout)" in out.stderr
