@@ -1,16 +1,25 @@
 """Composition root: builds every service once, lazily, in a documented order.
 
-Order of dependencies (each only uses those above it):
-  root (DataRoot) -> registries (every extension registry, one mechanism) -> workspace
-  -> models (provider settings; local discovery wired to providers/discovery.py)
-  -> providers (model APIs + providers, built-ins registered) -> skills -> mcp (hub, made on
-  first use) -> tools (router, built-in executors registered) -> traces
-  -> run_services (the typed services of the agent layer) -> runner (run loop, pool)
-  plugins (discovery, settings and status of installed plugins) depends on root only;
-  contributions (what active plugins register: skills, MCP servers, model providers) joins
-  plugins to the registries and is attached when skills, providers, mcp or plugins is built;
-  plugin_code (plugin tools, commands, thread storages and their host processes) joins
-  plugins to the registries too and is attached when tools or plugins is built.
+Load order, as steps (each service only uses those of the steps before it; a property
+builds what it needs on first use, so the steps run in this order whatever is asked first):
+
+  1. `root` (DataRoot) and `registries` (every extension registry, one mechanism; the
+     user's MCP servers of mcp.json registered).
+  2. `workspace`; `models` (provider settings; local discovery wired to
+     providers/discovery.py and the built-in engine's installed models).
+  3. What active plugins declare joins the registries: `contributions` (skill folders, MCP
+     servers, model providers of `plugins`, the discovery and settings of installed
+     plugins; it asks `skills` for the skill list only later, through a callable). It is
+     attached by `_attach_plugin_extensions()` before `providers`,
+     `skills`, `mcp`, `tools` or `plugins` is returned, so none of them is ever seen
+     without the plugins' entries.
+  4. `providers` (model APIs + providers, built-ins and the built-in engine registered),
+     `skills`, `mcp` (hub, made on first use).
+  5. Plugin code joins the registries: `plugin_code` (plugin tools, commands, thread
+     storages and their host processes), attached by `_attach_plugin_extensions(code=True)`
+     before `tools` or `plugins` is returned.
+  6. `tools` (router, built-in executors registered) -> `traces` -> `run_services` (the
+     typed services of the agent layer) -> `runner` (run loop, pool).
 
 The agent layer gets `run_services` (`agent/run_services.py`), never the App.
 
@@ -132,7 +141,7 @@ class App:
 
         registry = ProviderRegistry(self.models, self.root, apis=self.registries.apis,
                                     providers=self.registries.providers)
-        registry.explain_missing = self.contributions.explain_missing
+        registry.explain_missing = self._attach_plugin_extensions().explain_missing
         from .local.provider import register as register_local
 
         register_local(registry, self.root, on_use=self._local_engine_used)
@@ -159,7 +168,7 @@ class App:
         from .skills.manager import SkillManager
 
         manager = SkillManager(self.root, sources=self.registries.skill_sources)
-        self.contributions  # noqa: B018 -- plugin skill folders are registered before the first scan
+        self._attach_plugin_extensions()  # step 3: plugin skill folders are registered before the first scan
         return manager
 
     @cached_property
@@ -167,7 +176,7 @@ class App:
         from .mcp.hub import McpHub
 
         hub = McpHub(self.root, servers=self.registries.mcp_servers)
-        hub.directory.explain_missing = self.contributions.explain_missing
+        hub.directory.explain_missing = self._attach_plugin_extensions().explain_missing
         self._closers.append(hub.close)
         return hub
 
@@ -176,7 +185,8 @@ class App:
         from .tools.router import ToolRouter
 
         router = ToolRouter(self.registries.tools)
-        code, contributions = self.plugin_code, self.contributions  # plugin tools are registered before a call
+        contributions = self._attach_plugin_extensions(code=True)  # steps 3 and 5: plugin tools are registered before a call
+        code = self.plugin_code
         router.explain_missing = lambda cid: code.explain_failure(cid) or contributions.explain_missing(cid)
         return router
 
@@ -207,9 +217,18 @@ class App:
         """Installed plugins: discovery, settings, status (`llmspace/plugins/service.py`).
         Scans on first use; nothing runs plugin code here. Its contributions and code
         extensions are attached."""
-        service = self.contributions.service
-        self.plugin_code  # noqa: B018 -- code extensions follow the records from the start
+        service = self._attach_plugin_extensions(code=True).service  # code extensions follow the records from the start
         return service
+
+    def _attach_plugin_extensions(self, *, code: bool = False) -> PluginContributions:
+        """Steps 3 and 5 of the load order: the plugins' declarative extensions
+        (`contributions`) and, with `code`, their code extensions (`plugin_code`) are
+        attached to the registries (each once; later calls return at once). Returns the
+        contributions."""
+        contributions = self.contributions
+        if code:
+            _ = self.plugin_code  # built and attached on first access
+        return contributions
 
     @cached_property
     def plugin_code(self) -> PluginCode:
