@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from llmspace.agent import events as rev
-from llmspace.agent.runner import RunOptions
+from llmspace.agent.run_types import RunOptions
 from llmspace.app import App
 from llmspace.cancel import CancelToken
 from llmspace.core.examples import general_agent

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations only: importing the events stays cheap (the CLI imports them early)
     from ..core.model import ToolCallOutput
-    from .runner import RunResult
+    from .run_types import RunResult
 
 
 @dataclass(frozen=True)

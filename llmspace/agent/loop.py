@@ -26,22 +26,21 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from ..cancel import CancelToken
 from ..core.model import AssistantMessage, ModelConfig, Thread, ThreadContext, ToolCall, ToolCallOutput, UserMessage
-from ..core.render import RenderedThread, RenderEnv, render_thread
-from ..core.variables import apply_snapshot
+from ..core.templating.frozen_values import apply_snapshot
+from ..core.templating.render import RenderedThread, render_thread
+from ..core.templating.resolution import RenderEnv
 from ..errors import UserFacingError, describe_exception
 from ..providers.base import Adapter, AdapterContext, Endpoint, ModelApi, ModelInfo, ModelRequest
 from . import events as rev
 from .convert import is_unanswered, neutral_messages, tool_specs
 from .fold import TurnBuilder
 from .run_services import RunServices
+from .run_types import RunOptions, RunResult, RunStatus
 from .services import append_history, model_stream, redactor_for, tool_context, usage_sum
-
-if TYPE_CHECKING:
-    from .runner import RunOptions, RunResult, RunStatus
 
 log = logging.getLogger("llmspace.agent")
 
@@ -338,8 +337,6 @@ class RunSession:
 
     # -- the end ------------------------------------------------------------------------
     def _result(self, status: RunStatus, error: str | None, record: bool) -> RunResult:
-        from .runner import RunResult
-
         if error is not None:
             error = self._redactor.text(error)
         run_id: str | None = None

@@ -42,7 +42,8 @@ from ..jsonio import loads_located, read_file_bytes, write_bytes_atomic, write_j
 
 if TYPE_CHECKING:
     from ..core.workspace import Workspace
-    from .runner import Runner, RunResult
+    from .run_types import RunResult
+    from .runner import Runner
 
 log = logging.getLogger("llmspace.matrix")
 
@@ -291,7 +292,7 @@ def execute(runner: Runner, rel: str, result: MatrixResult, todo: list[MatrixCel
             on_cell: Callable[[MatrixCell], None] | None = None) -> MatrixResult:
     """Run the `todo` cells of `result` (in order) and write the thread, results and reports."""
     from ..cancel import CancelToken
-    from .runner import RunOptions
+    from .run_types import RunOptions
 
     spec = result.spec
     spec.validate()

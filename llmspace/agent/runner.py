@@ -12,7 +12,8 @@ the events to its queue). Stop = `cancel.cancel()`; the run ends within about a 
 keeps the partial message. The loop itself is in `agent/loop.py`.
 
 Built by `app.py` (`app.runner`, from the typed `app.run_services`, never the App); used by
-the UI, the CLI (`llmspace run`) and the matrix.
+the UI, the CLI (`llmspace run`) and the matrix. What a run is asked and answers
+(`RunOptions`, `RunResult`) is `agent/run_types.py`.
 """
 
 from __future__ import annotations
@@ -22,51 +23,19 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from ..cancel import CancelToken
-from ..core.model import Thread, Usage
+from ..core.model import Thread
 from ..errors import describe_exception
 from . import events as rev
 from .run_services import RunServices
+from .run_types import RunOptions, RunResult
 
 if TYPE_CHECKING:
     from .tool_calls import ToolCallsFuture
 
 log = logging.getLogger("llmspace.agent")
-
-RunStatus = Literal["completed", "stopped", "failed", "paused"]
-DEFAULT_MAX_TURNS = 50
-
-
-@dataclass
-class RunOptions:
-    provider: str | None = None  # override the thread's provider ("replay" replays a recorded run)
-    model: str | None = None  # override the thread's model id
-    variables: dict[str, str] = field(default_factory=dict)  # NAME -> VALUE overrides for rendering
-    max_turns: int = DEFAULT_MAX_TURNS  # ReAct turn limit
-    auto_tools: bool = False  # run the tools of a turn once, then stop
-    react: bool = False  # run tools and call the model again, up to max_turns
-    from_message_id: str | None = None  # cut the messages after this one first
-    tool_results: dict[str, tuple[str, bool]] = field(default_factory=dict)  # call id -> (text, is_error)
-    replay_run: str | None = None  # with provider "replay": the run to replay (default: latest)
-    tool_timeout: float | None = None  # seconds per tool call (None: the tool's own limit)
-
-
-@dataclass
-class RunResult:
-    status: RunStatus
-    error: str | None
-    thread: Thread
-    paused_calls: list[tuple[str, str]] = field(default_factory=list)  # (message id, call id) awaiting a human
-    new_message_ids: list[str] = field(default_factory=list)  # assistant messages this run added
-    run_id: str | None = None  # the run-history entry written (None when nothing was recorded)
-    paused_reason: str | None = None
-    turns: int = 0  # model turns taken
-    usage: Usage | None = None  # summed over the assistant messages this run added
-    warnings: list[str] = field(default_factory=list)  # render warnings of this run (template errors, unresolved names)
-    reply_warnings: list[str] = field(default_factory=list)  # about the replies (cut at maxTokens): stderr / a toast
 
 
 class Runner:

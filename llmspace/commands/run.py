@@ -35,7 +35,7 @@ from ..errors import UserFacingError
 
 if TYPE_CHECKING:
     from ..agent.events import RunEvent
-    from ..agent.runner import RunOptions, RunResult
+    from ..agent.run_types import RunOptions, RunResult
     from ..app import App
     from ..core.model import Thread
 
@@ -98,7 +98,7 @@ def thread_path(app: App, arg: str) -> str:
 
 
 def options(args: argparse.Namespace) -> RunOptions:
-    from ..agent.runner import RunOptions
+    from ..agent.run_types import RunOptions
 
     results: dict[str, tuple[str, bool]] = {}
     for cid, text in _pairs(args.tool_result, "--tool-result"):

@@ -236,7 +236,7 @@ def _stream_once(target: Target, data: dict[str, Any], cancel: CancelToken, gate
 def _react_call(cell: Cell, target: Target, ctx: ExecContext) -> Record | None:
     """The tool loop on a copy of the thread (nothing is saved)."""
     from ..agent.matrix import _cell_thread, _message_text
-    from ..agent.runner import RunOptions
+    from ..agent.run_types import RunOptions
     from ..core.model import AssistantMessage
     from ..core.timing import run_latency_ms
     from ..core.usage import run_usage

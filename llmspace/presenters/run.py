@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 from ..agent import events as rev
 from ..agent.convert import is_unanswered
-from ..agent.runner import Runner, RunOptions, RunResult
+from ..agent.run_types import RunOptions, RunResult
+from ..agent.runner import Runner
 from ..cancel import CancelToken
 from ..core.model import AssistantMessage, TextContent, Tool, ToolCall, ToolCallInput, ToolCallOutput
 from ..core.threadio import clone_thread

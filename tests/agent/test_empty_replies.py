@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from llmspace.agent.runner import RunOptions
+from llmspace.agent.run_types import RunOptions
 from llmspace.core.history import run_status
 from llmspace.core.model import AssistantMessage
 from llmspace.core.threadio import parse_thread, serialize_thread

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from llmspace.agent import events as rev
-from llmspace.agent.runner import RunResult
+from llmspace.agent.run_types import RunResult
 from llmspace.commands.run import Printer
 from llmspace.core.model import TextContent, ToolCallOutput
 from llmspace.core.threadio import clone_thread

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from llmspace.agent import events as ev
-from llmspace.agent.runner import RunOptions
+from llmspace.agent.run_types import RunOptions
 from tests.support.llm_server import Turn, configure_provider
 
 from .conftest import make_thread, user

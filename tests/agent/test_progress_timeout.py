@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from llmspace.agent.runner import RunOptions, RunResult
+from llmspace.agent.run_types import RunOptions, RunResult
 from llmspace.core.history import run_status
 from llmspace.core.model import AssistantMessage
 from tests.agent.conftest import make_thread, user

@@ -3,7 +3,7 @@ and tool code runs again against the recorded model output."""
 
 from __future__ import annotations
 
-from llmspace.agent.runner import RunOptions
+from llmspace.agent.run_types import RunOptions
 from llmspace.core.model import AssistantMessage
 from llmspace.tools.builtins import builtin_tool
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from llmspace.agent.runner import RunOptions
+from llmspace.agent.run_types import RunOptions
 from llmspace.core.model import AssistantMessage
 from llmspace.redact import MASK
 from llmspace.tools.builtins import builtin_tool

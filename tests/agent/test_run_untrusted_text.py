@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import uuid
 
-from llmspace.agent.runner import RunOptions
+from llmspace.agent.run_types import RunOptions
 from llmspace.tools.builtins import builtin_tool
 from tests.support.llm_server import ToolCallSpec, Turn, configure_provider
 

@@ -3,7 +3,7 @@ changing what the run does; clean threads report none."""
 
 from __future__ import annotations
 
-from llmspace.agent.runner import RunOptions
+from llmspace.agent.run_types import RunOptions
 from tests.support.llm_server import configure_provider
 
 from .conftest import make_thread, user

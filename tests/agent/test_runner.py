@@ -11,7 +11,7 @@ import pytest
 
 from llmspace.agent import events as ev
 from llmspace.agent.loop import NOT_ELIGIBLE
-from llmspace.agent.runner import RunOptions
+from llmspace.agent.run_types import RunOptions
 from llmspace.cancel import CancelToken
 from llmspace.core.model import AssistantMessage
 from llmspace.core.threadio import serialize_thread

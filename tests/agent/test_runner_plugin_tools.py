@@ -10,7 +10,7 @@ import base64
 import orjson
 import pytest
 
-from llmspace.agent.runner import RunOptions
+from llmspace.agent.run_types import RunOptions
 from llmspace.core.threadio import BLOB_PREFIX
 from llmspace.registry import plugin_source
 from llmspace.tools.base import rich_output

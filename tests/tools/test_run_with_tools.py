@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from llmspace.agent.runner import RunOptions
+from llmspace.agent.run_types import RunOptions
 from llmspace.core.threadio import thread_from_data
 from llmspace.tools.builtins import builtin_tool
 from tests.mcp.conftest import stdio_fields
