@@ -140,7 +140,9 @@ def register_builtins(apis: Registry[ModelApi], providers: Registry[ProviderEntr
         apis.register(name, api, source=BUILTIN)
     for b in BUILTINS.values():
         providers.register(b.id, ProviderEntry(id=b.id, api=b.api, name=b.name), source=BUILTIN)
-    replay.register(apis, providers)
+    apis.register(replay.PROVIDER_ID, replay.REPLAY_API, source=BUILTIN)
+    providers.register(replay.PROVIDER_ID, ProviderEntry(id=replay.PROVIDER_ID, api=replay.PROVIDER_ID, name="Replay",
+                                                         offline=True), source=BUILTIN)
 
 
 class ProviderRegistry:

@@ -8,29 +8,23 @@ turn, tool results on its calls, so positions line up). The recorded text, think
 calls and usage are streamed back as ordinary `StreamEvent`s; tool results are NOT replayed —
 they come from executing the tools again (or from the user, for function tools).
 
-Replay is a registered provider like any other: `register(apis, providers)` (called by
-`providers/registry.register_builtins`) adds the API `replay` — a `ModelApi` whose factory
-binds a `ReplayAdapter` to the run's thread (`AdapterContext.thread`, `.run_id`) and which
-declares itself not retried, not traced and not becoming the thread's model — and the
-offline provider `replay` (source built-in).
+Replay is a registered provider like any other: `providers/registry.register_builtins`
+registers `REPLAY_API` under the API name `replay` — a `ModelApi` whose factory binds a
+`ReplayAdapter` to the run's thread (`AdapterContext.thread`, `.run_id`) and which declares
+itself not retried, not traced and not becoming the thread's model — and the offline
+provider `replay` (source built-in). This module does not import the registry.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from ..cancel import CancelToken
 from ..core.model import AssistantMessage, RunSnapshot, Thread, UserMessage
 from ..errors import UserFacingError
-from ..registry import BUILTIN
 from .base import AdapterContext, ModelApi, ModelRequest
 from .events import Finish, StreamEvent, TextDelta, ThinkingDelta, ToolCallArgsDelta, ToolCallEnd, ToolCallStart, UsageEvent
-
-if TYPE_CHECKING:
-    from ..registry import Registry
-    from .registry import ProviderEntry
 
 PROVIDER_ID = "replay"
 
@@ -119,15 +113,6 @@ def replay_adapter(context: AdapterContext) -> ReplayAdapter:
 
 # Offline: never retried, never traced, and a run through it does not become the thread's model.
 REPLAY_API = ModelApi(create=replay_adapter, retried=False, traced=False, sets_thread_model=False)
-
-
-def register(apis: Registry[ModelApi], providers: Registry[ProviderEntry]) -> None:
-    """Register the `replay` API and the offline `replay` provider (source built-in)."""
-    from .registry import ProviderEntry
-
-    apis.register(PROVIDER_ID, REPLAY_API, source=BUILTIN)
-    providers.register(PROVIDER_ID, ProviderEntry(id=PROVIDER_ID, api=PROVIDER_ID, name="Replay", offline=True),
-                       source=BUILTIN)
 
 
 def _messages(run: RunSnapshot) -> list[UserMessage | AssistantMessage]:
