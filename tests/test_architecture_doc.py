@@ -1,5 +1,6 @@
 """docs/architecture.md stays true: every repository path it names exists, and the imports
-inside `llmspace/` follow its layer table (each unit imports only the units its row allows)."""
+inside `llmspace/` follow its layer table: each unit imports only the units its row allows,
+and its row allows only what it imports (a right nobody uses is a right someone will)."""
 
 from __future__ import annotations
 
@@ -25,21 +26,25 @@ def test_every_repository_path_the_architecture_doc_names_exists() -> None:
     assert missing == [], f"docs/architecture.md names paths that do not exist: {missing}"
 
 
-def _layer_table() -> dict[str, set[str]]:
-    allowed: dict[str, set[str]] = {}
+def _layer_rows() -> dict[str, set[str]]:
+    """Each row of the layer table: unit -> the words of its "May import" cell
+    (`foundation` stays one word)."""
+    rows: dict[str, set[str]] = {}
     section = _doc().split("\n## Layers", 1)[1].split("\n## ", 1)[0]
     for line in section.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) != 3 or cells[0] in ("Unit", "---"):
             continue
-        unit = cells[0].strip("`")
+        rows[cells[0].strip("`")] = {w.strip("`") for w in re.split(r"[,\s]+", cells[2]) if w.strip("`")}
+    return rows
+
+
+def _layer_table() -> dict[str, set[str]]:
+    allowed: dict[str, set[str]] = {}
+    for unit, words in _layer_rows().items():
         targets: set[str] = set()
-        for word in re.split(r"[,\s]+", cells[2]):
-            word = word.strip("`")
-            if word == "foundation":
-                targets |= FOUNDATION
-            elif word:
-                targets.add(word)
+        for word in words:
+            targets |= FOUNDATION if word == "foundation" else {word}
         if unit == "foundation":
             for name in FOUNDATION:
                 allowed[name] = targets
@@ -77,7 +82,23 @@ def _imported_units(path: Path) -> set[str]:
                 parts = alias.name.split(".")
                 if parts[0] == "llmspace" and len(parts) > 1:
                     found.add(parts[1])
+        elif (name := _dynamic_import(node)) is not None:
+            parts = name.split(".")
+            if parts[0] == "llmspace" and len(parts) > 1:
+                found.add(parts[1])
     return found
+
+
+def _dynamic_import(node: ast.AST) -> str | None:
+    """The module of `importlib.import_module("llmspace.x…")` (or an f-string starting with it)."""
+    if not (isinstance(node, ast.Call) and node.args and isinstance(node.func, ast.Attribute | ast.Name)):
+        return None
+    if (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id) != "import_module":
+        return None
+    arg = node.args[0]
+    if isinstance(arg, ast.JoinedStr) and arg.values:
+        arg = arg.values[0]
+    return arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else None
 
 
 def test_imports_follow_the_layer_table_of_the_architecture_doc() -> None:
@@ -93,3 +114,20 @@ def test_imports_follow_the_layer_table_of_the_architecture_doc() -> None:
             if target not in allowed[unit]:
                 problems.append(f"{path.relative_to(ROOT)} ({unit}) imports {target}")
     assert problems == [], "imports that break docs/architecture.md's layer table:\n" + "\n".join(problems)
+
+
+def test_the_layer_table_allows_each_unit_only_the_units_it_imports() -> None:
+    """allowed == used: a row naming a unit its code never imports fails, so the table
+    says what the code depends on today (a new dependency is a deliberate table edit)."""
+    used: dict[str, set[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        unit = _unit_of(path)
+        row = "foundation" if unit in FOUNDATION else unit
+        targets = {"foundation" if t in FOUNDATION else t for t in _imported_units(path) - {unit}}
+        used.setdefault(row, set()).update(targets)
+    problems = []
+    for row, words in sorted(_layer_rows().items()):
+        unused = sorted(words - used.get(row, set()))
+        if unused:
+            problems.append(f"{row} may import {', '.join(unused)} but imports none of it")
+    assert problems == [], "rows of docs/architecture.md's layer table to narrow:\n" + "\n".join(problems)
