@@ -1,5 +1,6 @@
 """Modal questions the UI asks (confirm, error, text input, file and folder pickers) behind one small
-facade, so tests can replace `window.dialogs` with scripted answers and never block.
+facade, so tests can hand the main window scripted answers (`MainWindow(app, dialogs=...)`) and
+never block; parts get it as `UiServices.dialogs` (`ui/services.py`).
 File and folder pickers open in the folder last used, else in `start_dir()` (the main window
 passes the workspace), never in the process's working folder.
 

@@ -13,12 +13,16 @@ import logging
 import os
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..app import App
+    from .main_window import MainWindow
 
 log = logging.getLogger("llmspace.ui")
 
 
-def _build_app() -> Any:
+def _build_app() -> App:
     from ..app import App
     from ..errors import UserFacingError
 
@@ -101,7 +105,7 @@ def register_mac_links(root: Any, open_link: Any, platform: str = sys.platform) 
     return True
 
 
-def _instance_server(app: Any, win: Any) -> Any:
+def _instance_server(app: App, win: MainWindow) -> Any:
     """Listen for links handed over by a second start (None when that cannot be set up)."""
     from ..errors import UserFacingError
     from ..instance import InstanceServer

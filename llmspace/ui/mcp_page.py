@@ -8,7 +8,7 @@ in a worker thread for either list (result via the pump). Logic in
 from __future__ import annotations
 
 from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
@@ -17,12 +17,16 @@ from ..presenters.mcp_page import McpPagePresenter
 from . import tkvars
 from .list_page import ListActions
 
+if TYPE_CHECKING:
+    from ..mcp.hub import McpHub
+    from .services import UiServices
+
 
 class McpPage(tb.Frame):
-    def __init__(self, master: Any, window: Any) -> None:
+    def __init__(self, master: Any, ui: UiServices, mcp: McpHub) -> None:
         super().__init__(master, padding=6)
-        self.window = window
-        self.p = McpPagePresenter(window.app.mcp)
+        self.ui = ui
+        self.p = McpPagePresenter(mcp)
         self.list = tb.Treeview(self, columns=("transport", "target", "status"), show="tree headings", height=6,
                                 selectmode="browse")
         self.list.heading("#0", text="Server")
@@ -95,7 +99,7 @@ class McpPage(tb.Frame):
 
     def remove(self) -> bool:
         sid = self.actions.selected()
-        if not sid or not self.window.dialogs.confirm("Remove this MCP server?", "Remove server"):
+        if not sid or not self.ui.dialogs.confirm("Remove this MCP server?", "Remove server"):
             return False
         return self.actions.guard(self.p.remove, sid)
 
@@ -122,7 +126,7 @@ class McpPage(tb.Frame):
                 return
             self._tested(text, "success" if ok else "danger")
 
-        self.window.pump.run_in_worker(lambda: presenter.test(sid), done, name="mcp-test")
+        self.ui.pump.run_in_worker(lambda: presenter.test(sid), done, name="mcp-test")
         return True
 
     def _tested(self, text: str, style: str) -> None:

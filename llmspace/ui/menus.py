@@ -2,9 +2,11 @@
 window-wide key bindings of the main window; every command is also listed for the command
 palette (`Menus.commands`).
 
-`Menus(window, tree_view, tab_pages)` is a component of `ui/main_window.MainWindow`
-(`window.menus`): the window's commands are seen through `MenuHost`, the file commands are
-`ui/tree_view.TreeView`'s and the tab commands `ui/tab_pages.TabPages`'s.
+`Menus(window, tree_view, tab_pages, appearance, switches, frame, commands)` is a component
+of `ui/main_window.MainWindow` (`window.menus`): the window's own commands are seen through
+`MenuHost`, the file commands are `ui/tree_view.TreeView`'s, the tab and editor commands
+`ui/tab_pages.TabPages`'s, theme, rendering and zoom `ui/appearance.Appearance`'s, the run
+switches `ui/services.RunSwitches` and full screen `ui/window_frame.WindowFrame`'s.
 """
 
 from __future__ import annotations
@@ -19,7 +21,12 @@ from ..registries import BuiltinCommand, PaletteCommand
 from ..registry import BUILTIN, Registry
 
 if TYPE_CHECKING:
+    from .appearance import Appearance
+    from .services import RunSwitches
     from .tab_pages import TabPages
+    from .tree_view import TreeView
+    from .welcome import ThreadStarter
+    from .window_frame import WindowFrame
 
 DOCS_URL = "https://deer-flow.github.io/llm-space/"
 REPO_URL = "https://github.com/deer-flow/llm-space"
@@ -29,28 +36,16 @@ class MenuHost(Protocol):
     """What `Menus` uses of the main window."""
 
     root: Any  # the ttkbootstrap Window
-    theme_var: Any  # StringVar: light / dark / system
-    render_var: Any  # StringVar: rich / lite
-    react: Any  # BooleanVar: Enable ReAct loop
-    auto_run: Any  # BooleanVar: Auto run tools
+    starter: ThreadStarter  # File › New from Examples…
 
-    def new_from_example(self) -> Any: ...
     def reveal_workspace(self) -> None: ...
     def open_settings(self) -> Any: ...
     def install_plugins(self, paths: list[str] | None = None) -> bool: ...
     def import_from_storage(self) -> Any: ...
     def save_to_storage(self) -> Any: ...
     def quit(self) -> None: ...
-    def undo(self) -> None: ...
-    def redo(self) -> None: ...
     def open_palette(self) -> Any: ...
     def toggle_sidebar(self) -> None: ...
-    def zoom(self, direction: int) -> None: ...
-    def apply_theme(self) -> None: ...
-    def apply_rendering(self) -> None: ...
-    def run_or_stop(self) -> None: ...
-    def on_run_switch(self) -> None: ...
-    def toggle_fullscreen(self) -> None: ...
     def show_welcome(self) -> None: ...
     def about(self) -> None: ...
 
@@ -58,13 +53,14 @@ class MenuHost(Protocol):
 class Menus:
     """Builds the menu bar and binds the shortcuts on construction."""
 
-    def __init__(self, window: MenuHost, tree_view: Any, tab_pages: TabPages,
-                 commands: Registry[PaletteCommand] | None = None) -> None:
+    def __init__(self, window: MenuHost, tree_view: TreeView, tab_pages: TabPages, appearance: Appearance,
+                 switches: RunSwitches, frame: WindowFrame, commands: Registry[PaletteCommand] | None = None) -> None:
         self.window = window
         self.registry = commands  # the app's palette-command registry (built-ins registered here)
         self.root = window.root
         self.tree_view = tree_view
         self.tab_pages = tab_pages
+        self.look, self.switches, self.frame = appearance, switches, frame
         self.commands: list[tuple[str, Callable[[], Any]]] = []
         self._build_menu()
         self._bind_keys()
@@ -101,7 +97,7 @@ class Menus:
 
         self.file_menu = sub("File", [
             ("New File", self.tree_view.new_file, "Ctrl+N"),
-            ("New from Examples…", self.window.new_from_example, None),
+            ("New from Examples…", self.window.starter.example, None),
             ("New Folder", self.tree_view.new_folder, "Ctrl+Shift+N"), None,
             ("Import from Files…", self.tree_view.import_files, None),
             ("Import from Clipboard", self.tree_view.import_clipboard, None),
@@ -118,7 +114,7 @@ class Menus:
             ("Quit", self.window.quit, "Ctrl+Q"),
         ])
         self.edit_menu = sub("Edit", [
-            ("Undo", self.window.undo, "Ctrl+Z"), ("Redo", self.window.redo, "Ctrl+Shift+Z"), None,
+            ("Undo", self.tab_pages.undo, "Ctrl+Z"), ("Redo", self.tab_pages.redo, "Ctrl+Shift+Z"), None,
             ("Cut", lambda: self._focus_event("<<Cut>>"), "Ctrl+X"),
             ("Copy", lambda: self._focus_event("<<Copy>>"), "Ctrl+C"),
             ("Paste", lambda: self._focus_event("<<Paste>>"), "Ctrl+V"),
@@ -127,24 +123,24 @@ class Menus:
         self.view_menu = sub("View", [
             ("Command Palette…", self.window.open_palette, "Ctrl+Shift+P"),
             ("Toggle Sidebar", self.window.toggle_sidebar, "Ctrl+B"), None,
-            ("Zoom In", lambda: self.window.zoom(+1), "Ctrl++"), ("Zoom Out", lambda: self.window.zoom(-1), "Ctrl+-"),
-            ("Reset Zoom", lambda: self.window.zoom(0), "Ctrl+0"), None,
-            ("radio", "Light Theme", self.window.theme_var, "light", self.window.apply_theme, "Ctrl+Shift+L"),
-            ("radio", "Dark Theme", self.window.theme_var, "dark", self.window.apply_theme, "Ctrl+Shift+D"),
-            ("radio", "System Theme", self.window.theme_var, "system", self.window.apply_theme, "Ctrl+Shift+S"), None,
-            ("radio", "Full Rendering", self.window.render_var, "rich", self.window.apply_rendering),
-            ("radio", "Fast Rendering (plain text)", self.window.render_var, "lite", self.window.apply_rendering),
+            ("Zoom In", lambda: self.look.zoom(+1), "Ctrl++"), ("Zoom Out", lambda: self.look.zoom(-1), "Ctrl+-"),
+            ("Reset Zoom", lambda: self.look.zoom(0), "Ctrl+0"), None,
+            ("radio", "Light Theme", self.look.theme_var, "light", self.look.apply_theme, "Ctrl+Shift+L"),
+            ("radio", "Dark Theme", self.look.theme_var, "dark", self.look.apply_theme, "Ctrl+Shift+D"),
+            ("radio", "System Theme", self.look.theme_var, "system", self.look.apply_theme, "Ctrl+Shift+S"), None,
+            ("radio", "Full Rendering", self.look.render_var, "rich", self.look.apply_rendering),
+            ("radio", "Fast Rendering (plain text)", self.look.render_var, "lite", self.look.apply_rendering),
         ])
         self.run_menu = sub("Run", [
-            ("Run / Stop", self.window.run_or_stop, "Ctrl+Enter"), None,
-            ("check", "Enable ReAct loop", self.window.react, self.window.on_run_switch),
-            ("check", "Auto run tools", self.window.auto_run, self.window.on_run_switch),
+            ("Run / Stop", self.tab_pages.run_or_stop, "Ctrl+Enter"), None,
+            ("check", "Enable ReAct loop", self.switches.react, self.switches.changed),
+            ("check", "Auto run tools", self.switches.auto_run, self.switches.changed),
         ])
         self.window_menu = sub("Window", [
             ("Minimize", self.root.iconify, None),
             ("Select Previous Tab", lambda: self.tab_pages.step_tab(-1), "Ctrl+Alt+Left"),
             ("Select Next Tab", lambda: self.tab_pages.step_tab(+1), "Ctrl+Alt+Right"),
-            ("Toggle Full Screen", self.window.toggle_fullscreen, "Ctrl+Shift+F"),
+            ("Toggle Full Screen", self.frame.toggle_fullscreen, "Ctrl+Shift+F"),
         ])
         self.help_menu = sub("Help", [
             ("View Documentation", lambda: webbrowser.open(DOCS_URL), None),
@@ -161,15 +157,15 @@ class Menus:
             "<Control-n>": self.tree_view.new_file, "<Control-N>": self.tree_view.new_folder,
             "<Control-w>": self.tab_pages.close_active, "<Control-T>": self.tab_pages.reopen_closed,
             "<Control-comma>": self.window.open_settings, "<Control-q>": self.window.quit,
-            "<Control-b>": self.window.toggle_sidebar, "<Control-plus>": lambda: self.window.zoom(+1),
-            "<Control-equal>": lambda: self.window.zoom(+1), "<Control-minus>": lambda: self.window.zoom(-1),
-            "<Control-0>": lambda: self.window.zoom(0), "<Control-Return>": self.window.run_or_stop,
+            "<Control-b>": self.window.toggle_sidebar, "<Control-plus>": lambda: self.look.zoom(+1),
+            "<Control-equal>": lambda: self.look.zoom(+1), "<Control-minus>": lambda: self.look.zoom(-1),
+            "<Control-0>": lambda: self.look.zoom(0), "<Control-Return>": self.tab_pages.run_or_stop,
             "<Control-Alt-Left>": lambda: self.tab_pages.step_tab(-1), "<Control-Alt-Right>": lambda: self.tab_pages.step_tab(+1),
-            "<Control-L>": partial(_choose, self.window.theme_var, "light", self.window.apply_theme),
-            "<Control-D>": partial(_choose, self.window.theme_var, "dark", self.window.apply_theme),
-            "<Control-S>": partial(_choose, self.window.theme_var, "system", self.window.apply_theme),
-            "<Control-F>": self.window.toggle_fullscreen, "<Control-Z>": self.window.redo, "<Control-y>": self.window.redo,
-            "<Control-z>": self.window.undo, "<Control-P>": self.window.open_palette,
+            "<Control-L>": partial(_choose, self.look.theme_var, "light", self.look.apply_theme),
+            "<Control-D>": partial(_choose, self.look.theme_var, "dark", self.look.apply_theme),
+            "<Control-S>": partial(_choose, self.look.theme_var, "system", self.look.apply_theme),
+            "<Control-F>": self.frame.toggle_fullscreen, "<Control-Z>": self.tab_pages.redo, "<Control-y>": self.tab_pages.redo,
+            "<Control-z>": self.tab_pages.undo, "<Control-P>": self.window.open_palette,
         }
         mac = r.tk.call("tk", "windowingsystem") == "aqua"
         for seq, fn in keys.items():

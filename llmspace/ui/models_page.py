@@ -7,7 +7,7 @@ Caller: `ui/settings_dialog.py`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
@@ -16,12 +16,16 @@ from ..presenters.models_page import APIS, ModelsPagePresenter
 from . import tkvars
 from .list_page import ListActions
 
+if TYPE_CHECKING:
+    from ..app import App
+    from .services import UiServices
+
 
 class ModelsPage(tb.Frame):
-    def __init__(self, master: Any, window: Any) -> None:
+    def __init__(self, master: Any, ui: UiServices, app: App) -> None:
         super().__init__(master, padding=6)
-        self.window = window
-        self.p = ModelsPagePresenter(window.app.models, window.app.providers)
+        self.ui, self.app = ui, app
+        self.p = ModelsPagePresenter(app.models, app.providers)
         self.list = tb.Treeview(self, columns=("api", "status", "models"), show="tree headings", height=6, selectmode="browse")
         self.list.heading("#0", text="Provider")
         for col, label, w in (("api", "API", 150), ("status", "Status", 300), ("models", "Models", 60)):
@@ -84,7 +88,7 @@ class ModelsPage(tb.Frame):
         if not rows:
             self.plugin_list.insert("", "end", text="(none)", values=("", "", "", "No active plugin brings a model provider."))
         self.plugin_notes.configure(text="\n".join(self.p.plugin_conflicts()))
-        choices, _ = model_choices(self.window.app)
+        choices, _ = model_choices(self.app)
         self.default_box.configure(values=[f"{c.provider}/{c.model_id}" for c in choices if c.available])
 
     def save_key(self) -> bool:
@@ -101,7 +105,7 @@ class ModelsPage(tb.Frame):
 
     def remove(self) -> bool:
         pid = self.actions.selected()
-        if not pid or not self.window.dialogs.confirm(f"Remove the provider {pid}?", "Remove provider"):
+        if not pid or not self.ui.dialogs.confirm(f"Remove the provider {pid}?", "Remove provider"):
             return False
         return self.actions.guard(self.p.remove, pid)
 
@@ -110,8 +114,8 @@ class ModelsPage(tb.Frame):
 
     def refresh_local(self) -> None:
         self.msg.configure(text="Asking local servers…", bootstyle="secondary")
-        models = self.window.app.models
-        self.window.pump.run_in_worker(models.refresh_local, lambda _f: self._after_refresh(), name="refresh-local")
+        models = self.app.models
+        self.ui.pump.run_in_worker(models.refresh_local, lambda _f: self._after_refresh(), name="refresh-local")
 
     def _after_refresh(self) -> None:
         if self.winfo_exists():

@@ -4,7 +4,13 @@ type (fuzzy: the letters in order). Plugin commands take shell-style arguments t
 the name (`sync-active-thread production "Release 4.9" --dry-run`, split by
 llmspace/plugins/palette_args.py); a line that cannot be split (an unclosed quote, a
 trailing backslash) shows why under the entry and Enter runs nothing. Enter or
-double-click runs the selection. Caller: `ui/main_window.py`.
+double-click runs the selection.
+
+    open_palette(root, app.registries.commands, run_plugin)   # File › View › Command Palette…
+
+The list is built here from the commands registry (`palette_items`); a plugin command runs
+through `run_plugin(command, arguments)` (`ui/plugin_commands.run_plugin_command`, bound by
+`ui/main_window.py`).
 """
 
 from __future__ import annotations
@@ -16,7 +22,10 @@ from typing import Any
 
 import ttkbootstrap as tb
 
+from ..plugins.code_calls import PluginCommand
 from ..plugins.palette_args import CommandName, PaletteArgsError, parse_palette_line
+from ..registries import PaletteCommand
+from ..registry import Registry
 from . import tkvars
 from .theme import style_listbox
 
@@ -46,9 +55,32 @@ def fuzzy_match(query: str, label: str) -> bool:
     return all(ch in it for ch in query.lower() if not ch.isspace())
 
 
+def palette_item(command: PaletteCommand, run_plugin: Callable[[PluginCommand, Sequence[str]], Any]) -> PaletteItem:
+    """The entry of one registered command: a plugin command takes arguments and runs through
+    `run_plugin`; any other runs as it is (with its shortcut shown)."""
+    if isinstance(command, PluginCommand):
+        plugin_command = command
+        return PaletteItem(plugin_command.display_name, lambda args: run_plugin(plugin_command, args),
+                           key=plugin_command.canonical_id, alias=plugin_command.alias, takes_arguments=True)
+    return PaletteItem(command.display_name, lambda args: command.run(), getattr(command, "shortcut", ""))
+
+
+def palette_items(commands: Registry[PaletteCommand],
+                  run_plugin: Callable[[PluginCommand, Sequence[str]], Any]) -> list[PaletteItem]:
+    """Every active command of the registry (built-in menu commands, plugin commands), less
+    the palette's own entry."""
+    items = [palette_item(r.value, run_plugin) for r in commands.active()]
+    return [i for i in items if not i.label.endswith("Command Palette…")]
+
+
+def open_palette(master: Any, commands: Registry[PaletteCommand],
+                 run_plugin: Callable[[PluginCommand, Sequence[str]], Any]) -> CommandPalette:
+    return CommandPalette(master, palette_items(commands, run_plugin))
+
+
 class CommandPalette(tb.Toplevel):
-    def __init__(self, window: Any, items: Sequence[PaletteItem]) -> None:
-        super().__init__(title="Command Palette", master=window.root, size=(560, 380))
+    def __init__(self, master: Any, items: Sequence[PaletteItem]) -> None:
+        super().__init__(title="Command Palette", master=master, size=(560, 380))
         self.commands: list[tuple[str, PaletteItem]] = [(i.label, i) for i in items]
         self.query = tkvars.StringVar(self, "")
         self.entry = tb.Entry(self, textvariable=self.query)

@@ -1,6 +1,6 @@
 """Running a plugin command from the desktop app (palette entries of `plugin:<name>:command:<stem>`).
 
-    run_plugin_command(window, command, arguments=("production",))
+    run_plugin_command(ui, tabs, command, arguments=("production",))
 
 The command runs off the UI thread. It sees the thread tab that was active when it started
 (a detached copy). One notification card per invocation shows "Running…", is updated by
@@ -8,7 +8,7 @@ each progress report as it arrives, and ends with the result styled by its level
 error card stays until closed); the status bar follows too. A staged `write_thread` is applied on the UI thread
 only when that tab is still active and not running: as one undo step, then saved; a new
 title renames the file, since a thread's title is its file name. Otherwise the write is
-discarded with the reason. Caller: `MainWindow.open_palette`.
+discarded with the reason. Caller: the palette entries of plugin commands (`ui/palette.py`).
 """
 
 from __future__ import annotations
@@ -17,18 +17,22 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import Future
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.threadio import clone_thread
 from ..errors import UserFacingError
 from ..plugins.callbacks import Report
 from ..plugins.code_calls import ActiveTab, CommandOutcome, PluginCommand
 
+if TYPE_CHECKING:
+    from .services import UiServices
+    from .tab_pages import TabPages
+
 COMMIT_WAIT = 30.0
 
 
-def _active_tab(window: Any) -> ActiveTab | None:
-    editor = window.tab_pages.active_editor()
+def _active_tab(ui: UiServices, tabs: TabPages) -> ActiveTab | None:
+    editor = tabs.active_editor()
     if editor is None:
         return None
     rel = editor.p.rel
@@ -39,7 +43,7 @@ def _active_tab(window: Any) -> ActiveTab | None:
 
         def apply() -> None:
             try:
-                if window.tab_pages.active_editor() is not editor:
+                if tabs.active_editor() is not editor:
                     box["why"] = f"{rel} is no longer the active tab"
                 elif editor.run.running:
                     box["why"] = f"a run is in progress in {rel}"
@@ -49,40 +53,40 @@ def _active_tab(window: Any) -> ActiveTab | None:
                     editor.p.replace_thread(new)
                     editor.p.save()
                     if title and title != stem:
-                        window.tab_pages.rename_entry(rel, title)
+                        tabs.rename_entry(rel, title)
                     box["why"] = None
             except UserFacingError as exc:
                 box["why"] = exc.message
             finally:
                 done.set()
 
-        window.pump.post(apply)
+        ui.pump.post(apply)
         done.wait(COMMIT_WAIT)
         return box["why"]
 
     return ActiveTab(rel, clone_thread(editor.p.thread), commit)
 
 
-def run_plugin_command(window: Any, command: PluginCommand, arguments: Sequence[str] = ()) -> None:
-    tab = _active_tab(window)
-    window.set_status(f"{command.display_name}…")
-    card = window.toasts.show("Running…", "info", title=command.display_name, persistent=True)
+def run_plugin_command(ui: UiServices, tabs: TabPages, command: PluginCommand, arguments: Sequence[str] = ()) -> None:
+    tab = _active_tab(ui, tabs)
+    ui.status.set(f"{command.display_name}…")
+    card = ui.toasts.show("Running…", "info", title=command.display_name, persistent=True)
 
     def report(r: Report) -> None:
         text = r.message or r.phase
-        window.pump.post(window.set_status, f"{command.display_name}: {text}")
-        window.pump.post(window.toasts.update, card, text)
+        ui.pump.post(ui.status.set, f"{command.display_name}: {text}")
+        ui.pump.post(ui.toasts.update, card, text)
 
     def done(future: Future[CommandOutcome]) -> None:
         try:
             outcome = future.result()
         except Exception as exc:  # shown through the one error boundary
-            window.toasts.update(card, str(exc), "error", final=True)
-            window.show_error(str(exc))
+            ui.toasts.update(card, str(exc), "error", final=True)
+            ui.errors.show(str(exc))
             return
         text = outcome.message + (f" {outcome.write_note}" if outcome.write_note else "")
-        window.toasts.update(card, text, outcome.level, final=True)
-        window.set_status(text)
+        ui.toasts.update(card, text, outcome.level, final=True)
+        ui.status.set(text)
 
-    window.pump.run_in_worker(lambda: command.invoke(arguments, active_tab=tab, on_report=report), done,
-                              name="plugin-command")
+    ui.pump.run_in_worker(lambda: command.invoke(arguments, active_tab=tab, on_report=report), done,
+                         name="plugin-command")

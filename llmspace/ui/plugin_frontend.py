@@ -1,10 +1,10 @@
 """`TkFrontend`: the desktop app's answers to a plugin's context calls
 (llmspace/plugins/callbacks.py `Frontend`): notifications as toasts (`ui/toasts.py`; an
 error stays until closed), links through the system browser, file pickers owned by the
-main window, and the host commands `openSettings` and `refreshTree`.
+main window, and the host commands `openSettings` and `refreshTree` (the callables it is given).
 
 Context calls arrive on host callback threads; each is handed to the UI thread through the
-window's pump, and `pick_file` waits there for the user's answer. Installed by
+UI services' pump, and `pick_file` waits there for the user's answer. Installed by
 llmspace/ui/main_window.py as `app.plugin_code.frontend`.
 """
 
@@ -12,22 +12,26 @@ from __future__ import annotations
 
 import threading
 import webbrowser
+from collections.abc import Callable
 from tkinter import filedialog
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .services import UiServices
 
 PICK_WAIT = 3600.0  # a file dialog waits for the user, but not forever
 
 
 class TkFrontend:
-    def __init__(self, window: Any) -> None:
-        self.window = window
+    def __init__(self, ui: UiServices, open_settings: Callable[[], Any], refresh_tree: Callable[[], Any]) -> None:
+        self.ui, self.open_settings, self.refresh_tree = ui, open_settings, refresh_tree
 
     def notify(self, plugin: str, message: str, level: str) -> None:
         def show() -> None:
-            self.window.set_status(f"{plugin}: {message}")
-            self.window.toasts.show(message, level, title=plugin)
+            self.ui.status.set(f"{plugin}: {message}")
+            self.ui.toasts.show(message, level, title=plugin)
 
-        self.window.pump.post(show)
+        self.ui.pump.post(show)
 
     def open_link(self, plugin: str, url: str) -> None:
         webbrowser.open(url)
@@ -40,18 +44,18 @@ class TkFrontend:
             try:
                 types = [(str(f.get("name", "Files")), " ".join(f"*.{e}" for e in f.get("extensions", []) or ["*"]))
                          for f in options.get("filters", []) if isinstance(f, dict)]
-                path = filedialog.askopenfilename(parent=self.window.root, title=str(options.get("title") or
+                path = filedialog.askopenfilename(parent=self.ui.root, title=str(options.get("title") or
                                                   f"{plugin}: choose a file"), filetypes=types or [("All files", "*")])
                 box["path"] = path or None
             finally:
                 done.set()
 
-        self.window.pump.post(ask)
+        self.ui.pump.post(ask)
         done.wait(PICK_WAIT)
         return box["path"]
 
     def host_command(self, plugin: str, command: str, args: Any) -> None:
         if command == "openSettings":
-            self.window.pump.post(self.window.open_settings)
+            self.ui.pump.post(self.open_settings)
         elif command == "refreshTree":
-            self.window.pump.post(lambda: self.window.tree_view.refresh(True))
+            self.ui.pump.post(self.refresh_tree)

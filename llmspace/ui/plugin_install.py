@@ -14,12 +14,17 @@ import importlib
 import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
 from ..presenters.plugins_page import InstallOutcome, PluginsPagePresenter
+
+if TYPE_CHECKING:
+    from ..app import App
+    from .services import UiServices
 
 log = logging.getLogger("llmspace.ui")
 ZIP_TYPES = (("Plugin ZIP", "*.zip"), ("All files", "*"))
@@ -28,71 +33,79 @@ ZIP_TYPES = (("Plugin ZIP", "*.zip"), ("All files", "*"))
 class InstallProgress(tb.Toplevel):
     """A small window with an indeterminate bar while ZIPs install."""
 
-    def __init__(self, window: Any, names: Sequence[str]) -> None:
-        super().__init__(title="Installing plugins", master=window.root, size=(380, 110), resizable=(False, False))
-        self.transient(window.root)
+    def __init__(self, master: Any, names: Sequence[str]) -> None:
+        super().__init__(title="Installing plugins", master=master, size=(380, 110), resizable=(False, False))
+        self.transient(master)
         tb.Label(self, text="Installing " + ", ".join(names) + "…", wraplength=340).pack(padx=12, pady=(12, 6), anchor="w")
         self.bar = tb.Progressbar(self, mode="indeterminate", bootstyle="info-striped")
         self.bar.pack(fill="x", padx=12)
         self.bar.start(12)
 
 
-def install_zips(window: Any, paths: Sequence[str] | None = None,
-                 on_done: Callable[[list[str]], Any] | None = None) -> bool:
-    """Install `paths` (asks with a file picker when None); False when nothing was chosen."""
-    chosen = list(paths) if paths is not None else window.dialogs.open_files("Install plugin", ZIP_TYPES)
-    if not chosen:
-        return False
-    progress = InstallProgress(window, [Path(p).name for p in chosen])
-    presenter = PluginsPagePresenter(window.app)
-    window.set_status(f"Installing {len(chosen)} plugin ZIP(s)…")
+class PluginInstaller:
+    """Installs plugin ZIPs for File › Install plugin…, Settings › Plugins and drops;
+    `open_settings()` opens the Settings dialog (for the **View plugin** action)."""
 
-    def done(future: Future[list[InstallOutcome]]) -> None:
-        progress.destroy()
-        try:
-            outcomes = future.result()
-        except Exception as exc:
-            window.show_error(str(exc))
-            return
-        for o in outcomes:
-            if o.ok:
-                window.toasts.show(o.message, "success", title=f"{o.name} {o.version}",
-                                   action=("View plugin", lambda n=o.name: open_plugin(window, n)))
-            else:
-                window.toasts.show(o.message, "error", title=f"{o.zip_path.name} was not installed")
-        ok = [o.name for o in outcomes if o.ok]
-        window.set_status(f"Installed {', '.join(ok)}." if ok else "No plugin was installed.")
-        if on_done is not None:
-            on_done(ok)
+    def __init__(self, ui: UiServices, app: App, open_settings: Callable[[], Any]) -> None:
+        self.ui, self.app, self.open_settings = ui, app, open_settings
 
-    window.pump.run_in_worker(lambda: presenter.install([Path(p) for p in chosen]), done, name="plugin-install")
-    return True
+    def install(self, paths: Sequence[str] | None = None, on_done: Callable[[list[str]], Any] | None = None) -> bool:
+        """Install `paths` (asks with a file picker when None); False when nothing was chosen."""
+        ui = self.ui
+        chosen = list(paths) if paths is not None else ui.dialogs.open_files("Install plugin", ZIP_TYPES)
+        if not chosen:
+            return False
+        progress = InstallProgress(ui.root, [Path(p).name for p in chosen])
+        presenter = PluginsPagePresenter(self.app)
+        ui.status.set(f"Installing {len(chosen)} plugin ZIP(s)…")
 
+        def done(future: Future[list[InstallOutcome]]) -> None:
+            progress.destroy()
+            try:
+                outcomes = future.result()
+            except Exception as exc:
+                ui.errors.show(str(exc))
+                return
+            for o in outcomes:
+                if o.ok:
+                    ui.toasts.show(o.message, "success", title=f"{o.name} {o.version}",
+                                   action=("View plugin", partial(self.open_plugin, o.name)))
+                else:
+                    ui.toasts.show(o.message, "error", title=f"{o.zip_path.name} was not installed")
+            ok = [o.name for o in outcomes if o.ok]
+            ui.status.set(f"Installed {', '.join(ok)}." if ok else "No plugin was installed.")
+            if on_done is not None:
+                on_done(ok)
 
-def open_plugin(window: Any, name: str) -> Any:
-    """Settings › Plugins with `name` selected."""
-    dialog = window.open_settings()
-    page = getattr(dialog, "plugins_page", None)
-    if page is not None:
-        dialog.nb.select(page)
-        page.refresh(name)
-    return dialog
+        ui.pump.run_in_worker(lambda: presenter.install([Path(p) for p in chosen]), done, name="plugin-install")
+        return True
+
+    def open_plugin(self, name: str) -> Any:
+        """Settings › Plugins with `name` selected."""
+        dialog = self.open_settings()
+        page = getattr(dialog, "plugins_page", None)
+        if page is not None:
+            dialog.nb.select(page)
+            page.refresh(name)
+        return dialog
 
 
 class DropOverlay:
-    """Window-wide drop target: ZIPs install as plugins, other files go to `on_files`."""
+    """Window-wide drop target on `target` (the window's content area): ZIPs go to
+    `install(paths)`, other files to `on_files`."""
 
-    def __init__(self, window: Any, on_files: Callable[[list[str]], Any]) -> None:
-        self.window, self.on_files = window, on_files
+    def __init__(self, root: Any, target: Any, install: Callable[[list[str]], Any],
+                 on_files: Callable[[list[str]], Any]) -> None:
+        self.root, self.target, self.install, self.on_files = root, target, install, on_files
         self.label: Any = None
 
     def enable(self) -> bool:
         try:
             dnd = importlib.import_module("tkinterdnd2")
-            dnd.TkinterDnD.require(self.window.root)
+            dnd.TkinterDnD.require(self.root)
             # The window's content area (tkinterdnd2 adds its methods to widgets, not to the
             # Tk root); the workspace tree inside it registers itself too and wins over it.
-            target: Any = self.window.paned
+            target: Any = self.target
             target.drop_target_register(dnd.DND_FILES)
             target.dnd_bind("<<DropEnter>>", self._enter)
             target.dnd_bind("<<DropLeave>>", self._leave)
@@ -104,7 +117,7 @@ class DropOverlay:
 
     def _enter(self, e: Any) -> Any:
         if self.label is None:
-            self.label = tb.Label(self.window.root, text="Drop plugin ZIP to install", bootstyle="@primary",
+            self.label = tb.Label(self.root, text="Drop plugin ZIP to install", bootstyle="@primary",
                                   font="TkHeadingFont", padding=24, anchor="center")
         self.label.place(relx=0.5, rely=0.5, anchor="center")
         self.label.lift()
@@ -117,7 +130,7 @@ class DropOverlay:
 
     def _drop(self, e: Any) -> Any:
         self._leave()
-        paths = list(self.window.root.tk.splitlist(e.data))
+        paths = list(self.root.tk.splitlist(e.data))
         self.route(paths)
         return e.action
 
@@ -125,6 +138,6 @@ class DropOverlay:
         zips = [p for p in paths if p.lower().endswith(".zip")]
         others = [p for p in paths if p not in zips]
         if zips:
-            self.window.root.after_idle(lambda: install_zips(self.window, zips, on_done=lambda _n: None))
+            self.root.after_idle(lambda: self.install(zips))
         if others:
-            self.window.root.after_idle(lambda: self.on_files(others))
+            self.root.after_idle(lambda: self.on_files(others))

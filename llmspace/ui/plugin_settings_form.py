@@ -15,7 +15,7 @@ from __future__ import annotations
 import tkinter as tk
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
@@ -23,14 +23,17 @@ from ..plugins.form import FormField
 from ..presenters.plugins_page import FormView, PluginsPagePresenter
 from . import tkvars
 
+if TYPE_CHECKING:
+    from .pump import Pump
+
 SAVE_DELAY_MS = 600
 
 
 class PluginSettingsForm(tb.Frame):
-    def __init__(self, master: Any, window: Any, presenter: PluginsPagePresenter, name: str,
+    def __init__(self, master: Any, pump: Pump, presenter: PluginsPagePresenter, name: str,
                  on_saved: Callable[[], None] | None = None) -> None:
         super().__init__(master, padding=8)
-        self.window, self.p, self.name, self.on_saved = window, presenter, name, on_saved
+        self.pump, self.p, self.name, self.on_saved = pump, presenter, name, on_saved
         self.errors: dict[str, tb.Label] = {}
         self.inputs: dict[str, Any] = {}
         self._jobs: dict[str, str] = {}
@@ -166,7 +169,7 @@ class PluginSettingsForm(tb.Frame):
             else:
                 self.status.configure(text="Not saved: fix the marked fields.", bootstyle="danger")
 
-        self.window.pump.run_in_worker(lambda: presenter.save_setting(name, f.key, value), done,
+        self.pump.run_in_worker(lambda: presenter.save_setting(name, f.key, value), done,
                                        name="plugin-settings")
 
     def _show_problems(self, view: FormView) -> None:

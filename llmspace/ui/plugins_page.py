@@ -14,16 +14,20 @@ from __future__ import annotations
 
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
 from ..errors import UserFacingError, error_text
 from ..presenters.plugins_page import PluginDetail, PluginsPagePresenter
 from . import tkvars
-from .plugin_install import install_zips
 from .plugin_settings_form import PluginSettingsForm
 from .reveal import copy_text, reveal_path
+
+if TYPE_CHECKING:
+    from ..app import App
+    from .plugin_install import PluginInstaller
+    from .services import UiServices
 
 STATUS_STYLE = {"active": "success", "degraded": "warning", "error": "danger", "incompatible": "danger",
                 "disabled": "secondary"}
@@ -31,10 +35,10 @@ ICON_PX = 20
 
 
 class PluginsPage(tb.Frame):
-    def __init__(self, master: Any, window: Any) -> None:
+    def __init__(self, master: Any, ui: UiServices, app: App, installer: PluginInstaller) -> None:
         super().__init__(master, padding=6)
-        self.window = window
-        self.p = PluginsPagePresenter(window.app)
+        self.ui, self.app, self.installer = ui, app, installer
+        self.p = PluginsPagePresenter(app)
         self.icons: dict[str, Any] = {}
         self.selected_ext: Path | None = None
         self.settings_form: PluginSettingsForm | None = None
@@ -118,7 +122,7 @@ class PluginsPage(tb.Frame):
             w.destroy()
         tb.Label(self.general, text="No plugins installed yet.\n\nInstall one from a ZIP (the button above, File › "
                  "Install plugin…, or drop the ZIP on the window), or copy a plugin folder into "
-                 f"{self.window.app.root.plugins} and press Refresh plugins.", wraplength=520,
+                 f"{self.app.root.plugins} and press Refresh plugins.", wraplength=520,
                  justify="left").pack(anchor="w")
 
     # -- details -------------------------------------------------------------------------
@@ -154,7 +158,7 @@ class PluginsPage(tb.Frame):
         loc = tb.Frame(g)
         loc.pack(anchor="w", fill="x")
         tb.Label(loc, text=f"Location: {d.location}").pack(side="left")
-        tb.Button(loc, text="Reveal", bootstyle="link", command=lambda: reveal_path(self.window, d.location)).pack(side="left")
+        tb.Button(loc, text="Reveal", bootstyle="link", command=lambda: reveal_path(self.ui.errors, d.location)).pack(side="left")
         ext = tb.Treeview(g, columns=("status", "about"), show="tree headings", height=8, selectmode="browse")
         ext.heading("#0", text="Extension")
         ext.heading("status", text="Status")
@@ -187,18 +191,18 @@ class PluginsPage(tb.Frame):
                      wraplength=480, justify="left").pack(side="left")
             if diag.log_path is not None:
                 log = diag.log_path
-                tb.Button(box, text="Reveal log", bootstyle="link", command=lambda p=log: reveal_path(self.window, p)).pack(side="left")
+                tb.Button(box, text="Reveal log", bootstyle="link", command=lambda p=log: reveal_path(self.ui.errors, p)).pack(side="left")
                 tb.Button(box, text="Copy path", bootstyle="link", command=lambda p=log: copy_text(self, str(p))).pack(side="left")
 
     def _reveal_source(self) -> None:
         if self.selected_ext is not None:
-            reveal_path(self.window, self.selected_ext)
+            reveal_path(self.ui.errors, self.selected_ext)
 
     def _settings(self, name: str) -> None:
         for w in self.settings_tab.winfo_children():
             w.destroy()
         try:
-            self.settings_form = PluginSettingsForm(self.settings_tab, self.window, self.p, name,
+            self.settings_form = PluginSettingsForm(self.settings_tab, self.ui.pump, self.p, name,
                                                     on_saved=lambda: self.refresh(name, keep_form=True))
         except UserFacingError as exc:
             self.settings_form = None
@@ -225,7 +229,7 @@ class PluginsPage(tb.Frame):
             else:
                 self.refresh()
 
-        self.window.pump.run_in_worker(work, done, name="plugins-page")
+        self.ui.pump.run_in_worker(work, done, name="plugins-page")
 
     def toggle(self) -> None:
         name, on = self.current(), self.enabled.get()
@@ -242,13 +246,13 @@ class PluginsPage(tb.Frame):
 
     def remove(self) -> None:
         name = self.current()
-        if not name or not self.window.dialogs.confirm(
+        if not name or not self.ui.dialogs.confirm(
                 f"Remove the plugin {name}? It goes to the trash; its settings and data are kept.", "Remove plugin"):
             return
         self._background(f"Removing {name}", lambda: self.p.remove(name))
 
     def install(self) -> None:
-        install_zips(self.window, on_done=lambda names: self.refresh(names[0] if names else None))
+        self.installer.install(on_done=lambda names: self.refresh(names[0] if names else None))
 
 
 def _colour(widget: Any, style: str) -> str:

@@ -7,7 +7,7 @@ An unreadable file is reported and left as it is (Reveal opens its folder). Logi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
@@ -17,16 +17,20 @@ from ..settings.search import PROVIDERS
 from . import tkvars
 from .reveal import reveal_path
 
+if TYPE_CHECKING:
+    from ..paths import DataRoot
+    from .services import UiServices
+
 
 class SearchPage(tb.Frame):
-    def __init__(self, master: Any, window: Any) -> None:
+    def __init__(self, master: Any, ui: UiServices, data_root: DataRoot) -> None:
         super().__init__(master, padding=10)
-        self.window = window
-        self.p = SearchPagePresenter(window.app.root)
+        self.ui = ui
+        self.p = SearchPagePresenter(data_root)
         top = tb.Frame(self)
         top.pack(fill="x")
         tb.Label(top, text=f"Web search settings · {self.p.path}", bootstyle="secondary").pack(side="left")
-        tb.Button(top, text="Reveal", bootstyle="link", command=lambda: reveal_path(window, self.p.path)).pack(side="left")
+        tb.Button(top, text="Reveal", bootstyle="link", command=lambda: reveal_path(ui.errors, self.p.path)).pack(side="left")
         self.vars: dict[str, Any] = {}
         self.inputs: dict[str, Any] = {}
         self.errors: dict[str, Any] = {}

@@ -5,18 +5,25 @@ for the two files whose pages do not cover every field — `models.json` (header
 disabled models, custom model details) and `mcp.json` (env, headers, cwd, timeouts) —
 checked before saving through `llmspace.jsonio`. A raw editor left untouched is re-read
 when its tab is shown, so it never writes back what a page has just changed.
-Caller: `ui/main_window.py`.
+Built by `ui/main_window.py` with the services, the App, the window's appearance
+(`ui/appearance.py`), the plugin installer and a reveal-the-workspace action.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import ttkbootstrap as tb
 
 from ..jsonio import write_json_atomic
+
+if TYPE_CHECKING:
+    from ..app import App
+    from .appearance import Appearance
+    from .plugin_install import PluginInstaller
+    from .services import UiServices
 
 RAW_FILES = (("models.json", "models"), ("mcp.json", "mcp"))
 
@@ -24,10 +31,11 @@ RAW_FILES = (("models.json", "models"), ("mcp.json", "mcp"))
 class SettingsDialog(tb.Toplevel):
     """The settings pages; Save writes the Search form and the raw editors (after checking them)."""
 
-    def __init__(self, window: Any) -> None:
-        super().__init__(title="Settings", master=window.root, size=(980, 680))
+    def __init__(self, ui: UiServices, app: App, appearance: Appearance, installer: PluginInstaller,
+                 reveal_workspace: Callable[[], Any]) -> None:
+        super().__init__(title="Settings", master=ui.root, size=(980, 680))
         self.bind("<Escape>", lambda e: self.destroy())
-        self.window = window
+        self.ui, self.app, self.appearance, self.reveal_workspace = ui, app, appearance, reveal_workspace
         self.nb = tb.Notebook(self)
         self.nb.pack(fill="both", expand=True, padx=8, pady=8)
         self.editors: dict[str, tb.Text] = {}
@@ -38,11 +46,11 @@ class SettingsDialog(tb.Toplevel):
         from .search_page import SearchPage
         from .skills_page import SkillsPage
 
-        self.models_page: Any = self._page("Models", ModelsPage)
-        self.mcp_page: Any = self._page("MCP", McpPage)
-        self.skills_page: Any = self._page("Skills", SkillsPage)
-        self.search_page: Any = self._page("Search", SearchPage)
-        self.plugins_page: Any = self._page("Plugins", PluginsPage)
+        self.models_page: Any = self._page("Models", lambda nb: ModelsPage(nb, ui, app))
+        self.mcp_page: Any = self._page("MCP", lambda nb: McpPage(nb, ui, app.mcp))
+        self.skills_page: Any = self._page("Skills", lambda nb: SkillsPage(nb, ui, app.skills))
+        self.search_page: Any = self._page("Search", lambda nb: SearchPage(nb, ui, app.root))
+        self.plugins_page: Any = self._page("Plugins", lambda nb: PluginsPage(nb, ui, app, installer))
         self.general = self._general_page()
         for label, name in RAW_FILES:
             self._raw_editor(label, name)
@@ -54,19 +62,19 @@ class SettingsDialog(tb.Toplevel):
         tb.Button(bar, text="Close", bootstyle="secondary", command=self.destroy).pack(side="right")
         tb.Button(bar, text="Save", bootstyle="primary", command=self.save).pack(side="right", padx=6)
 
-    def _page(self, label: str, make: Callable[[Any, Any], Any]) -> Any:
+    def _page(self, label: str, make: Callable[[Any], Any]) -> Any:
         """Add one page; a service that fails to start leaves the other pages working."""
         try:
-            page = make(self.nb, self.window)
+            page = make(self.nb)
         except Exception as exc:
-            self.window.set_status(f"{label} page unavailable: {exc}")
+            self.ui.status.set(f"{label} page unavailable: {exc}")
             return None
         self.nb.add(page, text=label)
         return page
 
     def _general_page(self) -> Any:
         page = tb.Frame(self.nb, padding=10)
-        w = self.window
+        w = self.appearance
         tb.Label(page, text="Theme").grid(row=0, column=0, sticky="w")
         for i, (label, value) in enumerate((("Light", "light"), ("Dark", "dark"), ("System", "system"))):
             tb.Radiobutton(page, text=label, variable=w.theme_var, value=value, command=w.apply_theme).grid(row=0, column=1 + i, sticky="w")
@@ -74,14 +82,14 @@ class SettingsDialog(tb.Toplevel):
         for i, (label, value) in enumerate((("Full", "rich"), ("Fast (plain text)", "lite"))):
             tb.Radiobutton(page, text=label, variable=w.render_var, value=value, command=w.apply_rendering).grid(row=1, column=1 + i, sticky="w")
         tb.Label(page, text="Workspace").grid(row=2, column=0, sticky="w")
-        tb.Button(page, text=str(w.app.workspace.root), bootstyle="link", command=w.reveal_workspace).grid(row=2, column=1, columnspan=3, sticky="w")
+        tb.Button(page, text=str(self.app.workspace.root), bootstyle="link", command=self.reveal_workspace).grid(row=2, column=1, columnspan=3, sticky="w")
         self.nb.add(page, text="General")
         return page
 
     # -- raw editors -------------------------------------------------------------------------
     def _raw_editor(self, label: str, name: str) -> None:
         page = tb.Frame(self.nb, padding=6)
-        path = self.window.app.root.settings_file(name)
+        path = self.app.root.settings_file(name)
         tb.Label(page, text=f"{path} — the fields the pages do not show; Save checks the JSON first.",
                  bootstyle="secondary").pack(anchor="w")
         text = tb.Text(page, wrap="none", undo=True, font="TkFixedFont")
@@ -91,7 +99,7 @@ class SettingsDialog(tb.Toplevel):
         self.nb.add(page, text=label)
 
     def _load_raw(self, name: str) -> None:
-        path = self.window.app.root.settings_file(name)
+        path = self.app.root.settings_file(name)
         try:
             content = path.read_text(encoding="utf-8") if path.exists() else "{}\n"
         except OSError as exc:
@@ -124,7 +132,7 @@ class SettingsDialog(tb.Toplevel):
                 return False
             checked.append((name, data, raw))
         for name, data, raw in checked:
-            write_json_atomic(self.window.app.root.settings_file(name), data, trailing_newline=True)
+            write_json_atomic(self.app.root.settings_file(name), data, trailing_newline=True)
             self.original[name] = raw
         return True
 
@@ -137,7 +145,7 @@ class SettingsDialog(tb.Toplevel):
             return False
         if not self._save_raw():
             return False
-        models = self.window.app.__dict__.get("models")
+        models = self.app.__dict__.get("models")
         if models is not None and hasattr(models, "reload"):
             models.reload()
         for page in (self.models_page, self.mcp_page, self.skills_page):

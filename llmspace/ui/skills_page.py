@@ -9,7 +9,7 @@ Changes are written to `settings/skills.json` at once. Logic in
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
@@ -17,6 +17,10 @@ from ..presenters.skills_page import SkillRow, SkillsPagePresenter, SkillsView
 from . import tkvars
 from .list_page import ListActions
 from .reveal import reveal_path
+
+if TYPE_CHECKING:
+    from ..skills.manager import SkillManager
+    from .services import UiServices
 
 ON, OFF = "☑", "☐"
 
@@ -37,10 +41,10 @@ def _colour(style: str) -> str:
 
 
 class SkillsPage(tb.Frame):
-    def __init__(self, master: Any, window: Any) -> None:
+    def __init__(self, master: Any, ui: UiServices, skills: SkillManager) -> None:
         super().__init__(master, padding=6)
-        self.window = window
-        self.p = SkillsPagePresenter(window.app.skills)
+        self.ui = ui
+        self.p = SkillsPagePresenter(skills)
         self.view: SkillsView | None = None
         self.folder_paths: dict[str, str] = {}  # tree item -> path as configured
         self.skill_keys: dict[str, str] = {}  # tree item -> SkillRow.key
@@ -179,11 +183,11 @@ class SkillsPage(tb.Frame):
     def reveal_skill(self) -> None:
         row = self._skill_row()
         if row is not None:
-            reveal_path(self.window, row.path)
+            reveal_path(self.ui.errors, row.path)
 
     # -- folders -----------------------------------------------------------------------------
     def add_folder(self) -> bool:
-        path = self.window.dialogs.choose_folder("Add a skill folder", str(Path.home()))
+        path = self.ui.dialogs.choose_folder("Add a skill folder", str(Path.home()))
         if not path:
             return False
         return self.actions.guard(self.p.add_folder, path)
@@ -193,7 +197,7 @@ class SkillsPage(tb.Frame):
         if path is None:
             self.msg.configure(text="Select a folder first.", bootstyle="secondary")
             return False
-        if not self.window.dialogs.confirm(f"Stop looking for skills in {path}? No files are deleted.", "Remove folder"):
+        if not self.ui.dialogs.confirm(f"Stop looking for skills in {path}? No files are deleted.", "Remove folder"):
             return False
         return self.actions.guard(self.p.remove_folder, path)
 
@@ -203,7 +207,7 @@ class SkillsPage(tb.Frame):
         if folder is None:
             return
         if folder.exists:
-            reveal_path(self.window, folder.resolved)
+            reveal_path(self.ui.errors, folder.resolved)
         else:
             self.msg.configure(text=f"{folder.resolved} does not exist yet.", bootstyle="secondary")
 
@@ -218,4 +222,4 @@ class SkillsPage(tb.Frame):
         origin = self.selected_source()
         source = next((s for s in self.view.sources if s.origin == origin), None) if self.view else None
         if source is not None:
-            reveal_path(self.window, source.folder)
+            reveal_path(self.ui.errors, source.folder)

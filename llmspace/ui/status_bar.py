@@ -2,8 +2,8 @@
 the right. An error shown there does not linger once it no longer holds: it is cleared by
 the next message, when the user switches tabs or undoes (`clear_error`), and after
 `error_ms` on its own. Every text shown has the secrets the process knows of removed
-(`redact.redact_known`, as `errors.error_text` does for the error boundaries). Caller:
-`ui/main_window.py` (`window.status`).
+(`redact.redact_known`, as `errors.error_text` does for the error boundaries). Built by
+`ui/main_window.py`; parts get it as `UiServices.status` (`ui/services.py`).
 """
 
 from __future__ import annotations
@@ -36,6 +36,10 @@ class StatusBar(tb.Frame):
         self._cancel()
         self.showing_error = False
         self.msg.configure(text=redact_known(text))
+
+    def show_counts(self, threads: int, workspace: object) -> None:
+        """The right side: how many threads the workspace (named) holds."""
+        self.right.configure(text=f"{threads} thread{'s' if threads != 1 else ''} · {workspace}")
 
     def error(self, text: str) -> None:
         """Show an error; it fades after `error_ms` unless something else is said first."""

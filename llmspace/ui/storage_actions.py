@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
@@ -20,14 +20,20 @@ from ..plugins.code_calls import PluginStorage
 from ..plugins.storages import import_thread, open_deep_link
 from . import tkvars
 
+if TYPE_CHECKING:
+    from ..app import App
+    from .services import UiServices
+    from .tab_pages import TabPages
+    from .tree_view import TreeView
+
 
 class StorageDialog(tb.Toplevel):
     """Choose a storage and a resource ID; `on_ok(storage, resource_id)`."""
 
-    def __init__(self, window: Any, title: str, storages: list[PluginStorage], id_label: str,
+    def __init__(self, master: Any, title: str, storages: list[PluginStorage], id_label: str,
                  on_ok: Callable[[PluginStorage, str], Any], *, id_required: bool = True) -> None:
-        super().__init__(title=title, master=window.root, size=(520, 190))
-        self.transient(window.root)
+        super().__init__(title=title, master=master, size=(520, 190))
+        self.transient(master)
         self.storages, self.on_ok, self.id_required = storages, on_ok, id_required
         body = tb.Frame(self, padding=10)
         body.pack(fill="both", expand=True)
@@ -60,69 +66,76 @@ class StorageDialog(tb.Toplevel):
         self.on_ok(storage, ident)
 
 
-def _storages(window: Any, capability: str) -> list[PluginStorage]:
-    code = window.app.plugin_code
-    return [s for s in code.storages() if (s.can_read if capability == "read" else s.can_write)]
+class StorageActions:
+    """The storage commands of the File menu and `llm-space://` links; imported threads are
+    shown in the workspace tree and opened in a tab."""
 
+    def __init__(self, ui: UiServices, app: App, tabs: TabPages, tree: TreeView) -> None:
+        self.ui, self.app, self.tabs, self.tree = ui, app, tabs, tree
 
-def import_from_storage(window: Any) -> Any:
-    storages = _storages(window, "read")
-    if not storages:
-        window.show_error("No plugin can import threads. Install or enable a plugin with a readable thread storage "
-                          "(Settings › Plugins).")
-        return None
-    return StorageDialog(window, "Import from Storage", storages, "Resource ID",
-                         lambda s, ident: run_import(window, lambda: import_thread(s, ident, window.app.workspace),
-                                                     f"Importing from {s.display_name}…"))
+    def _storages(self, capability: str) -> list[PluginStorage]:
+        code = self.app.plugin_code
+        return [s for s in code.storages() if (s.can_read if capability == "read" else s.can_write)]
 
+    def import_from_storage(self) -> Any:
+        storages = self._storages("read")
+        if not storages:
+            self.ui.errors.show("No plugin can import threads. Install or enable a plugin with a readable thread storage "
+                                "(Settings › Plugins).")
+            return None
+        workspace = self.app.workspace
+        return StorageDialog(self.ui.root, "Import from Storage", storages, "Resource ID",
+                             lambda s, ident: self.run_import(lambda: import_thread(s, ident, workspace),
+                                                              f"Importing from {s.display_name}…"))
 
-def open_link(window: Any, url: str) -> None:
-    """Import the thread an `llm-space://` link names and open it in a tab."""
-    run_import(window, lambda: open_deep_link(window.app.plugin_code, url, window.app.workspace), f"Opening {url}…")
+    def open_link(self, url: str) -> None:
+        """Import the thread an `llm-space://` link names and open it in a tab."""
+        app = self.app
+        self.run_import(lambda: open_deep_link(app.plugin_code, url, app.workspace), f"Opening {url}…")
 
+    def run_import(self, work: Callable[[], str], status: str) -> None:
+        ui = self.ui
+        ui.status.set(status)
 
-def run_import(window: Any, work: Callable[[], str], status: str) -> None:
-    window.set_status(status)
-
-    def done(future: Future[str]) -> None:
-        try:
-            rel = future.result()
-        except Exception as exc:
-            window.show_error(str(exc))
-            return
-        window.tree_view.refresh()
-        window.open_thread(rel)
-        window.set_status(f"Imported {rel}.")
-
-    window.pump.run_in_worker(work, done, name="storage-import")
-
-
-def save_to_storage(window: Any) -> Any:
-    editor = window.tab_pages.active_editor()
-    if editor is None:
-        window.show_error("Open the thread to save first.")
-        return None
-    storages = _storages(window, "write")
-    if not storages:
-        window.show_error("No plugin can save threads. Install or enable a plugin with a writable thread storage "
-                          "(Settings › Plugins).")
-        return None
-    editor.flush()
-    thread = editor.p.thread.model_copy(deep=True)
-
-    def save(storage: PluginStorage, ident: str) -> None:
-        window.set_status(f"Saving to {storage.display_name}…")
-
-        def done(future: Future[dict[str, Any]]) -> None:
+        def done(future: Future[str]) -> None:
             try:
-                locator = future.result()
+                rel = future.result()
             except Exception as exc:
-                window.show_error(str(exc))
+                ui.errors.show(str(exc))
                 return
-            window.set_status(f"Saved to {storage.display_name}.")
-            window.toasts.show(json.dumps(locator, ensure_ascii=False), "success",
+            self.tree.refresh()
+            self.tabs.open_thread(rel)
+            ui.status.set(f"Imported {rel}.")
+
+        ui.pump.run_in_worker(work, done, name="storage-import")
+
+    def save_to_storage(self) -> Any:
+        ui = self.ui
+        editor = self.tabs.active_editor()
+        if editor is None:
+            ui.errors.show("Open the thread to save first.")
+            return None
+        storages = self._storages("write")
+        if not storages:
+            ui.errors.show("No plugin can save threads. Install or enable a plugin with a writable thread storage "
+                           "(Settings › Plugins).")
+            return None
+        editor.flush()
+        thread = editor.p.thread.model_copy(deep=True)
+
+        def save(storage: PluginStorage, ident: str) -> None:
+            ui.status.set(f"Saving to {storage.display_name}…")
+
+            def done(future: Future[dict[str, Any]]) -> None:
+                try:
+                    locator = future.result()
+                except Exception as exc:
+                    ui.errors.show(str(exc))
+                    return
+                ui.status.set(f"Saved to {storage.display_name}.")
+                ui.toasts.show(json.dumps(locator, ensure_ascii=False), "success",
                                title=f"Saved to {storage.display_name}")
 
-        window.pump.run_in_worker(lambda: storage.write(thread, ident or None), done, name="storage-save")
+            ui.pump.run_in_worker(lambda: storage.write(thread, ident or None), done, name="storage-save")
 
-    return StorageDialog(window, "Save to Storage", storages, "Resource ID (optional)", save, id_required=False)
+        return StorageDialog(ui.root, "Save to Storage", storages, "Resource ID (optional)", save, id_required=False)

@@ -3,16 +3,19 @@
 and keeping tabs right when the tree renames, moves or deletes files.
 
 `TabPages` is a component of `ui/main_window.MainWindow` (`window.tab_pages`); it owns the
-tab list (`presenters.tabs.TabsPresenter`), the pages and the editors, and gets the window
-(seen through `TabHost`; editors get the window itself), the workspace and the notebook.
+tab list (`presenters.tabs.TabsPresenter`), the pages and the editors. It gets the UI
+services, the App, the notebook, the workspace tree and the window's run switches and
+rendering choice (handed to each editor in an `ui/editor/context.EditorContext`), and two
+callbacks: `show_right` (the notebook or the welcome view) and `on_change` (save the tabs).
 Callers: `ui/main_window.py`, `ui/menus.py`, `ui/tree_view.py`, `ui/editor/view.py`.
 """
 
 from __future__ import annotations
 
 import tkinter as tk
+from collections.abc import Callable
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
@@ -22,24 +25,11 @@ from ..presenters.tabs import TabsPresenter, tab_title
 from .theme import style_menu
 
 if TYPE_CHECKING:
-    from .pump import Pump
+    from ..app import App
+    from .services import RunSwitches, UiServices
+    from .tree_view import TreeView
 
 LARGE_FILE = 1_000_000  # bytes; larger threads load in a worker thread
-
-
-class TabHost(Protocol):
-    """What `TabPages` uses of the main window."""
-
-    pump: Pump
-    status: Any  # ui/status_bar.StatusBar
-    tree_view: Any  # ui/tree_view.TreeView
-    tree_p: Any  # presenters/tree.TreePresenter
-
-    def show_right(self) -> None: ...
-
-    def state_changed(self) -> None: ...
-
-    def show_error(self, message: str) -> None: ...
 
 
 def thread_exists(workspace: Any, rel: str) -> bool:
@@ -52,9 +42,16 @@ def thread_exists(workspace: Any, rel: str) -> bool:
 class TabPages:
     """Tab pages and their editors."""
 
-    def __init__(self, window: TabHost, workspace: Any, notebook: tb.Notebook, tabs: TabsPresenter) -> None:
-        self.window = window
-        self.workspace = workspace
+    def __init__(self, ui: UiServices, app: App, notebook: tb.Notebook, tabs: TabsPresenter, tree: TreeView, *,
+                 switches: RunSwitches, rendering: Callable[[], str], show_right: Callable[[], None],
+                 on_change: Callable[[], None]) -> None:
+        from .editor.context import EditorContext
+
+        self.ui = ui
+        self.workspace = app.workspace
+        self.tree = tree
+        self.show_right, self.on_change = show_right, on_change
+        self.editor_context = EditorContext(ui, app, switches, rendering, self, tree)
         self.notebook = notebook
         self.tabs = tabs
         self.pages: dict[str, tb.Frame] = {}
@@ -88,10 +85,10 @@ class TabPages:
         added = self.tabs.open(rel)
         if added:
             self.add_page(rel)
-        self.window.show_right()
+        self.show_right()
         self.notebook.select(self.pages[rel])
-        self.window.tree_view.select(rel)
-        self.window.state_changed()
+        self.tree.select(rel)
+        self.on_change()
         return self.ensure_editor(rel)
 
     def ensure_editor(self, rel: str) -> Any:
@@ -123,7 +120,7 @@ class TabPages:
                 return
             self._build_editor(rel, thread)
 
-        self.window.pump.run_in_worker(lambda: ws.open(rel), done, name="thread-loader")
+        self.ui.pump.run_in_worker(lambda: ws.open(rel), done, name="thread-loader")
         return None
 
     def _build_editor(self, rel: str, thread: Any) -> Any:
@@ -138,7 +135,7 @@ class TabPages:
         from .editor.view import EditorView
 
         try:
-            ed = EditorView(page, self.window, rel, thread=thread)
+            ed = EditorView(page, self.editor_context, rel, thread=thread)
         except UserFacingError as exc:
             self._load_failed(rel, exc)
             return None
@@ -175,7 +172,7 @@ class TabPages:
         try:
             thread = self.workspace.open_repaired(rel)
         except UserFacingError as exc:
-            self.window.show_error(str(exc))
+            self.ui.errors.show(str(exc))
             return None
         page = self.pages.get(rel)
         for widget in getattr(page, "failure_widgets", None) or []:
@@ -188,6 +185,24 @@ class TabPages:
     def active_editor(self) -> Any:
         return self.editors.get(self.tabs.active) if self.tabs.active else None
 
+    # -- commands on the active editor (Edit › Undo/Redo, Run › Run / Stop) ------------------
+    def undo(self) -> None:
+        ed = self.active_editor()
+        if ed is not None:
+            self.ui.status.clear_error()
+            ed.undo()
+
+    def redo(self) -> None:
+        ed = self.active_editor()
+        if ed is not None:
+            self.ui.status.clear_error()
+            ed.redo()
+
+    def run_or_stop(self) -> None:
+        ed = self.active_editor()
+        if ed is not None:
+            ed.run_controls.run_or_stop()
+
     def _on_tab_changed(self, _e: Any = None) -> None:
         try:
             cur = self.notebook.select()
@@ -199,13 +214,13 @@ class TabPages:
         rel = getattr(page, "rel", None)
         if rel:
             if rel != self.tabs.active:
-                self.window.status.clear_error()  # an error about the tab left behind is old news
+                self.ui.status.clear_error()  # an error about the tab left behind is old news
             self.tabs.activate(rel)
             ed = self.ensure_editor(rel)
             if ed is not None:
                 ed.refresh_model()  # keys or providers may have changed meanwhile
-            self.window.tree_view.select(rel)
-            self.window.state_changed()
+            self.tree.select(rel)
+            self.on_change()
 
     def _on_click(self, e: Any) -> str | None:
         """A click on a tab selects it and keeps the focus on the tab strip. (Tk's own binding
@@ -257,10 +272,10 @@ class TabPages:
             self.workspace.forget(rel)
         except Exception:
             pass
-        self.window.show_right()
+        self.show_right()
         if self.tabs.active in self.pages:
             self.notebook.select(self.pages[self.tabs.active])
-        self.window.state_changed()
+        self.on_change()
 
     def close_active(self) -> None:
         if self.tabs.active:
@@ -272,14 +287,14 @@ class TabPages:
             self._close_pages([rel])
         if keep:
             self.tabs.close_others(keep)
-        self.window.show_right()
-        self.window.state_changed()
+        self.show_right()
+        self.on_change()
 
     def close_all(self) -> None:
         self._close_pages(list(self.tabs.tabs))
         self.tabs.close_all()
-        self.window.show_right()
-        self.window.state_changed()
+        self.show_right()
+        self.on_change()
 
     def _close_pages(self, rels: list[str]) -> None:
         for rel in rels:
@@ -300,9 +315,9 @@ class TabPages:
             elif rel not in before:
                 self.tabs.tabs.remove(rel)
         if self.tabs.active in self.pages:
-            self.window.show_right()
+            self.show_right()
             self.notebook.select(self.pages[self.tabs.active])
-        self.window.state_changed()
+        self.on_change()
 
     def step_tab(self, delta: int) -> None:
         """Ctrl+Tab: the next (or previous) tab; the focus goes to the tab strip, never stays
@@ -317,7 +332,7 @@ class TabPages:
         ed = self.editors.get(rel)
         if ed is not None:
             ed.flush()
-        new_rel = self.window.tree_p.rename(rel, name)
+        new_rel = self.tree.p.rename(rel, name)
         self._retarget(rel, new_rel)
         return new_rel
 
@@ -347,7 +362,7 @@ class TabPages:
                 self.editors[n] = ed
                 if ed is not None:
                     ed.moved(n)
-        self.window.state_changed()
+        self.on_change()
 
     def before_remove(self, rel: str) -> None:
         for t in list(self.pages):

@@ -4,7 +4,10 @@ Reveal, Refresh, Import), drag to move with an overwrite confirmation, and a ~2 
 folder mtimes so changes made by other programs show up.
 
 The logic lives in `presenters.tree.TreePresenter`; this file only draws and routes.
-Caller: `ui/main_window.py` (which owns tabs and passes `on_open`, `on_moved`, `on_removed`).
+Built by `ui/main_window.py` with the UI services, `on_change` (the window saves the
+expanded folders) and `on_drop` (dropped files: ZIPs install, the rest import); the tabs
+(`ui/tab_pages.TabPages`, built after the tree) are attached as `tree.tabs`: opening, renaming,
+moving and removing files keep them right.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import importlib
 import tkinter as tk
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
@@ -22,16 +25,24 @@ from ..presenters.tree import TreePresenter
 from . import tkvars
 from .reveal import reveal_path
 
+if TYPE_CHECKING:
+    from .services import UiServices
+    from .tab_pages import TabPages
+
 POLL_MS = 2000
 
 
 class TreeView(tb.Frame):
     """Workspace tree widget."""
 
-    def __init__(self, master: Any, window: Any, presenter: TreePresenter) -> None:
+    tabs: TabPages  # attached by the composition root once the tabs are built
+
+    def __init__(self, master: Any, ui: UiServices, presenter: TreePresenter, *, on_change: Callable[[], None],
+                 on_drop: Callable[[list[str]], None]) -> None:
         super().__init__(master)
-        self.window = window
+        self.ui = ui
         self.p = presenter
+        self.on_change, self.on_drop = on_change, on_drop
         bar = tb.Frame(self)
         bar.pack(fill="x", padx=4, pady=(4, 2))
         tb.Label(bar, text="Workspace", font="TkHeadingFont").pack(side="left")
@@ -105,7 +116,7 @@ class TreeView(tb.Frame):
             tree.selection_set(select)
             tree.see(select)
             self.after_idle(self._unsuppress)
-        self.window.set_status_counts(len(self.p.all_threads()))
+        self.ui.status.show_counts(len(self.p.all_threads()), self.p.ws.root)
 
     def _unsuppress(self) -> None:
         self._suppress_select = False
@@ -134,7 +145,7 @@ class TreeView(tb.Frame):
             tree.drop_target_register(dnd.DND_FILES)
 
             def on_drop(e: Any) -> Any:
-                self.window.drops.route(list(self.tk.splitlist(e.data)))  # ZIPs install, the rest import
+                self.on_drop(list(self.tk.splitlist(e.data)))  # ZIPs install, the rest import
                 return e.action
 
             tree.dnd_bind("<<Drop>>", on_drop)
@@ -149,11 +160,16 @@ class TreeView(tb.Frame):
     def start_polling(self) -> None:
         self._poll_job = self.after(POLL_MS, self._poll)
 
+    def stop_polling(self) -> None:
+        if self._poll_job:
+            self.after_cancel(self._poll_job)
+            self._poll_job = None
+
     def _poll(self) -> None:
         try:
             if self._editor is None and self._drag is None and self.p.changed_on_disk():
                 self.refresh(force=False)
-            self.window.tab_pages.check_open_files()
+            self.tabs.check_open_files()
         finally:
             self._poll_job = self.after(POLL_MS, self._poll)
 
@@ -162,14 +178,14 @@ class TreeView(tb.Frame):
         item = self.tree.focus()
         if item:
             self.p.set_expanded(item, opened)
-            self.window.state_changed()
+            self.on_change()
 
     def _on_select(self, _e: Any = None) -> None:
         if self._suppress_select:
             return
         rel = self.selected()
         if rel and not self.p.is_dir(rel):
-            self.window.open_thread(rel)
+            self.tabs.open_thread(rel)
 
     def _on_context(self, e: Any) -> None:
         row = self.tree.identify_row(e.y)
@@ -184,16 +200,16 @@ class TreeView(tb.Frame):
         try:
             return fn()
         except UserFacingError as exc:
-            self.window.show_error(str(exc))
+            self.ui.errors.show(str(exc))
         except OSError as exc:
-            self.window.show_error(f"The file system refused: {exc.strerror or exc}.")
+            self.ui.errors.show(f"The file system refused: {exc.strerror or exc}.")
         return None
 
     def new_file(self) -> str | None:
         rel = self._guard(lambda: self.p.new_file(self.selected()))
         if rel:
             self.redraw(select=rel)
-            self.window.open_thread(rel)
+            self.tabs.open_thread(rel)
             self.begin_rename(rel)
         return rel
 
@@ -240,7 +256,7 @@ class TreeView(tb.Frame):
         old_name = rel.rpartition("/")[2]
         if name.strip() in (old_name, old_name[:-5] if old_name.endswith(".json") else old_name):
             return rel
-        new_rel = self._guard(lambda: self.window.tab_pages.rename_entry(rel, name))
+        new_rel = self._guard(lambda: self.tabs.rename_entry(rel, name))
         if new_rel:
             self.redraw(select=new_rel)
         return new_rel
@@ -258,12 +274,12 @@ class TreeView(tb.Frame):
         rel = self.selected()
         if not rel:
             return False
-        if not self.window.dialogs.confirm(self.p.delete_prompt(rel), "Move to Trash"):
+        if not self.ui.dialogs.confirm(self.p.delete_prompt(rel), "Move to Trash"):
             return False
-        self.window.tab_pages.before_remove(rel)
+        self.tabs.before_remove(rel)
         ok = self._guard(lambda: self.p.delete(rel)) is not None
         if ok:
-            self.window.tab_pages.after_remove(rel)
+            self.tabs.after_remove(rel)
             self.redraw()
         return ok
 
@@ -273,21 +289,21 @@ class TreeView(tb.Frame):
         if self.p.move_conflicts(rel, dest_folder):
             name = rel.rpartition("/")[2]
             where = dest_folder or "the workspace"
-            if not self.window.dialogs.confirm(f"“{name}” already exists in {where}. Replace it? The existing one goes to the trash.", "Replace"):
+            if not self.ui.dialogs.confirm(f"“{name}” already exists in {where}. Replace it? The existing one goes to the trash.", "Replace"):
                 return None
             overwrite = True
-        self.window.tab_pages.before_move(rel)
+        self.tabs.before_move(rel)
         new_rel = self._guard(lambda: self.p.move(rel, dest_folder, overwrite=overwrite))
         if new_rel:
-            self.window.tab_pages.after_move(rel, new_rel)
+            self.tabs.after_move(rel, new_rel)
             self.redraw(select=new_rel)
         return new_rel
 
     def reveal(self) -> None:
-        reveal_path(self.window, self.p.reveal_path(self.selected()))
+        reveal_path(self.ui.errors, self.p.reveal_path(self.selected()))
 
     def import_files(self, paths: list[str] | None = None) -> list[str]:
-        paths = paths if paths is not None else self.window.dialogs.open_files()
+        paths = paths if paths is not None else self.ui.dialogs.open_files()
         if not paths:
             return []
         created = self._guard(lambda: self.p.import_files(paths, self.selected())) or []
@@ -296,7 +312,7 @@ class TreeView(tb.Frame):
         skipped = self.p.last_import_skipped
         if skipped:
             msg += " Skipped: " + "; ".join(f"{n} ({why})" for n, why in skipped[:5])
-        self.window.set_status(msg)
+        self.ui.status.set(msg)
         self._warn_file_reads()
         return created
 
@@ -304,7 +320,7 @@ class TreeView(tb.Frame):
         """An imported thread is someone else's text: say which local files it would read."""
         warnings = self.p.last_import_warnings
         if warnings:
-            self.window.dialogs.info(
+            self.ui.dialogs.info(
                 "Check these imported threads before you run them:\n\n" + "\n\n".join(warnings[:10])
                 + ("\n\n…" if len(warnings) > 10 else ""), "Imported threads read local files")
 
@@ -317,7 +333,7 @@ class TreeView(tb.Frame):
         created = self._guard(lambda: self.p.import_text(text or "", self.selected())) or []
         if created:
             self.redraw(select=created[0])
-            self.window.open_thread(created[0])
+            self.tabs.open_thread(created[0])
             self._warn_file_reads()
         return created
 

@@ -1,14 +1,16 @@
 """The welcome view shown when no tab is open (and from Help › Welcome): Start from
 Example, Blank thread, Configure models, plus what was detected — API keys in the
 environment and local model servers (probed in a background thread after the window shows,
-results delivered through the pump). Caller: `ui/main_window.py`.
+results delivered through the pump). New threads are made by `ThreadStarter`. Caller:
+`ui/main_window.py`.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
@@ -17,6 +19,12 @@ from ..core.model import Thread
 from ..errors import UserFacingError
 from ..presenters.welcome import detect_keys, detected_lines, probe_local_servers
 from .theme import style_listbox
+
+if TYPE_CHECKING:
+    from ..app import App
+    from .services import ErrorReporter, UiServices
+    from .tab_pages import TabPages
+    from .tree_view import TreeView
 
 log = logging.getLogger("llmspace.ui")
 
@@ -31,11 +39,11 @@ def example_threads() -> list[tuple[str, Thread]]:
 
 
 class ExamplesDialog(tb.Toplevel):
-    """New from Examples…: pick one example from a list."""
+    """New from Examples…: pick one example from a list; `create(stem)` makes the thread."""
 
-    def __init__(self, window: Any) -> None:
-        super().__init__(title="New from Examples", master=window.root, size=(360, 280))
-        self.window = window
+    def __init__(self, master: Any, create: Callable[[str], str | None]) -> None:
+        super().__init__(title="New from Examples", master=master, size=(360, 280))
+        self.on_create = create
         self.items = example_list()
         import tkinter as tk
 
@@ -59,34 +67,48 @@ class ExamplesDialog(tb.Toplevel):
             return None
         stem = self.items[sel[0]][0]
         self.destroy()
-        return choose_example(self.window, stem)
+        return self.on_create(stem)
 
 
-def choose_example(window: Any, stem: str | None = None) -> Any:
-    """Create a thread from an example (opens the chooser when `stem` is None)."""
-    if stem is None:
-        return ExamplesDialog(window)
-    examples = example_threads()
-    match = next((t for s, t in examples if s == stem.strip()), None)
-    if match is None:
-        window.show_error(f"There is no example named {stem!r}.")
-        return None
-    try:
-        rel = window.tree_p.new_file(None, stem.strip(), match)
-    except UserFacingError as exc:
-        window.show_error(str(exc))
-        return None
-    window.tree_view.redraw(select=rel)
-    window.open_thread(rel)
-    return rel
+class ThreadStarter:
+    """New threads from the welcome view and File › New from Examples…: made at the top of
+    the workspace, selected in the tree and opened in a tab; an error is shown, not raised."""
+
+    def __init__(self, master: Any, errors: ErrorReporter, tree: TreeView, tabs: TabPages) -> None:
+        self.master, self.errors, self.tree, self.tabs = master, errors, tree, tabs
+
+    def example(self, stem: str | None = None) -> Any:
+        """A thread from an example (opens the chooser when `stem` is None)."""
+        if stem is None:
+            return ExamplesDialog(self.master, self.example)
+        examples = example_threads()
+        match = next((t for s, t in examples if s == stem.strip()), None)
+        if match is None:
+            self.errors.show(f"There is no example named {stem!r}.")
+            return None
+        return self._new(lambda: self.tree.p.new_file(None, stem.strip(), match))
+
+    def blank(self) -> str | None:
+        return self._new(lambda: self.tree.p.new_file(None))
+
+    def _new(self, make: Callable[[], str]) -> str | None:
+        try:
+            rel = make()
+        except UserFacingError as exc:
+            self.errors.show(str(exc))
+            return None
+        self.tree.redraw(select=rel)
+        self.tabs.open_thread(rel)
+        return rel
 
 
 class WelcomeView(tb.Frame):
     """Empty state of the right-hand side."""
 
-    def __init__(self, master: Any, window: Any) -> None:
+    def __init__(self, master: Any, ui: UiServices, app: App, starter: ThreadStarter,
+                 open_settings: Callable[[], Any]) -> None:
         super().__init__(master, padding=40)
-        self.window = window
+        self.ui, self.app, self.starter = ui, app, starter
         tb.Label(self, text="Welcome to LLM Space", font=("TkHeadingFont", 20, "bold")).pack(anchor="w")
         tb.Label(self, text="Write, run, debug and evaluate prompts and agents on local files.",
                  bootstyle="secondary").pack(anchor="w", pady=(4, 20))
@@ -96,7 +118,7 @@ class WelcomeView(tb.Frame):
         self.btn_example.pack(side="left", padx=(0, 8))
         self.btn_blank = tb.Button(row, text="Blank thread", bootstyle="secondary", command=self.blank)
         self.btn_blank.pack(side="left", padx=(0, 8))
-        self.btn_models = tb.Button(row, text="Configure models", bootstyle="info-outline", command=window.open_settings)
+        self.btn_models = tb.Button(row, text="Configure models", bootstyle="info-outline", command=open_settings)
         self.btn_models.pack(side="left")
         self.examples = tb.Frame(self)
         self.examples.pack(anchor="w", pady=(16, 0), fill="x")
@@ -110,7 +132,7 @@ class WelcomeView(tb.Frame):
             w.destroy()
         for stem, label in example_list()[:8]:
             tb.Button(self.examples, text=label, bootstyle="link",
-                      command=lambda s=stem: choose_example(self.window, s)).pack(anchor="w")
+                      command=lambda s=stem: self.starter.example(s)).pack(anchor="w")
         self._show_detected()
 
     def _show_detected(self) -> None:
@@ -123,7 +145,7 @@ class WelcomeView(tb.Frame):
         `ModelSettings` once something has loaded it, else a fresh read by the same service, so
         that showing the welcome never loads (and caches) `app.models` before the user has
         configured a provider."""
-        app = self.window.app
+        app = self.app
         models = app.__dict__.get("models")  # a loaded cached_property: the settings runs use
         if models is None:
             if not app.root.settings_file("models").exists():
@@ -150,7 +172,7 @@ class WelcomeView(tb.Frame):
                 return
             self._probed(found)
 
-        self.window.pump.run_in_worker(probe_local_servers, done, name="local-server-probe")
+        self.ui.pump.run_in_worker(probe_local_servers, done, name="local-server-probe")
 
     def _probed(self, found: list[Any]) -> None:
         self.local = found
@@ -158,27 +180,21 @@ class WelcomeView(tb.Frame):
             self._show_detected()
 
     def start_example(self) -> None:
-        choose_example(self.window)
+        self.starter.example()
 
     def blank(self) -> str | None:
-        try:
-            rel = self.window.tree_p.new_file(None)
-        except UserFacingError as exc:
-            self.window.show_error(str(exc))
-            return None
-        self.window.tree_view.redraw(select=rel)
-        self.window.open_thread(rel)
-        return rel
+        return self.starter.blank()
 
 
 class WelcomeDialog(tb.Toplevel):
     """Help › Welcome: the same view in its own window."""
 
-    def __init__(self, window: Any) -> None:
-        super().__init__(title="Welcome", master=window.root)
+    def __init__(self, ui: UiServices, app: App, starter: ThreadStarter, open_settings: Callable[[], Any],
+                 local: list[Any] | None) -> None:
+        super().__init__(title="Welcome", master=ui.root)
         self.bind("<Escape>", lambda e: self.destroy())
-        view = WelcomeView(self, window)
+        view = WelcomeView(self, ui, app, starter, open_settings)
         view.pack(fill="both", expand=True)
         view.refresh()
-        view.local = window.welcome.local
+        view.local = local  # what the window's own view has probed
         view._show_detected()

@@ -68,13 +68,12 @@ def make_window(app, tk_root, monkeypatch):
     monkeypatch.setenv("LLMSPACE_NO_SYSTEM_PROBE", "1")
     made: list[Any] = []
 
-    def make() -> Any:
+    def make(*, scripted_dialogs: bool = True) -> Any:
         from llmspace.ui.main_window import MainWindow
 
         if made:
             made[-1].close(destroy_root=False)
-        win = MainWindow(app, root=tk_root)
-        win.dialogs = FakeDialogs()
+        win = MainWindow(app, root=tk_root, dialogs=FakeDialogs() if scripted_dialogs else None)
         tk_root.geometry("1280x800+0+0")
         tk_root.update()
         made.append(win)

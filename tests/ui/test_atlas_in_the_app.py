@@ -21,7 +21,7 @@ def test_install_atlas_see_it_change_a_setting_and_run_its_commands_from_the_pal
     capsys.readouterr()
     window.dialogs.files = [str(zip_path)]
     window.install_plugins()
-    pump_until(window.root, lambda: any("Installed plugin atlas 1.0.0" in t for t in window.toasts.messages()),
+    pump_until(window.root, lambda: any("Installed plugin atlas 1.0.0" in t for t in window.ui.toasts.messages()),
                timeout=90)
 
     dialog = window.open_settings()
@@ -42,20 +42,20 @@ def test_install_atlas_see_it_change_a_setting_and_run_its_commands_from_the_pal
     pal.query.set("Atlas hello")
     window.root.update()
     pal.run_selected()
-    pump_until(window.root, lambda: any(", cartographers!" in t for t in window.toasts.messages()), timeout=60)
+    pump_until(window.root, lambda: any(", cartographers!" in t for t in window.ui.toasts.messages()), timeout=60)
 
     rel = app.workspace.create_thread("", "plan")
     window.tree_view.refresh()
     window.open_thread(rel)
     window.root.update()
     seen: list[str] = []
-    update = window.toasts.update
+    update = window.ui.toasts.update
 
     def record(card, message, level=None, *, final=False):  # every text the invocation's card shows
         seen.append(message)
         update(card, message, level, final=final)
 
-    window.toasts.update = record
+    window.ui.toasts.update = record
     pal = window.open_palette()
     pal.query.set("stamp-title Draft")
     window.root.update()

@@ -75,7 +75,7 @@ def test_inspect_walks_the_runs_and_forks_from_a_chosen_message_into_a_new_tab(w
     assert new_rel and window.tabs.active == new_rel and window.tree_view.tree.exists(new_rel)
     data = read(app, new_rel)
     assert [m["id"] for m in data["context"]["messages"]] == ["u"] and data["context"]["systemPrompt"] == "sp r1"
-    assert "Forked into" in window.status_msg.cget("text")
+    assert "Forked into" in window.status.msg.cget("text")
 
 
 def test_fork_button_forks_the_selected_run_at_its_last_message(window, app):
@@ -295,8 +295,8 @@ def test_the_chart_explains_itself_until_there_are_two_runs(window, app):
 def test_the_chart_follows_a_switch_to_the_dark_theme(window, app):
     _ed, panel = _glance(window, app)
     canvas = _show_chart(window, panel)
-    window.theme_var.set("dark")
-    window.apply_theme()
+    window.appearance.theme_var.set("dark")
+    window.appearance.apply_theme()
     try:
         dark = window.root.style.colors
         pump_until(window.root, lambda: canvas.cget("background").lower() == dark.bg.lower())
@@ -304,8 +304,8 @@ def test_the_chart_follows_a_switch_to_the_dark_theme(window, app):
         title = canvas.find_withtag("title")[0]
         assert canvas.itemcget(title, "fill").lower() == dark.fg.lower()
     finally:
-        window.theme_var.set("light")
-        window.apply_theme()
+        window.appearance.theme_var.set("light")
+        window.appearance.apply_theme()
     pump_until(window.root, lambda: canvas.cget("background").lower() == window.root.style.colors.bg.lower())
 
 

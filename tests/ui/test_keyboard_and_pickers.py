@@ -55,20 +55,12 @@ def test_file_pickers_start_in_the_workspace_then_in_the_folder_last_used(window
     assert Path(asked[1]["initialdir"]) == picked.parent
 
 
-def test_the_window_opens_its_pickers_in_the_workspace(make_window, app, monkeypatch):
-    import llmspace.ui.main_window as main_window
+def test_the_window_opens_its_pickers_in_the_workspace(make_window, app):
     from llmspace.ui.dialogs import Dialogs
 
-    made: list[Dialogs] = []
-
-    class Recording(Dialogs):
-        def __init__(self, *a, **kw):
-            super().__init__(*a, **kw)
-            made.append(self)
-
-    monkeypatch.setattr(main_window, "Dialogs", Recording)
-    make_window()
-    assert made and Path(made[0].initial_dir()) == Path(app.workspace.root)
+    win = make_window(scripted_dialogs=False)
+    assert isinstance(win.dialogs, Dialogs) and win.ui.dialogs is win.dialogs
+    assert Path(win.dialogs.initial_dir()) == Path(app.workspace.root)
 
 
 def test_a_click_on_the_temperature_track_moves_the_slider_there(window, app):
@@ -109,7 +101,7 @@ def test_the_theme_commands_are_in_the_palette_with_their_shortcuts(window):
         palette.destroy()
     commands["View: Dark Theme"].run()
     window.root.update()
-    assert window.theme_var.get() == "dark" and "dark" in window.root.style.theme_use()
+    assert window.appearance.theme_var.get() == "dark" and "dark" in window.root.style.theme_use()
     commands["View: Light Theme"].run()
     window.root.update()
     assert "light" in window.root.style.theme_use()

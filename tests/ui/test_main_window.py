@@ -114,7 +114,7 @@ def test_open_tabs_and_the_active_tab_are_restored_and_closed_tabs_reopen(make_w
     win = make_window()
     win.open_thread("a.json")
     win.open_thread("b.json")
-    win.save_state()
+    win.frame.save()
     win2 = make_window()
     assert win2.tabs.tabs == ["a.json", "b.json"] and win2.tabs.active == "b.json"
     win2.tab_pages.close_active()
@@ -135,22 +135,22 @@ def test_a_10_mb_thread_builds_only_the_visible_cards(window, app):
     assert 0 < len(ed.list.order) < 40
     ed.list.on_scrollbar("moveto", "0.5")
     assert ed.list.first >= 2000 and len(ed.list.order) < 40
-    window.render_var.set("lite")
-    window.apply_rendering()
+    window.appearance.render_var.set("lite")
+    window.appearance.apply_rendering()
     assert ed.list.plain is not None and ed.list.order == []
 
 
 def test_theme_and_zoom_are_kept_in_settings(window, app):
-    window.theme_var.set("dark")
-    window.apply_theme()
-    window.zoom(+1)
-    window.save_state()
+    window.appearance.theme_var.set("dark")
+    window.appearance.apply_theme()
+    window.appearance.zoom(+1)
+    window.frame.save()
     data = json.loads((app.root.settings / "window.json").read_text("utf-8"))
     ui = json.loads((app.root.settings / "ui-state.json").read_text("utf-8"))
     assert data["zoom"] == 1.1 and ui["theme"] == "dark"
-    window.zoom(0)
-    window.theme_var.set("light")
-    window.apply_theme()
+    window.appearance.zoom(0)
+    window.appearance.theme_var.set("light")
+    window.appearance.apply_theme()
 
 
 def test_import_from_files_and_clipboard_through_the_tree(window, app, tmp_path):
@@ -159,7 +159,7 @@ def test_import_from_files_and_clipboard_through_the_tree(window, app, tmp_path)
     window.dialogs.files = [str(src)]
     assert window.tree_view.import_files() == ["export.json"]
     assert window.tree_view.tree.exists("export.json")
-    assert "Imported 1" in window.status_msg.cget("text")
+    assert "Imported 1" in window.status.msg.cget("text")
     window.tree_view.clipboard_clear()
     window.tree_view.clipboard_append('{"title": "c", "context": {"messages": []}}')
     assert window.tree_view.import_clipboard() == ["clipboard.json"]
@@ -227,7 +227,7 @@ def test_expanded_folders_are_kept_across_restarts(make_window, app):
     win.tree_view.tree.focus("kept")
     win.tree_view.tree.item("kept", open=True)
     win.tree_view._on_open_close(True)
-    win.save_state()
+    win.frame.save()
     win2 = make_window()
     assert win2.tree_view.tree.item("kept", "open") in (True, 1, "1", "true")
 
@@ -237,7 +237,7 @@ def test_a_saved_frame_outside_the_screen_is_brought_back(make_window, app):
 
     StateStore(app.root).save_window(WindowState(x=99999, y=-5000, width=900, height=600))
     win = make_window()
-    st = win.win_state
+    st = win.frame.state
     assert 0 <= st.x < win.root.winfo_screenwidth() and 0 <= st.y < win.root.winfo_screenheight()
     assert (st.width, st.height) == (900, 600)
 
@@ -309,8 +309,8 @@ def test_errors_in_ui_callbacks_go_to_the_status_bar_and_the_log(window, app):
         raise RuntimeError("secret detail")
 
     window.root.after(0, boom)
-    pump_until(window.root, lambda: "Internal error" in window.status_msg.cget("text"))
-    assert "secret detail" not in window.status_msg.cget("text")
+    pump_until(window.root, lambda: "Internal error" in window.status.msg.cget("text"))
+    assert "secret detail" not in window.status.msg.cget("text")
 
 
 def test_an_unreadable_window_state_file_is_reported_and_kept_as_it_was(make_window, app):
@@ -319,8 +319,8 @@ def test_an_unreadable_window_state_file_is_reported_and_kept_as_it_was(make_win
     ui_path = app.root.settings_file("ui-state")
     ui_path.write_text('{"openTabs": 5}', "utf-8")
     win = make_window()
-    assert "window.json" in win.status_msg.cget("text")
-    win.save_state()
+    assert "window.json" in win.status.msg.cget("text")
+    win.frame.save()
     assert path.read_text("utf-8") == '{"frame": {"x": "left"' and ui_path.read_text("utf-8") == '{"openTabs": 5}'
 
 
@@ -332,9 +332,9 @@ def test_a_failing_state_save_does_not_block_closing(make_window, app, monkeypat
     def full(*args, **kwargs):
         raise UserFacingError("Could not write window.json: No space left on device.")
 
-    monkeypatch.setattr(win.store, "save_window", full)
-    monkeypatch.setattr(win.store, "save_ui", full)
-    win.save_state()  # logged, not raised: quitting goes on
+    monkeypatch.setattr(win.frame.store, "save_window", full)
+    monkeypatch.setattr(win.frame.store, "save_ui", full)
+    win.frame.save()  # logged, not raised: quitting goes on
 
 
 def test_a_thread_with_only_invalid_evaluation_records_can_be_opened_without_them(window, app):

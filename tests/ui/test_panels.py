@@ -72,7 +72,7 @@ def test_the_tools_dialog_adds_builtins_and_validates_custom_function_tools(ed, 
 
 def test_the_variables_dialog_saves_values_and_clears_hints(ed, app):
     ed.prompt.insert("1.0", "Hi {{customer}}")
-    ed.window.root.update()
+    ed.ui.root.update()
     assert "Missing: customer" in ed.hints.cget("text")
     dlg = ed.edit_variables()
     names = [nv.get() for nv, _ in dlg.entries]
@@ -87,9 +87,7 @@ def test_the_variables_dialog_saves_values_and_clears_hints(ed, app):
 
 
 def test_the_settings_dialog_refuses_invalid_json_and_saves_valid_json(window, app):
-    from llmspace.ui.settings_dialog import SettingsDialog
-
-    dlg = SettingsDialog(window)
+    dlg = window.open_settings()
     assert set(dlg.editors) == {"models", "mcp"}  # Search and Skills have their own pages
     dlg.editors["mcp"].delete("1.0", "end")
     dlg.editors["mcp"].insert("1.0", "{broken")
@@ -103,14 +101,14 @@ def test_the_settings_dialog_refuses_invalid_json_and_saves_valid_json(window, a
 
 
 def test_welcome_start_from_example_and_local_server_probe(window, app):
-    from llmspace.ui.welcome import choose_example, example_threads
+    from llmspace.ui.welcome import example_threads
 
     stems = [s for s, _ in example_threads()]
     assert stems
     for rel in list(window.tree_p.all_threads()):
         app.workspace.delete(rel)
     window.tree_view.refresh()
-    rel = choose_example(window, stems[0])
+    rel = window.starter.example(stems[0])
     assert rel and app.workspace.exists(rel) and window.tabs.active == rel
     window.tab_pages.close_all()
     window.welcome.start_probe()
@@ -156,9 +154,7 @@ def test_dragging_a_thread_onto_a_folder_moves_it(window, app):
 
 
 def test_the_models_page_adds_a_provider_that_the_picker_then_offers(window, app):
-    from llmspace.ui.settings_dialog import SettingsDialog
-
-    dlg = SettingsDialog(window)
+    dlg = window.open_settings()
     page = dlg.models_page
     for key, value in (("id", "lab"), ("name", "Lab"), ("base_url", "http://127.0.0.1:9/v1"), ("models", "tiny"), ("api_key", "k")):
         page.fields[key].set(value)
@@ -218,7 +214,7 @@ def test_mcp_tools_are_listed_per_server_and_added_to_the_thread(ed, app):
     dlg = ed.edit_tools()
     key = next(iter(dlg.mcp_holders))
     dlg._load_mcp(key, dlg.mcp_holders[key])
-    pump_until(ed.window.root, lambda: any(n.startswith("mcp__demo__") for n in dlg.checks), 60)
+    pump_until(ed.ui.root, lambda: any(n.startswith("mcp__demo__") for n in dlg.checks), 60)
     name = next(n for n in dlg.checks if n.startswith("mcp__demo__"))
     dlg.checks[name][0].set(True)
     dlg.apply()
@@ -245,7 +241,7 @@ def test_the_variables_dialog_edits_typed_variables_and_refuses_bad_names(ed, ap
 def test_new_from_examples_offers_a_list_and_creates_the_chosen_one(window, app):
     from llmspace.ui.welcome import ExamplesDialog
 
-    dlg = window.new_from_example() or next(w for w in window.root.winfo_children() if isinstance(w, ExamplesDialog))
+    dlg = window.starter.example() or next(w for w in window.root.winfo_children() if isinstance(w, ExamplesDialog))
     assert dlg.items
     stem = dlg.items[0][0]
     dlg.listbox.selection_clear(0, "end")
@@ -258,10 +254,8 @@ def test_the_mcp_page_adds_tests_disables_and_removes_a_server(window, app):
     import sys
     from pathlib import Path
 
-    from llmspace.ui.settings_dialog import SettingsDialog
-
     demo = Path(__file__).resolve().parents[1] / "support" / "mcp_servers" / "demo_server.py"
-    dlg = SettingsDialog(window)
+    dlg = window.open_settings()
     page = dlg.mcp_page
     page.name.set("demo")
     page.transport.set("stdio")

@@ -50,19 +50,17 @@ def test_an_invalid_staged_write_ends_in_an_error_card_with_the_reason(window, a
     window.open_thread(rel)
     window.root.update()
     _run(window, app, home, "invalid", INVALID)
-    pump_until(window.root, lambda: any("not valid" in t for t in window.toasts.messages()), timeout=60)
-    card = next(c for c in window.toasts.cards if "not valid" in window.toasts.texts[c])
+    pump_until(window.root, lambda: any("not valid" in t for t in window.ui.toasts.messages()), timeout=60)
+    card = next(c for c in window.ui.toasts.cards if "not valid" in window.ui.toasts.texts[c])
     assert "danger" in str(card.cget("style")) or "error" in str(card.cget("style"))
-    assert "discarded" in window.toasts.texts[card] and "title" in window.toasts.texts[card]
+    assert "discarded" in window.ui.toasts.texts[card] and "title" in window.ui.toasts.texts[card]
     assert app.workspace.open(rel).title == "draft"
 
 
 def test_notifications_reports_and_results_show_without_control_characters(window, app, home):
-    from llmspace.ui.plugin_frontend import TkFrontend
-
-    app.plugin_code.frontend = TkFrontend(window)  # as the window installs it once it shows
+    app.plugin_code.frontend = window.plugin_frontend()  # as the window installs it once it shows
     _run(window, app, home, "loud", LOUD)
-    pump_until(window.root, lambda: any("done]0;pwned[2J31m" in t for t in window.toasts.messages()), timeout=60)
-    pump_until(window.root, lambda: any("note]0;pwned[2J31m" in t for t in window.toasts.messages()), timeout=60)
-    for text in [*window.toasts.messages(), window.status_msg.cget("text")]:
+    pump_until(window.root, lambda: any("done]0;pwned[2J31m" in t for t in window.ui.toasts.messages()), timeout=60)
+    pump_until(window.root, lambda: any("note]0;pwned[2J31m" in t for t in window.ui.toasts.messages()), timeout=60)
+    for text in [*window.ui.toasts.messages(), window.status.msg.cget("text")]:
         assert CONTROLS.search(text) is None, repr(text)

@@ -45,5 +45,5 @@ def test_a_zip_dropped_on_the_window_installs_the_plugin(window, app, home, tmp_
     tk.call("::tkdnd::xdnd::HandleXdndDrop", 0)
     root.update()
     assert not window.drops.label.winfo_ismapped()
-    pump_until(root, lambda: any("Installed plugin drop-kit 2.0.0" in t for t in window.toasts.messages()), timeout=60)
+    pump_until(root, lambda: any("Installed plugin drop-kit 2.0.0" in t for t in window.ui.toasts.messages()), timeout=60)
     assert app.plugins.get("drop-kit").status == "active"

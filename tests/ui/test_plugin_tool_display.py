@@ -48,7 +48,7 @@ def test_a_result_image_shows_its_type_and_size_and_typing_the_text_keeps_it(ed)
     box = card.results["c1"]
     assert box.get("1.0", "end-1c") == "Snapped."
     box.insert("end", " Twice.")
-    ed.window.root.update()
+    ed.ui.root.update()
     out = ed.p.messages[1].toolCalls[0].output
     assert out.text() == "Snapped. Twice." and [i.data for i in out.images()] == [PNG]
 
@@ -107,7 +107,7 @@ def test_a_plugin_command_from_the_palette_writes_the_active_tab_off_the_ui_thre
     window.root.update()
     assert [label for label, _ in pal.shown] == ["Stamp thread"]
     pal.run_selected()
-    pump_until(window.root, lambda: window.status_msg.cget("text") == "Stamped. plugin.json was updated.", timeout=60)
+    pump_until(window.root, lambda: window.status.msg.cget("text") == "Stamped. plugin.json was updated.", timeout=60)
     assert ed.p.thread.context.systemPrompt == "Stamped by a plugin."
     assert ed.p.can_undo()
     assert "Stamped by a plugin." in (home / "workspace" / "plugin.json").read_text(encoding="utf-8")
@@ -137,8 +137,8 @@ def test_the_palette_passes_typed_arguments_and_one_card_follows_the_invocation(
     assert pal.shown[0][0] == "Echo arguments"
     assert pal.hint.cget("text") == "Arguments: 'production'  'Release 4.9'  '--dry-run'"
     pal.run_selected()
-    pump_until(window.root, lambda: "production|Release 4.9|--dry-run" in " ".join(window.toasts.messages()), timeout=60)
-    cards = [c for c in window.toasts.cards if "production|Release 4.9|--dry-run" in window.toasts.texts[c]]
+    pump_until(window.root, lambda: "production|Release 4.9|--dry-run" in " ".join(window.ui.toasts.messages()), timeout=60)
+    cards = [c for c in window.ui.toasts.cards if "production|Release 4.9|--dry-run" in window.ui.toasts.texts[c]]
     assert len(cards) == 1 and "warning" in str(cards[0].cget("style"))
 
 
@@ -152,8 +152,8 @@ def test_a_palette_line_that_cannot_be_split_shows_why_and_runs_nothing(ed, app,
     pal.query.set("Echo arguments 'open")
     window.root.update()
     assert "quote" in pal.hint.cget("text")
-    before = len(window.toasts.cards)
+    before = len(window.ui.toasts.cards)
     pal.run_selected()
     window.root.update()
-    assert pal.winfo_exists() and len(window.toasts.cards) == before
+    assert pal.winfo_exists() and len(window.ui.toasts.cards) == before
     pal.destroy()

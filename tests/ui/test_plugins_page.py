@@ -83,12 +83,12 @@ def test_install_from_the_picker_notifies_with_view_plugin_and_a_refused_zip_nam
     bad = _zip(tmp_path, "evil", {"../evil/package.json": "{}"})
     window.dialogs.files = [str(good), str(bad)]
     assert window.install_plugins() is True
-    pump_until(window.root, lambda: len(window.toasts.cards) >= 2, timeout=60)
-    texts = window.toasts.messages()
+    pump_until(window.root, lambda: len(window.ui.toasts.cards) >= 2, timeout=60)
+    texts = window.ui.toasts.messages()
     assert any("Installed plugin hello 1.2.0" in t for t in texts)
     assert any(".." in t for t in texts)
     assert app.plugins.get("hello").status == "active"
-    ok_card = next(c for c in window.toasts.cards if "Installed plugin hello" in window.toasts.texts[c])
+    ok_card = next(c for c in window.ui.toasts.cards if "Installed plugin hello" in window.ui.toasts.texts[c])
     view = next(w for w in ok_card.winfo_children() if getattr(w, "cget", None) and w.cget("text") == "View plugin")
     view.invoke()
     window.root.update()

@@ -88,7 +88,7 @@ def test_the_window_stops_at_its_minimum_size_with_the_run_button_visible(tabs, 
         assert fully_inside(ed.run_btn, ed.run_btn.master)
         assert fully_inside(ed.history_btn, ed.history_btn.master)
         assert fully_inside(ed.add_btn, root)
-        assert fully_inside(window.status_msg, root)
+        assert fully_inside(window.status.msg, root)
     finally:
         resize(window, "1280x800")
 

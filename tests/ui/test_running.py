@@ -49,9 +49,9 @@ def test_a_run_streams_into_the_assistant_card_and_lands_in_the_file(window, app
 def test_stop_ends_the_run_and_keeps_the_partial_text(window, app, srv):
     srv.push(Turn(text="y" * 2000, chunk_size=2, delay_per_chunk=0.005))
     ed = open_editor(window, app)
-    window.run_or_stop()
+    window.tab_pages.run_or_stop()
     pump_until(window.root, lambda: len(card_text(ed)) > 10 and ed.p.messages[-1].role == "assistant")
-    window.run_or_stop()  # Ctrl+Enter again: stop
+    window.tab_pages.run_or_stop()  # Ctrl+Enter again: stop
     pump_until(window.root, lambda: ed.run.status != "running")
     assert 0 < len(ed.p.messages[-1].text()) < 2000
     assert not ed.p.read_only
@@ -63,7 +63,7 @@ def test_a_function_tool_result_is_entered_in_its_box_and_the_run_continues(wind
              Turn(text="It is 42."))
     ed = open_editor(window, app)
     ed.p.upsert_function_tool('{"name": "lookup", "description": "Look it up", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}')
-    window.auto_run.set(True)
+    window.switches.auto_run.set(True)
     try:
         ed.run_controls.start_run()
         pump_until(window.root, lambda: ed.run.status == "paused")
@@ -76,7 +76,7 @@ def test_a_function_tool_result_is_entered_in_its_box_and_the_run_continues(wind
         ed.run_controls.continue_run()
         pump_until(window.root, lambda: ed.run.status != "running" and ed.p.messages[-1].text() == "It is 42.")
     finally:
-        window.auto_run.set(False)
+        window.switches.auto_run.set(False)
 
 
 def test_a_failed_run_shows_the_error_in_the_editor(window, app, srv):
@@ -110,7 +110,7 @@ def test_a_risky_command_pauses_and_runs_only_after_confirmation(window, app, sr
     from llmspace.core.model import Variable
 
     ed.p.thread.ensure_context().variables = {"current_working_directory": Variable(type="workingDirectory", value=str(tmp_path))}
-    window.auto_run.set(True)
+    window.switches.auto_run.set(True)
     try:
         ed.run_controls.start_run()
         pump_until(window.root, lambda: ed.run.status == "paused")
@@ -124,7 +124,7 @@ def test_a_risky_command_pauses_and_runs_only_after_confirmation(window, app, sr
         out = ed.p.messages[-2].toolCalls[0].output
         assert not victim.exists(), out.text()
     finally:
-        window.auto_run.set(False)
+        window.switches.auto_run.set(False)
 
 
 def test_an_open_unedited_thread_reloads_when_changed_on_disk(window, app):
@@ -157,7 +157,7 @@ def test_render_warnings_of_a_run_show_in_the_status_bar_and_the_prompt_hints(wi
     ed = open_editor(window, app, text="Hi {% if %}x", stem="warn")
     assert ed.run_controls.start_run()
     pump_until(window.root, lambda: ed.run.status != "running")
-    status = window.status_msg.cget("text")
+    status = window.status.msg.cget("text")
     assert status.startswith("Run finished with 1 warning: Template error in message 1"), status
     assert "Last run: Template error in message 1" in ed.hints.cget("text")
 
@@ -189,5 +189,5 @@ def test_a_reply_cut_at_max_tokens_is_kept_and_a_warning_toast_says_so(window, a
     pump_until(window.root, lambda: ed.run.status != "running")
     assert ed.p.messages[-1].text() == "Half an answer"
     assert ed.status.cget("text") == "Done"
-    texts = list(window.toasts.texts.values())
+    texts = list(window.ui.toasts.texts.values())
     assert any(t.startswith("loop: the reply was cut at the model's output limit (finish reason length)") for t in texts), texts

@@ -30,7 +30,7 @@ def failed_rename(window, ed) -> str:
     """Rename `ed` to the other tab's name: refused, and said in the status bar."""
     ed.title_var.set("other")
     ed.commit_title()
-    message = window.status_msg.cget("text")
+    message = window.status.msg.cget("text")
     assert "already" in message.lower() or "exists" in message.lower(), message
     return message
 
@@ -40,7 +40,7 @@ def test_a_rename_error_leaves_the_status_bar_when_the_user_switches_tabs(two_ta
     click_tab(window, "support-reply.json")
     message = failed_rename(window, ed)
     click_tab(window, "other.json")
-    assert window.status_msg.cget("text") != message
+    assert window.status.msg.cget("text") != message
 
 
 def test_a_rename_error_leaves_the_status_bar_after_a_success_or_a_while(two_tabs, window, app):
@@ -48,10 +48,10 @@ def test_a_rename_error_leaves_the_status_bar_after_a_success_or_a_while(two_tab
     message = failed_rename(window, ed)
     ed.title_var.set("support-reply-2")
     ed.commit_title()
-    assert window.status_msg.cget("text") != message
+    assert window.status.msg.cget("text") != message
     window.status.error_ms = 50  # errors fade after a while (shortened for the test)
     message = failed_rename(window, ed)
-    pump_until(window.root, lambda: window.status_msg.cget("text") != message, timeout=5)
+    pump_until(window.root, lambda: window.status.msg.cget("text") != message, timeout=5)
 
 
 def test_undo_takes_the_error_banner_of_a_failed_run_with_it(window, app):
@@ -65,7 +65,7 @@ def test_undo_takes_the_error_banner_of_a_failed_run_with_it(window, app):
     pump_until(window.root, lambda: ed.run.status == "error")
     window.root.update()
     assert ed.banner.winfo_ismapped() and ed.banner.winfo_children()
-    window.undo()
+    window.tab_pages.undo()
     window.root.update()
     assert not ed.banner.winfo_ismapped()
     assert ed.run.error is None and ed.status.cget("text") == ""

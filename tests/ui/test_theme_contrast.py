@@ -55,8 +55,8 @@ def ed(window, app):
 
 
 def use_theme(window, name: str) -> None:
-    window.theme_var.set(name)
-    window.apply_theme()
+    window.appearance.theme_var.set(name)
+    window.appearance.apply_theme()
     window.root.update()
 
 

@@ -72,16 +72,16 @@ def test_a_typed_title_renames_on_enter_and_undo_renames_it_back(two_tabs, windo
     window.root.update()
     assert app.workspace.exists("xy.json") and not app.workspace.exists("support-reply.json")
     assert window.tabs.active == "xy.json"
-    assert "Renamed" in window.status_msg.cget("text")
+    assert "Renamed" in window.status.msg.cget("text")
 
-    window.undo()  # Ctrl+Z: the next undo restores the old name
+    window.tab_pages.undo()  # Ctrl+Z: the next undo restores the old name
     window.root.update()
     assert app.workspace.exists("support-reply.json") and not app.workspace.exists("xy.json")
     assert window.tabs.active == "support-reply.json"
     assert ed.title_var.get() == "support-reply"
     assert window.notebook.tab(window.pages["support-reply.json"], "text").strip() == "support-reply"
 
-    window.redo()
+    window.tab_pages.redo()
     window.root.update()
     assert app.workspace.exists("xy.json") and not app.workspace.exists("support-reply.json")
 

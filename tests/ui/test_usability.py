@@ -48,9 +48,7 @@ def press_escape(root, dialog, inner) -> None:
 
 
 def test_the_settings_dialog_shows_its_save_and_close_buttons_and_closes_with_escape(window):
-    from llmspace.ui.settings_dialog import SettingsDialog
-
-    dlg = SettingsDialog(window)
+    dlg = window.open_settings()
     window.root.update()
     for label in ("Save", "Close"):
         assert fully_inside(buttons(dlg, label)[-1], dlg), label
@@ -65,7 +63,7 @@ def test_the_settings_dialog_shows_its_save_and_close_buttons_and_closes_with_es
 
 def test_the_tools_dialog_shows_every_builtin_and_its_buttons(ed):
     dlg = ed.edit_tools()
-    ed.window.root.update()
+    ed.ui.root.update()
     groups = catalog.builtin_tool_groups()
     last = list(groups.values())[-1][-1].name
     check = [w for w in dlg.checks.values() if w[1].name == last]
@@ -73,7 +71,7 @@ def test_the_tools_dialog_shows_every_builtin_and_its_buttons(ed):
     boxes = [c for c in _all(dlg) if c.winfo_class() == "TCheckbutton" and c.cget("text").startswith(last + " ")]
     assert boxes and fully_inside(boxes[0], dlg)
     assert fully_inside(buttons(dlg, "Apply")[0], dlg) and fully_inside(buttons(dlg, "Close")[0], dlg)
-    press_escape(ed.window.root, dlg, dlg)
+    press_escape(ed.ui.root, dlg, dlg)
     assert not dlg.winfo_exists()
 
 
@@ -87,7 +85,7 @@ def _all(widget) -> list:
 
 def test_every_editor_dialog_closes_with_escape(ed):
     ed.p.set_model("openai", "gpt-4.1")
-    root = ed.window.root
+    root = ed.ui.root
     for make in (ed.edit_params, ed.edit_variables, lambda: ed.edit_tools().edit_function(None)):
         dlg = make()
         root.update()
@@ -108,32 +106,32 @@ def test_the_parameter_popover_can_be_cancelled_without_changing_anything(ed, ap
 def test_the_examples_chooser_can_be_cancelled(window):
     from llmspace.ui.welcome import ExamplesDialog
 
-    dlg = ExamplesDialog(window)
+    dlg = ExamplesDialog(window.root, window.starter.example)
     window.root.update()
     (cancel,) = buttons(dlg, "Cancel")
     assert fully_inside(cancel, dlg)
     cancel.invoke()
     assert not dlg.winfo_exists()
-    dlg = ExamplesDialog(window)
+    dlg = ExamplesDialog(window.root, window.starter.example)
     press_escape(window.root, dlg, dlg.listbox)
     assert not dlg.winfo_exists()
 
 
-def test_long_tool_lists_and_model_labels_never_hide_the_edit_and_parameter_buttons(ed):
+def test_long_tool_lists_and_model_labels_never_hide_the_edit_and_parameter_buttons(ed, window):
     groups = catalog.builtin_tool_groups()
     ed.p.add_tools([t for tools in groups.values() for t in tools])
     ed.p.set_model("openai", "gpt-4.1-mini-with-a-very-long-model-identifier-for-testing")
     ed.p.set_param("temperature", 0.7)
     ed.refresh_all()
-    ed.window.zoom(+1)
-    ed.window.zoom(+1)
-    root = ed.window.root
+    window.appearance.zoom(+1)
+    window.appearance.zoom(+1)
+    root = ed.ui.root
     root.update()
     try:
         for btn in (ed.tools_btn, ed.vars_btn, ed.params_btn):
             assert fully_inside(btn, btn.master), btn
     finally:
-        ed.window.zoom(0)
+        window.appearance.zoom(0)
 
 
 def test_zooming_in_makes_tree_rows_tall_enough_for_the_text(window):
@@ -141,12 +139,12 @@ def test_zooming_in_makes_tree_rows_tall_enough_for_the_text(window):
     from tkinter import ttk
 
     try:
-        window.zoom(+1)
-        window.zoom(+1)
+        window.appearance.zoom(+1)
+        window.appearance.zoom(+1)
         line = tkfont.nametofont("TkDefaultFont", root=window.root).metrics("linespace")
         assert int(ttk.Style(master=window.root).lookup("Treeview", "rowheight")) >= line
     finally:
-        window.zoom(0)
+        window.appearance.zoom(0)
 
 
 def test_the_compare_dialog_shows_each_runs_result_first_even_under_a_long_system_prompt(window, app):
@@ -178,13 +176,13 @@ def test_the_compare_dialog_shows_each_runs_result_first_even_under_a_long_syste
 
 def test_the_variables_dialog_explains_an_empty_text_variable_list_and_fits_its_fields(ed):
     dlg = ed.edit_variables()
-    ed.window.root.update()
+    ed.ui.root.update()
     assert dlg.empty_lbl.winfo_ismapped() and "Add variable" in dlg.empty_lbl.cget("text")
     assert "current_working_directory" in dlg.typed_fields
     entries = [w for w in _all(dlg) if w.winfo_class() == "TEntry"]
     assert entries and all(fully_inside(e, dlg) for e in entries)
     dlg.add_row("", "")
-    ed.window.root.update()
+    ed.ui.root.update()
     assert not dlg.empty_lbl.winfo_ismapped()
     dlg.destroy()
 
@@ -193,17 +191,17 @@ def test_list_boxes_in_dialogs_follow_the_dark_theme(window):
     from llmspace.ui.palette import CommandPalette, PaletteItem
     from llmspace.ui.welcome import ExamplesDialog
 
-    window.theme_var.set("dark")
-    window.apply_theme()
+    window.appearance.theme_var.set("dark")
+    window.appearance.apply_theme()
     try:
         bg = window.root.style.colors.inputbg
-        for dlg in (ExamplesDialog(window), CommandPalette(window, [PaletteItem("Say hi", lambda args: None)])):
+        for dlg in (ExamplesDialog(window.root, window.starter.example), CommandPalette(window.root, [PaletteItem("Say hi", lambda args: None)])):
             window.root.update()
             assert dlg.listbox.cget("background").lower() == bg.lower()
             dlg.destroy()
     finally:
-        window.theme_var.set("light")
-        window.apply_theme()
+        window.appearance.theme_var.set("light")
+        window.appearance.apply_theme()
 
 
 def test_a_screen_high_saved_frame_leaves_room_for_the_menu_bar_so_the_status_bar_shows(make_window, app, tk_root):
@@ -212,8 +210,8 @@ def test_a_screen_high_saved_frame_leaves_room_for_the_menu_bar_so_the_status_ba
     sh = tk_root.winfo_screenheight()
     StateStore(app.root).save_window(WindowState(x=0, y=0, width=1000, height=sh))
     win = make_window()
-    assert win.win_state.height + win._menubar_allowance() <= sh
-    assert win.win_state.y + win.win_state.height + win._menubar_allowance() <= sh
+    assert win.frame.state.height + win.frame.menubar_allowance() <= sh
+    assert win.frame.state.y + win.frame.state.height + win.frame.menubar_allowance() <= sh
 
 
 def test_the_welcome_view_names_the_configured_default_model_without_loading_model_settings(window, app, home):
@@ -229,7 +227,7 @@ def test_the_welcome_view_names_the_configured_default_model_without_loading_mod
 def test_the_run_history_list_can_scroll_sideways_to_columns_that_do_not_fit(ed):
     ed.toggle_history()
     panel = ed.history_panel
-    ed.window.root.update()
+    ed.ui.root.update()
     assert panel.xscroll.winfo_ismapped()
     assert panel.list.cget("xscrollcommand")
     ed.toggle_history()
@@ -239,7 +237,7 @@ def test_the_temperature_slider_shows_its_value(ed):
     ed.p.set_model("openai", "gpt-4.1")
     pop = ed.edit_params()
     pop.vars["temperature"][1].set(0.34)
-    ed.window.root.update()
+    ed.ui.root.update()
     assert pop.temp_lbl.cget("text") == "0.3"
     pop.destroy()
 

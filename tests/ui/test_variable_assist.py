@@ -158,8 +158,8 @@ def ranges(text, tag):
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_message_text_boxes_highlight_variables_in_readable_colours(ed, window, theme):
-    window.theme_var.set(theme)
-    window.apply_theme()
+    window.appearance.theme_var.set(theme)
+    window.appearance.apply_theme()
     window.root.update()
     try:
         ed.list.render()
@@ -177,6 +177,6 @@ def test_message_text_boxes_highlight_variables_in_readable_colours(ed, window, 
         for tag in ("var", "tag"):
             assert contrast_ratio(window.root, str(card.text.tag_cget(tag, "foreground")), bg) >= 4.5, (theme, tag)
     finally:
-        window.theme_var.set("light")
-        window.apply_theme()
+        window.appearance.theme_var.set("light")
+        window.appearance.apply_theme()
         window.root.update()

@@ -29,7 +29,7 @@ def thumbnail_cache(view: Any) -> ThumbnailCache:
     from PIL import ImageTk
 
     def submit(fn: Callable[[], Any], done: Callable[[Future[Any]], Any]) -> Any:
-        return view.window.pump.run_in_worker(fn, done, name="thumbnail")
+        return view.ui.pump.run_in_worker(fn, done, name="thumbnail")
 
     return ThumbnailCache(submit, lambda img: ImageTk.PhotoImage(img, master=view))
 
@@ -124,7 +124,7 @@ class ImagePreview(tk.Toplevel):
             self.geometry(f"{w}x{h}+{x}+{y}")
             self.focus_set()
 
-        view.window.pump.run_in_worker(lambda: decode_fit(data, max_w, max_h), done, name="image-preview")
+        view.ui.pump.run_in_worker(lambda: decode_fit(data, max_w, max_h), done, name="image-preview")
 
     def image_size(self) -> tuple[int, int] | None:
         """The shown picture's size in px (None while it loads)."""

@@ -250,7 +250,7 @@ class MessageCard(tb.Frame):
         try:
             fn(*args)
         except UserFacingError as exc:
-            self.view.window.show_error(str(exc))
+            self.view.ui.errors.show(str(exc))
         except IndexError:
             pass
 
@@ -283,7 +283,7 @@ class MessageCard(tb.Frame):
         self.result_assists[call_id].highlight()
 
     def pick_image(self, path: str | None = None) -> None:
-        path = path or self.view.window.dialogs.open_file("Add image", (("Images", "*.png *.jpg *.jpeg *.gif *.webp"), ("All files", "*")))
+        path = path or self.view.ui.dialogs.open_file("Add image", (("Images", "*.png *.jpg *.jpeg *.gif *.webp"), ("All files", "*")))
         if not path:
             return
         ext = path.rsplit(".", 1)[-1].lower()
@@ -292,7 +292,7 @@ class MessageCard(tb.Frame):
             with open(path, "rb") as fh:
                 data = base64.b64encode(fh.read()).decode("ascii")
         except OSError as exc:
-            self.view.window.show_error(f"Could not read {path}: {exc.strerror or exc}.")
+            self.view.ui.errors.show(f"Could not read {path}: {exc.strerror or exc}.")
             return
         self._do(self.p.message_intents.add_image, self.index, mime, data)
 
@@ -306,7 +306,7 @@ class MessageCard(tb.Frame):
         except Exception:
             img = None
         if img is None or isinstance(img, list):
-            self.view.window.show_error("The clipboard holds no image.")
+            self.view.ui.errors.show("The clipboard holds no image.")
             return
         buf = io.BytesIO()
         img.save(buf, "PNG")

@@ -60,7 +60,7 @@ class CompareDialog(tb.Toplevel):
     def __init__(self, view: Any, run_a: str, run_b: str) -> None:
         self.p = ComparePresenter(view.p, run_a, run_b)  # may refuse before any widget exists
         lines = self.p.diff_lines()
-        super().__init__(title=self.p.title(), master=view.window.root, size=(1000, 720))
+        super().__init__(title=self.p.title(), master=view.ui.root, size=(1000, 720))
         self.view, self.run_a, self.run_b = view, run_a, run_b
         self.bind("<Escape>", lambda e: self.destroy())
         self.tabs = tb.Notebook(self)
@@ -202,7 +202,7 @@ class CompareDialog(tb.Toplevel):
         box.event_generate("<<ComboboxSelected>>")
 
     def save(self, verdict: str) -> bool:
-        confirm = self.view.window.dialogs.confirm
+        confirm = self.view.ui.dialogs.confirm
         try:
             ev = self.p.save(verdict, self.note.get(), confirm=confirm)
         except UserFacingError as exc:
@@ -228,7 +228,7 @@ class CompareDialog(tb.Toplevel):
         rubric = self.p.rubric
         if rubric is None:
             return False
-        if not self.view.window.dialogs.confirm(
+        if not self.view.ui.dialogs.confirm(
                 f"Delete rubric {rubric.name!r}? Saved evaluations keep their scores.", "Delete rubric"):
             return False
         try:

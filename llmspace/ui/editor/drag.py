@@ -77,7 +77,7 @@ class MessageDrag:
         try:
             self.list.view.p.message_intents.drop_message(index, slot)
         except UserFacingError as exc:  # a refused edit (read-only while running): say why
-            self.list.view.window.show_error(str(exc))
+            self.list.view.ui.errors.show(str(exc))
         except IndexError:
             pass  # the message went away meanwhile
         return "break"

@@ -219,27 +219,27 @@ class HistoryPanel(tb.Frame):
     def compare(self) -> Any:
         sel = self.list.selection()
         if len(sel) != 2:
-            self.view.window.set_status("Select two runs to compare.")
+            self.view.ui.status.set("Select two runs to compare.")
             return None
         try:
             a, b = self.view.p.history_intents.ordered_pair(sel[0], sel[1])  # A is the earlier run
             return CompareDialog(self.view, a, b)
         except UserFacingError as exc:
-            self.view.window.show_error(str(exc))
+            self.view.ui.errors.show(str(exc))
             return None
 
     def inspect(self) -> Any:
         """Open the read-only view of the selected run (Previous/Next, Fork from a message)."""
         run_id = self.selected()
         if not run_id:
-            self.view.window.set_status("Select a run to inspect.")
+            self.view.ui.status.set("Select a run to inspect.")
             return None
         from .inspect import RunInspector
 
         try:
             return RunInspector(self.view, run_id)
         except UserFacingError as exc:
-            self.view.window.show_error(str(exc))
+            self.view.ui.errors.show(str(exc))
             return None
 
     def fork(self) -> str | None:
@@ -247,11 +247,11 @@ class HistoryPanel(tb.Frame):
         Inspect forks from any message."""
         run_id = self.selected()
         if not run_id:
-            self.view.window.set_status("Select a run to fork.")
+            self.view.ui.status.set("Select a run to fork.")
             return None
         msgs = self.view.p.history_intents.inspect(run_id).messages
         if not msgs:
-            self.view.window.show_error("This run has no messages to fork from.")
+            self.view.ui.errors.show("This run has no messages to fork from.")
             return None
         return fork_and_open(self.view, run_id, msgs[-1].id)
 
@@ -261,18 +261,18 @@ class HistoryPanel(tb.Frame):
             try:
                 self.view.p.history_intents.restore_run(run_id)
             except UserFacingError as exc:
-                self.view.window.show_error(str(exc))
+                self.view.ui.errors.show(str(exc))
 
     def remove(self) -> None:
         run_id = self.selected()
         if not run_id:
             return
-        if not self.view.window.dialogs.confirm("Remove this run? Evaluations that use it are removed too.", "Remove run"):
+        if not self.view.ui.dialogs.confirm("Remove this run? Evaluations that use it are removed too.", "Remove run"):
             return
         try:
             self.view.p.history_intents.remove_run(run_id)
         except UserFacingError as exc:
-            self.view.window.show_error(str(exc))
+            self.view.ui.errors.show(str(exc))
 
     def open_evaluation(self) -> Any:
         """Open the compare dialog of the selected evaluation's pair (as it was saved: A, B)."""
@@ -283,19 +283,19 @@ class HistoryPanel(tb.Frame):
             a, b = self.view.p.history_intents.evaluation_pair(sel[0])
             return CompareDialog(self.view, a, b)
         except UserFacingError as exc:
-            self.view.window.show_error(str(exc))
+            self.view.ui.errors.show(str(exc))
             return None
 
     def remove_evaluation(self) -> bool:
         sel = self.evals.selection()
         if not sel:
             return False
-        if not self.view.window.dialogs.confirm("Remove this evaluation?", "Remove evaluation"):
+        if not self.view.ui.dialogs.confirm("Remove this evaluation?", "Remove evaluation"):
             return False
         try:
             self.view.p.history_intents.remove_evaluation(sel[0])
         except UserFacingError as exc:
-            self.view.window.show_error(str(exc))
+            self.view.ui.errors.show(str(exc))
             return False
         return True
 
@@ -303,13 +303,13 @@ class HistoryPanel(tb.Frame):
 def fork_and_open(view: Any, run_id: str, message_id: str) -> str | None:
     """Write a new thread from `run_id` up to `message_id`, show it in the tree and open it
     in a new tab (the history panel and the run inspector both fork this way)."""
-    window = view.window
+    ctx = view.ctx
     try:
         new_rel = view.p.history_intents.fork_from(run_id, message_id)
     except UserFacingError as exc:
-        window.show_error(str(exc))
+        ctx.ui.errors.show(str(exc))
         return None
-    window.tree_view.refresh()
-    window.open_thread(new_rel)
-    window.set_status(f"Forked into {new_rel}")
+    ctx.tree.refresh()
+    ctx.tabs.open_thread(new_rel)
+    ctx.ui.status.set(f"Forked into {new_rel}")
     return new_rel

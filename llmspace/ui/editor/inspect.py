@@ -22,7 +22,7 @@ class RunInspector(tb.Toplevel):
 
     def __init__(self, view: Any, run_id: str) -> None:
         run = view.p.history_intents.inspect(run_id)  # may refuse before any widget exists
-        super().__init__(title="Inspect run", master=view.window.root, size=(900, 600))
+        super().__init__(title="Inspect run", master=view.ui.root, size=(900, 600))
         self.view = view
         self.run_id = run_id
         self.bind("<Escape>", lambda e: self.destroy())

@@ -11,12 +11,15 @@ they get, so nothing is clipped however narrow the column is.
 from __future__ import annotations
 
 import tkinter.font as tkfont
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
 from ...presenters import catalog
 from ...presenters.editor import EditorPresenter
+
+if TYPE_CHECKING:
+    from ...app import App
 
 BUTTON_PADDING = 28  # px the button's border and padding take from its text width
 
@@ -55,7 +58,7 @@ def wrap_to_width(text: str, font: Any, width: int) -> str:
 class ModelRow:
     """Model button, parameters button and the parameters line."""
 
-    def __init__(self, master: Any, view: Any, app: Any, presenter: EditorPresenter) -> None:
+    def __init__(self, master: Any, view: Any, app: App, presenter: EditorPresenter) -> None:
         self.app = app
         self.p = presenter
         row = tb.Frame(master)

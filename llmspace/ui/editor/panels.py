@@ -11,7 +11,7 @@ import tkinter as tk
 from collections.abc import Callable
 from concurrent.futures import Future
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import ttkbootstrap as tb
@@ -22,6 +22,10 @@ from ...presenters import catalog
 from ...presenters.editor import EditorPresenter
 from .. import tkvars
 from ..theme import style_menu
+
+if TYPE_CHECKING:
+    from ...app import App
+    from ..services import UiServices
 
 FUNCTION_EXAMPLE = """{
   "name": "get_weather",
@@ -34,7 +38,7 @@ FUNCTION_EXAMPLE = """{
 }"""
 
 
-def model_menu(parent: Any, app: Any, p: EditorPresenter, on_done: Callable[[], None]) -> tk.Menu:
+def model_menu(parent: Any, app: App, p: EditorPresenter, on_done: Callable[[], None]) -> tk.Menu:
     """A cascade per provider; unavailable models are listed but disabled with the reason."""
     menu = style_menu(parent, tk.Menu(parent, tearoff=False))
     choices, err = catalog.model_choices(app)
@@ -213,10 +217,10 @@ class ToolsDialog(tb.Toplevel):
     (new, edit, delete with a confirmation — Ctrl+Z undoes), and the thread's plugin tools by
     plugin (when it has any)."""
 
-    def __init__(self, master: Any, window: Any, p: EditorPresenter, on_done: Callable[[], None]) -> None:
+    def __init__(self, master: Any, ui: UiServices, app: App, p: EditorPresenter, on_done: Callable[[], None]) -> None:
         super().__init__(title="Tools", master=master, size=(660, 600))
         self.bind("<Escape>", lambda e: self.destroy())
-        self.window, self.p, self.on_done = window, p, on_done
+        self.ui, self.app, self.p, self.on_done = ui, app, p, on_done
         nb = tb.Notebook(self)
         nb.pack(fill="both", expand=True, padx=8, pady=8)
         self.checks: dict[str, tuple[tk.BooleanVar, Any]] = {}
@@ -240,7 +244,7 @@ class ToolsDialog(tb.Toplevel):
         self.mcp_page = tb.Frame(nb, padding=8)
         nb.add(self.mcp_page, text="MCP")
         self.mcp_holders: dict[str, Any] = {}
-        servers, err = catalog.mcp_servers(window.app)
+        servers, err = catalog.mcp_servers(app)
         if err or not servers:
             tb.Label(self.mcp_page, text=err or "No MCP servers configured (Settings › MCP).", bootstyle="secondary").pack(anchor="w")
         for s in servers:
@@ -275,7 +279,7 @@ class ToolsDialog(tb.Toplevel):
 
     def _plugin_page(self, nb: Any, have: set[str]) -> None:
         """The thread's plugin tools, by plugin: untick one to remove it from the thread."""
-        groups = catalog.plugin_tool_groups(self.p.tools, self.window.app)
+        groups = catalog.plugin_tool_groups(self.p.tools, self.app)
         page = tb.Frame(nb, padding=8)
         nb.add(page, text="Plugin")
         if not groups:
@@ -298,7 +302,7 @@ class ToolsDialog(tb.Toplevel):
 
     def _load_mcp(self, server: str, holder: Any) -> None:
         tb.Label(holder, text="Connecting…", bootstyle="secondary").pack(anchor="w")
-        app = self.window.app
+        app = self.app
 
         def done(future: Future[list[Any]]) -> None:
             try:
@@ -308,7 +312,7 @@ class ToolsDialog(tb.Toplevel):
                 return
             self._show_mcp(holder, tools, None)
 
-        self.window.pump.run_in_worker(lambda: catalog.mcp_tools(app, server), done, name="mcp-tools")
+        self.ui.pump.run_in_worker(lambda: catalog.mcp_tools(app, server), done, name="mcp-tools")
 
     def _show_mcp(self, holder: Any, tools: list[Any], err: str | None) -> None:
         if not holder.winfo_exists():
@@ -348,7 +352,7 @@ class ToolsDialog(tb.Toplevel):
         """Delete a custom function tool after a confirmation (one undo step)."""
         used = any(c.input.name == name for m in self.p.messages for c in getattr(m, "toolCalls", None) or [])
         question = f"Delete the function tool {name}?" + (" Its calls in the messages stay." if used else "")
-        if not self.window.dialogs.confirm(question, "Delete tool"):
+        if not self.ui.dialogs.confirm(question, "Delete tool"):
             return False
         try:
             self.p.remove_tools({name})

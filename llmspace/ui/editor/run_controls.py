@@ -2,8 +2,8 @@
 after typed tool results, the pause/error banner, confirming a risky command, and calling
 one executable tool from its card. State lives in `presenters.run.RunPresenter`.
 `RunControls` is a component of `ui/editor/view.EditorView` (`view.run_controls`); it gets
-the view (seen through `RunHost`), the main window (`RunWindow`), the App, the editor
-presenter and the run presenter. Runs and tool calls go through the run presenter (which
+the view (seen through `RunHost`), the UI services (`ui/services.UiServices`), the window's
+run switches (`RunSwitches`), the App, the editor presenter and the run presenter. Runs and tool calls go through the run presenter (which
 submits them to `app.runner`); this module only asks the user and shows the outcome.
 """
 
@@ -17,9 +17,10 @@ import ttkbootstrap as tb
 from ...errors import UserFacingError
 
 if TYPE_CHECKING:
+    from ...app import App
     from ...presenters.editor import EditorPresenter
     from ...presenters.run import RunPresenter
-    from ..pump import Pump
+    from ..services import RunSwitches, UiServices
 
 
 class RunHost(Protocol):
@@ -37,29 +38,14 @@ class RunHost(Protocol):
     def refresh_hints(self) -> None: ...
 
 
-class RunWindow(Protocol):
-    """What `RunControls` uses of the main window."""
-
-    pump: Pump
-    dialogs: Any  # ui/dialogs.Dialogs
-    react: Any  # BooleanVar: Enable ReAct loop
-    auto_run: Any  # BooleanVar: Auto run tools
-    toasts: Any  # ui/toasts.Toasts
-
-    def set_status(self, text: str) -> None: ...
-
-    def show_error(self, message: str) -> None: ...
-
-    def report(self, exc: BaseException) -> None: ...
-
-
 class RunControls:
     """Running from the editor of one thread."""
 
-    def __init__(self, view: RunHost, window: RunWindow, app: Any, presenter: EditorPresenter,
+    def __init__(self, view: RunHost, ui: UiServices, switches: RunSwitches, app: App, presenter: EditorPresenter,
                  run: RunPresenter) -> None:
         self.view = view
-        self.window = window
+        self.ui = ui
+        self.switches = switches
         self.app = app
         self.p = presenter
         self.run = run
@@ -103,10 +89,10 @@ class RunControls:
         elif kind == "tool":
             self.view.list.request_render()
         elif kind == "started":
-            self.window.set_status(f"Running on {detail}")
+            self.ui.status.set(f"Running on {detail}")
         elif kind == "retrying":
             self.view.status.configure(text="Retrying…")
-            self.window.set_status(str(detail))
+            self.ui.status.set(str(detail))
         self.view.refresh_controls()
 
     def show_run_warnings(self) -> None:
@@ -115,9 +101,9 @@ class RunControls:
         warnings = self.run.warnings
         if warnings:
             n = len(warnings)
-            self.window.set_status(f"Run finished with {n} warning{'s' if n != 1 else ''}: {warnings[0]}")
+            self.ui.status.set(f"Run finished with {n} warning{'s' if n != 1 else ''}: {warnings[0]}")
         for warning in self.run.reply_warnings:
-            self.window.toasts.show(warning, "warning", title="Reply cut short")
+            self.ui.toasts.show(warning, "warning", title="Reply cut short")
         self.run.reply_warnings = []
         self.view.refresh_hints()
 
@@ -152,11 +138,11 @@ class RunControls:
             self.view.flush()
         except UserFacingError:
             pass
-        pump = self.window.pump
+        pump = self.ui.pump
         try:
-            begin(pump.post, pump.post_text, bool(self.window.auto_run.get()), bool(self.window.react.get()))
+            begin(pump.post, pump.post_text, bool(self.switches.auto_run.get()), bool(self.switches.react.get()))
         except UserFacingError as exc:
-            self.window.show_error(str(exc))
+            self.ui.errors.show(str(exc))
             return False
         self.view.list.follow = True
         self.view.list.render()
@@ -179,25 +165,25 @@ class RunControls:
         calls = {c.id: c for m in msgs for c in getattr(m, "toolCalls", None) or []}
         summary = "\n".join(f"{c.input.name}: {c.input.arguments}" for _m, cid in self.run.paused_calls
                             if (c := calls.get(cid)) is not None)
-        if not self.window.dialogs.confirm(f"Run these tool calls?\n\n{summary}", "Risky command"):
+        if not self.ui.dialogs.confirm(f"Run these tool calls?\n\n{summary}", "Risky command"):
             return
-        pump = self.window.pump
+        pump = self.ui.pump
         try:
-            self.run.run_risky_calls(pump.post, pump.post_text, auto_tools=bool(self.window.auto_run.get()),
-                                     react=bool(self.window.react.get()))
+            self.run.run_risky_calls(pump.post, pump.post_text, auto_tools=bool(self.switches.auto_run.get()),
+                                     react=bool(self.switches.react.get()))
         except UserFacingError as exc:
-            self.window.show_error(str(exc))
+            self.ui.errors.show(str(exc))
 
     def call_tool(self, call_id: str) -> bool:
         """▶ on a tool call card: run one executable tool (built-in, MCP, plugin) and put its
         result in the call's Response. A call the router finds risky asks first."""
         try:
             question = self.run.confirmation_for(call_id)
-            if question is not None and not self.window.dialogs.confirm(question, "Risky command"):
+            if question is not None and not self.ui.dialogs.confirm(question, "Risky command"):
                 return False
-            self.run.call_tool(call_id, self.window.pump.post)
+            self.run.call_tool(call_id, self.ui.pump.post)
         except UserFacingError as exc:
-            self.window.show_error(str(exc))
+            self.ui.errors.show(str(exc))
             return False
         self.view.list.render()
         return True
@@ -206,7 +192,7 @@ class RunControls:
         """Call every executable tool call of a message that has no result yet."""
         started = sum(1 for call_id in self.run.callable_calls(message_id) if self.call_tool(call_id))
         if not started:
-            self.window.set_status("No tool call here can be called automatically; type the results instead.")
+            self.ui.status.set("No tool call here can be called automatically; type the results instead.")
         return started
 
     def stop_run(self) -> None:

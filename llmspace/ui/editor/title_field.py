@@ -4,14 +4,14 @@ it. Escape (or Ctrl+Z before the rename) puts the title back. A rename is one un
 the editor (`presenters/editor.RenameStep`): undo calls `rename_to`, which renames the file
 back and makes the tab and the tree follow.
 
-`TitleField(master, window, presenter)` is a component of `ui/editor/view.EditorView`
-(`view.title`); it gets the header frame, the main window (`tab_pages`, `tree_view`,
-`set_status`, `show_error`) and the editor presenter.
+`TitleField(master, ui, tabs, tree, presenter)` is a component of `ui/editor/view.EditorView`
+(`view.title`); it gets the header frame, the UI services (status, errors), the tabs (which
+rename the file and follow it), the workspace tree and the editor presenter.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
@@ -19,12 +19,17 @@ from ...errors import UserFacingError
 from ...presenters.editor import EditorPresenter
 from .. import tkvars
 
+if TYPE_CHECKING:
+    from ..services import UiServices
+    from ..tab_pages import TabPages
+    from ..tree_view import TreeView
+
 
 class TitleField:
     """The title entry and its rename rules."""
 
-    def __init__(self, master: Any, window: Any, presenter: EditorPresenter) -> None:
-        self.window = window
+    def __init__(self, master: Any, ui: UiServices, tabs: TabPages, tree: TreeView, presenter: EditorPresenter) -> None:
+        self.ui, self.tabs, self.tree = ui, tabs, tree
         self.p = presenter
         self.var = tkvars.StringVar(master, presenter.title)
         # Narrow by default and allowed to shrink: the Run button beside it must stay visible.
@@ -79,15 +84,15 @@ class TitleField:
             self.rename_to(name)
         except UserFacingError as exc:
             self.show(self.p.title)
-            self.window.show_error(str(exc))
+            self.ui.errors.show(str(exc))
             return
         self.p.renamed(before, self.p.title)
 
     def rename_to(self, title: str) -> str:
         """Rename the file to `title` (tabs and tree follow); returns the new path."""
         before = self.p.title
-        new_rel: str = self.window.tab_pages.rename_entry(self.p.rel, title)
-        self.window.tree_view.redraw(select=new_rel)
+        new_rel: str = self.tabs.rename_entry(self.p.rel, title)
+        self.tree.redraw(select=new_rel)
         self.show(self.p.title)
-        self.window.set_status(f"Renamed {before} → {self.p.title}")
+        self.ui.status.set(f"Renamed {before} → {self.p.title}")
         return new_rel

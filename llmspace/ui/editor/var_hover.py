@@ -102,7 +102,7 @@ class VariableHover:
                 text = f"Cannot resolve {query.written}: {exc}"
             self.show(text)
 
-        self.view.window.pump.run_in_worker(lambda: resolve_hover(query, RenderEnv(skills=skills)), done,
+        self.view.ui.pump.run_in_worker(lambda: resolve_hover(query, RenderEnv(skills=skills)), done,
                                             name="variable-hover")
 
     def show(self, message: str) -> None:

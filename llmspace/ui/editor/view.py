@@ -5,7 +5,8 @@ hints — `text_assist.TextAssist`, as in every message text box) and the messag
 
 Autosave: 500 ms after the last edit, and on tab close and quit. While the tab runs the
 editor is read-only; streamed text arrives through the pump (one insert per frame).
-Built lazily by `ui/main_window.py` when its tab is first shown.
+Built lazily by `ui/tab_pages.py` when its tab is first shown, with an `EditorContext`
+(`ui/editor/context.py`: the UI services, the App, the run switches, the tabs and tree).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import tkinter as tk
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
@@ -31,6 +32,9 @@ from .run_controls import RunControls
 from .text_assist import TextAssist
 from .title_field import TitleField
 
+if TYPE_CHECKING:
+    from .context import EditorContext
+
 log = logging.getLogger("llmspace.ui.editor")
 AUTOSAVE_MS = 500
 HINTS_SYNC_LIMIT = 300  # messages; larger threads compute variable hints after a pause
@@ -45,14 +49,15 @@ class EditorView(tb.Frame):
     """Editor of one thread tab. Running (Run/Stop, the banner, calling tools from cards)
     is the `self.run_controls` component (`ui/editor/run_controls.py`)."""
 
-    def __init__(self, master: Any, window: Any, rel: str, thread: Any = None) -> None:
-        presenter = EditorPresenter(window.app.workspace, rel, thread)  # may refuse: no widget yet
+    def __init__(self, master: Any, ctx: EditorContext, rel: str, thread: Any = None) -> None:
+        presenter = EditorPresenter(ctx.app.workspace, rel, thread)  # may refuse: no widget yet
         super().__init__(master)
-        self.window = window
-        self.app = window.app
+        self.ctx = ctx
+        self.ui = ctx.ui  # pump, dialogs, status, errors, toasts, root
+        self.app = ctx.app
         self.p = presenter
         self.run = RunPresenter(self.p, self.app)
-        self.run_controls = RunControls(self, window, self.app, self.p, self.run)
+        self.run_controls = RunControls(self, ctx.ui, ctx.switches, self.app, self.p, self.run)
         self.suppress_redraw = False
         self._autosave_job: str | None = None
         self._hints_job: str | None = None
@@ -70,15 +75,16 @@ class EditorView(tb.Frame):
     def _build(self) -> None:
         head = tb.Frame(self, padding=(8, 6))
         head.pack(fill="x")
-        self.title = TitleField(head, self.window, self.p)
+        self.title = TitleField(head, self.ui, self.ctx.tabs, self.ctx.tree, self.p)
         self.title_var, self.title_entry = self.title.var, self.title.entry
         self.undo_btn = tb.Button(head, text="↶", width=3, bootstyle="secondary-outline", command=self.undo)
         self.redo_btn = tb.Button(head, text="↷", width=3, bootstyle="secondary-outline", command=self.redo)
         self.status = tb.Label(head, text="", bootstyle="secondary")
         settings = tb.Menubutton(head, text="⚙", bootstyle="secondary-outline")
         menu = tk.Menu(settings, tearoff=False)
-        menu.add_checkbutton(label="Enable ReAct loop", variable=self.window.react, command=self.window.on_run_switch)
-        menu.add_checkbutton(label="Auto run tools", variable=self.window.auto_run, command=self.window.on_run_switch)
+        switches = self.ctx.switches
+        menu.add_checkbutton(label="Enable ReAct loop", variable=switches.react, command=switches.changed)
+        menu.add_checkbutton(label="Auto run tools", variable=switches.auto_run, command=switches.changed)
         settings.configure(menu=themes.style_menu(self, menu))
         self.settings_menu = menu
         self.history_btn = tb.Button(head, text="History", bootstyle="secondary-outline", command=self.toggle_history)
@@ -134,7 +140,7 @@ class EditorView(tb.Frame):
         self.hints.pack(anchor="w", pady=2)
 
         self.banner = tb.Frame(self.right)
-        self.list = MessageList(self.right, self, self.window.render_var.get())
+        self.list = MessageList(self.right, self, self.ctx.rendering())
         self.list.pack(fill="both", expand=True)
         foot = tb.Frame(self.right)
         foot.pack(fill="x", pady=(4, 0))
@@ -276,7 +282,7 @@ class EditorView(tb.Frame):
                 self.history_panel.refresh()
         elif kind == "saved":
             self._mtime = self._disk_mtime()
-            self.window.set_status(detail or f"Saved {self.p.rel}")
+            self.ui.status.set(detail or f"Saved {self.p.rel}")
         if kind in EDIT_KINDS and not self.p.read_only:
             self.schedule_autosave()
         self.refresh_controls()
@@ -307,7 +313,7 @@ class EditorView(tb.Frame):
         try:
             return self.p.save()
         except UserFacingError as exc:
-            self.window.set_status(str(exc))
+            self.ui.status.set(str(exc))
             raise
 
     def _disk_mtime(self) -> int | None:
@@ -325,9 +331,9 @@ class EditorView(tb.Frame):
             self._mtime = now
             try:
                 self.p.reload_from_disk()
-                self.window.set_status(f"Reloaded {self.p.rel} (changed on disk)")
+                self.ui.status.set(f"Reloaded {self.p.rel} (changed on disk)")
             except UserFacingError as exc:
-                self.window.set_status(str(exc))
+                self.ui.status.set(str(exc))
 
     def close(self, save: bool = True) -> None:
         """Tab closed: save now; a running run is stopped and its outcome saved when it ends."""
@@ -342,7 +348,7 @@ class EditorView(tb.Frame):
             try:
                 self.flush()
             except UserFacingError as exc:
-                self.window.show_error(str(exc))
+                self.ui.errors.show(str(exc))
         self.destroy()
 
     def moved(self, new_rel: str) -> None:
@@ -354,7 +360,7 @@ class EditorView(tb.Frame):
         try:
             return fn(*args)
         except UserFacingError as exc:
-            self.window.show_error(str(exc))
+            self.ui.errors.show(str(exc))
         return None
 
     def show_title(self, title: str) -> None:
@@ -403,18 +409,18 @@ class EditorView(tb.Frame):
 
     def edit_params(self) -> Any:
         if self.p.thread.model is None:
-            self.window.show_error("Pick a model before setting its parameters.")
+            self.ui.errors.show("Pick a model before setting its parameters.")
             return None
         return panels.ParamsPopover(self, self.p, lambda: None)
 
     def edit_tools(self) -> Any:
-        return panels.ToolsDialog(self, self.window, self.p, lambda: None)
+        return panels.ToolsDialog(self, self.ui, self.app, self.p, lambda: None)
 
     def edit_variables(self) -> Any:
         from .variables_dialog import VariablesDialog
 
         return VariablesDialog(self, self.p, lambda: None, skill_names=lambda: [sk.name for sk in self.app.skills.enabled()],
-                               dialogs=self.window.dialogs)
+                               dialogs=self.ui.dialogs)
 
     def set_rendering(self, mode: str) -> None:
         self.list.set_mode(mode)

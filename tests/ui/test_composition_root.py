@@ -1,0 +1,53 @@
+"""UI parts get narrow, typed services when they are built; only the composition root
+(`ui/main_window.py`, and `ui/main.py` which starts it) sees the whole window or the App
+untyped. An AST scan, so it needs no display."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import llmspace.ui
+
+UI = Path(llmspace.ui.__file__).parent
+ROOTS = {"main_window.py", "main.py"}
+HUB_NAMES = {"window", "app"}
+
+
+def _untyped(annotation: ast.expr | None) -> bool:
+    """No annotation, or `Any` (as a name, `typing.Any` or the string "Any")."""
+    if annotation is None:
+        return True
+    if isinstance(annotation, ast.Constant) and annotation.value == "Any":
+        return True
+    return (isinstance(annotation, ast.Name) and annotation.id == "Any") or (
+        isinstance(annotation, ast.Attribute) and annotation.attr == "Any")
+
+
+def _hubs(path: Path, shown: str) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            a = node.args
+            for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs):
+                if arg.arg in HUB_NAMES and _untyped(arg.annotation):
+                    found.append(f"{shown}:{arg.lineno} parameter {arg.arg}")
+        elif isinstance(node, ast.AnnAssign):
+            t = node.target
+            name = t.id if isinstance(t, ast.Name) else t.attr if isinstance(t, ast.Attribute) else ""
+            if name in HUB_NAMES and _untyped(node.annotation):
+                found.append(f"{shown}:{node.lineno} attribute {name}: Any")
+    return found
+
+
+def test_no_ui_module_outside_the_composition_root_takes_the_window_or_the_app_untyped():
+    hubs = [h for p in sorted(UI.rglob("*.py")) if p.relative_to(UI).as_posix() not in ROOTS for h in _hubs(p, p.relative_to(UI.parent).as_posix())]
+    assert hubs == [], "give the part the typed services it uses (ui/services.py): " + ", ".join(hubs)
+
+
+def test_the_scan_sees_an_untyped_window_parameter_and_attribute(tmp_path):
+    sample = tmp_path / "part.py"
+    sample.write_text("from typing import Any\nclass P:\n    window: Any\n"
+                      "    def __init__(self, master, window: Any, app) -> None: ...\n", encoding="utf-8")
+    assert _hubs(sample, "part.py") == ["part.py:3 attribute window: Any", "part.py:4 parameter window",
+                                          "part.py:4 parameter app"]
