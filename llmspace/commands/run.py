@@ -13,7 +13,8 @@ handler for the whole command, also when the process inherited SIGINT as ignored
 background jobs of a non-interactive shell do, where Python installs no handler at all). While
 a run is being started, runs or is saved, the handler only records the request and never
 raises, so the signal cannot land between submitting the run and the code that would cancel
-it; the main thread polls the request and cancels the run's token. Before the run, while
+it: it cancels `CtrlC.stop`, whose `on_cancel` callback cancels the run's token at once (no
+loop polls for the request). Before the run, while
 asking for tool results, or at a second Ctrl-C during a run, it raises `KeyboardInterrupt` as
 usual ("interrupted", exit 130).
 """
@@ -26,6 +27,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, assert_never
 
@@ -185,12 +187,16 @@ class CtrlC:
     """SIGINT while `llmspace run` runs (see the module docstring); a context manager.
 
     `quiet` is True from just before a run is submitted until its thread is saved: a SIGINT
-    then sets `requested` (polled by `_run_once`) instead of raising. A second SIGINT while
-    `requested` is already set raises `KeyboardInterrupt`, so a run that does not stop can
-    still be left. Off the main thread (in-process callers) nothing is installed."""
+    then sets `requested` and cancels `stop` instead of raising; each run's token is tied to
+    `stop` with `stop.on_cancel(token.cancel)` before `quiet` is set, so the handler never
+    waits for a lock the main thread holds. A second SIGINT while `requested` is already set
+    raises `KeyboardInterrupt`, so a run that does not stop can still be left. Off the main
+    thread (in-process callers) nothing is installed."""
 
     def __init__(self) -> None:
         self.requested = False
+        self.requested_at = 0.0  # time.monotonic() of the request
+        self.stop = CancelToken()  # cancelled by the first Ctrl-C while quiet
         self.quiet = False
         self._old: Any = None
         self._installed = False
@@ -207,40 +213,38 @@ class CtrlC:
             self._installed = False
 
     def _handle(self, signum: int, frame: Any) -> None:
-        # Runs on the main thread between two bytecodes: no locks, no I/O, only flags.
+        # Runs on the main thread between two bytecodes. While quiet the main thread holds
+        # no lock of `stop` (runs are tied to it before `quiet` is set) nor of a run's token
+        # (only its workers touch it); their callbacks shut sockets and end processes.
         if self.quiet and not self.requested:
             self.requested = True
+            self.requested_at = time.monotonic()
+            self.stop.cancel()
             return
         raise KeyboardInterrupt
 
 
-POLL_S = 0.05  # how often the main thread looks at a Ctrl-C request while a run is going
 STOP_WAIT_S = 30.0  # how long a cancelled run may take to end before the command gives up
 
 
-def _run_once(app: App, thread: Thread, opts: RunOptions, printer: Printer | None,
+def _run_once(app: App, thread: Thread, opts: RunOptions, printer: Printer | None, cancel: CancelToken,
               ctrl_c: CtrlC | None = None) -> RunResult:
-    """Submit one run and wait for it; a Ctrl-C request (`ctrl_c.requested`) cancels it.
+    """Submit one run with the token `cancel` and wait for it; a Ctrl-C request cancels the
+    token from the signal handler (`ctrl_c.stop.on_cancel(cancel.cancel)`, set by the caller).
 
     The caller has set `ctrl_c.quiet`, so no KeyboardInterrupt can be raised between the
     submit and the wait; without a `CtrlC` (not on the main thread) a KeyboardInterrupt
-    during the wait cancels the run as before."""
-    import time
-
+    during the wait cancels the run as before. The main thread wakes every `STOP_WAIT_S` only
+    to see whether a cancelled run has overrun that bound since the request."""
     if ctrl_c is not None and ctrl_c.requested:
         raise KeyboardInterrupt  # asked to stop before the run was submitted: nothing to keep
-    cancel = CancelToken()
     future = app.runner.submit(thread, opts, on_event=printer, cancel=cancel)
-    deadline: float | None = None
     try:
         while True:
-            if ctrl_c is not None and ctrl_c.requested and deadline is None:
-                cancel.cancel()
-                deadline = time.monotonic() + STOP_WAIT_S
             try:
-                return future.result(timeout=POLL_S)
+                return future.result(timeout=STOP_WAIT_S)
             except TimeoutError:
-                if deadline is not None and time.monotonic() > deadline:
+                if ctrl_c is not None and ctrl_c.requested and time.monotonic() - ctrl_c.requested_at > STOP_WAIT_S:
                     raise UserFacingError(f"The run did not stop within {STOP_WAIT_S:.0f} s after Ctrl-C.",
                                           hint="Press Ctrl-C again to quit without saving.") from None
     except KeyboardInterrupt:
@@ -305,8 +309,10 @@ def run_command(args: argparse.Namespace, app: App) -> int:
         interactive = not args.json and sys.stdin.isatty()
         _ = app.runner  # built before the run starts, so a Ctrl-C up to here just ends the command
         while True:
+            cancel = CancelToken()
+            ctrl_c.stop.on_cancel(cancel.cancel)  # tied before `quiet`: the handler then finds the lock free
             ctrl_c.quiet = True  # from here until the thread is saved a Ctrl-C only asks to stop
-            result = _run_once(app, thread, opts, printer, ctrl_c)
+            result = _run_once(app, thread, opts, printer, cancel, ctrl_c)
             app.workspace.save(rel, thread)
             ctrl_c.quiet = False
             if result.status != "paused" or not interactive or ctrl_c.requested:

@@ -144,3 +144,19 @@ def test_ctrl_c_just_after_start_ends_the_process_promptly_and_leaves_a_sane_thr
     saved = _assert_sane(thread_file)
     if not saved.runHistory:
         assert thread_file.read_bytes() == before
+
+
+def test_a_ctrl_c_while_a_run_goes_cancels_the_runs_token_from_the_signal_handler():
+    """The request reaches the run through `CtrlC.stop.on_cancel`, inside the SIGINT handler:
+    no loop on the main thread looks at a flag. A second Ctrl-C still raises."""
+    from llmspace.cancel import CancelToken
+    from llmspace.commands.run import CtrlC
+
+    run_token = CancelToken()
+    with CtrlC() as ctrl_c:
+        ctrl_c.stop.on_cancel(run_token.cancel)
+        ctrl_c.quiet = True
+        signal.raise_signal(signal.SIGINT)  # the handler has run when this returns
+        assert ctrl_c.requested and run_token.cancelled
+        with pytest.raises(KeyboardInterrupt):
+            signal.raise_signal(signal.SIGINT)
