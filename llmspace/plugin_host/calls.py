@@ -7,7 +7,6 @@ fires). The answer is `{"type": "value"}` for plain JSON, `{"type": "result"}` f
 `create_result` made, or an error: -32000 the plugin raised, -32001 the call ended after
 its signal fired, -32002 no such extension or method, -32003 the value is not JSON.
 `Calls.shutdown` refuses new calls and disposes every instance, each bounded to 3 s.
-Used by `server.py`.
 """
 
 from __future__ import annotations
@@ -19,18 +18,25 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..plugin_api import PluginResult
+from ..plugin_protocol import (
+    CANCELLED,
+    COMMAND,
+    DEFAULT_CANCEL_REASON,
+    INVALID_PARAMS,
+    KINDS,
+    NOT_JSON,
+    RAISED,
+    TOOL,
+    UNAVAILABLE,
+)
+from ..plugin_protocol import EXTENSION_METHODS as METHODS
 from .context import CommandCallContext, StorageCallContext, ToolCallContext, caller
-from .loading import KINDS, Extension
+from .loading import Extension
 from .plainjson import NotJSON, to_json
-from .rpc import INVALID_PARAMS, Connection, TooLarge
+from .rpc import Connection, TooLarge
 from .signals import CallSignal
 
-RAISED = -32000
-CANCELLED = -32001
-UNAVAILABLE = -32002
-NOT_JSON = -32003
 DISPOSE_TIMEOUT = 3.0
-METHODS = {"tool": ("execute",), "command": ("execute",), "thread-storage": ("resolveLatest", "read", "write")}
 _HOST_DIRS = (os.path.dirname(os.path.abspath(__file__)),)
 
 
@@ -83,7 +89,7 @@ class Calls:
         with self._lock:
             signal = self._running.get(call_id)
         if signal is not None:
-            signal.fire(reason if isinstance(reason, str) and reason else "Cancelled")
+            signal.fire(reason if isinstance(reason, str) and reason else DEFAULT_CANCEL_REASON)
 
     def _prepare(self, params: dict[str, Any]) -> tuple[str, Callable[..., Any], tuple[Any, ...], CallSignal]:
         call_id, kind, ext_id, method = (params.get(k) for k in ("callId", "kind", "id", "method"))
@@ -104,12 +110,12 @@ class Calls:
         target = ext.methods[method]
         signal = CallSignal()
         call = caller(self._conn, call_id)
-        if kind == "tool":
+        if kind == TOOL:
             arguments = data.get("arguments", {})
             if not isinstance(arguments, dict):
                 raise BadParams("input.arguments of a tool must be an object")
             return call_id, target, (ToolCallContext(call, signal, context), arguments), signal
-        if kind == "command":
+        if kind == COMMAND:
             words = data.get("arguments", [])
             if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
                 raise BadParams("input.arguments of a command must be a list of strings")
@@ -155,7 +161,7 @@ class Calls:
 
     def _answer(self, request_id: Any, signal: CallSignal, how: str, value: Any) -> None:
         if signal.aborted:
-            reason = signal.reason or "Cancelled"
+            reason = signal.reason or DEFAULT_CANCEL_REASON
             self._conn.respond_error(request_id, CANCELLED, reason, {"reason": reason})
             return
         if how == "raised":

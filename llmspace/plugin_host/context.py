@@ -16,12 +16,21 @@ from typing import TYPE_CHECKING, Any
 
 from .. import plugin_api as api
 from ..plugin_api import PluginCallError, PluginResult
+from ..plugin_protocol import (
+    EXECUTE_HOST_COMMAND,
+    NOTIFY,
+    NOTIFY_LEVELS,
+    OPEN_LINK,
+    PICK_FILE,
+    READ_WORKSPACE_FILE,
+    REPORT,
+    WRITE_THREAD,
+    WRITE_WORKSPACE_FILE,
+)
+from ..plugin_protocol import RESULT_LEVELS as LEVELS
 from .plainjson import NotJSON, freeze, to_json
 from .rpc import Connection, RpcError, TooLarge
 from .signals import CallSignal
-
-LEVELS = ("success", "warning", "error")
-NOTIFY_LEVELS = ("info", "warning", "error")
 
 
 class _Caller:
@@ -77,31 +86,31 @@ class _HostContext:
     def notify(self, message: str, level: str = "info") -> None:
         if level not in NOTIFY_LEVELS:
             raise ValueError(f"level must be one of {', '.join(NOTIFY_LEVELS)}")
-        self._call("notify", message=_text("message", message), level=level)
+        self._call(NOTIFY, message=_text("message", message), level=level)
 
     def open_link(self, url: str) -> None:
-        self._call("openLink", url=_text("url", url, empty=False))
+        self._call(OPEN_LINK, url=_text("url", url, empty=False))
 
     def pick_file(self, options: Mapping[str, Any] | None = None) -> str | None:
         if options is not None and not isinstance(options, Mapping):
             raise TypeError("options must be a dict (title, filters)")
-        answer = self._call("pickFile", options=dict(options or {}))
+        answer = self._call(PICK_FILE, options=dict(options or {}))
         return answer if isinstance(answer, str) else None
 
     def read_workspace_file(self, path: str) -> str:
-        answer = self._call("readWorkspaceFile", path=_text("path", path, empty=False))
+        answer = self._call(READ_WORKSPACE_FILE, path=_text("path", path, empty=False))
         if not isinstance(answer, str):
             raise PluginCallError("readWorkspaceFile: the app answered without text")
         return answer
 
     def write_workspace_file(self, path: str, content: str) -> None:
-        self._call("writeWorkspaceFile", path=_text("path", path, empty=False), content=_text("content", content))
+        self._call(WRITE_WORKSPACE_FILE, path=_text("path", path, empty=False), content=_text("content", content))
 
     def execute_host_command(self, type: str, args: Any = None) -> None:
         if args is None:
-            self._call("executeHostCommand", type=_text("type", type, empty=False))
+            self._call(EXECUTE_HOST_COMMAND, type=_text("type", type, empty=False))
         else:
-            self._call("executeHostCommand", type=_text("type", type, empty=False), args=args)
+            self._call(EXECUTE_HOST_COMMAND, type=_text("type", type, empty=False), args=args)
 
     openLink = open_link
     pickFile = pick_file
@@ -176,7 +185,7 @@ class ActiveTabView:
         """Stage the complete replacement of the thread (committed when the command succeeds)."""
         if not isinstance(thread, Mapping):
             raise TypeError(f"write_thread takes the whole thread as a dict, not {type(thread).__name__}")
-        self._call("writeThread", thread=thread)
+        self._call(WRITE_THREAD, thread=thread)
 
     writeThread = write_thread
 
@@ -212,7 +221,7 @@ class CommandCallContext(_HostContext):
         params: dict[str, Any] = {"phase": _text("phase", fields.get("phase"), empty=False)}
         if message is not None:
             params["message"] = _text("message", message)
-        self._call("report", **params)
+        self._call(REPORT, **params)
 
     def create_result(self, result: Mapping[str, Any] | None = None, **fields: Any) -> PluginResult:
         """`{"level": "success" | "warning" | "error", "message": …}` → the command's outcome."""

@@ -5,7 +5,7 @@ and check the contract of its kind (`docs/plugin-protocol.md`, the table under `
 extension folders last (so helper modules `_x.py` import by name). `load(files)` returns
 one `Extension` per file: active with its metadata, or failed at the `import`,
 `constructor` or `contract` stage with a message and a traceback. One file's failure
-touches no other. Used by `server.py`; `calls.py` runs the loaded instances.
+touches no other.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from ..plugin_protocol import COMMAND, KINDS, THREAD_STORAGE, TOOL
 from .plainjson import NotJSON, to_json
 
-KINDS = ("tool", "command", "thread-storage")
 FOLDERS = ("tools", "commands", "thread-storages")
 DEEP_LINK_ID = re.compile(r"^[a-z0-9._-]+$")
 ALIASES = {"display_name": "displayName", "deep_link_id": "deepLinkId", "resolve_latest": "resolveLatest"}
@@ -232,7 +232,7 @@ def _storage(instance: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     return meta, methods
 
 
-CHECKS = {"tool": _tool, "command": _command, "thread-storage": _storage}
+CHECKS = {TOOL: _tool, COMMAND: _command, THREAD_STORAGE: _storage}
 
 
 def _show(value: Any) -> str:

@@ -4,7 +4,7 @@
 hands requests and notifications to a dispatcher; answers to the host's own requests
 resolve the waiting `request` call. Every outgoing message is one line, written whole under
 a lock to the private duplicate of the original stdout that `plugin_host.main` made. Host
-requests get the ids "h1", "h2", …. Used by `server.py`, `calls.py` and `context.py`.
+requests get the ids "h1", "h2", ….
 """
 
 from __future__ import annotations
@@ -16,16 +16,14 @@ import threading
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
+from ..plugin_protocol import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
+
+__all__ = ["INTERNAL_ERROR", "INVALID_PARAMS", "INVALID_REQUEST", "METHOD_NOT_FOUND", "PARSE_ERROR", "Connection",
+           "RpcError", "TooLarge", "encode"]
 MAX_LINE = 64 * 1024 * 1024
 CALLBACK_TIMEOUT = 900.0
 """The longest a context call waits for the app (a file picker waits for a person; the
 app's own command timeout, 600 s, ends the call before this)."""
-
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
 
 
 class RpcError(Exception):

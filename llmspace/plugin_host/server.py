@@ -3,7 +3,7 @@
 
 `Host.dispatch` gets every request and notification the app sends, on the main thread; it
 answers `initialize`, `shutdown` and `ping` itself and hands calls to `calls.Calls`.
-Returns False when the host should exit (after answering `shutdown`). Used by `__init__.py`.
+Returns False when the host should exit (after answering `shutdown`).
 """
 
 from __future__ import annotations
@@ -13,11 +13,21 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from ..plugin_protocol import (
+    CANCEL,
+    EXECUTE,
+    INITIALIZE,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PING,
+    PROTOCOL_VERSION,
+    SHUTDOWN,
+)
 from . import loading
 from .calls import Calls
-from .rpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, Connection
-
-PROTOCOL_VERSION = 1
+from .rpc import Connection
 
 
 class Host:
@@ -47,20 +57,20 @@ class Host:
             if is_request:
                 self._conn.respond_error(request_id, INVALID_PARAMS, "params must be an object")
             return True
-        if method == "cancel":
+        if method == CANCEL:
             self._calls.cancel(params)
             if is_request:
                 self._conn.respond(request_id, None)
             return True
         if not is_request:
             return True  # other notifications mean nothing to the host
-        if method == "execute":
+        if method == EXECUTE:
             self._calls.execute(request_id, params)
-        elif method == "ping":
+        elif method == PING:
             self._conn.respond(request_id, {})
-        elif method == "initialize":
+        elif method == INITIALIZE:
             self._initialize(request_id, params)
-        elif method == "shutdown":
+        elif method == SHUTDOWN:
             self._conn.respond(request_id, self._calls.shutdown())
             return False
         else:

@@ -26,12 +26,23 @@ from urllib.parse import urlsplit
 from ..core.names import plain_text
 from ..errors import UserFacingError
 from ..jsonio import read_file_bytes, write_bytes_atomic
+from ..plugin_protocol import (
+    COMMAND,
+    EXECUTE_HOST_COMMAND,
+    HOST_COMMANDS,
+    LINK_SCHEMES,
+    NOTIFY,
+    OPEN_LINK,
+    PICK_FILE,
+    READ_WORKSPACE_FILE,
+    REPORT,
+    WRITE_THREAD,
+    WRITE_WORKSPACE_FILE,
+)
+from ..plugin_protocol import NOTIFY_LEVELS as LEVELS
 from .host_client import CallbackRefused
 
-HOST_COMMANDS = ("openSettings", "refreshTree")
-LINK_SCHEMES = ("http", "https", "mailto")
 MAX_FILE_BYTES = 20 * 1024 * 1024
-LEVELS = ("info", "warning", "error")
 
 
 class Frontend(Protocol):
@@ -152,43 +163,43 @@ def handle_callback(state: CallState, frontend: Frontend, method: str, params: d
     """Do what the plugin asked (the answer is the callback's result)."""
     if state.finished:
         raise CallbackRefused(f"{method} came after the call had ended.")
-    if method == "notify":
+    if method == NOTIFY:
         level = params.get("level") if params.get("level") in LEVELS else "info"
         frontend.notify(state.plugin, plain_text(_text(params, "message")), str(level))
         return None
-    if method == "openLink":
+    if method == OPEN_LINK:
         url = plain_text(_text(params, "url"))
         if urlsplit(url).scheme.lower() not in LINK_SCHEMES:
             raise CallbackRefused("open_link opens http, https and mailto links only.")
         frontend.open_link(state.plugin, url)
         return None
-    if method == "pickFile":
+    if method == PICK_FILE:
         raw = params.get("options")
         options: dict[str, Any] = plain_value(raw) if isinstance(raw, dict) else {}
         return frontend.pick_file(state.plugin, options)
-    if method == "readWorkspaceFile":
+    if method == READ_WORKSPACE_FILE:
         return read_workspace_file(state.workspace, _text(params, "path"))
-    if method == "writeWorkspaceFile":
+    if method == WRITE_WORKSPACE_FILE:
         content = params.get("content")
         if not isinstance(content, str):
             raise CallbackRefused("content must be a string.")
         write_workspace_file(state.workspace, _text(params, "path"), content)
         return None
-    if method == "executeHostCommand":
+    if method == EXECUTE_HOST_COMMAND:
         command = _text(params, "type")
         if command not in HOST_COMMANDS:
             raise CallbackRefused(f"Host command {command!r} is not allowed; use {' or '.join(HOST_COMMANDS)}.")
         frontend.host_command(state.plugin, command, params.get("args"))
         return None
-    if method == "report":
+    if method == REPORT:
         return _report(state, params)
-    if method == "writeThread":
+    if method == WRITE_THREAD:
         return _stage(state, params)
     raise CallbackRefused(f"Unknown context method {method!r}.")
 
 
 def _report(state: CallState, params: dict[str, Any]) -> None:
-    if state.kind != "command":
+    if state.kind != COMMAND:
         raise CallbackRefused("report is available to commands only.")
     phase = params.get("phase")
     if not isinstance(phase, str) or not phase.strip():
@@ -203,7 +214,7 @@ def _report(state: CallState, params: dict[str, Any]) -> None:
 
 
 def _stage(state: CallState, params: dict[str, Any]) -> None:
-    if state.kind != "command" or not state.can_write_thread:
+    if state.kind != COMMAND or not state.can_write_thread:
         raise CallbackRefused("write_thread needs an active thread tab.")
     thread = params.get("thread")
     if not isinstance(thread, dict):

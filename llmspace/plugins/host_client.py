@@ -17,7 +17,7 @@ last 64 KiB for crash reports; it never blocks the stop. When the process ends o
 the protocol every pending request fails with `HostGone`. The host runs in a new session;
 ending it kills its group, its process tree and the orphans it left (llmspace/plugins/
 proctree.py). On Linux a third thread measures the tree's resident memory every second and
-stops the host above `memory_mb`. Used by llmspace/plugins/runtime.py only.
+stops the host above `memory_mb`.
 """
 
 from __future__ import annotations
@@ -37,14 +37,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any
 
+from ..plugin_protocol import INTERNAL_ERROR as INTERNAL
+from ..plugin_protocol import REFUSED, SHUTDOWN
 from . import proctree
 
 log = logging.getLogger("llmspace.plugins")
 
 MAX_LINE = 64 * 1024 * 1024
 TAIL_CHARS = 64 * 1024
-REFUSED = -32010
-INTERNAL = -32603
 SHUTDOWN_WAIT = 5.0
 EXIT_WAIT = 2.0
 LINE_CAP = 64 * 1024  # the longest stderr line kept; the rest of it is dropped
@@ -424,7 +424,7 @@ class HostConnection:
             return problems
         tree = proctree.host_tree(proc.pid, self.token) if proc.poll() is None else {}
         if proc.poll() is None and self._gone is None:
-            answer = self.send("shutdown")
+            answer = self.send(SHUTDOWN)
             if not answer.wait(shutdown_wait):
                 problems.append(f"{self.label}: no answer to shutdown within {shutdown_wait:g} s")
         self.mark_stopping(f"The plugin host of {self.label} was stopped.")

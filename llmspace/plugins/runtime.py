@@ -12,7 +12,7 @@ sends `cancel` so the plugin's signal fires; a call still running `CANCEL_GRACE`
 later is abandoned: the host is killed and the next call starts a fresh one. A host that
 dies fails its calls with `CallFailed(kind="crash")` and an error-id log; after a second
 crash within a minute restarts wait 1, 2, 4 … up to 30 s (calls meanwhile fail at once
-saying when it will be tried again). Used by llmspace/plugins/code.py.
+saying when it will be tried again).
 """
 
 from __future__ import annotations
@@ -32,6 +32,20 @@ from ..cancel import CancelToken
 from ..core.names import plain_text
 from ..errors import UserFacingError
 from ..jsonio import SETTINGS_MAX_BYTES, read_json
+from ..plugin_protocol import (
+    CANCEL,
+    CANCELLED,
+    DEFAULT_CANCEL_REASON,
+    EXECUTE,
+    INITIALIZE,
+    NOT_JSON,
+    PROTOCOL_VERSION,
+    RAISED,
+    UNAVAILABLE,
+    CancelParams,
+    ExecuteParams,
+    InitializeParams,
+)
 from ..redact import KNOWN
 from .callbacks import CallState, Frontend, handle_callback, plain_value
 from .diagnostics import DiagnosticLog
@@ -40,7 +54,6 @@ from .manifest import APP_COMPAT_VERSION
 
 log = logging.getLogger("llmspace.plugins")
 
-PROTOCOL_VERSION = 1
 CANCEL_GRACE = 2.0
 START_TIMEOUT = 20.0
 CRASH_WINDOW = 60.0
@@ -203,7 +216,7 @@ class PluginHost:
             raise CallFailed(f"Could not start the plugin host of {self.spec.label}: {exc.strerror or exc}",
                              kind="crash") from None
         self.starts += 1
-        answer = conn.send("initialize", self._init_params())
+        answer = conn.send(INITIALIZE, self._init_params())
         if not answer.wait(START_TIMEOUT):
             conn.kill()
             raise self._crash(f"The plugin host of {self.spec.label} did not start within {START_TIMEOUT:g} s.", conn)
@@ -221,7 +234,7 @@ class PluginHost:
         self.last_used = self.clock()
         return conn
 
-    def _init_params(self) -> dict[str, Any]:
+    def _init_params(self) -> InitializeParams:
         s = self.spec
         return {"protocolVersion": PROTOCOL_VERSION, "appVersion": s.app_version,
                 "plugin": {"name": s.plugin, "version": s.version, "root": str(s.root)},
@@ -248,8 +261,9 @@ class PluginHost:
             conn = self._ensure()
             self._calls[call_id] = state
         try:
-            pending = conn.send("execute", {"callId": call_id, "kind": kind, "id": ident, "method": method,
-                                            "input": payload, "context": context})
+            params: ExecuteParams = {"callId": call_id, "kind": kind, "id": ident, "method": method,
+                                     "input": payload, "context": context}
+            pending = conn.send(EXECUTE, params)
             deadline = None if timeout is None else self.clock() + timeout
             stop = ""
             while not pending.wait(0.05):
@@ -286,8 +300,9 @@ class PluginHost:
 
     def _stop_call(self, conn: HostConnection, pending: Any, call_id: str, why: str,
                    timeout: float | None) -> dict[str, Any]:
-        reason = "Cancelled" if why == "cancelled" else f"Timed out after {timeout:g} s"
-        conn.notify("cancel", {"callId": call_id, "reason": reason})
+        reason = DEFAULT_CANCEL_REASON if why == "cancelled" else f"Timed out after {timeout:g} s"
+        cancel: CancelParams = {"callId": call_id, "reason": reason}
+        conn.notify(CANCEL, cancel)
         message = "Cancelled" if why == "cancelled" else f"The plugin call timed out after {timeout:g} s."
         if pending.wait(CANCEL_GRACE):
             conn.forget(pending)
@@ -361,15 +376,15 @@ def _log_hint(error_id: str, path: Path | None) -> str:
 def _remote_failure(exc: RemoteError) -> CallFailed:
     """The `CallFailed` of a host's error answer; the plugin's text loses its control characters."""
     data = exc.data if isinstance(exc.data, dict) else {}
-    if exc.code == -32000:
+    if exc.code == RAISED:
         message = str(data.get("message") or exc.message or data.get("name") or "The plugin raised an error.")
         return CallFailed(KNOWN.text(plain_text(message)), kind="error", stack=str(data.get("stack") or ""))
-    if exc.code == -32001:
+    if exc.code == CANCELLED:
         return CallFailed("Cancelled", kind="cancelled")
-    if exc.code == -32003:
+    if exc.code == NOT_JSON:
         kind = data.get("type")
         return CallFailed("The plugin returned a value that is not JSON"
                           + (f" ({plain_text(kind)})" if isinstance(kind, str) and kind else "") + ".", kind="refused")
-    if exc.code == -32002:
+    if exc.code == UNAVAILABLE:
         return CallFailed(plain_text(str(data.get("reason") or exc.message)), kind="unavailable")
     return CallFailed(plain_text(exc.message) or f"The plugin host answered with error {exc.code}.", kind="error")

@@ -312,7 +312,7 @@ def test_a_protocol_version_other_than_1_and_a_second_initialize_are_refused(tmp
         client.close()
 
 
-def test_the_host_imports_no_pydantic_tkinter_mcp_or_app_module(start_plugin):
+def test_the_host_imports_no_pydantic_tkinter_mcp_or_app_module_but_the_api_and_protocol(start_plugin):
     source = """
         import sys
 
@@ -329,7 +329,8 @@ def test_the_host_imports_no_pydantic_tkinter_mcp_or_app_module(start_plugin):
     heavy = [m for m in modules if re.match(r"(pydantic|tkinter|_tkinter|mcp|ttkbootstrap|orjson|jsonschema)(\.|$)", m)]
     assert heavy == []
     ours = {m for m in modules if m.startswith("llmspace.")}
-    assert ours - {"llmspace.__main__", "llmspace.plugin_api"} == {m for m in ours if m.startswith("llmspace.plugin_host")}
+    allowed = {"llmspace.__main__", "llmspace.plugin_api", "llmspace.plugin_protocol"}
+    assert ours - allowed == {m for m in ours if m.startswith("llmspace.plugin_host")}
 
 
 def test_a_failed_extension_cannot_be_executed(start_plugin):

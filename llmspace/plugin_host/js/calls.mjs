@@ -9,16 +9,15 @@
 // to 3 s. Used by host.mjs.
 
 import { makeContext, resultPayload } from "./context.mjs";
-import { describeThrown, KINDS } from "./loading.mjs";
+import { describeThrown } from "./loading.mjs";
 import { isPlainObject, NotJSON, toJson } from "./plainjson.mjs";
-import { INVALID_PARAMS, log, TooLarge } from "./rpc.mjs";
+import {
+  CANCELLED, COMMAND, DEFAULT_CANCEL_REASON, EXTENSION_METHODS as METHODS, INVALID_PARAMS, KINDS, NOT_JSON, RAISED, TOOL,
+  UNAVAILABLE,
+} from "./protocol.mjs";
+import { log, TooLarge } from "./rpc.mjs";
 
-export const RAISED = -32000;
-export const CANCELLED = -32001;
-export const UNAVAILABLE = -32002;
-export const NOT_JSON = -32003;
 const DISPOSE_TIMEOUT_MS = 3000;
-const METHODS = { tool: ["execute"], command: ["execute"], "thread-storage": ["resolveLatest", "read", "write"] };
 
 class BadParams extends Error {}
 class Unavailable extends Error {}
@@ -78,7 +77,7 @@ export class Calls {
     if (typeof callId !== "string") return;
     const call = this._running.get(callId);
     if (call === undefined || call.reason !== null) return;
-    call.reason = typeof reason === "string" && reason ? reason : "Cancelled";
+    call.reason = typeof reason === "string" && reason ? reason : DEFAULT_CANCEL_REASON;
     call.controller.abort(new DOMException(call.reason, "AbortError"));
   }
 
@@ -100,12 +99,12 @@ export class Calls {
     const target = ext.methods.get(method);
     const controller = new AbortController();
     const prepared = (args) => ({ callId, ext, target, args, controller });
-    if (kind === "tool") {
+    if (kind === TOOL) {
       const args = data.arguments === undefined ? {} : data.arguments;
       if (!isPlainObject(args)) throw new BadParams("input.arguments of a tool must be an object");
       return prepared([makeContext(kind, this._conn, callId, controller.signal, context), args]);
     }
-    if (kind === "command") {
+    if (kind === COMMAND) {
       const words = data.arguments === undefined ? [] : data.arguments;
       if (!Array.isArray(words) || !words.every((w) => typeof w === "string")) {
         throw new BadParams("input.arguments of a command must be a list of strings");

@@ -12,10 +12,11 @@
 // opaque, frozen `PluginResult`; `resultPayload` finds what it carries. Built by calls.mjs.
 
 import { deepFreeze, isPlainObject, NotJSON, toJson } from "./plainjson.mjs";
+import {
+  COMMAND, EXECUTE_HOST_COMMAND, NOTIFY, NOTIFY_LEVELS, OPEN_LINK, PICK_FILE, READ_WORKSPACE_FILE, REPORT,
+  RESULT_LEVELS as LEVELS, TOOL, WRITE_THREAD, WRITE_WORKSPACE_FILE,
+} from "./protocol.mjs";
 import { PluginCallError, TooLarge } from "./rpc.mjs";
-
-const LEVELS = ["success", "warning", "error"];
-const NOTIFY_LEVELS = ["info", "warning", "error"];
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 const payloads = new WeakMap();
@@ -74,33 +75,33 @@ function common(call, signal, context) {
     async notify(message, level = "info") {
       const chosen = level !== null && typeof level === "object" ? (level.level ?? "info") : (level ?? "info");
       if (!NOTIFY_LEVELS.includes(chosen)) throw new RangeError(`level must be one of ${NOTIFY_LEVELS.join(", ")}`);
-      await call("notify", { message: text("message", message), level: chosen });
+      await call(NOTIFY, { message: text("message", message), level: chosen });
       return null;
     },
     async openLink(url) {
-      await call("openLink", { url: text("url", url, { empty: false }) });
+      await call(OPEN_LINK, { url: text("url", url, { empty: false }) });
       return null;
     },
     async pickFile(options = undefined) {
       if (options !== undefined && options !== null && !isPlainObject(options)) {
         throw new TypeError("options must be an object (title, filters)");
       }
-      const answer = await call("pickFile", { options: options ?? {} });
+      const answer = await call(PICK_FILE, { options: options ?? {} });
       return typeof answer === "string" ? answer : null;
     },
     async readWorkspaceFile(path) {
-      const answer = await call("readWorkspaceFile", { path: text("path", path, { empty: false }) });
+      const answer = await call(READ_WORKSPACE_FILE, { path: text("path", path, { empty: false }) });
       if (typeof answer !== "string") throw new PluginCallError("readWorkspaceFile: the app answered without text");
       return answer;
     },
     async writeWorkspaceFile(path, content) {
-      await call("writeWorkspaceFile", { path: text("path", path, { empty: false }), content: text("content", content) });
+      await call(WRITE_WORKSPACE_FILE, { path: text("path", path, { empty: false }), content: text("content", content) });
       return null;
     },
     async executeHostCommand(type, args = undefined) {
       const params = { type: text("type", type, { empty: false }) };
       if (args !== undefined && args !== null) params.args = args;
-      await call("executeHostCommand", params);
+      await call(EXECUTE_HOST_COMMAND, params);
       return null;
     },
   };
@@ -147,7 +148,7 @@ function activeTab(call, tab) {
       if (thread === null || typeof thread !== "object" || Array.isArray(thread)) {
         throw new TypeError(`writeThread takes the whole thread as an object, not ${show(thread)}`);
       }
-      await call("writeThread", { thread });
+      await call(WRITE_THREAD, { thread });
       return null;
     },
   });
@@ -157,11 +158,11 @@ function activeTab(call, tab) {
 export function makeContext(kind, conn, callId, signal, context, words = []) {
   const call = caller(conn, callId);
   const ctx = common(call, signal, context);
-  if (kind === "tool") {
+  if (kind === TOOL) {
     ctx.thread = deepFreeze(isPlainObject(context.thread) ? context.thread : {});
     ctx.variables = deepFreeze(isPlainObject(context.variables) ? context.variables : {});
     ctx.createResult = toolResult;
-  } else if (kind === "command") {
+  } else if (kind === COMMAND) {
     ctx.arguments = Object.freeze(words);
     ctx.activeTab = activeTab(call, context.activeTab);
     ctx.report = async (phase, message = undefined) => {
@@ -169,7 +170,7 @@ export function makeContext(kind, conn, callId, signal, context, words = []) {
       const note = fields.message !== undefined ? fields.message : message;
       const params = { phase: text("phase", fields.phase, { empty: false }) };
       if (note !== undefined && note !== null) params.message = text("message", note);
-      await call("report", params);
+      await call(REPORT, params);
       return null;
     };
     ctx.createResult = commandResult;

@@ -17,9 +17,11 @@ import { createRequire } from "node:module";
 import { Calls } from "./calls.mjs";
 import { installCoreTypes } from "./core-types.mjs";
 import { load } from "./loading.mjs";
-import { Connection, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, isId, log, METHOD_NOT_FOUND } from "./rpc.mjs";
-
-const PROTOCOL_VERSION = 1;
+import {
+  CANCEL, EXECUTE, INITIALIZE, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PING, PROTOCOL_VERSION,
+  SHUTDOWN,
+} from "./protocol.mjs";
+import { Connection, isId, log } from "./rpc.mjs";
 
 function takeStdio() {
   const input = process.stdin;
@@ -84,16 +86,16 @@ class Host {
       if (isRequest) this._conn.respondError(id, INVALID_PARAMS, "params must be an object");
       return;
     }
-    if (method === "cancel") {
+    if (method === CANCEL) {
       this._calls.cancel(params);
       if (isRequest) this._conn.respond(id, null);
       return;
     }
     if (!isRequest) return; // other notifications mean nothing to the host
-    if (method === "execute") this._calls.execute(id, params);
-    else if (method === "ping") this._conn.respond(id, {});
-    else if (method === "initialize") this._initialize(id, params);
-    else if (method === "shutdown") this._shutdown(id);
+    if (method === EXECUTE) this._calls.execute(id, params);
+    else if (method === PING) this._conn.respond(id, {});
+    else if (method === INITIALIZE) this._initialize(id, params);
+    else if (method === SHUTDOWN) this._shutdown(id);
     else this._conn.respondError(id, METHOD_NOT_FOUND, `unknown method ${JSON.stringify(method)}`);
   }
 

@@ -12,8 +12,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 import { explainCoreImport } from "./core-types.mjs";
 import { NotJSON, toJson } from "./plainjson.mjs";
-
-export const KINDS = ["tool", "command", "thread-storage"];
+import { KINDS } from "./protocol.mjs";
 const CODE_FILES = new Set([".ts", ".js", ".mjs"]);
 const DEEP_LINK_ID = /^[a-z0-9._-]+$/;
 

@@ -10,14 +10,10 @@
 
 import fs from "node:fs";
 
+import { INVALID_REQUEST, PARSE_ERROR } from "./protocol.mjs";
+
 export const MAX_LINE = 64 * 1024 * 1024;
 export const CALLBACK_TIMEOUT_MS = 900_000;
-
-export const PARSE_ERROR = -32700;
-export const INVALID_REQUEST = -32600;
-export const METHOD_NOT_FOUND = -32601;
-export const INVALID_PARAMS = -32602;
-export const INTERNAL_ERROR = -32603;
 
 /** What a context method rejects with when the app refuses (or never answers: `code` null). */
 export class PluginCallError extends Error {
