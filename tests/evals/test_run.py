@@ -339,3 +339,20 @@ def test_out_writes_the_results_to_the_given_folder_and_resumes_there(home, srv,
     assert oracle.model_calls("good") == 4
     assert _summary(out)["complete"] and not (home / "evals").exists()
     xmlschema.XMLSchema(str(XSD)).validate(str(out / "junit.xml"))
+
+
+def test_a_promptfoo_test_file_runs_and_unsupported_assertion_types_stop_it_before_any_request(home, srv, capsys):
+    path = write_eval(home, srv, arithmetic_and_extraction(2), assertions=[])
+    ws = home / "workspace"
+    (ws / "tests.yaml").write_text("- vars: {question: 'What is 2 + 5?'}\n  assert: [{type: equals, value: '7'}]\n"
+                                   "- vars: {question: 'What is 1 + 1?'}\n  assert: [{type: icontains, value: '2'}]\n", encoding="utf-8")
+    assert _run(str(path), "--dataset", str(ws / "tests.yaml")) == 0
+    requests_before = len(srv.requests)
+
+    (ws / "bad.yaml").write_text("- vars: {question: 'x'}\n  assert: [{type: javascript, value: 'true'}, {type: cost, threshold: 1}]\n",
+                                 encoding="utf-8")
+    assert _run(str(path), "--dataset", str(ws / "bad.yaml")) == 2
+
+    err = capsys.readouterr().err
+    assert "assertion types llmspace does not run: cost" in err and "javascript" in err
+    assert len(srv.requests) == requests_before
