@@ -22,7 +22,7 @@ llmspace/instance.py).
 - **macOS**: the app bundle's Info.plist declares the schemes (build/release_info.py), so there
   is nothing to install; links arrive as Apple events (llmspace/ui/main.py).
 
-Imports only the standard library. Called by llmspace/__main__.py.
+Imports only the standard library.
 """
 
 from __future__ import annotations

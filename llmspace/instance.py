@@ -13,8 +13,7 @@ one deadline for the whole exchange (`EXCHANGE_WAIT`), a line longer than `MAX_L
 refused unread, and every error ends that connection only: a hostile or slow client never
 stops the server nor delays another hand-off. The file is created owner-only (0600, in a
 0700 folder) and never exists with wider permissions. `on_link` runs on a connection's
-thread: hand it to the UI through the pump. Used by llmspace/__main__.py and
-llmspace/ui/main.py; imports only the foundation.
+thread: hand it to the UI through the pump. Imports only the foundation.
 """
 
 from __future__ import annotations

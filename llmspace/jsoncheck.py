@@ -10,7 +10,7 @@ the first value that breaks them; `deep_position(data)` finds where raw JSON byt
 too deeply (used when a parser gave up before building the value); `format_path` renders
 a JSON path the way error messages show it (`context.messages[2].content[0].text`).
 
-Pure functions. Callers: `llmspace/jsonio.py` only.
+Pure functions.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ what it uses in its constructor), and no module of `llmspace/` is longer than 50
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import llmspace
@@ -34,3 +35,19 @@ def test_no_module_in_llmspace_is_longer_than_500_lines():
         if n > MAX_LINES:
             long.append(f"{path.relative_to(PACKAGE.parent)} ({n} lines)")
     assert long == [], f"split by responsibility (at most {MAX_LINES} lines): " + ", ".join(long)
+
+
+CALLER_LIST = re.compile(r"(?:^|[.;:(]\s+)(Callers?:|Called (?:by|through|from)\b|Used by\b)|\b(?:used|called) by `[^`]+\.py`", re.M)
+
+
+def test_no_module_docstring_lists_the_modules_callers():
+    """Who imports a module is the import graph's to say (`rg -l 'modname'`); a docstring's
+    "Callers: …" / "Used by …" line goes stale as modules move (two of 112 were wrong), so a
+    docstring says what lives in the module, never who calls it."""
+    found = []
+    for path in _modules():
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")), clean=False) or ""
+        for match in CALLER_LIST.finditer(doc):
+            line = doc[match.start():].strip().splitlines()[0]
+            found.append(f"{path.relative_to(PACKAGE.parent)}: {line}")
+    assert found == [], "say what the module holds, not who calls it:\n" + "\n".join(found)

@@ -7,7 +7,7 @@ LLM Space app does. Images on assistant messages are dropped. Replay data stored
 (`providerData`) goes back in `extra` only to the provider and API that produced it. `tool_specs(tools)` keeps only name,
 description and parameters. `is_unanswered(call)` tells a call still waiting for a result.
 
-Called by the run loop (`agent/loop.py`). Pure.
+Pure.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.model import AssistantMessage, ImageDataContent, TextContent, Thread, Tool, ToolCall, UserMessage
-from ..core.render import RenderedThread
+from ..core.templating.render import RenderedThread
 from ..providers.base import Endpoint, NeutralMessage, NeutralToolCall, ToolSpec
 from .fold import PROVIDER_DATA
 

@@ -18,7 +18,7 @@
 - `rerun_failed` re-runs only the cells of the last matrix whose status is `failed`.
 
 The thread is saved through `runner.services.workspace.save` after every finished cell; the results file
-and reports go through `jsonio`. Called by commands/matrix.py (and the UI).
+and reports go through `jsonio`.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ then one section per variant and repeat with a column per model (status, output,
 cost, first token, duration), then failures. HTML goes through Jinja2 with autoescaping, so
 model output can never inject markup; Markdown escapes `|`, `<`, `>` and `&` in cells.
 
-Pure (no I/O). Called by agent/matrix.py.
+Pure (no I/O).
 """
 
 from __future__ import annotations

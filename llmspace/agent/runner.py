@@ -11,8 +11,7 @@ pool; they share no mutable state. `on_event` is called on the worker thread (th
 the events to its queue). Stop = `cancel.cancel()`; the run ends within about a second and
 keeps the partial message. The loop itself is in `agent/loop.py`.
 
-Built by `app.py` (`app.runner`, from the typed `app.run_services`, never the App); used by
-the UI, the CLI (`llmspace run`) and the matrix. What a run is asked and answers
+Built by `app.py` (`app.runner`, from the typed `app.run_services`, never the App). What a run is asked and answers
 (`RunOptions`, `RunResult`) is `agent/run_types.py`.
 """
 

@@ -5,7 +5,6 @@ Every provider error passes `redactor_for` on its way to the run (any adapter, a
 the endpoint's API key and configured header values are removed by value.
 
 Every function takes the typed `RunServices` (`agent/run_services.py`), never the App.
-Callers: `agent/loop.py`, and `tool_context` also the runner's tool calls.
 """
 
 from __future__ import annotations
@@ -19,11 +18,10 @@ from typing import TYPE_CHECKING, Any
 from ..cancel import CancelToken
 from ..core.history import append_run
 from ..core.model import ModelConfig, Thread, Usage
-from ..core.render import RenderEnv
-from ..core.resolved_variables import resolve_variables
+from ..core.templating.resolution import RenderEnv, resolve_variables
+from ..core.templating.variables import DEFAULT_CWD, typed_variables
 from ..core.threadio import thread_to_data
 from ..core.usage import add_usage, empty_usage
-from ..core.variables import DEFAULT_CWD, typed_variables
 from ..errors import describe_exception
 from ..providers.base import Adapter, Api, Endpoint, ModelApi, ModelRequest
 from ..providers.events import ErrorEvent, StreamEvent

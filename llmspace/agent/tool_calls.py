@@ -10,8 +10,6 @@ directory), on the runner's pool. `ToolCallsFuture` owns the CancelToken handed 
 so `cancel()` stops work already started (a plain `Future.cancel()` could only drop work that
 had not begun); it also stops when the runner closes. Error outputs have every known secret
 removed, as in a run.
-
-Callers: `agent/runner.py` (`Runner.call_tools`); the presenters through it.
 """
 
 from __future__ import annotations

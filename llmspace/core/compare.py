@@ -10,7 +10,7 @@ GUI) runs are named by time and model and messages by position and role, without
 Latency counts the assistant messages a run produced: those whose id the other run lacks
 (all assistant messages when the two runs share every id).
 
-Pure; no I/O. Callers: commands/history.py (`llmspace compare`), presenters, agent/report.py.
+Pure; no I/O.
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ llmspace/core/evaluation_records.py, which also holds the record bounds).
 Dialog helpers (`switch_rubric`, `draft_averages`, `removal_needs_confirmation`) follow the
 original compare dialog. `sanitize_thread_data` applies the record rules to raw
 JSON before validation. Mutates the given Thread in place; no I/O, no model call.
-Callers: commands/history.py, presenters and the UI compare dialog.
 """
 
 from __future__ import annotations

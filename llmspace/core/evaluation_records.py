@@ -21,8 +21,6 @@ with the same id replaces the earlier one in its place; at most `MAX_RUBRICS`, t
 changes (unknown keys of a record survive, so an untouched file round-trips).
 `sanitize_records(data)` prepares raw JSON that does not validate: it keeps what the rules
 keep, with run-history ids back-filled by their index in the file first. No I/O.
-Callers: core/evaluation.py (`normalize_evaluations`, `sanitize_thread_data`), which core/workspace.py,
-presenters and commands use.
 """
 
 from __future__ import annotations

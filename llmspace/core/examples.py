@@ -5,7 +5,7 @@ four threads the workspace seeds on first start (`Workspace.seed_examples`): a g
 with built-in tools, a prompt with variables, a custom function tool demo and a thread with
 one recorded run. Every call builds fresh threads with fresh message ids.
 
-Pure: no I/O. Callers: core/workspace.py, presenters (New from Examples…), tests.
+Pure: no I/O.
 """
 
 from __future__ import annotations

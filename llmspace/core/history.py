@@ -12,7 +12,6 @@ remove and fork.
 
 Everything mutates the given `Thread` in place (nothing is written) except `fork`, which saves
 a new file through the workspace. New nodes carry only the fields that should be written.
-Callers: the run loop, agent/matrix.py, commands/history.py, presenters.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Sizes of base64 images for labels: `base64_size(data)` (decoded bytes, from the length
 alone) and `size_text(n)` ("312 bytes", "12 KB", "1.5 MB").
 
-Pure; used by `core/model.py` (tool output image labels) and anyone labelling an image.
+Pure.
 """
 
 from __future__ import annotations

@@ -7,9 +7,7 @@ storage locators) first loses its bidi controls (`strip_bidi`), so one name cann
 like another; a name already on disk is shown with those and control characters as
 `\\u202E`-style escapes (`shown_name`: the tree, tab titles and the CLI). `plain_text`
 removes C0/C1 control characters and DEL (keeping newlines and tabs) from what plugins
-send, so no plugin string can drive the terminal. Callers: `core/workspace.py`,
-`core/trash.py`, `core/tree.py`, `core/importers/files.py`, `plugins/storages.py`,
-`plugins/callbacks.py`, `plugins/code_calls.py`, the tree and tab views, the CLI.
+send, so no plugin string can drive the terminal.
 No threads, no network.
 """
 

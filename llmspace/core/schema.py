@@ -5,7 +5,7 @@ including the top-level `blobs` image table; `schema_bytes()` is its committed f
 (`llmspace/core/thread.schema.json`, kept in sync by a test). Unknown keys are allowed
 at every level, as in the original app.
 
-Pure. Callers: `llmspace schema thread`, tests, anyone validating files with jsonschema.
+Pure.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ generation window (duration − first token); None without a first token, a posi
 output. `duration_label(ms)` gives `<n> ms`, `x.xx s`, `x.x s` or `Mm Ss`. `message_latency`
 and `run_latency_ms` read `timing` from assistant messages.
 
-Pure functions. Callers: core/compare.py, agent/report.py, the UI message stats.
+Pure functions.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 sends an entry to the operating system's trash (send2trash) or, when that is switched off,
 missing or failing, moves it into a trash folder under a unique, time-stamped name.
 
-Callers: `core/workspace.py` (which builds one `Trash` per workspace). No threads, no network.
+No threads, no network.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 ignoring case) without opening any file. On the way it removes temp files that a writer
 killed mid-save left behind (`jsonio.remove_stale_temp` decides which are stale).
 
-Callers: `core/workspace.py` (`Workspace.list_tree`). No threads, no network.
+No threads, no network.
 """
 
 from __future__ import annotations

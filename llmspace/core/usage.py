@@ -12,7 +12,6 @@
   `breakdown_rows`.
 
 Pure functions; new `Usage` nodes are built with every field set so they are written out in full.
-Callers: the run loop (agent/runner.py), core/history.py, core/compare.py, agent/matrix.py, UI.
 """
 
 from __future__ import annotations

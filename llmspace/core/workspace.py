@@ -13,7 +13,6 @@ Components, each built or used here: `names` (naming rules, free names), `tree` 
 the tree from file names), `trash` (moving entries, the trash). This module keeps path
 confinement, reading and saving threads, and the tree operations that combine them.
 
-Callers: app.py (builds it), cli commands, presenters, importers, the run loop.
 No threads, no network.
 """
 

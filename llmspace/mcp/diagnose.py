@@ -4,7 +4,7 @@
 (command not found, unreachable URL, 401/403, wrong transport, timeout, a server that
 closed the connection or wrote junk to stdout) to one sentence that says what to do.
 Configured env/header values are redacted; a URL is shown with its password and query
-values masked (`redact.mask_url`). Used by `llmspace.mcp.hub`; no `mcp` import.
+values masked (`redact.mask_url`). No `mcp` import.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
 server adds to the SDK's default environment: the user's login-shell PATH (so `npx`/`uvx`
 are found when the app was started from a desktop launcher) merged with the current PATH,
 and, in a frozen app, `LD_LIBRARY_PATH` restored from `LD_LIBRARY_PATH_ORIG` instead of the
-bundle's. Used by `llmspace.mcp.connection`; no `mcp` import.
+bundle's. No `mcp` import.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ embedded resource text under a `[resource: <uri>]` header, or a blob summary;
 `[resource link: <name>] <uri>`; `structuredContent` appended as pretty JSON. Parts are
 joined by blank lines, trimmed, and capped at 20,000 characters plus `\\n\\n[truncated]`.
 Works on the SDK's pydantic objects by attribute (duck-typed), so importing this module
-does not import `mcp`. Used by `llmspace.mcp.hub`.
+does not import `mcp`.
 """
 
 from __future__ import annotations

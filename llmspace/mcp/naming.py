@@ -3,8 +3,7 @@
 Tools whose names normalise to nothing, or that collide with another tool of the same
 server after normalisation, are listed but unavailable with a reason.
 The first of a colliding group is not preferred: all colliding tools are unavailable, so
-the result never depends on the order the server lists its tools in.
-Used by `llmspace.mcp.hub`; no `mcp` import.
+the result never depends on the order the server lists its tools in. No `mcp` import.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ and check the contract of its kind (`docs/plugin-protocol.md`, the table under `
 extension folders last (so helper modules `_x.py` import by name). `load(files)` returns
 one `Extension` per file: active with its metadata, or failed at the `import`,
 `constructor` or `contract` stage with a message and a traceback. One file's failure
-touches no other.
+touches no other; `calls.py` runs the loaded instances.
 """
 
 from __future__ import annotations

@@ -6,7 +6,6 @@ subclasses whose changing methods raise `TypeError`, so `json.dumps`, `isinstanc
 and iteration work as usual; `copy.deepcopy` gives plain, mutable dicts and lists).
 `to_json(value)` turns a plugin's return value into plain JSON or raises `NotJSON` naming
 the first thing JSON cannot carry (a set, bytes, an object, NaN, a cycle, …) and where.
-Used by `context.py`, `calls.py` and `loading.py`.
 """
 
 from __future__ import annotations

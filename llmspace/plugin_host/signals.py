@@ -1,6 +1,6 @@
 """A call's cancellation signal, as plugin code sees it (`context.signal`).
 
-`CallSignal.fire(reason)` is called by `calls.py` when the app sends `cancel`; plugin code
+`CallSignal.fire(reason)` runs when the app sends `cancel` (`calls.py`); plugin code
 reads `aborted` and `reason`, blocks in `wait(timeout)`, or registers listeners. Listeners
 run once, on a thread of their own, so a slow one holds up neither the connection nor the
 call; one added after the signal fired runs at once on the caller's thread.

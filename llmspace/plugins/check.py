@@ -16,7 +16,7 @@
     secrets         no literal keys or tokens in mcp.json / models.json (use "$ENV" or ${settings.x})
 
 Secret values are never repeated in a reason, only where they are. `format_report` prints
-one line per item. Used by `llmspace plugins check` (llmspace/commands/plugins.py).
+one line per item.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ code extension is loaded in a real host (llmspace/plugins/runtime.py), as enabli
 Python files load in the Python host, `.ts/.js/.mjs` files in the JavaScript host when a
 runtime for them is found (llmspace/plugins/js_runtime.py; otherwise the line says which
 were not checked and why). The hosts run with a scratch data root and workspace (deleted
-afterwards) and are shut down before returning. Used by `cmd_check` in llmspace/commands/plugins.py.
+afterwards) and are shut down before returning.
 """
 
 from __future__ import annotations

@@ -8,7 +8,6 @@ storages does not run its code again until one of its files changes.
 
 The key is a SHA-256 over the runtime, the app version and every code file's path and
 bytes. A cache file that cannot be read or written is ignored (the host reports again).
-Used by llmspace/plugins/code.py.
 """
 
 from __future__ import annotations

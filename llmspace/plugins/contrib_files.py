@@ -11,7 +11,7 @@ extension the loader found valid (`Extension.status == "active"`) are read; an e
 still does not make a usable definition is returned in `problems` (canonical ID -> reason).
 A stdio server's `cwd` defaults to the plugin folder, and a relative one is taken from it.
 Secret values (API keys, headers, server environment) are added to the redactor's known
-secrets. Called by llmspace/plugins/contributions.py.
+secrets.
 """
 
 from __future__ import annotations

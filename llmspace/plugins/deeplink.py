@@ -21,8 +21,8 @@ Rules:
   inside the link are refused (percent-encode them), as are links over 8 KiB.
 
 Errors are `DeepLinkError` (a `UserFacingError`) naming the problem. Pure functions, no
-I/O. Called by `llmspace open-url` and the app's URL handler, which then look the
-`deepLinkId` up among the enabled readable Storages.
+I/O. Looking the `deepLinkId` up among the enabled readable Storages is
+`llmspace/plugins/storages.py`'s.
 """
 
 from __future__ import annotations

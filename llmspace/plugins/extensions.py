@@ -12,7 +12,7 @@ starting with `_` or `.` are helpers); their ID is the file stem. Folders and fi
 be real (symlinks are rejected) and stay inside the plugin root. Anything nested deeper
 is ignored with a warning. Returns the extensions (active or failed with a reason) and the
 warnings; mcp.json / models.json are parsed only to list their IDs (their contribution is
-loaded elsewhere). Used by llmspace/plugins/loader.py.
+loaded elsewhere).
 """
 
 from __future__ import annotations

@@ -72,13 +72,14 @@ class CallbackRefused(Exception):
 class Pending:
     """One request waiting for its answer."""
 
-    __slots__ = ("_done", "_error", "_result", "method")
+    __slots__ = ("_callbacks", "_done", "_error", "_result", "method")
 
     def __init__(self, method: str) -> None:
         self.method = method
         self._done = threading.Event()
         self._result: Any = None
         self._error: BaseException | None = None
+        self._callbacks: list[Callable[[], object]] = []
 
     def wait(self, timeout: float | None) -> bool:
         return self._done.wait(timeout)
@@ -86,6 +87,12 @@ class Pending:
     @property
     def done(self) -> bool:
         return self._done.is_set()
+
+    def on_done(self, callback: Callable[[], object]) -> None:
+        """Run `callback` once the answer is in (at once if it is already)."""
+        self._callbacks.append(callback)
+        if self._done.is_set():
+            callback()  # may run twice when settle ran meanwhile: callbacks must not mind (Event.set)
 
     def value(self) -> Any:
         """The result (raises the `RemoteError` / `HostGone` it ended with)."""
@@ -98,6 +105,8 @@ class Pending:
             return
         self._result, self._error = result, error
         self._done.set()
+        for callback in list(self._callbacks):
+            callback()
 
 
 class HostConnection:

@@ -1,7 +1,7 @@
 """`icon.png` checks: a regular file, a real PNG (signature and a valid
 IHDR chunk), at most 2 MiB, at most 4096 px each side. `icon_problem` says why an icon
 cannot be used (the caller falls back to the default icon with a warning and goes on
-loading). Used by llmspace/plugins/loader.py.
+loading).
 """
 
 from __future__ import annotations

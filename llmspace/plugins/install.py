@@ -16,7 +16,7 @@ it was and no debris. One lock file (`plugins/.install.lock`) serialises install
 and recovery across threads and processes. `data/plugins/<name>/` is never touched.
 
 `remove_plugin` sends a package folder to the trash (the system trash, else the data root's
-`.trash/plugins/`); settings and data stay. Called by llmspace/commands/plugins.py.
+`.trash/plugins/`); settings and data stay.
 """
 
 from __future__ import annotations

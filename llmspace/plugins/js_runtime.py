@@ -10,8 +10,7 @@ The choice, first that applies: the path saved with `llmspace plugins runtime PA
 `.ts`, `.js` and `.mjs`; Node ≥ 18 runs `.js/.mjs` and Node ≥ 22.6 `.ts` too (22.6–22.17
 and 23.0–23.5 with `--experimental-strip-types`). Without a suitable runtime each JS/TS
 extension fails with one message naming what to install; the rest of the plugin works.
-Versions are read once per path (`<runtime> --version`, bounded). Used by
-llmspace/plugins/code.py and `plugins runtime` (llmspace/commands/plugin_code.py).
+Versions are read once per path (`<runtime> --version`, bounded).
 """
 
 from __future__ import annotations

@@ -9,7 +9,6 @@ the saved values (llmspace/plugins/form.py). The values of secret settings are a
 the process's known secrets (`redact.KNOWN`) at every load, so a plugin that prints, logs
 or raises with one shows `***`. It never imports or runs plugin code.
 Failures are written to diagnostic logs (llmspace/plugins/diagnostics.py).
-Called by llmspace/plugins/service.py.
 """
 
 from __future__ import annotations

@@ -7,7 +7,6 @@ such as `scripts`, `main` or `bin` stay in `raw` and are never acted upon.
 `is_valid_package_name` applies npm's rules for new package names,
 `engines_compatible` checks a range against `APP_COMPAT_VERSION` (npm range syntax, see
 llmspace/plugins/semrange.py), and `plugin_folder` maps a name to its install folder.
-Used by discovery (llmspace/plugins/discovery.py) and the ZIP installer.
 """
 
 from __future__ import annotations

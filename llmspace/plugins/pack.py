@@ -8,7 +8,7 @@ install). Symbolic links and special files are refused, as the installer would r
 them. Entries are sorted by path, with a fixed time stamp and modes (0644, or 0755 for
 executables), so packing the same files twice gives the same bytes. The archive is checked
 against the installer's limits and written atomically (a temp file beside the output,
-renamed over it). Used by `llmspace plugins pack` (llmspace/commands/plugins.py).
+renamed over it).
 """
 
 from __future__ import annotations

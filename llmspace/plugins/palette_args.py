@@ -27,7 +27,7 @@ and refused; the file-stem alias tells them apart.
   problem and its column, and nothing runs (a backslash that ends the text inside double
   quotes is reported as the unclosed double quote).
 
-Pure functions, no I/O. Called by the command palette (GUI) and `plugins run-command` (CLI).
+Pure functions, no I/O.
 """
 
 from __future__ import annotations

@@ -20,7 +20,6 @@ Node 22.6+ (llmspace/plugins/js_runtime.py); the README says so.
 The name must be a valid package name (llmspace/plugins/manifest.py); a folder that exists
 and is not empty is never touched. The files are written into a hidden staging folder
 beside the target and renamed into place, so a failure leaves nothing half-made.
-Called by the CLI action that creates a plugin (llmspace/commands/plugin_code.py) and the tests.
 '''
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 `1.2.3 - 2.x`, `a || b`, `*`) into a `Range` of comparator sets; `Range.satisfies(version)`
 applies npm's rules, including its prerelease rule (a prerelease version matches only a
 set that names a prerelease of the same major.minor.patch). Invalid text raises
-`ValueError`. Used by llmspace/plugins/manifest.py for `engines["llm-space"]`.
+`ValueError`.
 """
 
 from __future__ import annotations

@@ -8,8 +8,7 @@
 
 The imported file is named after the locator's `filename`, else the thread's title, else
 the last part of the resource ID — the first that is a valid name on every OS, without bidi
-controls — made unique in `imported/`. Used by the CLI
-(llmspace/commands/storage.py) and the desktop app.
+controls — made unique in `imported/`.
 """
 
 from __future__ import annotations

@@ -3,8 +3,7 @@ group, MCP tools per server, the thread's plugin tools by plugin, how a tool is 
 (`tool_label`: a plugin tool with its plugin), and what the model row says (`run_model_label`:
 the model a run will call, `params_label`: its parameters). Thin adapters over `app.models`,
 `tools.builtins` and `app.mcp`; the model and MCP pickers degrade to "nothing available"
-(with a reason) when their service fails. Callers: `ui/editor/panels.py`,
-`ui/editor/view.py`, tests. No Tk.
+(with a reason) when their service fails. No Tk.
 """
 
 from __future__ import annotations

@@ -7,7 +7,6 @@ All rules come from `core/evaluation.py` (`preferred_rubric`, `switch_rubric`,
 `draft_averages`, `removal_needs_confirmation`, `save_evaluation`) and `core/compare.py`.
 Changes go to the editor's working thread (`EditorPresenter`), marked dirty and announced as
 "history", so autosave writes them; like removing a run, they are not undo steps.
-Callers: `ui/editor/compare.py`, tests.
 """
 
 from __future__ import annotations

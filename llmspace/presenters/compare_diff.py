@@ -9,7 +9,7 @@ between a removed line and the added line paired with it (the first removed line
 run with the first added one, and so on), so the change stands out inside a long line;
 lines that are mostly different get no word marks (their colour says enough).
 
-Pure. Callers: `presenters/compare.py` (`ComparePresenter.diff_lines`), tests.
+Pure.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ file back through `renamer`, which the view sets (tabs and tree follow the file)
 
 Listeners get `(kind, detail)`: kind is one of "all", "header", "model", "tools",
 "variables", "prompt", "messages", "message", "saved", "readonly". The view redraws only
-what a kind names. Callers: `ui/editor/*`, `presenters/run.py`, tests.
+what a kind names.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from typing import Any
 
 import orjson
 
-from ..core import variables
 from ..core.model import ModelConfig, ModelParams, ResponseType, Thread, Tool, Variable
+from ..core.templating import frozen_values, variables
+from ..core.templating.references import references
 from ..core.threadio import parse_thread, serialize_thread
-from ..core.variable_hints import references
 from ..errors import UserFacingError
 from .history import HistoryIntents
 from .messages import MessageIntents
@@ -387,8 +387,8 @@ class EditorPresenter:
         self.edited("prompt")
 
     def invalidate(self, hook: str, *args: Any) -> None:
-        """Drop frozen variable values that an edit made stale (core.variables rules)."""
-        getattr(variables, hook)(self.thread, *args)
+        """Drop frozen variable values that an edit made stale (`core/templating/frozen_values.py`)."""
+        getattr(frozen_values, hook)(self.thread, *args)
 
     def custom_variables(self) -> dict[str, str]:
         ctx = self.thread.context
@@ -444,7 +444,7 @@ class EditorPresenter:
 
     def completion_items(self) -> list[tuple[str, str]]:
         """(name, hint) of every variable for the `{{` completion list, sorted by name."""
-        from ..core.variable_hints import completions
+        from ..core.templating.references import completions
 
         try:
             return completions(self.thread)

@@ -5,7 +5,7 @@ the chosen sort order and evaluation rows (`presenters/history_rows.py`), and th
 (`presenters/history_chart.py`). `HistoryIntents(doc)` is a
 component of `presenters/editor.EditorPresenter` (`presenter.history_intents`); `doc` is the
 presenter, seen through `HistoryDocument`. The compare dialog's draft lives in
-`presenters/compare.py`. No Tk. Callers: `ui/editor/history.py`, `ui/editor/inspect.py`, tests.
+`presenters/compare.py`. No Tk.
 """
 
 from __future__ import annotations

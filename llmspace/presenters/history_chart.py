@@ -9,7 +9,7 @@ legend entries and a text per point. `ui/editor/history_chart.py` only draws wha
 - Colours are ttkbootstrap colour names ("primary", "info", …); the view looks them up in
   the current theme.
 
-Pure. Callers: `presenters/history.py` (`HistoryIntents.chart`), tests.
+Pure.
 """
 
 from __future__ import annotations

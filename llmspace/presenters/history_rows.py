@@ -13,8 +13,7 @@ verdict, rubric, score averages and the B − A delta).
 - A run's score is the mean of its rubric averages over the evaluations that scored it
   (`core.evaluation.averages`).
 
-Pure; reads the thread, changes nothing. Callers: `presenters/history.py` (the panel's
-intents), `presenters/compare.py`, `presenters/history_chart.py`, tests.
+Pure; reads the thread, changes nothing.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ HTTP server from form fields, enabling/disabling, removing, and "Connect & Test"
 (blocking: the view calls it from a worker thread); apart from them, the MCPs in plugins
 (`plugin:<name>:mcp:<id>`), read-only, with the plugin's name, readiness and tool names —
 Connect & Test works for them too. Delegates to `app.mcp` (the MCP hub); plugin values are
-shown through the secret redactor. Callers: `ui/mcp_page.py`, tests.
+shown through the secret redactor.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ edit text, images in user messages, collapse, tool results (and error marks), pe
 function calls, cut after a message. `MessageIntents(doc)` is a component of
 `presenters/editor.EditorPresenter` (`presenter.message_intents`); `doc` is the presenter,
 seen through `MessageDocument`: the working thread, undo checkpoints and notifications.
-No Tk. Callers: `ui/editor/cards.py`, `ui/editor/run_controls.py`, tests.
+No Tk.
 """
 
 from __future__ import annotations

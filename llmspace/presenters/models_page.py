@@ -3,7 +3,7 @@
 the default model — delegated to `settings.models.ModelSettings` (`app.models`). Apart from
 them, the providers of plugins (`plugin:<name>:model-provider:<id>`, from
 `app.providers.plugin_views()`), read-only, with their models; plugin providers left
-inactive by an ID conflict are listed with the reason. Callers: `ui/models_page.py`, tests.
+inactive by an ID conflict are listed with the reason.
 """
 
 from __future__ import annotations

@@ -11,7 +11,6 @@ remove). Actions that may start plugin hosts block: the view runs them in a work
     p.install([Path("atlas.zip")]) # InstallOutcome per ZIP (refusals keep their reason)
 
 Delegates to `app.plugins` (llmspace/plugins/service.py) and `app.plugin_code`.
-Callers: `ui/plugins_page.py`, tests.
 """
 
 from __future__ import annotations

@@ -9,9 +9,6 @@ forwards to the `post`/`post_text` functions given (the UI pump), so folding (`a
 message arrives coalesced, one string per frame. Tool calls a human starts go through
 `app.runner.call_tools(...)` on a snapshot too; each future owns its CancelToken, so Stop and
 closing the tab (`detach`) cancel them as they cancel a run.
-
-Callers: `ui/editor/run_controls.py` (Run/Stop, the banner, the tool-call buttons),
-`ui/editor/view.py`, `ui/main_window.py`, tests (with a synchronous `post`).
 """
 
 from __future__ import annotations

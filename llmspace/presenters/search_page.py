@@ -8,7 +8,7 @@ text, checked field by field, and saved atomically through `settings/search.py`.
     p.save(values)                      # re-reads the file: unknown keys are kept
 
 API keys are a literal or `$ENV_NAME`; `key_note` says whether a variable is set (never
-its value). An empty base URL means the public service. Callers: `ui/search_page.py`, tests.
+its value). An empty base URL means the public service.
 """
 
 from __future__ import annotations

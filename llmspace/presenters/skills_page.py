@@ -10,7 +10,7 @@ removed, only switched on or off as a whole) and the problems discovery found.
 
 Everything is delegated to `skills.manager.SkillManager` and its `SkillSettings`
 (`settings/skills.json`, written atomically); the same calls back `llmspace skills …`
-(llmspace/commands/skills.py). Callers: `ui/skills_page.py`, tests.
+(llmspace/commands/skills.py).
 """
 
 from __future__ import annotations

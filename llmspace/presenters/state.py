@@ -7,8 +7,6 @@ an object, a known key of the wrong type) falls back to defaults, is reported in
 skipped until the user fixes or deletes it. A file holding `null` is such a file too. A
 save that fails (full disk, a value no JSON file can hold) is logged and added to
 `problems`; it never raises into the UI.
-
-Callers: `ui/main_window.py` (load at start, save on change and on quit), tests.
 """
 
 from __future__ import annotations

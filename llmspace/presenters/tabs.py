@@ -2,7 +2,6 @@
 
 Pure state and intents, no Tk. Tabs are identified by the thread's workspace path;
 `tab_title(rel)` is the text a tab shows (core/names.py `shown_name`, as the tree and CLI).
-Callers: `ui/main_window.py`, `ui/tab_pages.py`; persisted through `presenters/state.py`.
 """
 
 from __future__ import annotations

@@ -8,8 +8,7 @@ image once, off the UI thread, and hands the result to every card that asked for
 
 `submit(fn, on_done)` runs `fn` on a worker and calls `on_done(future)` on the UI thread
 (`ui/pump.Pump.run_in_worker`); `make_photo(image)` turns a decoded PIL image into what the
-view shows (an `ImageTk.PhotoImage`), on the UI thread. Callers: `ui/editor/card_images.py`,
-tests.
+view shows (an `ImageTk.PhotoImage`), on the UI thread.
 """
 
 from __future__ import annotations

@@ -5,8 +5,6 @@ All file work is delegated to `core.workspace.Workspace`; this class adds the sc
 which folder a new entry goes into, what to confirm, which tabs an operation affects, and
 a cheap change signature (folder mtimes) so the view can notice edits made by other
 programs by polling every ~2 s without reading any file.
-
-Callers: `ui/tree_view.py`, tests.
 """
 
 from __future__ import annotations
@@ -198,8 +196,8 @@ class TreePresenter:
         """Import clipboard text as the virtual file `clipboard.json`."""
         if not text.strip():
             raise UserFacingError("The clipboard is empty.", hint="Copy a thread's JSON first.")
-        from ..core.file_reads import local_file_reads
         from ..core.importers import parse_import_detailed  # imported on first use: keeps the window's start fast
+        from ..core.templating.file_reads import local_file_reads
 
         result = parse_import_detailed(text.encode("utf-8"), "clipboard.json", None)
         folder = self.folder_of(selected)

@@ -8,8 +8,8 @@ run would: frozen values of the place first, with the reason when it cannot be r
     query = hover_query(thread, "{{name}}", "systemPrompt", trusted=True)  # on the UI thread
     resolve_hover(query, RenderEnv(skills=app.skills))                     # on a worker
 
-Resolution uses `core/render.py` (the same `_Values` that `core/resolved_variables.py`
-uses). Callers: `ui/editor/text_assist.py` and its parts, tests.
+Resolution uses `core/templating/resolution.py` (the same `VariableValues` that rendering and
+`resolve_variables` use).
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..core import variables as V
 from ..core.model import PromptSnapshot, Thread, ThreadContext
-from ..core.render import RenderEnv, _Files, _parse_json, _Values, _VariableError
+from ..core.templating import variables as V
+from ..core.templating.frozen_values import snapshot_variables
+from ..core.templating.resolution import FileAccess, RenderEnv, VariableError, VariableValues, parse_json
 from ..errors import UserFacingError
 
 # `{{ … }}` / `{% … %}` that stop at the next opening marker: linear on text full of stray braces
@@ -111,7 +112,7 @@ def hover_query(thread: Thread, written: str, place: str | None, trusted: bool) 
     ctx = thread.context
     small = Thread()
     if ctx is not None:
-        frozen = V.snapshot_variables(thread).get(place or "", {})
+        frozen = snapshot_variables(thread).get(place or "", {})
         small.context = ThreadContext(
             variables={k: v.model_copy(deep=True) for k, v in (ctx.variables or {}).items()} or None,
             variableVariants=ctx.variableVariants.model_copy(deep=True) if ctx.variableVariants is not None else None,
@@ -140,9 +141,9 @@ def resolve_hover(q: HoverQuery, env: RenderEnv | None = None) -> str:
     if q.kind == "include":
         return f"{q.written}: the file's contents are included when the thread runs."
     env = env or RenderEnv()
-    files = _Files(env.base_dir)
+    files = FileAccess(env.base_dir)
     try:
-        values = _Values(q.thread, env, files)
+        values = VariableValues(q.thread, env, files)
     except UserFacingError as exc:
         return f"Cannot resolve {q.written}: {exc}"
     if env.base_dir is None:
@@ -150,7 +151,7 @@ def resolve_hover(q: HoverQuery, env: RenderEnv | None = None) -> str:
     head = f"{q.name} · {_kind_label(values, q.name)}"
     if q.kind == "expression":
         head += f" (used in {q.written})"
-    frozen = V.snapshot_variables(q.thread).get(q.place or "", {}).get(q.name)
+    frozen = snapshot_variables(q.thread).get(q.place or "", {}).get(q.name)
     if frozen is not None and q.kind == "name" and q.name not in values.skill_names:
         return f"{head}\n{cut(frozen)}\n(the value frozen at the last run; editing this text renews it)"
     return f"{head}\n{_fresh_value(values, files, q)}"
@@ -176,7 +177,7 @@ def _fresh_value(values: Any, files: Any, q: HoverQuery) -> str:
         if not typed.value.strip():
             return f"The JSON variable is empty, so {written} is sent as written."
         try:
-            _parse_json(typed.value)
+            parse_json(typed.value)
         except ValueError as exc:
             return f"Not valid JSON ({exc}); the text is sent as written:\n{cut(typed.value)}"
     if typed is not None and typed.type == "file":
@@ -187,7 +188,7 @@ def _fresh_value(values: Any, files: Any, q: HoverQuery) -> str:
             return f"File not found or unreadable: {path}. The run inserts nothing."
     try:
         value = values.simple(name)
-    except _VariableError as exc:
+    except VariableError as exc:
         return f"{exc} The run is refused until it has a value."
     if value is None:
         return f"No value, so {written} is sent as written."

@@ -7,8 +7,6 @@ in `context.variableVariants`, as the original app stores them).
     json_problem('{"a": 1')      # "Line 1, column 8: Expecting ',' delimiter"
     relative_path("/work/p/data.txt", "/work/p")  # "data.txt"
     save_variables(presenter, {"cfg": {"type": "json", "value": "{}"}}, set(), {"x": "1"})
-
-Callers: `presenters/editor.EditorPresenter.save_variables`, `ui/editor/variables_dialog.py`, tests.
 """
 
 from __future__ import annotations
@@ -18,8 +16,8 @@ import os
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..core import variables as V
 from ..core.model import Thread, Variable
+from ..core.templating import variables as V
 from ..errors import UserFacingError
 from ..paths import expand_home
 

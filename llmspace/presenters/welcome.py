@@ -1,8 +1,6 @@
 """First start: which API keys are in the environment and which local model servers answer
 on their default ports. `detect_keys()` is instant; `probe_local_servers()` opens a TCP
 connection per port with a short timeout and is meant for a background thread.
-
-Callers: `ui/welcome.py` (probe in a worker thread, results via the pump), tests.
 """
 
 from __future__ import annotations

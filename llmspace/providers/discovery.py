@@ -6,7 +6,7 @@ vLLM) offers right now, asked over HTTP at `GET {baseUrl}/models`.
 The answer is handed to `ModelSettings.record_discovery`, which keeps it in memory and in
 `data/local-models.json` (settings never make HTTP calls themselves). A server that does not
 answer within `timeout` is simply unavailable. Wired by `app.py` (`ModelSettings.discoverer`)
-and used by `providers/registry.py` before it resolves a model of a local provider.
+and asked by the provider registry before it resolves a model of a local provider.
 """
 
 from __future__ import annotations

@@ -3,8 +3,7 @@
 `iter_sse(chunks)` turns an iterator of byte chunks (as they arrive from the socket) into
 `(event, data)` pairs as soon as each event's blank line arrives. Handles `\\n`, `\\r\\n`
 and `\\r` line ends (also split across chunks), multi-line `data:`, comments (`:`), a
-leading BOM, and a last event without its trailing blank line. Used by the three adapters
-in this package (through `providers/http.py`).
+leading BOM, and a last event without its trailing blank line.
 
 Linear in the size of the stream: each chunk is scanned once for line ends, and a line
 that spans many chunks is accumulated in a `bytearray` (never re-scanned or re-copied per

@@ -3,7 +3,7 @@
 Some local models (Qwen3, DeepSeek-R1 distills served without a reasoning parser) put
 their reasoning inline in the content. `ThinkSplitter.feed(text)` returns
 `[(is_thinking, text), …]` for each delta, holding back a partial tag split across chunks;
-`flush()` returns what is held at the end. Used by `openai_completions.py`.
+`flush()` returns what is held at the end.
 """
 
 from __future__ import annotations

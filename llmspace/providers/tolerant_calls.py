@@ -14,7 +14,7 @@ let through unchanged, as text). A reply starting any other way is never held.
 Accepted shapes, per call: `{"name", "arguments"|"parameters"|"args"|"input"}`, the OpenAI
 shape `{"type": "function", "function": {"name", "arguments"}}` and `{"tool_calls": […]}`;
 arguments may be an object or a JSON string of one. The tool's name must be one offered.
-Used by the built-in engine's provider (`llmspace/local/provider.py`), where it is on.
+On for the built-in engine's provider (`llmspace/local/provider.py`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Model-call traces under `traces/`: one JSON file per call, size-capped, pruned oldest first.
 
-Called by the run loop (`agent/`) after each model call:
+One trace per model call of a run:
 
     tracer = TraceWriter(root, apis=registries.apis)   # app.py builds the app's one
     path = tracer.record(request, events, {"firstTokenMs": 120.0, "durationMs": 900.0},

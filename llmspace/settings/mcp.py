@@ -5,7 +5,6 @@ command, args, cwd, env, url, headers, timeoutSeconds, enabled, createdAt, updat
 readiness}]}`. Unknown keys are kept. An unreadable or invalid file is reported (`error`),
 left untouched, treated as empty, and never overwritten.
 
-`McpSettings` is used by `llmspace.mcp.hub.McpHub` (and through it the CLI and the GUI).
 Nothing here imports `mcp` or touches the network.
 """
 

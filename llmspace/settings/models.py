@@ -11,8 +11,7 @@ network calls) and hands the answer to `record_discovery`, which caches it in me
 
 A corrupt `models.json` (malformed, or a provider value of the wrong type such as
 `"disabledModels": 5`, see `_shape_problem`) is reported as `load_error`, never overwritten (writes are refused
-until the user fixes it) and the built-ins keep working. Called by `app.models`, the
-provider registry, the run loop, the CLI and the Settings › Models page.
+until the user fixes it) and the built-ins keep working.
 """
 
 from __future__ import annotations

@@ -7,8 +7,6 @@ typed (may start with `~`), trimmed and de-duplicated. Plugin skill folders keep
 skills under `pluginSkills: {<origin>: {"hiddenSkills": [...]}}` (a key the original app
 ignores). Unknown keys are kept. A malformed file is reported and never overwritten; the
 defaults are used meanwhile and changes are refused until the file is fixed.
-
-Callers: `skills/manager.py` (and through it the settings dialog and the CLI).
 """
 
 from __future__ import annotations

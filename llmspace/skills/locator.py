@@ -4,8 +4,6 @@
 strict (exact lowercase scheme, host `internal`, no user info, port, query or fragment,
 exactly `/skills/<name>`, valid percent escapes, no encoded slashes, a valid skill name) and
 `SkillManager.resolve_locator` turns a locator into the folder of the enabled skill.
-
-Callers: the UI (open/reveal), `skills/manager.py`.
 """
 
 from __future__ import annotations

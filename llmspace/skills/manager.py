@@ -19,8 +19,7 @@ plugin restores them.
 On first use, when `<LLM_SPACE_HOME>/skills` does not exist yet, three example skills from
 `llmspace/assets/skills/` are written there (`seed()`); they are never overwritten.
 
-Callers: `app.py` (`App.skills`), render (`available_skills`), the `skill` tool, the CLI,
-the settings dialog. Safe to call from worker threads (read-only scans).
+Safe to call from worker threads (read-only scans).
 """
 
 from __future__ import annotations

@@ -5,8 +5,6 @@
 found (broken frontmatter, missing description, bad names, broken symlinks) — it never raises
 for bad skill folders. Name rule (Agent Skills): lowercase letters, digits and hyphens,
 1–64 characters, no leading, trailing or double hyphen.
-
-Callers: `skills/manager.py`; the `skill` built-in tool reads `Skill.body()`.
 """
 
 from __future__ import annotations

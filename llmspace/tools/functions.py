@@ -5,8 +5,7 @@
 Rules: name matches `^[a-zA-Z0-9_-]{1,64}$`; names are unique within
 a thread; `parameters` (when present) is a JSON object schema that passes `jsonschema`'s
 meta-schema check. Function tools have no executor: the run pauses at their calls and a
-human supplies the result (see `agent/`). Called by the tool editor dialog, importers and
-the CLI.
+human supplies the result (see `agent/`).
 """
 
 from __future__ import annotations

@@ -5,8 +5,7 @@
 
 An entry is `{"type": "plugin", "pluginId", "toolId", "name", "description", "parameters",
 "strict"}` in that key order (`strict` left out when None). The router runs it through the
-executor registered under its `toolId` (`tools/router.py`). Callers: the plugin side when a
-user adds a plugin's tool to a thread, tests. Pure.
+executor registered under its `toolId` (`tools/router.py`). Pure.
 """
 
 from __future__ import annotations

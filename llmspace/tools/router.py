@@ -12,7 +12,7 @@ the run loop pauses first, see `pause_for`) — all registered at construction w
 call fails as "<name> is unavailable (<why>)", the reason coming from `explain_missing`
 when set. A tool of another type is found by its `extensionId` key, else by its type.
 Arguments are checked against the tool's JSON Schema first. Every failure becomes an error
-output, never an exception. Called by the run loop (`agent/`), the UI's "Call this tool" and the CLI.
+output, never an exception.
 """
 
 from __future__ import annotations

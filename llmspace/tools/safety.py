@@ -2,7 +2,7 @@
 (the original LLM Space app's `isDangerousBashCommand`).
 
 Auto-run (and the ReAct loop) pauses before a `bash` call whose command matches; a manual
-"Call this tool" still runs it. Called by `tools/router.py` (`call_pause`) only.
+"Call this tool" still runs it.
 Matching is case-insensitive and word based, never a parse of the shell language.
 """
 

@@ -1,7 +1,7 @@
 """Argument checking against a tool's JSON Schema, with `jsonschema`.
 
-`check_arguments(tool, arguments)` returns a message naming the bad field, or None.
-Called by `tools/router.py` before any executor runs. Validators are cached per schema.
+`check_arguments(tool, arguments)` returns a message naming the bad field, or None; the
+router checks every call before any executor runs. Validators are cached per schema.
 Leniency: a missing leading `description` parameter (the built-ins' human summary) is
 not an error. A schema that is itself invalid is not used to reject calls (MCP servers
 sometimes publish loose schemas); `tools/functions.py` reports those when tools are defined.

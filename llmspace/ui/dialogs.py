@@ -3,8 +3,6 @@ facade, so tests can hand the main window scripted answers (`MainWindow(app, dia
 never block; parts get it as `UiServices.dialogs` (`ui/services.py`).
 File and folder pickers open in the folder last used, else in `start_dir()` (the main window
 passes the workspace), never in the process's working folder.
-
-Callers: every view in `llmspace.ui`.
 """
 
 from __future__ import annotations

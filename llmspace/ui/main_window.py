@@ -13,7 +13,7 @@ components: `self.frame` (`ui/window_frame.py`: size, position, saved state),
 The palette builds its list itself (`ui/palette.py`).
 
 Editors are built lazily: a restored tab gets its editor when first selected, so start-up
-cost does not grow with the number of open tabs. Caller: `ui/main.py`.
+cost does not grow with the number of open tabs.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 URL), enable/disable, remove; apart from them the MCPs in plugins, read-only, naming the
 plugin, with readiness and their tools (expand a server to see them). Connect & Test runs
 in a worker thread for either list (result via the pump). Logic in
-`presenters/mcp_page.py`. Caller: `ui/settings_dialog.py`.
+`presenters/mcp_page.py`.
 """
 
 from __future__ import annotations

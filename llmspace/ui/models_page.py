@@ -2,7 +2,6 @@
 refresh of local servers (in a worker, results via the pump), custom OpenAI-compatible
 providers, default model; apart from them the providers of plugins, read-only, naming the
 plugin, with their models (expand a provider). Logic in `presenters/models_page.py`.
-Caller: `ui/settings_dialog.py`.
 """
 
 from __future__ import annotations

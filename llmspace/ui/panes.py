@@ -2,9 +2,6 @@
 share of its width whenever the width changes (also when a hidden tab is shown again at a
 new window size), with a minimum width per pane so none is crushed to nothing; a divider the
 user drags sets new shares. `positions_for` is the arithmetic, without Tk.
-
-Callers: `ui/main_window.py` (workspace tree | tabs) and `ui/editor/view.py` (settings |
-messages | history).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ each progress report as it arrives, and ends with the result styled by its level
 error card stays until closed); the status bar follows too. A staged `write_thread` is applied on the UI thread
 only when that tab is still active and not running: as one undo step, then saved; a new
 title renames the file, since a thread's title is its file name. Otherwise the write is
-discarded with the reason. Caller: the palette entries of plugin commands (`ui/palette.py`).
+discarded with the reason.
 """
 
 from __future__ import annotations

@@ -6,8 +6,7 @@ integers, switches for booleans, read-only combo boxes for enums, nested objects
 groups, and arrays of primitives as editable lists. Titles, descriptions and required
 marks (`*`) are shown; a value that does not validate shows its message under the field
 and is not saved. Edits are saved 600 ms after the last keystroke, off the UI thread,
-through `PluginsPagePresenter.save_setting` (which reloads the plugin). Caller:
-`ui/plugins_page.py`.
+through `PluginsPagePresenter.save_setting` (which reloads the plugin).
 """
 
 from __future__ import annotations

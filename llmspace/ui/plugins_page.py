@@ -7,7 +7,7 @@ compatibility, extensions grouped by kind with icon, count and status — select
 reveal its file — and diagnostics with the safe summary, error-id, Reveal log and Copy
 path) and a Settings tab generated from `config.schema.json`
 (`ui/plugin_settings_form.py`). Actions that may start plugin hosts run in a worker.
-Logic in `presenters/plugins_page.py`. Caller: `ui/settings_dialog.py`.
+Logic in `presenters/plugins_page.py`.
 """
 
 from __future__ import annotations

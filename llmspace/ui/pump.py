@@ -13,7 +13,6 @@ never freezes the window.
 runs on the App's worker pool (`App.workers`, a `ThreadPoolExecutor` closed with the App)
 and `on_done(future)` runs on the Tk thread once it finished; `future.result()` gives the
 value or raises what `fn` raised. No other module under `ui/` creates threads.
-Called by `ui/main_window.py` and the views it builds.
 """
 
 from __future__ import annotations

@@ -2,8 +2,6 @@
 
     reveal_path(errors, path)     # the folder (or the file's folder) opens; an error names the path
     copy_text(widget, text)
-
-Callers: the workspace tree (Reveal) and the settings pages (plugins: location, sources, logs).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 provider, API keys as a key or `$ENV_NAME`, the SearXNG URL and the service addresses),
 checked as you type, saved atomically with Save (here or at the bottom of the dialog).
 An unreadable file is reported and left as it is (Reveal opens its folder). Logic in
-`presenters/search_page.py`. Caller: `ui/settings_dialog.py`.
+`presenters/search_page.py`.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ Reveal), every discovered skill with its source and a checkbox column (click it,
 Space, or use the switch under the list) with its problem, the plugin skill sources apart
 (switched on or off as a whole, never removed) and the problems discovery found.
 Changes are written to `settings/skills.json` at once. Logic in
-`presenters/skills_page.py`. Caller: `ui/settings_dialog.py`.
+`presenters/skills_page.py`.
 """
 
 from __future__ import annotations

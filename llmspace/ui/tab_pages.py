@@ -7,7 +7,6 @@ tab list (`presenters.tabs.TabsPresenter`), the pages and the editors. It gets t
 services, the App, the notebook, the workspace tree and the window's run switches and
 rendering choice (handed to each editor in an `ui/editor/context.EditorContext`), and two
 callbacks: `show_right` (the notebook or the welcome view) and `on_change` (save the tabs).
-Callers: `ui/main_window.py`, `ui/menus.py`, `ui/tree_view.py`, `ui/editor/view.py`.
 """
 
 from __future__ import annotations

@@ -3,7 +3,6 @@ scales Tk's named fonts for zoom, and keeps what ttkbootstrap does not reach rea
 the theme: Tk menus (`style_menu`, `restyle_menus`), selected Treeview rows
 (`style_selection`), the editor's own text colours (`palette`), dividers (`style_sashes`)
 and plain listboxes — all measured with `contrast_ratio` (WCAG 2; text needs 4.5:1).
-Callers: `ui/main_window.py`, the views that make menus and coloured text.
 """
 
 from __future__ import annotations

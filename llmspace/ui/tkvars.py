@@ -3,7 +3,7 @@
 tkinter's `Variable.__del__` calls into Tcl; when Python's cycle collector happens to run
 on a worker thread (a run, an MCP call) that raises "main thread is not in main loop".
 These subclasses skip the Tcl cleanup off the main thread (the Tcl variable is tiny and
-goes away with the interpreter). Used by every view that builds short-lived widgets.
+goes away with the interpreter).
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The welcome view shown when no tab is open (and from Help › Welcome): Start from
 Example, Blank thread, Configure models, plus what was detected — API keys in the
 environment and local model servers (probed in a background thread after the window shows,
-results delivered through the pump). New threads are made by `ThreadStarter`. Caller:
-`ui/main_window.py`.
+results delivered through the pump). New threads are made by `ThreadStarter`.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 object. Truncated JSON like `{"a": 1` yields `{"a": 1}`; text that yields no object gives
 `{}` with the raw text kept for `partialArguments`. Empty or blank text gives `{}`.
 
-Pure. Callers: the importers (and anyone folding streamed arguments).
+Pure.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ leniently), tool results matched by `ToolCallID`. Tools: `{Name, Description, St
 ToolParameters}` with parameter type codes 1 string, 2 number, 3 boolean, 4 object,
 5 array (anything else: string). No title, model, thinking or usage.
 
-Pure. Callers: core/importers/detect.py.
+Pure.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ null, and sorts what it finds into text, thinking, tool uses, tool results and i
 Images: Anthropic `image` blocks with base64 sources, OpenAI `image_url` data URLs and
 the native `image_data` shape; remote URLs and non-`image/<word>` types are dropped.
 
-Pure. Callers: core/importers/foreign.py.
+Pure.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ payload) and validates as a Thread is native; everything else goes through the
 OpenAI/Anthropic normaliser. `.jsonl`/`.ndjson` files hold one export per line.
 
 `parse_import(data, name)` never raises for bad input: it returns threads or a skip reason.
-Pure (no I/O). Callers: core/importers/files.py, the clipboard import in the UI, tests.
+Pure (no I/O).
 """
 
 from __future__ import annotations

@@ -5,10 +5,8 @@ and writes every thread found as a new file named after the source stem, de-dupl
 (`stem.json`, `stem-1.json`, …; bidi controls are removed from the stem and an invalid stem
 becomes `untitled`). One bad file never stops the others; each gets an `ImportOutcome` with
 what was created or why it was skipped, and a warning for each new thread whose templates
-or file variables would read local files when run (`core/file_reads.py`): an imported
+or file variables would read local files when run (`core/templating/file_reads.py`): an imported
 thread is someone else's text.
-
-Callers: the `llmspace import` command, the UI's Import from Files… and drag and drop.
 """
 
 from __future__ import annotations
@@ -19,8 +17,8 @@ from pathlib import Path
 
 from ...errors import InvalidName, UserFacingError
 from ...jsonio import UnreadableFileError, read_file_bytes
-from ..file_reads import local_file_reads
 from ..names import strip_bidi, validate_stem
+from ..templating.file_reads import local_file_reads
 from ..workspace import Workspace
 from .detect import JSONL_SUFFIXES, parse_import_detailed
 from .foreign import ModelResolver

@@ -8,7 +8,6 @@ unknown roles skipped; tools from root `tools`; the model only from a root `mode
 that `resolve_model` recognises (or a native `{provider, id}` object); root `title` kept.
 
 Returns plain thread data (validated by the caller) or a skip reason. Pure.
-Callers: core/importers/detect.py.
 """
 
 from __future__ import annotations

@@ -3,7 +3,6 @@
 
 Implementations live in `fs.py`, `grep.py`, `bash.py`, `misc.py` and `web.py`; each is
 `fn(arguments: dict, env: CallEnv) -> str | JSON value` and raises on failure.
-Called by `tools/router.py`, the tool import dialog and `llmspace tools list`.
 """
 
 from __future__ import annotations

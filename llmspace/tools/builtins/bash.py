@@ -1,7 +1,7 @@
 """The `bash` built-in: `bash -c COMMAND` in a fresh shell (own process group) in the
 working directory; returns pretty JSON `{"stdout", "stderr", "exitCode"}` (a non-zero
 exit is not an error). Timeout (ms, default 120000, max 600000) or cancel kills the
-whole process group. No output truncation (as in the original LLM Space app). Called through the router.
+whole process group. No output truncation (as in the original LLM Space app).
 """
 
 from __future__ import annotations

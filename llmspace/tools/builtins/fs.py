@@ -2,8 +2,7 @@
 
 Relative paths resolve against the thread's working directory (`CallEnv.resolve`). Noise
 names (node_modules, .git, …) are skipped by ls/tree/glob and excluded from grep
-(`NOISE_NAMES`, also used by `grep.py`). Writes go through `jsonio.write_bytes_atomic`.
-Called through `tools/router.py` only.
+(`NOISE_NAMES`). Writes go through `jsonio.write_bytes_atomic`.
 """
 
 from __future__ import annotations

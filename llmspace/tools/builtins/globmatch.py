@@ -1,8 +1,7 @@
 """Glob patterns as used by the `glob` and `grep` built-ins (fast-glob / ripgrep style).
 
 `*` and `?` stay inside one path segment, `**` spans segments (also none), `[...]` is a
-class, `{a,b}` alternatives; dot-files match like any other name. Pure functions, called by
-`fs.py` and `grep.py`.
+class, `{a,b}` alternatives; dot-files match like any other name. Pure functions.
 """
 
 from __future__ import annotations

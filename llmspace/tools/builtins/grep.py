@@ -3,7 +3,7 @@ the same format (`path:line:text`, context lines `path-line-text`, `--` between 
 files in path order, hidden and binary files skipped, noise names excluded).
 
 Force the fallback with router setting `grep_fallback=True` or `LLMSPACE_GREP_FALLBACK=1`.
-The fallback does not read `.gitignore`/`.ignore` files. Called through `tools/router.py`.
+The fallback does not read `.gitignore`/`.ignore` files.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The misc built-ins todo_write, sleep and ask_user_question, and the `skill` built-in
-(listed in the fileSystem group, see `definitions.py`). Called through `tools/router.py` only.
+(listed in the fileSystem group, see `definitions.py`).
 """
 
 from __future__ import annotations

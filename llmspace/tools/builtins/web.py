@@ -4,7 +4,7 @@ Providers come from `settings/search.json` (`settings/search.py`): Firecrawl (ke
 tier allowed), Tavily and Brave (keys required) and a self-hosted SearXNG URL. Brave and
 SearXNG delegate `web_fetch` to Firecrawl (the app never fetches arbitrary URLs itself).
 Weather comes from wttr.in. Base URLs are overridable in the settings file (tests point
-them at a loopback server). Errors never contain API keys. Called through the router.
+them at a loopback server). Errors never contain API keys.
 """
 
 from __future__ import annotations

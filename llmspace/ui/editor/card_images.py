@@ -3,8 +3,6 @@ with Pillow on a worker and cached per editor, `presenters/thumbnails.ThumbnailC
 the images of a user message or of a tool result, each with its type and size and, in user
 messages, a ✕ to remove it; a click opens `ImagePreview`, the picture fitted to the screen
 (Escape or a click closes it).
-
-Callers: `ui/editor/cards.py` (`ImageStrip`), `ui/editor/view.py` (`thumbnail_cache`).
 """
 
 from __future__ import annotations

@@ -7,7 +7,6 @@ handle or the header reorders (`drag.py`). Every text box has `{{var}}` highligh
 `{{` completion and value tooltips (`text_assist.py`); pictures are `card_images.ImageStrip`.
 A card reports edits to
 the `EditorPresenter` and receives streamed text through `append_text`/`append_thinking`.
-Caller: `ui/editor/messages.py`.
 """
 
 from __future__ import annotations
@@ -21,8 +20,8 @@ import orjson
 import ttkbootstrap as tb
 
 from ...core.model import ImageDataContent
-from ...core.render import is_trusted_message, is_trusted_tool_result
-from ...core.variables import message_place, tool_result_place
+from ...core.templating.places import message_place, tool_result_place
+from ...core.templating.render import is_trusted_message, is_trusted_tool_result
 from ...errors import UserFacingError
 from ...presenters.catalog import tool_label
 from .. import tkvars

@@ -5,7 +5,7 @@ note and the verdict buttons; and a read-only "Differences" tab with the structu
 `core/compare.py`, wrapped (continuation lines hang under their text), removed and added
 lines coloured and the changed words marked (`presenters/compare_diff.py`). `RubricEditor` creates or edits a rubric (its limits — criteria
 count, name and description lengths — are those of `core/evaluation_records.py`). Logic in
-`presenters/compare.py`, rules in `core/evaluation.py`. Caller: `ui/editor/history.py`.
+`presenters/compare.py`, rules in `core/evaluation.py`.
 """
 
 from __future__ import annotations

@@ -8,7 +8,6 @@ history panel's buttons, the images of a message card).
 
 Children must be made with the FlowFrame as their master; `arrange()` places them again
 (after a child changed its size); `on_height_change()` is called when the rows' height changed.
-Callers: `ui/editor/history.py`, `ui/editor/card_images.py`.
 """
 
 from __future__ import annotations

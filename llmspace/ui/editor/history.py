@@ -10,7 +10,6 @@ The buttons wrap onto more rows in a narrow panel (`flow.FlowFrame`) and never g
 room in a short one.
 Logic in `presenters/history.HistoryIntents` (`view.p.history_intents`),
 `presenters/history_rows.py`, `presenters/history_chart.py` and `core.history`.
-Caller: `ui/editor/view.py`.
 """
 
 from __future__ import annotations

@@ -4,7 +4,6 @@ value axis with grid lines and labels, a line and a point per value; hovering a 
 its run and value. Fewer than two runs show a message instead. Everything drawn comes from
 `presenters/history_chart.ChartData`; this module only places it, in the current theme's
 colours. Canvas items carry tags tests can count: "point", "line", "legend", "axis", "empty".
-Caller: `ui/editor/history.py`.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 captured time, usage, the system prompt and the messages with their tool calls; Previous /
 Next walk the history; "Fork from this message" writes a new thread up to the selected
 message (`core.history.fork`) and opens it in a new tab. Logic in
-`presenters/history.HistoryIntents`. Caller: `ui/editor/history.py`.
+`presenters/history.HistoryIntents`.
 """
 
 from __future__ import annotations

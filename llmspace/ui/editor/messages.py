@@ -3,8 +3,6 @@
 "follow" mode pins the last message to the bottom while a run streams. Cards are dragged
 by their header to reorder (`drag.MessageDrag`, `self.drag`). Fast mode shows the
 whole conversation as plain text in one read-only `tb.Text` (Tk handles 10 MB there).
-
-Caller: `ui/editor/view.py`, which forwards presenter notifications and streamed text.
 """
 
 from __future__ import annotations

@@ -2,7 +2,6 @@
 JSON Schema editor for the response format), the tools dialogs (built-ins by group, MCP
 tools per server, custom function tool JSON editor with validation; the Variables dialog is
 `variables_dialog.py`). Each works on an `EditorPresenter`; errors are shown inline and nothing is lost.
-Caller: `ui/editor/view.py`.
 """
 
 from __future__ import annotations

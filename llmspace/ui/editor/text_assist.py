@@ -4,8 +4,6 @@ the `{{` completion list (`completion.py`) and the value tooltip (`var_hover.py`
 
     assist = TextAssist(text, view, where=lambda: ("systemPrompt", True))
     assist.highlight()  # after the text changed
-
-Callers: `ui/editor/view.py` (system prompt), `ui/editor/cards.py` (messages, tool results).
 """
 
 from __future__ import annotations

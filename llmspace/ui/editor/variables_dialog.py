@@ -3,8 +3,6 @@ text variables (name = value; add, change, delete) and JSON and file variables (
 delete): a JSON value is checked as it is typed; a file is typed or chosen with a picker and
 kept relative to the thread's working directory when it lies inside it. Save applies
 everything in one undo step, in the thread's format (`presenters/variable_forms.py`).
-
-Caller: `ui/editor/view.EditorView.edit_variables`.
 """
 
 from __future__ import annotations
@@ -15,7 +13,7 @@ from typing import Any
 
 import ttkbootstrap as tb
 
-from ...core.variables import is_referenced
+from ...core.templating.references import is_referenced
 from ...errors import UserFacingError, error_text
 from ...presenters.editor import EditorPresenter
 from ...presenters.variable_forms import json_status, relative_path, variable_data, working_directory
