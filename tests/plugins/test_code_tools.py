@@ -146,6 +146,32 @@ def test_cancelling_fires_the_plugins_signal(app: App, home: Path) -> None:
     assert host.starts == starts  # a polite plugin stops in time: no restart
 
 
+def test_a_waiting_call_is_woken_by_its_cancel_and_does_not_poll(app: App, home: Path) -> None:
+    code_plugin(home, tools={"hanging": HANGING_TOOL})
+    thread = _thread(app, "hanging")
+    _call(app, thread, "hanging", {"polite": True}, timeout=0.01)  # warm the host
+    host = app.plugin_code.hosts()[0]
+    reads: list[float] = []
+    clock = host.clock
+    host.clock = lambda: reads.append(0.0) or clock()  # type: ignore[func-returns-value]
+    cancel = CancelToken()
+    box: dict[str, ToolCallOutput] = {}
+    worker = threading.Thread(target=lambda: box.setdefault("out", _call(app, thread, "hanging", {"polite": True},
+                                                                          cancel=cancel, timeout=600.0)))
+    worker.start()
+    for _ in range(400):  # the call reached the host
+        if host.busy:
+            break
+        threading.Event().wait(0.05)
+    before = len(reads)
+    threading.Event().wait(1.0)  # one second of waiting: a 0.05 s poll would read the clock 20 times
+    waiting = len(reads) - before
+    cancel.cancel()
+    worker.join(30)
+    assert box["out"].text() == "Cancelled"
+    assert waiting <= 2
+
+
 def test_parallel_calls_of_one_batch_run_concurrently_on_one_instance(app: App, home: Path) -> None:
     code_plugin(home, tools={"together": BARRIER_TOOL})
     thread = _thread(app, "together")
