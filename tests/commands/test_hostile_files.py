@@ -20,7 +20,7 @@ from llmspace.presenters.state import StateStore, UiState, WindowState
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="named pipes and devices are POSIX")
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEEP = "[" * 1200 + "]" * 1200
 SETTINGS = ("models", "mcp", "skills", "window", "ui-state")
 

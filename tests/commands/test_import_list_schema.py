@@ -11,7 +11,7 @@ from pathlib import Path
 from llmspace.core.schema import schema_bytes
 from llmspace.core.workspace import Workspace
 
-FIXTURES = Path(__file__).parent / "core" / "fixtures" / "import"
+FIXTURES = Path(__file__).parents[1] / "core" / "fixtures" / "import"
 ONE_OF_EACH = ["native.json", "openai_chat.json", "anthropic_messages.json", "aurora.json", "bare_array.json", "exports.jsonl"]
 
 

@@ -16,7 +16,7 @@ import pytest
 from llmspace.core.threadio import parse_thread, serialize_thread, thread_from_data
 from tests.support.llm_server import LoopbackLLM, configure_provider
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import pytest
 
 from tests.skills.conftest import write_skill
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

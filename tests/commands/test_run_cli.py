@@ -15,7 +15,7 @@ import pytest
 from llmspace.core.threadio import parse_thread, serialize_thread, thread_from_data
 from tests.support.llm_server import LoopbackLLM, ToolCallSpec, Turn, configure_provider
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LOOKUP = {"type": "function", "name": "lookup", "description": "Look a word up.",
           "parameters": {"type": "object", "properties": {"word": {"type": "string"}}}}
 
