@@ -10,8 +10,8 @@ any other redirect is refused, whatever the status, with the message
     same_origin("http://h:1/v1/x", "http://h:2/v1")  -> False
     refusal("http://h:2/v1/x?token=…")               -> "redirected to another origin http://h:2"
 
-Applied by `providers/http.py` (`OriginSession`, every provider call, model discovery and
-`llmspace models --refresh`) and `mcp/connection.py` (the httpx client given to the `mcp`
+Applied by `origin_session.py` (`OriginSession`: every provider call, model discovery,
+`llmspace models --refresh`, the web built-ins) and `mcp/connection.py` (the httpx client given to the `mcp`
 SDK). Standard library only, so any layer may use it.
 """
 

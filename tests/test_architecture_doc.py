@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "architecture.md"
 PACKAGE = ROOT / "llmspace"
-FOUNDATION = {"errors", "redact", "origin", "paths", "jsonio", "jsoncheck", "cancel", "registry", "__init__"}
+FOUNDATION = {"errors", "redact", "origin", "origin_session", "paths", "jsonio", "jsoncheck", "cancel", "registry", "__init__"}
 REPO_PREFIXES = ("llmspace/", "tests/", "docs/", "bench/", "build/", "scripts/")
 
 

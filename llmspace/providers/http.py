@@ -2,7 +2,8 @@
 
 - `post(request, url, payload, headers, cancel)` sends one request with connect/read
   timeouts from the `Endpoint`. A redirect is followed only within the endpoint's origin
-  (`OriginSession`, rule in `llmspace/origin.py`); one to another origin is an error.
+  (`OriginSession` of `llmspace/origin_session.py`, rule in `llmspace/origin.py`); one to
+  another origin is an error (`CrossOriginRedirect`).
   Each call uses its own session (`new_session`) whose sockets are registered with the
   `CancelToken`: Stop shuts the socket down, which unblocks a read in progress at once
   (also while waiting for the response headers).
@@ -43,7 +44,8 @@ from urllib3.exceptions import ReadTimeoutError
 
 from ..cancel import CancelToken
 from ..errors import UserFacingError, redact
-from ..origin import refusal, same_origin
+from ..origin_session import CrossOriginRedirect as CrossOriginRedirect
+from ..origin_session import OriginSession
 from ..redact import KNOWN, mask_url, secret_values
 from .base import ModelRequest, seconds
 from .events import ErrorEvent, StreamEvent
@@ -112,26 +114,6 @@ class _CancellableAdapter(HTTPAdapter):
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
         self.poolmanager.pool_classes_by_scheme = {"http": _Pool, "https": _SPool}
-
-
-class CrossOriginRedirect(requests.RequestException):
-    """A redirect to another origin, refused before anything was sent there (`llmspace/origin.py`)."""
-
-
-class OriginSession(requests.Session):
-    """A `requests.Session` that never sends a request to another origin on a redirect.
-
-    `requests` itself drops only `Authorization` when a redirect leaves the host; every other
-    header (Anthropic's `x-api-key`, configured `api-key`, `X-Auth-Token`, …) would go along.
-    `rebuild_auth` is the hook `requests` calls for each redirect hop before it sends it, so the
-    rule (`origin.same_origin`) is applied there to every hop of every request of this session."""
-
-    def rebuild_auth(self, prepared_request: requests.PreparedRequest, response: requests.Response) -> None:
-        sent = response.request.url or ""
-        target = prepared_request.url or ""
-        if not same_origin(sent, target):
-            raise CrossOriginRedirect(refusal(target), response=response)
-        super().rebuild_auth(prepared_request, response)  # type: ignore[no-untyped-call]
 
 
 def new_session() -> requests.Session:

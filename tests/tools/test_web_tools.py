@@ -154,6 +154,28 @@ def test_brave_api_errors_are_shown_verbatim(app, home, server) -> None:
     assert out.isError is True and out.text() == "The provided subscription token is invalid."
 
 
+def test_brave_search_refuses_a_redirect_to_another_origin_and_its_key_never_goes_there(app, home, server) -> None:
+    other = WebServer()  # another port of the same host: another origin
+    try:
+        other.route("GET", "/res/v1/web/search", (200, {"web": {"results": []}}))
+        configure(home, server.url, provider="brave", braveApiKey="BSA-key-987654")
+        server.route("GET", "/res/v1/web/search", (302, b"", {"Location": f"{other.url}/res/v1/web/search?q=x"}))
+        out = call(app, "web_search", query="x")
+        assert other.seen == []
+        assert out.isError is True and f"redirected to another origin {other.url}" in out.text()
+        assert "BSA-key-987654" not in out.text()
+    finally:
+        other.close()
+
+
+def test_a_redirect_on_the_search_providers_own_origin_is_followed(app, home, server) -> None:
+    configure(home, server.url, provider="brave", braveApiKey="BSA-key-987654")
+    server.route("GET", "/res/v1/web/search", (307, b"", {"Location": "/v2/res/v1/web/search?q=x"}))
+    server.route("GET", "/v2/res/v1/web/search", (200, {"web": {"results": [{"title": "T", "url": "https://t.example"}]}}))
+    assert json.loads(call(app, "web_search", query="x").text()) == [{"title": "T", "url": "https://t.example"}]
+    assert server.seen[1].headers["x-subscription-token"] == "BSA-key-987654"
+
+
 def test_brave_fetch_goes_through_firecrawl(app, home, server) -> None:
     configure(home, server.url, provider="brave", braveApiKey="k-123456")
     server.route("POST", "/v2/scrape", (200, {"success": True, "data": {"markdown": "via firecrawl"}}))

@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-Reply = tuple[int, Any]  # (status, JSON body or raw bytes)
+Reply = tuple[int, Any] | tuple[int, Any, dict[str, str]]  # (status, JSON body or raw bytes[, headers])
 
 
 @dataclass
@@ -46,9 +46,11 @@ class WebServer:
                 req = Seen(self.command, parts.path, parse_qs(parts.query), {k.lower(): v for k, v in self.headers.items()}, body)
                 server.seen.append(req)
                 route = server.routes.get((self.command, parts.path))
-                status, reply = route(req) if route else (404, {"error": "no route"})
+                status, reply, *more = route(req) if route else (404, {"error": "no route"})
                 data = reply if isinstance(reply, bytes) else json.dumps(reply).encode()
                 self.send_response(status)
+                for name, value in (more[0] if more else {}).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()

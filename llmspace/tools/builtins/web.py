@@ -4,7 +4,10 @@ Providers come from `settings/search.json` (`settings/search.py`): Firecrawl (ke
 tier allowed), Tavily and Brave (keys required) and a self-hosted SearXNG URL. Brave and
 SearXNG delegate `web_fetch` to Firecrawl (the app never fetches arbitrary URLs itself).
 Weather comes from wttr.in. Base URLs are overridable in the settings file (tests point
-them at a loopback server). Errors never contain API keys.
+them at a loopback server). Errors never contain API keys, and a key goes only to its
+provider's origin: every request goes through `OriginSession` (`llmspace/origin_session.py`),
+so a redirect to another origin is refused before anything is sent there (Brave's
+`X-Subscription-Token` would otherwise follow it; `requests` drops only `Authorization`).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from urllib.parse import quote, urlsplit
 import requests
 
 from ...errors import redact
+from ...origin_session import OriginSession
 from ...settings.search import SearchSettings, load_search_settings
 from ..base import CallEnv, ToolError
 
@@ -41,7 +45,8 @@ def _request(env: CallEnv, settings: SearchSettings, label: str, method: str, ur
     headers = {"User-Agent": USER_AGENT, "Accept": "application/json", **kwargs.pop("headers", {})}
     read_timeout = min(READ_TIMEOUT, env.timeout) if env.timeout else READ_TIMEOUT
     try:
-        return requests.request(method, url, headers=headers, timeout=(CONNECT_TIMEOUT, read_timeout), **kwargs)
+        with OriginSession() as session:
+            return session.request(method, url, headers=headers, timeout=(CONNECT_TIMEOUT, read_timeout), **kwargs)
     except requests.RequestException as exc:
         host = urlsplit(url).netloc
         reason = redact(str(exc.__class__.__name__ if not str(exc) else exc), settings.secrets())
