@@ -1,24 +1,30 @@
-"""Fold one model turn's `StreamEvent`s into a stored assistant message.
+"""The folds of a run: provider events into the turn's message, run events into a live thread.
 
 `TurnBuilder` is fed provider events by the run loop (`agent/loop.py`) and turns them into
 run events plus, at the end, an `AssistantMessage` with text, thinking, tool calls (arguments
-parsed best-effort with partial-json-parser, the raw text kept in `partialArguments` when it
-is not complete JSON; live views parse `ToolCallDelta.arguments_text` with `parse_arguments`), usage with cost, timing measured with `time.perf_counter`, and the provider's replay
-data (`Finish.raw["replay"]`) under the extra key `providerData`.
+read once at the end by `core/tool_arguments.read_arguments`, the raw text kept in
+`partialArguments` when it is not complete JSON), usage with cost, timing measured with
+`time.perf_counter`, and the provider's replay data (`Finish.raw["replay"]`) under the extra
+key `providerData`.
+
+`fold_run_event(thread, event)` folds those run events into another copy of the thread as
+they arrive: the live view of a running tab (`presenters/run.RunPresenter`, on the UI thread)
+shows the reply growing — text, thinking, tool calls with the arguments read so far, tool
+results, a dropped empty turn. It handles every `RunEvent` with `match` and `assert_never`.
+The run's own result (`RunFinished`) then replaces that copy.
+
 Pure bookkeeping: no I/O, no threads.
 """
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, assert_never
 
-from partial_json_parser import loads as partial_loads
-
-from ..core.model import AssistantMessage, Usage
+from ..core.model import AssistantMessage, TextContent, Thread, ToolCall, ToolCallInput, ToolCallOutput, Usage
+from ..core.tool_arguments import read_arguments
 from ..core.usage import is_zero
 from ..providers import events as pe
 from ..providers.base import ModelInfo
@@ -29,24 +35,6 @@ from . import events as rev
 # conversation (Anthropic thinking signatures, OpenAI Responses reasoning items), tagged with
 # the provider id and API it came from; sent back only to that provider and API.
 PROVIDER_DATA = "providerData"
-
-
-def parse_arguments(text: str) -> tuple[dict[str, Any], bool]:
-    """(arguments, complete): the JSON object in `text`, or the best partial reading of it."""
-    if not text.strip():
-        return {}, True
-    try:
-        value = json.loads(text)
-        if isinstance(value, dict):
-            return value, True
-        return {}, False
-    except ValueError:
-        pass
-    try:
-        value = partial_loads(text)
-    except Exception:
-        return {}, False
-    return (value if isinstance(value, dict) else {}), False
 
 
 @dataclass
@@ -156,9 +144,9 @@ class TurnBuilder:
             calls = []
             for index in sorted(self.calls):
                 c = self.calls[index]
-                arguments, complete = parse_arguments(c.args_text)
+                arguments, reading = read_arguments(c.args_text)
                 call_input: dict[str, Any] = {"name": c.name, "arguments": arguments}
-                if not complete:
+                if reading != "complete":
                     call_input["partialArguments"] = c.args_text
                 entry: dict[str, Any] = {"id": c.id, "input": call_input}
                 if c.ended or (self.finish_reason is not None and self.error is None):
@@ -176,3 +164,78 @@ class TurnBuilder:
         timing["durationMs"] = max(0, round((end - self.started) * 1000))
         data["timing"] = timing
         return AssistantMessage.model_validate(data)
+
+
+# -- the live fold of run events ------------------------------------------------------------
+
+Folded = Literal["added", "changed", "unchanged"]
+"""What `fold_run_event` did: appended a new assistant message (and maybe filled it), changed
+the thread otherwise, or left it as it was."""
+
+
+def fold_run_event(thread: Thread, ev: rev.RunEvent) -> Folded:
+    """Fold one run event into `thread` (a live copy of the running thread)."""
+    match ev:
+        case rev.MessageStarted():
+            _message, added = live_message(thread, ev.message_id)
+            return "added" if added else "unchanged"
+        case rev.TextDelta():
+            msg, added = live_message(thread, ev.message_id)
+            parts = [c for c in msg.content if isinstance(c, TextContent)]
+            if parts:
+                parts[-1].text += ev.text
+            else:
+                msg.content = [*msg.content, TextContent(type="text", text=ev.text)]
+            return "added" if added else "changed"
+        case rev.ThinkingDelta():
+            msg, added = live_message(thread, ev.message_id)
+            msg.thinking = (msg.thinking or "") + ev.text
+            return "added" if added else "changed"
+        case rev.ToolCallDelta():
+            msg, added = live_message(thread, ev.message_id)
+            calls = list(msg.toolCalls or [])
+            call = next((c for c in calls if c.id == ev.call_id), None)
+            if call is None:
+                call = ToolCall(id=ev.call_id, input=ToolCallInput(name=ev.name, arguments={}))
+                calls.append(call)
+                msg.toolCalls = calls
+            if ev.name:
+                call.input.name = ev.name
+            if ev.arguments_text:
+                arguments, reading = read_arguments(ev.arguments_text)
+                if reading != "unreadable":  # not yet readable: keep the arguments shown so far
+                    call.input.arguments = arguments
+            return "added" if added else "changed"
+        case rev.MessageFinished():
+            if ev.kept:
+                return "unchanged"
+            messages = thread.ensure_messages()
+            before = len(messages)
+            messages[:] = [m for m in messages if m.id != ev.message_id]
+            return "changed" if len(messages) != before else "unchanged"
+        case rev.ToolFinished():
+            return "changed" if set_tool_output(thread, ev.call_id, ev.output) else "unchanged"
+        case rev.RunStarted() | rev.ToolStarted() | rev.Paused() | rev.Retrying() | rev.RunFinished():
+            return "unchanged"  # about the run, not the thread (RunFinished's thread replaces the copy)
+        case _:
+            assert_never(ev)
+
+
+def live_message(thread: Thread, message_id: str) -> tuple[AssistantMessage, bool]:
+    """(the assistant message `message_id`, True when it was just appended, empty)."""
+    found = next((m for m in reversed(thread.messages) if m.id == message_id), None)
+    if isinstance(found, AssistantMessage):
+        return found, False
+    msg = AssistantMessage(id=message_id, role="assistant", content=[TextContent(type="text", text="")])
+    thread.ensure_messages().append(msg)
+    return msg, True
+
+
+def set_tool_output(thread: Thread, call_id: str, output: ToolCallOutput) -> bool:
+    """Put `output` on the tool call `call_id` (the latest one); False when there is none."""
+    for m in reversed(thread.messages):
+        for c in getattr(m, "toolCalls", None) or []:
+            if c.id == call_id:
+                c.output = output
+                return True
+    return False

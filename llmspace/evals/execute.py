@@ -22,11 +22,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..agent.fold import TurnBuilder, parse_arguments
+from ..agent.fold import TurnBuilder
 from ..agent.services import redactor_for
 from ..cancel import CancelToken
 from ..core.eval_assertions import JUDGED, Check, Observation, check
 from ..core.model import ModelParams
+from ..core.tool_arguments import read_arguments
 from ..core.usage import cost_of
 from ..errors import UserFacingError, describe_exception
 from ..providers.base import AdapterContext, Endpoint, ModelApi, ModelInfo, ModelRequest, NeutralMessage, NeutralToolCall, ToolSpec
@@ -223,7 +224,7 @@ def _stream_once(target: Target, data: dict[str, Any], cancel: CancelToken, gate
         error = "The model's reply ended before it was complete (the connection closed early)."
     elapsed = (time.perf_counter() - started) * 1000
     usage = builder.usage()
-    calls = [{"name": c.name, "arguments": parse_arguments(c.args_text)[0]} for _, c in sorted(builder.calls.items())]
+    calls = [{"name": c.name, "arguments": read_arguments(c.args_text)[0]} for _, c in sorted(builder.calls.items())]
     first = (builder.first_token - started) * 1000 if builder.first_token is not None else None
     return {"output": builder.text, "toolCalls": calls,
             "usage": usage.model_dump(exclude_none=True) if usage is not None else None,

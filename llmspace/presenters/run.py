@@ -5,7 +5,8 @@ result), and the tool calls a human starts (one call from its card, the paused r
 Threading: `start()` snapshots the thread on the UI thread and hands the clone to
 `app.runner.submit(...)`. The runner calls `on_event` from its worker thread; that only
 forwards to the `post`/`post_text` functions given (the UI pump), so folding (`apply`, one
-`match` over every `agent/events.RunEvent`) happens on the UI thread. Streamed text for one
+`match` over every `agent/events.RunEvent`; the thread itself is folded by
+`agent/fold.fold_run_event`) happens on the UI thread. Streamed text for one
 message arrives coalesced, one string per frame. Tool calls a human starts go through
 `app.runner.call_tools(...)` on a snapshot too; each future owns its CancelToken, so Stop and
 closing the tab (`detach`) cancel them as they cancel a run.
@@ -22,10 +23,11 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 from ..agent import events as rev
 from ..agent.convert import is_unanswered
+from ..agent.fold import Folded, fold_run_event, set_tool_output
 from ..agent.run_types import RunOptions, RunResult
 from ..agent.runner import Runner
 from ..cancel import CancelToken
-from ..core.model import AssistantMessage, TextContent, Tool, ToolCall, ToolCallInput, ToolCallOutput
+from ..core.model import AssistantMessage, TextContent, Tool, ToolCall, ToolCallOutput
 from ..core.threadio import clone_thread
 from ..errors import UserFacingError, describe_exception
 from .editor import EditorPresenter
@@ -304,32 +306,20 @@ class RunPresenter:
                 self._end()
 
     # -- folding (UI thread) -------------------------------------------------------------
-    def _message(self, message_id: str) -> AssistantMessage | None:
-        for m in reversed(self.editor.thread.messages):
-            if m.id == message_id:
-                return m if isinstance(m, AssistantMessage) else None
-        return None
-
-    def _ensure_message(self, message_id: str) -> AssistantMessage:
-        msg = self._message(message_id)
-        if msg is None:
-            msg = AssistantMessage(id=message_id, role="assistant", content=[TextContent(type="text", text="")])
-            self.editor.thread.ensure_messages().append(msg)
+    def _fold(self, ev: rev.RunEvent) -> Folded:
+        """Fold one event into the editor's thread (`agent/fold.fold_run_event`); a message
+        the run just started is announced to the view."""
+        folded = fold_run_event(self.editor.thread, ev)
+        if folded == "added":
             self.editor.notify("messages", "stream")
-        return msg
+        return folded
 
     def append_text(self, message_id: str, text: str) -> None:
-        msg = self._ensure_message(message_id)
-        parts = [c for c in msg.content if isinstance(c, TextContent)]
-        if parts:
-            parts[-1].text += text
-        else:
-            msg.content = [*msg.content, TextContent(type="text", text=text)]
+        self._fold(rev.TextDelta(message_id, text))
         self.editor.notify("stream_text", (message_id, text))
 
     def append_thinking(self, message_id: str, text: str) -> None:
-        msg = self._ensure_message(message_id)
-        msg.thinking = (msg.thinking or "") + text
+        self._fold(rev.ThinkingDelta(message_id, text))
         self.editor.notify("stream_thinking", (message_id, text))
 
     def apply(self, ev: rev.RunEvent) -> None:
@@ -338,17 +328,16 @@ class RunPresenter:
             case rev.RunStarted():  # the model that runs (the saved one may have fallen back)
                 self.notify("started", f"{ev.provider}/{ev.model}")
             case rev.MessageStarted():
-                self._ensure_message(ev.message_id)
+                self._fold(ev)
             case rev.TextDelta():
                 self.append_text(ev.message_id, ev.text)
             case rev.ThinkingDelta():
                 self.append_thinking(ev.message_id, ev.text)
             case rev.ToolCallDelta():
-                self._tool_delta(ev)
+                self._fold(ev)
+                self.editor.notify("messages", "tool")
             case rev.MessageFinished():
-                if not ev.kept:
-                    lst = self.editor.thread.ensure_messages()
-                    lst[:] = [m for m in lst if m.id != ev.message_id]
+                self._fold(ev)
                 self.editor.notify("messages", "finished")
             case rev.ToolStarted():
                 self.tool_status[ev.call_id] = "running"
@@ -374,34 +363,9 @@ class RunPresenter:
         if ev is not None:
             self.apply(ev)
 
-    def _tool_delta(self, ev: rev.ToolCallDelta) -> None:
-        msg = self._ensure_message(ev.message_id)
-        calls = list(msg.toolCalls or [])
-        call = next((c for c in calls if c.id == ev.call_id), None)
-        if call is None:
-            call = ToolCall(id=ev.call_id, input=ToolCallInput(name=ev.name, arguments={}))
-            calls.append(call)
-            msg.toolCalls = calls
-        if ev.name:
-            call.input.name = ev.name
-        if ev.arguments_text:
-            try:
-                from partial_json_parser import loads as partial_loads
-
-                parsed = partial_loads(ev.arguments_text)
-                if isinstance(parsed, dict):
-                    call.input.arguments = parsed
-            except Exception:  # not yet parseable: keep the arguments shown so far
-                pass
-        self.editor.notify("messages", "tool")
-
     def _tool_output(self, call_id: str, output: ToolCallOutput) -> None:
-        for m in reversed(self.editor.thread.messages):
-            for c in getattr(m, "toolCalls", None) or []:
-                if c.id == call_id:
-                    c.output = output
-                    self.editor.notify("messages", "tool")
-                    return
+        if set_tool_output(self.editor.thread, call_id, output):
+            self.editor.notify("messages", "tool")
 
     def _adopt_result(self, result: RunResult) -> None:
         if result.thread is not self.editor.thread:

@@ -1,5 +1,6 @@
-"""Every run event is handled by both consumers: the GUI's run presenter
-(`presenters/run.RunPresenter.apply`) and the CLI printer (`commands/run.Printer`).
+"""Every run event is handled by each consumer: the GUI's run presenter
+(`presenters/run.RunPresenter.apply`), the live fold of the thread it shows
+(`agent/fold.fold_run_event`) and the CLI printer (`commands/run.Printer`).
 
 A new class in `agent/events.py` that is left out of the `RunEvent` union, or out of either
 consumer's `match`, fails here (mypy's `assert_never` catches the second case too)."""
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 
 from llmspace.agent import events as rev
+from llmspace.agent.fold import fold_run_event
 from llmspace.agent.run_types import RunResult
 from llmspace.commands.run import Printer
 from llmspace.core.model import TextContent, ToolCallOutput
@@ -70,7 +72,8 @@ def test_run_event_is_a_union_of_every_event_class_in_the_module():
     assert set(EVENT_CLASSES) == _defined_event_classes()
 
 
-@pytest.mark.parametrize("consumer", [RunPresenter.apply, Printer.__call__], ids=["presenter", "cli-printer"])
+@pytest.mark.parametrize("consumer", [RunPresenter.apply, fold_run_event, Printer.__call__],
+                         ids=["presenter", "live-fold", "cli-printer"])
 def test_each_consumer_names_every_event_class_in_its_match(consumer):
     named = _matched_names(consumer)
     missing = sorted(c.__name__ for c in EVENT_CLASSES if c.__name__ not in named)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from llmspace.agent.fold import TurnBuilder, parse_arguments
+from llmspace.agent.fold import TurnBuilder
+from llmspace.core.model import TextContent, ToolCallOutput
 from llmspace.core.threadio import serialize_thread, thread_from_data
 from llmspace.providers import events as pe
 from llmspace.providers.base import ModelInfo
@@ -39,9 +40,12 @@ def test_a_call_without_an_id_gets_one():
 
 
 def test_partial_arguments_are_kept_when_the_json_never_completes():
-    assert parse_arguments('{"a": [1, 2') == ({"a": [1, 2]}, False)
-    assert parse_arguments("") == ({}, True)
-    assert parse_arguments("[1]") == ({}, False)
+    b = _fold(pe.ToolCallStart(0, "c1", "read"), pe.ToolCallArgsDelta(0, '{"a": [1, 2'),
+              pe.ToolCallStart(1, "c2", "read"), pe.ToolCallArgsDelta(1, "[1]"), pe.ToolCallStart(2, "c3", "read"))
+    first, second, third = b.build().toolCalls
+    assert first.input.arguments == {"a": [1, 2]} and first.input.partialArguments == '{"a": [1, 2'
+    assert second.input.arguments == {} and second.input.partialArguments == "[1]"
+    assert third.input.arguments == {} and third.input.partialArguments is None
 
 
 def test_usage_reports_are_merged_and_priced():
@@ -68,3 +72,41 @@ def test_the_built_message_writes_only_the_fields_the_original_writes():
     for key in ('"role": "assistant"', '"type": "text"', '"thinking": "t"', '"timing"', '"providerData"', '"thinkingSignature": "s"'):
         assert key in text
     assert '"toolCalls"' not in text and '"usage"' not in text and "null" not in text
+
+
+def _live_thread():
+    return thread_from_data({"title": "live", "context": {"messages": [
+        {"id": "u1", "role": "user", "content": [{"type": "text", "text": "go"}]}]}})
+
+
+def test_the_live_fold_grows_the_reply_as_run_events_arrive():
+    from llmspace.agent import events as rev
+    from llmspace.agent.fold import fold_run_event
+
+    thread = _live_thread()
+    assert fold_run_event(thread, rev.MessageStarted("m1")) == "added"
+    assert fold_run_event(thread, rev.TextDelta("m1", "Hel")) == "changed"
+    assert fold_run_event(thread, rev.TextDelta("m1", "lo")) == "changed"
+    assert fold_run_event(thread, rev.ThinkingDelta("m1", "hm")) == "changed"
+    assert fold_run_event(thread, rev.ToolCallDelta("m1", 0, "c1", "read", '{"path": "/x')) == "changed"
+    reply = thread.messages[-1]
+    assert reply.text() == "Hello" and reply.thinking == "hm"
+    assert reply.toolCalls[0].input.arguments == {"path": "/x"}
+    assert fold_run_event(thread, rev.ToolCallDelta("m1", 0, "c1", "", '{"path": "/x", ]')) == "changed"
+    assert reply.toolCalls[0].input.arguments == {"path": "/x"}  # unreadable text keeps what was read
+    out = ToolCallOutput(content=[TextContent(type="text", text="data")])
+    assert fold_run_event(thread, rev.ToolFinished("m1", "c1", out)) == "changed"
+    assert reply.toolCalls[0].output.text() == "data"
+    assert fold_run_event(thread, rev.ToolFinished("m1", "gone", out)) == "unchanged"
+    assert fold_run_event(thread, rev.MessageFinished("m1")) == "unchanged"
+
+
+def test_the_live_fold_adds_a_message_for_a_first_delta_and_drops_a_turn_that_was_not_kept():
+    from llmspace.agent import events as rev
+    from llmspace.agent.fold import fold_run_event
+
+    thread = _live_thread()
+    assert fold_run_event(thread, rev.TextDelta("m2", "x")) == "added"
+    assert fold_run_event(thread, rev.MessageFinished("m2", kept=False)) == "changed"
+    assert [m.id for m in thread.messages] == ["u1"]
+    assert fold_run_event(thread, rev.Retrying(2, 1.0, "busy")) == "unchanged"

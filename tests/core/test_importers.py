@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from llmspace.core.importers import import_files, parse_arguments, parse_import, target_stem
+from llmspace.core.importers import import_files, parse_import, target_stem
 from llmspace.core.model import AssistantMessage, ImageDataContent, TextContent, Thread
 from llmspace.core.threadio import serialize_thread
 from llmspace.core.workspace import Workspace
@@ -140,15 +140,6 @@ def test_files_without_a_thread_are_skipped_with_a_reason(name, reason):
 def test_odd_bytes_are_skipped_not_raised(data):
     assert isinstance(parse_import(data, "odd.json"), str)
 
-
-def test_lenient_arguments():
-    assert parse_arguments('{"a": 1') == ({"a": 1}, None)
-    assert parse_arguments("  ") == ({}, None)
-    assert parse_arguments(None) == ({}, None)
-    assert parse_arguments({"x": [1]}) == ({"x": [1]}, None)
-    assert parse_arguments("[1, 2]") == ({}, "[1, 2]")
-    assert parse_arguments('{"a":1}}') == ({}, '{"a":1}}')
-    assert parse_arguments(7) == ({}, "7")
 
 
 def test_import_files_names_after_the_source_and_one_bad_file_does_not_stop_the_others(tmp_path: Path):

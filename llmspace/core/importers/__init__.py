@@ -4,7 +4,8 @@ Public API (what other packages use):
 - `import_files(paths, workspace, into="") -> ImportOutcomes` — write new thread files; a list
   of `ImportOutcome` (source, created paths, skip reason, problems) with `.created` (all paths).
 - `parse_import(data, name) -> list[Thread] | str` — threads in some bytes, or a skip reason.
-- `parse_import_detailed(...) -> ParseResult`, `parse_arguments(raw)` (lenient tool arguments).
+- `parse_import_detailed(...) -> ParseResult`. Tool arguments are read leniently by
+  `core/tool_arguments.stored_arguments`.
 
 Formats: native, OpenAI Chat Completions-style, Anthropic Messages-style, Aurora, a bare
 array of messages, and `.jsonl` files with one export per line.
@@ -12,7 +13,6 @@ array of messages, and `.jsonl` files with one export per line.
 
 from __future__ import annotations
 
-from .args import parse_arguments
 from .detect import ParseResult, parse_import, parse_import_detailed, thread_from_value
 from .files import ImportOutcome, ImportOutcomes, import_files, target_stem
 
@@ -21,7 +21,6 @@ __all__ = [
     "ImportOutcomes",
     "ParseResult",
     "import_files",
-    "parse_arguments",
     "parse_import",
     "parse_import_detailed",
     "target_stem",

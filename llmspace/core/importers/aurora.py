@@ -14,7 +14,7 @@ from __future__ import annotations
 import uuid
 from typing import Any, TypeGuard
 
-from .args import parse_arguments
+from ..tool_arguments import stored_arguments
 
 _TYPES = {1: "string", 2: "number", 3: "boolean", 4: "object", 5: "array"}
 NOTHING_FOUND = "no messages, system prompt or tools found"
@@ -118,7 +118,7 @@ def normalize_aurora(root: dict[str, Any]) -> dict[str, Any] | str:
                 if not isinstance(fn, dict) or not isinstance(fn.get("Name"), str) or not fn["Name"]:
                     continue
                 ident = call.get("ID") if isinstance(call.get("ID"), str) and call["ID"] else str(uuid.uuid4())
-                args, partial = parse_arguments(fn.get("Arguments"))
+                args, partial = stored_arguments(fn.get("Arguments"))
                 call_input: dict[str, Any] = {"name": fn["Name"], "arguments": args}
                 if partial is not None:
                     call_input["partialArguments"] = partial

@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from .args import parse_arguments
+from ..tool_arguments import stored_arguments
 from .content import Parts, plain_text, read_content
 
 # Given a foreign model id, the native {provider, id} it maps to (or None).
@@ -50,7 +50,7 @@ def _system_text(value: Any) -> str:
 
 
 def _tool_call(ident: str, name: str, raw_args: Any) -> dict[str, Any]:
-    args, partial = parse_arguments(raw_args)
+    args, partial = stored_arguments(raw_args)
     call_input: dict[str, Any] = {"name": name, "arguments": args}
     if partial is not None:
         call_input["partialArguments"] = partial
