@@ -1,7 +1,8 @@
 """CLI command group `mcp` (see llmspace/cli.py for the contract).
 
   llmspace mcp list [--json]                       servers, transport, readiness, tool count;
-                                                   plugin servers (plugin:NAME:mcp:ID) listed apart
+                                                   plugin servers (plugin:NAME:mcp:ID) listed apart;
+                                                   --json masks URL secrets and header values
   llmspace mcp add NAME [--env K=V] [--header K=V] [--cwd DIR] [--timeout S]
                         (--http URL | --sse URL | --stdio CMD [ARGS...])   (--stdio comes last)
   llmspace mcp remove NAME
@@ -69,6 +70,8 @@ def cmd_list(args: argparse.Namespace, app: App) -> int:
             data = s.to_json()
             if data.get("url"):  # a password or token in the URL is masked (settings/mcp.json keeps it)
                 data["url"] = mask_url(data["url"])
+            if isinstance(data.get("headers"), dict):  # header values are credentials: never printed
+                data["headers"] = dict.fromkeys(data["headers"], "***")
             # plugin servers hold interpolated values: the secrets among them are masked
             return {**KNOWN.redactor.value(data), "source": f"plugin:{plugin_of(s.id)}"} if is_plugin_server(s) else {**data, "source": "user"}
 

@@ -56,3 +56,19 @@ def test_mcp_list_json_shows_the_url_masked(home, capsys: pytest.CaptureFixture[
     out = capsys.readouterr().out
     assert [s["url"] for s in json.loads(out)] == ["https://bob:***@mcp.example/mcp?token=***"]
     assert "pw-0123456789" not in out and "tk-0123456789" not in out
+
+
+def test_mcp_list_json_shows_every_header_value_as_stars(home, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from llmspace.cli import main
+
+    main(["mcp", "add", "remote", "--http", "https://mcp.example/mcp",
+          "--header", "Authorization=Bearer sk-team-0123456789", "--header", "X-Team=blue"])
+    capsys.readouterr()
+    assert main(["mcp", "list", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert [s["headers"] for s in json.loads(out)] == [{"Authorization": "***", "X-Team": "***"}]
+    assert "sk-team-0123456789" not in out
+    assert json.loads((home / "settings" / "mcp.json").read_text())["servers"][0]["headers"] == {
+        "Authorization": "Bearer sk-team-0123456789", "X-Team": "blue"}  # the file keeps the real values
