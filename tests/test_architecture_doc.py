@@ -1,12 +1,16 @@
 """docs/architecture.md stays true: every repository path it names exists, and the imports
 inside `llmspace/` follow its layer table: each unit imports only the units its row allows,
-and its row allows only what it imports (a right nobody uses is a right someone will)."""
+and its row allows only what it imports (a right nobody uses is a right someone will).
+README.md's Layout section names every top-level unit of `llmspace/`, and the shared design's
+layer list (`../shared/DESIGN.md`, when it is beside the checkout) names the same packages."""
 
 from __future__ import annotations
 
 import ast
 import re
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "architecture.md"
@@ -131,3 +135,36 @@ def test_the_layer_table_allows_each_unit_only_the_units_it_imports() -> None:
         if unused:
             problems.append(f"{row} may import {', '.join(unused)} but imports none of it")
     assert problems == [], "rows of docs/architecture.md's layer table to narrow:\n" + "\n".join(problems)
+
+
+def test_the_readme_layout_names_every_top_level_unit() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    layout = readme.split("\n## Layout", 1)[1].split("\n## ", 1)[0]
+    named = set(re.findall(r"`([\w/.]+)`", layout))
+    units = sorted(p.name + "/" if p.is_dir() else p.name for p in PACKAGE.iterdir()
+                   if (p.is_dir() and any(p.glob("*.py"))) or (p.suffix == ".py" and p.name != "__init__.py"))
+    missing = [u for u in units if u not in named]
+    assert missing == [], f"README.md's Layout section does not name: {missing}"
+
+
+DESIGN = ROOT.parent / "shared" / "DESIGN.md"
+
+
+def test_the_shared_designs_layer_list_and_the_package_name_the_same_units() -> None:
+    """The design's layer list and `llmspace/` agree on every package (e.g. the plugin host is
+    `plugin_host/` in both) and on every module the design names; the modules it does not name
+    are listed under "Where the code differs" in docs/architecture.md."""
+    if not DESIGN.is_file():
+        pytest.skip(f"the shared design is not beside this checkout ({DESIGN})")
+    block = DESIGN.read_text(encoding="utf-8").split("\n## Layers", 1)[1].split("```", 2)[1]
+    named: set[str] = set()
+    for line in block.splitlines():
+        if m := re.match(r"((?:\w+(?:/|\.py))(?:,\s*\w+(?:/|\.py))*)", line):
+            named |= {n.strip() for n in m.group(1).split(",")}
+    packages = {p.name + "/" for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    modules = {p.name for p in PACKAGE.glob("*.py")} - {"__init__.py", "__main__.py"}
+    assert sorted(packages - named) == [], "packages the design's layer list does not name"
+    assert sorted(n for n in named if not (PACKAGE / n).exists()) == [], "units the design names that llmspace/ lacks"
+    differences = _doc().split("\n## Where the code differs from the shared design", 1)[1]
+    unexplained = sorted(m for m in modules - named if f"`llmspace/{m}`" not in differences)
+    assert unexplained == [], "top-level modules neither in the design's layer list nor under 'Where the code differs'"
