@@ -1,12 +1,14 @@
-"""Plugin ZIP archives read safely: entry checks, the package layout, limits, extraction.
+"""Plugin ZIP archives read safely: zip-slip (path traversal) and zip-bomb (size) checks,
+the package layout, limits, extraction.
 
 `open_archive` refuses a file over the compressed limit; `scan` checks every entry name
-and type (no absolute paths, `..`, backslashes, drive letters, control characters,
+and type against zip-slip (no absolute paths, `..`, backslashes, drive letters, control characters,
 symbolic links or other special entries, no encrypted or duplicate entries), drops macOS
 metadata (`__MACOSX/`, `.DS_Store`, `._*`) and finds the package root: `package.json` at
 the ZIP root, or inside exactly one top-level folder. `extract` writes
 the package into an empty folder, counting the bytes it really writes against the
-extracted limit (sizes in the headers are never trusted). Every refusal is an
+extracted limit, so a zip bomb stops at `MAX_EXTRACTED_BYTES` (sizes in the headers are
+never trusted; `MAX_ENTRIES` bounds the entry count). Every refusal is an
 `ArchiveError` naming the archive, the entry and the problem.
 
 Knows nothing of manifests or the plugins folder: llmspace/plugins/install.py composes it.
