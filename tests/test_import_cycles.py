@@ -152,7 +152,7 @@ def _show(component: frozenset[str], graph: dict[str, set[str]]) -> str:
     return "{" + ", ".join(sorted(component)) + "}: " + "; ".join(ties)
 
 
-def test_the_scan_sees_relative_absolute_package_and_lazy_imports_and_skips_type_checking(tmp_path):
+def test_the_scan_sees_relative_absolute_package_and_lazy_imports_and_skips_type_checking() -> None:
     known = {"llmspace.a", "llmspace.a.b", "llmspace.a.c", "llmspace.d", "llmspace.e"}
     source = (
         "from typing import TYPE_CHECKING\n"
@@ -172,7 +172,7 @@ def test_the_scan_sees_relative_absolute_package_and_lazy_imports_and_skips_type
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [frozenset({"a", "b", "c"})]
 
 
-def test_no_module_of_llmspace_is_in_an_import_cycle():
+def test_no_module_of_llmspace_is_in_an_import_cycle() -> None:
     graph = import_graph()
     new = [c for c in cycles(graph) if not any(c <= allowed for allowed in ALLOWED)]
     assert new == [], "import cycles (move the shared names down to a module both can import): " + " | ".join(
@@ -180,7 +180,7 @@ def test_no_module_of_llmspace_is_in_an_import_cycle():
     )
 
 
-def test_every_allowed_cycle_is_still_a_cycle():
+def test_every_allowed_cycle_is_still_a_cycle() -> None:
     found = cycles(import_graph())
     stale = [sorted(allowed) for allowed in ALLOWED if not any(c <= allowed for c in found)]
     assert stale == [], f"these cycles are gone: remove them from ALLOWED in {Path(__file__).name}: {stale}"

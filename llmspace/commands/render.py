@@ -45,7 +45,8 @@ def thread_rel(app: App, rel: str) -> str:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    from ..core.render import RenderEnv, render_thread
+    from ..core.templating.render import render_thread
+    from ..core.templating.resolution import RenderEnv
     from .run import thread_path
 
     overrides = parse_vars(args.var)

@@ -13,10 +13,11 @@ Modules:
   (moving entries, deleting to the trash).
 - `examples`: the example threads; `synthetic`: generated threads for benchmarks and tests.
 - `importers/`: foreign and native exports -> threads in the workspace.
-- `variables`: prompt variables (names, defaults, values, renames, frozen-value snapshots);
-  `variable_hints`: editor hints; `variable_formats`: the `current_date` and skills texts.
-- `render`: the texts a run sends; `templates` and `template_sandbox`: the Jinja2 path;
-  `file_reads`: which local files running a thread would read.
+- `templating/`: prompt variables and rendering — `variables`, `places`, `frozen_values`,
+  `references` (editor hints), `builtin_formats`, `resolution` (values, file access),
+  `render` (the texts a run sends; which texts are evaluated), `templates`, `sandbox` and
+  `jinja_values` (the Jinja2 path and its limits), `file_reads` (which local files running a
+  thread would read).
 - `history`: run history; `usage`: token usage and cost; `timing`: speed and durations.
 - `compare`: two runs side by side; `evaluation` and `evaluation_records`: rubrics and
   evaluations of run pairs.

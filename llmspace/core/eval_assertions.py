@@ -13,7 +13,7 @@ validates against the value); `tool-called` (a tool name, or `{"name", "argument
 the arguments are a subset of the call's); `no-tool-called` (none, or none of that name);
 `max-latency` (ms), `max-cost` (USD), `max-tokens` (output tokens); `template` (a Jinja
 expression without braces, such as `output | length < 200`, over `output`, `expected` and
-`vars`, run in the bounded sandbox of `core/template_sandbox.py`); `llm-rubric`.
+`vars`, run in the bounded sandbox of `core/templating/sandbox.py`); `llm-rubric`.
 A JSON output may be wrapped in one Markdown code fence.
 
 `case_score(checks)` is the weighted mean of the checks' scores (1 pass, 0 fail) and
@@ -205,7 +205,7 @@ def _template_expression(expr: str, where: str) -> Any:
     """The compiled `{% if EXPR %}` template (syntax errors refused before the run)."""
     from jinja2 import TemplateSyntaxError
 
-    from .template_sandbox import harden, new_env
+    from .templating.sandbox import harden, new_env
 
     env = new_env()
     try:
@@ -322,7 +322,7 @@ def _validate(data: Any, schema: dict[str, Any]) -> tuple[bool, str]:
 
 
 def _run_template(expr: str, obs: Observation) -> tuple[bool, str]:
-    from .template_sandbox import wrap_json
+    from .templating.jinja_values import wrap_json
 
     env, template = _template_expression(expr, "template")
     env.budget.reset()

@@ -2,7 +2,7 @@
 
     plan = build_plan(spec, dataset, thread, skills)      # -> Plan; raises before anything runs
 
-Each case × variant is rendered once (`core/render.py`, the case's values and then the
+Each case × variant is rendered once (`core/templating/render.py`, the case's values and then the
 variant's as `--var` overrides) into a request without credentials (`execute.request_data`);
 every model and repeat shares it. A variable the thread uses that a row leaves without a
 value is reported for all rows at once, before anything runs. A cell's `key`
@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..agent.convert import neutral_messages, tool_specs
 from ..core.eval_assertions import JUDGED, Assertion
-from ..core.render import RenderEnv, render_thread
-from ..core.variable_hints import references
-from ..core.variables import all_names
+from ..core.templating.references import references
+from ..core.templating.render import render_thread
+from ..core.templating.resolution import RenderEnv
+from ..core.templating.variables import all_names
 from ..errors import UserFacingError
 from .execute import request_data
 

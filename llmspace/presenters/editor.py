@@ -10,9 +10,9 @@ share one step. The stack keeps 100 steps within a 64 MiB budget (as the origina
 Renaming the file from the title is a step of its own (`RenameStep`): undo renames the
 file back through `renamer`, which the view sets (tabs and tree follow the file).
 
-Listeners get `(kind, detail)`: kind is one of "all", "header", "model", "tools",
-"variables", "prompt", "messages", "message", "saved", "readonly". The view redraws only
-what a kind names.
+Listeners get one `EditorUpdate` (`presenters/view_updates.py`: a closed set of small
+classes, and the view handles every one with `match`); the view redraws only what an update
+names.
 """
 
 from __future__ import annotations
@@ -32,13 +32,14 @@ from ..core.threadio import parse_thread, serialize_thread
 from ..errors import UserFacingError
 from .history import HistoryIntents
 from .messages import MessageIntents
+from .view_updates import AllChanged, EditorUpdate, HeaderChanged, ModelChanged, PromptChanged, Saved, ToolsChanged, VariablesChanged
 
 UNDO_STEPS = 100
 UNDO_BYTES = 64 * 1024 * 1024
 COALESCE_S = 1.0
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
 
-Listener = Callable[[str, Any], None]
+Listener = Callable[[EditorUpdate], None]
 
 
 @dataclass(frozen=True)
@@ -107,9 +108,9 @@ class EditorPresenter:
         variables.ensure_default_variables(self.thread)
 
     # -- notifications -------------------------------------------------------------------
-    def notify(self, kind: str, detail: Any = None) -> None:
+    def notify(self, update: EditorUpdate) -> None:
         for fn in list(self.listeners):
-            fn(kind, detail)
+            fn(update)
 
     # -- undo ----------------------------------------------------------------------------
     def checkpoint(self, key: Any = None) -> None:
@@ -136,9 +137,9 @@ class EditorPresenter:
             self._last_key = None
             self._push(RenameStep(before, after))
 
-    def edited(self, kind: str, detail: Any = None) -> None:
+    def edited(self, update: EditorUpdate) -> None:
         self.dirty = True
-        self.notify(kind, detail)
+        self.notify(update)
 
     def can_undo(self) -> bool:
         return bool(self.undo_stack) and not self.read_only
@@ -176,9 +177,9 @@ class EditorPresenter:
         self.thread = parse_thread(data, self.rel)
         self._ensure_defaults()
         self._last_key = None
-        self.edited("all")
+        self.edited(AllChanged())
 
-    def replace_thread(self, thread: Thread, *, undoable: bool = True, kind: str = "all") -> None:
+    def replace_thread(self, thread: Thread, *, undoable: bool = True) -> None:
         """Swap in a new working thread (a finished run, a reload), optionally as one undo step."""
         if undoable:
             ro, self.read_only = self.read_only, False
@@ -188,7 +189,7 @@ class EditorPresenter:
                 self.read_only = ro
         self.thread = thread
         self._last_key = None
-        self.edited(kind)
+        self.edited(AllChanged())
 
     # -- saving --------------------------------------------------------------------------
     def save(self) -> bool:
@@ -199,11 +200,11 @@ class EditorPresenter:
             wrote = self.ws.save(self.rel, self.thread)
         except UserFacingError as exc:
             self.save_error = str(exc)
-            self.notify("saved", self.save_error)
+            self.notify(Saved(self.save_error))
             raise
         self.dirty = False
         self.save_error = None
-        self.notify("saved", None)
+        self.notify(Saved(None))
         return bool(wrote)
 
     def reload_from_disk(self) -> None:
@@ -211,7 +212,7 @@ class EditorPresenter:
         self.thread = self.ws.open(self.rel)
         self.dirty = self._apply_load_rules()
         self._ensure_defaults()
-        self.notify("all")
+        self.notify(AllChanged())
 
     # -- messages (queries; the edit intents are `self.message_intents`) ------------------
     @property
@@ -238,13 +239,13 @@ class EditorPresenter:
         new_rel = str(self.ws.rename(self.rel, new_title.strip()))
         self.rel = new_rel
         self.thread.title = self.title
-        self.notify("header", new_rel)
+        self.notify(HeaderChanged(new_rel))
         return new_rel
 
     def moved(self, new_rel: str) -> None:
         self.rel = new_rel
         self.thread.title = self.title
-        self.notify("header", new_rel)
+        self.notify(HeaderChanged(new_rel))
 
     # -- model ---------------------------------------------------------------------------
     def set_model(self, provider: str, model_id: str) -> None:
@@ -254,14 +255,14 @@ class EditorPresenter:
             self.thread.model = ModelConfig(provider=provider, id=model_id)
         else:
             cur.provider, cur.id = provider, model_id
-        self.edited("model")
+        self.edited(ModelChanged())
 
     def clear_model(self) -> None:
         if self.thread.model is None:
             return
         self.checkpoint(None)
         _unset(self.thread, "model")
-        self.edited("model")
+        self.edited(ModelChanged())
 
     def params(self) -> dict[str, Any]:
         m = self.thread.model
@@ -293,7 +294,7 @@ class EditorPresenter:
                 _unset(m, "params")
         else:
             setattr(m.params, name, value)
-        self.edited("model")
+        self.edited(ModelChanged())
 
     # -- tools ---------------------------------------------------------------------------
     @property
@@ -314,7 +315,7 @@ class EditorPresenter:
         self.checkpoint(None)
         ctx = self.thread.ensure_context()
         ctx.tools = list(ctx.tools or []) + new
-        self.edited("tools")
+        self.edited(ToolsChanged())
         return len(new)
 
     def remove_tools(self, names: set[str]) -> None:
@@ -323,7 +324,7 @@ class EditorPresenter:
             return
         self.checkpoint(None)
         ctx.tools = [t for t in ctx.tools if t.name not in names]
-        self.edited("tools")
+        self.edited(ToolsChanged())
 
     @staticmethod
     def validate_function_tool(text: str) -> dict[str, Any]:
@@ -369,7 +370,7 @@ class EditorPresenter:
         else:
             tools[idx] = tool
         ctx.tools = tools
-        self.edited("tools")
+        self.edited(ToolsChanged())
         return tool.name
 
     # -- variables and prompt ------------------------------------------------------------
@@ -384,7 +385,7 @@ class EditorPresenter:
         self.checkpoint("prompt")
         self.thread.ensure_context().systemPrompt = text
         self.invalidate("on_system_prompt_edited")
-        self.edited("prompt")
+        self.edited(PromptChanged())
 
     def invalidate(self, hook: str, *args: Any) -> None:
         """Drop frozen variable values that an edit made stale (`core/templating/frozen_values.py`)."""
@@ -415,7 +416,7 @@ class EditorPresenter:
                 variables.delete_variable(self.thread, name)
         for name, value in values.items():
             variables.set_text_variable(self.thread, name, value)
-        self.edited("variables")
+        self.edited(VariablesChanged())
 
     def set_typed_variable(self, name: str, data: dict[str, Any]) -> None:
         """Add or change a typed variable (currentDate, workingDirectory, json, file, skills)."""
@@ -434,7 +435,7 @@ class EditorPresenter:
             variables.check_new_name(self.thread, name)
         self.checkpoint(None)
         variables.set_typed_variable(self.thread, name, variable)
-        self.edited("variables")
+        self.edited(VariablesChanged())
 
     def save_variables(self, typed: dict[str, dict[str, Any]], removed: set[str], custom: dict[str, str]) -> bool:
         """The Variables dialog's Save in one undo step (`presenters/variable_forms.save_variables`)."""

@@ -20,6 +20,7 @@ from ..core.model import Thread, Variable
 from ..core.templating import variables as V
 from ..errors import UserFacingError
 from ..paths import expand_home
+from .view_updates import EditorUpdate, VariablesChanged
 
 TYPED_KINDS = ("currentDate", "workingDirectory", "skills", "json", "file")
 NEW_KINDS = {"json": "JSON", "file": "File content"}
@@ -84,7 +85,7 @@ class VariableDocument(Protocol):
 
     def checkpoint(self, key: Any = None) -> None: ...
 
-    def edited(self, kind: str, detail: Any = None) -> None: ...
+    def edited(self, update: EditorUpdate) -> None: ...
 
     def custom_variables(self) -> dict[str, str]: ...
 
@@ -147,5 +148,5 @@ def save_variables(doc: VariableDocument, typed: dict[str, dict[str, Any]], remo
         V.set_typed_variable(thread, name, variable)
     for name, value in custom.items():
         V.set_text_variable(thread, name, value)
-    doc.edited("variables")
+    doc.edited(VariablesChanged())
     return True

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llmspace.core import variables as V
-from llmspace.core.render import RenderEnv, render_thread
+from llmspace.core.templating import frozen_values as F
+from llmspace.core.templating import variables as V
+from llmspace.core.templating.render import render_thread
+from llmspace.core.templating.resolution import RenderEnv
 from llmspace.core.threadio import parse_thread, serialize_thread, thread_from_data
 
 
@@ -24,7 +26,7 @@ def test_a_template_output_is_frozen_under_the_originals_nul_key() -> None:
     out = render_thread(_thread(), RenderEnv())
     assert out.snapshot == {"systemPrompt": {"\u0000rendered": "Ada"}, "message:m1:text": {"\u0000rendered:1": "B"}}
     t = _thread()
-    V.apply_snapshot(t, out.snapshot)
+    F.apply_snapshot(t, out.snapshot)
     raw = serialize_thread(t)
     assert b'"\\u0000rendered": "Ada"' in raw and b'"\\u0000rendered:1": "B"' in raw
     assert b"\x00" not in raw  # NUL is escaped in the JSON text, never written raw
@@ -40,7 +42,7 @@ def test_a_file_written_by_the_original_app_reuses_its_frozen_output_and_round_t
 
 def test_the_legacy_space_key_is_read_and_migrated_so_the_next_save_writes_the_nul_key() -> None:
     t = _thread({"systemPrompt": {"who": "x", " rendered": "OLD"}, "message:m1:text": {" rendered:1": "OLD1"}})
-    assert V.snapshot_variables(t) == {"systemPrompt": {"who": "x", "\u0000rendered": "OLD"},
+    assert F.snapshot_variables(t) == {"systemPrompt": {"who": "x", "\u0000rendered": "OLD"},
                                        "message:m1:text": {"\u0000rendered:1": "OLD1"}}
     out = render_thread(t, RenderEnv())
     assert out.system_prompt == "OLD" and out.message_texts["m1"] == ["plain", "OLD1"]
@@ -52,7 +54,7 @@ def test_the_legacy_space_key_is_read_and_migrated_so_the_next_save_writes_the_n
 
 def test_when_both_keys_are_present_the_originals_wins() -> None:
     t = _thread({"systemPrompt": {" rendered": "LEGACY", "\u0000rendered": "NUL"}})
-    assert V.snapshot_variables(t) == {"systemPrompt": {"\u0000rendered": "NUL"}}
+    assert F.snapshot_variables(t) == {"systemPrompt": {"\u0000rendered": "NUL"}}
 
 
 def test_a_legacy_key_in_a_snapshot_passed_to_render_is_read_too() -> None:
@@ -64,8 +66,8 @@ def test_a_legacy_key_in_a_snapshot_passed_to_render_is_read_too() -> None:
 def test_changing_a_variable_drops_frozen_outputs_under_both_keys() -> None:
     t = _thread({"systemPrompt": {"\u0000rendered": "A"}})
     t.context.snapshot.variables["message:m1:text"] = {" rendered:1": "B", "who": "x"}  # set after load: not migrated
-    V.on_variable_changed(t, "other")
-    assert V.snapshot_variables(t) == {"message:m1:text": {"who": "x"}}
+    F.on_variable_changed(t, "other")
+    assert F.snapshot_variables(t) == {"message:m1:text": {"who": "x"}}
 
 
 @dataclass

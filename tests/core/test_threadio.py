@@ -119,7 +119,7 @@ def test_malformed_thread_files_name_line_and_column(ws: Workspace):
 
 
 def test_a_variable_of_an_unknown_kind_loads_and_round_trips_unchanged() -> None:
-    from llmspace.core.render import render_thread
+    from llmspace.core.templating.render import render_thread
     from llmspace.core.threadio import parse_thread, serialize_thread
 
     raw = (b'{\n  "context": {\n    "systemPrompt": "Hi {{future}}",\n    "variables": {\n'

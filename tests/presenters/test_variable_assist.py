@@ -8,7 +8,7 @@ from datetime import datetime
 import pytest
 
 from llmspace.core.model import Thread
-from llmspace.core.render import RenderEnv
+from llmspace.core.templating.resolution import RenderEnv
 from llmspace.presenters.variable_assist import (
     HOVER_CHARS,
     completion_edit,

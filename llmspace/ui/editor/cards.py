@@ -24,6 +24,7 @@ from ...core.templating.places import message_place, tool_result_place
 from ...core.templating.render import is_trusted_message, is_trusted_tool_result
 from ...errors import UserFacingError
 from ...presenters.catalog import tool_label
+from ...presenters.view_updates import MessagesChanged
 from .. import tkvars
 from .card_header import CardHeader
 from .card_images import ImageStrip
@@ -176,7 +177,7 @@ class MessageCard(tb.Frame):
         key = ("thinking", self.msg.id)
         shown = key not in self.p.collapsed
         tb.Button(self, text=("▾ Thinking" if shown else "▸ Thinking"), bootstyle="secondary-link",
-                  command=lambda: (self.p.collapsed.symmetric_difference_update({key}), self.p.notify("messages"))).pack(anchor="w")
+                  command=lambda: (self.p.collapsed.symmetric_difference_update({key}), self.p.notify(MessagesChanged()))).pack(anchor="w")
         if shown:
             self.thinking = self._text_box(text, editable=False, height=min(6, text_height(text)))
             self.thinking.configure(foreground=self.view.text_colours()["muted"])

@@ -17,7 +17,7 @@ from typing import Any
 
 import ttkbootstrap as tb
 
-from ...core.render import RenderEnv
+from ...core.templating.resolution import RenderEnv
 from ...presenters.variable_assist import hover_query, resolve_hover
 
 DELAY_MS = 350

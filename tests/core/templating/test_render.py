@@ -11,11 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llmspace.core import variables as V
 from llmspace.core.model import Variable
-from llmspace.core.render import RenderEnv, render_thread
+from llmspace.core.templating import frozen_values as F
+from llmspace.core.templating import variables as V
+from llmspace.core.templating.builtin_formats import format_current_date, format_skills
+from llmspace.core.templating.render import render_thread
+from llmspace.core.templating.resolution import RenderEnv
 from llmspace.core.threadio import serialize_thread, thread_from_data
-from llmspace.core.variable_formats import format_current_date, format_skills
 from llmspace.errors import UserFacingError
 
 NOW = datetime(2026, 7, 12, 9, 5, 7, tzinfo=timezone(timedelta(hours=2)))
@@ -147,7 +149,7 @@ def test_a_named_skill_that_is_not_enabled_stops_the_render_with_its_place() -> 
 def test_skills_are_resolved_fresh_on_every_render_even_when_frozen() -> None:
     t = make("{{ available_skills }}")
     first = render_thread(t, env(skills=FakeSkills(FakeSkill("one", "1", "/1"))))
-    V.apply_snapshot(t, first.snapshot)
+    F.apply_snapshot(t, first.snapshot)
     second = render_thread(t, env(skills=FakeSkills(FakeSkill("two", "2", "/2"))))
     assert first.system_prompt == "- **one**: 1"
     assert second.system_prompt == "- **two**: 2"
@@ -155,7 +157,7 @@ def test_skills_are_resolved_fresh_on_every_render_even_when_frozen() -> None:
 
 def test_skills_used_in_a_template_re_render_instead_of_reusing_the_frozen_output() -> None:
     t = make("{% if true %}{{ available_skills }}{% endif %}")
-    V.apply_snapshot(t, render_thread(t, env(skills=FakeSkills(FakeSkill("one", "1", "/1")))).snapshot)
+    F.apply_snapshot(t, render_thread(t, env(skills=FakeSkills(FakeSkill("one", "1", "/1")))).snapshot)
     assert system_of(t, skills=FakeSkills(FakeSkill("two", "2", "/2"))) == "- **two**: 2"
 
 
@@ -303,7 +305,7 @@ def test_snapshot_maps_per_place_are_exact() -> None:
 
 def test_frozen_values_keep_history_byte_stable_across_runs() -> None:
     t = make("{{ current_date }}", messages=[user("m1", "{{ current_date }}")])
-    V.apply_snapshot(t, render_thread(t, env()).snapshot)
+    F.apply_snapshot(t, render_thread(t, env()).snapshot)
     t.messages.append(thread_from_data({"title": "x", "context": {"messages": [user("m2", "{{ current_date }}")]}}).messages[0])
     later = render_thread(t, env(now=NOW + timedelta(days=3)))
     assert later.system_prompt == "2026-07-12, Sunday"
@@ -316,7 +318,7 @@ def test_a_frozen_include_survives_a_file_change(tmp_path: Path) -> None:
     t = make('{{@include("f.md")}}')
     first = render_thread(t, env(base_dir=tmp_path))
     assert first.snapshot == {"systemPrompt": {"\u0000rendered": "V1", "\u0000includeVersion": "2"}}
-    V.apply_snapshot(t, first.snapshot)
+    F.apply_snapshot(t, first.snapshot)
     f.write_text("V2", encoding="utf-8")
     assert system_of(t, base_dir=tmp_path) == "V1"
     fresh = make('{{@include("f.md")}}')
@@ -338,7 +340,7 @@ def test_a_frozen_template_output_without_include_is_reused() -> None:
 
 def test_editing_a_variable_value_invalidates_its_frozen_values_and_template_outputs() -> None:
     t = make("{{ g }}", custom={"g": "one"}, messages=[user("m1", "{% if true %}{{ g }}{% endif %}")])
-    V.apply_snapshot(t, render_thread(t, env()).snapshot)
+    F.apply_snapshot(t, render_thread(t, env()).snapshot)
     V.set_text_variable(t, "g", "two")
     out = render_thread(t, env())
     assert out.system_prompt == "two"
@@ -408,7 +410,7 @@ def test_headless_workflow_render_record_save_reopen_is_byte_stable(tmp_path: Pa
     ws.save("flow.json", t)
     opened = ws.open("flow.json")
     first = render_thread(opened, env())
-    V.apply_snapshot(opened, first.snapshot)  # what the run loop does when it records the run
+    F.apply_snapshot(opened, first.snapshot)  # what the run loop does when it records the run
     ws.save("flow.json", opened)
     raw = (tmp_path / "ws" / "flow.json").read_text(encoding="utf-8")
     assert '"snapshot": {\n      "variables": {\n        "systemPrompt": {\n          "current_date": "2026-07-12, Sunday"' in raw
@@ -419,7 +421,7 @@ def test_headless_workflow_render_record_save_reopen_is_byte_stable(tmp_path: Pa
         "systemPrompt": {"current_date": "2026-07-12, Sunday"},
         "message:m1:text": {"\u0000rendered": "Be dry. 2026-07-12, Sunday"},
     }
-    V.on_message_edited(again, "m1")
+    F.on_message_edited(again, "m1")
     assert render_thread(again, env(now=NOW + timedelta(days=30))).message_texts["m1"] == ["Be dry. 2026-08-11, Tuesday"]
 
 
@@ -429,7 +431,7 @@ _TEXT = st.text(alphabet="ab {}.|%@()[]-x\n'\"", max_size=60)
 @settings(max_examples=300, deadline=None)
 @given(_TEXT)
 def test_any_text_renders_without_crashing_and_simple_texts_stay_byte_for_byte(text: str) -> None:
-    from llmspace.core.templates import is_template
+    from llmspace.core.templating.templates import is_template
 
     out = render_thread(make(text, messages=[user("m1", text)]), env())
     if not is_template(text):

@@ -13,7 +13,7 @@ A text takes the template path when it contains `{%`, `{{ @…`, or a `{{…}}` 
 - prints JSON objects and lists as pretty JSON and `true`/`false`/`` for
   JSON booleans and null, the way the original's engine prints them.
 
-Templates run in the sandbox of `core/template_sandbox.py`: `_`-prefixed attributes
+Templates run in the sandbox of `core/templating/sandbox.py`: `_`-prefixed attributes
 (`__class__`, `__globals__`, …) raise instead of rendering empty; no recursive loops, no
 `lipsum`. Every render is bounded (per text, with its includes): time (`MAX_SECONDS`, or the
 renderer's `time_limit`), output size (`MAX_TEXT`), integer size (`MAX_INT_BITS`, refused
@@ -22,8 +22,7 @@ iterations (`MAX_ITERATIONS`) and ranges (`MAX_RANGE`). A text past a bound rais
 `TemplateLimitError` (the caller stops the render naming the place); any other failure
 raises `TemplateError` (the caller keeps the original text and reports a warning).
 
-Callers: `core/render.py`, `core/variables.py` (reference scanning, renames),
-`core/file_reads.py` (`file_arguments`). No I/O here.
+No I/O here.
 """
 
 from __future__ import annotations
@@ -35,19 +34,16 @@ from typing import Any
 from jinja2 import TemplateSyntaxError, meta, nodes, pass_context
 from jinja2.exceptions import SecurityError
 
-from .template_sandbox import (
+from .jinja_values import JsonDict, JsonList, Sentinel, wrap_json
+from .sandbox import (
     MAX_INT_BITS,
     MAX_ITERATIONS,
     MAX_RANGE,
     MAX_SECONDS,
     MAX_TEXT,
-    JsonDict,
-    JsonList,
     LimitExceeded,
-    Sentinel,
     harden,
     new_env,
-    wrap_json,
 )
 
 MAX_INCLUDE_DEPTH = 10

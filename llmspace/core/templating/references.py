@@ -1,7 +1,10 @@
-"""Editor hints for prompt variables: every reference in a thread with its status, and the
-completion list with a hint per variable.
+"""Where a thread uses its prompt variables, for the editor: every reference (`{{ name }}` or a
+name a template uses) with its status — ok, empty, unknown, invalid — and span (`references`,
+`value_status`, the underline and hover of the editor); whether a variable is still used
+(`is_referenced`, the delete confirmation); and the completion list with a hint per variable
+(`completions`, `variable_hint`).
 
-Callers: the editor presenter and view, `core/variables.is_referenced`. Pure: no I/O.
+Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -11,9 +14,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from .model import Thread
-from .variable_formats import format_current_date
-from .variables import PLACEHOLDER_RE, all_names, custom_values, is_valid_name, iter_places, typed_variables
+from ..model import Thread
+from .builtin_formats import format_current_date
+from .places import iter_places
+from .variables import PLACEHOLDER_RE, all_names, custom_values, is_valid_name, typed_variables
 
 RefStatus = Literal["ok", "empty", "unknown", "invalid"]
 
@@ -106,3 +110,8 @@ def variable_hint(thread: Thread, name: str, now: datetime | None = None) -> str
 def completions(thread: Thread, now: datetime | None = None) -> list[tuple[str, str]]:
     """(name, hint) for every variable, sorted by name: the editor's completion list."""
     return [(name, variable_hint(thread, name, now)) for name in sorted(all_names(thread))]
+
+
+def is_referenced(thread: Thread, name: str) -> bool:
+    """Whether any text surface still uses `name` (the delete confirmation warns about it)."""
+    return any(ref.name == name for ref in references(thread))

@@ -3,12 +3,12 @@
 `local_file_reads(thread) -> FileReads` lists, as written in the thread, the paths of its file
 variables and the arguments of `@include(…)` (read) and `exists(…)` (probed) in the places
 that rendering evaluates (system prompt, user messages, results of `function` tools; see
-`core/render.py`). An argument that is not a plain string is resolved from text and
+`core/templating/render.py`). An argument that is not a plain string is resolved from text and
 working-directory variables when it is made only of those and `~`/`+`; otherwise it is shown
 as the expression with "(computed when run)". Files that an included file would include in
 turn are not known before it is read.
 
-Callers: `core/importers/files.py` (import warnings). Pure: reads no file.
+Pure: reads no file.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any
 
 from jinja2 import nodes
 
+from ..model import TextContent, Thread
 from . import variables as V
-from .model import TextContent, Thread
 from .render import is_trusted_message, is_trusted_tool_result
 from .templates import file_arguments, is_template
 

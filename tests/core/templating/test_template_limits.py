@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from llmspace.core.render import RenderEnv, render_thread
-from llmspace.core.templates import TemplateError, TemplateLimitError, TemplateRenderer
+from llmspace.core.templating.render import render_thread
+from llmspace.core.templating.resolution import RenderEnv
+from llmspace.core.templating.templates import TemplateError, TemplateLimitError, TemplateRenderer
 from llmspace.core.threadio import thread_from_data
 from llmspace.errors import UserFacingError
 

@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from llmspace.core import variable_hints as H
-from llmspace.core import variables as V
 from llmspace.core.model import Variable
+from llmspace.core.templating import frozen_values as F
+from llmspace.core.templating import references as H
+from llmspace.core.templating import variables as V
 from llmspace.core.threadio import parse_thread, serialize_thread, thread_from_data, thread_to_data
 from llmspace.core.workspace import Workspace
 from llmspace.errors import UserFacingError
@@ -123,7 +124,7 @@ def test_rename_rewrites_every_reference_and_the_snapshot_keys() -> None:
     assert t.messages[0].content[0].text == "{% if person %}{{ person | upper }}{% endif %}"
     assert t.messages[1].toolCalls[0].output.content[0].text == "result {{person}} {{ blank }} {{ ghost }} {{ bad-name }}"
     assert V.custom_values(t) == {"person": "Ada", "blank": " "}
-    assert V.snapshot_variables(t) == {
+    assert F.snapshot_variables(t) == {
         "systemPrompt": {"person": "Ada", "current_date": "2026-01-01, Thursday"},
         "message:m1:text": {"\u0000rendered": "ADA"},
         "toolResult:a1:c1:text": {"person": "Ada"},
@@ -181,29 +182,29 @@ def test_hints_for_the_completion_list() -> None:
 
 def test_editing_the_system_prompt_drops_only_its_place() -> None:
     t = thread_with_refs()
-    assert V.on_system_prompt_edited(t) is True
-    assert set(V.snapshot_variables(t)) == {"message:m1:text", "toolResult:a1:c1:text"}
-    assert V.on_system_prompt_edited(t) is False
+    assert F.on_system_prompt_edited(t) is True
+    assert set(F.snapshot_variables(t)) == {"message:m1:text", "toolResult:a1:c1:text"}
+    assert F.on_system_prompt_edited(t) is False
 
 
 def test_editing_a_message_or_a_tool_result_drops_its_place() -> None:
     t = thread_with_refs()
-    V.on_message_edited(t, "m1")
-    V.on_tool_result_edited(t, "a1", "c1")
-    assert set(V.snapshot_variables(t)) == {"systemPrompt"}
+    F.on_message_edited(t, "m1")
+    F.on_tool_result_edited(t, "a1", "c1")
+    assert set(F.snapshot_variables(t)) == {"systemPrompt"}
 
 
 def test_changing_a_variable_drops_its_values_and_every_frozen_template_output() -> None:
     t = thread_with_refs()
-    V.on_variable_changed(t, "name")
-    assert V.snapshot_variables(t) == {"systemPrompt": {"current_date": "2026-01-01, Thursday"}}
+    F.on_variable_changed(t, "name")
+    assert F.snapshot_variables(t) == {"systemPrompt": {"current_date": "2026-01-01, Thursday"}}
 
 
 def test_removing_the_last_frozen_value_removes_the_snapshot_key_entirely() -> None:
     t = thread_with_refs()
-    V.on_system_prompt_edited(t)
-    V.on_message_edited(t, "m1")
-    V.on_tool_result_edited(t, "a1", "c1")
+    F.on_system_prompt_edited(t)
+    F.on_message_edited(t, "m1")
+    F.on_tool_result_edited(t, "a1", "c1")
     assert "snapshot" not in thread_to_data(t)["context"]
 
 
@@ -211,15 +212,15 @@ def test_deleting_a_variable_invalidates_it() -> None:
     t = thread_with_refs()
     assert V.delete_variable(t, "name") is True
     assert "name" not in V.custom_values(t)
-    assert "name" not in V.snapshot_variables(t).get("systemPrompt", {})
+    assert "name" not in F.snapshot_variables(t).get("systemPrompt", {})
     assert V.delete_variable(t, "name") is False
 
 
 def test_apply_snapshot_keeps_other_snapshot_keys() -> None:
     t = make({"snapshot": {"variables": {"systemPrompt": {"a": "1"}}, "extra": 1}})
-    V.apply_snapshot(t, None)
+    F.apply_snapshot(t, None)
     assert thread_to_data(t)["context"]["snapshot"] == {"extra": 1}
-    V.apply_snapshot(t, {"systemPrompt": {"b": "2"}, "empty": {}})
+    F.apply_snapshot(t, {"systemPrompt": {"b": "2"}, "empty": {}})
     assert thread_to_data(t)["context"]["snapshot"] == {"variables": {"systemPrompt": {"b": "2"}}, "extra": 1}
 
 
@@ -228,13 +229,13 @@ def test_completion_list_is_sorted_with_hints_and_reference_checks_work() -> Non
     items = dict(H.completions(t, datetime(2026, 7, 12, tzinfo=UTC)))
     assert list(items) == sorted(items)
     assert items["data"] == "{}" and items["current_working_directory"] == "~/Desktop/llm-space-project"
-    assert V.is_referenced(t, "name") and V.is_referenced(t, "blank") and not V.is_referenced(t, "data")
+    assert H.is_referenced(t, "name") and H.is_referenced(t, "blank") and not H.is_referenced(t, "data")
 
 
 def test_setting_a_variable_to_its_current_value_keeps_frozen_values() -> None:
     t = thread_with_refs()
     V.set_text_variable(t, "name", "Ada")
     V.set_typed_variable(t, "data", Variable(type="json", value="{}"))
-    assert V.snapshot_variables(t)["message:m1:text"] == {"\u0000rendered": "ADA"}
+    assert F.snapshot_variables(t)["message:m1:text"] == {"\u0000rendered": "ADA"}
     V.set_text_variable(t, "name", "Bob")
-    assert "message:m1:text" not in V.snapshot_variables(t)
+    assert "message:m1:text" not in F.snapshot_variables(t)

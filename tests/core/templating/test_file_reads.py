@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from llmspace.core.file_reads import local_file_reads
+from llmspace.core.templating.file_reads import local_file_reads
 from llmspace.core.threadio import thread_from_data
 
 

@@ -1,30 +1,31 @@
-"""Prompt variables of a thread: names, defaults, values, references, renames, invalidation.
+"""Prompt variables of a thread: the name rule, the defaults, the effective values, and edits.
 
 What lives here:
-- the name rule and the three default variables (`ensure_default_variables`, called by the
-  editor presenter and used implicitly by rendering — never by plain load/save, so files
-  round-trip byte for byte);
+- the name rule (`is_valid_name`, `{{ name }}` placeholders: `PLACEHOLDER_RE`) and the three
+  default variables (`current_date`, `available_skills`, `current_working_directory`;
+  `ensure_default_variables`, called by the editor presenter and used implicitly by
+  rendering — never by plain load/save, so files round-trip byte for byte);
 - the effective, normalised view of a thread's variables (`typed_variables`,
-  `custom_values`);
-- renaming (`rename_variable`),
-  adding/changing/removing variables, and the snapshot invalidation rules
-  (`on_system_prompt_edited`, `on_message_edited`, `on_tool_result_edited`,
-  `on_variable_changed`, `apply_snapshot`).
+  `custom_values`, `all_names`, `validation_problems`);
+- adding, changing, removing and renaming variables (`set_text_variable`,
+  `set_typed_variable`, `delete_variable`, `rename_variable`), each dropping the frozen values
+  it makes stale.
 
-Editor hints (references with their status, completion hints) are in `core/variable_hints.py`.
-Callers: `core/render.py`, presenters (variables dialog, editor), the run loop.
-Pure: no network, no threads, no file access.
+Frozen values and their invalidation are in `core/templating/frozen_values.py`; the text places
+in `core/templating/places.py`; where each variable is used (editor hints, completions) in
+`core/templating/references.py`. Pure: no network, no threads, no file access.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import UserFacingError
-from .model import LEGACY_RENDERED_KEY, RENDERED_KEY, PromptSnapshot, TextContent, Thread, Variable, VariableVariants
+from ...errors import UserFacingError
+from ..model import Thread, Variable, VariableVariants
+from .frozen_values import apply_snapshot, on_variable_changed, snapshot_variables
+from .places import rewrite_texts
 
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # `{{ name }}` placeholders as the simple path sees them (no braces inside).
@@ -42,43 +43,9 @@ SKILLS_FORMATS = ("markdown-list", "xml")
 # stay interchangeable), even though the default variable itself uses markdown-list.
 DEFAULT_SKILLS_FORMAT = "xml"
 
-SYSTEM_PROMPT_PLACE = "systemPrompt"
-# RENDERED_KEY ("\u0000rendered") and LEGACY_RENDERED_KEY (" rendered") live in core/model.py,
-# which renames legacy keys on load.
-INCLUDE_VERSION_KEY = "\u0000includeVersion"
-INCLUDE_VERSION = "2"
-
-def message_place(message_id: str) -> str:
-    return f"message:{message_id}:text"
-
-
-def tool_result_place(message_id: str, call_id: str) -> str:
-    return f"toolResult:{message_id}:{call_id}:text"
-
 
 def is_valid_name(name: object) -> bool:
     return isinstance(name, str) and bool(NAME_RE.match(name))
-
-
-def rendered_key(part: int) -> str:
-    """Snapshot key of the frozen whole output of text part `part` of a template place."""
-    return RENDERED_KEY if part == 0 else f"{RENDERED_KEY}:{part}"
-
-
-def is_rendered_key(key: str) -> bool:
-    """True for keys of frozen template outputs (`"\u0000rendered"`, `"\u0000rendered:1"`, the
-    legacy `" rendered"` forms, include marker)."""
-    return key == INCLUDE_VERSION_KEY or any(
-        key == base or key.startswith(base + ":") for base in (RENDERED_KEY, LEGACY_RENDERED_KEY))
-
-
-# ---------------------------------------------------------------------------------------
-# Pydantic: assigning a field marks it set (dumped); `_unset` makes it disappear from the file.
-
-
-def _unset(node: Any, field: str) -> None:
-    setattr(node, field, None)
-    node.__pydantic_fields_set__.discard(field)
 
 
 # ---------------------------------------------------------------------------------------
@@ -287,60 +254,7 @@ def delete_variable(thread: Thread, name: str) -> bool:
 
 
 # ---------------------------------------------------------------------------------------
-# Text places
-
-
-def iter_places(thread: Thread) -> Iterator[tuple[str, str, list[str]]]:
-    """(place key, label, texts) for the system prompt, message texts and tool results."""
-    ctx = thread.context
-    if ctx is not None and ctx.systemPrompt is not None:
-        yield SYSTEM_PROMPT_PLACE, "the system prompt", [ctx.systemPrompt]
-    for i, msg in enumerate(thread.messages, start=1):
-        texts = [c.text for c in msg.content if isinstance(c, TextContent)]
-        yield message_place(msg.id), f"message {i} ({msg.role}, id {msg.id})", texts
-        for call in getattr(msg, "toolCalls", None) or []:
-            if call.output is not None and call.output.text_parts():
-                yield (
-                    tool_result_place(msg.id, call.id),
-                    f"the result of tool call {call.id} in message {i} (id {msg.id})",
-                    [c.text for c in call.output.text_parts()],
-                )
-
-
-def _rewrite_texts(thread: Thread, fn: Callable[[str], str]) -> bool:
-    """Apply `fn(text) -> text` to every text surface in place. Returns changed."""
-    changed = False
-    ctx = thread.context
-    if ctx is not None and ctx.systemPrompt is not None:
-        new = fn(ctx.systemPrompt)
-        if new != ctx.systemPrompt:
-            ctx.systemPrompt = new
-            changed = True
-    for msg in thread.messages:
-        for part in msg.content:
-            if isinstance(part, TextContent):
-                new = fn(part.text)
-                if new != part.text:
-                    part.text = new
-                    changed = True
-        for call in getattr(msg, "toolCalls", None) or []:
-            for result in call.output.text_parts() if call.output is not None else []:
-                new = fn(result.text)
-                if new != result.text:
-                    result.text = new
-                    changed = True
-    return changed
-
-
-# ---------------------------------------------------------------------------------------
-# References (editor hints) and renaming
-
-def is_referenced(thread: Thread, name: str) -> bool:
-    """Whether any text surface still uses `name` (the delete confirmation warns about it)."""
-    from .variable_hints import references
-
-    return any(ref.name == name for ref in references(thread))
-
+# Renaming
 
 def rename_variable(thread: Thread, old: str, new: str) -> bool:
     """Rename a variable of either kind, rewriting every reference and the snapshot keys.
@@ -365,7 +279,7 @@ def rename_variable(thread: Thread, old: str, new: str) -> bool:
         bucket.clear()
         bucket.update((new if k == old else k, v) for k, v in items)
 
-    from .templates import is_template, rename_in_template
+    from .templates import is_template, rename_in_template  # here: Jinja2 loads on first use
 
     simple = re.compile(r"\{\{\s*" + re.escape(old) + r"\s*\}\}")
 
@@ -376,7 +290,7 @@ def rename_variable(thread: Thread, old: str, new: str) -> bool:
             return rename_in_template(text, old, new)
         return simple.sub("{{" + new + "}}", text)
 
-    _rewrite_texts(thread, rewrite)
+    rewrite_texts(thread, rewrite)
     snap = snapshot_variables(thread)
     if any(old in place for place in snap.values()):
         for place in snap.values():
@@ -386,82 +300,3 @@ def rename_variable(thread: Thread, old: str, new: str) -> bool:
                 place.update((new if k == old else k, v) for k, v in items)
         apply_snapshot(thread, snap)
     return True
-
-
-# ---------------------------------------------------------------------------------------
-# Snapshot (frozen values) and invalidation
-
-
-def snapshot_variables(thread: Thread) -> dict[str, dict[str, str]]:
-    """A normalised copy of `context.snapshot.variables` (string values only, no empty places)."""
-    ctx = thread.context
-    raw = ctx.snapshot.variables if ctx is not None and ctx.snapshot is not None else None
-    out: dict[str, dict[str, str]] = {}
-    for key, values in (raw or {}).items():
-        if isinstance(values, dict):
-            kept = {k: v for k, v in values.items() if isinstance(v, str)}
-            if kept:
-                out[key] = kept
-    return out
-
-
-def apply_snapshot(thread: Thread, variables: dict[str, dict[str, str]] | None) -> None:
-    """Write frozen values back (`context.snapshot.variables`); empty -> removed entirely.
-
-    The run loop calls this after a recorded run with `RenderedThread.snapshot`."""
-    ctx = thread.ensure_context()
-    variables = {k: dict(v) for k, v in (variables or {}).items() if v}
-    snap = ctx.snapshot
-    if variables:
-        if snap is None:
-            ctx.snapshot = PromptSnapshot(variables=variables)
-        else:
-            snap.variables = variables
-        return
-    if snap is None:
-        return
-    if snap.variables is not None or "variables" in snap.model_fields_set:
-        _unset(snap, "variables")
-    if not snap.model_fields_set and not snap.extras():
-        _unset(ctx, "snapshot")
-
-
-def _drop(thread: Thread, keep: Any) -> bool:
-    before = snapshot_variables(thread)
-    after: dict[str, dict[str, str]] = {}
-    for place, values in before.items():
-        kept = {k: v for k, v in values.items() if keep(place, k)}
-        if kept:
-            after[place] = kept
-    ctx = thread.context
-    raw = ctx.snapshot.variables if ctx is not None and ctx.snapshot is not None else None
-    if after == before and raw == before:
-        return False
-    apply_snapshot(thread, after)
-    return True
-
-
-def drop_places(thread: Thread, places: Iterable[str]) -> bool:
-    remove = set(places)
-    return _drop(thread, lambda place, _k: place not in remove)
-
-
-def on_system_prompt_edited(thread: Thread) -> bool:
-    """The system prompt text changed: its frozen values no longer apply."""
-    return drop_places(thread, [SYSTEM_PROMPT_PLACE])
-
-
-def on_message_edited(thread: Thread, msg_id: str) -> bool:
-    """A message's text changed: drop that message's frozen values."""
-    return drop_places(thread, [message_place(msg_id)])
-
-
-def on_tool_result_edited(thread: Thread, msg_id: str, call_id: str) -> bool:
-    """A tool result's text changed: drop that result's frozen values."""
-    return drop_places(thread, [tool_result_place(msg_id, call_id)])
-
-
-def on_variable_changed(thread: Thread, name: str) -> bool:
-    """A variable was changed, added or removed: drop its frozen values everywhere and every
-    frozen template output (a template may use it in ways we cannot see)."""
-    return _drop(thread, lambda _place, k: k != name and not is_rendered_key(k))

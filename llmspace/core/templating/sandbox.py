@@ -1,7 +1,8 @@
-"""The Jinja2 sandbox that template texts run in (used only by `core/templates.py`).
+"""The Jinja2 sandbox that template texts run in, and the work limits of every render (the
+thread's templates and the `template` assertions of evaluations): what keeps a hostile
+template — e.g. a web page pasted into a `function` tool result — from hanging or exhausting
+the app.
 
-- Values: `Sentinel` (an unknown name that prints itself as written and is falsy) and the JSON
-  wrappers (`JsonDict`, `JsonList`, `wrap_json`) that print as pretty JSON.
 - `new_env(time_limit)`: a `SandboxedEnvironment` whose refusals raise (`_`-attributes,
   recursive loops, no `lipsum`) and whose every render is bounded by a `Budget`: wall time
   (`MAX_SECONDS`), loop iterations (`MAX_ITERATIONS`), text built and output (`MAX_TEXT`,
@@ -13,12 +14,12 @@
 - `harden(env, ast)`: rewrites a parsed template so loops, `~`, comparisons and dict keys go
   through those checks.
 
-No I/O here.
+How values print inside a template (unknown names, JSON objects, true/false/null) is in
+`core/templating/jinja_values.py`. No I/O here.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import ItemsView, KeysView, ValuesView
@@ -32,6 +33,8 @@ from jinja2.sandbox import MAX_RANGE as MAX_RANGE  # the sandbox's `range()` lim
 from jinja2.sandbox import SandboxedEnvironment
 from jinja2.utils import Namespace
 from jinja2.visitor import NodeTransformer
+
+from .jinja_values import Sentinel, printable
 
 # Work limits per rendered text (tool results may take the template path, so a hostile
 # page must not be able to hang or exhaust the app): loop iterations, characters produced by
@@ -53,58 +56,6 @@ class LimitExceeded(SecurityError):
     def __init__(self, reason: str) -> None:
         super().__init__(f"the template {reason}")
         self.reason = reason
-
-
-class Sentinel(str):
-    """Stands in for an unknown name: prints `{{name}}`, is falsy; `.attr` / `[key]` on it give
-    a sentinel for the longer expression, so unknown dotted names also stay as written."""
-
-    def __bool__(self) -> bool:
-        return False
-
-    def child(self, key: Any, attribute: bool) -> Sentinel:
-        inner = self[2:-2]
-        if attribute:
-            return Sentinel(f"{{{{{inner}.{key}}}}}")
-        shown = json.dumps(key, ensure_ascii=False) if isinstance(key, str) else repr(key)
-        return Sentinel(f"{{{{{inner}[{shown}]}}}}")
-
-
-def _pretty(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False)
-
-
-class JsonDict(dict):  # type: ignore[type-arg]
-    """A JSON object in a template: prints as pretty JSON; `.key` reads the key first."""
-
-    def __str__(self) -> str:
-        return _pretty(self)
-
-
-class JsonList(list):  # type: ignore[type-arg]
-    """A JSON array in a template: prints as pretty JSON."""
-
-    def __str__(self) -> str:
-        return _pretty(self)
-
-
-def wrap_json(value: Any) -> Any:
-    """Parsed JSON with objects/arrays wrapped so templates print them as pretty JSON."""
-    if isinstance(value, dict):
-        return JsonDict((k, wrap_json(v)) for k, v in value.items())
-    if isinstance(value, list):
-        return JsonList(wrap_json(v) for v in value)
-    return value
-
-
-def _printable(value: Any) -> Any:
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if value is None:
-        return ""
-    return value
 
 
 _WALKED = (list, tuple, dict, set, frozenset, Namespace, KeysView, ValuesView, ItemsView)
@@ -443,7 +394,7 @@ def _install_counters(env: _Sandbox) -> None:
         budget.weigh(value)
         if isinstance(value, str):
             budget.charge(len(value))
-        return _printable(value)
+        return printable(value)
 
     env.filters["__loop"] = loop
     env.filters["__concat"] = concat
@@ -452,7 +403,7 @@ def _install_counters(env: _Sandbox) -> None:
 
 
 def new_env(time_limit: float = MAX_SECONDS) -> _Sandbox:
-    env = _Sandbox(time_limit, autoescape=False, keep_trailing_newline=True, finalize=_printable, optimized=False)
+    env = _Sandbox(time_limit, autoescape=False, keep_trailing_newline=True, finalize=printable, optimized=False)
     _install_counters(env)
     return env
 

@@ -1,4 +1,4 @@
-"""The template path (core/templates.py) and its sandbox (core/template_sandbox.py)."""
+"""The template path (core/templating/templates.py) and its sandbox (core/templating/sandbox.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from llmspace.core.templates import (
+from llmspace.core.templating.templates import (
     MAX_INCLUDE_COUNT,
     MAX_INCLUDE_DEPTH,
     TemplateError,

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from llmspace.core.model import PromptSnapshot
-from llmspace.core.render import RenderEnv, render_thread
+from llmspace.core.templating.render import render_thread
+from llmspace.core.templating.resolution import RenderEnv
 from llmspace.core.threadio import thread_from_data
 
 SECRET = "SECRET-7d1f0c9e"

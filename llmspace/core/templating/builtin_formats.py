@@ -1,7 +1,6 @@
 """Value formatters of the built-in variable types: the `current_date` text and the
 `available_skills` list (Markdown or XML), exactly as the original app writes them.
 
-Callers: `core/render.py` (rendering a thread), `core/variable_hints.py` (editor hints).
 Pure apart from reading the local time zone's name; no network, no threads.
 """
 
