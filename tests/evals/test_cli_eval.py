@@ -58,6 +58,16 @@ def _run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=300)
 
 
+def _wait_running(proc: subprocess.Popen[str], event: threading.Event, bound: float, what: str) -> None:
+    """Wait for `event` while `proc` runs; a process that ended first fails with its stderr."""
+    deadline = time.monotonic() + bound
+    while not event.wait(0.2):
+        if proc.poll() is not None:
+            _out, err = proc.communicate()
+            pytest.fail(f"{what}: the run ended with {proc.returncode}: {err[-2000:]}")
+        assert time.monotonic() < deadline, what
+
+
 def _acceptance_rows() -> list[dict[str, Any]]:
     rows = arithmetic_and_extraction(40)
     for row in rows:
@@ -79,7 +89,7 @@ def test_acceptance_40_cases_two_models_3_repeats_killed_halfway_resume_without_
                           assertions=[{"type": "contains"}, {"type": "llm-rubric", "value": "correct\nconcise"}])
         proc = _start(home, "run", str(path), "--no-cache")
         try:
-            assert oracle.reached.wait(240), "the run never got halfway"
+            _wait_running(proc, oracle.reached, 240, "the run never got halfway")
             proc.send_signal(signal.SIGKILL)
         finally:
             proc.wait(60)
@@ -127,7 +137,7 @@ def test_ctrl_c_stops_the_run_promptly_keeps_what_finished_and_the_next_run_resu
         path = write_eval(home, srv, arithmetic_and_extraction(20))
         proc = _start(home, "run", str(path), "--no-cache", "--concurrency", "2")
         try:
-            assert oracle.reached.wait(120)
+            _wait_running(proc, oracle.reached, 120, "no cell started")
             sent = time.monotonic()
             proc.send_signal(signal.SIGINT)
             _out, err = proc.communicate(timeout=60)
