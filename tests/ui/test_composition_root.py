@@ -40,8 +40,13 @@ def _hubs(path: Path, shown: str) -> list[str]:
     return found
 
 
+def _parts() -> list[Path]:
+    """Every module of llmspace/ui but the composition root."""
+    return [p for p in sorted(UI.rglob("*.py")) if p.relative_to(UI).as_posix() not in ROOTS]
+
+
 def test_no_ui_module_outside_the_composition_root_takes_the_window_or_the_app_untyped():
-    hubs = [h for p in sorted(UI.rglob("*.py")) if p.relative_to(UI).as_posix() not in ROOTS for h in _hubs(p, p.relative_to(UI.parent).as_posix())]
+    hubs = [h for p in _parts() for h in _hubs(p, p.relative_to(UI.parent).as_posix())]
     assert hubs == [], "give the part the typed services it uses (ui/services.py): " + ", ".join(hubs)
 
 
@@ -51,3 +56,12 @@ def test_the_scan_sees_an_untyped_window_parameter_and_attribute(tmp_path):
                       "    def __init__(self, master, window: Any, app) -> None: ...\n", encoding="utf-8")
     assert _hubs(sample, "part.py") == ["part.py:3 attribute window: Any", "part.py:4 parameter window",
                                           "part.py:4 parameter app"]
+
+
+def test_no_ui_part_imports_the_main_window():
+    importers = []
+    for p in _parts():
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("main_window"):
+                importers.append(p.relative_to(UI.parent).as_posix())
+    assert importers == [], "parts get services, not the window: " + ", ".join(importers)
