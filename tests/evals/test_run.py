@@ -356,3 +356,19 @@ def test_a_promptfoo_test_file_runs_and_unsupported_assertion_types_stop_it_befo
     err = capsys.readouterr().err
     assert "assertion types llmspace does not run: cost" in err and "javascript" in err
     assert len(srv.requests) == requests_before
+
+
+def test_eval_new_takes_the_default_model_and_writes_json_when_asked(home, srv, oracle, capsys):
+    write_eval(home, srv, arithmetic_and_extraction(2))
+    (home / "workspace" / "quiz.eval.yaml").unlink()
+    rows = home / "workspace" / "cases.jsonl"
+    out = home / "workspace" / "quiz.eval.json"
+
+    assert main(["eval", "new", "quiz.json", "--dataset", str(rows), "--judge", "loop/judge", "-o", str(out)]) == 0
+
+    data = json.loads(out.read_text("utf-8"))
+    assert data["models"] == ["loop/good"] and data["judge"] == "loop/judge" and data["dataset"] == "cases.jsonl"
+    assert data["assert"] == [{"type": "contains"}]
+    assert _run(str(out)) == 0
+    assert main(["eval", "new", "quiz.json", "--dataset", str(rows), "-o", str(out)]) == 2
+    assert "already exists" in capsys.readouterr().err
