@@ -52,6 +52,16 @@ def completion_prefix(before: str) -> str | None:
     return m.group(1) if m else None
 
 
+def typed_open_braces(before: str, typed: int) -> bool:
+    """Whether the just inserted text (its last `typed` characters end at the cursor; `before`
+    is the text before the cursor) completed an unclosed `{{`: the completion list opens on
+    what was inserted, whatever order the keys went up in, and not when the cursor merely
+    stands after an older `{{`."""
+    tail = before[-200:]
+    m = _OPEN_NAME.search(tail)
+    return m is not None and typed > 0 and len(tail) - (m.start() + 2) < typed
+
+
 def filter_completions(items: list[tuple[str, str]], prefix: str, limit: int = COMPLETION_LIMIT) -> list[tuple[str, str]]:
     """Items whose name starts with `prefix` (case-insensitive), then those that contain it."""
     p = prefix.lower()

@@ -20,6 +20,7 @@ from llmspace.presenters.variable_assist import (
     hover_query,
     parse_reference,
     resolve_hover,
+    typed_open_braces,
 )
 
 
@@ -130,3 +131,16 @@ def test_the_hover_query_is_a_copy_that_later_edits_do_not_change():
     t.context.variableVariants.variants["default"]["customer"] = "Changed"
     assert resolve_hover(q) == "customer · text\nAcme"
     assert hover_query(t, "{{ 1 + 1 }}", "systemPrompt", True) is None
+
+
+@pytest.mark.parametrize(("before", "typed", "opens"), [
+    ("Hi {{", 1, True),  # the second brace just typed
+    ("Hi {{", 2, True),
+    ("Hi {{cus", 4, True),  # typed faster than the UI ran: the braces are in the typed text
+    ("Hi {{cus", 3, False),  # only the name typed after an older `{{` (e.g. after Escape)
+    ("Hi {{", 0, False),  # nothing typed (the cursor moved there)
+    ("Hi {", 1, False),
+    ("Hi {{x}} ", 1, False),
+])
+def test_the_list_opens_on_inserted_text_that_completes_an_open_pair_of_braces(before, typed, opens):
+    assert typed_open_braces(before, typed) is opens

@@ -180,3 +180,20 @@ def test_message_text_boxes_highlight_variables_in_readable_colours(ed, window, 
         window.appearance.theme_var.set("light")
         window.appearance.apply_theme()
         window.root.update()
+
+
+def test_two_braces_open_the_list_even_when_shift_is_released_before_the_bracket_key(ed, window):
+    """On a real keyboard `{` is Shift+[: released Shift first, the key's release reports
+    `bracketleft`. The list follows the inserted text, not the release's keysym."""
+    t = ed.prompt
+    completion = ed.prompt_assist.completion
+    t.mark_set("insert", "end")
+    t.focus_force()
+    for _ in range(2):
+        t.event_generate("<KeyPress>", keysym="braceleft")
+        t.event_generate("<KeyRelease>", keysym="Shift_L")
+        t.event_generate("<KeyRelease>", keysym="bracketleft")
+    t.update()
+    assert t.get("1.0", "end-1c").endswith("{{")
+    assert completion.is_open
+    assert "customer" in completion.names()

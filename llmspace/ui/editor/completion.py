@@ -1,5 +1,6 @@
 """The `{{` completion popup of one editor Text: after `{{` is typed it lists the thread's
-variables (name — hint), filtered as the name is typed; Up/Down choose, Enter, Tab or a
+variables (name — hint), filtered as the name is typed. It follows the inserted text, not
+the key events: typed `{` (Shift+[) opens it whether Shift or `[` is released first; Up/Down choose, Enter, Tab or a
 click insert `name}}`, Escape (or typing something that is no name) closes it. The keyboard
 focus stays in the Text. Logic in `presenters/variable_assist.py`.
 
@@ -13,7 +14,13 @@ import tkinter as tk
 from collections.abc import Callable
 from typing import Any
 
-from ...presenters.variable_assist import completion_edit, completion_label, completion_prefix, filter_completions
+from ...presenters.variable_assist import (
+    completion_edit,
+    completion_label,
+    completion_prefix,
+    filter_completions,
+    typed_open_braces,
+)
 from ..theme import style_listbox
 
 VISIBLE_ROWS = 8
@@ -34,13 +41,16 @@ class Completion:
         self.shown: list[tuple[str, str]] = []
         self.prefix = ""
         text.bind("<KeyRelease>", self._on_key_release, add=True)
+        text.bind("<KeyPress>", self._on_key_press, add=True)
+        self._insert_job: str | None = None  # the check after a typed character is inserted
+        self._typed_from = "insert"  # where the typing that job checks began
         for key, fn in (("<Down>", lambda: self.move(1)), ("<Up>", lambda: self.move(-1)),
                         ("<Return>", self.accept), ("<KP_Enter>", self.accept), ("<Tab>", self.accept),
                         ("<Escape>", self.close)):
             text.bind(key, lambda e, fn=fn: "break" if self.popup is not None and fn() is not False else None, add=True)
         text.bind("<FocusOut>", self._on_focus_out, add=True)
         text.bind("<Button-1>", lambda e: self.close(), add=True)
-        text.bind("<Destroy>", lambda e: self._cancel_check() if e.widget is text else None, add=True)
+        text.bind("<Destroy>", lambda e: self._cancel_jobs() if e.widget is text else None, add=True)
         self._check_job: str | None = None
 
     @property
@@ -58,6 +68,15 @@ class Completion:
         self._cancel_check()
         if self.popup is not None:
             self._check_job = self.text.after(FOCUS_GRACE_MS, self._focus_check)
+
+    def _cancel_jobs(self) -> None:
+        self._cancel_check()
+        if self._insert_job is not None:
+            try:
+                self.text.after_cancel(self._insert_job)
+            except tk.TclError:
+                pass
+            self._insert_job = None
 
     def _cancel_check(self) -> None:
         if self._check_job is not None:
@@ -81,8 +100,23 @@ class Completion:
             return
         if self.popup is not None:
             self.update()
-        elif getattr(e, "keysym", "") == "braceleft":
-            self.open()
+
+    def _on_key_press(self, e: Any) -> None:
+        """A typed character: once the Text has inserted it, open the list when the text before
+        the cursor now ends with `{{` (the release's keysym depends on the order keys go up)."""
+        if not getattr(e, "char", "") or self.popup is not None or self._insert_job is not None:
+            return
+        self._typed_from = str(self.text.index("insert"))
+        self._insert_job = self.text.after_idle(self._after_insert)
+
+    def _after_insert(self) -> None:
+        self._insert_job = None
+        try:
+            typed = len(self.text.get(self._typed_from, "insert"))
+            if self.popup is None and typed_open_braces(self._before(), typed):
+                self.open()
+        except tk.TclError:  # the Text is gone
+            pass
 
     def open(self) -> bool:
         """Show the list when the cursor follows an unclosed `{{` (True when it is shown)."""
