@@ -208,8 +208,6 @@ def load_spec(path: Path) -> EvalSpec:
         name=str(data.get("name") or eval_name(path)),
         raw_hash=raw_hash,
     )
-    if not spec.models:
-        spec.models = []
     return spec
 
 

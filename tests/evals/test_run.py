@@ -272,7 +272,6 @@ def test_a_stalled_server_fails_its_cell_within_the_retry_deadline_and_the_other
     settings.write_text(json.dumps(data), encoding="utf-8")
     stalled = arithmetic_and_extraction(4)[1]["question"]
     plain = oracle.__call__
-    oracle_calls = oracle  # the responder of `srv`
 
     def responder(kind: str, body: Any) -> Any:
         from tests.evals.support import last_user
@@ -288,7 +287,7 @@ def test_a_stalled_server_fails_its_cell_within_the_retry_deadline_and_the_other
     g = _summary(_only_folder(home))["groups"][0]
     assert (g["passed"], g["errors"]) == (3, 1)
     junit = (_only_folder(home) / "junit.xml").read_text("utf-8")
-    assert "sent no data" in junit and oracle_calls.model_calls("good") == 3
+    assert "sent no data" in junit and oracle.model_calls("good") == 3
 
 
 def test_a_one_turn_cell_records_tool_calls_for_tool_called_assertions(home, srv):
