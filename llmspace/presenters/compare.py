@@ -18,6 +18,7 @@ from typing import Any
 from ..core import evaluation as E
 from ..core.model import Evaluation, RubricSnapshot
 from ..errors import UserFacingError
+from .view_updates import HistoryChanged
 
 VERDICT_LABELS = (("Run A Better", "leftBetter"), ("Run B Better", "rightBetter"), ("Tie", "tie"),
                   ("Pass", "pass"), ("Fail", "fail"))
@@ -234,7 +235,7 @@ class ComparePresenter:
     # -- rubric definitions ------------------------------------------------------------------------
     def _changed(self) -> None:
         self.editor.dirty = True
-        self.editor.notify("history")
+        self.editor.notify(HistoryChanged())
 
     def _check_editable(self) -> None:
         if self.editor.read_only:

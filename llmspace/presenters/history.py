@@ -16,6 +16,7 @@ from ..core.model import Thread
 from ..errors import UserFacingError
 from .history_chart import ChartData, chart_data
 from .history_rows import EvaluationRow, HistoryRow, HistorySort, evaluation_rows, run_rows
+from .view_updates import AllChanged, EditorUpdate, HistoryChanged
 
 
 class HistoryDocument(Protocol):
@@ -32,9 +33,9 @@ class HistoryDocument(Protocol):
 
     def checkpoint(self, key: Any = None) -> None: ...
 
-    def edited(self, kind: str, detail: Any = None) -> None: ...
+    def edited(self, update: EditorUpdate) -> None: ...
 
-    def notify(self, kind: str, detail: Any = None) -> None: ...
+    def notify(self, update: EditorUpdate) -> None: ...
 
     def save(self) -> bool: ...
 
@@ -53,15 +54,15 @@ class HistoryIntents:
 
     def fork_from(self, run_id: str, message_id: str) -> str:
         """Write a new thread beside this one from a run, up to and including a message
-        (`core.history.fork`); unsaved edits are saved first. Returns the new path."""
-        from ..core.history import find_run, fork
+        (`Workspace.fork_run`); unsaved edits are saved first. Returns the new path."""
+        from ..core.history import find_run
 
         find_run(self.doc.thread, run_id)
         if self.doc.dirty and not self.doc.read_only:
             self.doc.save()
         elif self.doc.read_only:
             raise UserFacingError("Stop the run before forking.")
-        return fork(self.doc.ws, self.doc.rel, run_id, message_id)
+        return self.doc.ws.fork_run(self.doc.rel, run_id, message_id)
 
     # -- run history ---------------------------------------------------------------------
     def history(self) -> list[Any]:
@@ -93,7 +94,7 @@ class HistoryIntents:
         self.doc.checkpoint(None)
         restore_run(self.doc.thread, run_id)
         self.doc.thread.title = self.doc.title
-        self.doc.edited("all")
+        self.doc.edited(AllChanged())
 
     def remove_run(self, run_id: str) -> None:
         """Remove a run (and evaluations that use it); not an undo step, as in the original."""
@@ -103,7 +104,7 @@ class HistoryIntents:
             raise UserFacingError("Stop the run before changing the run history.")
         remove_run(self.doc.thread, run_id)
         self.doc.dirty = True
-        self.doc.notify("history")
+        self.doc.notify(HistoryChanged())
 
     def compare_text(self, run_a: str, run_b: str) -> str:
         """The structural comparison of two runs as text (`core.compare`)."""
@@ -124,7 +125,7 @@ class HistoryIntents:
             raise UserFacingError("Stop the run before evaluating runs.")
         ev = save_evaluation(self.doc.thread, run_a, run_b, verdict, (note or "").strip() or None)
         self.doc.dirty = True
-        self.doc.notify("history")
+        self.doc.notify(HistoryChanged())
         return ev
 
     def neighbours(self, run_id: str) -> tuple[str | None, str | None]:
@@ -154,4 +155,4 @@ class HistoryIntents:
             raise UserFacingError("Stop the run before changing evaluations.")
         remove_evaluation(self.doc.thread, evaluation_id)
         self.doc.dirty = True
-        self.doc.notify("history")
+        self.doc.notify(HistoryChanged())

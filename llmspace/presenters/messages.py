@@ -23,6 +23,7 @@ from ..core.model import (
     UserMessage,
 )
 from ..errors import UserFacingError
+from .view_updates import EditorUpdate, MessageChanged, MessagesChanged
 
 
 def image_label(mime_type: str, base64_data: str) -> str:
@@ -73,11 +74,11 @@ class MessageDocument(Protocol):
 
     def checkpoint(self, key: Any = None) -> None: ...
 
-    def edited(self, kind: str, detail: Any = None) -> None: ...
+    def edited(self, update: EditorUpdate) -> None: ...
 
     def invalidate(self, hook: str, *args: Any) -> None: ...
 
-    def notify(self, kind: str, detail: Any = None) -> None: ...
+    def notify(self, update: EditorUpdate) -> None: ...
 
 
 class MessageIntents:
@@ -103,13 +104,13 @@ class MessageIntents:
         msg = self.new_message(role)
         lst = self.doc.thread.ensure_messages()
         lst.insert(len(lst) if before is None else before, msg)
-        self.doc.edited("messages")
+        self.doc.edited(MessagesChanged())
         return msg.id
 
     def remove_message(self, index: int) -> None:
         self.doc.checkpoint(None)
         del self.doc.thread.ensure_messages()[index]
-        self.doc.edited("messages")
+        self.doc.edited(MessagesChanged())
 
     def move_message(self, index: int, to: int) -> None:
         lst = self.doc.thread.ensure_messages()
@@ -118,7 +119,7 @@ class MessageIntents:
             return
         self.doc.checkpoint(None)
         lst.insert(to, lst.pop(index))
-        self.doc.edited("messages")
+        self.doc.edited(MessagesChanged())
 
     def drop_message(self, index: int, slot: int) -> bool:
         """Move the message at `index` into gap `slot` (a drag and drop; one undo step).
@@ -144,7 +145,7 @@ class MessageIntents:
             images = [c for c in old.content if isinstance(c, ImageDataContent)]
             new = UserMessage(id=old.id, role="user", content=[*images, TextContent(type="text", text=text)], **keep)
         lst[index] = new
-        self.doc.edited("messages")
+        self.doc.edited(MessagesChanged())
 
     def set_message_text(self, index: int, text: str) -> None:
         msg = self.doc.thread.ensure_messages()[index]
@@ -159,7 +160,7 @@ class MessageIntents:
                 msg.content = [c for c in msg.content if not isinstance(c, TextContent) or c is texts[0]]
         else:
             msg.content = [*msg.content, TextContent(type="text", text=text)]
-        self.doc.edited("message", index)
+        self.doc.edited(MessageChanged(index))
 
     def add_image(self, index: int, mime: str, b64: str) -> None:
         msg = self.doc.thread.ensure_messages()[index]
@@ -169,7 +170,7 @@ class MessageIntents:
         images = [c for c in msg.content if isinstance(c, ImageDataContent)]
         rest = [c for c in msg.content if not isinstance(c, ImageDataContent)]
         msg.content = [*images, ImageDataContent(type="image_data", mimeType=mime, data=b64), *rest]
-        self.doc.edited("messages")
+        self.doc.edited(MessagesChanged())
 
     def remove_image(self, index: int, image_index: int) -> None:
         msg = self.doc.thread.ensure_messages()[index]
@@ -177,11 +178,11 @@ class MessageIntents:
         self.doc.checkpoint(None)
         drop = images[image_index]
         msg.content = [c for c in msg.content if c is not drop]
-        self.doc.edited("messages")
+        self.doc.edited(MessagesChanged())
 
     def toggle_collapsed(self, message_id: str) -> None:
         self.doc.collapsed.symmetric_difference_update({message_id})
-        self.doc.notify("messages")
+        self.doc.notify(MessagesChanged())
 
     def _call(self, index: int, call_id: str) -> tuple[Any, Any]:
         msg = self.doc.thread.ensure_messages()[index]
@@ -204,13 +205,13 @@ class MessageIntents:
                 call.output.isError = True
             elif call.output.isError is not None:
                 call.output.isError = False
-        self.doc.edited("message", index)
+        self.doc.edited(MessageChanged(index))
 
     def set_tool_output(self, index: int, call_id: str, output: ToolCallOutput) -> None:
         """Put a whole tool output (text and image parts, error flag) in a call's result."""
         _msg, call = self._call(index, call_id)
         call.output = output
-        self.doc.edited("message", index)
+        self.doc.edited(MessageChanged(index))
 
     def pending_function_calls(self) -> list[tuple[int, Any]]:
         """Tool calls of the last assistant message that still need a result typed by hand."""
@@ -231,4 +232,4 @@ class MessageIntents:
         if index < len(lst) - 1:
             self.doc.checkpoint(None)
             del lst[index + 1:]
-            self.doc.edited("messages")
+            self.doc.edited(MessagesChanged())

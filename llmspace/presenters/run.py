@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import CancelledError, Future
 from functools import partial
-from typing import TYPE_CHECKING, Any, assert_never
+from typing import TYPE_CHECKING, Any, assert_never, cast
 
 from ..agent import events as rev
 from ..agent.convert import is_unanswered
@@ -30,6 +30,7 @@ from ..cancel import CancelToken
 from ..core.model import AssistantMessage, TextContent, Tool, ToolCall, ToolCallOutput
 from ..core.threadio import clone_thread
 from ..errors import UserFacingError, describe_exception
+from . import view_updates as vu
 from .editor import EditorPresenter
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ class RunPresenter:
     def __init__(self, editor: EditorPresenter, app: App) -> None:
         self.editor = editor
         self.app = app
-        self.status = "idle"  # idle | running | paused | error
+        self.status: vu.RunState = "idle"  # idle | running | paused | error ("stopping" is only announced)
         self.error: str | None = None
         self.pause_reason: str | None = None
         self.pause_risky = False  # the pause is for risky calls a human may confirm (`Paused.risky`)
@@ -58,7 +59,7 @@ class RunPresenter:
         self.future: Future[RunResult] | None = None
         self.cancel: CancelToken | None = None
         self.started_at = 0.0
-        self.listeners: list[Callable[[str, Any], None]] = []
+        self.listeners: list[Callable[[vu.RunUpdate], None]] = []
         self.detached = False  # set when the view closed while running
         self._latest: dict[tuple[int, str, str, str], rev.ToolCallDelta] = {}
         self.warnings: list[str] = []  # render warnings of the last run (`RunResult.warnings`)
@@ -66,9 +67,9 @@ class RunPresenter:
         self.retry_note: str | None = None  # "Retrying in 1.0 s (attempt 2): …" while a call is retried
         self.stopped = False  # the last run was stopped by the user (status shows "Stopped", not "Done")
 
-    def notify(self, kind: str, detail: Any = None) -> None:
+    def notify(self, update: vu.RunUpdate) -> None:
         for fn in list(self.listeners):
-            fn(kind, detail)
+            fn(update)
 
     @property
     def running(self) -> bool:
@@ -100,7 +101,7 @@ class RunPresenter:
         self.editor.checkpoint(None)  # the cut and the whole run are one undo step
         if from_index is not None and from_index < len(self.editor.thread.messages) - 1:
             del self.editor.thread.ensure_messages()[from_index + 1:]
-            self.editor.notify("messages")
+            self.editor.notify(vu.MessagesChanged())
         snapshot = clone_thread(self.editor.thread)
         opts = RunOptions(auto_tools=auto_tools or react, react=react, tool_results=dict(tool_results or {}))
         self.cancel = CancelToken()
@@ -113,8 +114,8 @@ class RunPresenter:
         self.retry_note = None
         self.started_at = time.monotonic()
         self.editor.read_only = True
-        self.editor.notify("readonly", True)
-        self.notify("status", self.status)
+        self.editor.notify(vu.ReadOnlyChanged(True))
+        self.notify(vu.StatusChanged(self.status))
 
         def on_event(ev: rev.RunEvent) -> None:  # worker thread: forward only
             match ev:
@@ -152,7 +153,7 @@ class RunPresenter:
         if self.cancel is not None and self.status == "running":
             self.stopped = True
             self.cancel.cancel()
-            self.notify("status", "stopping")
+            self.notify(vu.StatusChanged("stopping"))
 
     def detach(self) -> None:
         """The view is going away: stop the run, drop listeners, save the outcome when it ends."""
@@ -226,7 +227,7 @@ class RunPresenter:
         future = self._runner().call_tools(clone_thread(self.editor.thread), [call_id])
         self.tool_calls[call_id] = future
         self.tool_status[call_id] = "running"
-        self.notify("tool", call_id)
+        self.notify(vu.ToolCallChanged(call_id))
         future.add_done_callback(lambda f: post(self._tool_called, call_id, f))
         return future
 
@@ -245,8 +246,8 @@ class RunPresenter:
             self.editor.message_intents.set_tool_output(index, call_id, output)
         except UserFacingError as exc:  # the call was removed meanwhile
             self.error = str(exc)
-            self.notify("error", self.error)
-        self.notify("tool", call_id)
+            self.notify(vu.RunError(self.error))
+        self.notify(vu.ToolCallChanged(call_id))
         self._save_if_detached()
 
     def run_risky_calls(self, post: Post, post_text: PostText, *, auto_tools: bool = False,
@@ -259,11 +260,11 @@ class RunPresenter:
         future = self._runner().call_tools(clone_thread(self.editor.thread), ids)
         self.status, self.stopped = "running", False
         self.editor.read_only = True
-        self.editor.notify("readonly", True)
+        self.editor.notify(vu.ReadOnlyChanged(True))
         for cid in ids:
             self.tool_calls[cid] = future
             self.tool_status[cid] = "running"
-        self.notify("status", self.status)
+        self.notify(vu.StatusChanged(self.status))
 
         def done(f: Future[dict[str, ToolCallOutput]]) -> None:
             self._risky_done(ids, f, post, post_text, auto_tools, react)
@@ -301,7 +302,7 @@ class RunPresenter:
         try:
             self.start(post, post_text, auto_tools=auto_tools, react=react, tool_results=results)
         except UserFacingError as exc:
-            if self.status != "error":
+            if cast("vu.RunState", self.status) != "error":  # start() may have failed the run itself
                 self.error, self.status = str(exc), "error"
                 self._end()
 
@@ -311,22 +312,22 @@ class RunPresenter:
         the run just started is announced to the view."""
         folded = fold_run_event(self.editor.thread, ev)
         if folded == "added":
-            self.editor.notify("messages", "stream")
+            self.editor.notify(vu.MessagesChanged("stream"))
         return folded
 
     def append_text(self, message_id: str, text: str) -> None:
         self._fold(rev.TextDelta(message_id, text))
-        self.editor.notify("stream_text", (message_id, text))
+        self.editor.notify(vu.TextStreamed(message_id, text))
 
     def append_thinking(self, message_id: str, text: str) -> None:
         self._fold(rev.ThinkingDelta(message_id, text))
-        self.editor.notify("stream_thinking", (message_id, text))
+        self.editor.notify(vu.ThinkingStreamed(message_id, text))
 
     def apply(self, ev: rev.RunEvent) -> None:
         """Fold one run event into the editor's thread and this presenter's state."""
         match ev:
             case rev.RunStarted():  # the model that runs (the saved one may have fallen back)
-                self.notify("started", f"{ev.provider}/{ev.model}")
+                self.notify(vu.RunningOn(f"{ev.provider}/{ev.model}"))
             case rev.MessageStarted():
                 self._fold(ev)
             case rev.TextDelta():
@@ -335,23 +336,23 @@ class RunPresenter:
                 self.append_thinking(ev.message_id, ev.text)
             case rev.ToolCallDelta():
                 self._fold(ev)
-                self.editor.notify("messages", "tool")
+                self.editor.notify(vu.MessagesChanged("tool"))
             case rev.MessageFinished():
                 self._fold(ev)
-                self.editor.notify("messages", "finished")
+                self.editor.notify(vu.MessagesChanged("finished"))
             case rev.ToolStarted():
                 self.tool_status[ev.call_id] = "running"
-                self.notify("tool", ev)
+                self.notify(vu.ToolCallChanged(ev.call_id))
             case rev.ToolFinished():
                 self.tool_status[ev.call_id] = "error" if ev.output.isError else "done"
                 self._tool_output(ev.call_id, ev.output)
-                self.notify("tool", ev)
+                self.notify(vu.ToolCallChanged(ev.call_id))
             case rev.Paused():
                 self.pause_reason, self.pause_risky, self.paused_calls = ev.reason, ev.risky, list(ev.calls)
-                self.notify("paused", ev)
+                self.notify(vu.RunPaused(ev.reason, ev.risky))
             case rev.Retrying():
                 self.retry_note = f"Retrying in {ev.delay:.1f} s (attempt {ev.attempt}): {ev.reason}"
-                self.notify("retrying", self.retry_note)
+                self.notify(vu.RetryNote(self.retry_note))
             case rev.RunFinished():
                 self._adopt_result(ev.result)
             case _:
@@ -365,12 +366,12 @@ class RunPresenter:
 
     def _tool_output(self, call_id: str, output: ToolCallOutput) -> None:
         if set_tool_output(self.editor.thread, call_id, output):
-            self.editor.notify("messages", "tool")
+            self.editor.notify(vu.MessagesChanged("tool"))
 
     def _adopt_result(self, result: RunResult) -> None:
         if result.thread is not self.editor.thread:
             self.editor.read_only = False
-            self.editor.replace_thread(result.thread, undoable=False, kind="all")
+            self.editor.replace_thread(result.thread, undoable=False)
         self.warnings = [str(w) for w in result.warnings]
         self.reply_warnings = [str(w) for w in result.reply_warnings]
         if result.error:
@@ -420,10 +421,10 @@ class RunPresenter:
         self.editor.read_only = False
         self.editor.dirty = True
         self._save_if_detached()
-        self.editor.notify("readonly", False)
-        self.notify("status", self.status)
+        self.editor.notify(vu.ReadOnlyChanged(False))
+        self.notify(vu.StatusChanged(self.status))
         if self.error:
-            self.notify("error", self.error)
+            self.notify(vu.RunError(self.error))
 
 
 def _error_output(text: str) -> ToolCallOutput:

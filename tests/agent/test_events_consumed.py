@@ -94,11 +94,11 @@ def test_the_run_presenter_folds_one_of_every_event_without_falling_through(app)
     editor = EditorPresenter(app.workspace, rel)
     run = RunPresenter(editor, app)
     seen: list[str] = []
-    run.listeners.append(lambda kind, detail: seen.append(kind))
+    run.listeners.append(lambda update: seen.append(type(update).__name__))
     for cls in EVENT_CLASSES:
         if cls is not rev.RunFinished:
             run.apply(_sample(cls, clone_thread(editor.thread)))
     assert run.tool_status["c-events"] == "done" and run.pause_reason and run.pause_risky
     assert editor.thread.messages[-1].text().startswith("hi")
     run.apply(_sample(rev.RunFinished, clone_thread(editor.thread)))
-    assert {"tool", "paused", "retrying"} <= set(seen)
+    assert {"ToolCallChanged", "RunPaused", "RetryNote"} <= set(seen)

@@ -7,6 +7,7 @@ import time
 import pytest
 
 from llmspace.errors import UserFacingError
+from llmspace.presenters import view_updates as vu
 from llmspace.presenters.editor import EditorPresenter
 from llmspace.presenters.run import RunPresenter
 from tests.support.llm_server import LoopbackLLM, ToolCallSpec, Turn, configure_provider
@@ -59,14 +60,14 @@ def test_a_run_streams_text_into_a_new_assistant_message_and_is_recorded(app, sr
     ed, run = make(app)
     pump = QueuePump()
     seen = []
-    ed.listeners.append(lambda k, d: seen.append(k))
+    ed.listeners.append(seen.append)
     run.start(pump.post, pump.post_text)
     assert ed.read_only and run.running
     pump.drain_until(lambda: run.status != "running")
     assert run.status == "idle" and not ed.read_only
     assert ed.messages[-1].role == "assistant"
     assert ed.messages[-1].text() == "Hello there, streaming works."
-    assert "stream_text" in seen
+    assert any(isinstance(u, vu.TextStreamed) for u in seen)
     ed.save()
     assert "Hello there" in app.workspace.resolve(ed.rel).read_text("utf-8")
     assert ed.thread.runHistory
@@ -139,12 +140,12 @@ def test_auto_run_executes_builtin_tools_and_reports_their_status(app, srv, tmp_
                    "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}])
     pump = QueuePump()
     events = []
-    run.listeners.append(lambda k, d: events.append(k))
+    run.listeners.append(events.append)
     run.start(pump.post, pump.post_text, auto_tools=True)
     pump.drain_until(lambda: run.status != "running")
     assert run.tool_status.get("c_read") == "done"
     assert "hello file" in ed.messages[-1].toolCalls[0].output.text()
-    assert "tool" in events
+    assert vu.ToolCallChanged("c_read") in events
 
 
 def test_render_warnings_of_the_run_are_kept_until_the_next_run(app, srv):
@@ -195,7 +196,7 @@ def test_a_retried_call_is_announced_while_the_run_waits(app, srv):
     ed, run = make(app)
     pump = QueuePump()
     notes = []
-    run.listeners.append(lambda kind, detail: notes.append(detail) if kind == "retrying" else None)
+    run.listeners.append(lambda update: notes.append(update.note) if isinstance(update, vu.RetryNote) else None)
     run.start(pump.post, pump.post_text)
     pump.drain_until(lambda: run.status != "running")
     assert ed.messages[-1].text() == "second try"

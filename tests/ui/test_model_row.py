@@ -76,7 +76,7 @@ def test_a_run_says_which_model_it_runs_on_and_history_records_it(window, app, s
     ed.list.order[0].text.insert("1.0", "Hello?")
     window.root.update()
     seen: list[str] = []
-    ed.run.listeners.append(lambda kind, detail: seen.append(window.status.msg.cget("text")))
+    ed.run.listeners.append(lambda update: seen.append(window.status.msg.cget("text")))
     assert ed.run_controls.start_run()
     pump_until(window.root, lambda: ed.run.status != "running")
     assert "Running on loop/loopback-model" in seen

@@ -19,6 +19,7 @@ from ...core.model import REASONING_LEVELS
 from ...errors import UserFacingError, error_text
 from ...presenters import catalog
 from ...presenters.editor import EditorPresenter
+from ...presenters.view_updates import AllChanged, EditorUpdate, ToolsChanged
 from .. import tkvars
 from ..theme import style_menu
 
@@ -343,8 +344,8 @@ class ToolsDialog(tb.Toplevel):
         if e.widget is self and self._on_change in self.p.listeners:
             self.p.listeners.remove(self._on_change)
 
-    def _on_change(self, kind: str, _detail: Any) -> None:
-        if kind in ("tools", "all"):  # an edit, an undo or a redo elsewhere: the list follows
+    def _on_change(self, update: EditorUpdate) -> None:
+        if isinstance(update, ToolsChanged | AllChanged):  # an edit, an undo or a redo elsewhere: the list follows
             self._draw_custom()
 
     def delete_function(self, name: str) -> bool:

@@ -10,11 +10,12 @@ submits them to `app.runner`); this module only asks the user and shows the outc
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 import ttkbootstrap as tb
 
 from ...errors import UserFacingError
+from ...presenters import view_updates as vu
 
 if TYPE_CHECKING:
     from ...app import App
@@ -72,27 +73,31 @@ class RunControls:
             tb.Button(row, text="Continue", bootstyle="primary-outline", command=self.continue_run).pack(side="left", padx=4)
         self.view.banner.pack(fill="x", before=self.view.list)
 
-    def on_run(self, kind: str, detail: Any) -> None:
-        if kind == "status":
-            self.view.status.configure(text={"running": "Running…", "stopping": "Stopping…", "paused": "Paused",
-                                        "error": "Failed", "idle": "Stopped" if self.run.stopped else "Done",
-                                        }.get(str(detail), str(detail)))
-            if detail in ("idle", "paused", "error"):
-                self.view.flush()
-                self.view.list.render()
-                if self.view.history_panel is not None:
-                    self.view.history_panel.refresh()
-            if detail in ("idle", "paused", "error"):
-                self.show_run_warnings()
-            if detail == "paused":
-                self.focus_pending_result()
-        elif kind == "tool":
-            self.view.list.request_render()
-        elif kind == "started":
-            self.ui.status.set(f"Running on {detail}")
-        elif kind == "retrying":
-            self.view.status.configure(text="Retrying…")
-            self.ui.status.set(str(detail))
+    def on_run(self, update: vu.RunUpdate) -> None:
+        match update:
+            case vu.StatusChanged(status=status):
+                self.view.status.configure(text={"running": "Running…", "stopping": "Stopping…", "paused": "Paused",
+                                            "error": "Failed", "idle": "Stopped" if self.run.stopped else "Done",
+                                            }[status])
+                if status in ("idle", "paused", "error"):
+                    self.view.flush()
+                    self.view.list.render()
+                    if self.view.history_panel is not None:
+                        self.view.history_panel.refresh()
+                    self.show_run_warnings()
+                if status == "paused":
+                    self.focus_pending_result()
+            case vu.ToolCallChanged():
+                self.view.list.request_render()
+            case vu.RunningOn():
+                self.ui.status.set(f"Running on {update.model}")
+            case vu.RetryNote():
+                self.view.status.configure(text="Retrying…")
+                self.ui.status.set(update.note)
+            case vu.RunPaused() | vu.RunError():
+                pass  # the banner below shows them (`draw_banner`, from `refresh_controls`)
+            case _:
+                assert_never(update)
         self.view.refresh_controls()
 
     def show_run_warnings(self) -> None:

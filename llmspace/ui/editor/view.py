@@ -14,12 +14,13 @@ from __future__ import annotations
 import logging
 import os
 import tkinter as tk
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 import ttkbootstrap as tb
 
 from ...errors import UserFacingError
 from ...presenters import catalog
+from ...presenters import view_updates as vu
 from ...presenters.editor import EditorPresenter
 from ...presenters.run import RunPresenter
 from .. import theme as themes
@@ -42,7 +43,6 @@ HINTS_DELAY_MS = 400
 # (shares of the width, minimum widths in px) of settings | messages [| history]
 TWO_PANES = ([0.4, 0.6], [220, 300])
 HISTORY_PANES = ([0.26, 0.44, 0.30], [180, 260, 200])
-EDIT_KINDS = {"all", "header", "model", "tools", "variables", "prompt", "messages", "message"}
 
 
 class EditorView(tb.Frame):
@@ -246,44 +246,47 @@ class EditorView(tb.Frame):
         self.run_controls.draw_banner()
 
     # -- presenter notifications -----------------------------------------------------------
-    def _on_change(self, kind: str, detail: Any) -> None:
-        if kind == "stream_text":
-            self.list.stream_text(*detail)
-            return
-        if kind == "stream_thinking":
-            self.list.stream_thinking(*detail)
-            return
-        if kind in ("all",):
-            self.refresh_all()
-        elif kind == "header":
-            self.show_title(self.p.title)
-        elif kind == "model":
-            self.refresh_model()
-        elif kind == "tools":
-            self.refresh_tools()
-        elif kind in ("variables", "prompt"):
-            self.refresh_variables()
-        elif kind == "messages":
-            if detail == "stream":
-                self.list.follow = True
-            if detail in ("stream", "tool", "finished"):
-                self.list.request_render()  # run events: at most one render per frame
-            else:
-                self.list.render()
+    def _on_change(self, update: vu.EditorUpdate) -> None:
+        match update:
+            case vu.TextStreamed():
+                self.list.stream_text(update.message_id, update.text)
+                return
+            case vu.ThinkingStreamed():
+                self.list.stream_thinking(update.message_id, update.text)
+                return
+            case vu.AllChanged():
+                self.refresh_all()
+            case vu.HeaderChanged():
+                self.show_title(self.p.title)
+            case vu.ModelChanged():
+                self.refresh_model()
+            case vu.ToolsChanged():
+                self.refresh_tools()
+            case vu.VariablesChanged() | vu.PromptChanged():
                 self.refresh_variables()
-        elif kind == "message":
-            if not self.suppress_redraw:
+            case vu.MessagesChanged():
+                if update.cause == "stream":
+                    self.list.follow = True
+                if update.cause != "edit":
+                    self.list.request_render()  # run events: at most one render per frame
+                else:
+                    self.list.render()
+                    self.refresh_variables()
+            case vu.MessageChanged():
+                if not self.suppress_redraw:
+                    self.list.render()
+            case vu.ReadOnlyChanged():
                 self.list.render()
-        elif kind == "readonly":
-            self.list.render()
-        elif kind == "history":
-            self.schedule_autosave()
-            if self.history_panel is not None:
-                self.history_panel.refresh()
-        elif kind == "saved":
-            self._mtime = self._disk_mtime()
-            self.ui.status.set(detail or f"Saved {self.p.rel}")
-        if kind in EDIT_KINDS and not self.p.read_only:
+            case vu.HistoryChanged():
+                self.schedule_autosave()
+                if self.history_panel is not None:
+                    self.history_panel.refresh()
+            case vu.Saved():
+                self._mtime = self._disk_mtime()
+                self.ui.status.set(update.error or f"Saved {self.p.rel}")
+            case _:
+                assert_never(update)
+        if isinstance(update, vu.ThreadChanged) and not self.p.read_only:
             self.schedule_autosave()
         self.refresh_controls()
 
