@@ -1,0 +1,318 @@
+"""Markdown replies as runs of text with tags, for a view to show (the Tk half is
+`ui/editor/markdown_text.py`). No Tk.
+
+    render_blocks(text) -> [Block]      # a Block is a list of Run(text, tags, href); each ends with "\\n"
+    MarkdownStream().feed(chunk)        # streaming: the blocks that closed, and the one still open
+    font_key(tags)                      # "font:<body|mono>:<body|h1..h6>:<bold|normal>:<italic|roman>"
+    token_colours(dark, tags)           # the code background and a colour per "tok:…" tag
+    link_target(url)                    # the URL a click may open (http, https, mailto), else None
+
+Parsing is `markdown-it-py` (CommonMark, plus GFM tables and strikethrough; raw HTML is
+shown as text), code fences are highlighted by Pygments by their language name; both are
+imported on first use, so start-up does not pay for them. Tags: `h1`…`h6`, `em`, `strong`,
+`strike`, `code_inline`, `link`, `image`, `bullet`, `li1`…`li6` (list depth), `quote`,
+`code` with `tok:<Pygments token type>`, `table` with `th`, `hr`. An image is never
+loaded: it shows as `[image: alt]`, a link to its address.
+
+Streaming re-parses only the last top-level block, which is the only one new text can
+change (a fence until its closing line, a list until a line that is not part of it, a
+paragraph until a blank line). One CommonMark rule crosses blocks: a link reference
+definition (`[x]: url`) arriving after the block that uses it is not applied while
+streaming; the message is parsed whole when it is shown again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+BULLETS = ("•", "◦", "▪")
+LINK_SCHEMES = ("http://", "https://", "mailto:")
+HR_TEXT = "─" * 24
+LIGHT_CODE_STYLE, DARK_CODE_STYLE = "default", "github-dark"
+MONO_TAGS = frozenset({"code", "code_inline", "table"})
+
+
+@dataclass(frozen=True)
+class Run:
+    """Text shown with `tags`; `href` is the address a click opens (links and images)."""
+
+    text: str
+    tags: tuple[str, ...] = ()
+    href: str | None = None
+
+
+Block = list[Run]
+
+
+@dataclass
+class StreamUpdate:
+    """What one `MarkdownStream.feed` produced: blocks now final, the open (last) block
+    rendered as it stands, and the source text parsed for it (the open block's text)."""
+
+    closed: list[Block]
+    open: list[Block]
+    parsed: str
+
+
+def link_target(url: str) -> str | None:
+    """The address a click may open: web and mail links only (never file:, javascript:, …)."""
+    url = url.strip()
+    return url if url.lower().startswith(LINK_SCHEMES) else None
+
+
+def render_blocks(text: str) -> list[Block]:
+    """The whole text as blocks of runs."""
+    return [_block(group) for _start, group in _groups(_parser().parse(text))]
+
+
+class MarkdownStream:
+    """Text arriving in pieces: `feed` parses again only from the start of the last open block."""
+
+    def __init__(self) -> None:
+        self.source = ""
+        self.closed: list[Block] = []
+        self._open: list[Block] = []
+        self._open_at = 0  # where the open block starts in `source`
+
+    def feed(self, chunk: str) -> StreamUpdate:
+        self.source += chunk
+        tail = self.source[self._open_at:]
+        groups = _groups(_parser().parse(tail))
+        closed = [_block(g) for _s, g in groups[:-1]]
+        if len(groups) > 1:
+            self._open_at += _line_offset(tail, groups[-1][0])
+        self._open = [_block(groups[-1][1])] if groups else []
+        self.closed.extend(closed)
+        return StreamUpdate(closed, self._open, tail)
+
+    def blocks(self) -> list[Block]:
+        return self.closed + self._open
+
+
+def font_key(tags: tuple[str, ...]) -> str:
+    """The font a run needs, as one tag name (a view makes one font per key)."""
+    family = "mono" if MONO_TAGS.intersection(tags) else "body"
+    size = next((t for t in tags if len(t) == 2 and t[0] == "h" and t[1].isdigit()), "body")
+    bold = "bold" if size != "body" or "strong" in tags or "th" in tags else "normal"
+    italic = "italic" if "em" in tags or "image" in tags else "roman"
+    return f"font:{family}:{size}:{bold}:{italic}"
+
+
+def token_colours(dark: bool, tags: list[str] | tuple[str, ...]) -> tuple[str, dict[str, str]]:
+    """The code block background of the theme's Pygments style, and each `tok:` tag's colour."""
+    from pygments.styles import get_style_by_name
+    from pygments.token import Token, string_to_tokentype
+
+    style = get_style_by_name(DARK_CODE_STYLE if dark else LIGHT_CODE_STYLE)
+    default = style.style_for_token(Token)["color"] or ("e6edf3" if dark else "1f2328")
+    out = {}
+    for tag in tags:
+        colour = style.style_for_token(string_to_tokentype(tag[4:]))["color"] if tag.startswith("tok:") else None
+        out[tag] = "#" + (colour or default)
+    return style.background_color, out
+
+
+# -- parsing -------------------------------------------------------------------------------
+_MD: Any = None
+
+
+def _parser() -> Any:
+    global _MD
+    if _MD is None:
+        from markdown_it import MarkdownIt
+
+        _MD = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+    return _MD
+
+
+def _groups(tokens: list[Any]) -> list[tuple[int, list[Any]]]:
+    """Top-level blocks: (first source line, their tokens)."""
+    out: list[tuple[int, list[Any]]] = []
+    depth = 0
+    for tok in tokens:
+        if depth == 0:
+            out.append((tok.map[0] if tok.map else 0, []))
+        out[-1][1].append(tok)
+        depth += tok.nesting
+    return out
+
+
+def _line_offset(text: str, line: int) -> int:
+    pos = 0
+    for _ in range(line):
+        nl = text.find("\n", pos)
+        if nl < 0:
+            return len(text)
+        pos = nl + 1
+    return pos
+
+
+@lru_cache(maxsize=64)
+def _lexer(lang: str) -> Any:
+    if not lang:
+        return None
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        return get_lexer_by_name(lang, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return None
+
+
+@dataclass
+class _Out:
+    runs: list[Run] = field(default_factory=list)
+
+    def add(self, text: str, tags: tuple[str, ...], href: str | None = None) -> None:
+        if not text:
+            return
+        last = self.runs[-1] if self.runs else None
+        if last is not None and last.tags == tags and last.href == href:
+            self.runs[-1] = Run(last.text + text, tags, href)
+        else:
+            self.runs.append(Run(text, tags, href))
+
+
+def _block(tokens: list[Any]) -> Block:
+    out = _Out()
+    lists: list[int | None] = []  # None: bullets; an int: the ordered list's next number
+    heading: str | None = None
+    quote = 0
+    prefix: Run | None = None
+    table: list[list[tuple[str, bool, list[Run]]]] | None = None
+    align = ""
+
+    def base() -> tuple[str, ...]:
+        tags: tuple[str, ...] = (heading,) if heading else ()
+        if lists:
+            tags += (f"li{min(len(lists), 6)}",)
+        if quote:
+            tags += ("quote",)
+        return tags
+
+    for tok in tokens:
+        kind = tok.type
+        if kind == "heading_open":
+            heading = tok.tag
+        elif kind in ("heading_close", "paragraph_close") and table is None:
+            out.add("\n", base())
+            heading = None if kind == "heading_close" else heading
+        elif kind == "inline":
+            if table is not None:
+                cell = _Out()
+                _inline(cell, tok.children or [], ("table", "th") if table[-1] and table[-1][-1][1] else ("table",))
+                text, is_head, _ = table[-1][-1]
+                table[-1][-1] = (text, is_head, cell.runs)
+                continue
+            if prefix is not None:
+                out.add(prefix.text, prefix.tags)
+                prefix = None
+            _inline(out, tok.children or [], base())
+        elif kind == "bullet_list_open":
+            lists.append(None)
+        elif kind == "ordered_list_open":
+            lists.append(int(tok.attrGet("start") or 1))
+        elif kind in ("bullet_list_close", "ordered_list_close"):
+            lists.pop()
+        elif kind == "list_item_open":
+            if prefix is not None:  # an item whose first line is a nested list
+                out.add(prefix.text + "\n", prefix.tags)
+            mark = f"{tok.info}. " if tok.info else f"{BULLETS[(len(lists) - 1) % len(BULLETS)]} "
+            prefix = Run(mark, (*base(), "bullet"))
+        elif kind == "list_item_close" and prefix is not None:
+            out.add(prefix.text + "\n", prefix.tags)
+            prefix = None
+        elif kind == "blockquote_open":
+            quote += 1
+        elif kind == "blockquote_close":
+            quote -= 1
+        elif kind in ("fence", "code_block"):
+            _code(out, tok.content, tok.info.split()[0] if tok.info.strip() else "", base())
+        elif kind == "hr":
+            out.add(HR_TEXT + "\n", (*base(), "hr"))
+        elif kind == "html_block":
+            out.add(tok.content if tok.content.endswith("\n") else tok.content + "\n", base())
+        elif kind == "table_open":
+            table = []
+        elif kind == "tr_open" and table is not None:
+            table.append([])
+        elif kind in ("th_open", "td_open") and table is not None:
+            style = tok.attrGet("style") or ""
+            align = "right" if "right" in str(style) else ("center" if "center" in str(style) else "left")
+            table[-1].append((align, kind == "th_open", []))
+        elif kind == "table_close" and table is not None:
+            _table(out, table, base())
+            table = None
+    runs = out.runs
+    if runs and not runs[-1].text.endswith("\n"):
+        out.add("\n", runs[-1].tags)
+    return out.runs
+
+
+def _inline(out: _Out, children: list[Any], base: tuple[str, ...]) -> None:
+    marks: list[str] = []
+    href: str | None = None
+    linked = False
+    for tok in children:
+        kind = tok.type
+        tags = base + tuple(marks) + (("link",) if linked else ())
+        if kind in ("text", "html_inline"):
+            out.add(tok.content, tags, href)
+        elif kind == "code_inline":
+            out.add(tok.content, (*tags, "code_inline"), href)
+        elif kind == "softbreak":
+            out.add(" ", tags, href)
+        elif kind == "hardbreak":
+            out.add("\n", tags, href)
+        elif kind in ("em_open", "strong_open", "s_open"):
+            marks.append({"em_open": "em", "strong_open": "strong", "s_open": "strike"}[kind])
+        elif kind in ("em_close", "strong_close", "s_close") and marks:
+            marks.pop()
+        elif kind == "link_open":
+            href = link_target(str(tok.attrGet("href") or ""))
+            linked = href is not None
+        elif kind == "link_close":
+            href, linked = None, False
+        elif kind == "image":
+            alt = "".join(c.content for c in tok.children or []) or tok.content
+            out.add(f"[image: {alt}]" if alt else "[image]", (*base, *marks, "image"),
+                    link_target(str(tok.attrGet("src") or "")))
+
+
+def _code(out: _Out, code: str, lang: str, base: tuple[str, ...]) -> None:
+    tags = (*base, "code")
+    lexer = _lexer(lang.lower())
+    if lexer is None:
+        out.add(code, tags)
+    else:
+        for ttype, value in lexer.get_tokens(code):
+            out.add(value, (*tags, f"tok:{ttype}"))
+    if not code.endswith("\n"):
+        out.add("\n", tags)
+
+
+def _table(out: _Out, rows: list[list[tuple[str, bool, list[Run]]]], base: tuple[str, ...]) -> None:
+    columns = max((len(r) for r in rows), default=0)
+    widths = [0] * columns
+    for row in rows:
+        for i, (_a, _h, runs) in enumerate(row):
+            widths[i] = max(widths[i], sum(len(r.text) for r in runs))
+    sep = (*base, "table")
+    for n, row in enumerate(rows):
+        for i in range(columns):
+            align, head, runs = row[i] if i < len(row) else ("left", False, [])
+            gap = widths[i] - sum(len(r.text) for r in runs)
+            before = gap if align == "right" else (gap // 2 if align == "center" else 0)
+            cell = (*base, "table", "th") if head else sep
+            if i:
+                out.add(" │ ", sep)
+            out.add(" " * before, cell)
+            for r in runs:
+                out.add(r.text, (*base, *r.tags), r.href)
+            out.add(" " * (gap - before), cell)
+        out.add("\n", sep)
+        if n == 0 and row and row[0][1]:
+            out.add("─┼─".join("─" * w for w in widths) + "\n", sep)
