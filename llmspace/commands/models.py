@@ -24,7 +24,7 @@ from ..redact import mask_url
 
 if TYPE_CHECKING:
     from ..app import App
-    from ..settings.models import ProviderView
+    from ..settings.provider_entries import ProviderView
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -27,7 +27,7 @@ from ..jsonio import SETTINGS_MAX_BYTES, read_json
 from ..providers.registry import ProviderEntry
 from ..redact import KNOWN
 from ..settings.mcp import McpServerConfig, normalize_name
-from ..settings.models import custom_view
+from ..settings.provider_entries import custom_view
 from .diagnostics import secret_env_values
 from .interpolate import interpolate
 from .model import PluginRecord

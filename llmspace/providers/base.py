@@ -19,7 +19,7 @@ from ..cancel import CancelToken as CancelToken  # re-exported for callers outsi
 from ..core.model import ModelParams
 from ..settings.model_info import Api as Api
 from ..settings.model_info import ModelInfo as ModelInfo
-from ..settings.models import DEFAULT_CONNECT_TIMEOUT, DEFAULT_PROGRESS_TIMEOUT, DEFAULT_READ_TIMEOUT, DEFAULT_RETRY_DEADLINE
+from ..settings.provider_entries import DEFAULT_CONNECT_TIMEOUT, DEFAULT_PROGRESS_TIMEOUT, DEFAULT_READ_TIMEOUT, DEFAULT_RETRY_DEADLINE
 from .events import StreamEvent
 
 if TYPE_CHECKING:

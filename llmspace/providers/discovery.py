@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..settings.models import ModelSettings, ProviderView
+    from ..settings.models import ModelSettings
+    from ..settings.provider_entries import ProviderView
 
 DISCOVERY_TIMEOUT = 1.0
 

@@ -41,7 +41,8 @@ from ..errors import UserFacingError
 from ..paths import DataRoot
 from ..registry import BUILTIN, USER, Registry
 from ..settings.catalog import BUILTINS
-from ..settings.models import ModelSettings, ProviderView
+from ..settings.models import ModelSettings
+from ..settings.provider_entries import ProviderView
 from . import discovery
 from .base import Adapter, AdapterContext, Endpoint, ModelApi, ModelInfo, ModelRequest
 

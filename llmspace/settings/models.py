@@ -4,13 +4,14 @@
 API keys (a literal, `$ENV_NAME`, the provider's own env var, or the OS keyring as a third
 source), base-URL and header overrides, disabledModels, custom providers and models, and
 the default model, and per-provider timeouts (`connectTimeout`, `readTimeout`,
-`retryDeadline`, `progressTimeout`, in seconds; see `timeouts`). Local key-less providers (Ollama, llama.cpp, LM Studio, vLLM) list the
+`retryDeadline`, `progressTimeout`, in seconds). How one provider entry reads — into a
+`ProviderView`, its timeouts, the shape check — is `settings/provider_entries.py`. Local key-less providers (Ollama, llama.cpp, LM Studio, vLLM) list the
 models their server reports; `providers/discovery.py` asks the servers (this module makes no
 network calls) and hands the answer to `record_discovery`, which caches it in memory and in
 `data/local-models.json`. A provider's `api` may be any name a model API is registered under.
 
 A corrupt `models.json` (malformed, or a provider value of the wrong type such as
-`"disabledModels": 5`, see `_shape_problem`) is reported as `load_error`, never overwritten (writes are refused
+`"disabledModels": 5`, see `provider_entries.shape_problem`) is reported as `load_error`, never overwritten (writes are refused
 until the user fixes it) and the built-ins keep working.
 """
 
@@ -18,11 +19,10 @@ from __future__ import annotations
 
 import copy
 import logging
-import math
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from ..core.model import ModelConfig
@@ -31,68 +31,12 @@ from ..jsonio import SETTINGS_MAX_BYTES, read_json, write_json_atomic
 from ..paths import DataRoot
 from .catalog import BUILTINS, KEYRING_SERVICE, BuiltinProvider
 from .model_info import ModelInfo
+from .provider_entries import TIMEOUT_KEYS, ProviderView, builtin_view, custom_view, shape_problem
 
 log = logging.getLogger("llmspace.models")
 
 APIS = ("anthropic-messages", "openai-completions", "openai-responses")
 DISCOVERY_TIMEOUT = 1.0
-
-# Per-provider timeouts (seconds): models.json key -> (Endpoint field, default)
-DEFAULT_CONNECT_TIMEOUT = 10.0  # to open the connection
-DEFAULT_READ_TIMEOUT = 60.0  # without any data: before the response headers, and between chunks
-DEFAULT_RETRY_DEADLINE = 120.0  # one model call, all retries and their waits included
-DEFAULT_PROGRESS_TIMEOUT = 300.0  # without model output (a delta, usage or finish), keep-alives or not
-MAX_TIMEOUT = 24 * 3600.0
-TIMEOUT_KEYS = {"connectTimeout": ("connect_timeout", DEFAULT_CONNECT_TIMEOUT),
-                "readTimeout": ("read_timeout", DEFAULT_READ_TIMEOUT),
-                "retryDeadline": ("retry_deadline", DEFAULT_RETRY_DEADLINE),
-                "progressTimeout": ("progress_timeout", DEFAULT_PROGRESS_TIMEOUT)}
-
-
-@dataclass
-class ProviderView:
-    """One provider as the app sees it: built-in defaults with the user's settings applied."""
-
-    id: str
-    name: str
-    api: str
-    base_url: str
-    builtin: bool
-    local: bool
-    needs_key: bool
-    env_var: str | None
-    api_key_setting: str | None  # as written in models.json ("$ENV" or a literal), if any
-    headers: dict[str, str] = field(default_factory=dict)
-    models: list[ModelInfo] = field(default_factory=list)
-    disabled: frozenset[str] = frozenset()
-    reachable: bool | None = None  # local providers: result of the last discovery
-    timeouts: dict[str, float] = field(default_factory=dict)  # Endpoint field -> seconds (each of TIMEOUT_KEYS)
-
-    def enabled_models(self) -> list[ModelInfo]:
-        return [m for m in self.models if m.id not in self.disabled]
-
-
-def model_from_dict(d: dict[str, Any], default_api: str) -> ModelInfo:
-    """A `CustomModel` record (pi-ai shape) as a `ModelInfo`."""
-    cost = d.get("cost")
-    if not isinstance(cost, dict):
-        cost = {}
-
-    def num(v: Any) -> float:
-        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0
-
-    inputs = d.get("input")
-    if not isinstance(inputs, list):
-        inputs = ["text"]
-    api = _api_name(d.get("api"), default_api)
-    return ModelInfo(
-        id=str(d["id"]), name=str(d.get("name") or d["id"]), api=api,
-        reasoning=bool(d.get("reasoning", False)), input=tuple(str(x) for x in inputs),
-        context_window=d.get("contextWindow") if isinstance(d.get("contextWindow"), int) else None,
-        max_tokens=d.get("maxTokens") if isinstance(d.get("maxTokens"), int) else None,
-        cost_input=num(cost.get("input")), cost_output=num(cost.get("output")),
-        cost_cache_read=num(cost.get("cacheRead")), cost_cache_write=num(cost.get("cacheWrite")),
-    )
 
 
 def _keyring_get(provider_id: str) -> str | None:
@@ -141,7 +85,7 @@ class ModelSettings:
                     if not isinstance(data, dict) or not isinstance(data.get("providers", []), list):
                         raise UserFacingError(f"{self.path}: expected an object with a \"providers\" list.",
                                               hint="Fix the file in a text editor; it was left unchanged.")
-                    problem = _shape_problem(data)
+                    problem = shape_problem(data)
                     if problem:
                         raise UserFacingError(f"{self.path}: {problem}.",
                                               hint="Fix the file in a text editor; it was left unchanged.")
@@ -190,7 +134,7 @@ class ModelSettings:
             out = [self._view_builtin(b) for b in BUILTINS.values()]
             for p in self._data.get("providers", []):
                 if isinstance(p, dict) and p.get("id") and p["id"] not in BUILTINS:
-                    out.append(self._view_custom(p))
+                    out.append(custom_view(p))
             return out
 
     def provider(self, provider_id: str) -> ProviderView | None:
@@ -200,27 +144,8 @@ class ModelSettings:
         return None
 
     def _view_builtin(self, b: BuiltinProvider) -> ProviderView:
-        entry = self._entry(b.id) or {}
-        models = list(b.models)
-        if b.local:
-            models = [ModelInfo(id=m, name=m, api=b.api) for m in self._discovered.get(b.id, [])]
-        models += self._custom_models(entry, b.api)
-        return ProviderView(
-            id=b.id, name=str(entry.get("name") or b.name), api=b.api,
-            base_url=str(entry.get("baseUrl") or b.base_url), builtin=True, local=b.local,
-            needs_key=b.env_var is not None, env_var=b.env_var,
-            api_key_setting=entry.get("apiKey") if isinstance(entry.get("apiKey"), str) else None,
-            headers=_str_dict(entry.get("headers")), models=_dedupe(models),
-            disabled=frozenset(str(x) for x in entry.get("disabledModels") or []),
-            reachable=self._reachable.get(b.id), timeouts=_timeouts(entry),
-        )
-
-    def _view_custom(self, p: dict[str, Any]) -> ProviderView:
-        return custom_view(p)
-
-    @staticmethod
-    def _custom_models(entry: dict[str, Any], api: str) -> list[ModelInfo]:
-        return _models_of(entry, api)
+        discovered = self._discovered.get(b.id, []) if b.local else None
+        return builtin_view(b, self._entry(b.id) or {}, discovered, self._reachable.get(b.id))
 
     # -- keys ------------------------------------------------------------------------------
     def api_key(self, provider_id: str) -> str | None:
@@ -405,93 +330,3 @@ class ModelSettings:
         with self._lock:
             self._data["providers"] = [p for p in self._data.get("providers", []) if not (isinstance(p, dict) and p.get("id") == provider_id)]
             self._save()
-
-
-def custom_view(p: dict[str, Any], provider_id: str | None = None) -> ProviderView:
-    """A provider entry in the `models.json` shape (`{id, name, api, baseUrl, apiKey, headers,
-    models, …}`) as a `ProviderView`; `provider_id` overrides its `id` (plugin providers are
-    namespaced, llmspace/plugins/contrib_models.py)."""
-    api = _api_name(p.get("api"), "openai-completions")
-    pid = provider_id or str(p["id"])
-    return ProviderView(
-        id=pid, name=str(p.get("name") or p["id"]), api=api, base_url=str(p.get("baseUrl") or ""),
-        builtin=False, local=False, needs_key=False, env_var=None,
-        api_key_setting=p.get("apiKey") if isinstance(p.get("apiKey"), str) else None,
-        headers=_str_dict(p.get("headers")), models=_dedupe(_models_of(p, api)),
-        disabled=frozenset(str(x) for x in p.get("disabledModels") or []), timeouts=_timeouts(p),
-    )
-
-
-def _models_of(entry: dict[str, Any], api: str) -> list[ModelInfo]:
-    out = []
-    for m in entry.get("models") or []:
-        if isinstance(m, dict) and m.get("id"):
-            out.append(model_from_dict(m, api))
-    return out
-
-
-def _api_name(value: Any, default: str) -> str:
-    """A provider's or model's `api` as written: any non-empty name (the `apis` registry of
-    `providers/registry.py` says whether an adapter exists for it), else `default`."""
-    return value.strip() if isinstance(value, str) and value.strip() else default
-
-
-def _timeouts(entry: dict[str, Any]) -> dict[str, float]:
-    """`connect_timeout`, `read_timeout`, `retry_deadline`, `progress_timeout` (seconds) from a
-    provider entry's `connectTimeout`, `readTimeout`, `retryDeadline`, `progressTimeout`; a missing, non-numeric or non-positive
-    value takes the default (a wrong one is logged), and any value is capped at a day."""
-    out: dict[str, float] = {}
-    for key, (name, default) in TIMEOUT_KEYS.items():
-        value = entry.get(key)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0:
-            out[name] = min(float(value), MAX_TIMEOUT)
-            continue
-        if value is not None:
-            log.warning("models.json: provider %s: %s must be a positive number of seconds, got %r; using %g",
-                        entry.get("id"), key, value, default)
-        out[name] = default
-    return out
-
-
-def _json_kind(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return {int: "a number", float: "a number", str: "text", dict: "an object", list: "a list"}.get(type(v), type(v).__name__)
-
-
-# Provider-entry keys the code iterates or hashes: a wrong type would break every command.
-_LIST_KEYS = {"disabledModels": "a list of model ids", "models": "a list of model objects",
-              "customModels": "a list of model ids"}
-
-
-def _shape_problem(data: dict[str, Any]) -> str | None:
-    """The JSON path and expectation of the first provider entry value of the wrong type."""
-    for i, entry in enumerate(data.get("providers", [])):
-        if not isinstance(entry, dict):
-            continue  # entries that are not objects are ignored
-        if "id" in entry and not isinstance(entry["id"], str):
-            return f"providers[{i}].id must be text, not {_json_kind(entry['id'])}"
-        for key, expected in _LIST_KEYS.items():
-            value = entry.get(key)
-            if value is not None and not isinstance(value, list):
-                return f"providers[{i}].{key} must be {expected}, not {_json_kind(value)}"
-        disabled = entry.get("disabledModels") or []
-        for j, item in enumerate(disabled):
-            if not isinstance(item, str):
-                return f"providers[{i}].disabledModels[{j}] must be a model id (text), not {_json_kind(item)}"
-        if entry.get("headers") is not None and not isinstance(entry["headers"], dict):
-            return f"providers[{i}].headers must be an object, not {_json_kind(entry['headers'])}"
-    return None
-
-
-def _str_dict(v: Any) -> dict[str, str]:
-    return {str(k): str(x) for k, x in v.items()} if isinstance(v, dict) else {}
-
-
-def _dedupe(models: list[ModelInfo]) -> list[ModelInfo]:
-    seen: dict[str, ModelInfo] = {}
-    for m in models:
-        seen[m.id] = m  # later (custom) records win
-    return list(seen.values())

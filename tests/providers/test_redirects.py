@@ -17,7 +17,7 @@ from llmspace.providers.discovery import probe
 from llmspace.providers.events import ErrorEvent
 from llmspace.providers.openai_completions import OpenAICompletionsAdapter
 from llmspace.providers.openai_responses import OpenAIResponsesAdapter
-from llmspace.settings.models import custom_view
+from llmspace.settings.provider_entries import custom_view
 from tests.providers.helpers import make_request, text_of
 from tests.support.llm_server import LoopbackLLM
 from tests.support.redirect_front import RedirectFront
