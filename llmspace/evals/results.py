@@ -1,6 +1,7 @@
 """Results of an evaluation run, computed from its plan and journal records.
 
-    outcome = summarise(plan, records, spec, meta)        # -> dict (summary.json)
+    views = cell_views(plan, records)                     # each cell with its judges, checks and status
+    outcome = summarise(plan, views, spec, meta)          # -> dict (summary.json)
     write_results(folder, plan, records, spec, meta)      # summary.json, junit.xml, results.csv, results.jsonl
 
 A cell passes when its weighted assertion score reaches its case's threshold (default:
@@ -108,8 +109,7 @@ def _case_status(views: list[CellView], need: int) -> str:
     return "pass" if sum(v.status == "pass" for v in views) >= need else "fail"
 
 
-def summarise(plan: Plan, records: list[Record], spec: EvalSpec, meta: dict[str, Any]) -> dict[str, Any]:
-    views = cell_views(plan, records)
+def summarise(plan: Plan, views: list[CellView], spec: EvalSpec, meta: dict[str, Any]) -> dict[str, Any]:
     by_group: dict[tuple[str, str], dict[str, list[CellView]]] = defaultdict(lambda: defaultdict(list))
     for v in views:
         by_group[(v.cell.model, v.cell.variant)][v.cell.case_id].append(v)
@@ -176,8 +176,7 @@ def _xml_text(text: str) -> str:
     return _XML_BAD.sub("\ufffd", text)
 
 
-def junit_xml(plan: Plan, records: list[Record], spec: EvalSpec, summary: dict[str, Any]) -> bytes:
-    views = cell_views(plan, records)
+def junit_xml(plan: Plan, views: list[CellView], spec: EvalSpec, summary: dict[str, Any]) -> bytes:
     need = spec.pass_k or plan.repeat
     by_group: dict[tuple[str, str], dict[str, list[CellView]]] = defaultdict(lambda: defaultdict(list))
     for v in views:
@@ -236,9 +235,9 @@ def junit_xml(plan: Plan, records: list[Record], spec: EvalSpec, summary: dict[s
     return b'<?xml version="1.0" encoding="UTF-8"?>\n' + xml + b"\n"
 
 
-def _cell_rows(plan: Plan, records: list[Record]) -> list[dict[str, Any]]:
+def _cell_rows(views: list[CellView]) -> list[dict[str, Any]]:
     rows = []
-    for v in cell_views(plan, records):
+    for v in views:
         rec = v.record or {}
         usage = rec.get("usage") or {}
         rows.append({"key": v.cell.key, "case": v.cell.case_id, "model": v.cell.model, "variant": v.cell.variant,
@@ -253,12 +252,18 @@ def _cell_rows(plan: Plan, records: list[Record]) -> list[dict[str, Any]]:
 
 
 def write_results(folder: Path, plan: Plan, records: list[Record], spec: EvalSpec, meta: dict[str, Any]) -> dict[str, Any]:
-    summary = summarise(plan, records, spec, meta)
+    views = cell_views(plan, records)
+    summary = summarise(plan, views, spec, meta)
     write_json_atomic(folder / "summary.json", summary, trailing_newline=True)
-    write_bytes_atomic(folder / "junit.xml", junit_xml(plan, records, spec, summary))
-    rows = _cell_rows(plan, records)
-    lines = [json.dumps(r, ensure_ascii=False) for r in rows]
-    write_bytes_atomic(folder / "results.jsonl", ("\n".join(lines) + "\n" if lines else "").encode("utf-8"))
+    write_bytes_atomic(folder / "junit.xml", junit_xml(plan, views, spec, summary))
+    rows = _cell_rows(views)
+    del views
+    jsonl = io.StringIO()
+    for r in rows:
+        jsonl.write(json.dumps(r, ensure_ascii=False))
+        jsonl.write("\n")
+    write_bytes_atomic(folder / "results.jsonl", jsonl.getvalue().encode("utf-8"))
+    del jsonl
     buf = io.StringIO(newline="")
     columns = ["key", "case", "model", "variant", "repeat", "status", "score", "failed", "output", "cost",
                "inputTokens", "outputTokens", "latencyMs", "cached", "error"]
