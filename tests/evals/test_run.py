@@ -371,3 +371,29 @@ def test_eval_new_takes_the_default_model_and_writes_json_when_asked(home, srv, 
     assert _run(str(out)) == 0
     assert main(["eval", "new", "quiz.json", "--dataset", str(rows), "-o", str(out)]) == 2
     assert "already exists" in capsys.readouterr().err
+
+
+def test_passk_decides_a_case_over_its_repeats_and_pass_hat_k_counts_cases_that_passed_all(home, srv, oracle):
+    plain = oracle.__call__
+
+    def flaky(kind: str, body: Any) -> Any:
+        from tests.evals.support import last_user
+        from tests.support.llm_server import Turn
+
+        turn = plain(kind, body)
+        if oracle.calls[(body.get("model"), last_user(body))] == 3:  # the third call of each prompt is wrong
+            return Turn(text="wrong")
+        return turn
+
+    srv.responder = flaky
+    path = write_eval(home, srv, arithmetic_and_extraction(4), repeat=3, passK=2)
+
+    assert _run(str(path), "--no-cache") == 0
+
+    g = _summary(_only_folder(home))["groups"][0]
+    assert (g["passed"], g["passRate"], g["passHatK"], g["cellPassRate"]) == (4, 1.0, 0.0, pytest.approx(2 / 3))
+
+    assert _run(str(path), "--fresh", "--models", "loop/good,loop/bad", "--repeat", "2") == 1  # flags override the file
+    groups = _summary(sorted((home / "evals" / "quiz").iterdir())[-1])["groups"]
+    assert [(g["model"], g["cells"], g["k"]) for g in groups] == [("loop/good", 8, 2), ("loop/bad", 8, 2)]
+    assert _run(str(path), "--repeat", "1") == 2  # passK 2 of the file cannot hold with one repeat
