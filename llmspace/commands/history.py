@@ -398,9 +398,7 @@ def rubric_list(args: argparse.Namespace, app: App) -> int:
 
 
 def fork_command(args: argparse.Namespace, app: App) -> int:
-    from ..core.history import fork
-
     rel, thread = load(app, args.thread)
-    new_rel = fork(app.workspace, rel, resolve_run(thread, args.run), args.message_id)
+    new_rel = app.workspace.fork_run(rel, resolve_run(thread, args.run), args.message_id)
     print(f"Forked into {new_rel}.")
     return 0

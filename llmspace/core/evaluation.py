@@ -14,8 +14,8 @@ run and the B − A delta. `normalize_evaluations` applies the load rules (porte
 llmspace/core/evaluation_records.py, which also holds the record bounds).
 
 Dialog helpers (`switch_rubric`, `draft_averages`, `removal_needs_confirmation`) follow the
-original compare dialog. `sanitize_thread_data` applies the record rules to raw
-JSON before validation. Mutates the given Thread in place; no I/O, no model call.
+original compare dialog. The record rules for raw JSON that does not validate are
+`evaluation_records.sanitize_records` (`Workspace.open_repaired`). Mutates the given Thread in place; no I/O, no model call.
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ from .evaluation_records import (
     NAME_MAX,
     VERDICTS,
     normalize_records,
-    sanitize_records,
 )
 from .history import find_run, run_ids, unset
 from .model import Criterion, CriterionScore, Evaluation, Rubric, RubricSnapshot, RunScores, Thread
@@ -336,12 +335,6 @@ def normalize_evaluations(thread: Thread) -> None:
     records dropped, notes trimmed, malformed structured → verdict-only, the last valid record
     of an id or run pair wins, caps. Run after `history.normalize_history`."""
     normalize_records(thread)
-
-
-def sanitize_thread_data(data: Any) -> Any:
-    """Raw thread JSON that does not validate, with the record-level load rules applied (in
-    place; see `evaluation_records.sanitize_records`). Returns `data`."""
-    return sanitize_records(data)
 
 
 def orphaned(thread: Thread) -> list[Evaluation]:

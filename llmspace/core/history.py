@@ -1,5 +1,5 @@
 """Run history of a thread (`runHistory`): snapshots, append, normalise, restore, inspect,
-remove and fork.
+remove and fork (the new thread; `Workspace.fork_run` writes it).
 
 - `snapshot_of(thread)` copies title/model/context only (never runHistory/evaluations).
 - `append_run(thread, usage, …)` records a run (cap `MAX_RUNS`, oldest dropped) and prunes
@@ -7,11 +7,10 @@ remove and fork.
 - `normalize_history(thread)` applies the load rules: non-finite timestamps dropped, missing ids
   back-filled `run-<trunc(ts)>-<index>`, duplicate ids keep the last occurrence, invalid usage
   dropped, cap applied.
-- `restore_run`, `inspect_run`, `remove_run`, `fork` (writes a new thread file).
+- `restore_run`, `inspect_run`, `remove_run`, `fork_thread` (a new thread from a run).
 - Summaries used by the history list, the inspector and the compare view.
 
-Everything mutates the given `Thread` in place (nothing is written) except `fork`, which saves
-a new file through the workspace. New nodes carry only the fields that should be written.
+Everything mutates the given `Thread` in place or returns a new one; nothing is written here. New nodes carry only the fields that should be written.
 """
 
 from __future__ import annotations
@@ -21,16 +20,13 @@ import math
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
 from ..errors import UserFacingError
 from .model import _ORDER_SINK, AssistantMessage, Node, RunSnapshot, Thread, ThreadSnapshot, Usage, UserMessage
 from .usage import compact_label, is_valid_usage, normalize_usage, snapshot_usage
-
-if TYPE_CHECKING:
-    from .workspace import Workspace
 
 MAX_RUNS = 20
 _SNAPSHOT_FIELDS = ("title", "model", "context")
@@ -234,16 +230,6 @@ def fork_thread(thread: Thread, run_id: str, message_id: str) -> Thread:
     from .threadio import thread_from_data
 
     return thread_from_data(data)
-
-
-def fork(workspace: Workspace, rel: str, run_id: str, message_id: str) -> str:
-    """Write a new thread file beside `rel` forked from a run at a message; returns its path."""
-    thread = workspace.open(rel)
-    normalize_history(thread)
-    new = fork_thread(thread, run_id, message_id)
-    folder, _, name = rel.replace("\\", "/").rpartition("/")
-    stem = name[:-5] if name.endswith(".json") else name
-    return workspace.create_thread(folder, f"{stem}-fork", new)
 
 
 # -- summaries ------------------------------------------------------------------------------

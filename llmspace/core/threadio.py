@@ -6,8 +6,8 @@ no trailing newline. Inline images whose base64 text is 1,024 characters or more
 moved into a top-level `blobs` table (`blob:sha256:<hex>` references) and restored on read.
 Validation errors name the JSON path of the bad value.
 
-Pure functions (no I/O except `read_thread_file` / `write_thread_file`, which use jsonio's
-safe reader and atomic writer). `serialize_thread` raises `jsonio.UnsavableValueError` for
+Pure functions, except `write_thread_file`: the one writer of thread files (the workspace
+saves through it), with jsonio's atomic writer. `serialize_thread` raises `jsonio.UnsavableValueError` for
 values no JSON file can hold (it names their JSON path).
 """
 
@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import gc
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 from pydantic import ValidationError
 
-from ..errors import UserFacingError, ValidationFailed
-from ..jsonio import UnreadableFileError, UnsavableValueError, dumps_pretty, loads_located, read_file_bytes, write_bytes_atomic
+from ..errors import ValidationFailed
+from ..jsonio import UnsavableValueError, dumps_pretty, loads_located, write_bytes_atomic
 from .model import _ORDER_SINK, Node, Thread
 
 BLOB_PREFIX = "blob:sha256:"
@@ -204,22 +204,20 @@ def serialize_thread(thread: Thread) -> bytes:
             gc.enable()
 
 
-def read_thread_file(path: Path) -> Thread:
-    """Read and validate a thread file (never blocks on a named pipe; size capped)."""
-    try:
-        raw = read_file_bytes(path)
-    except UnreadableFileError as exc:
-        if exc.missing:
-            raise UserFacingError(f"{path} does not exist.", hint="Refresh the workspace.") from None
-        raise
-    return parse_thread(raw, str(path))
-
-
-def write_thread_file(path: Path, thread: Thread) -> bytes:
+def write_thread_file(path: Path, thread: Thread, *, shown: str | None = None,
+                      unchanged: Callable[[bytes], bool] | None = None) -> bytes | None:
+    """The one writer of thread files: `thread` serialised as the original app writes it
+    (`serialize_thread`) and written atomically through jsonio (temp file in the same folder,
+    fsync, rename; a symbolic link is written through). When `unchanged(data)` says the file
+    already holds these bytes nothing is written and None is returned; otherwise the bytes
+    written. A value no JSON file can hold raises `UnsavableValueError` naming the file
+    (`shown`, default the path) and the value's JSON path."""
     try:
         data = serialize_thread(thread)
     except UnsavableValueError as exc:
-        raise exc.for_file(path) from None
+        raise exc.for_file(path, shown) from None
+    if unchanged is not None and unchanged(data):
+        return None
     write_bytes_atomic(path, data)
     return data
 

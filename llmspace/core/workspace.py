@@ -27,10 +27,10 @@ import orjson
 
 from ..errors import InvalidName, NameConflict, PathOutsideWorkspace, UserFacingError
 from ..jsoncheck import printable
-from ..jsonio import UnreadableFileError, UnsavableValueError, dumps_pretty, read_file_bytes, write_bytes_atomic
+from ..jsonio import UnreadableFileError, dumps_pretty, read_file_bytes, write_bytes_atomic
 from .model import Thread
 from .names import THREAD_SUFFIX, unique_path, validate_stem
-from .threadio import pack_blobs, parse_thread, serialize_thread, thread_from_data, unpack_blobs
+from .threadio import pack_blobs, parse_thread, thread_from_data, unpack_blobs, write_thread_file
 from .trash import Trash, move_path
 from .tree import Entry, scan_tree
 
@@ -91,10 +91,10 @@ class Workspace:
         leaving those records out (the original app's load rules). The file is not touched
         here; saving writes the thread without them."""
         from ..jsonio import loads_located
-        from .evaluation import sanitize_thread_data
+        from .evaluation_records import sanitize_records
 
         path, raw = self._read(rel)
-        return self._opened(path, raw, thread_from_data(sanitize_thread_data(loads_located(raw, rel)), rel))
+        return self._opened(path, raw, thread_from_data(sanitize_records(loads_located(raw, rel)), rel))
 
     def _read(self, rel: str) -> tuple[Path, bytes]:
         path = self.resolve(rel)
@@ -119,21 +119,23 @@ class Workspace:
         return thread
 
     def save(self, rel: str, thread: Thread) -> bool:
-        """Write `thread` atomically (title forced to the stem). Returns False when nothing changed."""
+        """Write `thread` atomically through `threadio.write_thread_file` (title forced to the
+        stem). Returns False when nothing changed (the file already holds these bytes)."""
         path = self.resolve(rel)
         if thread.title != path.stem:
             thread.title = path.stem
-        try:
-            data = serialize_thread(thread)
-        except UnsavableValueError as exc:
-            raise exc.for_file(path, rel) from None
         key = self._key(path)
         old = self._loaded.get(key)
-        if old is not None and path.exists():
-            old_bytes, ours = old
-            if old_bytes == data or (not ours and self._same_content(old_bytes, data)):
+
+        def unchanged(data: bytes) -> bool:
+            if old is None or not path.exists():
                 return False
-        write_bytes_atomic(path, data)  # a symlink (inside the workspace) is written through
+            old_bytes, ours = old
+            return old_bytes == data or (not ours and self._same_content(old_bytes, data))
+
+        data = write_thread_file(path, thread, shown=rel, unchanged=unchanged)
+        if data is None:
+            return False
         self._loaded[key] = (data, True)
         return True
 
@@ -229,6 +231,18 @@ class Workspace:
         rel = self._rel_of(target)
         self.save(rel, thread)
         return rel
+
+    def fork_run(self, rel: str, run_id: str, message_id: str) -> str:
+        """Write a new thread beside `rel` forked from one of its runs, up to and including a
+        message (`history.fork_thread`), named `<stem>-fork`, `<stem>-fork-1`, …; returns its path."""
+        from .history import fork_thread, normalize_history
+
+        thread = self.open(rel)
+        normalize_history(thread)
+        new = fork_thread(thread, run_id, message_id)
+        folder, _, name = rel.replace("\\", "/").rpartition("/")
+        stem = name[:-5] if name.endswith(".json") else name
+        return self.create_thread(folder, f"{stem}-fork", new)
 
     def rename(self, rel: str, new_stem: str) -> str:
         """Rename a thread file (same folder) and rewrite its title; never overwrites."""

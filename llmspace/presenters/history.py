@@ -62,7 +62,8 @@ class HistoryIntents:
             self.doc.save()
         elif self.doc.read_only:
             raise UserFacingError("Stop the run before forking.")
-        return self.doc.ws.fork_run(self.doc.rel, run_id, message_id)
+        new_rel: str = self.doc.ws.fork_run(self.doc.rel, run_id, message_id)
+        return new_rel
 
     # -- run history ---------------------------------------------------------------------
     def history(self) -> list[Any]:

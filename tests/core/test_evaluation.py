@@ -241,7 +241,7 @@ def test_preferred_rubric_is_that_of_the_latest_scored_evaluation_else_the_newes
 
 
 def test_raw_data_with_malformed_records_still_loads_with_them_dropped_or_degraded():
-    from llmspace.core.evaluation import sanitize_thread_data
+    from llmspace.core.evaluation_records import sanitize_records
 
     good_rubric = {"id": "r", "name": "Q", "revision": 1, "criteria": [{"id": "a", "name": "A"}, {"id": "b", "name": "B"}]}
     stamps = {"createdAt": 1, "updatedAt": 1}  # records without them are dropped, as the original drops them
@@ -259,7 +259,7 @@ def test_raw_data_with_malformed_records_still_loads_with_them_dropped_or_degrad
     }
     with pytest.raises(UserFacingError):
         thread_from_data(json_copy(data))
-    t = thread_from_data(sanitize_thread_data(json_copy(data)))
+    t = thread_from_data(sanitize_records(json_copy(data)))
     assert [r.id for r in t.runHistory] == ["x"]
     assert [r.id for r in t.evaluationRubrics] == ["r"]
     assert [(e.id, e.rubric) for e in t.evaluations] == [("e1", None), ("e3", None)]

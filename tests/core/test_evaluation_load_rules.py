@@ -13,8 +13,8 @@ from llmspace.core.evaluation import (
     MAX_RUBRICS,
     create_rubric,
     normalize_evaluations,
-    sanitize_thread_data,
 )
+from llmspace.core.evaluation_records import sanitize_records
 from llmspace.core.history import normalize_history
 from llmspace.core.threadio import serialize_thread, thread_from_data
 from llmspace.errors import UserFacingError
@@ -41,7 +41,7 @@ def _load(evaluations: list[Any], runs: list[dict[str, Any]] | None = None):
     """Load as the app does: record-level sanitising, validation, then the load rules."""
     data = {"title": "t", "runHistory": runs if runs is not None else [_run("r0"), _run("r1"), _run("r2")],
             "evaluations": copy.deepcopy(evaluations)}
-    thread = thread_from_data(sanitize_thread_data(data))
+    thread = thread_from_data(sanitize_records(data))
     normalize_history(thread)
     normalize_evaluations(thread)
     return thread
@@ -155,6 +155,6 @@ def test_among_duplicate_run_ids_the_last_valid_run_wins():
     runs = [_run("r0", 1), _run("r1", 2), {"id": "r0", "timestamp": 3, "thread": {"title": "later"}},
             {"id": "r0", "timestamp": "never", "thread": {"title": "invalid"}}, {"id": "  ", "timestamp": 9, "thread": {}}]
     data = {"title": "t", "runHistory": runs}
-    t = thread_from_data(sanitize_thread_data(data))
+    t = thread_from_data(sanitize_records(data))
     normalize_history(t)
     assert [(r.id, r.timestamp) for r in t.runHistory] == [("r1", 2), ("r0", 3), ("run-9-4", 9)]

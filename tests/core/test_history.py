@@ -10,7 +10,6 @@ from llmspace.core.history import (
     MAX_RUNS,
     append_run,
     find_run,
-    fork,
     fork_thread,
     inspect_run,
     last_user_excerpt,
@@ -174,12 +173,12 @@ def test_fork_writes_a_new_thread_file_beside_the_original(app):
     t = ws.open(rel)
     append_run(t, None, timestamp_ms=1, run_id="r1")
     ws.save(rel, t)
-    new_rel = fork(ws, rel, "r1", "a1")
+    new_rel = ws.fork_run(rel, "r1", "a1")
     assert new_rel == "demo-fork.json"
     forked = ws.open(new_rel)
     assert [m.id for m in forked.messages] == ["u1", "a1"]
     assert forked.title == "demo-fork"
-    assert fork(ws, rel, "r1", "u1") == "demo-fork-1.json"
+    assert ws.fork_run(rel, "r1", "u1") == "demo-fork-1.json"
 
 
 def test_summaries_describe_the_last_message():

@@ -136,3 +136,30 @@ def test_a_wrong_type_in_a_number_field_names_the_field_once_without_union_membe
         thread_from_data(data, "t.json")
     assert [p for p, _ in info.value.problems] == ["runHistory[0].timestamp"]
     assert ".int" not in str(info.value) and ".float" not in str(info.value)
+
+
+def test_every_thread_the_workspace_writes_goes_through_the_one_thread_writer(ws: Workspace, monkeypatch):
+    """`threadio.write_thread_file` is the one writer of thread files: creating, saving,
+    renaming (retitle), duplicating and forking all write through it, and an unchanged save
+    writes nothing."""
+    from llmspace.core import threadio
+    from llmspace.core.history import append_run
+
+    written: list[str] = []
+    real = threadio.write_bytes_atomic
+
+    def recording(path: Path, data: bytes, **kwargs: object) -> None:
+        written.append(Path(path).name)
+        real(path, data, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(threadio, "write_bytes_atomic", recording)
+    rel = ws.create_thread("", "demo", thread_from_data({"title": "x", "context": {"messages": [
+        {"id": "u1", "role": "user", "content": [{"type": "text", "text": "hi"}]}]}}))
+    thread = ws.open(rel)
+    assert ws.save(rel, thread) is False
+    append_run(thread, None, timestamp_ms=1, run_id="r1")
+    assert ws.save(rel, thread) is True
+    renamed = ws.rename(rel, "other")
+    ws.duplicate(renamed)
+    ws.fork_run(renamed, "r1", "u1")
+    assert written == ["demo.json", "demo.json", "other.json", "other_copy.json", "other-fork.json"]

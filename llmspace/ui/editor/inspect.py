@@ -1,7 +1,7 @@
 """Read-only view of one recorded run ("Inspect" in the run history): model, message count,
 captured time, usage, the system prompt and the messages with their tool calls; Previous /
 Next walk the history; "Fork from this message" writes a new thread up to the selected
-message (`core.history.fork`) and opens it in a new tab. Logic in
+message (`Workspace.fork_run`) and opens it in a new tab. Logic in
 `presenters/history.HistoryIntents`.
 """
 
