@@ -114,6 +114,7 @@ class UiState:
     react: bool = False
     auto_run_tools: bool = False
     rendering: str = "rich"  # "rich" | "lite"
+    markdown: bool = True  # View › Render Markdown
     welcomed: bool = False
 
     @classmethod
@@ -138,6 +139,8 @@ class UiState:
         if _check(data, "renderingFidelity", lambda v: v in ("rich", "lite"), "rich or lite", problems):
             st.rendering = data["renderingFidelity"]
         st.welcomed = _check(data, "welcomed", *flag, problems) and data["welcomed"]
+        if _check(data, "renderMarkdown", *flag, problems):
+            st.markdown = data["renderMarkdown"]
         return st
 
     def to_data(self) -> dict[str, Any]:
@@ -149,6 +152,7 @@ class UiState:
             "reactLoop": self.react,
             "autoRunTools": self.auto_run_tools,
             "renderingFidelity": self.rendering,
+            "renderMarkdown": self.markdown,
             "welcomed": self.welcomed,
         }
 

@@ -1,5 +1,5 @@
 """How the window looks: the theme (light, dark, system), the rendering of messages (rich
-or plain text) and the zoom, as chosen in the View menu, its shortcuts and Settings ›
+or plain text), whether replies render as Markdown, and the zoom, as chosen in the View menu, its shortcuts and Settings ›
 General. Applying a choice restyles the root and tells every open editor; the choices are
 saved with the window state (`on_change`; `ui/main_window.py` saves them).
 
@@ -24,11 +24,12 @@ class Appearance:
     """The theme and rendering choices (Tk variables the menus and dialogs bind to) and the zoom."""
 
     def __init__(self, root: Any, frame: WindowState, theme: str, rendering: str, status: StatusBar,
-                 editors: Callable[[], Iterable[Any]], on_change: Callable[[], None]) -> None:
+                 editors: Callable[[], Iterable[Any]], on_change: Callable[[], None], markdown: bool = True) -> None:
         self.root, self.frame, self.status = root, frame, status
         self.editors, self.on_change = editors, on_change
         self.theme_var = tkvars.StringVar(root, theme)
         self.render_var = tkvars.StringVar(root, rendering)
+        self.markdown_var = tkvars.BooleanVar(root, markdown)
 
     def apply_theme(self) -> None:
         self.root.style.theme_use(themes.theme_name(self.theme_var.get()))
@@ -44,6 +45,13 @@ class Appearance:
     def apply_rendering(self) -> None:
         for ed in self.editors():
             ed.set_rendering(self.render_var.get())
+        self.on_change()
+
+    def apply_markdown(self) -> None:
+        """View › Render Markdown: replies drawn as Markdown, or as the raw text."""
+        on = bool(self.markdown_var.get())
+        for ed in self.editors():
+            ed.set_markdown(on)
         self.on_change()
 
     def zoom(self, direction: int) -> None:

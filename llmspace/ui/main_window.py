@@ -74,10 +74,10 @@ class MainWindow:
         self.status = StatusBar(root)
         self.status.pack(side="bottom", fill="x")
         self.errors = ErrorReporter(self.status, self.dialogs, lambda: getattr(app, "log_file", None))
-        self.ui = UiServices(root, self.pump, self.dialogs, self.status, self.errors, Toasts(root))
+        self.ui = UiServices(root, self.pump, self.dialogs, self.status, self.errors, Toasts(root, self.status))
         self.switches = RunSwitches(root, ui_state.react, ui_state.auto_run_tools, self.state_changed)
         self.appearance = Appearance(root, self.frame.state, ui_state.theme, ui_state.rendering, self.status,
-                                     self._editors, self.state_changed)
+                                     self._editors, self.state_changed, markdown=ui_state.markdown)
         self._build()
         self.menus = Menus(self, self.tree_view, self.tab_pages, self.appearance, self.switches, self.frame,
                            app.registries.commands)
@@ -113,7 +113,8 @@ class MainWindow:
         existing = [t for t in saved.tabs if thread_exists(ws, t)]
         self.tab_pages = TabPages(ui, app, self.notebook, TabsPresenter(existing, saved.active), self.tree_view,
                                   switches=self.switches, rendering=self.appearance.render_var.get,
-                                  show_right=self.show_right, on_change=self.state_changed)
+                                  show_right=self.show_right, on_change=self.state_changed,
+                                  markdown=self.appearance.markdown_var.get)
         self.tree_view.tabs = self.tab_pages
         self.starter = ThreadStarter(root, ui.errors, self.tree_view, self.tab_pages)
         self.welcome = WelcomeView(self.right, ui, app, self.starter, self.open_settings)
@@ -241,6 +242,7 @@ class MainWindow:
         u.react = bool(self.switches.react.get())
         u.auto_run_tools = bool(self.switches.auto_run.get())
         u.rendering = self.appearance.render_var.get()
+        u.markdown = bool(self.appearance.markdown_var.get())
 
     # -- closing ---------------------------------------------------------------------------
     def quit(self) -> None:

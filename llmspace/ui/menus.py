@@ -130,6 +130,7 @@ class Menus:
             ("radio", "System Theme", self.look.theme_var, "system", self.look.apply_theme, "Ctrl+Shift+S"), None,
             ("radio", "Full Rendering", self.look.render_var, "rich", self.look.apply_rendering),
             ("radio", "Fast Rendering (plain text)", self.look.render_var, "lite", self.look.apply_rendering),
+            ("check", "Render Markdown", self.look.markdown_var, self.look.apply_markdown),
         ])
         self.run_menu = sub("Run", [
             ("Run / Stop", self.tab_pages.run_or_stop, "Ctrl+Enter"), None,

@@ -43,14 +43,14 @@ class TabPages:
 
     def __init__(self, ui: UiServices, app: App, notebook: tb.Notebook, tabs: TabsPresenter, tree: TreeView, *,
                  switches: RunSwitches, rendering: Callable[[], str], show_right: Callable[[], None],
-                 on_change: Callable[[], None]) -> None:
+                 on_change: Callable[[], None], markdown: Callable[[], bool] = lambda: True) -> None:
         from .editor.context import EditorContext
 
         self.ui = ui
         self.workspace = app.workspace
         self.tree = tree
         self.show_right, self.on_change = show_right, on_change
-        self.editor_context = EditorContext(ui, app, switches, rendering, self, tree)
+        self.editor_context = EditorContext(ui, app, switches, rendering, self, tree, markdown)
         self.notebook = notebook
         self.tabs = tabs
         self.pages: dict[str, tb.Frame] = {}

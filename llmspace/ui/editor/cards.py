@@ -5,6 +5,10 @@ head row — drag handle, toggle, role, the usage/timing line and the action but
 `card_header.CardHeader`, which keeps every button inside the card at any width; dragging the
 handle or the header reorders (`drag.py`). Every text box has `{{var}}` highlighting,
 `{{` completion and value tooltips (`text_assist.py`); pictures are `card_images.ImageStrip`.
+An assistant reply shows as Markdown (`markdown_text.MarkdownText`) while View › Render
+Markdown is on, until its Edit button shows the raw text; Copy copies the raw Markdown.
+Tool calls show as the original app shows them (`tool_views.py`): todo checklists, web
+search hits, pretty JSON folded when long; a shaped result's Edit shows the raw result.
 A card reports edits to
 the `EditorPresenter` and receives streamed text through `append_text`/`append_thinking`.
 """
@@ -24,11 +28,15 @@ from ...core.templating.places import message_place, tool_result_place
 from ...core.templating.render import is_trusted_message, is_trusted_tool_result
 from ...errors import UserFacingError
 from ...presenters.catalog import tool_label
+from ...presenters.tool_results import shape_result, todo_items
 from ...presenters.view_updates import MessagesChanged
 from .. import tkvars
+from ..reveal import confirm_open, copy_text
 from .card_header import CardHeader
 from .card_images import ImageStrip
+from .markdown_text import MarkdownText
 from .text_assist import TextAssist
+from .tool_views import Checklist, FoldedJson, SearchResults
 
 MAX_LINES = 18
 
@@ -99,7 +107,11 @@ class MessageCard(tb.Frame):
         self.result_assists: dict[str, TextAssist] = {}
         self.text_assist: TextAssist | None = None
         self.images: ImageStrip | None = None
+        self.markdown: MarkdownText | None = None  # the reply drawn as Markdown (else raw text)
+        self.edit_btn: tb.Button | None = None
+        self.shaped: dict[str, Any] = {}  # call id → its read-only result view (tool_views)
         ro = self.p.read_only
+        rendered = msg.role == "assistant" and view.list.markdown and msg.id not in view.list.raw
         head = self.header = CardHeader(self, view.list.request_layout)
         head.pack(fill="x")
         collapsed = msg.id in self.p.collapsed
@@ -122,6 +134,17 @@ class MessageCard(tb.Frame):
                                           command=self.pick_image, state="disabled" if ro else "normal"))
             head.actions.append(tb.Button(head, text="Paste image", bootstyle="secondary-link", padding=(6, 2),
                                           command=self.paste_image, state="disabled" if ro else "normal"))
+        if msg.role == "assistant":
+            copy = tb.Button(head, text="Copy", bootstyle="secondary-link", padding=(6, 2),
+                             command=lambda: self.copy_raw())
+            copy.tooltip = "Copy the reply as Markdown"  # type: ignore[attr-defined]
+            head.actions.append(copy)
+            if view.list.markdown:
+                self.edit_btn = tb.Button(head, text="Preview" if not rendered else "Edit", bootstyle="secondary-link",
+                                          padding=(6, 2), command=lambda: view.list.toggle_raw(msg.id))
+                self.edit_btn.tooltip = ("Show the raw text" if rendered  # type: ignore[attr-defined]
+                                         else "Show the reply as Markdown")
+                head.actions.append(self.edit_btn)
         for label, tip, cmd in (("↑", "Move up", lambda: self._do(self.p.message_intents.move_message, index, index - 1)),
                                 ("↓", "Move down", lambda: self._do(self.p.message_intents.move_message, index, index + 1)),
                                 ("+", "Insert before", lambda: self._do(self.p.message_intents.add_message, None, index)),
@@ -141,10 +164,15 @@ class MessageCard(tb.Frame):
             self._images(msg)
         if msg.role == "assistant" and msg.thinking:
             self._thinking(msg.thinking)
-        self.text = self._text_box(msg.text(), editable=not ro)
-        self.text_assist = TextAssist(self.text, view, lambda: (message_place(msg.id), is_trusted_message(msg)),
-                                      complete=not ro)
-        self.text.bind("<<Modified>>", self._on_text_modified)
+        if rendered:
+            self.text = self._text_box(msg.text(), editable=False)
+            self.markdown = MarkdownText(self.text, self.open_link)
+            self.markdown.show(msg.text())
+        else:
+            self.text = self._text_box(msg.text(), editable=not ro)
+            self.text_assist = TextAssist(self.text, view, lambda: (message_place(msg.id), is_trusted_message(msg)),
+                                          complete=not ro)
+            self.text.bind("<<Modified>>", self._on_text_modified)
         self.text.bind("<Control-Return>", lambda e: (view.run_controls.run_from(msg.id), "break")[1])
         if msg.role == "assistant":
             for call in msg.toolCalls or []:
@@ -194,22 +222,33 @@ class MessageCard(tb.Frame):
             tb.Label(box, text={"running": "running…", "done": "done", "error": "failed"}.get(status, status),
                      bootstyle="warning" if status == "running" else ("danger" if status == "error" else "success")).pack(anchor="e")
         args = call.input.arguments or {}
-        if call.input.name == "todo_write" and isinstance(args.get("todos"), list):
-            for todo in args["todos"]:
-                if isinstance(todo, dict):
-                    mark = {"completed": "☑", "in_progress": "◐"}.get(str(todo.get("status")), "☐")
-                    tb.Label(box, text=f"{mark} {todo.get('content', '')}").pack(anchor="w")
+        todos = todo_items(args) if call.input.name == "todo_write" else None
+        if todos is not None:
+            Checklist(box, todos).pack(fill="x")
         else:
-            pretty = orjson.dumps(args, option=orjson.OPT_INDENT_2).decode()
-            lbl = tb.Label(box, text=pretty[:2000], font="TkFixedFont", justify="left")
-            lbl.pack(anchor="w")
+            FoldedJson(box, shape_result("", orjson.dumps(args).decode()), self.view.list.request_layout).pack(fill="x")
         ro = self.p.read_only
         if call.input.name == "ask_user_question" and isinstance(args.get("questions"), list) and not ro:
             AskUserForm(box, self, call, args["questions"]).pack(fill="x")
         out_text = call.output.text() if call.output is not None else ""
         failed = call.output is not None and call.output.isError is True
-        tb.Label(box, text="Result — the tool reported an error" if failed else "Result",
-                 bootstyle="danger" if failed else "secondary").pack(anchor="w")
+        shaped = shape_result(call.input.name, out_text)
+        head = tb.Frame(box)
+        head.pack(fill="x")
+        tb.Label(head, text="Result — the tool reported an error" if failed else "Result",
+                 bootstyle="danger" if failed else "secondary").pack(side="left")
+        raw_key = f"result:{call.id}"
+        if shaped.kind != "text":
+            raw = raw_key in self.view.list.raw
+            tb.Button(head, text="Done" if raw else "Edit", bootstyle="secondary-link", padding=(6, 0),
+                      command=lambda: self.view.list.toggle_raw(raw_key)).pack(side="left")
+            if not raw:
+                view: Any = (SearchResults(box, shaped.hits, self.open_link) if shaped.kind == "search"
+                             else FoldedJson(box, shaped, self.view.list.request_layout))
+                view.pack(fill="x")
+                self.shaped[call.id] = view
+                self._result_footer(box, call)
+                return
         rt = tb.Text(box, wrap="word", height=text_height(out_text, 80) if out_text else 2, font="TkFixedFont")
         rt.insert("1.0", out_text)
         rt.edit_modified(False)
@@ -220,14 +259,34 @@ class MessageCard(tb.Frame):
         rt.bind("<Control-Return>", lambda e: (self.view.run_controls.continue_run(), "break")[1])
         self.results[call.id] = rt
         self.result_assists[call.id] = TextAssist(rt, self.view, partial(self._result_place, call), complete=not ro)
+        self._result_footer(box, call)
+
+    def _result_footer(self, box: Any, call: Any) -> None:
+        """The result's pictures and its "Mark as error" switch."""
         pictures = [(img.mimeType, img.data) for img in (call.output.images() if call.output is not None else ())]
         if pictures:
             ImageStrip(box, self.view, pictures, on_height_change=self.view.list.request_layout).pack(fill="x", pady=2)
         err = tkvars.BooleanVar(self, bool(call.output is not None and call.output.isError))
         tb.Checkbutton(box, text="Mark as error", variable=err, bootstyle="danger-round-toggle",
-                       state="disabled" if ro else "normal",
+                       state="disabled" if self.p.read_only else "normal",
                        command=lambda c=call.id, v=err: self._do(self.p.message_intents.set_tool_result, self.index, c,
-                                                               self.results[c].get("1.0", "end-1c"), v.get())).pack(anchor="w")
+                                                               self._result_text(c), v.get())).pack(anchor="w")
+
+    def _result_text(self, call_id: str) -> str:
+        """A result as it stands: the raw box being edited, else the stored output."""
+        if call_id in self.results:
+            return str(self.results[call_id].get("1.0", "end-1c"))
+        call = next((c for c in self.msg.toolCalls or [] if c.id == call_id), None)
+        return call.output.text() if call is not None and call.output is not None else ""
+
+    def open_link(self, url: str) -> None:
+        """A link in a reply or a search result: opens in the browser once the user agrees."""
+        confirm_open(self.view.ui.dialogs, url)
+
+    def copy_raw(self) -> None:
+        """Copy the reply's raw Markdown (not the text as drawn)."""
+        copy_text(self, self.msg.text())
+        self.view.ui.status.set("Copied the reply as Markdown.")
 
     def _result_place(self, call: Any) -> tuple[str, bool]:
         """A tool result's snapshot place and whether the run renders it (function tools only)."""
@@ -316,6 +375,11 @@ class MessageCard(tb.Frame):
     def append_text(self, text: str) -> None:
         t = self.text
         if t is None:
+            return
+        if self.markdown is not None:  # re-parses only the reply's last, open block
+            self.markdown.append(text)
+            grow(t, MAX_LINES)
+            t.see("end")
             return
         t.configure(state="normal")
         t.insert("end-1c", text)

@@ -1,6 +1,7 @@
 """What an editor tab is built with (`EditorContext`), instead of the main window: the UI
 services, the App, the window's run switches and rendering choice, and the tabs and tree
-(a title edit renames the file; a forked run opens as a new thread).
+(a title edit renames the file; a forked run opens as a new thread), and whether replies
+render as Markdown.
 
 Made once by `ui/tab_pages.TabPages` for every `ui/editor/view.EditorView` it builds; the
 view's parts reach it as `view.ctx` (and `view.ui`, `view.app`).
@@ -9,7 +10,7 @@ view's parts reach it as `view.ctx` (and `view.ui`, `view.app`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -27,3 +28,4 @@ class EditorContext:
     rendering: Callable[[], str]  # "rich" or "lite", as chosen now
     tabs: TabPages
     tree: TreeView
+    markdown: Callable[[], bool] = field(default=lambda: True)  # View › Render Markdown, as chosen now

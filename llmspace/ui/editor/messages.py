@@ -3,10 +3,13 @@
 "follow" mode pins the last message to the bottom while a run streams. Cards are dragged
 by their header to reorder (`drag.MessageDrag`, `self.drag`). Fast mode shows the
 whole conversation as plain text in one read-only `tb.Text` (Tk handles 10 MB there).
+`markdown` (View › Render Markdown) draws assistant replies as Markdown; `raw` holds the
+replies (message ids) and tool results (`result:<call id>`) switched to their raw text.
 """
 
 from __future__ import annotations
 
+import tkinter as tk
 from typing import Any
 
 import ttkbootstrap as tb
@@ -18,10 +21,12 @@ from .drag import MessageDrag
 class MessageList(tb.Frame):
     """Virtualised list of message cards (rich) or one plain-text view (fast)."""
 
-    def __init__(self, master: Any, view: Any, mode: str = "rich") -> None:
+    def __init__(self, master: Any, view: Any, mode: str = "rich", markdown: bool = True) -> None:
         super().__init__(master)
         self.view = view
         self.mode = mode
+        self.markdown = markdown
+        self.raw: set[str] = set()
         self.first = 0
         self.follow = False
         self.cards: dict[str, MessageCard] = {}
@@ -82,6 +87,17 @@ class MessageList(tb.Frame):
         self.mode = mode
         self.render()
 
+    def set_markdown(self, on: bool) -> None:
+        """View › Render Markdown: every reply drawn again, as Markdown or as raw text."""
+        self.markdown = on
+        self.raw.clear()
+        self.render()
+
+    def toggle_raw(self, key: str) -> None:
+        """A card's Edit / Preview: the reply (or tool result) `key` as raw text or rendered."""
+        self.raw.symmetric_difference_update({key})
+        self.render()
+
     def clear(self) -> None:
         for c in self.order:
             c.destroy()
@@ -92,11 +108,13 @@ class MessageList(tb.Frame):
             self.plain = None
 
     def render(self) -> None:
-        """Rebuild the visible part (re-entrant calls during layout are folded into one)."""
+        """Rebuild the visible part (re-entrant calls during layout are folded into one). The
+        keyboard focus in a message's text stays there (at its cursor) across the rebuild."""
         if self._rendering:
             self._again = True
             return
         self._rendering = True
+        focus = self._focused_text()
         try:
             self._render()
             while self._again:
@@ -105,6 +123,30 @@ class MessageList(tb.Frame):
         finally:
             self._rendering = False
             self._again = False
+        if focus is not None:
+            self.focus_message(*focus)
+
+    def _focused_text(self) -> tuple[str, str] | None:
+        """(message id, cursor index) when the keyboard focus is in a card's message text."""
+        try:
+            focus = self.focus_get()
+        except (KeyError, tk.TclError):  # the focus is in a popup being destroyed
+            return None
+        for mid, card in self.cards.items():
+            if card.text is not None and focus is card.text and card.winfo_exists():
+                return mid, str(card.text.index("insert"))
+        return None
+
+    def focus_message(self, message_id: str, index: str = "end-1c") -> bool:
+        """Put the keyboard focus in the text of message `message_id` (shown by now), its
+        cursor at `index`; False when that message has no text box on screen."""
+        card = self.cards.get(message_id)
+        if card is None or card.text is None or not card.winfo_exists():
+            return False
+        card.text.mark_set("insert", index)
+        card.text.see("insert")
+        card.text.focus_set()
+        return True
 
     def request_render(self) -> None:
         """Render once at the next idle moment (many run events in one frame → one render)."""

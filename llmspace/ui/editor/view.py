@@ -140,7 +140,7 @@ class EditorView(tb.Frame):
         self.hints.pack(anchor="w", pady=2)
 
         self.banner = tb.Frame(self.right)
-        self.list = MessageList(self.right, self, self.ctx.rendering())
+        self.list = MessageList(self.right, self, self.ctx.rendering(), self.ctx.markdown())
         self.list.pack(fill="both", expand=True)
         foot = tb.Frame(self.right)
         foot.pack(fill="x", pady=(4, 0))
@@ -391,8 +391,13 @@ class EditorView(tb.Frame):
             self.refresh_controls()  # redraws the banner
 
     def add_message(self) -> None:
-        self._guard(self.p.message_intents.add_message)
+        """+ Message: a new message at the end, with the keyboard focus in its text."""
+        mid = self._guard(self.p.message_intents.add_message)
+        if not isinstance(mid, str):
+            return
+        self.list.raw.add(mid)  # a reply added by hand is typed in: raw text, not Markdown
         self.list.scroll_to_end()
+        self.list.focus_message(mid)
 
     def _on_prompt_modified(self, _e: Any = None) -> None:
         if not self.prompt.edit_modified():
@@ -427,6 +432,10 @@ class EditorView(tb.Frame):
 
     def set_rendering(self, mode: str) -> None:
         self.list.set_mode(mode)
+
+    def set_markdown(self, on: bool) -> None:
+        """View › Render Markdown."""
+        self.list.set_markdown(on)
 
     def text_colours(self) -> dict[str, str]:
         """The theme's readable colours for highlighted text (`var`, `tag`, `muted`), kept
