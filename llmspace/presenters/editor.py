@@ -5,10 +5,10 @@ as their document: `presenter.message_intents`, `presenter.history_intents`.
 
 Edits mutate `self.thread` (the pydantic Thread), building new nodes with only the fields
 that should appear in the file. Before an edit, the current thread is snapshotted (its
-serialised bytes) onto the undo stack; consecutive edits of the same field within a second
-share one step. The stack keeps 100 steps within a 64 MiB budget (as the original).
-Renaming the file from the title is a step of its own (`RenameStep`): undo renames the
-file back through `renamer`, which the view sets (tabs and tree follow the file).
+serialised bytes) as an undo step (`checkpoint`); the steps, their merging and their budget
+are `presenters/undo.UndoHistory` (`self.undo_history`). Renaming the file from the title
+is a step of its own: undo renames the file back through `renamer`, which the view sets
+(tabs and tree follow the file).
 
 Listeners get one `EditorUpdate` (`presenters/view_updates.py`: a closed set of small
 classes, and the view handles every one with `match`); the view redraws only what an update
@@ -18,9 +18,7 @@ names.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -32,26 +30,12 @@ from ..core.threadio import parse_thread, serialize_thread
 from ..errors import UserFacingError
 from .history import HistoryIntents
 from .messages import MessageIntents
+from .undo import UndoHistory
 from .view_updates import AllChanged, EditorUpdate, HeaderChanged, ModelChanged, PromptChanged, Saved, ToolsChanged, VariablesChanged
 
-UNDO_STEPS = 100
-UNDO_BYTES = 64 * 1024 * 1024
-COALESCE_S = 1.0
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
 
 Listener = Callable[[EditorUpdate], None]
-
-
-@dataclass(frozen=True)
-class RenameStep:
-    """An undo step for a rename made from the title: the file's title before and after."""
-
-    before: str
-    after: str
-
-
-def _size(step: bytes | RenameStep) -> int:
-    return len(step) if isinstance(step, bytes) else 0
 
 
 def _unset(node: Any, name: str) -> None:
@@ -69,13 +53,10 @@ class EditorPresenter:
         self.ws = workspace
         self.rel = rel
         self.thread: Thread = thread if thread is not None else workspace.open(rel)
-        self.undo_stack: list[bytes | RenameStep] = []
-        self.redo_stack: list[bytes | RenameStep] = []
+        self.undo_history = UndoHistory()
         # Renames the file to a title and returns its new path (set by the view, which
         # makes the tabs and the tree follow); undoing a `RenameStep` calls it.
         self.renamer: Callable[[str], str] | None = None
-        self._last_key: Any = None
-        self._last_time = 0.0
         self.dirty = False
         self.read_only = False
         self.collapsed: set[str] = set()
@@ -112,71 +93,47 @@ class EditorPresenter:
         for fn in list(self.listeners):
             fn(update)
 
-    # -- undo ----------------------------------------------------------------------------
+    # -- undo (the stacks are `presenters/undo.UndoHistory`) --------------------------------
     def checkpoint(self, key: Any = None) -> None:
         """Remember the state before an edit (merged with the previous one for the same key)."""
         if self.read_only:
             raise UserFacingError("The thread is read-only while it runs.", hint="Stop the run to edit.")
-        now = time.monotonic()
-        if key is not None and key == self._last_key and now - self._last_time < COALESCE_S:
-            self._last_time = now
-            return
-        self._last_key, self._last_time = key, now
-        self._push(serialize_thread(self.thread))
-
-    def _push(self, step: bytes | RenameStep) -> None:
-        self.undo_stack.append(step)
-        self.redo_stack.clear()
-        total = sum(_size(s) for s in self.undo_stack)
-        while len(self.undo_stack) > UNDO_STEPS or (total > UNDO_BYTES and len(self.undo_stack) > 1):
-            total -= _size(self.undo_stack.pop(0))
+        self.undo_history.record(key, lambda: serialize_thread(self.thread))
 
     def renamed(self, before: str, after: str) -> None:
         """The user renamed the file from the title: one undo step that renames it back."""
-        if before != after:
-            self._last_key = None
-            self._push(RenameStep(before, after))
+        self.undo_history.renamed(before, after)
 
     def edited(self, update: EditorUpdate) -> None:
         self.dirty = True
         self.notify(update)
 
     def can_undo(self) -> bool:
-        return bool(self.undo_stack) and not self.read_only
+        return bool(self.undo_history.undo) and not self.read_only
 
     def can_redo(self) -> bool:
-        return bool(self.redo_stack) and not self.read_only
+        return bool(self.undo_history.redo) and not self.read_only
 
     def undo(self) -> bool:
         """Go back one step (raises UserFacingError when a rename cannot be undone)."""
         if not self.can_undo():
             return False
-        self._step(self.undo_stack, self.redo_stack, back=True)
+        self._step(back=True)
         return True
 
     def redo(self) -> bool:
         if not self.can_redo():
             return False
-        self._step(self.redo_stack, self.undo_stack, back=False)
+        self._step(back=False)
         return True
 
-    def _step(self, source: list[bytes | RenameStep], target: list[bytes | RenameStep], back: bool) -> None:
-        step = source[-1]
-        if isinstance(step, RenameStep):
-            if self.renamer is None:
-                raise UserFacingError("This rename cannot be undone here.")
-            self.renamer(step.before if back else step.after)  # an error leaves both stacks as they were
-            target.append(source.pop())
-            self._last_key = None
+    def _step(self, back: bool) -> None:
+        data = self.undo_history.step(back, lambda: serialize_thread(self.thread), self.renamer)
+        if data is None:  # a rename, done by the view's renamer
             return
-        target.append(serialize_thread(self.thread))
-        source.pop()
-        self._restore(step)
-
-    def _restore(self, data: bytes) -> None:
         self.thread = parse_thread(data, self.rel)
         self._ensure_defaults()
-        self._last_key = None
+        self.undo_history.break_run()
         self.edited(AllChanged())
 
     def replace_thread(self, thread: Thread, *, undoable: bool = True) -> None:
@@ -188,7 +145,7 @@ class EditorPresenter:
             finally:
                 self.read_only = ro
         self.thread = thread
-        self._last_key = None
+        self.undo_history.break_run()
         self.edited(AllChanged())
 
     # -- saving --------------------------------------------------------------------------

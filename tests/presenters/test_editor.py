@@ -5,7 +5,8 @@ import json
 import pytest
 
 from llmspace.errors import UserFacingError
-from llmspace.presenters.editor import UNDO_STEPS, EditorPresenter
+from llmspace.presenters.editor import EditorPresenter
+from llmspace.presenters.undo import UNDO_STEPS
 
 
 @pytest.fixture
@@ -55,8 +56,8 @@ def test_undo_and_redo_restore_states_and_typing_is_one_step(ed):
 def test_undo_keeps_at_most_100_steps(ed):
     for i in range(UNDO_STEPS + 20):
         ed.set_system_prompt(str(i))
-        ed._last_key = None
-    assert len(ed.undo_stack) == UNDO_STEPS
+        ed.undo_history.break_run()
+    assert len(ed.undo_history.undo) == UNDO_STEPS
 
 
 def test_images_go_before_text_and_only_into_user_messages(ed):

@@ -56,9 +56,9 @@ def test_dropping_a_message_is_one_undo_step(app):
     ed.message_intents.add_message()
     ed.message_intents.add_message()
     ids = [m.id for m in ed.messages]
-    steps = len(ed.undo_stack)
+    steps = len(ed.undo_history.undo)
     assert ed.message_intents.drop_message(0, 3)
-    assert [m.id for m in ed.messages] == [ids[1], ids[2], ids[0]] and len(ed.undo_stack) == steps + 1
-    assert not ed.message_intents.drop_message(1, 2) and len(ed.undo_stack) == steps + 1
+    assert [m.id for m in ed.messages] == [ids[1], ids[2], ids[0]] and len(ed.undo_history.undo) == steps + 1
+    assert not ed.message_intents.drop_message(1, 2) and len(ed.undo_history.undo) == steps + 1
     ed.undo()
     assert [m.id for m in ed.messages] == ids

@@ -46,10 +46,10 @@ def test_only_json_and_file_variables_are_added_as_new_kinds():
 
 
 def test_saving_adds_json_and_file_variables_in_the_threads_format_in_one_undo_step(ed, app):
-    steps = len(ed.undo_stack)
+    steps = len(ed.undo_history.undo)
     assert ed.save_variables({"profile": {"type": "json", "value": '{"city": "Paris"}'},
                               "notes": {"type": "file", "value": "data/n.txt"}}, set(), {"tone": "warm"})
-    assert len(ed.undo_stack) == steps + 1
+    assert len(ed.undo_history.undo) == steps + 1
     ed.save()
     ctx = saved(app, ed.rel)
     assert ctx["variables"]["profile"] == {"type": "json", "value": '{"city": "Paris"}'}
@@ -60,7 +60,7 @@ def test_saving_adds_json_and_file_variables_in_the_threads_format_in_one_undo_s
 
 
 def test_invalid_json_a_bad_name_or_a_taken_name_changes_nothing(ed):
-    steps = len(ed.undo_stack)
+    steps = len(ed.undo_history.undo)
     with pytest.raises(UserFacingError, match="not valid JSON: Line 1"):
         ed.save_variables({"cfg": {"type": "json", "value": "{oops"}}, set(), {"x": "1"})
     with pytest.raises(UserFacingError, match="not a valid variable name"):
@@ -70,17 +70,17 @@ def test_invalid_json_a_bad_name_or_a_taken_name_changes_nothing(ed):
     with pytest.raises(UserFacingError, match="already exists"):
         ed.save_variables({"current_date": {"type": "currentDate", "format": "iso-date"},
                            "cfg": {"type": "json", "value": "{}"}}, set(), {"current_date": "clash"})
-    assert len(ed.undo_stack) == steps and ed.custom_variables() == {} and "cfg" not in ed.typed_variables()
+    assert len(ed.undo_history.undo) == steps and ed.custom_variables() == {} and "cfg" not in ed.typed_variables()
 
 
 def test_removing_changing_and_leaving_variables_untouched(ed):
     ed.save_variables({"cfg": {"type": "json", "value": "{}"}, "doc": {"type": "file", "value": "a.txt"}}, set(), {})
-    steps = len(ed.undo_stack)
+    steps = len(ed.undo_history.undo)
     assert not ed.save_variables({"cfg": {"type": "json", "value": "{}"}}, set(), {})  # nothing changed
-    assert len(ed.undo_stack) == steps
+    assert len(ed.undo_history.undo) == steps
     assert ed.save_variables({"doc": {"type": "file", "value": "b.txt"}}, {"cfg"}, {})
     assert "cfg" not in ed.typed_variables() and ed.typed_variables()["doc"].value == "b.txt"
-    assert len(ed.undo_stack) == steps + 1
+    assert len(ed.undo_history.undo) == steps + 1
     # a name freed by a removal can be taken by another kind in the same save
     assert ed.save_variables({}, {"doc"}, {"doc": "now text"})
     assert ed.custom_variables() == {"doc": "now text"} and "doc" not in ed.typed_variables()

@@ -54,7 +54,7 @@ def ed_body(widget):
 
 def test_dragging_the_first_message_below_the_third_moves_it_in_one_undo_step(ed, window):
     first, third = ed.list.cards["m0"], ed.list.cards["m2"]
-    steps = len(ed.p.undo_stack)
+    steps = len(ed.p.undo_history.undo)
     target = third.winfo_y() + third.winfo_height() - 2  # the lower half of the third card
     drag(window, first.handle, target)
     line = ed.list.drag.line
@@ -64,7 +64,7 @@ def test_dragging_the_first_message_below_the_third_moves_it_in_one_undo_step(ed
     first.handle.event_generate("<ButtonRelease-1>", x=5, y=5)
     window.root.update()
     assert ids(ed) == ["m1", "m2", "m0", "m3"]
-    assert len(ed.p.undo_stack) == steps + 1
+    assert len(ed.p.undo_history.undo) == steps + 1
     assert not line.winfo_ismapped()
     assert [c.msg.id for c in ed.list.order] == ["m1", "m2", "m0", "m3"]  # the cards follow
     ed.undo()
@@ -80,12 +80,12 @@ def test_dragging_by_the_header_moves_a_message_up_and_a_mere_click_moves_nothin
     window.root.update()
     assert ids(ed) == ["m0", "m3", "m1", "m2"]
     card = ed.list.cards["m0"]
-    steps = len(ed.p.undo_stack)
+    steps = len(ed.p.undo_history.undo)
     card.handle.event_generate("<ButtonPress-1>", x=5, y=5)
     card.handle.event_generate("<B1-Motion>", x=6, y=6, state=0x100)
     card.handle.event_generate("<ButtonRelease-1>", x=6, y=6)
     window.root.update()
-    assert ids(ed) == ["m0", "m3", "m1", "m2"] and len(ed.p.undo_stack) == steps
+    assert ids(ed) == ["m0", "m3", "m1", "m2"] and len(ed.p.undo_history.undo) == steps
 
 
 def test_the_arrow_buttons_still_move_a_message(ed, window):

@@ -69,9 +69,9 @@ def test_a_file_variable_is_picked_relative_to_the_working_directory_and_undone_
     assert file_row.path_var.get() == "data/notes.txt"
     json_row.name_var.set("limits")
     json_row.text.insert("1.0", "[1, 2]")
-    steps = len(ed.p.undo_stack)
+    steps = len(ed.p.undo_history.undo)
     assert dlg.save()
-    assert len(ed.p.undo_stack) == steps + 1
+    assert len(ed.p.undo_history.undo) == steps + 1
     ed.flush()
     variables = saved(app, ed.p.rel)["variables"]
     assert variables["notes"] == {"type": "file", "value": "data/notes.txt"}

@@ -1,7 +1,7 @@
 """The title field in the editor's header: it shows the thread's title (its file name) and
 renames the file only when the user means it — Enter, or leaving the field after typing in
 it. Escape (or Ctrl+Z before the rename) puts the title back. A rename is one undo step of
-the editor (`presenters/editor.RenameStep`): undo calls `rename_to`, which renames the file
+the editor (`presenters/undo.RenameStep`): undo calls `rename_to`, which renames the file
 back and makes the tab and the tree follow.
 
 `TitleField(master, ui, tabs, tree, presenter)` is a component of `ui/editor/view.EditorView`
