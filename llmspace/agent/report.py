@@ -1,6 +1,6 @@
 """Matrix reports: Markdown and HTML, outputs, usage, latency and cost side by side.
 
-`render_markdown(result)` and `render_html(result)` take a `MatrixResult` (agent/matrix.py)
+`render_markdown(result)` and `render_html(result)` take a `MatrixResult` (`agent/matrix_spec.py`)
 and return text. Layout: a per-model summary (cells ok/failed, tokens, cost, mean latency),
 then one section per variant and repeat with a column per model (status, output, tokens,
 cost, first token, duration), then failures. HTML goes through Jinja2 with autoescaping, so
@@ -12,16 +12,14 @@ Pure (no I/O).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import jinja2
 
 from ..core.history import absolute_time
 from ..core.timing import duration_label, tokens_per_second
 from ..core.usage import format_cost, format_int
-
-if TYPE_CHECKING:
-    from .matrix import MatrixCell, MatrixResult
+from .matrix_spec import MatrixCell, MatrixResult
 
 
 @dataclass

@@ -107,7 +107,7 @@ def eval_new(args: argparse.Namespace, app: App) -> int:
 
 
 def _eval_new(args: argparse.Namespace, app: App) -> int:
-    from ..agent.matrix import parse_models, parse_variants
+    from ..agent.matrix_spec import parse_models, parse_variants
     from ..evals.dataset import load_dataset
     from ..evals.spec import is_eval_file, load_spec, write_spec
     from .run import thread_path
@@ -221,7 +221,7 @@ def _eval_run(args: argparse.Namespace, app: App, progress: ProgressLine) -> int
         "react": args.react, "max_turns": args.max_turns,
     }
     if args.judge:
-        from ..agent.matrix import parse_model
+        from ..agent.matrix_spec import parse_model
 
         flags["judge"] = parse_model(args.judge)
     spec = spec.override(**flags)

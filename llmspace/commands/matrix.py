@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ..errors import UserFacingError
 
 if TYPE_CHECKING:
-    from ..agent.matrix import MatrixCell
+    from ..agent.matrix_spec import MatrixCell
     from ..app import App
 
 EPILOG = """\
@@ -73,7 +73,8 @@ def _print_cell(cell: MatrixCell) -> None:
 
 
 def matrix_command(args: argparse.Namespace, app: App) -> int:
-    from ..agent.matrix import MatrixSpec, parse_models, parse_variants, rerun_failed, run_matrix, sibling_paths
+    from ..agent.matrix import rerun_failed, run_matrix, sibling_paths
+    from ..agent.matrix_spec import MatrixSpec, parse_models, parse_variants
     from .run import thread_path
 
     rel = thread_path(app, args.thread)

@@ -29,7 +29,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..agent.matrix import DEFAULT_VARIANT
+from ..agent.matrix_spec import DEFAULT_VARIANT
 from ..core.eval_assertions import JUDGED, Check, case_passes, case_score
 from ..core.eval_stats import bootstrap_ci, pass_hat_k, percentile, wilson
 from ..jsonio import write_bytes_atomic, write_json_atomic

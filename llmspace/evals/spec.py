@@ -17,7 +17,7 @@
 
 `load_spec(path)` validates everything it can without the workspace; `EvalSpec.override(…)`
 applies command-line flags for one run. `write_spec` writes a new file (commented YAML)
-through `jsonio`. The model and variant syntax is that of matrix runs (`agent/matrix.py`).
+through `jsonio`. The model and variant syntax is that of matrix runs (`agent/matrix_spec.py`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..agent.matrix import DEFAULT_VARIANT, parse_model, parse_variants
+from ..agent.matrix_spec import DEFAULT_VARIANT, parse_model, parse_variants
 from ..core.eval_assertions import Assertion, parse_assertion
 from ..errors import UserFacingError
 from ..jsonio import loads_located, read_file_bytes, write_bytes_atomic

@@ -7,15 +7,8 @@ import json
 
 import pytest
 
-from llmspace.agent.matrix import (
-    MatrixSpec,
-    load_results,
-    parse_models,
-    parse_variants,
-    rerun_failed,
-    run_matrix,
-    sibling_paths,
-)
+from llmspace.agent.matrix import load_results, rerun_failed, run_matrix, sibling_paths
+from llmspace.agent.matrix_spec import MatrixSpec, parse_models, parse_variants
 from llmspace.cli import main
 from llmspace.errors import UserFacingError
 from tests.support.llm_server import Turn, configure_provider
