@@ -4,6 +4,9 @@
   when `build/dist/llmspace` exists, the single-file executable (budget 1.8 s);
 - open the 10 MB / 5,000-message thread and show its first screen (budget 0.3 s);
 - stream 2,000 tokens/s into an assistant card for 3 s; longest UI stall (budget 50 ms);
+- the same with Markdown: a reply of code fences, tables and lists, drawn as Markdown while
+  it streams (only the open block is parsed again); longest UI stall (budget 50 ms); and
+  the worst case of that rule, one paragraph that never closes (budget 50 ms);
 - executable size.
 
 Needs a display: uses $DISPLAY, else starts its own Xvfb.
@@ -69,6 +72,19 @@ def _start_times(cmd: list[str], home: Path, runs: int = 5) -> list[float]:
     return out
 
 
+def _markdown_import_time() -> float:
+    """What the first reply of a process costs to import (start-up does not import them)."""
+    code = ("import sys, time\nimport llmspace.ui.main_window\n"
+            "assert 'markdown_it' not in sys.modules and 'pygments' not in sys.modules, 'imported at start-up'\n"
+            "from llmspace.presenters.markdown import prepare\n"
+            "t0 = time.perf_counter(); prepare(); print(time.perf_counter() - t0)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr[-2000:])
+    return float(out.stdout.strip().splitlines()[-1])
+
+
 def _in_process(home: Path) -> list[Row]:
     os.environ["LLM_SPACE_HOME"] = str(home)
     import orjson
@@ -118,14 +134,57 @@ def _in_process(home: Path) -> list[Row]:
     rel = app.workspace.create_thread("", "stream")
     ed = win.open_thread(rel)
     win.root.update()
+    words = ("the ", "quick ", "fox ", "jumps ", "over\n", "数据 ", "✓ ")
+    win.appearance.markdown_var.set(False)  # the plain-text figure, as before Markdown replies
+    win.appearance.apply_markdown()
+    rows.append(("ui: longest stall while streaming 2,000 tok/s", _stream(win, ed, "bench-stream", words) * 1000, "ms", 50))
+    win.appearance.markdown_var.set(True)
+    win.appearance.apply_markdown()
+    rows.append(("ui: longest stall streaming Markdown (fence, table, list) at 2,000 tok/s",
+                 _stream(win, ed, "bench-markdown", markdown_tokens()) * 1000, "ms", 50))
+    rows.append(("ui: longest stall streaming one 30,000-character paragraph as Markdown at 2,000 tok/s",
+                 _stream(win, ed, "bench-paragraph", words) * 1000, "ms", 50))
+    card = ed.list.cards.get("bench-markdown")
+    assert card is not None and card.markdown is not None, "the streamed reply was not drawn as Markdown"
+    win.close()
+    app.close()
+    return rows
+
+
+MARKDOWN_PIECE = (
+    "## Step\n\nHere is the code:\n\n```python\n"
+    + "".join(f"def handler_{i}(request, *, retries: int = {i}) -> dict[str, int]:\n"
+              f"    \"\"\"Handle {i}.\"\"\"\n    return {{'status': 200, 'n': {i}}}  # ok\n" for i in range(12))
+    + "```\n\n| name | value | note |\n|---|--:|:-:|\n"
+    + "".join(f"| row {i} | {i * 17} | **bold** `x` |\n" for i in range(14))
+    + "\n" + "".join(f"- item {i} with *emphasis* and a [link](https://example.org/{i})\n  - nested {i}\n" for i in range(10))
+    + "\n")
+
+
+def markdown_tokens() -> tuple[str, ...]:
+    """The Markdown piece cut into ~4-character tokens (as a model streams them)."""
+    return tuple(MARKDOWN_PIECE[i:i + 4] for i in range(0, len(MARKDOWN_PIECE), 4))
+
+
+def _stream(win: Any, ed: Any, mid: str, words: tuple[str, ...], seconds: float = 3.0) -> float:
+    """Stream `words` (cycled) at 2,000 tokens/s into a new assistant message; the longest
+    gap between two 10 ms heartbeats of the Tk loop, in seconds."""
     from llmspace.presenters.messages import MessageIntents
 
-    mid = "bench-stream"
     msg = MessageIntents.new_message("assistant")
     msg.id = mid
     ed.p.thread.ensure_messages().append(msg)
     ed.list.scroll_to_end()
     win.root.update()
+    if ed.list.markdown:
+        # a run's reply card imports the Markdown libraries on a worker while the model
+        # prepares its first token; wait for that here (the cold cost is its own row)
+        from llmspace.ui.editor.markdown_text import warm_up
+
+        warming = warm_up(win.pump)
+        while not warming.done():
+            win.root.update()
+            time.sleep(0.001)
     gaps: list[float] = []
     last = [time.perf_counter()]
     done = threading.Event()
@@ -138,10 +197,9 @@ def _in_process(home: Path) -> list[Row]:
             win.root.after(10, tick)
 
     def producer() -> None:
-        words = ("the ", "quick ", "fox ", "jumps ", "over\n", "数据 ", "✓ ")
         start = time.perf_counter()
         n = 0
-        while time.perf_counter() - start < 3.0:
+        while time.perf_counter() - start < seconds:
             n += 1
             win.pump.post_text(("bench", mid), words[n % len(words)], lambda s: ed.run.append_text(mid, s))
             target = start + n / 2000.0
@@ -156,10 +214,7 @@ def _in_process(home: Path) -> list[Row]:
         win.root.update()
         time.sleep(0.001)
     win.root.update()
-    rows.append(("ui: longest stall while streaming 2,000 tok/s", max(gaps[1:]) * 1000, "ms", 50))
-    win.close()
-    app.close()
-    return rows
+    return max(gaps[1:])
 
 
 def run() -> list[Row]:
@@ -176,6 +231,8 @@ def run() -> list[Row]:
             t = _start_times([str(exe)], home, runs=3)
             rows.append(("ui: start to window mapped, 1,000 threads (single file)", statistics.median(t), "s", 1.8))
             rows.append(("ui: executable size", round(exe.stat().st_size / 1e6, 1), "MB", None))
+        rows.append(("ui: first Markdown reply, importing markdown-it-py and Pygments (once, on a worker)",
+                     _markdown_import_time(), "s", None))
         rows.extend(_in_process(home))
         return rows
     finally:

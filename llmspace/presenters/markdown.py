@@ -6,6 +6,7 @@
     font_key(tags)                      # "font:<body|mono>:<body|h1..h6>:<bold|normal>:<italic|roman>"
     token_colours(dark, tags)           # the code background and a colour per "tok:…" tag
     link_target(url)                    # the URL a click may open (http, https, mailto), else None
+    prepare()                           # import the parser and the highlighter ahead of use (any thread)
 
 Parsing is `markdown-it-py` (CommonMark, plus GFM tables and strikethrough; raw HTML is
 shown as text), code fences are highlighted by Pygments by their language name; both are
@@ -112,6 +113,15 @@ def token_colours(dark: bool, tags: list[str] | tuple[str, ...]) -> tuple[str, d
         colour = style.style_for_token(string_to_tokentype(tag[4:]))["color"] if tag.startswith("tok:") else None
         out[tag] = "#" + (colour or default)
     return style.background_color, out
+
+
+def prepare() -> None:
+    """Import markdown-it-py and Pygments (the parser, both styles, a common lexer) now."""
+    _parser().parse("# x\n\n| a |\n|---|\n| b |\n")
+    token_colours(False, ("tok:Token.Keyword",))
+    token_colours(True, ("tok:Token.Keyword",))
+    for lang in ("python", "text"):
+        list(_lexer(lang).get_tokens("def f(x):\n    return 'x'  # y\n"))  # compiles its patterns
 
 
 # -- parsing -------------------------------------------------------------------------------
@@ -263,9 +273,7 @@ def _inline(out: _Out, children: list[Any], base: tuple[str, ...]) -> None:
             out.add(tok.content, tags, href)
         elif kind == "code_inline":
             out.add(tok.content, (*tags, "code_inline"), href)
-        elif kind == "softbreak":
-            out.add(" ", tags, href)
-        elif kind == "hardbreak":
+        elif kind in ("softbreak", "hardbreak"):  # a reply's line breaks stay (as chat apps show them)
             out.add("\n", tags, href)
         elif kind in ("em_open", "strong_open", "s_open"):
             marks.append({"em_open": "em", "strong_open": "strong", "s_open": "strike"}[kind])

@@ -217,3 +217,14 @@ def test_long_json_results_are_pretty_and_folded_until_unfolded(window, app):
     ed.list.toggle_raw("result:j1")
     window.root.update()
     assert ed.list.cards["a1"].results["j1"].get("1.0", "end-1c") == out
+
+
+def test_start_up_does_not_import_the_markdown_libraries():
+    import subprocess
+    import sys
+
+    code = ("import sys\nimport llmspace.ui.main_window\n"
+            "print(sorted(m for m in ('markdown_it', 'pygments') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

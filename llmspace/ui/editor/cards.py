@@ -34,7 +34,7 @@ from .. import tkvars
 from ..reveal import confirm_open, copy_text
 from .card_header import CardHeader
 from .card_images import ImageStrip
-from .markdown_text import MarkdownText
+from .markdown_text import MarkdownText, warm_up
 from .text_assist import TextAssist
 from .tool_views import Checklist, FoldedJson, SearchResults
 
@@ -167,6 +167,8 @@ class MessageCard(tb.Frame):
         if rendered:
             self.text = self._text_box(msg.text(), editable=False)
             self.markdown = MarkdownText(self.text, self.open_link)
+            if not msg.text():  # a reply about to stream
+                warm_up(view.ui.pump)
             self.markdown.show(msg.text())
         else:
             self.text = self._text_box(msg.text(), editable=not ro)

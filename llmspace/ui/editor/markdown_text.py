@@ -5,6 +5,7 @@ links that open through `ui/reveal.confirm_open`).
     md = MarkdownText(text_widget, open_link)   # open_link(url): ask, then open the browser
     md.show(source)                             # the whole reply
     md.append(chunk)                            # streaming: redraws only the open (last) block
+    warm_up(pump)                               # a reply is about to stream: import the libraries now
 
 Blocks are separated by a short blank line (tag `gap`). The Text stays disabled (select and
 copy work); its `edit_modified` flag is cleared after each draw, so nothing takes the
@@ -16,13 +17,15 @@ from __future__ import annotations
 import tkinter as tk
 import tkinter.font as tkfont
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
-from ...presenters.markdown import Block, MarkdownStream, Run, font_key, token_colours
+from ...presenters.markdown import Block, MarkdownStream, Run, font_key, prepare, token_colours
 from .. import theme as themes
 
 HEADING_SCALE = {"h1": 1.6, "h2": 1.35, "h3": 1.15, "h4": 1.05, "h5": 1.0, "h6": 1.0}
 OPEN_MARK = "md_open"
+_warming: Future[None] | None = None
 _FONTS: dict[tuple[str, str, int, int], tkfont.Font] = {}  # kept alive: Tk fonts die with their object
 
 
@@ -40,6 +43,16 @@ def _font(widget: Any, key: str) -> tkfont.Font:
     return font
 
 
+def warm_up(pump: Any) -> Future[None]:
+    """Import the parser and the highlighter on a worker, once per process: called when a
+    reply is about to stream, so its first tick does not pay for the imports (the model's
+    first token takes longer than they do). The same future every time."""
+    global _warming
+    if _warming is None:
+        _warming = pump.run_in_worker(prepare, name="markdown-warm-up")
+    return _warming
+
+
 class MarkdownText:
     """Markdown drawn into one Text widget, whole or as it streams."""
 
@@ -51,6 +64,8 @@ class MarkdownText:
         self._closed_hrefs = 0  # of them, in closed blocks
         self._tags: set[str] = set()
         self._blocks = 0  # closed blocks drawn
+        self._open_pieces: list[tuple[str, tuple[str, ...]]] = []  # the open block as drawn
+        self._wide: bool | None = None  # does this Tk count U+10000… as two index units?
         self._style()
         text.tag_bind("link", "<Enter>", lambda e: text.configure(cursor="hand2"))
         text.tag_bind("link", "<Leave>", lambda e: text.configure(cursor=""))
@@ -67,9 +82,7 @@ class MarkdownText:
         self.dark = themes.luminance(t, bg) < 0.2
         muted = themes.palette(t)["muted"]
         link = themes.readable(t, colors.primary if not self.dark else colors.info, bg)
-        code_bg, _ = token_colours(self.dark, ())
-        self.code_bg = code_bg
-        self.code_fg = themes.best_on(t, code_bg)
+        self.code_bg = ""  # the code box's colour, from the Pygments style once code shows
         inline_bg = "#2b3035" if self.dark else "#eef0f2"
         t.tag_configure("gap", font=(tkfont.nametofont("TkTextFont", root=t).actual()["family"], 4))
         t.tag_configure("link", foreground=link, underline=True)
@@ -79,7 +92,6 @@ class MarkdownText:
         t.tag_configure("hr", foreground=muted)
         t.tag_configure("strike", overstrike=True)
         t.tag_configure("code_inline", background=inline_bg, foreground=themes.best_on(t, inline_bg))
-        t.tag_configure("code", background=code_bg, foreground=self.code_fg, lmargin1=8, lmargin2=8)
         for depth in range(1, 7):
             t.tag_configure(f"li{depth}", lmargin1=4 + 18 * (depth - 1), lmargin2=18 * depth)
         for name in ("h1", "h2", "h3"):
@@ -90,6 +102,11 @@ class MarkdownText:
         new = [tag for tag in tags if tag not in self._tags]
         if not new:
             return
+        if "code" in new or (not self.code_bg and any(tag.startswith("tok:") for tag in new)):
+            self.code_bg, _ = token_colours(self.dark, ())
+            self.text.tag_configure("code", background=self.code_bg, foreground=themes.best_on(self.text, self.code_bg),
+                                    lmargin1=8, lmargin2=8)
+            self._tags.add("code")
         tokens = [tag for tag in new if tag.startswith("tok:")]
         if tokens:
             _, colours = token_colours(self.dark, tokens)
@@ -112,6 +129,7 @@ class MarkdownText:
         self.hrefs.clear()
         self._closed_hrefs = 0
         self._blocks = 0
+        self._open_pieces = []
         self._draw(self.stream.feed(source) if source else None)
 
     def append(self, chunk: str) -> None:
@@ -122,22 +140,58 @@ class MarkdownText:
     def _draw(self, update: Any) -> None:
         t = self.text
         if update is not None:
-            t.delete(OPEN_MARK, "end-1c")
             del self.hrefs[self._closed_hrefs:]
-            self._insert(update.closed)
-            self._blocks += len(update.closed)
-            self._closed_hrefs = len(self.hrefs)
-            t.mark_set(OPEN_MARK, "end-1c")
-            self._insert(update.open, closed=False)
+            if update.closed:
+                t.delete(OPEN_MARK, "end-1c")
+                self._put(self._pieces(update.closed, closed=True))
+                self._blocks += len(update.closed)
+                self._closed_hrefs = len(self.hrefs)
+                t.mark_set(OPEN_MARK, "end-1c")
+                self._open_pieces = []
+            self._redraw_open(self._pieces(update.open, closed=False))
         t.edit_modified(False)
         t.configure(state="disabled")
 
-    def _insert(self, blocks: list[Block], closed: bool = True) -> None:
+    def _redraw_open(self, pieces: list[tuple[str, tuple[str, ...]]]) -> None:
+        """Replace the open block's pieces, touching only what changed since the last tick
+        (while a block streams, its last piece grows and new ones follow)."""
+        old = self._open_pieces
+        k = 0
+        while k < len(old) and k < len(pieces) and old[k] == pieces[k]:
+            k += 1
+        keep = sum(self._units(text) for text, _tags in old[:k])
+        rest = pieces[k:]
+        if k < len(old) and rest and old[k][1] == rest[0][1] and rest[0][0].startswith(old[k][0]):
+            keep += self._units(old[k][0])  # the piece grew: keep what is drawn, add its new end
+            rest = [(rest[0][0][len(old[k][0]):], rest[0][1]), *rest[1:]]
+        self.text.delete(f"{OPEN_MARK} + {keep} chars" if keep else OPEN_MARK, "end-1c")
+        self._put(rest)
+        self._open_pieces = pieces
+
+    def _units(self, text: str) -> int:
+        """`text`'s length in Text indices (Tk 8.6 counts a character beyond U+FFFF as two)."""
+        if text.isascii():
+            return len(text)
+        if self._wide is None:
+            probe = "\U0001F600"
+            self._wide = int(self.text.tk.call("string", "length", probe)) == 2
+        return len(text.encode("utf-16-le")) // 2 if self._wide else len(text)
+
+    def _put(self, pieces: list[tuple[str, tuple[str, ...]]]) -> None:
         args: list[Any] = []
+        for text, tags in pieces:
+            if text:
+                args += [text, tags]
+        if args:
+            self.text.insert("end-1c", *args)
+
+    def _pieces(self, blocks: list[Block], closed: bool) -> list[tuple[str, tuple[str, ...]]]:
+        """Blocks as (text, Text tags) pieces, a `gap` line before each but the reply's first."""
+        out: list[tuple[str, tuple[str, ...]]] = []
         drawn = self._blocks
         for block in blocks:
             if drawn:
-                args += ["\n", ("gap",)]
+                out.append(("\n", ("gap",)))
             drawn += 1
             if not closed and block is blocks[-1] and block and block[-1].text.endswith("\n"):
                 # the Text's own last newline ends the reply: no blank line under it
@@ -150,9 +204,8 @@ class MarkdownText:
                     tags += (f"href:{len(self.hrefs)}",)
                     self.hrefs.append(run.href)
                 self._ensure(tags)
-                args += [run.text, tags]
-        if args:
-            self.text.insert("end-1c", *args)
+                out.append((run.text, tags))
+        return out
 
     def _click(self, event: Any) -> str:
         index = self.text.index(f"@{event.x},{event.y}")
