@@ -5,8 +5,9 @@ Nothing here does network I/O or starts threads; it imports only the foundation 
 (`errors`, `jsonio`, `jsoncheck`, `paths`, …). Every other layer may import it.
 
 Modules:
-- `model`: the Thread file format as pydantic models; `schema`: its JSON Schema
-  (`thread.schema.json` is the generated copy).
+- `model`: the Thread file format as pydantic models, built on `roundtrip` (`Node`: unknown
+  keys and source key order kept, so files round-trip byte for byte); `schema`: its JSON
+  Schema (`thread.schema.json` is the generated copy).
 - `threadio`: thread bytes <-> `Thread` (image blobs packed and restored, bytes kept stable).
 - `workspace`: thread files and folders under one root, built from `names` (naming rules,
   first free name), `tree` (listing from file names, stale temp files swept) and `trash`

@@ -25,7 +25,8 @@ from typing import Any
 import orjson
 
 from ..errors import UserFacingError
-from .model import _ORDER_SINK, AssistantMessage, Node, RunSnapshot, Thread, ThreadSnapshot, Usage, UserMessage
+from .model import AssistantMessage, RunSnapshot, Thread, ThreadSnapshot, Usage, UserMessage
+from .roundtrip import Node, apply_key_order, recording_key_orders
 from .usage import compact_label, is_valid_usage, normalize_usage, snapshot_usage
 
 MAX_RUNS = 20
@@ -48,8 +49,6 @@ def unset(node: Any, name: str) -> None:
 
 def _partial_dump(node: Node, names: tuple[str, ...]) -> dict[str, Any]:
     """The JSON-ready dict of some fields of a node, with remembered key orders re-applied."""
-    from .threadio import _apply_key_order
-
     present = {n for n in names if n in node.model_fields_set and getattr(node, n) is not None}
     gc_was_on = gc.isenabled()
     gc.disable()
@@ -59,24 +58,22 @@ def _partial_dump(node: Node, names: tuple[str, ...]) -> dict[str, Any]:
         if gc_was_on:
             gc.enable()
     if getattr(node, "_has_custom_order", False) or getattr(node, "_order_below", False):
-        data = _apply_key_order(node, data)
+        data = apply_key_order(node, data)
         data = {k: data[k] for k in data if k in present}
     return data
 
 
 def _validate_snapshot(data: dict[str, Any]) -> tuple[ThreadSnapshot, bool]:
     """A fresh ThreadSnapshot from JSON-ready data (GC paused while building the objects)."""
-    sink: list[Any] = []
-    token = _ORDER_SINK.set(sink)
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
-        snap = ThreadSnapshot.model_validate_json(orjson.dumps(data))
+        with recording_key_orders() as reordered:
+            snap = ThreadSnapshot.model_validate_json(orjson.dumps(data))
     finally:
-        _ORDER_SINK.reset(token)
         if gc_was_on:
             gc.enable()
-    return snap, bool(sink)
+    return snap, bool(reordered)
 
 
 def snapshot_of(thread: Thread | ThreadSnapshot) -> ThreadSnapshot:

@@ -1,8 +1,8 @@
 """The Thread file format as pydantic 2 models.
 
-Every model keeps unknown keys (`extra="allow"`) and remembers the key order of the JSON
-it came from, so an unchanged thread is written back byte for byte. Fields that were
-absent stay absent (dump with `exclude_unset=True`, see `core/threadio.py`).
+Every model is a `Node` (`core/roundtrip.py`): it keeps unknown keys and remembers the key
+order of the JSON it came from, so an unchanged thread is written back byte for byte. Fields
+that were absent stay absent (dump with `exclude_unset=True`, see `core/threadio.py`).
 Legacy shapes (tools without `type`, `source: {type: "mcp"}` tools, `ask_user_question`
 without `terminate`) are normalised while validating.
 
@@ -12,12 +12,9 @@ Anyone may import this module; it does no I/O.
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextvars import ContextVar
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Discriminator,
     Field,
     PrivateAttr,
@@ -27,6 +24,7 @@ from pydantic import (
 )
 
 from .image_sizes import base64_size, size_text
+from .roundtrip import Node
 
 # A JSON number that keeps int-ness (1 stays 1, 0.5 stays 0.5) so files round-trip exactly.
 Number = int | float
@@ -34,71 +32,6 @@ NonNeg = Annotated[int | float, Field(ge=0)]
 
 ReasoningLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 REASONING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
-
-
-# Nodes whose source key order differs from the declared order register here while a
-# thread is being validated (see `core/threadio.py`), so saving can restore that order
-# without a per-node cost for the usual files.
-_ORDER_SINK: ContextVar[list[Any] | None] = ContextVar("llmspace_order_sink", default=None)
-
-
-class Node(BaseModel):
-    """Base of every file-format model: unknown keys kept, source key order remembered."""
-
-    model_config = ConfigDict(extra="allow", populate_by_name=True, ser_json_inf_nan="null")
-
-    _key_order: tuple[str, ...] | None = PrivateAttr(default=None)
-    # True when this node or one below it remembers a key order (lets saving skip the rest).
-    _order_below: bool = PrivateAttr(default=False)
-    _declared: ClassVar[tuple[str, ...]] = ()
-    _canonical_seen: ClassVar[set[tuple[str, ...]]]
-
-    @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        super().__pydantic_init_subclass__(**kwargs)
-        cls._declared = tuple(f.alias or name for name, f in cls.model_fields.items())
-        cls._canonical_seen = set()
-        # Private defaults are plain constants: set them with one dict copy per node instead of
-        # pydantic's generic per-attribute initialiser (a third of the time to load a big thread).
-        # (Only when no subclass defines model_post_init and every default is a constant.)
-        attrs = cls.__private_attributes__
-        if getattr(cls.model_post_init, "__name__", "") != "init_private_attributes" or any(
-                a.default_factory is not None for a in attrs.values()):
-            return
-        defaults = {name: attr.get_default() for name, attr in attrs.items()}
-
-        def _post_init(self: BaseModel, context: Any, /) -> None:
-            if getattr(self, "__pydantic_private__", None) is None:
-                object.__setattr__(self, "__pydantic_private__", defaults.copy())
-
-        cls.model_post_init = _post_init  # type: ignore[method-assign]
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _remember_order(cls, data: Any, handler: Any) -> Any:
-        sink = _ORDER_SINK.get()
-        before = len(sink) if sink is not None else 0
-        obj = handler(data)
-        if type(data) is dict and len(data) > 1:
-            keys = tuple(data)
-            if keys not in cls._canonical_seen:
-                declared = cls._declared
-                canon = [k for k in declared if k in data]
-                canon.extend(k for k in keys if k not in declared)
-                if tuple(canon) == keys:
-                    if len(cls._canonical_seen) < 4096:
-                        cls._canonical_seen.add(keys)
-                else:
-                    obj._key_order = keys
-                    if sink is not None:
-                        sink.append(obj)
-        if sink is not None and len(sink) > before:
-            obj._order_below = True
-        return obj
-
-    def extras(self) -> dict[str, Any]:
-        """Unknown keys carried by this node (kept for round trips)."""
-        return dict(self.__pydantic_extra__ or {})
 
 
 # ---------------------------------------------------------------------------------------

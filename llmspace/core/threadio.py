@@ -24,7 +24,8 @@ from pydantic import ValidationError
 
 from ..errors import ValidationFailed
 from ..jsonio import UnsavableValueError, dumps_pretty, loads_located, write_bytes_atomic
-from .model import _ORDER_SINK, Node, Thread
+from .model import Thread
+from .roundtrip import apply_key_order, recording_key_orders
 
 BLOB_PREFIX = "blob:sha256:"
 BLOB_MIN_CHARS = 1024
@@ -132,15 +133,12 @@ def thread_from_data(data: Any, source: str = "thread") -> Thread:
         raise ValidationFailed(source, [("(root)", "a thread must be a JSON object")])
     if "blobs" in data:
         unpack_blobs(data)
-    sink: list[Any] = []
-    token = _ORDER_SINK.set(sink)
-    try:
-        thread = Thread.model_validate(data)
-    except ValidationError as exc:
-        raise ValidationFailed(source, validation_problems(exc)) from None
-    finally:
-        _ORDER_SINK.reset(token)
-    thread._has_custom_order = bool(sink)
+    with recording_key_orders() as reordered:
+        try:
+            thread = Thread.model_validate(data)
+        except ValidationError as exc:
+            raise ValidationFailed(source, validation_problems(exc)) from None
+    thread._has_custom_order = bool(reordered)
     return thread
 
 
@@ -158,37 +156,11 @@ def parse_thread(raw: bytes, source: str = "thread") -> Thread:
             gc.enable()
 
 
-def _apply_key_order(node: Node, out: dict[str, Any]) -> dict[str, Any]:
-    """Re-impose source key orders remembered on nodes onto their dumped dicts.
-
-    Only subtrees flagged `_order_below` at validation time are visited."""
-    for name in node.model_fields_set:
-        child = getattr(node, name, None)
-        sub = out.get(name)
-        if isinstance(child, Node):
-            if child._order_below and isinstance(sub, dict):
-                out[name] = _apply_key_order(child, sub)
-        elif isinstance(child, list) and isinstance(sub, list):
-            for i, item in enumerate(child):
-                if isinstance(item, Node) and item._order_below and i < len(sub):
-                    sub[i] = _apply_key_order(item, sub[i])
-        elif isinstance(child, dict) and isinstance(sub, dict):
-            for k, item in child.items():
-                if isinstance(item, Node) and item._order_below and k in sub:
-                    sub[k] = _apply_key_order(item, sub[k])
-    order = node._key_order
-    if order:
-        ordered = {k: out[k] for k in order if k in out}
-        ordered.update((k, v) for k, v in out.items() if k not in ordered)
-        return ordered
-    return out
-
-
 def thread_to_data(thread: Thread) -> dict[str, Any]:
     """The JSON-ready dict of a thread: only keys that were set, source key order kept, blobs not packed."""
     data = thread.model_dump(exclude_unset=True, by_alias=True)
     if thread._has_custom_order:
-        data = _apply_key_order(thread, data)
+        data = apply_key_order(thread, data)
     return data
 
 
