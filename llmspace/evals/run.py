@@ -13,8 +13,9 @@ matches, and otherwise says what changed and starts a new folder; `fresh` always
 over. A journaled cell is never requested again: its record is reused, and only its missing
 judges run.
 
-The pool: `concurrency` daemon worker threads run `execute.run_cell`; the driver (the
-calling thread) alone launches cells, journals the records workers hand back and counts the
+The pool (`evals/pool.py`): `concurrency` daemon worker threads run `execute.run_cell`, or
+with `executor: ray` tasks on a Ray cluster do (`evals/ray_pool.py`); the driver (the calling
+thread) alone launches cells, journals the records the executor hands back and counts the
 budget. Budget: the cost of a cell (judges included) is estimated as the mean of the cells
 finished so far, and no cell is launched when spent + what the cells in flight are still
 expected to cost + one more estimate would exceed it (until one cell has finished, only
@@ -28,8 +29,6 @@ import hashlib
 import json
 import logging
 import os
-import queue
-import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -44,11 +43,12 @@ from ..errors import UserFacingError
 from ..paths import safe_component
 from .cache import ResponseCache
 from .dataset import Dataset, load_dataset, unsupported_message
-from .execute import ExecContext, ProviderGate, Record, Target, run_cell
+from .execute import ExecContext, ProviderGate, Record, Target
 from .journal import NAME as JOURNAL
 from .journal import VERSION, JournalWriter, read_journal
 from .judge import Judge, judge_key
-from .plan import Cell, Plan, build_plan
+from .plan import Plan, build_plan
+from .pool import CellPool, CellTask, LocalPool
 from .results import write_results
 
 if TYPE_CHECKING:
@@ -240,14 +240,7 @@ def open_results(p: Prepared, out: Path | None = None, fresh: bool = False) -> t
 # -- running -------------------------------------------------------------------------------
 
 
-@dataclass
-class _Task:
-    cell: Cell
-    prior: Record | None
-    judged: set[str]
-
-
-def _tasks(p: Prepared, records: list[Record]) -> list[_Task]:
+def _tasks(p: Prepared, records: list[Record]) -> list[CellTask]:
     done = {str(r["key"]): r for r in records if r.get("type") == "cell"}
     judged = {str(r["key"]) for r in records if r.get("type") == "judge"}
     judge = Judge("/".join(p.spec.judge), p.thread) if p.spec.judge else None
@@ -255,15 +248,24 @@ def _tasks(p: Prepared, records: list[Record]) -> list[_Task]:
     for cell in p.plan.cells:
         prior = done.get(cell.key)
         if prior is None:
-            tasks.append(_Task(cell, None, judged))
+            tasks.append(CellTask(cell, None, judged))
             continue
         if prior.get("error") or judge is None:
             continue
         missing = [a for a in cell.assertions if a.type == "llm-rubric"
                    and judge_key(cell.key, judge.model, judge.plan(cell, a, prior.get("output") or "")[1]) not in judged]
         if missing:
-            tasks.append(_Task(cell, prior, judged))
+            tasks.append(CellTask(cell, prior, judged))
     return tasks
+
+
+def open_pool(p: Prepared, ctx: ExecContext, concurrency: int, limits: dict[str, int]) -> CellPool:
+    """The executor of `p.spec.executor`: threads here, or tasks on a Ray cluster."""
+    if p.spec.executor == "ray":
+        from .ray_pool import RayPool
+
+        return RayPool(p, ctx, concurrency, limits)
+    return LocalPool(ctx, concurrency)
 
 
 def _record_cost(r: Record) -> float:
@@ -272,6 +274,8 @@ def _record_cost(r: Record) -> float:
 
 def execute(p: Prepared, folder: Path, records: list[Record], *, concurrency: int, budget: float | None,
             use_cache: bool = True, on_progress: Callable[[Progress], None] | None = None) -> Outcome:
+    """Run the cells not journaled yet on the spec's executor (`spec.executor`: the local pool,
+    or Ray through `evals/ray_pool.py`), journal what comes back and write the results."""
     spec = p.spec
     cancel = CancelToken()
     limits = {t.provider: spec.provider_concurrency.get(t.provider, concurrency) for t in p.targets.values()}
@@ -281,31 +285,8 @@ def execute(p: Prepared, folder: Path, records: list[Record], *, concurrency: in
                       react_thread=p.thread if spec.react else None, runner=p.runner, max_turns=spec.max_turns)
     records = list(records)
     pending = deque(_tasks(p, records))
+    pool = open_pool(p, ctx, concurrency, limits)
     journal, _torn = JournalWriter.open(folder / JOURNAL)
-    results: queue.Queue[tuple[str, str, Any]] = queue.Queue()
-    work: queue.Queue[_Task | None] = queue.Queue()
-
-    def worker() -> None:
-        while True:
-            task = work.get()
-            if task is None:
-                return
-            try:
-                key = task.cell.key
-
-                def emit(r: Record, key: str = key) -> None:
-                    results.put(("record", key, r))
-
-                run_cell(task.cell, ctx, task.prior, task.judged, emit)
-            except Exception:
-                log.exception("evaluation cell %s", task.cell.key)
-                results.put(("crash", task.cell.key, None))
-            finally:
-                results.put(("done", task.cell.key, None))
-
-    workers = [threading.Thread(target=worker, name=f"eval-cell-{i}", daemon=True) for i in range(concurrency)]
-    for t in workers:
-        t.start()
     in_flight: dict[str, float] = {}
     finished_costs: list[float] = []
     spent = 0.0
@@ -362,29 +343,25 @@ def execute(p: Prepared, folder: Path, records: list[Record], *, concurrency: in
                     break
                 task = pending.popleft()
                 in_flight[task.cell.key] = 0.0
-                work.put(task)
+                pool.submit(task)
             if not in_flight:
                 break
-            try:
-                kind, key, payload = results.get(timeout=0.2)
-            except queue.Empty:
+            event = pool.get(0.2)
+            if event is None:
                 progress()
                 continue
-            handle(kind, key, payload)
+            handle(*event)
     except KeyboardInterrupt:
         interrupted = True
-        cancel.cancel()
+        pool.cancel()
         deadline = time.monotonic() + 0.8
         while in_flight and time.monotonic() < deadline:
-            try:
-                kind, key, payload = results.get(timeout=0.05)
-            except queue.Empty:
-                continue
-            handle(kind, key, payload)
+            event = pool.get(0.05)
+            if event is not None:
+                handle(*event)
     if pending and budget is not None and not interrupted:
         stopped_for_budget = True
-    for _ in workers:
-        work.put(None)
+    pool.close()
     complete = not interrupted and not stopped_for_budget and done_cells >= cell_keys
     meta = {"name": spec.name, "evalFile": str(spec.path), "thread": p.thread_rel, "dataset": str(p.dataset.path),
             "folder": str(folder), "hashes": p.hashes, "stoppedForBudget": stopped_for_budget, "interrupted": interrupted,

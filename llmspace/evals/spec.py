@@ -14,6 +14,9 @@
     providerConcurrency: {openai: 2}
     react: false
     maxTurns: 50
+    executor: ray                # where cells run: local (default) or ray (docs/scale-out.md)
+    rayAddress: auto             # auto | HOST:PORT | ray://HOST:PORT
+    nodeLocal: {vllm: {GPU: 1}}  # providers every node serves itself: the resources their cells need
 
 `load_spec(path)` validates everything it can without the workspace; `EvalSpec.override(…)`
 applies command-line flags for one run. `write_spec` writes a new file (commented YAML)
@@ -35,7 +38,8 @@ from ..jsonio import loads_located, read_file_bytes, write_bytes_atomic
 
 SUFFIXES = (".eval.yaml", ".eval.yml", ".eval.json")
 KEYS = {"thread", "dataset", "models", "variants", "repeat", "assert", "judge", "threshold", "passK", "budget",
-        "concurrency", "providerConcurrency", "react", "maxTurns", "name", "description"}
+        "concurrency", "providerConcurrency", "react", "maxTurns", "name", "description", "executor", "rayAddress", "nodeLocal"}
+EXECUTORS = ("local", "ray")
 
 
 @dataclass
@@ -57,6 +61,9 @@ class EvalSpec:
     max_turns: int = 50
     name: str = ""
     raw_hash: str = ""  # sha256 of the file's bytes
+    executor: str | None = None  # None: not in the file (the setting, else "local")
+    ray_address: str | None = None
+    node_local: dict[str, dict[str, float]] = field(default_factory=dict)  # provider -> Ray resources per cell
 
     @property
     def folder(self) -> Path:
@@ -92,6 +99,8 @@ class EvalSpec:
             raise UserFacingError(f"maxTurns must be from 1 to 1000, not {self.max_turns}.")
         if not self.variants:
             self.variants = {DEFAULT_VARIANT: {}}
+        if self.executor is not None and self.executor not in EXECUTORS:
+            raise UserFacingError(f"executor must be local or ray, not {self.executor!r}.")
 
     def settings_hash(self) -> str:
         """A hash of what decides the cells and their results (for resuming)."""
@@ -191,6 +200,14 @@ def load_spec(path: Path) -> EvalSpec:
     pc = data.get("providerConcurrency") or {}
     if not isinstance(pc, dict) or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in pc.values()):
         raise UserFacingError(f"{path.name}: `providerConcurrency` must map provider ids to whole numbers ≥ 1.")
+    node_local = data.get("nodeLocal") or {}
+    if not isinstance(node_local, dict) or not all(
+            isinstance(r, dict) and all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in r.values())
+            for r in node_local.values()):
+        raise UserFacingError(f"{path.name}: `nodeLocal` must map provider ids to Ray resources, e.g. {{vllm: {{GPU: 1}}}}.")
+    for key in ("executor", "rayAddress"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            raise UserFacingError(f"{path.name}: `{key}` must be text, not {data[key]!r}.")
     spec = EvalSpec(
         path=path, thread=data["thread"].strip(), dataset=data["dataset"].strip(),
         models=parse_models_value(data.get("models") or []),
@@ -207,6 +224,9 @@ def load_spec(path: Path) -> EvalSpec:
         max_turns=_int(data, "maxTurns", 50) or 50,
         name=str(data.get("name") or eval_name(path)),
         raw_hash=raw_hash,
+        executor=data.get("executor"),
+        ray_address=data.get("rayAddress"),
+        node_local={str(k): {str(r): float(v) for r, v in res.items()} for k, res in node_local.items()},
     )
     return spec
 
