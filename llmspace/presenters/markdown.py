@@ -7,6 +7,7 @@
     token_colours(dark, tags)           # the code background and a colour per "tok:…" tag
     link_target(url)                    # the URL a click may open (http, https, mailto), else None
     prepare()                           # import the parser and the highlighter ahead of use (any thread)
+    self_check()                        # `llmspace --self-test`: parse, highlight, both styles (a frozen build too)
 
 Parsing is `markdown-it-py` (CommonMark, plus GFM tables and strikethrough; raw HTML is
 shown as text), code fences are highlighted by Pygments by their language name; both are
@@ -122,6 +123,22 @@ def prepare() -> None:
     token_colours(True, ("tok:Token.Keyword",))
     for lang in ("python", "text"):
         list(_lexer(lang).get_tokens("def f(x):\n    return 'x'  # y\n"))  # compiles its patterns
+
+
+def self_check() -> str:
+    """Render a table and fences in three languages and load both code styles; what worked, or
+    raises RuntimeError naming what did not (a frozen build without a lexer or a style)."""
+    blocks = render_blocks("| a |\n|---|\n| 1 |\n\n```python\ndef f(): pass\n```\n\n```js\nlet x = 1;\n```\n\n"
+                           "```rust\nfn main() {}\n```\n")
+    if len(blocks) != 4 or not all("table" in r.tags for r in blocks[0]):
+        raise RuntimeError("the Markdown parser did not read a table")
+    plain = [n for n, b in zip(("python", "js", "rust"), blocks[1:], strict=True)
+             if not any(t.startswith("tok:Token.Keyword") for r in b for t in r.tags)]
+    if plain:
+        raise RuntimeError("no highlighting for " + ", ".join(plain))
+    token_colours(False, ("tok:Token.Keyword",))
+    token_colours(True, ("tok:Token.Keyword",))
+    return "tables, python/js/rust highlighted, light and dark code styles"
 
 
 # -- parsing -------------------------------------------------------------------------------

@@ -149,6 +149,13 @@ def self_test() -> int:
             ok = False
             print(f"workspace: FAILED ({exc})")
         try:
+            from ..presenters.markdown import self_check
+
+            print(f"markdown: ok ({self_check()})")
+        except Exception as exc:
+            ok = False
+            print(f"markdown: FAILED ({exc})")
+        try:
             from .main_window import MainWindow
 
             win = MainWindow(app)

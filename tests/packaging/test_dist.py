@@ -3,7 +3,8 @@ it) the module builds the executable once with `make dist`'s command (about a mi
 then runs it on fresh data roots:
 
 - `--self-test` (the window opens and closes under the test display, the bundled tkdnd
-  loads), `--version`, `--help`;
+  loads, a reply renders as Markdown with code highlighted by the bundled Pygments lexers
+  and styles), `--version`, `--help`;
 - the CLI with the example plugin: pack and install the Atlas ZIP, `plugins call-tool`,
   `plugins run-command` — the tool and command run in the frozen `--plugin-host`;
 - a Python plugin inside the frozen host imports every standard-library module that imports
@@ -110,6 +111,7 @@ def test_the_executable_passes_its_self_test_on_a_fresh_home(exe, home):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "self-test: ok" in proc.stdout
     assert "\ndrag and drop: tkdnd 2." in proc.stdout  # the bundled tkdnd loads
+    assert "\nmarkdown: ok (" in proc.stdout  # markdown-it-py, Pygments' lexers and styles are bundled
     assert (home / "workspace").is_dir()
 
 

@@ -132,3 +132,13 @@ def test_the_module_does_not_import_tk_or_the_parsers_until_used():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def test_line_breaks_in_a_paragraph_stay_line_breaks():
+    assert plain(render_blocks("first line\nsecond line")) == "first line\nsecond line\n"
+
+
+def test_the_self_check_highlights_three_languages():
+    from llmspace.presenters.markdown import self_check
+
+    assert "python/js/rust highlighted" in self_check()

@@ -99,3 +99,12 @@ def test_a_fixed_state_file_is_saved_again(home):
     ui.react = True
     store.save_ui(ui)
     assert json.loads(store.ui_path.read_text("utf-8"))["reactLoop"] is True
+
+
+def test_render_markdown_is_on_by_default_and_kept_when_turned_off():
+    assert UiState().markdown is True
+    off = UiState.from_data(UiState(markdown=False).to_data())
+    assert off.markdown is False and off.to_data()["renderMarkdown"] is False
+    problems: list[str] = []
+    assert UiState.from_data({"renderMarkdown": "no"}, problems).markdown is True
+    assert problems == ["renderMarkdown: expected true or false"]
