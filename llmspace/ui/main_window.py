@@ -32,6 +32,8 @@ from ..presenters.tree import TreePresenter
 from . import theme as themes
 from .appearance import Appearance
 from .dialogs import Dialogs
+from .focus_ring import FocusRing
+from .keyboard import Region, Regions, TabKeys
 from .menus import Menus
 from .panes import PaneKeeper
 from .plugin_install import DropOverlay, PluginInstaller
@@ -81,6 +83,9 @@ class MainWindow:
         self._build()
         self.menus = Menus(self, self.tree_view, self.tab_pages, self.appearance, self.switches, self.frame,
                            app.registries.commands)
+        self.tab_keys = TabKeys(root, self.status.show_mode)  # Tab leaves text boxes; Ctrl+M
+        self.regions = Regions(root, self.focus_regions)  # F6 / Shift+F6
+        self.focus_ring = FocusRing(root)
         themes.style_selection(root)
         themes.restyle_menus(root)  # menus follow the theme (and are readable) from the start
         if store.problems:  # an unreadable window.json / ui-state.json: say so, keep the file
@@ -154,6 +159,18 @@ class MainWindow:
     def open_thread(self, rel: str) -> Any:
         """Open (or focus) the tab of `rel`; returns its editor view (None while loading)."""
         return self.tab_pages.open_thread(rel)
+
+    def focus_regions(self) -> list[Region]:
+        """What F6 cycles through: the tree, then the active editor's regions (settings,
+        messages, history) or the welcome view."""
+        tree = self.tree_view.tree
+        regions = [Region("tree", [self.tree_view], lambda: tree)]
+        editor = self.tab_pages.active_editor() if self.tabs.tabs else None
+        if editor is not None:
+            regions.extend(editor.regions())
+        else:
+            regions.append(Region("welcome", [self.welcome], lambda: self.welcome.btn_example))
+        return regions
 
     def show_right(self) -> None:
         """The notebook when tabs are open, else the welcome view."""

@@ -1,5 +1,6 @@
 """The main window's status bar: a message on the left, the thread count and workspace on
-the right. An error shown there does not linger once it no longer holds: it is cleared by
+the right, and between them the focused box's mode (`show_mode`: "Tab inserts a tab",
+`ui/keyboard.py`). An error shown there does not linger once it no longer holds: it is cleared by
 the next message, when the user switches tabs or undoes (`clear_error`), and after
 `error_ms` on its own. Every text shown has the secrets the process knows of removed
 (`redact.redact_known`, as `errors.error_text` does for the error boundaries). Built by
@@ -27,6 +28,8 @@ class StatusBar(tb.Frame):
         self.msg.pack(side="left")
         self.right = tb.Label(self, text="", bootstyle="secondary")
         self.right.pack(side="right")
+        self.mode = tb.Label(self, text="", bootstyle="info")  # a mode of the focused box (Ctrl+M)
+        self.mode.pack(side="right", padx=8)
         self.error_ms = ERROR_MS
         self.showing_error = False
         self._job: str | None = None
@@ -36,6 +39,10 @@ class StatusBar(tb.Frame):
         self._cancel()
         self.showing_error = False
         self.msg.configure(text=redact_known(text))
+
+    def show_mode(self, text: str) -> None:
+        """The focused box's mode, such as "Tab inserts a tab" ("" when it has none)."""
+        self.mode.configure(text=text)
 
     def show_counts(self, threads: int, workspace: object) -> None:
         """The right side: how many threads the workspace (named) holds."""

@@ -1,6 +1,10 @@
-"""The keyboard in a real window: "+ Message" puts the focus in the new message."""
+"""The keyboard in a real window: "+ Message" puts the focus in the new message; Tab and
+Shift+Tab leave text boxes (Ctrl+M makes Tab insert a tab in the focused one, shown in the
+status bar); F6 / Shift+F6 cycle the main regions."""
 
 from __future__ import annotations
+
+import pytest
 
 from .conftest import open_tabs, pump_until
 
@@ -24,3 +28,80 @@ def test_plus_message_focuses_the_new_message_so_typed_text_lands_in_it(window, 
     type_into_focus(window.root, "hello")
     assert ed.p.messages[-1].text() == "hello"
     assert window.root.focus_get() is ed.list.cards[new_id].text
+
+
+def press(widget, keysym: str, **kw) -> None:
+    widget.event_generate(f"<{keysym}>", **kw)
+    widget.update()
+
+
+def focused(window):
+    return window.root.focus_get()
+
+
+@pytest.fixture
+def ed(window, app):
+    ed, = open_tabs(window, app, "keys")
+    pump_until(window.root, lambda: ed.list.order and ed.list.order[0].winfo_ismapped(), 10)
+    return ed
+
+
+@pytest.mark.parametrize("where", ["prompt", "message", "title"])
+def test_tab_and_shift_tab_leave_the_title_prompt_and_message_boxes_without_typing_a_tab(ed, window, where):
+    box = {"prompt": ed.prompt, "message": ed.list.order[0].text, "title": ed.title_entry}[where]
+    box.focus_force()
+    window.root.update()
+    before = box.get() if where == "title" else box.get("1.0", "end-1c")
+    press(box, "Tab")
+    after = focused(window)
+    assert after is not None and after is not box
+    assert (box.get() if where == "title" else box.get("1.0", "end-1c")) == before  # no tab typed
+    press(after, "Shift-Tab")
+    assert focused(window) is box
+
+
+def test_escape_then_tab_in_the_system_prompt_still_leaves_it(ed, window):
+    ed.prompt.focus_force()
+    window.root.update()
+    press(ed.prompt, "Escape")
+    press(ed.prompt, "Tab")
+    assert focused(window) is not ed.prompt and "\t" not in ed.prompt.get("1.0", "end")
+
+
+def test_ctrl_m_switches_the_focused_box_to_inserting_tabs_and_the_status_bar_says_so(ed, window):
+    prompt, message = ed.prompt, ed.list.order[0].text
+    prompt.focus_force()
+    window.root.update()
+    assert window.status.mode.cget("text") == ""
+    press(prompt, "Control-m")
+    assert "Tab inserts a tab" in window.status.mode.cget("text")
+    press(prompt, "Tab")
+    assert focused(window) is prompt and ed.p.system_prompt == "\t"
+    message.focus_force()  # only the box it was switched in
+    window.root.update()
+    assert window.status.mode.cget("text") == ""
+    press(message, "Tab")
+    assert focused(window) is not message and "\t" not in message.get("1.0", "end")
+    prompt.focus_force()
+    window.root.update()
+    assert "Tab inserts a tab" in window.status.mode.cget("text")
+    press(prompt, "Control-m")  # and back
+    assert window.status.mode.cget("text") == ""
+    press(prompt, "Tab")
+    assert focused(window) is not prompt and ed.p.system_prompt == "\t"
+
+
+def test_f6_and_shift_f6_cycle_the_tree_the_settings_the_messages_and_the_history(ed, window):
+    ed.toggle_history()
+    window.root.update()
+    ed.prompt.focus_force()
+    window.root.update()
+    seen = []
+    for _ in range(4):
+        press(focused(window), "F6")
+        seen.append(focused(window))
+    assert seen == [ed.list.order[0].text, ed.history_panel.list, window.tree_view.tree, ed.title_entry]
+    press(focused(window), "Shift-F6")
+    assert focused(window) is window.tree_view.tree
+    press(focused(window), "Shift-F6")
+    assert focused(window) is ed.history_panel.list

@@ -24,6 +24,7 @@ from ...presenters import view_updates as vu
 from ...presenters.editor import EditorPresenter
 from ...presenters.run import RunPresenter
 from .. import theme as themes
+from ..keyboard import Region
 from ..panes import PaneKeeper
 from . import panels
 from .label_stacker import LabelStacker
@@ -73,7 +74,7 @@ class EditorView(tb.Frame):
 
     # -- layout --------------------------------------------------------------------------
     def _build(self) -> None:
-        head = tb.Frame(self, padding=(8, 6))
+        head = self.head = tb.Frame(self, padding=(8, 6))
         head.pack(fill="x")
         self.title = TitleField(head, self.ui, self.ctx.tabs, self.ctx.tree, self.p)
         self.title_var, self.title_entry = self.title.var, self.title.entry
@@ -100,7 +101,7 @@ class EditorView(tb.Frame):
 
         self.paned = tb.Panedwindow(self, orient="horizontal")
         self.paned.pack(fill="both", expand=True)
-        left = tb.Frame(self.paned, padding=(8, 4))
+        left = self.settings_column = tb.Frame(self.paned, padding=(8, 4))
         self.right = tb.Frame(self.paned, padding=(4, 4))
         self.paned.add(left, weight=2)
         self.paned.add(self.right, weight=3)
@@ -163,6 +164,22 @@ class EditorView(tb.Frame):
         self.refresh_controls()
         if self.history_panel is not None:
             self.history_panel.refresh()
+
+    def regions(self) -> list[Region]:
+        """The editor's main regions for F6 (`ui/keyboard.Regions`): settings (the header and
+        the settings column; the title gets the focus), messages (the last message's text,
+        or "+ Message") and the run history when it is open."""
+        regions = [Region("settings", [self.head, self.settings_column], lambda: self.title_entry),
+                   Region("messages", [self.right], self._messages_target)]
+        if self.history_panel is not None:
+            regions.append(Region("history", [self.history_panel], lambda: self.history_panel.list))
+        return regions
+
+    def _messages_target(self) -> Any:
+        for card in reversed(self.list.order):
+            if card.text is not None and card.winfo_ismapped():
+                return card.text
+        return self.add_btn
 
     def toggle_history(self) -> None:
         """Show or hide the run-history panel at the right."""

@@ -1,0 +1,152 @@
+"""The desktop keyboard conventions the whole window follows, as class bindings made once:
+
+    TabKeys(root, status)      # Tab / Shift+Tab leave every Text box; Ctrl+M: "Tab inserts a tab"
+    Regions(root, regions)     # F6 / Shift+F6 cycle the main regions (tree, settings, messages, history)
+
+Tab and Shift+Tab move the focus out of every text box (system prompt, messages, tool
+results, variable boxes) as they do out of entries; Ctrl+M switches the focused box to "Tab
+inserts a tab" and back (as in VS Code), and the status bar says so while that box has the
+focus. Ctrl+Tab stays document switching (`ui/menus.py`). A popup's own Tab (the `{{`
+completion) runs first and ends the key. In a Treeview that selects several rows,
+Shift+Up/Down extend the selection (Tk only extends it with the mouse). Each region is a
+`Region`: the widgets it spans and the widget F6 focuses there (the editor lists its own:
+`EditorView.regions`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+TAB_MODE = "Tab inserts a tab · Ctrl+M"
+
+
+class TabKeys:
+    """Tab leaves Text boxes; `inserting` holds the boxes (path names) where it inserts a tab."""
+
+    def __init__(self, root: Any, show_mode: Callable[[str], None]) -> None:
+        """`show_mode(text)`: the status bar's mode indicator ("" hides it)."""
+        self.root = root
+        self.show_mode = show_mode
+        self.inserting: set[str] = set()
+        for seq, fn in (("<Tab>", self._tab), ("<Shift-Tab>", self._back), ("<Control-m>", self._toggle),
+                        ("<Control-M>", self._toggle)):
+            root.bind_class("Text", seq, fn)
+        try:
+            root.bind_class("Text", "<ISO_Left_Tab>", self._back)  # Shift+Tab on X11
+        except Exception:  # a keysym this Tk does not know
+            pass
+        root.bind_class("Text", "<FocusIn>", lambda e: self._indicate(e.widget), add="+")
+        root.bind_class("Text", "<FocusOut>", lambda e: self.show_mode(""), add="+")
+        root.bind_class("Text", "<Destroy>", lambda e: self.inserting.discard(str(e.widget)), add="+")
+        for seq, step in (("<Shift-Up>", -1), ("<Shift-Down>", +1)):
+            root.bind_class("Treeview", seq, lambda e, s=step: extend_selection(e.widget, s))
+
+    def tab_inserts(self, text: Any) -> bool:
+        return str(text) in self.inserting
+
+    def toggle(self, text: Any) -> bool:
+        """Ctrl+M in `text`: switch "Tab inserts a tab" (returns the new state)."""
+        key = str(text)
+        on = key not in self.inserting
+        if on:
+            self.inserting.add(key)
+        else:
+            self.inserting.discard(key)
+        self._indicate(text)
+        return on
+
+    def _indicate(self, text: Any) -> None:
+        self.show_mode(TAB_MODE if self.tab_inserts(text) else "")
+
+    def _toggle(self, e: Any) -> str:
+        self.toggle(e.widget)
+        return "break"
+
+    def _tab(self, e: Any) -> str:
+        w = e.widget
+        if self.tab_inserts(w) and str(w.cget("state")) == "normal":
+            w.tk.call("tk::TextInsert", w, "\t")
+            return "break"
+        move_focus(w, +1)
+        return "break"
+
+    def _back(self, e: Any) -> str:
+        move_focus(e.widget, -1)
+        return "break"
+
+
+def move_focus(widget: Any, step: int) -> None:
+    """The next (or previous) widget in Tk's traversal order gets the focus."""
+    target = widget.tk_focusNext() if step > 0 else widget.tk_focusPrev()
+    if target is not None and target is not widget:
+        target.focus_set()
+
+
+def extend_selection(tree: Any, step: int) -> str | None:
+    """Shift+Up/Down in a Treeview with `selectmode="extended"`: move the focus row and add it."""
+    if str(tree.cget("selectmode")) != "extended":
+        return None
+    current = tree.focus()
+    target = tree.prev(current) if step < 0 else tree.next(current)
+    if not current or not target:
+        return "break"
+    if current not in tree.selection():
+        tree.selection_add(current)
+    tree.selection_add(target)
+    tree.focus(target)
+    tree.see(target)
+    return "break"
+
+
+@dataclass(frozen=True)
+class Region:
+    """One main region: `name`, the widgets it spans, and the widget F6 puts the focus on."""
+
+    name: str
+    spans: Sequence[Any]
+    target: Callable[[], Any]
+
+
+class Regions:
+    """F6 / Shift+F6: the focus goes to the next (previous) region that is shown."""
+
+    def __init__(self, root: Any, regions: Callable[[], list[Region]]) -> None:
+        self.root = root
+        self.regions = regions
+        root.bind_all("<F6>", lambda e: self.cycle(+1))
+        root.bind_all("<Shift-F6>", lambda e: self.cycle(-1))
+
+    def current(self, regions: list[Region]) -> int | None:
+        """The index of the region that holds the focus (None: none does)."""
+        try:
+            focus = self.root.focus_get()
+        except Exception:  # the focus is in a popup being destroyed (KeyError) or gone
+            return None
+        path = str(focus) if focus is not None else ""
+        for i, region in enumerate(regions):
+            for w in region.spans:
+                top = str(w)
+                if path == top or path.startswith(top + "."):
+                    return i
+        return None
+
+    def cycle(self, step: int) -> str:
+        """Move the focus; returns "break" (the key is used up)."""
+        shown = [r for r in self.regions() if any(_viewable(w) for w in r.spans)]
+        if not shown:
+            return "break"
+        i = self.current(shown)
+        j = (0 if step > 0 else len(shown) - 1) if i is None else (i + step) % len(shown)
+        target = shown[j].target()
+        if target is not None:
+            target.focus_set()
+        return "break"
+
+
+def _viewable(widget: Any) -> bool:
+    try:
+        return bool(widget.winfo_viewable())
+    except Exception:  # destroyed
+        return False
