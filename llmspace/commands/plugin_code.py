@@ -174,7 +174,7 @@ def cmd_new(args: argparse.Namespace, app: App) -> int:
 
 
 def cmd_runtime(args: argparse.Namespace, app: App) -> int:
-    from ..plugins.js_runtime import SETTINGS_NAME, find_runtime, save_path
+    from ..plugins.hosts.js_runtime import SETTINGS_NAME, find_runtime, save_path
 
     settings = app.root.settings_file(SETTINGS_NAME)
     if args.clear or args.path:

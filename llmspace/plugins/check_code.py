@@ -1,5 +1,5 @@
 """The checklist items of `plugins check DIR` that need the plugin's code to run: each
-code extension is loaded in a real host (llmspace/plugins/runtime.py), as enabling it would.
+code extension is loaded in a real host (llmspace/plugins/hosts/host.py), as enabling it would.
 
     items = check_code(Path("plugins/atlas"), "atlas", "1.0.0")
 
@@ -8,7 +8,7 @@ code extension is loaded in a real host (llmspace/plugins/runtime.py), as enabli
     tool schemas  each tool's parameters forbid unknown properties (`additionalProperties: false`)
 
 Python files load in the Python host, `.ts/.js/.mjs` files in the JavaScript host when a
-runtime for them is found (llmspace/plugins/js_runtime.py; otherwise the line says which
+runtime for them is found (llmspace/plugins/hosts/js_runtime.py; otherwise the line says which
 were not checked and why). The hosts run with a scratch data root and workspace (deleted
 afterwards) and are shut down before returning.
 """
@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserFacingError
-from .callbacks import ConsoleFrontend
 from .check import CheckItem
 from .code import runtime_of
 from .diagnostics import DiagnosticLog
 from .extensions import find_extensions
-from .js_runtime import find_runtime, host_module
-from .runtime import CodeFile, HostSpec, Launch, PluginHost, python_launch
+from .hosts.callbacks import ConsoleFrontend
+from .hosts.host import CodeFile, HostSpec, Launch, PluginHost, python_launch
+from .hosts.js_runtime import find_runtime, host_module
 
 _SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
 CODE_KINDS = ("tool", "command", "thread-storage")

@@ -34,13 +34,10 @@ from ..errors import UserFacingError
 from ..paths import DataRoot
 from ..redact import KNOWN
 from ..registry import plugin_source
-from .callbacks import CallState, ConsoleFrontend, Frontend, Report
 from .code_calls import ExtensionRef, PluginCommand, PluginStorage, PluginToolRunner, ToolSpec
 from .code_meta import cache_key, read_cached, write_cached
-from .js_runtime import SETTINGS_NAME, JsRuntime, find_runtime, host_module
-from .manifest import APP_COMPAT_VERSION
-from .model import Diagnostic, PluginRecord, Status
-from .runtime import (
+from .hosts.callbacks import CallState, ConsoleFrontend, Frontend, Report
+from .hosts.host import (
     HOSTS_SETTINGS,
     CallFailed,
     CodeFile,
@@ -53,6 +50,9 @@ from .runtime import (
     new_call_id,
     python_launch,
 )
+from .hosts.js_runtime import SETTINGS_NAME, JsRuntime, find_runtime, host_module
+from .manifest import APP_COMPAT_VERSION
+from .model import Diagnostic, PluginRecord, Status
 
 if TYPE_CHECKING:
     from ..registries import Registries

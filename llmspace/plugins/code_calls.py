@@ -29,8 +29,8 @@ from ..core.names import plain_text, strip_bidi
 from ..core.threadio import thread_from_data, thread_to_data
 from ..errors import UserFacingError
 from ..tools.base import ToolContext, ToolError, serialise_result, text_output
-from .callbacks import CallState, Report, plain_value
-from .runtime import CallFailed
+from .hosts.callbacks import CallState, Report, plain_value
+from .hosts.host import CallFailed
 
 if TYPE_CHECKING:
     from ..core.model import Tool
@@ -213,6 +213,9 @@ def _outcome(display_name: str, answer: dict[str, Any], reports: list[Report]) -
 
 
 def _apply_staged(display_name: str, outcome: CommandOutcome, staged: dict[str, Any], tab: ActiveTab | None) -> None:
+    """Commit the thread a command staged with `writeThread` into its tab, or discard it (an
+    error outcome, no tab, an invalid thread, a tab changed meanwhile), saying which in
+    `outcome.write_note`."""
     if outcome.level == "error" or tab is None:
         outcome.write_note = "The staged thread write was discarded because the command reported an error."
         return

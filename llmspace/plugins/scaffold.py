@@ -15,7 +15,7 @@ It writes a plugin that passes `plugins check` and discovery as it is:
 With `lang="ts"` the code files are `tools/echo-text.ts` and `commands/greet.ts` instead:
 the same tool and command in the guide's style (`export default class … implements …`,
 `import type { … } from "@llm-space/core"`), run by the JavaScript host under Bun or
-Node 22.6+ (llmspace/plugins/js_runtime.py); the README says so.
+Node 22.6+ (llmspace/plugins/hosts/js_runtime.py); the README says so.
 
 The name must be a valid package name (llmspace/plugins/manifest.py); a folder that exists
 and is not empty is never touched. The files are written into a hidden staging folder

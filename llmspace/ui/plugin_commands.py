@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.threadio import clone_thread
 from ..errors import UserFacingError
-from ..plugins.callbacks import Report
 from ..plugins.code_calls import ActiveTab, CommandOutcome, PluginCommand
+from ..plugins.hosts.callbacks import Report
 
 if TYPE_CHECKING:
     from .services import UiServices

@@ -1,5 +1,5 @@
 """`TkFrontend`: the desktop app's answers to a plugin's context calls
-(llmspace/plugins/callbacks.py `Frontend`): notifications as toasts (`ui/toasts.py`; an
+(llmspace/plugins/hosts/callbacks.py `Frontend`): notifications as toasts (`ui/toasts.py`; an
 error stays until closed), links through the system browser, file pickers owned by the
 main window, and the host commands `openSettings` and `refreshTree` (the callables it is given).
 

@@ -25,7 +25,7 @@ from .client import REPO, HostClient
 
 JS = REPO / "llmspace" / "plugin_host" / "js"
 NAMES = set(protocol.HOST_METHODS) | set(protocol.CALLBACKS)
-PYTHON_FILES = ["llmspace/plugins/callbacks.py", "llmspace/plugins/runtime.py", "llmspace/plugins/host_client.py",
+PYTHON_FILES = ["llmspace/plugins/hosts/callbacks.py", "llmspace/plugins/hosts/host.py", "llmspace/plugins/hosts/connection.py",
                 "llmspace/plugin_host/context.py", "llmspace/plugin_host/calls.py", "llmspace/plugin_host/server.py",
                 "llmspace/plugin_host/rpc.py"]
 JS_FILES = ["context.mjs", "calls.mjs", "host.mjs", "rpc.mjs"]

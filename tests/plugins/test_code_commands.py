@@ -13,8 +13,8 @@ import pytest
 from llmspace.app import App
 from llmspace.cli import main
 from llmspace.core.threadio import thread_from_data
-from llmspace.plugins.callbacks import Report
 from llmspace.plugins.code_calls import ActiveTab, PluginCommand
+from llmspace.plugins.hosts.callbacks import Report
 
 from .code_plugins import code_plugin
 

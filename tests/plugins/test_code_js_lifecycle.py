@@ -17,7 +17,7 @@ from llmspace.cancel import CancelToken
 from llmspace.core.model import ThreadContext, ToolCall, ToolCallInput, ToolCallOutput
 from llmspace.core.threadio import thread_from_data
 from llmspace.plugins.code_calls import plugin_tool_entry_for
-from llmspace.plugins.js_runtime import find_runtime
+from llmspace.plugins.hosts.js_runtime import find_runtime
 
 from .builders import make_plugin
 from .conformance.conftest import BUN_CACHED, absent

@@ -164,12 +164,13 @@ def test_a_waiting_call_is_woken_by_its_cancel_and_does_not_poll(app: App, home:
             break
         threading.Event().wait(0.05)
     before = len(reads)
-    threading.Event().wait(1.0)  # one second of waiting: a 0.05 s poll would read the clock 20 times
+    threading.Event().wait(1.0)  # one second of waiting: a 0.05 s poll reads the clock 20 times (the
+    # wait reads it for its deadline and once per wake; the idle reaper may read it too)
     waiting = len(reads) - before
     cancel.cancel()
     worker.join(30)
     assert box["out"].text() == "Cancelled"
-    assert waiting <= 2
+    assert waiting <= 5
 
 
 def test_parallel_calls_of_one_batch_run_concurrently_on_one_instance(app: App, home: Path) -> None:

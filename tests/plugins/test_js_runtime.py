@@ -10,7 +10,7 @@ import pytest
 
 from llmspace.cli import main
 from llmspace.errors import UserFacingError
-from llmspace.plugins.js_runtime import JsRuntime, find_runtime, save_path
+from llmspace.plugins.hosts.js_runtime import JsRuntime, find_runtime, save_path
 
 
 @pytest.mark.parametrize(("kind", "version", "ts", "flag"), [

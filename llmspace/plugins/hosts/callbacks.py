@@ -4,7 +4,7 @@
     state = CallState("c7", plugin="atlas", kind="command", workspace=ws_root, on_report=show)
     answer = handle_callback(state, frontend, "readWorkspaceFile", {"path": "docs/plan.md"})
 
-Every call in flight has a `CallState` (llmspace/plugins/runtime.py keeps them by callId):
+Every call in flight has a `CallState` (llmspace/plugins/hosts/host.py keeps them by callId):
 the plugin, the workspace the file methods are confined to, the report listener, and for
 commands the staged thread write. `Frontend` is what differs between the desktop app and
 the command line (`ConsoleFrontend`): notifications, links, file pickers, host commands.
@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from ..core.names import plain_text
-from ..errors import UserFacingError
-from ..jsonio import read_file_bytes, write_bytes_atomic
-from ..plugin_protocol import (
+from ...core.names import plain_text
+from ...errors import UserFacingError
+from ...jsonio import read_file_bytes, write_bytes_atomic
+from ...plugin_protocol import (
     COMMAND,
     EXECUTE_HOST_COMMAND,
     HOST_COMMANDS,
@@ -39,8 +39,8 @@ from ..plugin_protocol import (
     WRITE_THREAD,
     WRITE_WORKSPACE_FILE,
 )
-from ..plugin_protocol import NOTIFY_LEVELS as LEVELS
-from .host_client import CallbackRefused
+from ...plugin_protocol import NOTIFY_LEVELS as LEVELS
+from .connection import CallbackRefused
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 
@@ -126,7 +126,7 @@ def _text(params: dict[str, Any], key: str, *, required: bool = True) -> str:
 
 def workspace_path(workspace: Path, rel: str) -> Path:
     """`rel` inside `workspace`, or `CallbackRefused` when it would leave it."""
-    from ..core.workspace import Workspace
+    from ...core.workspace import Workspace
 
     try:
         return Workspace(workspace).resolve(rel)
@@ -214,6 +214,8 @@ def _report(state: CallState, params: dict[str, Any]) -> None:
 
 
 def _stage(state: CallState, params: dict[str, Any]) -> None:
+    """A command's `writeThread` (`context.writeThread` / `write_thread`): the thread is only
+    staged here; `code_calls._apply_staged` commits or discards it when the command ends."""
     if state.kind != COMMAND or not state.can_write_thread:
         raise CallbackRefused("write_thread needs an active thread tab.")
     thread = params.get("thread")

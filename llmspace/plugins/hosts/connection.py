@@ -37,8 +37,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any
 
-from ..plugin_protocol import INTERNAL_ERROR as INTERNAL
-from ..plugin_protocol import REFUSED, SHUTDOWN
+from ...plugin_protocol import INTERNAL_ERROR as INTERNAL
+from ...plugin_protocol import REFUSED, SHUTDOWN
 from . import proctree
 
 log = logging.getLogger("llmspace.plugins")

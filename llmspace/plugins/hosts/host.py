@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..cancel import CancelToken
-from ..core.names import plain_text
-from ..errors import UserFacingError
-from ..jsonio import SETTINGS_MAX_BYTES, read_json
-from ..plugin_protocol import (
+from ...cancel import CancelToken
+from ...core.names import plain_text
+from ...errors import UserFacingError
+from ...jsonio import SETTINGS_MAX_BYTES, read_json
+from ...plugin_protocol import (
     CANCEL,
     CANCELLED,
     DEFAULT_CANCEL_REASON,
@@ -46,11 +46,11 @@ from ..plugin_protocol import (
     ExecuteParams,
     InitializeParams,
 )
-from ..redact import KNOWN
+from ...redact import KNOWN
+from ..diagnostics import DiagnosticLog
+from ..manifest import APP_COMPAT_VERSION
 from .callbacks import CallState, Frontend, handle_callback, plain_value
-from .diagnostics import DiagnosticLog
-from .host_client import DEFAULT_MEMORY_MB, CallbackRefused, HostConnection, HostGone, Pending, RemoteError
-from .manifest import APP_COMPAT_VERSION
+from .connection import DEFAULT_MEMORY_MB, CallbackRefused, HostConnection, HostGone, Pending, RemoteError
 
 log = logging.getLogger("llmspace.plugins")
 
@@ -119,7 +119,7 @@ def guarded(argv: list[str]) -> list[str]:
     subreaper and the stop's tree kill apply."""
     if not sys.platform.startswith("linux") or getattr(sys, "frozen", False):
         return argv
-    guard = Path(__file__).resolve().parent.parent / "plugin_host" / "guard.py"
+    guard = Path(__file__).resolve().parents[2] / "plugin_host" / "guard.py"  # llmspace/plugin_host/guard.py
     return [sys.executable, "-I", "-S", str(guard), *argv]
 
 
@@ -143,7 +143,7 @@ def memory_limit_mb(settings_file: Path) -> int:
 def host_environment(spec: HostSpec, base: Mapping[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ if base is None else base)
     if not getattr(sys, "frozen", False):
-        package_parent = str(Path(__file__).resolve().parent.parent.parent)
+        package_parent = str(Path(__file__).resolve().parents[3])  # the folder holding llmspace/
         env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH", "")) if p)
     env["LLM_SPACE_HOME"] = str(spec.data_home)
     env["PYTHONIOENCODING"] = "utf-8"
@@ -253,7 +253,9 @@ class PluginHost:
     def call(self, kind: str, ident: str, method: str, payload: dict[str, Any], context: dict[str, Any], *,
              timeout: float | None, cancel: CancelToken | None = None,
              state: CallState | None = None) -> dict[str, Any]:
-        """Run one extension method; its `{"type": "value"|"result", …}` answer, or `CallFailed`."""
+        """Run one extension method in the host process (where a plugin tool call, command or
+        storage call crosses the process boundary: an `execute` request over the connection);
+        its `{"type": "value"|"result", …}` answer, or `CallFailed`."""
         call_id = state.call_id if state is not None else new_call_id()
         if state is None:
             state = CallState(call_id, self.spec.plugin, kind, self.spec.workspace)

@@ -24,8 +24,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import UserFacingError
-from ..jsonio import SETTINGS_MAX_BYTES, read_json, write_json_atomic
+from ...errors import UserFacingError
+from ...jsonio import SETTINGS_MAX_BYTES, read_json, write_json_atomic
 
 SETTINGS_NAME = "js-runtime"
 VERSION_WAIT = 10.0
@@ -38,7 +38,7 @@ _lock = threading.Lock()
 
 def host_module() -> Path:
     """The JavaScript host shipped inside the package."""
-    return Path(__file__).resolve().parent.parent / "plugin_host" / "js" / "host.mjs"
+    return Path(__file__).resolve().parents[2] / "plugin_host" / "js" / "host.mjs"  # llmspace/plugin_host/js/
 
 
 @dataclass(frozen=True)
@@ -129,6 +129,9 @@ def save_path(settings_file: Path, path: str | None) -> None:
 
 
 def find_runtime(settings_file: Path | None = None, environ: dict[str, str] | None = None) -> JsRuntime:
+    """Choose the JavaScript runtime of JS/TS plugins: the one saved with `llmspace plugins
+    runtime` (`settings/js-runtime.json`), else `bun`, else `node` on PATH; an empty
+    `JsRuntime` says why none was found."""
     env = os.environ if environ is None else environ
     note = ""
     try:
