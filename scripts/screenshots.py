@@ -5,7 +5,8 @@
 Builds a throwaway data root with the Atlas example plugin installed, a thread that ran
 three times against a loopback model server (tests/support/llm_server.py) and was scored
 with a rubric, then opens the real main window and photographs: the editor with the run
-history chart, the command palette with a plugin command and its arguments, and the
+history chart, a reply drawn as Markdown after a todo list and a web search, the command
+palette with a plugin command and its arguments, and the
 Settings pages Plugins, Skills, MCP, Models and Search. Needs an X display (Xvfb).
 """
 
@@ -73,6 +74,28 @@ def _prepare(home: Path) -> None:
           "--scores", "A:accuracy=3,clarity=4", "B:accuracy=5,clarity=4"])
     main(["evaluate", "trip.json", "#2", "#1", "--verdict", "A", "--rubric", "Answer quality",
           "--scores", "A:accuracy=5,clarity=4", "B:accuracy=4,clarity=5"])
+    (home / "workspace" / "reply.json").write_bytes(serialize_thread(thread_from_data(MARKDOWN_THREAD)))
+
+
+# A reply drawn as Markdown (heading, list, table, highlighted code, a link) after a web search
+# and a todo list, as the original app shows them.
+MARKDOWN_THREAD = {"title": "reply", "context": {"messages": [
+    {"id": "u1", "role": "user", "content": [{"type": "text", "text": "How do I read a CSV file in Python?"}]},
+    {"id": "a0", "role": "assistant", "content": [], "toolCalls": [
+        {"id": "t1", "input": {"name": "todo_write", "arguments": {"todos": [
+            {"content": "Search the docs", "status": "completed"},
+            {"content": "Write the example", "status": "in_progress"},
+            {"content": "Compare the options", "status": "pending"}]}}},
+        {"id": "s1", "input": {"name": "web_search", "arguments": {"query": "python csv module"}},
+         "output": {"content": [{"type": "text", "text": (
+             '[{"title": "csv — CSV File Reading and Writing", "url": "https://docs.python.org/3/library/csv.html",'
+             ' "snippet": "The csv module implements classes to read and write tabular data in CSV format."}]')}]}}]},
+    {"id": "a1", "role": "assistant", "content": [{"type": "text", "text": (
+        "## Reading a CSV file\n\nUse the standard library's **csv** module ([docs](https://docs.python.org/3/library/csv.html)):\n\n"
+        "```python\nimport csv\n\nwith open(\"people.csv\", newline=\"\") as f:\n    for row in csv.DictReader(f):\n"
+        "        print(row[\"name\"], int(row[\"age\"]))\n```\n\n"
+        "| Option | When |\n|---|---|\n| `csv.reader` | rows as lists |\n| `csv.DictReader` | rows as *dicts* |\n\n"
+        "- Open the file with `newline=\"\"`\n- Convert numbers yourself\n")}]}]}}
 
 
 def _shoot(theme: str) -> None:
@@ -85,9 +108,14 @@ def _shoot(theme: str) -> None:
         # The menu bar sits above the window's client area: together they fill the screen.
         menu = window.root.winfo_rooty() if window.root.winfo_ismapped() else 0
         window.root.geometry(f"1280x{800 - max(menu, 30)}+0+0")
-        window.theme_var.set(theme)
-        window.apply_theme()
+        window.appearance.theme_var.set(theme)
+        window.appearance.apply_theme()
         app.plugin_code.ensure_loaded()
+        reply = window.open_thread("reply.json")
+        _settle(window.root)
+        reply.list.scroll_to_end()
+        _settle(window.root)
+        _grab(window.root, f"markdown-reply-{theme}", screen=True)
         view = window.open_thread("trip.json")
         _settle(window.root)
         view.toggle_history()

@@ -26,7 +26,6 @@ from .. import theme as themes
 HEADING_SCALE = {"h1": 1.6, "h2": 1.35, "h3": 1.15, "h4": 1.05, "h5": 1.0, "h6": 1.0}
 OPEN_MARK = "md_open"
 _warming: Future[None] | None = None
-_FONTS: dict[tuple[str, str, int, int], tkfont.Font] = {}  # kept alive: Tk fonts die with their object
 
 
 def _font(widget: Any, key: str) -> tkfont.Font:
@@ -36,10 +35,12 @@ def _font(widget: Any, key: str) -> tkfont.Font:
     actual = base.actual()
     points = int(actual["size"]) or 10
     scaled = round(abs(points) * HEADING_SCALE.get(size, 1.0)) * (1 if points > 0 else -1)
-    cache_key = (str(widget.winfo_toplevel()), key, points, hash(actual["family"]))
-    font = _FONTS.get(cache_key)
+    # kept on the Tk root (a Tk font dies with its object, and with its interpreter)
+    fonts: dict[tuple[str, int, str], tkfont.Font] = widget._root().__dict__.setdefault("_markdown_fonts", {})
+    cache_key = (key, points, str(actual["family"]))
+    font = fonts.get(cache_key)
     if font is None:
-        font = _FONTS[cache_key] = tkfont.Font(root=widget, family=actual["family"], size=scaled, **style)
+        font = fonts[cache_key] = tkfont.Font(root=widget, family=actual["family"], size=scaled, **style)
     return font
 
 
