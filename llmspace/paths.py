@@ -77,8 +77,8 @@ class DataRoot:
     @property
     def settings(self) -> Path:
         """`settings/`; temp files a killed writer left in it are swept on use (at most every
-        30 s, `jsonio.sweep_now_and_then`), as workspace scans sweep the workspace."""
-        from .jsonio import sweep_now_and_then
+        30 s, `temp_files.sweep_now_and_then`), as workspace scans sweep the workspace."""
+        from .temp_files import sweep_now_and_then
 
         path = self._dir("settings")
         sweep_now_and_then(path)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from llmspace import jsonio
+from llmspace import jsonio, temp_files
 from llmspace.errors import MalformedJsonError, UserFacingError
 from llmspace.jsonio import dumps_pretty, loads_located, read_json, write_bytes_atomic, write_json_atomic
 
@@ -102,7 +102,7 @@ def test_a_read_only_folder_gives_a_clear_error_and_keeps_the_old_file(tmp_path:
         raise PermissionError(13, "Permission denied")
 
     if broken == "mkstemp":
-        monkeypatch.setattr(jsonio.tempfile, "mkstemp", fail)
+        monkeypatch.setattr(temp_files.tempfile, "mkstemp", fail)
     else:
         monkeypatch.setattr(jsonio.Path, "mkdir", fail)
     with pytest.raises(UserFacingError, match="Permission denied") as info:

@@ -1,4 +1,5 @@
-"""The safe reader, the JSON limits and the temp-file sweeping of `llmspace.jsonio`."""
+"""The safe reader and the JSON limits of `llmspace.jsonio`, and the temp-file sweeping of
+`llmspace.temp_files`."""
 
 from __future__ import annotations
 
@@ -18,15 +19,13 @@ from llmspace.jsonio import (
     UnsavableValueError,
     UnsupportedJsonError,
     dumps_pretty,
-    is_temp_name,
     loads_located,
     read_file_bytes,
     read_json,
-    remove_stale_temp,
-    sweep_stale_temps,
     write_bytes_atomic,
     write_json_atomic,
 )
+from llmspace.temp_files import is_temp_name, remove_stale_temp, sweep_stale_temps
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="named pipes, devices and flock are POSIX")
 

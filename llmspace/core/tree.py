@@ -2,7 +2,7 @@
 
 `scan_tree` lists one folder recursively (folders first, then files, each sorted by name
 ignoring case) without opening any file. On the way it removes temp files that a writer
-killed mid-save left behind (`jsonio.remove_stale_temp` decides which are stale).
+killed mid-save left behind (`temp_files.remove_stale_temp` decides which are stale).
 
 No threads, no network.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ..jsonio import is_temp_name, remove_stale_temp
+from ..temp_files import is_temp_name, remove_stale_temp
 from .names import THREAD_SUFFIX
 
 _MAX_DEPTH = 64

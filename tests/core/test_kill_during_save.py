@@ -17,7 +17,7 @@ import pytest
 
 from llmspace.core.threadio import parse_thread, serialize_thread, thread_from_data
 from llmspace.core.workspace import Workspace
-from llmspace.jsonio import is_temp_name
+from llmspace.temp_files import is_temp_name
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork and SIGKILL")
 
@@ -26,7 +26,8 @@ KILLS = 200
 # Runs in the helper process. The random delay is the moment of the kill, not a wait for a condition.
 KILLER = r"""
 import os, random, signal, sys, time
-from llmspace.jsonio import is_temp_name, write_bytes_atomic
+from llmspace.jsonio import write_bytes_atomic
+from llmspace.temp_files import is_temp_name
 
 target, first, second, kills = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 payloads = [open(first, "rb").read(), open(second, "rb").read()]
