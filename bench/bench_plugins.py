@@ -82,7 +82,7 @@ def _measure(label: str, text: str, name: str, runtime: str | None) -> list[tupl
     from llmspace.core.model import ThreadContext, ToolCall, ToolCallInput
     from llmspace.core.threadio import thread_from_data
     from llmspace.paths import DataRoot
-    from llmspace.plugins.code_calls import plugin_tool_entry_for
+    from llmspace.plugins.code.calls import plugin_tool_entry_for
     from llmspace.plugins.hosts.js_runtime import find_runtime
 
     rows: list[tuple[str, float, str, float | None]] = []

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from .agent.runner import Runner
     from .core.workspace import Workspace
     from .mcp.hub import McpHub
-    from .plugins.code import PluginCode
+    from .plugins.code.plugin_code import PluginCode
     from .plugins.contributions import PluginContributions
     from .plugins.service import PluginService
     from .providers.registry import ProviderRegistry
@@ -233,9 +233,9 @@ class App:
     @cached_property
     def plugin_code(self) -> PluginCode:
         """Plugin tools, commands and thread storages, run in host processes
-        (`llmspace/plugins/code.py`). Registers what the metadata cache knows; `load()`
+        (`llmspace/plugins/code/plugin_code.py`). Registers what the metadata cache knows; `load()`
         starts the hosts of the others. The front end (CLI or GUI) may replace `frontend`."""
-        from .plugins.code import PluginCode
+        from .plugins.code.plugin_code import PluginCode
 
         code = PluginCode(self.contributions.service, self.registries, root=self.root,
                           workspace=lambda: self.root.workspace, autoload=self.plugin_autoload)

@@ -8,7 +8,7 @@ llmspace/commands/plugins.py):
   llmspace plugins new NAME [--dir DIR] [--lang py|ts]          scaffold a plugin folder
   llmspace plugins runtime [PATH | --clear]     the JS runtime (Bun or Node) found and why, or set it
 
-Calls go through `app.plugin_code` (llmspace/plugins/code.py); Ctrl-C cancels the call
+Calls go through `app.plugin_code` (llmspace/plugins/code/plugin_code.py); Ctrl-C cancels the call
 (the plugin's signal fires). See llmspace/cli.py for the command contract.
 """
 
@@ -28,7 +28,7 @@ from ..errors import UserFacingError
 if TYPE_CHECKING:
     from ..app import App
     from ..core.model import Thread
-    from ..plugins.code_calls import ActiveTab, ToolSpec
+    from ..plugins.code.calls import ActiveTab, ToolSpec
 
 T = TypeVar("T")
 
@@ -86,7 +86,7 @@ def _thread(app: App, arg: str | None) -> tuple[str, Thread] | None:
 
 def cmd_call_tool(args: argparse.Namespace, app: App) -> int:
     from ..core.model import ToolCall, ToolCallInput
-    from ..plugins.code_calls import plugin_tool_entry_for
+    from ..plugins.code.calls import plugin_tool_entry_for
 
     spec = _tool(app, args.name, args.tool)
     try:
@@ -120,7 +120,7 @@ def cmd_call_tool(args: argparse.Namespace, app: App) -> int:
 
 
 def _active_tab(app: App, rel: str, thread: Thread) -> ActiveTab:
-    from ..plugins.code_calls import ActiveTab
+    from ..plugins.code.calls import ActiveTab
 
     def commit(new: Thread) -> str | None:
         target = rel
@@ -134,7 +134,7 @@ def _active_tab(app: App, rel: str, thread: Thread) -> ActiveTab:
 
 
 def cmd_run_command(args: argparse.Namespace, app: App) -> int:
-    from ..plugins.palette_args import CommandName, parse_palette_line
+    from ..plugins.code.palette_args import CommandName, parse_palette_line
 
     app.plugins.get(args.name)
     commands = {c.canonical_id: c for c in app.plugin_code.commands() if c.ref.plugin == args.name}

@@ -6,7 +6,7 @@
   llmspace open-url URL                         import the thread of an llm-space:// link
 
 STORAGE is the canonical ID (`plugin:<name>:thread-storage:<stem>`) or the `deepLinkId`.
-Backed by llmspace/plugins/storages.py; Ctrl-C cancels the storage call.
+Backed by llmspace/plugins/code/storages.py; Ctrl-C cancels the storage call.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def cmd_list(args: argparse.Namespace, app: App) -> int:
 
 
 def cmd_import(args: argparse.Namespace, app: App) -> int:
-    from ..plugins.storages import find_storage, import_thread
+    from ..plugins.code.storages import find_storage, import_thread
     from .plugin_code import until_done
 
     app.plugins.records()
@@ -54,7 +54,7 @@ def cmd_import(args: argparse.Namespace, app: App) -> int:
 
 
 def cmd_save(args: argparse.Namespace, app: App) -> int:
-    from ..plugins.storages import find_storage
+    from ..plugins.code.storages import find_storage
     from .plugin_code import until_done
     from .run import thread_path
 
@@ -68,7 +68,7 @@ def cmd_save(args: argparse.Namespace, app: App) -> int:
 
 
 def cmd_open_url(args: argparse.Namespace, app: App) -> int:
-    from ..plugins.storages import open_deep_link
+    from ..plugins.code.storages import open_deep_link
     from .plugin_code import until_done
 
     app.plugins.records()

@@ -83,7 +83,7 @@ def list_tools(args: argparse.Namespace, app: App) -> int:
 
 def add_tool(args: argparse.Namespace, app: App) -> int:
     from ..errors import UserFacingError
-    from ..plugins.code_calls import plugin_tool_entry_for
+    from ..plugins.code.calls import plugin_tool_entry_for
     from .run import thread_path
 
     rel = thread_path(app, args.thread)

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..errors import UserFacingError
 from .check import CheckItem
-from .code import runtime_of
+from .code.plugin_code import runtime_of
 from .diagnostics import DiagnosticLog
 from .extensions import find_extensions
 from .hosts.callbacks import ConsoleFrontend

@@ -12,7 +12,7 @@ Third-party plugins are off for this start when `LLM_SPACE_DISABLE_PLUGINS=1` or
 `settings/plugins.json` is corrupt (`notices()` says which; the file is kept as it is).
 Settings live in llmspace/plugins/store.py, loading in llmspace/plugins/loader.py.
 Listeners (`subscribe`) hear about every change of the records. The `annotators`
-(llmspace/plugins/contributions.py, llmspace/plugins/code.py) add what activation found,
+(llmspace/plugins/contributions.py, llmspace/plugins/code/plugin_code.py) add what activation found,
 such as conflicts and code extensions that failed to load, to the records that `records()`,
 `get()`, `reload()` and `refresh()` return; `loaded()` returns them as loaded.
 """

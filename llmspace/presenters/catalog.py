@@ -128,7 +128,7 @@ def plugin_tool_groups(tools: list[Tool], app: App | None = None) -> dict[str, l
             groups.setdefault(plugin_of(t) or "unknown plugin", []).append(t)
             have.add(t.toolId or "")
     if app is not None:
-        from ..plugins.code_calls import plugin_tool_entry_for
+        from ..plugins.code.calls import plugin_tool_entry_for
 
         try:
             specs = app.plugin_code.tool_specs()

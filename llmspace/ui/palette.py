@@ -2,7 +2,7 @@
 their shortcuts, and plugin commands by display name or file-stem alias — filtered as you
 type (fuzzy: the letters in order). Plugin commands take shell-style arguments typed after
 the name (`sync-active-thread production "Release 4.9" --dry-run`, split by
-llmspace/plugins/palette_args.py); a line that cannot be split (an unclosed quote, a
+llmspace/plugins/code/palette_args.py); a line that cannot be split (an unclosed quote, a
 trailing backslash) shows why under the entry and Enter runs nothing. Enter or
 double-click runs the selection.
 
@@ -22,8 +22,8 @@ from typing import Any
 
 import ttkbootstrap as tb
 
-from ..plugins.code_calls import PluginCommand
-from ..plugins.palette_args import CommandName, PaletteArgsError, parse_palette_line
+from ..plugins.code.calls import PluginCommand
+from ..plugins.code.palette_args import CommandName, PaletteArgsError, parse_palette_line
 from ..registries import PaletteCommand
 from ..registry import Registry
 from . import tkvars

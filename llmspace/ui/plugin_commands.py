@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.threadio import clone_thread
 from ..errors import UserFacingError
-from ..plugins.code_calls import ActiveTab, CommandOutcome, PluginCommand
+from ..plugins.code.calls import ActiveTab, CommandOutcome, PluginCommand
 from ..plugins.hosts.callbacks import Report
 
 if TYPE_CHECKING:

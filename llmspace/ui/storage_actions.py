@@ -4,7 +4,7 @@ desktop app, and opening `llm-space://` links.
 A small dialog picks the storage (readable ones to import, writable ones to save) and the
 resource ID; the storage call runs off the UI thread with a progress line in the status
 bar; an imported thread (saved under `workspace/imported/`) opens in a tab, a save ends
-in a notification with the locator. Backed by llmspace/plugins/storages.py.
+in a notification with the locator. Backed by llmspace/plugins/code/storages.py.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
-from ..plugins.code_calls import PluginStorage
-from ..plugins.storages import import_thread, open_deep_link
+from ..plugins.code.calls import PluginStorage
+from ..plugins.code.storages import import_thread, open_deep_link
 from . import tkvars
 
 if TYPE_CHECKING:

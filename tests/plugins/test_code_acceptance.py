@@ -18,7 +18,7 @@ from llmspace.agent.services import tool_context
 from llmspace.app import App
 from llmspace.core.model import ThreadContext, ToolCall, ToolCallInput, ToolCallOutput
 from llmspace.core.threadio import parse_thread, serialize_thread, thread_from_data
-from llmspace.plugins.code_calls import plugin_tool_entry_for
+from llmspace.plugins.code.calls import plugin_tool_entry_for
 from tests.support.llm_server import LoopbackLLM, ToolCallSpec, Turn, configure_provider
 
 from .code_plugins import HANGING_TOOL, TEXT_TOOL, code_plugin

@@ -13,7 +13,7 @@ import pytest
 from llmspace.app import App
 from llmspace.cli import main
 from llmspace.core.threadio import thread_from_data
-from llmspace.plugins.code_calls import ActiveTab, PluginCommand
+from llmspace.plugins.code.calls import ActiveTab, PluginCommand
 from llmspace.plugins.hosts.callbacks import Report
 
 from .code_plugins import code_plugin

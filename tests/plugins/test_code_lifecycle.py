@@ -13,7 +13,7 @@ from llmspace.agent.services import tool_context
 from llmspace.app import App
 from llmspace.core.model import ThreadContext, ToolCall, ToolCallInput, ToolCallOutput
 from llmspace.core.threadio import thread_from_data
-from llmspace.plugins.code_calls import plugin_tool_entry_for
+from llmspace.plugins.code.calls import plugin_tool_entry_for
 from llmspace.plugins.hosts.host import _Crashes
 
 from .code_plugins import DISPOSE_TOOL, ECHO_TOOL, EXITING_TOOL, SCHEMA, code_plugin

@@ -17,9 +17,9 @@ from llmspace.cli import main
 from llmspace.core.model import ToolCall, ToolCallInput
 from llmspace.core.threadio import thread_from_data
 from llmspace.errors import UserFacingError
-from llmspace.plugins.code_calls import plugin_tool_entry_for
+from llmspace.plugins.code.calls import plugin_tool_entry_for
+from llmspace.plugins.code.storages import find_storage, import_thread, open_deep_link
 from llmspace.plugins.hosts.callbacks import ConsoleFrontend
-from llmspace.plugins.storages import find_storage, import_thread, open_deep_link
 
 from .code_plugins import code_plugin
 

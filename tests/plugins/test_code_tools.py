@@ -14,7 +14,7 @@ from llmspace.cancel import CancelToken
 from llmspace.core.model import ToolCall, ToolCallInput, ToolCallOutput
 from llmspace.core.threadio import thread_from_data
 from llmspace.paths import DataRoot
-from llmspace.plugins.code_calls import plugin_tool_entry_for
+from llmspace.plugins.code.calls import plugin_tool_entry_for
 
 from .code_plugins import (
     BARRIER_TOOL,

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from llmspace.errors import UserFacingError
-from llmspace.plugins.deeplink import DeepLink, DeepLinkError, format_deep_link, parse_deep_link, valid_deep_link_id
+from llmspace.plugins.code.deeplink import DeepLink, DeepLinkError, format_deep_link, parse_deep_link, valid_deep_link_id
 
 
 @pytest.mark.parametrize(("url", "expected"), [

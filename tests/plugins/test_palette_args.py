@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from llmspace.errors import UserFacingError
-from llmspace.plugins.palette_args import (
+from llmspace.plugins.code.palette_args import (
     CommandName,
     PaletteArgsError,
     PaletteInvocation,

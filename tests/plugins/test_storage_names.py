@@ -10,7 +10,7 @@ import pytest
 
 from llmspace.app import App
 from llmspace.cli import main
-from llmspace.plugins.storages import file_stem, find_storage, import_thread
+from llmspace.plugins.code.storages import file_stem, find_storage, import_thread
 
 from .code_plugins import code_plugin
 

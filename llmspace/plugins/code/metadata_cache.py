@@ -19,10 +19,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserFacingError
-from ..jsonio import read_file_bytes, write_json_atomic
-from ..paths import safe_component
-from .hosts.host import CodeFile
+from ...errors import UserFacingError
+from ...jsonio import read_file_bytes, write_json_atomic
+from ...paths import safe_component
+from ..hosts.host import CodeFile
 
 log = logging.getLogger("llmspace.plugins")
 CACHE_VERSION = 2  # 2: metadata without control characters (cached before that, it may hold them)

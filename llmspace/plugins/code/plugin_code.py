@@ -10,7 +10,7 @@ and thread storages — registered into the app's registries and run in host pro
 
 A plugin's code files are grouped by runtime (`.py`: the Python host; `.ts/.js/.mjs`: the
 JavaScript host when a launcher for it is given). What each host reported at `initialize`
-is cached (llmspace/plugins/code_meta.py); with a fresh cache nothing starts until a call
+is cached (llmspace/plugins/code/metadata_cache.py); with a fresh cache nothing starts until a call
 needs it. Executors of tool files are registered at once (a saved thread's plugin tool
 runs even before the metadata is known); commands and storages once the metadata is.
 Extensions whose import, constructor or contract failed, and readable storages sharing a
@@ -28,16 +28,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__
-from ..cancel import CancelToken
-from ..errors import UserFacingError
-from ..paths import DataRoot
-from ..redact import KNOWN
-from ..registry import plugin_source
-from .code_calls import ExtensionRef, PluginCommand, PluginStorage, PluginToolRunner, ToolSpec
-from .code_meta import cache_key, read_cached, write_cached
-from .hosts.callbacks import CallState, ConsoleFrontend, Frontend, Report
-from .hosts.host import (
+from ... import __version__
+from ...cancel import CancelToken
+from ...errors import UserFacingError
+from ...paths import DataRoot
+from ...redact import KNOWN
+from ...registry import plugin_source
+from ..hosts.callbacks import CallState, ConsoleFrontend, Frontend, Report
+from ..hosts.host import (
     HOSTS_SETTINGS,
     CallFailed,
     CodeFile,
@@ -50,13 +48,15 @@ from .hosts.host import (
     new_call_id,
     python_launch,
 )
-from .hosts.js_runtime import SETTINGS_NAME, JsRuntime, find_runtime, host_module
-from .manifest import APP_COMPAT_VERSION
-from .model import Diagnostic, PluginRecord, Status
+from ..hosts.js_runtime import SETTINGS_NAME, JsRuntime, find_runtime, host_module
+from ..manifest import APP_COMPAT_VERSION
+from ..model import Diagnostic, PluginRecord, Status
+from .calls import ExtensionRef, PluginCommand, PluginStorage, PluginToolRunner, ToolSpec
+from .metadata_cache import cache_key, read_cached, write_cached
 
 if TYPE_CHECKING:
-    from ..registries import Registries
-    from .service import PluginService
+    from ...registries import Registries
+    from ..service import PluginService
 
 log = logging.getLogger("llmspace.plugins")
 

@@ -16,15 +16,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..cancel import CancelToken
-from ..core.names import strip_bidi, validate_stem
-from ..errors import InvalidName, UserFacingError
-from .code_calls import PluginStorage
+from ...cancel import CancelToken
+from ...core.names import strip_bidi, validate_stem
+from ...errors import InvalidName, UserFacingError
+from .calls import PluginStorage
 from .deeplink import parse_deep_link
 
 if TYPE_CHECKING:
-    from ..core.workspace import Workspace
-    from .code import PluginCode
+    from ...core.workspace import Workspace
+    from .plugin_code import PluginCode
 
 IMPORT_FOLDER = "imported"
 _UNSAFE = re.compile(r'[\\/:*?"<>|\x00-\x1f\x7f]+')

@@ -22,7 +22,7 @@ Rules:
 
 Errors are `DeepLinkError` (a `UserFacingError`) naming the problem. Pure functions, no
 I/O. Looking the `deepLinkId` up among the enabled readable Storages is
-`llmspace/plugins/storages.py`'s.
+`llmspace/plugins/code/storages.py`'s.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..errors import UserFacingError
+from ...errors import UserFacingError
 
 PRODUCTION_SCHEME = "llm-space"
 DEV_SCHEME = "llm-space-dev"

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ..errors import UserFacingError
+from ...errors import UserFacingError
 
 MatchedBy = Literal["display name", "alias"]
 

@@ -1,7 +1,7 @@
 """The app-side objects of plugin code extensions, as the registries hold them:
 `PluginToolRunner` (a tool executor), `PluginCommand` (a palette command) and
 `PluginStorage` (a thread storage). Each turns one extension method into a host call
-through a `CallRoute` (llmspace/plugins/code.py) and checks what comes back.
+through a `CallRoute` (llmspace/plugins/code/plugin_code.py) and checks what comes back.
 
     outcome = command.invoke(["production", "Release 4.9"], active_tab=tab, on_report=show)
     locator = storage.resolve_latest("project/alpha?revision=latest"); thread = storage.read(locator)
@@ -23,17 +23,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..cancel import CancelToken
-from ..core.model import TextContent, Thread, ToolCallOutput
-from ..core.names import plain_text, strip_bidi
-from ..core.threadio import thread_from_data, thread_to_data
-from ..errors import UserFacingError
-from ..tools.base import ToolContext, ToolError, serialise_result, text_output
-from .hosts.callbacks import CallState, Report, plain_value
-from .hosts.host import CallFailed
+from ...cancel import CancelToken
+from ...core.model import TextContent, Thread, ToolCallOutput
+from ...core.names import plain_text, strip_bidi
+from ...core.threadio import thread_from_data, thread_to_data
+from ...errors import UserFacingError
+from ...tools.base import ToolContext, ToolError, serialise_result, text_output
+from ..hosts.callbacks import CallState, Report, plain_value
+from ..hosts.host import CallFailed
 
 if TYPE_CHECKING:
-    from ..core.model import Tool
+    from ...core.model import Tool
 
 COMMAND_TIMEOUT = 600.0
 STORAGE_TIMEOUT = 120.0
@@ -83,7 +83,7 @@ class ToolSpec:
 
 def plugin_tool_entry_for(spec: ToolSpec) -> Tool:
     """The thread tool entry that enables `spec` (name, description and parameters copied)."""
-    from ..tools.plugin_tools import plugin_tool_entry
+    from ...tools.plugin_tools import plugin_tool_entry
 
     return plugin_tool_entry(spec.ref.plugin, spec.ref.id, spec.name, spec.description, spec.parameters, spec.strict)
 
@@ -110,7 +110,7 @@ class PluginToolRunner:
 def tool_output(answer: dict[str, Any]) -> ToolCallOutput:
     """A tool's host answer as its output: plain values as text, `create_result` parts as content."""
     if answer.get("type") == "result":
-        from ..tools.base import rich_output
+        from ...tools.base import rich_output
 
         result = answer.get("result")
         parts = result.get("content") if isinstance(result, dict) else None
