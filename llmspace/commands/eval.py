@@ -3,6 +3,7 @@
     llmspace eval new THREAD --dataset FILE [--models P/M,…] [--variants …] [--repeat N] [--judge P/M] [-o FILE]
     llmspace eval run FILE [--dataset FILE] [--models …] [--variants …] [--repeat N] [--judge P/M]
                       [--budget USD] [--concurrency N] [--react] [--max-turns N] [--no-cache] [--fresh] [--out DIR]
+                      [--executor local|ray] [--ray-address auto|HOST:PORT|ray://HOST:PORT]
     llmspace eval list
     llmspace eval cache clear
 
@@ -40,6 +41,10 @@ summary.json, junit.xml, results.csv and results.jsonl. A run resumes the newest
 results folder whose evaluation file, dataset and thread are unchanged (journaled cells are
 never requested again); --fresh starts over. Answers are cached under
 $LLM_SPACE_HOME/cache/eval/ per repeat (--no-cache to call the models anyway).
+
+Executor: cells run on a pool of threads here (local, the default) or as tasks on a Ray cluster
+(--executor ray; pip install 'llmspace[ray]'; docs/scale-out.md). Both from the flag, else the
+file's `executor`/`rayAddress`, else $LLM_SPACE_HOME/settings/evals.json, else RAY_ADDRESS.
 
 Exit code: 0 every threshold holds, 1 one does not, 2 an error (or cells left unrun), 130 interrupted.
 """
@@ -79,6 +84,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r.add_argument("--no-cache", action="store_true", help="call the models even when an answer is cached")
     r.add_argument("--fresh", action="store_true", help="start a new results folder instead of resuming")
     r.add_argument("--out", metavar="DIR", help="write the results to DIR")
+    r.add_argument("--executor", choices=["local", "ray"], help="where cells run: threads here (default) or a Ray cluster")
+    r.add_argument("--ray-address", metavar="ADDRESS", help="the Ray cluster: auto, HOST:PORT or ray://HOST:PORT "
+                                                             "(default: the file's rayAddress, the setting, RAY_ADDRESS)")
     r.set_defaults(handler=eval_run)
 
     ls = esub.add_parser("list", help="list evaluation results", description="List the results folders under $LLM_SPACE_HOME/evals.")
@@ -224,6 +232,12 @@ def _eval_run(args: argparse.Namespace, app: App, progress: ProgressLine) -> int
         from ..agent.matrix_spec import parse_model
 
         flags["judge"] = parse_model(args.judge)
+    setting = runmod.executor_setting(app.runner)
+    flags["executor"] = args.executor or spec.executor or setting.get("executor") or "local"
+    if flags["executor"] == "ray":
+        from ..evals.ray_pool import default_address
+
+        flags["ray_address"] = default_address(args.ray_address, spec.ray_address, setting.get("rayAddress"))
     spec = spec.override(**flags)
     prepared = runmod.prepare(app.runner, spec)
     out = Path(args.out).expanduser().absolute() if args.out else None
@@ -232,7 +246,8 @@ def _eval_run(args: argparse.Namespace, app: App, progress: ProgressLine) -> int
         print(note, file=sys.stderr)
     print(f"Evaluating {prepared.thread_rel}: {len(prepared.plan.case_ids)} cases × {len(prepared.plan.models)} model(s) × "
           f"{len(prepared.plan.variants)} variant(s) × {prepared.plan.repeat} repeat(s) = {len(prepared.plan.cells)} cells "
-          f"→ {folder}", file=sys.stderr)
+          f"→ {folder}" + (f" on Ray ({spec.ray_address or 'a local instance'})" if spec.executor == "ray" else ""),
+          file=sys.stderr)
     outcome = runmod.execute(prepared, folder, records, concurrency=spec.concurrency, budget=spec.budget,
                              use_cache=not args.no_cache, on_progress=progress)
     progress.end()

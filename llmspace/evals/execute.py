@@ -2,24 +2,29 @@
 
 A `Cell` (`evals/plan.py`) carries its rendered request without credentials; `Target`s,
 resolved once per model on the driver, add the endpoint. `run_cell(cell, ctx, prior, emit)`
-is the unit of work a pool (or, later, a cluster) runs: it calls the model unless `prior`
+is the unit of work an executor (`evals/pool.py`: threads here, or Ray tasks) runs: it calls the model unless `prior`
 (the cell's journaled record) exists, checks the assertions, then runs each `llm-rubric`
 judge whose record is not journaled yet, handing every record to `emit` as soon as it is
 complete. A call stopped by Ctrl-C emits nothing (the cell is simply not done).
 
 One-turn cells call the adapter directly (`providers/retry.py` retries before the first
 token, after `Retry-After`), with no trace file and nothing saved to the thread; a 429 also
-pauses every cell of that provider (`ProviderGate`). `--react` cells run the thread's tool
+pauses every cell of that provider (`ProviderGate`; on Ray, one slots actor per provider does
+this for the whole cluster, `evals/ray_pool.py`). A base URL may name `${env:VAR}` (a
+node-local endpoint): `node_url` resolves it on the machine that makes the call. `--react` cells run the thread's tool
 loop through `Runner.run` on a copy of the thread, as matrix runs do; the copy is dropped,
 so the thread's run history is never touched. Responses are cached (`evals/cache.py`).
 """
 
 from __future__ import annotations
 
+import os
+import re
+import socket
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..agent.fold import TurnBuilder
@@ -155,6 +160,23 @@ def request_data(system: str, messages: tuple[NeutralMessage, ...], tools: tuple
             "params": params.model_dump(exclude_none=True, by_alias=True) if params is not None else None}
 
 
+_ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def node_url(url: str) -> str:
+    """`url` with each `${env:VAR}` replaced by VAR of this machine's environment (a node-local
+    endpoint: on a Ray cluster, the node the cell runs on)."""
+
+    def value(m: re.Match[str]) -> str:
+        found = os.environ.get(m.group(1), "").strip()
+        if not found:
+            raise UserFacingError(f"{m.group(1)} is not set on {socket.gethostname()}, and the base URL {url} needs it.",
+                                  hint=f"Set {m.group(1)} in the environment of every machine that runs these cells.")
+        return found
+
+    return _ENV_REF.sub(value, url)
+
+
 def model_request(target: Target, data: dict[str, Any]) -> ModelRequest:
     messages = tuple(NeutralMessage(
         role=m["role"], text=m.get("text", ""), images=tuple((str(i[0]), str(i[1])) for i in m.get("images", [])),
@@ -164,7 +186,10 @@ def model_request(target: Target, data: dict[str, Any]) -> ModelRequest:
                          for c in m.get("toolCalls", []))) for m in data["messages"])
     tools = tuple(ToolSpec(t["name"], t.get("description", ""), t.get("parameters") or {}) for t in data.get("tools", []))
     params = ModelParams.model_validate(data["params"]) if data.get("params") else None
-    return ModelRequest(endpoint=target.endpoint, model=target.info, system_prompt=data.get("system", ""),
+    endpoint = target.endpoint
+    if "${env:" in endpoint.base_url:
+        endpoint = replace(endpoint, base_url=node_url(endpoint.base_url))
+    return ModelRequest(endpoint=endpoint, model=target.info, system_prompt=data.get("system", ""),
                         messages=messages, tools=tools, params=params)
 
 
@@ -197,7 +222,11 @@ def call_model(target: Target, data: dict[str, Any], repeat: int, ctx: ExecConte
 
 
 def _stream_once(target: Target, data: dict[str, Any], cancel: CancelToken, gate: ProviderGate) -> Record | None:
-    request = model_request(target, data)
+    try:
+        request = model_request(target, data)
+    except UserFacingError as exc:  # a node-local base URL whose variable is not set here
+        return {"output": "", "toolCalls": [], "usage": None, "cost": 0.0, "latencyMs": 0.0, "firstTokenMs": None,
+                "finish": None, "error": str(exc)}
     adapter = target.api.create(AdapterContext())
     builder = TurnBuilder(target.info, provider_id=target.provider, api=target.endpoint.api)
     started = time.perf_counter()

@@ -163,7 +163,25 @@ def prepare(runner: Runner, spec: EvalSpec) -> Prepared:
         targets[f"{provider}/{model}"] = Target(endpoint.provider_id, info.id, endpoint, info, registry.model_api(endpoint.api))
     hashes = {"evalFile": spec.raw_hash, "dataset": _sha(dataset.path.read_bytes()), "thread": thread_hash(thread),
               "settings": spec.settings_hash()}
-    return Prepared(spec, rel, thread, dataset, plan, targets, hashes, runner)
+    prepared = Prepared(spec, rel, thread, dataset, plan, targets, hashes, runner)
+    if spec.executor == "ray":
+        from .ray_pool import check_ray
+
+        check_ray(prepared)  # Ray installed; no cell that needs this machine
+    return prepared
+
+
+def executor_setting(runner: Runner) -> dict[str, str]:
+    """`settings/evals.json`: `{"executor": "local"|"ray", "rayAddress": …}`, the defaults of every evaluation."""
+    from ..jsonio import read_json
+
+    path = runner.services.root.settings_file("evals")
+    if not path.exists():
+        return {}
+    data = read_json(path)
+    if not isinstance(data, dict):
+        raise UserFacingError(f"{path} must hold an object such as {{\"executor\": \"ray\", \"rayAddress\": \"auto\"}}.")
+    return {k: str(v) for k, v in data.items() if k in ("executor", "rayAddress") and isinstance(v, str)}
 
 
 def spec_react_check(thread: Thread) -> None:
