@@ -225,6 +225,7 @@ class CtrlC:
 
 
 STOP_WAIT_S = 30.0  # how long a cancelled run may take to end before the command gives up
+DEADLINE_CHECK_S = 5.0  # how often the main thread looks at that bound (the cancel itself is immediate)
 
 
 def _run_once(app: App, thread: Thread, opts: RunOptions, printer: Printer | None, cancel: CancelToken,
@@ -234,15 +235,15 @@ def _run_once(app: App, thread: Thread, opts: RunOptions, printer: Printer | Non
 
     The caller has set `ctrl_c.quiet`, so no KeyboardInterrupt can be raised between the
     submit and the wait; without a `CtrlC` (not on the main thread) a KeyboardInterrupt
-    during the wait cancels the run as before. The main thread wakes every `STOP_WAIT_S` only
-    to see whether a cancelled run has overrun that bound since the request."""
+    during the wait cancels the run as before. The main thread wakes every `DEADLINE_CHECK_S`
+    only to see whether a cancelled run has overrun `STOP_WAIT_S` since the request."""
     if ctrl_c is not None and ctrl_c.requested:
         raise KeyboardInterrupt  # asked to stop before the run was submitted: nothing to keep
     future = app.runner.submit(thread, opts, on_event=printer, cancel=cancel)
     try:
         while True:
             try:
-                return future.result(timeout=STOP_WAIT_S)
+                return future.result(timeout=DEADLINE_CHECK_S)
             except TimeoutError:
                 if ctrl_c is not None and ctrl_c.requested and time.monotonic() - ctrl_c.requested_at > STOP_WAIT_S:
                     raise UserFacingError(f"The run did not stop within {STOP_WAIT_S:.0f} s after Ctrl-C.",

@@ -160,3 +160,34 @@ def test_a_ctrl_c_while_a_run_goes_cancels_the_runs_token_from_the_signal_handle
         assert ctrl_c.requested and run_token.cancelled
         with pytest.raises(KeyboardInterrupt):
             signal.raise_signal(signal.SIGINT)
+
+
+def test_a_run_that_does_not_stop_after_ctrl_c_ends_the_wait_with_a_hint(monkeypatch, tmp_path):
+    """The main thread is woken only to check the stop bound: a run that ignores its token
+    still ends the command once `STOP_WAIT_S` has passed since the request."""
+    from concurrent.futures import Future
+    from types import SimpleNamespace
+
+    from llmspace.agent.run_types import RunOptions
+    from llmspace.cancel import CancelToken
+    from llmspace.commands import run as run_cmd
+    from llmspace.core.threadio import thread_from_data
+    from llmspace.errors import UserFacingError
+
+    monkeypatch.setattr(run_cmd, "STOP_WAIT_S", 0.3)
+    monkeypatch.setattr(run_cmd, "DEADLINE_CHECK_S", 0.05)
+    never: Future[Any] = Future()  # a run that never ends
+
+    def submit(*_args: Any, **_kwargs: Any) -> Future[Any]:
+        signal.raise_signal(signal.SIGINT)  # Ctrl-C while the run goes
+        return never
+
+    app = SimpleNamespace(runner=SimpleNamespace(submit=submit))
+    token = CancelToken()
+    with run_cmd.CtrlC() as ctrl_c:
+        ctrl_c.stop.on_cancel(token.cancel)
+        ctrl_c.quiet = True
+        started = time.monotonic()
+        with pytest.raises(UserFacingError, match=r"did not stop within .* after Ctrl-C"):
+            run_cmd._run_once(app, thread_from_data({"title": "t"}), RunOptions(), None, token, ctrl_c)
+    assert token.cancelled and 0.3 <= time.monotonic() - started < 30
