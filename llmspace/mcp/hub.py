@@ -1,9 +1,11 @@
 """`McpHub`: the synchronous facade over every configured MCP server.
 
-Owns one asyncio loop thread (started on first use) and one cached connection per
-server (concurrent connects share one in-flight attempt). Callers on any thread — the
-tool router, the CLI, the GUI's workers — use plain blocking methods; never call the slow
-ones from the Tk thread. `mcp` is imported only on the loop thread, on first use.
+Its `ConnectionPool` (`mcp/pool.py`) owns one asyncio loop thread (started on first use)
+and one cached connection per server. Here: the servers' configuration and how each becomes
+a connection target (`$VAR`s, secrets, headers checked), the tool lists and readiness, tool
+calls, prompts and resources. Callers on any thread — the tool router, the CLI, the GUI's
+workers — use plain blocking methods; never call the slow ones from the Tk thread. `mcp`
+is imported only on the loop thread, on first use.
 
 Contract used by `llmspace.tools.router` and `llmspace.commands.mcp`:
   servers(), test(s), list_tools(s, refresh), thread_tools(s), call_tool(s, tool, args,
@@ -18,15 +20,13 @@ servers of the `mcp_servers` registry (read-only; closed when their plugin is di
 from __future__ import annotations
 
 import asyncio
-import atexit
 import concurrent.futures
-import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from ..cancel import CancelToken
 from ..core.model import TextContent, Tool, ToolCallOutput
@@ -35,23 +35,19 @@ from ..paths import DataRoot, safe_component
 from ..redact import secret_values
 from ..registry import Registry
 from ..settings.mcp import McpServerConfig, McpSettings, Readiness, now_iso
-from .connection import CONNECTION_CLOSED, Connection, Target
+from .connection import CONNECTION_CLOSED, Target
 from .diagnose import describe, leaf
 from .env import child_env, interpolate_map
-from .loop import LoopThread
 from .naming import McpToolInfo, build_tool_infos
+from .pool import SHUTDOWN_GRACE, ConnectionPool
 from .servers import ServerDirectory, is_plugin_server
 
 ProgressFn = Callable[[float, "float | None", "str | None"], None]
-T = TypeVar("T")
 
 CONNECT_TIMEOUT = 10.0
 # tools/prompts/resources listing, bounded apart from the call (override: LLM_SPACE_MCP_LIST_TIMEOUT).
 LIST_TIMEOUT = 30.0
 CALL_TIMEOUT = 300.0
-# On close (app exit, Ctrl-C): in-flight requests are cancelled at once; a stdio server still
-# running this long after its stdin closed gets SIGTERM, and SIGKILL as long again after that.
-SHUTDOWN_GRACE = 0.3
 
 
 def _list_timeout_from_env() -> float:
@@ -60,22 +56,6 @@ def _list_timeout_from_env() -> float:
     except ValueError:
         return LIST_TIMEOUT
     return value if value > 0 else LIST_TIMEOUT
-
-
-class _SdkLogHandler(logging.Handler):
-    """Appends records to `path` (opened per record: the SDK logs rarely)."""
-
-    path: Path | None = None
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if self.path is None:
-            return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "a", encoding="utf-8") as f:
-                f.write(self.format(record) + "\n")
-        except Exception:
-            pass
 
 
 def _output(text: str, is_error: bool) -> ToolCallOutput:
@@ -90,17 +70,12 @@ class McpHub:
         self.root = root
         self.settings = McpSettings(root)
         self.directory = ServerDirectory(self.settings, servers)
-        self._unwatch = self.directory.watch(self._drop)  # a withdrawn or changed plugin server
         self.connect_timeout = connect_timeout
         self.list_timeout = float(list_timeout) if list_timeout else _list_timeout_from_env()
+        self.pool = ConnectionPool(root.logs / "mcp.log", connect_timeout)
         self._lock = threading.Lock()
-        self._loop: LoopThread | None = None
         self._tools: dict[str, tuple[str, list[McpToolInfo]]] = {}  # id -> (config hash, tools)
-        # Loop-thread-only state:
-        self._conns: dict[str, Connection] = {}
-        self._connecting: dict[str, asyncio.Future[Connection]] = {}
-        self._live: set[Connection] = set()
-        self._requests: set[asyncio.Task[Any]] = set()  # in flight; cancelled at once by close()
+        self._unwatch = self.directory.watch(self._drop)  # a withdrawn or changed plugin server
 
     # -- configuration ---------------------------------------------------------------------
     def servers(self) -> list[McpServerConfig]:
@@ -155,107 +130,21 @@ class McpHub:
         self._drop(cfg.id)
         return cfg
 
-    # -- loop plumbing -----------------------------------------------------------------------
-    def _loop_thread(self) -> LoopThread:
-        with self._lock:
-            if self._loop is None or not self._loop.alive:
-                self._route_sdk_logs()
-                self._loop = LoopThread()
-                atexit.register(self.close)  # children must not outlive the app
-            return self._loop
-
-    def _route_sdk_logs(self) -> None:
-        """Send the SDK's own warnings (tracebacks of dropped connections) to `logs/mcp.log`
-        of the latest hub, not to the terminal or the GUI's stderr."""
-        sdk = logging.getLogger("mcp")
-        handler = next((h for h in sdk.handlers if isinstance(h, _SdkLogHandler)), None)
-        if handler is None:
-            handler = _SdkLogHandler()
-            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-            sdk.addHandler(handler)
-            sdk.propagate = False
-        handler.path = self.root.logs / "mcp.log"
-
-    def _submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
-        """Run a request coroutine on the loop, tracked so `close()` can cancel it at once."""
-        return self._loop_thread().submit(self._tracked(coro))
-
-    async def _tracked(self, coro: Coroutine[Any, Any, T]) -> T:
-        task = asyncio.current_task()
-        assert task is not None
-        self._requests.add(task)
-        try:
-            return await coro
-        finally:
-            self._requests.discard(task)
-
-    def _run(self, coro: Coroutine[Any, Any, T], timeout: float) -> T:
-        fut = self._submit(coro)
-        try:
-            return fut.result(timeout)
-        except concurrent.futures.TimeoutError:
-            fut.cancel()
-            raise TimeoutError() from None
-
     def _drop(self, server_id: str) -> None:
+        """Forget the server's tools and close its connection (its configuration changed)."""
         with self._lock:
             self._tools.pop(server_id, None)
-            loop = self._loop
-        if loop is not None and loop.alive:
-            try:
-                loop.submit(self._close_conn(server_id)).result(15)
-            except Exception:
-                pass
-
-    async def _close_conn(self, server_id: str) -> None:
-        conn = self._conns.pop(server_id, None)
-        if conn is not None:
-            await conn.close()
-            self._live.discard(conn)
-
-    async def _connection(self, target: Target) -> Connection:
-        conn = self._conns.get(target.server_id)
-        if conn is not None:
-            if conn.alive and conn.target.config_hash == target.config_hash:
-                return conn
-            await self._close_conn(target.server_id)  # died, or its config changed: reconnect
-        pending = self._connecting.get(target.server_id)
-        if pending is not None:
-            return await asyncio.shield(pending)
-        fut: asyncio.Future[Connection] = asyncio.get_running_loop().create_future()
-        self._connecting[target.server_id] = fut
-        conn = Connection(target)
-        self._live.add(conn)
-        try:
-            try:
-                await conn.open(self.connect_timeout)
-            except asyncio.CancelledError:  # the caller gave up, or close() (which ends the child itself)
-                if conn.closed:
-                    self._live.discard(conn)
-                fut.cancel()  # callers sharing this attempt stop waiting too
-                raise
-            except BaseException as exc:
-                self._live.discard(conn)
-                err = UserFacingError(describe(exc, target, phase="connect", timeout=self.connect_timeout,
-                                               junk_lines=conn.junk_lines))
-                fut.set_exception(err)
-                fut.exception()
-                raise err from None
-            self._conns[target.server_id] = conn
-            fut.set_result(conn)
-            return conn
-        finally:
-            self._connecting.pop(target.server_id, None)
+        self.pool.drop(server_id)
 
     # -- tools -------------------------------------------------------------------------------
     async def _list_tools_async(self, target: Target) -> list[McpToolInfo]:
-        conn = await self._connection(target)
+        conn = await self.pool.connection(target)
         try:
             tools = await conn.list_all("list_tools", "tools", self.list_timeout)
         except asyncio.CancelledError:  # close() cancels requests; it closes the connections itself
             raise
         except BaseException as exc:
-            await self._close_conn(target.server_id)
+            await self.pool.close_connection(target.server_id)
             raise UserFacingError(describe(exc, target, phase="tools/list", timeout=self.list_timeout)) from None
         triples = [(t.name, t.description, t.input_schema) for t in tools]
         return build_tool_infos(target.server_id, target.server_name, triples)
@@ -265,7 +154,7 @@ class McpHub:
         previous = cfg.readiness or Readiness()
         try:
             target = self._target(cfg)
-            infos = self._run(self._list_tools_async(target), self.connect_timeout + self.list_timeout + 15)
+            infos = self.pool.run(self._list_tools_async(target), self.connect_timeout + self.list_timeout + 15)
         except (UserFacingError, TimeoutError) as exc:
             message = str(exc) if isinstance(exc, UserFacingError) else f"MCP server {cfg.name!r} did not answer."
             self._drop(cfg.id)
@@ -332,7 +221,7 @@ class McpHub:
         from .flatten import flatten_result
 
         try:
-            conn = await self._connection(target)
+            conn = await self.pool.connection(target)
         except UserFacingError as exc:
             return _output(str(exc), True)
         try:
@@ -340,7 +229,7 @@ class McpHub:
         except asyncio.CancelledError:
             raise
         except BaseException as exc:
-            await self._close_conn(target.server_id)
+            await self.pool.close_connection(target.server_id)
             return _output(describe(exc, target, phase="tools/list", timeout=self.list_timeout), True)
         try:
             result = await conn.call(tool, arguments, timeout, on_progress)
@@ -351,7 +240,7 @@ class McpHub:
             if isinstance(e, (asyncio.TimeoutError, TimeoutError)):
                 return _output(f"MCP tool {tool!r} on server {target.name!r} did not finish within {timeout:g} s.", True)
             if getattr(e, "code", None) == CONNECTION_CLOSED or not conn.alive:
-                await self._close_conn(target.server_id)
+                await self.pool.close_connection(target.server_id)
                 return _output(describe(e, target, phase=f"the call to {tool!r}"), True)
             code = getattr(e, "code", None)
             if code is not None and type(e).__name__ == "MCPError":
@@ -377,7 +266,7 @@ class McpHub:
             raw = self._raw_tool_name(cfg, tool_name)
         except UserFacingError as exc:
             return _output(str(exc), True)
-        fut = self._submit(self._call_async(target, raw, dict(arguments or {}), limit, on_progress))
+        fut = self.pool.submit(self._call_async(target, raw, dict(arguments or {}), limit, on_progress))
         is_set: Callable[[], bool] | None = None
         if isinstance(cancel, CancelToken):
             cancel.on_cancel(fut.cancel)
@@ -399,13 +288,13 @@ class McpHub:
 
     # -- prompts and resources ---------------------------------------------------------------
     async def _list_async(self, target: Target, method: str, attr: str) -> list[dict[str, Any]]:
-        conn = await self._connection(target)
+        conn = await self.pool.connection(target)
         try:
             items = await conn.list_all(method, attr, self.list_timeout)
         except asyncio.CancelledError:  # close() cancels requests; it closes the connections itself
             raise
         except BaseException as exc:
-            await self._close_conn(target.server_id)
+            await self.pool.close_connection(target.server_id)
             phase = method.replace("list_", "") + "/list"
             raise UserFacingError(describe(exc, target, phase=phase, timeout=self.list_timeout)) from None
         return [i.model_dump(mode="json", by_alias=True, exclude_none=True) for i in items]
@@ -414,7 +303,7 @@ class McpHub:
         cfg = self._resolve(server)
         target = self._target(cfg)
         try:
-            result: list[dict[str, Any]] = self._run(self._list_async(target, method, attr),
+            result: list[dict[str, Any]] = self.pool.run(self._list_async(target, method, attr),
                                                      self.connect_timeout + self.list_timeout + 15)
             return result
         except TimeoutError:
@@ -429,28 +318,10 @@ class McpHub:
         return self._list_other(server, "list_resources", "resources")
 
     # -- shutdown ----------------------------------------------------------------------------
-    async def _close_all(self, grace: float) -> None:
-        """Cancel the requests in flight (the SDK tells each server with `notifications/cancelled`),
-        then close every connection; stdio children get `grace` seconds before a signal."""
-        started = time.monotonic()
-        requests = [t for t in self._requests if not t.done()]
-        for task in requests:
-            task.cancel()
-        if requests:  # normally at once; one stuck (e.g. in a connect) uses up part of the grace
-            await asyncio.wait(requests, timeout=grace)
-        grace = max(0.0, grace - (time.monotonic() - started))
-        conns = list(self._live) + [c for c in self._conns.values() if c not in self._live]
-        self._conns.clear()
-        self._live.clear()
-        await asyncio.gather(*(c.close(grace=grace) for c in conns), return_exceptions=True)
-
     def close(self, grace: float = SHUTDOWN_GRACE) -> None:
         """Cancel every request in flight, close every connection (ending stdio children
-        within about `2 * grace` seconds, see `SHUTDOWN_GRACE`) and stop the loop thread."""
+        within about `2 * grace` seconds, see `pool.SHUTDOWN_GRACE`) and stop the loop thread."""
         with self._lock:
-            loop, self._loop = self._loop, None
             self._tools.clear()
-        atexit.unregister(self.close)
         self._unwatch()
-        if loop is not None:
-            loop.stop(self._close_all(grace))
+        self.pool.close(grace)
