@@ -84,7 +84,7 @@ def mcnemar_exact(worse: int, better: int) -> float:
     if n == 0:
         return 1.0
     tail = sum(math.comb(n, i) for i in range(min(worse, better) + 1))
-    return min(1.0, 2 * tail / 2**n)
+    return min(1.0, 2 * tail / (1 << n))
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,7 @@ def _exact_bootstrap_p(deltas: list[float]) -> float:
     n = len(deltas)
     mean = sum(deltas) / n
     hits = sum(abs(sum(s) / n - mean) >= abs(mean) - 1e-12 for s in itertools.product(deltas, repeat=n))
-    return hits / n**n
+    return float(hits / n**n)
 
 
 def test_the_paired_bootstrap_matches_the_full_enumeration_of_a_small_case():
