@@ -8,7 +8,9 @@ results, variable boxes) as they do out of entries; Ctrl+M switches the focused 
 inserts a tab" and back (as in VS Code), and the status bar says so while that box has the
 focus. Ctrl+Tab stays document switching (`ui/menus.py`). A popup's own Tab (the `{{`
 completion) runs first and ends the key. In a Treeview that selects several rows,
-Shift+Up/Down extend the selection (Tk only extends it with the mouse). Each region is a
+Shift+Up/Down extend the selection (Tk only extends it with the mouse), and a tree that gets
+the focus without a focus row takes one (else Tk's arrows do nothing). Ctrl+Enter on a
+focused button runs, without pressing the button. Each region is a
 `Region`: the widgets it spans and the widget F6 focuses there (the editor lists its own:
 `EditorView.regions`).
 """
@@ -42,6 +44,11 @@ class TabKeys:
         root.bind_class("Text", "<Destroy>", lambda e: self.inserting.discard(str(e.widget)), add="+")
         for seq, step in (("<Shift-Up>", -1), ("<Shift-Down>", +1)):
             root.bind_class("Treeview", seq, lambda e, s=step: extend_selection(e.widget, s))
+        root.bind_class("Treeview", "<FocusIn>", lambda e: give_focus_row(e.widget), add="+")
+        for seq in ("<Control-Return>", "<Control-KP_Enter>"):
+            # ttkbootstrap presses a focused button on Enter, and Ctrl+Enter matched that too
+            # (Run / Stop and whatever button had the focus): a no-op that lets it go on
+            root.tk.call("bind", "TButton", seq, "# Ctrl+Enter is Run / Stop (ui/menus.py)")
 
     def tab_inserts(self, text: Any) -> bool:
         return str(text) in self.inserting
@@ -82,6 +89,19 @@ def move_focus(widget: Any, step: int) -> None:
     target = widget.tk_focusNext() if step > 0 else widget.tk_focusPrev()
     if target is not None and target is not widget:
         target.focus_set()
+
+
+def give_focus_row(tree: Any) -> None:
+    """A Treeview that gets the keyboard focus without a focus row takes the selected (else
+    the first) row as it: Tk's arrow keys do nothing in a tree without one."""
+    try:
+        if tree.focus():
+            return
+        row = next(iter(tree.selection()), "") or next(iter(tree.get_children()), "")
+        if row:
+            tree.focus(row)
+    except Exception:  # a tree being destroyed
+        pass
 
 
 def extend_selection(tree: Any, step: int) -> str | None:

@@ -247,9 +247,16 @@ class TreeView(tb.Frame):
         return entry
 
     def cancel_rename(self) -> None:
+        """End the inline rename box; the keyboard focus it had goes back to the tree."""
         if self._editor is not None:
             ed, self._editor = self._editor, None
+            try:
+                had_focus = self.focus_get() is ed
+            except (KeyError, tk.TclError):
+                had_focus = False
             ed.destroy()
+            if had_focus:
+                self.tree.focus_set()
 
     def commit_rename(self, rel: str, name: str) -> str | None:
         self.cancel_rename()

@@ -105,3 +105,27 @@ def test_f6_and_shift_f6_cycle_the_tree_the_settings_the_messages_and_the_histor
     assert focused(window) is window.tree_view.tree
     press(focused(window), "Shift-F6")
     assert focused(window) is ed.history_panel.list
+
+
+def test_ctrl_enter_on_a_focused_button_does_not_press_it(ed, window, monkeypatch):
+    runs = []
+    monkeypatch.setattr(window.tab_pages, "run_or_stop", lambda: runs.append(1))
+    window.menus._bind_keys()  # the shortcut table holds the method bound at start
+    ed.history_btn.focus_force()
+    window.root.update()
+    press(ed.history_btn, "Control-Return")
+    assert ed.history_panel is None  # History was not pressed
+    assert runs == [1]  # Ctrl+Enter still did its own job
+
+
+def test_escape_in_the_trees_rename_box_gives_the_focus_back_to_the_tree(window, app):
+    tv = window.tree_view
+    tv.tree.focus_force()
+    window.root.update()
+    tv.new_file()
+    window.root.update()
+    entry = tv._editor
+    entry.focus_force()
+    window.root.update()
+    press(entry, "Escape")
+    assert tv._editor is None and focused(window) is tv.tree
