@@ -215,7 +215,8 @@ def _report(state: CallState, params: dict[str, Any]) -> None:
 
 def _stage(state: CallState, params: dict[str, Any]) -> None:
     """A command's `writeThread` (`context.writeThread` / `write_thread`): the thread is only
-    staged here; `code_calls._apply_staged` commits or discards it when the command ends."""
+    staged here; `_apply_staged` (llmspace/plugins/code/calls.py) commits or discards it when the
+    command ends."""
     if state.kind != COMMAND or not state.can_write_thread:
         raise CallbackRefused("write_thread needs an active thread tab.")
     thread = params.get("thread")
