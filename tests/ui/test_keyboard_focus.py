@@ -129,3 +129,17 @@ def test_escape_in_the_trees_rename_box_gives_the_focus_back_to_the_tree(window,
     window.root.update()
     press(entry, "Escape")
     assert tv._editor is None and focused(window) is tv.tree
+
+
+def test_tab_leaves_a_text_variables_value_box_in_the_variables_dialog(ed, window):
+    dlg = ed.edit_variables()
+    dlg.add_row("city", "Paris")
+    window.root.update()
+    _name, box = dlg.entries[-1]
+    box.focus_force()
+    window.root.update()
+    press(box, "Tab")
+    assert focused(window) is not box and box.get("1.0", "end-1c") == "Paris"
+    press(focused(window), "Shift-Tab")
+    assert focused(window) is box
+    dlg.destroy()
