@@ -77,6 +77,7 @@ class MarkdownStream:
         self.closed: list[Block] = []
         self._open: list[Block] = []
         self._open_at = 0  # where the open block starts in `source`
+        self._lexed = LexCache()  # an open code fence: what is highlighted already
 
     def feed(self, chunk: str) -> StreamUpdate:
         self.source += chunk
@@ -85,7 +86,8 @@ class MarkdownStream:
         closed = [_block(g) for _s, g in groups[:-1]]
         if len(groups) > 1:
             self._open_at += _line_offset(tail, groups[-1][0])
-        self._open = [_block(groups[-1][1])] if groups else []
+            self._lexed = LexCache()
+        self._open = [_block(groups[-1][1], self._lexed)] if groups else []
         self.closed.extend(closed)
         return StreamUpdate(closed, self._open, tail)
 
@@ -203,7 +205,17 @@ class _Out:
             self.runs.append(Run(text, tags, href))
 
 
-def _block(tokens: list[Any]) -> Block:
+@dataclass
+class LexCache:
+    """The start of an open code fence already highlighted: `code` up to a line where no
+    token continues (so lexing may start again there), and its runs (drawn with `tags`)."""
+
+    key: tuple[str, tuple[str, ...]] = ("", ())  # language, the fence's tags
+    code: str = ""
+    runs: list[Run] = field(default_factory=list)
+
+
+def _block(tokens: list[Any], lexed: LexCache | None = None) -> Block:
     out = _Out()
     lists: list[int | None] = []  # None: bullets; an int: the ordered list's next number
     heading: str | None = None
@@ -257,7 +269,7 @@ def _block(tokens: list[Any]) -> Block:
         elif kind == "blockquote_close":
             quote -= 1
         elif kind in ("fence", "code_block"):
-            _code(out, tok.content, tok.info.split()[0] if tok.info.strip() else "", base())
+            _code(out, tok.content, tok.info.split()[0] if tok.info.strip() else "", base(), lexed)
         elif kind == "hr":
             out.add(HR_TEXT + "\n", (*base(), "hr"))
         elif kind == "html_block":
@@ -307,16 +319,50 @@ def _inline(out: _Out, children: list[Any], base: tuple[str, ...]) -> None:
                     link_target(str(tok.attrGet("src") or "")))
 
 
-def _code(out: _Out, code: str, lang: str, base: tuple[str, ...]) -> None:
+_TOKEN_TAGS: dict[Any, str] = {}
+
+
+def _token_tag(ttype: Any) -> str:
+    tag = _TOKEN_TAGS.get(ttype)
+    if tag is None:
+        tag = _TOKEN_TAGS[ttype] = f"tok:{ttype}"
+    return tag
+
+
+def _code(out: _Out, code: str, lang: str, base: tuple[str, ...], lexed: LexCache | None = None) -> None:
     tags = (*base, "code")
-    lexer = _lexer(lang.lower())
+    lang = lang.lower()
+    lexer = _lexer(lang)
     if lexer is None:
         out.add(code, tags)
-    else:
+    elif lexed is None:
         for ttype, value in lexer.get_tokens(code):
-            out.add(value, (*tags, f"tok:{ttype}"))
+            out.add(value, (*tags, _token_tag(ttype)))
+    else:
+        for run in _streamed_code(lexer, code, (lang, tags), lexed):
+            out.add(run.text, run.tags)
     if not code.endswith("\n"):
         out.add("\n", tags)
+
+
+def _streamed_code(lexer: Any, code: str, key: tuple[str, tuple[str, ...]], lexed: LexCache) -> list[Run]:
+    """The runs of a fence still streaming: only the code after the cached start is lexed,
+    and the cache moves to the last line that starts at the margin with no token running
+    across it (a fresh lexer can start there), before the last line. Once the fence closes
+    it is lexed whole."""
+    if lexed.key != key or not code.startswith(lexed.code):
+        lexed.key, lexed.code, lexed.runs = key, "", []
+    tags = key[1]
+    out = _Out(list(lexed.runs))
+    last_line = code.rfind("\n", 0, len(code) - 1) + 1
+    offset = cut = len(lexed.code)
+    for ttype, value in lexer.get_tokens(code[cut:]):
+        if cut < offset < last_line and code[offset - 1] == "\n" and code[offset] not in " \t\n":
+            cut, lexed.runs = offset, list(out.runs)
+        out.add(value, (*tags, _token_tag(ttype)))
+        offset += len(value)
+    lexed.code = code[:cut]
+    return out.runs
 
 
 def _table(out: _Out, rows: list[list[tuple[str, bool, list[Run]]]], base: tuple[str, ...]) -> None:

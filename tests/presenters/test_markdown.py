@@ -142,3 +142,16 @@ def test_the_self_check_highlights_three_languages():
     from llmspace.presenters.markdown import self_check
 
     assert "python/js/rust highlighted" in self_check()
+
+
+def test_a_long_open_code_fence_is_lexed_again_only_from_its_last_statement():
+    code = "".join(f"def f{i}(x):\n    '''doc\n{i}'''\n    return x + {i}\n" for i in range(60))
+    source = "```python\n" + code
+    stream = MarkdownStream()
+    for i in range(0, len(source), 9):
+        stream.feed(source[i:i + 9])
+    assert len(stream._lexed.code) > len(code) - 80  # what is lexed again: the last function at most
+    assert stream.blocks() == render_blocks(source)  # and it highlights as lexing it whole does
+    closed = source + "```\n\nDone.\n"
+    stream.feed("```\n\nDone.\n")
+    assert stream.blocks() == render_blocks(closed)
