@@ -62,7 +62,10 @@ def _quiet_ray() -> None:
 
 
 def ray_installed() -> bool:
-    return importlib.util.find_spec("ray") is not None
+    try:
+        return importlib.util.find_spec("ray") is not None
+    except ValueError:  # a module entry without a spec (sys.modules["ray"] = None): not usable
+        return False
 
 
 def import_ray() -> Any:
@@ -88,9 +91,7 @@ def local_only_tools(p: Prepared) -> list[str]:
 
 
 def check_ray(p: Prepared) -> None:
-    """Refuse, before anything runs, what cannot run on Ray, naming the cells."""
-    if not ray_installed():
-        raise UserFacingError("--executor ray needs Ray, which is not installed here.", hint=INSTALL_HINT)
+    """Refuse, before anything runs, what cannot run on Ray (naming the cells), and a missing Ray."""
     cells = p.plan.cells
     shown = ", ".join(c.key for c in cells[:5]) + (f", … ({len(cells)} cells)" if len(cells) > 5 else "")
     if p.spec.react:
@@ -111,6 +112,8 @@ def check_ray(p: Prepared) -> None:
             raise UserFacingError(f"The provider {t.provider} sends headers from models.json; they may hold credentials, "
                                   "which are never sent to a cluster.",
                                   hint="Run it with --executor local, or use a provider without headers.")
+    if not ray_installed():
+        raise UserFacingError("--executor ray needs Ray, which is not installed here.", hint=INSTALL_HINT)
 
 
 # -- versions ------------------------------------------------------------------------------

@@ -99,14 +99,16 @@ class RayCluster:
         return f"http://127.0.0.1:{self.dashboard_port}"
 
     @classmethod
-    def start(cls, head_env: dict[str, str], node_env: dict[str, str], node_resources: dict[str, float]) -> RayCluster:
+    def start(cls, head_env: dict[str, str], node_env: dict[str, str], node_resources: dict[str, float], *,
+              head_cpus: int = 2, second_node: bool = True) -> RayCluster:
         temp = Path(tempfile.mkdtemp(prefix="lsray", dir="/tmp"))
         cluster = cls(temp, free_port(), free_port(), head_env, node_env, node_resources)
         try:
-            cluster._ray_start("head", ["--head", "--port", str(cluster.port), "--num-cpus", "2",
+            cluster._ray_start("head", ["--head", "--port", str(cluster.port), "--num-cpus", str(head_cpus),
                                         "--include-dashboard=false", "--dashboard-port", str(cluster.dashboard_port),
                                         "--temp-dir", str(temp), *_ports("ray-client-server-port")], head_env)
-            cluster.start_node()
+            if second_node:
+                cluster.start_node()
         except BaseException:
             cluster.close()
             raise
@@ -145,8 +147,8 @@ class RayCluster:
         return [pid for g in groups for pid in _pgroup_pids(g)]
 
     def cell_workers(self, name: str | None = None) -> list[int]:
-        """Worker processes running an evaluation cell now (Ray titles them `ray::cell_task`)."""
-        return [pid for pid in self.pids(name) if _cmdline(pid).startswith("ray::cell_task")]
+        """Worker processes running an evaluation cell now (Ray titles them after the task: `ray::eval cell …`)."""
+        return [pid for pid in self.pids(name) if _cmdline(pid).startswith("ray::eval cell")]
 
     def kill_a_worker(self, bound: float = 120) -> int:
         deadline = time.monotonic() + bound
