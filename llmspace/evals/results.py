@@ -2,7 +2,7 @@
 
     views = cell_views(plan, records)                     # each cell with its judges, checks and status
     outcome = summarise(plan, views, spec, meta)          # -> dict (summary.json)
-    write_results(folder, plan, records, spec, meta)      # summary.json, junit.xml, results.csv, results.jsonl
+    write_results(folder, plan, records, spec, meta)      # summary.json, junit.xml, results.csv, results.jsonl, report.html
 
 A cell passes when its weighted assertion score reaches its case's threshold (default:
 every assertion passes; judges' checks included). A case passes for a model/variant when it
@@ -33,6 +33,7 @@ from ..agent.matrix_spec import DEFAULT_VARIANT
 from ..core.eval_assertions import JUDGED, Check, case_passes, case_score
 from ..core.eval_stats import bootstrap_ci, pass_hat_k, percentile, wilson
 from ..jsonio import write_bytes_atomic, write_json_atomic
+from .report import write_report
 
 if TYPE_CHECKING:
     from .plan import Cell, Plan
@@ -272,4 +273,5 @@ def write_results(folder: Path, plan: Plan, records: list[Record], spec: EvalSpe
     for r in rows:
         writer.writerow({**r, "failed": "; ".join(r["failed"])})
     write_bytes_atomic(folder / "results.csv", buf.getvalue().encode("utf-8"))
+    write_report(folder, summary, rows)
     return summary

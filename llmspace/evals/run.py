@@ -245,7 +245,7 @@ def open_results(p: Prepared, out: Path | None = None, fresh: bool = False) -> t
             break
     if out is not None:
         folder = out
-        for name in (JOURNAL, "summary.json", "junit.xml", "results.csv", "results.jsonl"):
+        for name in (JOURNAL, "summary.json", "junit.xml", "results.csv", "results.jsonl", "report.html"):
             (folder / name).unlink(missing_ok=True)
     else:
         folder = _new_folder(results_root(p.runner) / safe_component(p.spec.name))
