@@ -6,7 +6,8 @@
 - stream 2,000 tokens/s into an assistant card for 3 s; longest UI stall (budget 50 ms);
 - the same with Markdown: a reply of code fences, tables and lists, drawn as Markdown while
   it streams (only the open block is parsed again); longest UI stall (budget 50 ms); and
-  the worst case of that rule, one paragraph that never closes (budget 50 ms);
+  the worst cases of that rule, a 300-line code fence and one paragraph that never close
+  (budget 50 ms each);
 - executable size.
 
 Needs a display: uses $DISPLAY, else starts its own Xvfb.
@@ -142,6 +143,8 @@ def _in_process(home: Path) -> list[Row]:
     win.appearance.apply_markdown()
     rows.append(("ui: longest stall streaming Markdown (fence, table, list) at 2,000 tok/s",
                  _stream(win, ed, "bench-markdown", markdown_tokens()) * 1000, "ms", 50))
+    rows.append(("ui: longest stall streaming a 300-line code fence as Markdown at 2,000 tok/s",
+                 _stream(win, ed, "bench-fence", long_fence_tokens()) * 1000, "ms", 50))
     rows.append(("ui: longest stall streaming one 30,000-character paragraph as Markdown at 2,000 tok/s",
                  _stream(win, ed, "bench-paragraph", words) * 1000, "ms", 50))
     card = ed.list.cards.get("bench-markdown")
@@ -159,6 +162,14 @@ MARKDOWN_PIECE = (
     + "".join(f"| row {i} | {i * 17} | **bold** `x` |\n" for i in range(14))
     + "\n" + "".join(f"- item {i} with *emphasis* and a [link](https://example.org/{i})\n  - nested {i}\n" for i in range(10))
     + "\n")
+
+
+def long_fence_tokens() -> tuple[str, ...]:
+    """A code fence of 300 lines, never closed while it streams (~4-character tokens)."""
+    code = "".join(f"    def method_{i}(self, value: int = {i}) -> str:\n        return f'{{value}}-{i}'  # note\n"
+                   for i in range(150))
+    text = "```python\nclass Service:\n" + code
+    return tuple(text[i:i + 4] for i in range(0, len(text), 4))
 
 
 def markdown_tokens() -> tuple[str, ...]:

@@ -347,20 +347,24 @@ def _code(out: _Out, code: str, lang: str, base: tuple[str, ...], lexed: LexCach
 
 def _streamed_code(lexer: Any, code: str, key: tuple[str, tuple[str, ...]], lexed: LexCache) -> list[Run]:
     """The runs of a fence still streaming: only the code after the cached start is lexed,
-    and the cache moves to the last line that starts at the margin with no token running
-    across it (a fresh lexer can start there), before the last line. Once the fence closes
-    it is lexed whole."""
+    and the cache moves to the start of the last line but one that no string or comment runs
+    across (a fresh lexer can start there). Once the fence closes it is lexed whole."""
+    from pygments.token import Comment, String
+
     if lexed.key != key or not code.startswith(lexed.code):
         lexed.key, lexed.code, lexed.runs = key, "", []
     tags = key[1]
     out = _Out(list(lexed.runs))
     last_line = code.rfind("\n", 0, len(code) - 1) + 1
     offset = cut = len(lexed.code)
+    before: Any = None  # the type of the token that ended the previous line
     for ttype, value in lexer.get_tokens(code[cut:]):
-        if cut < offset < last_line and code[offset - 1] == "\n" and code[offset] not in " \t\n":
+        if (cut < offset < last_line and code[offset - 1] == "\n" and before is not None
+                and not (before in String or before in Comment or ttype in String or ttype in Comment)):
             cut, lexed.runs = offset, list(out.runs)
         out.add(value, (*tags, _token_tag(ttype)))
         offset += len(value)
+        before = ttype
     lexed.code = code[:cut]
     return out.runs
 

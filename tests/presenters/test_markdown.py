@@ -155,3 +155,17 @@ def test_a_long_open_code_fence_is_lexed_again_only_from_its_last_statement():
     closed = source + "```\n\nDone.\n"
     stream.feed("```\n\nDone.\n")
     assert stream.blocks() == render_blocks(closed)
+
+
+def test_an_open_fence_is_never_lexed_again_from_inside_a_string_or_a_comment():
+    source = '```python\nclass A:\n    x = """\n    text\n    more\n'
+    stream = MarkdownStream()
+    for i in range(0, len(source), 3):
+        stream.feed(source[i:i + 3])
+    assert "text" not in stream._lexed.code  # the cache stops before the open string
+    assert stream.blocks() == render_blocks(source)
+    c_source = "```c\nint x;\n/* a\nb\nc */\nint y;\nint z;\n"
+    stream = MarkdownStream()
+    for i in range(0, len(c_source), 2):
+        stream.feed(c_source[i:i + 2])
+    assert stream.blocks() == render_blocks(c_source)
