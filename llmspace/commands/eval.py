@@ -5,11 +5,14 @@
                       [--budget USD] [--concurrency N] [--react] [--max-turns N] [--no-cache] [--fresh] [--out DIR]
                       [--executor local|ray] [--ray-address auto|HOST:PORT|ray://HOST:PORT]
     llmspace eval list
+    llmspace eval compare RESULT_A RESULT_B [--format text|markdown|html] [-o FILE]
+    llmspace eval report RESULT
     llmspace eval cache clear
 
 `eval run` exits 0 when every model/variant reaches the file's threshold, 1 when one does
 not, 2 on any error (a bad file or dataset, a failed cell, a run the budget stopped), 130
-when interrupted (what finished is kept; the next run resumes). Errors of this group are
+when interrupted (what finished is kept; the next run resumes). `eval compare` exits 0 when
+no case flipped from pass to fail, 1 when one did. Errors of this group are
 printed here and exit 2 (the CLI's generic mapping would give 1). Progress goes to stderr.
 The engine is `llmspace/evals/`.
 """
@@ -37,7 +40,8 @@ thread, the dataset, models, variants, repeats, default assertions, judge, thres
 budget and concurrency; the flags above override it for one run.
 
 Results: $LLM_SPACE_HOME/evals/<name>/<YYYYMMDD-HHMMSS>/ (or --out DIR) with journal.jsonl,
-summary.json, junit.xml, results.csv and results.jsonl. A run resumes the newest unfinished
+summary.json, junit.xml, results.csv, results.jsonl and report.html (open it in a browser;
+`eval compare A B` compares two results folders). A run resumes the newest unfinished
 results folder whose evaluation file, dataset and thread are unchanged (journaled cells are
 never requested again); --fresh starts over. Answers are cached under
 $LLM_SPACE_HOME/cache/eval/ per repeat (--no-cache to call the models anyway).
@@ -47,6 +51,17 @@ Executor: cells run on a pool of threads here (local, the default) or as tasks o
 file's `executor`/`rayAddress`, else $LLM_SPACE_HOME/settings/evals.json, else RAY_ADDRESS.
 
 Exit code: 0 every threshold holds, 1 one does not, 2 an error (or cells left unrun), 130 interrupted.
+"""
+
+
+COMPARE_EPILOG = """\
+RESULT_A and RESULT_B are results folders: a path, or NAME/STAMP under $LLM_SPACE_HOME/evals
+(`llmspace eval list`). A case passes or fails over its repeats as in the summary (passK); its
+score is the mean weighted assertion score of its repeats. Cases paired on one side only, or
+with an error or not run on a side, are listed apart and left out of the tests. "Likely real"
+means p < 0.05.
+
+Exit code: 0 nothing got worse, 1 a case flipped from pass to fail, 2 an error.
 """
 
 
@@ -91,6 +106,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     ls = esub.add_parser("list", help="list evaluation results", description="List the results folders under $LLM_SPACE_HOME/evals.")
     ls.set_defaults(handler=eval_list)
+
+    cmp = esub.add_parser("compare", help="compare two results folders case by case (flips, McNemar, paired bootstrap)",
+                          epilog=COMPARE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+                          description="Pair the cases of two results folders by case id and model/variant: the cases that "
+                                      "flipped (pass → fail first, then fail → pass), the score changes, an exact McNemar "
+                                      "test of pass/fail and a paired bootstrap of the scores.")
+    cmp.add_argument("result_a", metavar="RESULT_A", help="the results folder to compare against (the baseline)")
+    cmp.add_argument("result_b", metavar="RESULT_B", help="the results folder to compare (the change)")
+    cmp.add_argument("--format", choices=["text", "markdown", "html"], default="text",
+                     help="text for the terminal (default), markdown or html for a pull request")
+    cmp.add_argument("-o", "--output", metavar="FILE", help="write the comparison to FILE instead of printing it")
+    cmp.set_defaults(handler=eval_compare)
+
+    rep = esub.add_parser("report", help="write report.html of a results folder again",
+                          description="Write report.html of a results folder from its summary.json and results.jsonl "
+                                      "(every `eval run` writes it; this rebuilds it, say for an older folder).")
+    rep.add_argument("folder", metavar="RESULT", help="the results folder")
+    rep.set_defaults(handler=eval_report)
 
     c = esub.add_parser("cache", help="manage the response cache of evaluations")
     csub = c.add_subparsers(dest="cache_command", metavar="ACTION")
@@ -303,6 +336,55 @@ def eval_list(args: argparse.Namespace, app: App) -> int:
             except (UserFacingError, OSError, KeyError, TypeError, ValueError):
                 line += "  (summary unreadable)"
         print(line)
+    return 0
+
+
+def _results_folder(app: App, value: str) -> Path:
+    """A results folder named as a path, or as NAME/STAMP under the data root's evals/."""
+    from ..evals.run import results_root
+
+    path = Path(value).expanduser()
+    if path.is_dir() or path.is_absolute():
+        return path.absolute()
+    under = results_root(app.runner) / value
+    return under if under.is_dir() else path.absolute()
+
+
+def eval_compare(args: argparse.Namespace, app: App) -> int:
+    try:
+        return _eval_compare(args, app)
+    except UserFacingError as exc:
+        return _fail(exc)
+
+
+def _eval_compare(args: argparse.Namespace, app: App) -> int:
+    from ..evals.compare import compare_results
+    from ..evals.compare_format import FORMATS, format_text
+    from ..jsonio import write_bytes_atomic
+
+    comparison = compare_results(_results_folder(app, args.result_a), _results_folder(app, args.result_b))
+    text = FORMATS[args.format](comparison)
+    if args.output:
+        out = Path(args.output).expanduser().absolute()
+        try:
+            write_bytes_atomic(out, text.encode("utf-8"))
+        except OSError as exc:
+            raise UserFacingError(f"Could not write {out}: {exc.strerror or exc}.") from None
+        summary = format_text(comparison).rstrip("\n").splitlines()[-1]
+        print(f"Wrote {out}. {summary}")
+    else:
+        sys.stdout.write(text)
+    return comparison.exit_code
+
+
+def eval_report(args: argparse.Namespace, app: App) -> int:
+    from ..evals.report import rewrite_report
+
+    try:
+        path = rewrite_report(_results_folder(app, args.folder))
+    except UserFacingError as exc:
+        return _fail(exc)
+    print(f"Wrote {path}")
     return 0
 
 
