@@ -145,14 +145,18 @@ def test_the_offline_check_sees_a_script_error_and_a_request_the_policy_blocked(
     assert any("Content Security Policy" in m and "127.0.0.1:9" in m for m in page.console), page.console
 
 
-def test_rewrite_report_rebuilds_report_html_from_the_folder(home, srv):
+def test_eval_report_writes_report_html_again_from_the_folder(home, srv, capsys):
     folder = _run_eval(home, srv)
     before = (folder / NAME).read_bytes()
     (folder / NAME).unlink()
 
-    rewrite_report(folder)
+    assert main(["eval", "report", f"quiz/{folder.name}"]) == 0  # NAME/STAMP under the data root
 
     assert (folder / NAME).read_bytes() == before
+    (folder / NAME).unlink()
+    assert rewrite_report(folder) == folder / NAME and (folder / NAME).read_bytes() == before
+    assert main(["eval", "report", str(folder.parent)]) == 2
+    assert "is not an evaluation results folder" in capsys.readouterr().err
 
 
 def _report_for(rows: list[dict[str, Any]], groups: list[dict[str, Any]]) -> str:
