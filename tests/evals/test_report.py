@@ -119,6 +119,19 @@ def test_the_report_opens_offline_in_headless_chromium_with_its_charts_and_no_co
     assert f"{n} of {n} shown" in page.dom
 
 
+def test_the_reports_own_policy_blocks_an_image_and_a_stylesheet_from_an_address(home, srv, tmp_path):
+    folder = _run_eval(home, srv)
+    probe = tmp_path / "probe.html"
+    html = (folder / NAME).read_text("utf-8")
+    probe.write_text(html.replace("</body>", '<img src="http://127.0.0.1:9/x.png"><link rel="stylesheet" '
+                                  'href="http://127.0.0.1:9/s.css"></body>'), encoding="utf-8")
+
+    page = open_offline(probe, tmp_path)
+
+    blocked = [m for m in page.console if "Content Security Policy" in m]
+    assert any("127.0.0.1:9/x.png" in m for m in blocked) and any("127.0.0.1:9/s.css" in m for m in blocked), page.console
+
+
 def test_filters_set_in_the_address_hide_the_other_failing_cells(home, srv, tmp_path):
     folder = _run_eval(home, srv, n=20)
     wrong = _wrong_cases(20)
