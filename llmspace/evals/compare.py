@@ -11,11 +11,12 @@
 A case's outcome per model/variant is computed from its cells in `results.jsonl` as the
 summary does (`results.py`): an errored repeat makes it an error, one not run pending, else
 it passes when at least `passK` repeats passed. Its score is the mean over its decided
-repeats of the weighted assertion score (0–1, judges' checks included). Cases are paired by
+repeats of the weighted assertion score (0–1, judges' checks included), and its judge score the
+mean of its `llm-rubric` checks' scores (1–5), when it has any. Cases are paired by
 (case id, model, variant); pairs where a side is an error or not run are listed as not
 compared, and keys found on one side only as unpaired. The exact McNemar test takes the
 decided pairs' discordant counts; the paired bootstrap the score differences (B − A) of the
-pairs scored on both sides; "likely real" means p < 0.05. Pure apart from reading the two
+pairs scored on both sides, and a second one the judge scores; "likely real" means p < 0.05. Pure apart from reading the two
 folders; no Tk (the app's comparison view builds on these types).
 """
 
@@ -53,6 +54,7 @@ class CaseResult:
     score: float | None  # mean weighted assertion score of the decided repeats (0–1)
     repeats: int
     passed_repeats: int
+    judge_score: float | None = None  # mean of the judges' scores (1–5) over the decided repeats
     failed: tuple[str, ...] = ()  # "assertion: reason" of the checks that failed, first failing repeat
     output: str | None = None  # the first failing (else first decided) repeat's output
     error: str | None = None
@@ -94,6 +96,12 @@ class Pair:
             return None
         return self.b.score - self.a.score
 
+    @property
+    def judge_delta(self) -> float | None:
+        if self.a.judge_score is None or self.b.judge_score is None:
+            return None
+        return self.b.judge_score - self.a.judge_score
+
 
 @dataclass(frozen=True)
 class Stats:
@@ -108,6 +116,7 @@ class Stats:
     passed_b: int
     mcnemar_p: float
     bootstrap: PairedBootstrap | None  # of the score differences
+    judge_bootstrap: PairedBootstrap | None = None  # of the judge score differences (pairs judged on both sides)
 
     @property
     def mcnemar_likely_real(self) -> bool:
@@ -217,11 +226,12 @@ def _case(key: Key, rows: list[dict[str, Any]], need: int) -> CaseResult:
     else:
         status = "pass" if passed >= need else "fail"
     scores = [float(r["score"]) for r in decided if r.get("score") is not None]
+    judged = [float(c["score"]) for r in decided for c in r.get("checks") or [] if isinstance(c.get("score"), (int, float))]
     first_fail = next((r for r in rows if r.get("status") == "fail"), None)
     shown = first_fail or (decided[0] if decided else None)
     error = next((str(r.get("error")) for r in rows if r.get("status") == "error"), None)
     return CaseResult(key[0], key[1], key[2], status, sum(scores) / len(scores) if scores else None, len(rows), passed,
-                      _reasons(first_fail) if first_fail else (), None if shown is None else _text(shown.get("output")),
+                      sum(judged) / len(judged) if judged else None, _reasons(first_fail) if first_fail else (), None if shown is None else _text(shown.get("output")),
                       error)
 
 
@@ -245,10 +255,12 @@ def pair_stats(pairs: list[Pair]) -> Stats:
     worse = sum(p.a.status == "pass" and p.b.status == "fail" for p in decided)
     better = sum(p.a.status == "fail" and p.b.status == "pass" for p in decided)
     deltas = [d for p in decided if (d := p.delta) is not None]
+    judge_deltas = [d for p in decided if (d := p.judge_delta) is not None]
     return Stats(len(decided), sum(p.a.status == p.b.status == "pass" for p in decided),
                  sum(p.a.status == p.b.status == "fail" for p in decided), worse, better,
                  sum(p.a.status == "pass" for p in decided), sum(p.b.status == "pass" for p in decided),
-                 mcnemar_exact(worse, better), paired_bootstrap(deltas, resamples=_resamples(len(deltas))))
+                 mcnemar_exact(worse, better), paired_bootstrap(deltas, resamples=_resamples(len(deltas))),
+                 paired_bootstrap(judge_deltas, resamples=_resamples(len(judge_deltas))))
 
 
 def compare(a: ResultSet, b: ResultSet) -> Comparison:

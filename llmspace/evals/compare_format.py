@@ -21,11 +21,12 @@ from .compare import ALPHA, CaseResult, Comparison, Key, Pair, ResultSet, Stats,
 from .html_page import esc, page
 
 MAX_LISTED = 200
+JUDGE_SCORES = "judge scores (1–5)"
 SNIPPET = 120
 
 
 def p_text(p: float) -> str:
-    return f"p = {p:.4f}" if p >= 0.0001 else f"p = {p:.1e}"
+    return f"p = {p:.4f}" if p >= 0.001 else f"p = {p:.2g}"
 
 
 def verdict(p: float) -> str:
@@ -67,11 +68,18 @@ def _mcnemar_line(s: Stats) -> str:
             f"{s.better} fail → pass): {p_text(s.mcnemar_p)}, {verdict(s.mcnemar_p)}")
 
 
-def _bootstrap_line(b: PairedBootstrap | None) -> str:
+def _bootstrap_line(b: PairedBootstrap | None, what: str = "scores") -> str:
     if b is None:
-        return "scores, paired bootstrap: no pair scored on both sides"
-    return (f"scores, paired bootstrap over {b.n} pairs ({b.resamples:,} resamples): mean change {_signed(b.mean)} "
+        return f"{what}, paired bootstrap: no pair scored on both sides"
+    return (f"{what}, paired bootstrap over {b.n} pairs ({b.resamples:,} resamples): mean change {_signed(b.mean)} "
             f"(95% interval {_signed(b.low)} to {_signed(b.high)}), {p_text(b.p)}, {verdict(b.p)}")
+
+
+def _test_lines(s: Stats) -> list[str]:
+    lines = [_mcnemar_line(s), _bootstrap_line(s.bootstrap)]
+    if s.judge_bootstrap is not None:
+        lines.append(_bootstrap_line(s.judge_bootstrap, JUDGE_SCORES))
+    return lines
 
 
 def _key_text(k: Key) -> str:
@@ -115,10 +123,10 @@ def format_text(c: Comparison) -> str:
         out.append(f"  {_signed(p.delta)}  {p.a.case}  {p.a.label}  {_score(p.a.score)} → {_score(p.b.score)}")
     if len(c.score_changes) > MAX_LISTED:
         out.append(f"  … and {len(c.score_changes) - MAX_LISTED} more")
-    out += ["", "Tests (all pairs):", f"  {_mcnemar_line(c.overall)}", f"  {_bootstrap_line(c.overall.bootstrap)}"]
+    out += ["", "Tests (all pairs):", *(f"  {line}" for line in _test_lines(c.overall))]
     if len(c.groups) > 1:
         for label, s in c.groups.items():
-            out += [f"  {label}:", f"    {_mcnemar_line(s)}", f"    {_bootstrap_line(s.bootstrap)}"]
+            out += [f"  {label}:", *(f"    {line}" for line in _test_lines(s))]
     out.append("")
     if c.only_a or c.only_b:
         out.append(f"Unpaired: {len(c.only_a)} only in A" + (f" ({_keys_listed(c.only_a)})" if c.only_a else "")
@@ -187,7 +195,8 @@ def format_markdown(c: Comparison) -> str:
     out += ["", "### Tests", "", "| Pairs | Pass/fail: exact McNemar | Scores: paired bootstrap |", "| --- | --- | --- |"]
     rows = [("all", c.overall)] + (list(c.groups.items()) if len(c.groups) > 1 else [])
     for label, s in rows:
-        out.append(f"| {_md(label)} | {_md(_mcnemar_line(s))} | {_md(_bootstrap_line(s.bootstrap))} |")
+        scores = "<br>".join(_md(line) for line in _test_lines(s)[1:])
+        out.append(f"| {_md(label)} | {_md(_mcnemar_line(s))} | {scores} |")
     out.append("")
     if c.only_a or c.only_b:
         out += [f"Unpaired: {len(c.only_a)} only in A, {len(c.only_b)} only in B"
@@ -237,8 +246,8 @@ def format_html(c: Comparison) -> str:
     body.append('<h2>Tests</h2><table id="tests"><thead><tr><th>Pairs</th><th>Pass/fail: exact McNemar</th>'
                 "<th>Scores: paired bootstrap</th></tr></thead><tbody>")
     rows = [("all", c.overall)] + (list(c.groups.items()) if len(c.groups) > 1 else [])
-    body += [f"<tr><td>{esc(label)}</td><td>{esc(_mcnemar_line(s))}</td><td>{esc(_bootstrap_line(s.bootstrap))}</td></tr>"
-             for label, s in rows]
+    body += [f"<tr><td>{esc(label)}</td><td>{esc(_mcnemar_line(s))}</td><td>"
+             + "<br>".join(esc(line) for line in _test_lines(s)[1:]) + "</td></tr>" for label, s in rows]
     body.append("</tbody></table>")
     if c.only_a or c.only_b:
         body.append(f"<p>Unpaired: {len(c.only_a)} only in A, {len(c.only_b)} only in B"

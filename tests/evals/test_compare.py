@@ -129,6 +129,33 @@ def test_pass_k_decides_a_case_over_its_repeats_and_its_score_is_their_mean(tmp_
     assert p.delta == pytest.approx(1 / 3 - 2 / 3)
 
 
+def _judged(path: Path, judge_scores: list[float]) -> Path:
+    """A folder whose cases all pass, each with an llm-rubric check of the given mean score."""
+    folder = _folder(path, _cells({f"c{i}": True for i in range(len(judge_scores))}))
+    rows = [json.loads(line) for line in (folder / "results.jsonl").read_text("utf-8").splitlines()]
+    for row, score in zip(rows, judge_scores, strict=True):
+        row["checks"] = [{"assertion": "llm-rubric", "pass": True, "score": score}]
+    (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return folder
+
+
+def test_judge_scores_get_their_own_paired_bootstrap(tmp_path):
+    a = _judged(tmp_path / "a", [3.0, 3.5, 4.0, 3.0, 4.5, 3.0])
+    b = _judged(tmp_path / "b", [4.0, 4.5, 5.0, 4.0, 5.5, 4.0])  # every case one point better
+
+    c = compare_results(a, b)
+
+    judge = c.overall.judge_bootstrap
+    assert judge is not None and judge.mean == pytest.approx(1.0) and judge.n == 6
+    assert judge.p == pytest.approx(1 / 10_001)  # no resample comes near 0
+    assert c.overall.bootstrap is not None and c.overall.bootstrap.p == 1.0  # the pass/fail scores did not move
+    assert ("judge scores (1–5), paired bootstrap over 6 pairs (10,000 resamples): mean change +1.000 "
+            "(95% interval +1.000 to +1.000), p = 0.0001, likely real (p < 0.05)") in format_text(c)
+    assert compare_results(tmp_path / "a", tmp_path / "a").overall.judge_bootstrap is not None
+    plain = compare_results(_folder(tmp_path / "p", _cells({"c1": True})), _folder(tmp_path / "q", _cells({"c1": True})))
+    assert plain.overall.judge_bootstrap is None and "judge scores" not in format_text(plain)
+
+
 def test_markdown_and_html_keep_a_hostile_output_as_text(tmp_path):
     hostile = "<script>alert(1)</script> | `x` **bold** [link](http://127.0.0.1:9/)"
     a = _folder(tmp_path / "a", _cells({"c1": True}))
