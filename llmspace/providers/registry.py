@@ -185,7 +185,11 @@ class ProviderRegistry:
         return sorted(self.apis.ids())
 
     def refresh_local(self, provider_ids: list[str] | None = None, timeout: float = discovery.DISCOVERY_TIMEOUT) -> dict[str, bool]:
-        """Ask local servers for their models (all, or `provider_ids`); returns reachability."""
+        """Ask local servers for their models (all, or `provider_ids`); returns reachability.
+        Through the model settings' discoverer when the app set one (it also lists the built-in
+        engine's installed models, `llmspace/local/provider.py`)."""
+        if self.models.discoverer is not None:
+            return self.models.refresh_local(provider_ids, timeout)
         return discovery.refresh_local(self.models, provider_ids, timeout)
 
     def _entry(self, provider_id: str) -> ProviderEntry | None:

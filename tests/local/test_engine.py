@@ -275,10 +275,11 @@ def test_the_local_provider_lists_the_installed_models(home: Path) -> None:
     LocalModels(root).add(path, name="tiny")
     app = App(root)
     try:
-        assert app.models.refresh_local(["local"]) == {"local": True}
+        assert app.providers.refresh_local(None, timeout=0.3)["local"] is True  # as `llmspace models` asks
         view = app.models.provider("local")
-        assert view is not None and view.name == "Built-in (llama.cpp)"
+        assert view is not None and view.name == "Built-in (llama.cpp)" and view.reachable is True
         assert [m.id for m in view.models] == ["tiny"]
+        assert app.models.refresh_local(["local"]) == {"local": True}
         endpoint, _info = app.providers.resolve(None, "local", None)
         assert endpoint.api == "local-engine"
     finally:
