@@ -170,6 +170,9 @@ class MessageCard(tb.Frame):
             if not msg.text():  # a reply about to stream
                 warm_up(view.ui.pump)
             self.markdown.show(msg.text())
+            # {{var}} marked and explained on hover as in the raw text (a reply is sent as written)
+            self.text_assist = TextAssist(self.text, view, lambda: (message_place(msg.id), is_trusted_message(msg)),
+                                          complete=False)
         else:
             self.text = self._text_box(msg.text(), editable=not ro)
             self.text_assist = TextAssist(self.text, view, lambda: (message_place(msg.id), is_trusted_message(msg)),
