@@ -161,7 +161,7 @@ def cmd_run_command(args: argparse.Namespace, app: App) -> int:
 
 
 def cmd_new(args: argparse.Namespace, app: App) -> int:
-    from ..plugins.scaffold import scaffold_plugin
+    from ..plugins.package.scaffold import scaffold_plugin
 
     parent = Path(args.dir) if args.dir else app.root.plugins
     folder = scaffold_plugin(parent, args.name, lang=args.lang)

@@ -7,7 +7,7 @@
   llmspace plugins refresh              rescan LLM_SPACE_HOME/plugins
   llmspace plugins settings NAME [KEY=VALUE ...]   show the form, or set values (nested.key=…)
   llmspace plugins install ZIP [ZIP ...] / remove NAME
-  llmspace plugins pack DIR [-o ZIP]    a release ZIP (llmspace/plugins/pack.py)
+  llmspace plugins pack DIR [-o ZIP]    a release ZIP (llmspace/plugins/package/pack.py)
   llmspace plugins check DIR            the release checklist, one PASS/FAIL line per item
 
 Backed by `app.plugins` (llmspace/plugins/service.py). More actions (pack, check) are
@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError
 from ..plugins.form import MASK, FormField, SettingsForm, get_path
-from ..plugins.manifest import APP_COMPAT_VERSION
 from ..plugins.model import Diagnostic, PluginRecord
+from ..plugins.package.manifest import APP_COMPAT_VERSION
 from .parsers import help_handler
 
 if TYPE_CHECKING:
@@ -238,19 +238,19 @@ def cmd_remove(args: argparse.Namespace, app: App) -> int:
 
 
 def cmd_pack(args: argparse.Namespace, app: App) -> int:
-    from ..plugins.pack import pack
+    from ..plugins.package.pack import pack
 
     print(pack(Path(args.dir), Path(args.output) if args.output else None).message)
     return 0
 
 
 def cmd_check(args: argparse.Namespace, app: App) -> int:
-    from ..plugins.check import check_plugin, failed, format_report
+    from ..plugins.package.check import check_plugin, failed, format_report
 
     items = check_plugin(Path(args.dir))
     if not failed(items):  # the files are sound: load the code in a host too
-        from ..plugins.check_code import check_code
-        from ..plugins.manifest import parse_manifest
+        from ..plugins.package.check_code import check_code
+        from ..plugins.package.manifest import parse_manifest
 
         manifest = parse_manifest((Path(args.dir) / "package.json").read_bytes(), where="package.json")
         items += check_code(Path(args.dir), manifest.name, manifest.version)

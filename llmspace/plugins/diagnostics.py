@@ -27,8 +27,8 @@ from ..errors import UserFacingError
 from ..jsonio import write_bytes_atomic
 from ..paths import safe_component
 from ..redact import KNOWN, MIN_KEY, Redactor
-from .manifest import APP_COMPAT_VERSION
 from .model import Diagnostic, Level
+from .package.manifest import APP_COMPAT_VERSION
 
 INVALID_FOLDER = "_invalid"
 LOG_MAX_CHARS = 64 * 1024

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from .manifest import Manifest
+from .package.manifest import Manifest
 
 Status = Literal["active", "degraded", "error", "incompatible", "disabled"]
 ExtensionStatus = Literal["active", "failed", "inactive"]

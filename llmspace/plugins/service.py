@@ -40,7 +40,7 @@ from .model import PluginRecord
 from .store import PluginSettingsStore
 
 if TYPE_CHECKING:
-    from .install import InstallResult
+    from .package.install import InstallResult
 
 ENV_DISABLE = "LLM_SPACE_DISABLE_PLUGINS"
 
@@ -97,8 +97,8 @@ class PluginService:
         return LoadContext(self.store.entry, self.log, self.disabled_reason(), self.environ)
 
     def _recover(self) -> None:
-        """Finish or undo an install that a crash interrupted (llmspace/plugins/install.py)."""
-        from .install import recover_interrupted
+        """Finish or undo an install that a crash interrupted (llmspace/plugins/package/install.py)."""
+        from .package.install import recover_interrupted
 
         try:
             recover_interrupted(self.root.plugins)
@@ -222,10 +222,10 @@ class PluginService:
         self.store.set_settings(name, saved)
         return self.reload(name), []
 
-    # -- packages (llmspace/plugins/install.py) -----------------------------------------------
+    # -- packages (llmspace/plugins/package/install.py) -----------------------------------------------
     def install(self, zip_path: str | Path) -> tuple[InstallResult, PluginRecord]:
         """Install or update the plugin in a ZIP, then rescan; returns the result and record."""
-        from .install import install_zip
+        from .package.install import install_zip
 
         result = install_zip(zip_path, self.root.plugins)
         self.refresh()
@@ -233,7 +233,7 @@ class PluginService:
 
     def remove(self, name: str) -> str:
         """Move plugin `name` to the trash (its settings and data stay); returns where it went."""
-        from .install import remove_plugin
+        from .package.install import remove_plugin
 
         where = remove_plugin(self.root.plugins, name, trash_dir=self.root.trash)
         self.refresh()

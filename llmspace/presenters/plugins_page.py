@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError
 from ..plugins.form import FormField, SettingsForm, get_path
-from ..plugins.manifest import APP_COMPAT_VERSION
 from ..plugins.model import KINDS, Diagnostic, Extension, PluginRecord
+from ..plugins.package.manifest import APP_COMPAT_VERSION
 
 if TYPE_CHECKING:
     from ..app import App

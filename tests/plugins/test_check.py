@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from llmspace.plugins.check import CheckItem, check_plugin, failed, format_report
+from llmspace.plugins.package.check import CheckItem, check_plugin, failed, format_report
 
 from .zips import manifest, plugin_tree
 

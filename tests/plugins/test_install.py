@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from llmspace.plugins import install
 from llmspace.plugins.errors import PluginError
-from llmspace.plugins.install import install_zip, recover_interrupted, remove_plugin
+from llmspace.plugins.package import install
+from llmspace.plugins.package.install import install_zip, recover_interrupted, remove_plugin
 
 from .zips import Entry, dir_entry, good_zip, plugin_entries, tree_snapshot, write_zip
 
@@ -117,7 +117,7 @@ def test_an_update_that_fails_after_the_old_folder_moved_aside_puts_it_back(home
 CRASH = """
 import os, sys
 from pathlib import Path
-from llmspace.plugins.install import install_zip
+from llmspace.plugins.package.install import install_zip
 
 def checkpoint(point):
     if point == sys.argv[3]:

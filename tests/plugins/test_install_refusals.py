@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from llmspace.plugins import archive
-from llmspace.plugins.archive import ArchiveError, Limits
 from llmspace.plugins.errors import PluginError
-from llmspace.plugins.install import install_zip
+from llmspace.plugins.package import archive
+from llmspace.plugins.package.archive import ArchiveError, Limits
+from llmspace.plugins.package.install import install_zip
 
 from .zips import (
     Entry,

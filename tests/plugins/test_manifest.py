@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from llmspace.plugins.errors import PluginError
-from llmspace.plugins.manifest import (
+from llmspace.plugins.package.manifest import (
     APP_COMPAT_VERSION,
     engines_compatible,
     is_valid_package_name,
     parse_manifest,
     plugin_folder,
 )
-from llmspace.plugins.semrange import parse_range
+from llmspace.plugins.package.semrange import parse_range
 
 
 def _pkg(**fields: object) -> bytes:

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from llmspace.plugins.archive import Limits
 from llmspace.plugins.errors import PluginError
-from llmspace.plugins.install import install_zip
-from llmspace.plugins.pack import pack, zip_name
+from llmspace.plugins.package.archive import Limits
+from llmspace.plugins.package.install import install_zip
+from llmspace.plugins.package.pack import pack, zip_name
 
 from .zips import manifest, plugin_tree
 

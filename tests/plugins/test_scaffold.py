@@ -17,10 +17,10 @@ import pytest
 
 from llmspace.errors import UserFacingError
 from llmspace.paths import DataRoot
-from llmspace.plugins.check import check_plugin, failed, format_report
 from llmspace.plugins.errors import PluginError
-from llmspace.plugins.pack import pack
-from llmspace.plugins.scaffold import display_name_of, scaffold_plugin
+from llmspace.plugins.package.check import check_plugin, failed, format_report
+from llmspace.plugins.package.pack import pack
+from llmspace.plugins.package.scaffold import display_name_of, scaffold_plugin
 from llmspace.plugins.service import PluginService
 
 NAMES = ["echo-kit", "@acme/echo-kit"]

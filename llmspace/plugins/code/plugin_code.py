@@ -36,8 +36,8 @@ from ..hosts.host import CallFailed, CodeFile, HostSpec, Launch, PluginHost, Run
 from ..hosts.js_runtime import JsRuntime
 from ..hosts.output_log import OutputLogs
 from ..hosts.pool import IDLE_SECONDS, HostPool
-from ..manifest import APP_COMPAT_VERSION
 from ..model import PluginRecord, Status
+from ..package.manifest import APP_COMPAT_VERSION
 from .calls import PluginCommand, PluginStorage, ToolSpec
 from .metadata_cache import cache_key, read_cached, write_cached
 from .registration import LoadedPlugin, register, register_storages

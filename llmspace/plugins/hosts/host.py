@@ -48,7 +48,7 @@ from ...plugin_protocol import (
 )
 from ...redact import KNOWN
 from ..diagnostics import DiagnosticLog
-from ..manifest import APP_COMPAT_VERSION
+from ..package.manifest import APP_COMPAT_VERSION
 from .callbacks import CallState, Frontend, handle_callback, plain_value
 from .connection import DEFAULT_MEMORY_MB, CallbackRefused, HostConnection, HostGone, Pending, RemoteError
 

@@ -20,14 +20,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserFacingError
+from ...errors import UserFacingError
+from ..code.plugin_code import runtime_of
+from ..diagnostics import DiagnosticLog
+from ..hosts.callbacks import ConsoleFrontend
+from ..hosts.host import CodeFile, HostSpec, Launch, PluginHost, python_launch
+from ..hosts.js_runtime import find_runtime, host_module
 from .check import CheckItem
-from .code.plugin_code import runtime_of
-from .diagnostics import DiagnosticLog
 from .extensions import find_extensions
-from .hosts.callbacks import ConsoleFrontend
-from .hosts.host import CodeFile, HostSpec, Launch, PluginHost, python_launch
-from .hosts.js_runtime import find_runtime, host_module
 
 _SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
 CODE_KINDS = ("tool", "command", "thread-storage")

@@ -1,7 +1,7 @@
 """Install, update and remove plugin packages under `LLM_SPACE_HOME/plugins/`.
 
-`install_zip(zip_path, plugins_dir)` checks the archive (llmspace/plugins/archive.py),
-reads its `package.json` with `parse_manifest` (llmspace/plugins/manifest.py) and installs
+`install_zip(zip_path, plugins_dir)` checks the archive (llmspace/plugins/package/archive.py),
+reads its `package.json` with `parse_manifest` (llmspace/plugins/package/manifest.py) and installs
 the package into `plugin_folder(plugins_dir, name)`; the ZIP's file name and wrapper folder
 never choose the folder. A plugin of the same name is replaced (an update).
 
@@ -31,11 +31,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.trash import Trash
-from ..jsonio import read_json, write_json_atomic
+from ...core.trash import Trash
+from ...jsonio import read_json, write_json_atomic
+from ..errors import PluginError
 from . import archive
 from .archive import DEFAULT_LIMITS, Limits
-from .errors import PluginError
 from .manifest import name_problem, parse_manifest, plugin_folder
 
 try:

@@ -17,7 +17,7 @@ the same tool and command in the guide's style (`export default class … implem
 `import type { … } from "@llm-space/core"`), run by the JavaScript host under Bun or
 Node 22.6+ (llmspace/plugins/hosts/js_runtime.py); the README says so.
 
-The name must be a valid package name (llmspace/plugins/manifest.py); a folder that exists
+The name must be a valid package name (llmspace/plugins/package/manifest.py); a folder that exists
 and is not empty is never touched. The files are written into a hidden staging folder
 beside the target and renamed into place, so a failure leaves nothing half-made.
 '''
@@ -30,8 +30,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..errors import UserFacingError
-from .errors import PluginError
+from ...errors import UserFacingError
+from ..errors import PluginError
 from .manifest import name_problem
 
 VERSION = "0.1.0"

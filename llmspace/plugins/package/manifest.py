@@ -6,7 +6,7 @@ control characters, core/names.py `plain_text`: they are printed and shown); npm
 such as `scripts`, `main` or `bin` stay in `raw` and are never acted upon.
 `is_valid_package_name` applies npm's rules for new package names,
 `engines_compatible` checks a range against `APP_COMPAT_VERSION` (npm range syntax, see
-llmspace/plugins/semrange.py), and `plugin_folder` maps a name to its install folder.
+llmspace/plugins/package/semrange.py), and `plugin_folder` maps a name to its install folder.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from typing import Any
 
 import semver
 
-from ..core.names import plain_text
-from ..errors import MalformedJsonError
-from ..jsonio import loads_located
-from .errors import PluginError
+from ...core.names import plain_text
+from ...errors import MalformedJsonError
+from ...jsonio import loads_located
+from ..errors import PluginError
 from .semrange import parse_range
 
 APP_COMPAT_VERSION = "4.9.0"

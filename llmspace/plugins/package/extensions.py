@@ -23,9 +23,9 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserFacingError
-from ..jsonio import SETTINGS_MAX_BYTES, read_file_bytes, read_json
-from .model import Extension
+from ...errors import UserFacingError
+from ...jsonio import SETTINGS_MAX_BYTES, read_file_bytes, read_json
+from ..model import Extension
 
 CODE_FOLDERS = {"tools": "tool", "commands": "command", "thread-storages": "thread-storage"}
 CODE_SUFFIXES = (".py", ".ts", ".js", ".mjs")

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserFacingError
-from ..jsonio import SETTINGS_MAX_BYTES, read_json
-from .errors import PluginError
+from ...errors import UserFacingError
+from ...jsonio import SETTINGS_MAX_BYTES, read_json
+from ..errors import PluginError
+from ..form import build_form
 from .extensions import MCP_TRANSPORTS, find_extensions
-from .form import build_form
 from .icon import icon_problem
 from .manifest import APP_COMPAT_VERSION, ENGINE_KEY, engines_compatible, is_valid_version, name_problem, range_problem
 from .pack import EXCLUDED_TOP

@@ -21,10 +21,10 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import UserFacingError
-from ..jsonio import read_file_bytes
+from ...errors import UserFacingError
+from ...jsonio import read_file_bytes
+from ..errors import PluginError
 from .archive import DEFAULT_LIMITS, MANIFEST, MANIFEST_MAX_BYTES, Limits, is_ignored
-from .errors import PluginError
 from .manifest import Manifest, parse_manifest
 
 EXCLUDED_TOP = ("data", ".git")

@@ -11,7 +11,7 @@ extracted limit, so a zip bomb stops at `MAX_EXTRACTED_BYTES` (sizes in the head
 never trusted; `MAX_ENTRIES` bounds the entry count). Every refusal is an
 `ArchiveError` naming the archive, the entry and the problem.
 
-Knows nothing of manifests or the plugins folder: llmspace/plugins/install.py composes it.
+Knows nothing of manifests or the plugins folder: llmspace/plugins/package/install.py composes it.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import PluginError
+from ..errors import PluginError
 
 MiB = 1024 * 1024
 MAX_COMPRESSED_BYTES = 50 * MiB
