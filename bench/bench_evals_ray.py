@@ -92,7 +92,7 @@ def run() -> list[tuple[str, float, str, float | None]]:
     try:
         assert server.stdout is not None
         port = int(server.stdout.readline())
-        cluster = RayCluster.start({}, {}, {}, head_cpus=CONCURRENCY, second_node=False)
+        cluster = RayCluster.start({}, {}, {}, head_cpus=CONCURRENCY, second_node=False, dashboard=False)
         local = _run_child(CELLS, port, None)
         _run_child(40, port, cluster.address)  # warm-up: the cluster starts its worker processes
         on_ray = _run_child(CELLS, port, cluster.address)

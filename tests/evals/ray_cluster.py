@@ -7,8 +7,9 @@
     cluster.start_node()     # … and joins again
     cluster.close()          # kill every process this cluster started (never `ray stop`)
 
-Each `ray start` runs in a new session, so everything it launches (GCS, raylet, agents,
-workers) shares its process group; stopping a node is killing that group. The head gets a
+Each `ray start` runs in a new session, so everything it launches (GCS, raylet, agents)
+shares its process group, and the workers are the raylet's children; stopping a node is
+killing that group and those children. The head gets a
 private `--temp-dir` (short: Unix socket paths are limited to 107 bytes) and free ports for
 everything it listens on, so it never meets another cluster on the machine.
 """
@@ -58,8 +59,9 @@ def _ports(*names: str) -> list[str]:
     return out
 
 
-def _pgroup_pids(pgid: int) -> list[int]:
-    pids = []
+def _processes() -> dict[int, tuple[int, int]]:
+    """pid -> (parent pid, process group) of every process."""
+    out: dict[int, tuple[int, int]] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -68,9 +70,20 @@ def _pgroup_pids(pgid: int) -> list[int]:
         except OSError:
             continue
         fields = stat[stat.rindex(")") + 2:].split()
-        if int(fields[2]) == pgid:
-            pids.append(int(entry.name))
-    return pids
+        out[int(entry.name)] = (int(fields[1]), int(fields[2]))
+    return out
+
+
+def _pgroup_pids(pgid: int) -> list[int]:
+    """The processes of group `pgid` and their descendants (Ray puts each worker in a group of its own)."""
+    procs = _processes()
+    found = {pid for pid, (_ppid, group) in procs.items() if group == pgid}
+    grew = True
+    while grew:
+        more = {pid for pid, (ppid, _g) in procs.items() if ppid in found and pid not in found}
+        found |= more
+        grew = bool(more)
+    return sorted(found)
 
 
 def _cmdline(pid: int) -> str:
@@ -100,12 +113,15 @@ class RayCluster:
 
     @classmethod
     def start(cls, head_env: dict[str, str], node_env: dict[str, str], node_resources: dict[str, float], *,
-              head_cpus: int = 2, second_node: bool = True) -> RayCluster:
+              head_cpus: int = 2, second_node: bool = True, dashboard: bool = True) -> RayCluster:
+        """`dashboard`: the head's API server with the state API behind `ray list` (Ray loads it
+        only with the dashboard: `--include-dashboard=false` leaves `ray list` without a server)."""
         temp = Path(tempfile.mkdtemp(prefix="lsray", dir="/tmp"))
         cluster = cls(temp, free_port(), free_port(), head_env, node_env, node_resources)
         try:
             cluster._ray_start("head", ["--head", "--port", str(cluster.port), "--num-cpus", str(head_cpus),
-                                        "--include-dashboard=false", "--dashboard-port", str(cluster.dashboard_port),
+                                        f"--include-dashboard={str(dashboard).lower()}", "--dashboard-host", "127.0.0.1",
+                                        "--dashboard-port", str(cluster.dashboard_port),
                                         "--temp-dir", str(temp), *_ports("ray-client-server-port")], head_env)
             if second_node:
                 cluster.start_node()
@@ -164,16 +180,17 @@ class RayCluster:
         self._kill_group(group, signal.SIGTERM, grace=20)
 
     def _kill_group(self, group: int, sig: int, grace: float) -> None:
-        try:
-            os.killpg(group, sig)
-        except ProcessLookupError:
-            return
+        self._signal(_pgroup_pids(group), sig)
         deadline = time.monotonic() + grace
         while _pgroup_pids(group) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        if _pgroup_pids(group):
+            time.sleep(0.1)  # polling the process table until they are gone
+        self._signal(_pgroup_pids(group), signal.SIGKILL)
+
+    @staticmethod
+    def _signal(pids: list[int], sig: int) -> None:
+        for pid in pids:
             try:
-                os.killpg(group, signal.SIGKILL)
+                os.kill(pid, sig)
             except ProcessLookupError:
                 pass
 

@@ -372,7 +372,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, _WHOLE[kind](turn, body))
             return
         self._start_stream()
-        for n, event in enumerate(_EVENTS[kind](turn, body)):
+        events = list(_EVENTS[kind](turn, body))
+        for n, event in enumerate(events):
             if drop_after is not None and n >= drop_after:
                 # cut the connection without the terminating chunk
                 try:
@@ -382,7 +383,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self.server_owner.disconnected.set()
                 return
             self._chunk(event)
-            if turn.delay_per_chunk:
+            if turn.delay_per_chunk and n < len(events) - 1:  # none after the last: the reply is complete
                 time.sleep(turn.delay_per_chunk)
         self._end_stream()
 
