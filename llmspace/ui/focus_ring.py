@@ -3,7 +3,7 @@ primary colour around whatever has the focus (a button, an entry, a text box, a 
 around the focused row when it is a tree or table. The theme's own focus marks (thin dotted
 lines) vanish in the dark theme; this one does not.
 
-    ring = FocusRing(root)   # once, by the main window; follows every <FocusIn> of the app
+    ring = FocusRing.install(root)   # by the main window; one per Tk root, follows every <FocusIn>
 
 The ring is four bars (`tk.Frame`s of the focused widget's toplevel) placed against the
 widget's outer edge with `place(in_=…)`, so they follow it as it moves or resizes. Their
@@ -26,13 +26,23 @@ SKIP = {"Menu", "Toplevel", "Tk", "Listbox"}  # menus and popup lists show their
 class FocusRing:
     """`widget`: what the ring is around now (None: hidden)."""
 
+    @classmethod
+    def install(cls, root: Any) -> FocusRing:
+        """The root's ring, made on first use (a second window on the same root, as in the
+        tests, reuses it rather than adding bindings)."""
+        ring = getattr(root, "_llmspace_focus_ring", None)
+        if not isinstance(ring, cls):
+            ring = cls(root)
+            root._llmspace_focus_ring = ring
+        return ring
+
     def __init__(self, root: Any) -> None:
         self.root = root
         self.widget: Any = None
         self.bars: dict[str, list[tk.Frame]] = {}  # toplevel path → its four bars
         self._job: str | None = None
-        root.bind_all("<FocusIn>", lambda e: self.request(), add="+")
-        root.bind_all("<FocusOut>", lambda e: self.request(), add="+")
+        root.bind_all("<FocusIn>", lambda e: self.request())  # Tk binds neither on "all"
+        root.bind_all("<FocusOut>", lambda e: self.request())
         for seq in ("<<TreeviewSelect>>", "<KeyRelease>", "<ButtonRelease-1>", "<Configure>", "<MouseWheel>",
                     "<Button-4>", "<Button-5>"):
             root.bind_class("Treeview", seq, lambda e: self.request(), add="+")

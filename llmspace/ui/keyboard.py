@@ -39,12 +39,13 @@ class TabKeys:
             root.bind_class("Text", "<ISO_Left_Tab>", self._back)  # Shift+Tab on X11
         except Exception:  # a keysym this Tk does not know
             pass
-        root.bind_class("Text", "<FocusIn>", lambda e: self._indicate(e.widget), add="+")
-        root.bind_class("Text", "<FocusOut>", lambda e: self.show_mode(""), add="+")
-        root.bind_class("Text", "<Destroy>", lambda e: self.inserting.discard(str(e.widget)), add="+")
+        # Tk has no class bindings of these: replacing (not adding) keeps one per process
+        root.bind_class("Text", "<FocusIn>", lambda e: self._indicate(e.widget))
+        root.bind_class("Text", "<FocusOut>", lambda e: self.show_mode(""))
+        root.bind_class("Text", "<Destroy>", lambda e: self.inserting.discard(str(e.widget)))
         for seq, step in (("<Shift-Up>", -1), ("<Shift-Down>", +1)):
             root.bind_class("Treeview", seq, lambda e, s=step: extend_selection(e.widget, s))
-        root.bind_class("Treeview", "<FocusIn>", lambda e: give_focus_row(e.widget), add="+")
+        root.bind_class("Treeview", "<FocusIn>", lambda e: give_focus_row(e.widget))
         for seq in ("<Control-Return>", "<Control-KP_Enter>"):
             # ttkbootstrap presses a focused button on Enter, and Ctrl+Enter matched that too
             # (Run / Stop and whatever button had the focus): a no-op that lets it go on

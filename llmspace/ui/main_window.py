@@ -85,7 +85,7 @@ class MainWindow:
                            app.registries.commands)
         self.tab_keys = TabKeys(root, self.status.show_mode)  # Tab leaves text boxes; Ctrl+M
         self.regions = Regions(root, self.focus_regions)  # F6 / Shift+F6
-        self.focus_ring = FocusRing(root)
+        self.focus_ring = FocusRing.install(root)
         themes.style_selection(root)
         themes.restyle_menus(root)  # menus follow the theme (and are readable) from the start
         if store.problems:  # an unreadable window.json / ui-state.json: say so, keep the file
