@@ -291,9 +291,12 @@ def _record_cost(r: Record) -> float:
 
 
 def execute(p: Prepared, folder: Path, records: list[Record], *, concurrency: int, budget: float | None,
-            use_cache: bool = True, on_progress: Callable[[Progress], None] | None = None) -> Outcome:
+            use_cache: bool = True, on_progress: Callable[[Progress], None] | None = None,
+            on_record: Callable[[Record], None] | None = None) -> Outcome:
     """Run the cells not journaled yet on the spec's executor (`spec.executor`: the local pool,
-    or Ray through `evals/ray_pool.py`), journal what comes back and write the results."""
+    or Ray through `evals/ray_pool.py`), journal what comes back and write the results.
+    `on_record(record)` sees each cell and judge record as it is journaled (on the driver
+    thread; the app's live grid posts it to the Tk thread)."""
     spec = p.spec
     cancel = CancelToken()
     limits = {t.provider: spec.provider_concurrency.get(t.provider, concurrency) for t in p.targets.values()}
@@ -339,6 +342,8 @@ def execute(p: Prepared, folder: Path, records: list[Record], *, concurrency: in
         if kind == "record":
             journal.append(payload)
             records.append(payload)
+            if on_record is not None:
+                on_record(payload)
             cost = _record_cost(payload)
             spent += cost
             tally["cost"] += float(payload.get("cost") or 0.0)

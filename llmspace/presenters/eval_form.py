@@ -1,0 +1,174 @@
+"""Evaluations › New Evaluation… without Tk: the dataset preview, the variable mapping and
+the form's validation.
+
+    preview = dataset_preview(Path("cases.csv"), thread, limit=5)
+    preview.columns, preview.rows         # the first rows, one text per column
+    preview.mapping                       # (variable, source, ok): where each of the thread's variables comes from
+    form = NewEvalForm(thread_rel, dataset, models="p/m, p/m", assertions="contains\\nregex: ^\\\\d+$", judge="")
+    form.problems(preview)                # what to fix before running (empty: ready)
+    form.spec_data(thread_file, out_dir)  # the evaluation file's content (`evals/spec.write_spec`)
+
+Assertions are typed one per line: `TYPE` (checks against the case's `expected`) or
+`TYPE: VALUE` (`regex: ^\\d+$`, `llm-rubric: Is the answer correct?`); `not-TYPE` negates.
+A variable of the thread is filled by the dataset column of its name, else keeps the
+thread's own value; a variable with neither is a problem (every cell would fail to render).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..agent.matrix_spec import parse_model
+from ..core.eval_assertions import JUDGED, parse_assertion
+from ..core.templating.references import references
+from ..core.templating.variables import all_names, custom_values, typed_variables
+from ..errors import UserFacingError
+from ..evals.dataset import RESERVED, load_dataset, unsupported_message
+
+if TYPE_CHECKING:
+    from ..core.model import Thread
+
+PREVIEW_ROWS = 5
+
+
+@dataclass(frozen=True)
+class Preview:
+    cases: int
+    columns: list[str]
+    rows: list[list[str]]
+    mapping: list[tuple[str, str, bool]]  # variable, where its value comes from, ok
+    problem: str | None = None  # the dataset could not be read (the message says why)
+    has_expected: bool = False
+
+
+def _cell_text(value: Any, width: int = 80) -> str:
+    text = value if isinstance(value, str) else ("" if value is None else json.dumps(value, ensure_ascii=False))
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def thread_variables(thread: Thread) -> list[str]:
+    """The variables a thread's text uses or defines (sorted)."""
+    return sorted(all_names(thread) | {r.name for r in references(thread)})
+
+
+def dataset_preview(path: Path, thread: Thread | None, limit: int = PREVIEW_ROWS) -> Preview:
+    try:
+        dataset = load_dataset(path)
+    except UserFacingError as exc:
+        return Preview(0, [], [], [], exc.message)
+    columns: dict[str, None] = {"id": None}
+    for case in dataset.cases[:limit]:
+        for key in case.values:
+            columns.setdefault(key, None)
+    has_expected = any(c.expected is not None for c in dataset.cases)
+    if has_expected:
+        columns["expected"] = None
+    names = list(columns)
+    rows = []
+    for case in dataset.cases[:limit]:
+        values = {"id": case.id, "expected": case.expected, **case.values}
+        rows.append([_cell_text(values.get(n)) for n in names])
+    mapping: list[tuple[str, str, bool]] = []
+    if thread is not None:
+        present = {k for c in dataset.cases for k in c.values}
+        own = set(custom_values(thread)) | set(typed_variables(thread))
+        for name in thread_variables(thread):
+            if name in present and name not in RESERVED:
+                missing = sum(1 for c in dataset.cases if name not in c.values)
+                mapping.append((name, f"column {name!r}" + (f" (missing in {missing} rows)" if missing else ""), not missing or name in own))
+            elif name in own:
+                mapping.append((name, "the thread's value", True))
+            else:
+                mapping.append((name, "no column of this name and no value in the thread", False))
+    return Preview(len(dataset.cases), names, rows, mapping, unsupported_message(dataset), has_expected)
+
+
+def parse_assertion_lines(text: str) -> list[dict[str, Any]]:
+    """`TYPE` or `TYPE: VALUE` per line (blank lines and `#` comments skipped); checked."""
+    out: list[dict[str, Any]] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        kind, sep, value = line.partition(":")
+        raw: dict[str, Any] = {"type": kind.strip()}
+        if sep and value.strip():
+            raw["value"] = value.strip()
+        parse_assertion(raw, f"assertion line {n}")
+        out.append(raw)
+    return out
+
+
+def parse_model_list(text: str) -> list[str]:
+    models = [f"{p}/{m}" for p, m in (parse_model(part) for part in text.replace("\n", ",").split(",") if part.strip())]
+    if len(set(models)) != len(models):
+        raise UserFacingError("A model is listed twice.")
+    return models
+
+
+@dataclass
+class NewEvalForm:
+    thread_rel: str
+    dataset: str
+    models: str
+    assertions: str = "contains"
+    judge: str = ""
+    repeat: int = 1
+
+    def problems(self, preview: Preview | None) -> list[str]:
+        """Everything to fix before the evaluation can run, in form order."""
+        out: list[str] = []
+        if not self.thread_rel:
+            out.append("Choose the thread to evaluate.")
+        if not self.dataset.strip():
+            out.append("Choose a dataset (CSV, JSON Lines, JSON or YAML).")
+        elif preview is not None and preview.problem:
+            out.append(preview.problem)
+        elif preview is not None and preview.cases == 0:
+            out.append("The dataset has no cases.")
+        if preview is not None:
+            out += [f"The variable {name!r} has no value: add a column {name!r} to the dataset or give it a value in the thread."
+                    for name, _source, ok in preview.mapping if not ok]
+        try:
+            if not parse_model_list(self.models):
+                out.append("Choose at least one model (PROVIDER/MODEL).")
+        except UserFacingError as exc:
+            out.append(exc.message)
+        asserts: list[dict[str, Any]] = []
+        try:
+            asserts = parse_assertion_lines(self.assertions)
+        except UserFacingError as exc:
+            out.append(exc.message)
+        if self.judge.strip():
+            try:
+                parse_model(self.judge)
+            except UserFacingError as exc:
+                out.append(f"Judge: {exc.message}")
+        elif any(a["type"].removeprefix("not-") == JUDGED for a in asserts):
+            out.append("An llm-rubric assertion needs a judge model.")
+        if not 1 <= self.repeat <= 100:
+            out.append("Repeats must be from 1 to 100.")
+        return out
+
+    def spec_data(self, thread_file: Path, out_dir: Path) -> dict[str, Any]:
+        """The evaluation file's content, its paths relative to `out_dir` (where it is written)."""
+        data: dict[str, Any] = {"thread": _relative(thread_file, out_dir),
+                                "dataset": _relative(Path(self.dataset).expanduser().absolute(), out_dir),
+                                "models": parse_model_list(self.models), "repeat": self.repeat,
+                                "assert": parse_assertion_lines(self.assertions)}
+        if self.judge.strip():
+            data["judge"] = "/".join(parse_model(self.judge))
+        data.update({"threshold": 1.0, "concurrency": 4})
+        return data
+
+
+def _relative(path: Path, base: Path) -> str:
+    try:
+        return Path(os.path.relpath(path, base)).as_posix()
+    except ValueError:  # another drive (Windows)
+        return str(path)

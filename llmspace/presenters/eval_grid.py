@@ -1,0 +1,314 @@
+"""The evaluation results grid without Tk: cases × models, filled live as records land.
+
+    grid = EvalGrid.from_plan(plan, need=spec.pass_k or plan.repeat)
+    grid.add_record(record)                 # a journal record (cell or judge) as it is written
+    grid.filter_text, grid.status_filter    # then grid.refresh(): rows filtered and sorted
+    grid.sort_by("case" | "failures" | COLUMN_LABEL)
+    grid.window(first, count)               # the visible rows only (the view is virtualised)
+    grid.chart()                            # per column: pass rate, cost, mean latency
+
+A grid cell is one case on one model/variant over its repeats, with the status folded as
+the summary folds it (`evals/results.py`): an errored repeat makes an error, a repeat not
+run yet pending, else it passes when `need` repeats passed. Its detail (`GridCell.rows`) is
+the repeats' result rows in the shape of `results.jsonl` (output, checks with their reasons,
+judges with their reasons), so a finished folder (`EvalGrid.from_rows`) and a live run read
+alike. `open_as_thread` builds the thread of a case: a copy of the evaluated thread (no run
+history, no evaluations) with the case's variables filled and the cell's output as the
+assistant reply.
+"""
+
+from __future__ import annotations
+
+import copy
+import statistics
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..agent.matrix_spec import DEFAULT_VARIANT
+from ..core.model import AssistantMessage, TextContent
+from ..core.templating.references import references
+from ..core.templating.variables import all_names, set_text_variable
+from ..evals.results import CellView
+from ..evals.results import _cell_rows as cell_rows  # the rows of results.jsonl, one shape for live and finished
+
+if TYPE_CHECKING:
+    from ..core.model import Thread
+    from ..evals.plan import Cell, Plan
+
+STATUSES = ("pass", "fail", "error", "pending")
+Row = dict[str, Any]
+
+
+def column_label(model: str, variant: str) -> str:
+    return model if variant == DEFAULT_VARIANT else f"{model} [{variant}]"
+
+
+def fold_status(rows: list[Row], repeats: int, need: int) -> str:
+    """A case's status over its repeats (`rows`: the ones with a result so far)."""
+    statuses = [str(r.get("status")) for r in rows]
+    if "error" in statuses:
+        return "error"
+    if len(rows) < repeats or "pending" in statuses:
+        return "pending"
+    return "pass" if statuses.count("pass") >= need else "fail"
+
+
+@dataclass
+class GridCell:
+    case: str
+    column: str
+    repeats: int
+    need: int
+    rows: list[Row] = field(default_factory=list)  # the repeats with a record, in repeat order
+    vars: dict[str, str] = field(default_factory=dict)  # the case's values (live runs)
+
+    @property
+    def status(self) -> str:
+        return fold_status(self.rows, self.repeats, self.need)
+
+    @property
+    def shown(self) -> Row | None:
+        """The repeat shown in the detail: the first that failed or errored, else the first."""
+        for r in self.rows:
+            if r.get("status") in ("fail", "error"):
+                return r
+        return self.rows[0] if self.rows else None
+
+    @property
+    def score(self) -> float | None:
+        scores = [float(r["score"]) for r in self.rows if r.get("score") is not None]
+        return sum(scores) / len(scores) if scores else None
+
+    @property
+    def cost(self) -> float:
+        return sum(float(r.get("cost") or 0.0) for r in self.rows)
+
+    @property
+    def latency_ms(self) -> float | None:
+        values = [float(r["latencyMs"]) for r in self.rows if r.get("latencyMs") is not None and not r.get("cached")]
+        return sum(values) / len(values) if values else None
+
+    def detail(self) -> CellDetail:
+        """What the cell's window shows: output, each assertion with its reason, the judges' reasons."""
+        row = self.shown or {}
+        checks = [(str(c.get("assertion", "")), bool(c.get("pass")), str(c.get("reason") or ""))
+                  for c in row.get("checks") or []]
+        judges = [(str(j.get("judgeModel") or ""), str(j.get("reason") or j.get("error") or ""),
+                   dict(j.get("scores") or {})) for j in row.get("judges") or []]
+        return CellDetail(self.case, self.column, self.status, row.get("output") or "", checks, judges,
+                          row.get("error"), int(row.get("repeat") or 1), self.repeats, self.cost, self.latency_ms)
+
+
+@dataclass(frozen=True)
+class CellDetail:
+    case: str
+    column: str
+    status: str
+    output: str
+    checks: list[tuple[str, bool, str]]  # assertion, passed, reason
+    judges: list[tuple[str, str, dict[str, Any]]]  # judge model, reason, scores
+    error: str | None
+    repeat: int
+    repeats: int
+    cost: float
+    latency_ms: float | None
+
+    def text(self) -> str:
+        """The detail as plain text (the window's body, and what Copy copies)."""
+        lines = [f"{self.case} · {self.column} · {self.status}"
+                 + (f" (repeat {self.repeat} of {self.repeats})" if self.repeats > 1 else "")]
+        if self.error:
+            lines += ["", f"Error: {self.error}"]
+        lines += ["", "Output:", self.output or "(none)", "", "Assertions:"]
+        lines += [f"  {'✓' if ok else '✗'} {name}" + (f" — {reason}" if reason else "") for name, ok, reason in self.checks] or ["  (none)"]
+        if self.judges:
+            lines += ["", "Judge:"]
+            for model, reason, scores in self.judges:
+                marks = ", ".join(f"{k} {v}" for k, v in scores.items())
+                lines.append(f"  {model}: {reason}" + (f" ({marks})" if marks else ""))
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class ChartBar:
+    column: str
+    pass_rate: float | None
+    cost: float
+    latency_ms: float | None
+    decided: int
+
+
+class EvalGrid:
+    """Rows = cases (dataset order), columns = model/variant; filter, sort and a visible window."""
+
+    def __init__(self, case_ids: list[str], columns: list[str], repeats: int, need: int) -> None:
+        self.case_ids = list(case_ids)
+        self.columns = list(columns)
+        self.repeats, self.need = repeats, need
+        self.cells: dict[tuple[str, str], GridCell] = {
+            (case, col): GridCell(case, col, repeats, need) for case in case_ids for col in columns}
+        self._plan_cells: dict[str, Cell] = {}
+        self._records: dict[str, Row] = {}
+        self._judges: dict[str, dict[int, Row]] = defaultdict(dict)
+        self.filter_text = ""
+        self.status_filter = "all"  # all, or one of STATUSES
+        self.sort_key = "case"
+        self.descending = False
+        self.rows: list[str] = list(case_ids)  # the case ids shown, filtered and sorted
+        self.version = 0  # bumped by every change (views redraw when it moved)
+
+    # -- building ------------------------------------------------------------------------
+    @classmethod
+    def from_plan(cls, plan: Plan, need: int | None = None) -> EvalGrid:
+        grid = cls(plan.case_ids, [column_label(m, v) for m in plan.models for v in plan.variants], plan.repeat,
+                   need or plan.repeat)
+        for cell in plan.cells:
+            grid._plan_cells[cell.key] = cell
+            grid.cells[(cell.case_id, column_label(cell.model, cell.variant))].vars = dict(cell.vars)
+        return grid
+
+    @classmethod
+    def from_rows(cls, rows: list[Row], repeats: int = 1, need: int | None = None) -> EvalGrid:
+        """A finished results folder's `results.jsonl` rows."""
+        cases: dict[str, None] = {}
+        columns: dict[str, None] = {}
+        for r in rows:
+            cases.setdefault(str(r.get("case")), None)
+            columns.setdefault(column_label(str(r.get("model")), str(r.get("variant") or DEFAULT_VARIANT)), None)
+        grid = cls(list(cases), list(columns), repeats, need or repeats)
+        for r in rows:
+            grid._put(r)
+        grid.refresh()
+        return grid
+
+    def add_record(self, record: Row) -> bool:
+        """A journal record as it lands; True when a cell changed."""
+        kind = record.get("type")
+        if kind == "cell":
+            key = str(record.get("key"))
+            self._records[key] = record
+        elif kind == "judge":
+            key = str(record.get("cell"))
+            self._judges[key][int(record.get("assertion", -1))] = record
+        else:
+            return False
+        cell = self._plan_cells.get(key)
+        if cell is None or key not in self._records:
+            return False
+        view = CellView(cell, self._records[key], self._judges.get(key, {}))
+        self._put(cell_rows([view])[0])
+        return True
+
+    def add_records(self, records: list[Row]) -> None:
+        changed = False
+        for r in records:
+            changed = self.add_record(r) or changed
+        if changed:
+            self.refresh()
+
+    def _put(self, row: Row) -> None:
+        col = column_label(str(row.get("model")), str(row.get("variant") or DEFAULT_VARIANT))
+        cell = self.cells.get((str(row.get("case")), col))
+        if cell is None:
+            return
+        repeat = int(row.get("repeat") or 1)
+        cell.rows = sorted([r for r in cell.rows if int(r.get("repeat") or 1) != repeat] + [row],
+                           key=lambda r: int(r.get("repeat") or 1))
+        self.version += 1
+
+    # -- filter, sort, window -----------------------------------------------------------
+    def _failures(self, case: str) -> int:
+        return sum(self.cells[(case, c)].status in ("fail", "error") for c in self.columns)
+
+    def _matches(self, case: str) -> bool:
+        text = self.filter_text.strip().lower()
+        if text and text not in case.lower():
+            values = self.cells[(case, self.columns[0])].vars.values() if self.columns else ()
+            if not any(text in str(v).lower() for v in values):
+                return False
+        if self.status_filter != "all":
+            return any(self.cells[(case, c)].status == self.status_filter for c in self.columns)
+        return True
+
+    def refresh(self) -> None:
+        """Filter and sort the rows again (after a change of records, filter or sort)."""
+        rows = [c for c in self.case_ids if self._matches(c)]
+        order = {c: i for i, c in enumerate(self.case_ids)}
+        if self.sort_key == "failures":
+            rows.sort(key=lambda c: (-self._failures(c), order[c]))
+        elif self.sort_key in self.columns:
+            rank = {"fail": 0, "error": 1, "pending": 2, "pass": 3}
+            col = self.sort_key
+            rows.sort(key=lambda c: (rank[self.cells[(c, col)].status], order[c]))
+        else:
+            rows.sort(key=lambda c: order[c])
+        if self.descending:
+            rows.reverse()
+        self.rows = rows
+        self.version += 1
+
+    def set_filter(self, text: str | None = None, status: str | None = None) -> None:
+        if text is not None:
+            self.filter_text = text
+        if status is not None:
+            if status != "all" and status not in STATUSES:
+                raise ValueError(f"unknown status {status!r}")
+            self.status_filter = status
+        self.refresh()
+
+    def sort_by(self, key: str) -> None:
+        """Sort by `case` (dataset order), `failures` (most first) or a column (fails first);
+        the same key again reverses."""
+        self.descending = not self.descending if key == self.sort_key else False
+        self.sort_key = key
+        self.refresh()
+
+    def window(self, first: int, count: int) -> list[tuple[str, list[GridCell]]]:
+        """The rows `first`…`first + count` with their cells (what the view draws)."""
+        first = max(0, min(first, len(self.rows)))
+        return [(case, [self.cells[(case, c)] for c in self.columns]) for case in self.rows[first:first + count]]
+
+    def cell_at(self, row: int, column: int) -> GridCell | None:
+        if 0 <= row < len(self.rows) and 0 <= column < len(self.columns):
+            return self.cells[(self.rows[row], self.columns[column])]
+        return None
+
+    # -- totals ---------------------------------------------------------------------------
+    def counts(self) -> dict[str, int]:
+        out = dict.fromkeys(STATUSES, 0)
+        for cell in self.cells.values():
+            out[cell.status] += 1
+        return out
+
+    def chart(self) -> list[ChartBar]:
+        """Per column: pass rate over the decided cases, cost, mean latency of the calls."""
+        bars = []
+        for col in self.columns:
+            cells = [self.cells[(case, col)] for case in self.case_ids]
+            decided = [c for c in cells if c.status in ("pass", "fail")]
+            latencies = [c.latency_ms for c in cells if c.latency_ms is not None]
+            bars.append(ChartBar(col, sum(c.status == "pass" for c in decided) / len(decided) if decided else None,
+                                 sum(c.cost for c in cells), statistics.fmean(latencies) if latencies else None, len(decided)))
+        return bars
+
+
+def open_as_thread(thread: Thread, cell: GridCell) -> Thread:
+    """A new thread of this case: the evaluated thread without its run history and
+    evaluations, the case's variables filled (those the thread uses), the cell's output as
+    the assistant reply. The original is not changed."""
+    new = copy.deepcopy(thread)
+    new.runHistory = None
+    new.evaluations = None
+    used = all_names(new) | {r.name for r in references(new)}
+    for name, value in cell.vars.items():
+        if name in used:
+            set_text_variable(new, name, value)
+    ctx = new.ensure_context()
+    row = cell.shown or {}
+    reply = AssistantMessage(id=str(uuid.uuid4()), content=[TextContent(text=str(row.get("output") or ""))])
+    ctx.messages = [*(ctx.messages or []), reply]
+    base = (thread.title or "thread").strip() or "thread"
+    new.title = f"{base} · {cell.case}"
+    return new
