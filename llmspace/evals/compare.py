@@ -16,7 +16,9 @@ mean of its `llm-rubric` checks' scores (1–5), when it has any. Cases are pair
 (case id, model, variant); pairs where a side is an error or not run are listed as not
 compared, and keys found on one side only as unpaired. The exact McNemar test takes the
 decided pairs' discordant counts; the paired bootstrap the score differences (B − A) of the
-pairs scored on both sides, and a second one the judge scores; "likely real" means p < 0.05. Pure apart from reading the two
+pairs scored on both sides, and a second one the judge scores (10,000 resamples up to 500 pairs,
+fewer beyond so that a test draws at most 5 million values, at least 500); "likely real" means
+p < 0.05. Pure apart from reading the two
 folders; no Tk (the app's comparison view builds on these types).
 """
 
@@ -34,7 +36,8 @@ from ..errors import UserFacingError
 from ..jsonio import read_json
 
 ALPHA = 0.05
-MAX_BOOTSTRAP_DRAWS = 20_000_000  # pairs × resamples: fewer resamples for very large runs
+MAX_BOOTSTRAP_DRAWS = 5_000_000  # pairs × resamples per test (about 1 s): fewer resamples for large runs
+MIN_RESAMPLES = 500  # the smallest p-value a bootstrap can give is 1 / (resamples + 1)
 
 Key = tuple[str, str, str]  # case id, provider/model, variant
 
@@ -247,7 +250,7 @@ def compare_results(folder_a: Path, folder_b: Path) -> Comparison:
 
 
 def _resamples(n: int) -> int:
-    return max(1000, min(PAIRED_RESAMPLES, MAX_BOOTSTRAP_DRAWS // max(1, n)))
+    return max(MIN_RESAMPLES, min(PAIRED_RESAMPLES, MAX_BOOTSTRAP_DRAWS // max(1, n)))
 
 
 def pair_stats(pairs: list[Pair]) -> Stats:
