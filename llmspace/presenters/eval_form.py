@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ..agent.matrix_spec import parse_model
 from ..core.eval_assertions import JUDGED, parse_assertion
 from ..core.templating.references import references
-from ..core.templating.variables import all_names, custom_values, typed_variables
+from ..core.templating.variables import custom_values, typed_variables
 from ..errors import UserFacingError
 from ..evals.dataset import RESERVED, load_dataset, unsupported_message
 
@@ -52,8 +52,8 @@ def _cell_text(value: Any, width: int = 80) -> str:
 
 
 def thread_variables(thread: Thread) -> list[str]:
-    """The variables a thread's text uses or defines (sorted)."""
-    return sorted(all_names(thread) | {r.name for r in references(thread)})
+    """The variables a thread's text uses (sorted); defined but unused ones need no value."""
+    return sorted({r.name for r in references(thread)})
 
 
 def dataset_preview(path: Path, thread: Thread | None, limit: int = PREVIEW_ROWS) -> Preview:

@@ -19,7 +19,6 @@ assistant reply.
 
 from __future__ import annotations
 
-import copy
 import statistics
 import uuid
 from collections import defaultdict
@@ -27,9 +26,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..agent.matrix_spec import DEFAULT_VARIANT
-from ..core.model import AssistantMessage, TextContent
 from ..core.templating.references import references
 from ..core.templating.variables import all_names, set_text_variable
+from ..core.threadio import thread_from_data, thread_to_data
 from ..evals.results import CellView
 from ..evals.results import _cell_rows as cell_rows  # the rows of results.jsonl, one shape for live and finished
 
@@ -298,17 +297,18 @@ def open_as_thread(thread: Thread, cell: GridCell) -> Thread:
     """A new thread of this case: the evaluated thread without its run history and
     evaluations, the case's variables filled (those the thread uses), the cell's output as
     the assistant reply. The original is not changed."""
-    new = copy.deepcopy(thread)
-    new.runHistory = None
-    new.evaluations = None
+    data = thread_to_data(thread)
+    for key in ("runHistory", "evaluations"):
+        data.pop(key, None)
+    row = cell.shown or {}
+    reply = {"id": str(uuid.uuid4()), "role": "assistant", "content": [{"type": "text", "text": str(row.get("output") or "")}]}
+    context = data.setdefault("context", {})
+    context["messages"] = [*(context.get("messages") or []), reply]
+    base = (thread.title or "thread").strip() or "thread"
+    data["title"] = f"{base} · {cell.case}"
+    new = thread_from_data(data)
     used = all_names(new) | {r.name for r in references(new)}
     for name, value in cell.vars.items():
         if name in used:
             set_text_variable(new, name, value)
-    ctx = new.ensure_context()
-    row = cell.shown or {}
-    reply = AssistantMessage(id=str(uuid.uuid4()), content=[TextContent(text=str(row.get("output") or ""))])
-    ctx.messages = [*(ctx.messages or []), reply]
-    base = (thread.title or "thread").strip() or "thread"
-    new.title = f"{base} · {cell.case}"
     return new

@@ -48,6 +48,7 @@ from .window_frame import WindowFrame
 
 if TYPE_CHECKING:
     from ..app import App
+    from .evals.actions import EvalActions
     from .storage_actions import StorageActions
 
 log = logging.getLogger("llmspace.ui")
@@ -232,6 +233,20 @@ class MainWindow:
         from .welcome import WelcomeDialog
 
         WelcomeDialog(self.ui, self.app, self.starter, self.open_settings, self.welcome.local)
+
+    @cached_property
+    def evals(self) -> EvalActions:
+        """The Evaluations menu (`ui/evals/actions.py`, built on first use)."""
+        from .evals.actions import EvalActions
+
+        return EvalActions(self.ui, self.app, self.open_thread, lambda: self.tree_view.refresh(True),
+                           lambda: self.tabs.active)
+
+    def new_evaluation(self) -> Any:
+        return self.evals.new_evaluation()
+
+    def compare_results(self) -> Any:
+        return self.evals.compare()
 
     def about(self) -> None:
         from .. import __version__ as version

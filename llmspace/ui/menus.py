@@ -1,4 +1,4 @@
-"""The menu bar (File, Edit, View, Run, Window and Help menus, with Ctrl shortcuts) and the
+"""The menu bar (File, Edit, View, Run, Evaluations, Window and Help menus, with Ctrl shortcuts) and the
 window-wide key bindings of the main window; every command is also listed for the command
 palette (`Menus.commands`).
 
@@ -48,6 +48,8 @@ class MenuHost(Protocol):
     def toggle_sidebar(self) -> None: ...
     def show_welcome(self) -> None: ...
     def about(self) -> None: ...
+    def new_evaluation(self) -> Any: ...
+    def compare_results(self) -> Any: ...
 
 
 class Menus:
@@ -136,6 +138,10 @@ class Menus:
             ("Run / Stop", self.tab_pages.run_or_stop, "Ctrl+Enter"), None,
             ("check", "Enable ReAct loop", self.switches.react, self.switches.changed),
             ("check", "Auto run tools", self.switches.auto_run, self.switches.changed),
+        ])
+        self.evals_menu = sub("Evaluations", [
+            ("New Evaluation…", self.window.new_evaluation, None),
+            ("Compare Two Results…", self.window.compare_results, None),
         ])
         self.window_menu = sub("Window", [
             ("Minimize", self.root.iconify, None),

@@ -1,0 +1,152 @@
+"""The Evaluations menu's actions: New Evaluation… (the dialog, then the run), Compare Two
+Results…, and "Open as thread" of a cell.
+
+A run from the dialog writes `<thread>.eval.yaml` beside the thread (a free name: `-2`, `-3`
+… when taken), then on the worker pool reads and checks it (`evals/run.prepare`: nothing is
+called before everything is checked) and opens its results folder; the results window
+opens on the Tk thread, and `evals/run.execute` runs on the worker pool, each journaled
+record posted through the pump (`ui/pump.py`) to the window as it lands.
+"""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import Future
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ...errors import UserFacingError
+from ...presenters.eval_form import NewEvalForm
+from ...presenters.eval_grid import EvalGrid, GridCell, open_as_thread
+from ..services import UiServices
+from .compare_window import CompareWindow
+from .new_dialog import NewEvaluationDialog
+from .results_window import ResultsWindow
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ...app import App
+    from ...core.model import Thread
+    from ...evals.run import Outcome, Prepared
+
+
+def eval_file_for(thread_file: Path) -> Path:
+    """A free `<stem>.eval.yaml` beside the thread."""
+    stem = thread_file.name[:-5] if thread_file.name.endswith(".json") else thread_file.stem
+    path, n = thread_file.with_name(f"{stem}.eval.yaml"), 2
+    while path.exists():
+        path, n = thread_file.with_name(f"{stem}-{n}.eval.yaml"), n + 1
+    return path
+
+
+class EvalActions:
+    def __init__(self, ui: UiServices, app: App, open_thread: Callable[[str], Any], refresh_tree: Callable[[], Any],
+                 active_thread: Callable[[], str | None]) -> None:
+        self.ui, self.app = ui, app
+        self.open_thread, self.refresh_tree, self.active_thread = open_thread, refresh_tree, active_thread
+        self.windows: list[ResultsWindow] = []
+        self.runs: list[Future[Outcome]] = []  # the evaluations started here (tests wait on them)
+
+    # -- New Evaluation… -----------------------------------------------------------------
+    def threads(self) -> list[str]:
+        out: list[str] = []
+        stack = list(self.app.workspace.list_tree())
+        while stack:
+            e = stack.pop(0)
+            if e.is_dir:
+                stack[:0] = list(e.children or [])
+            else:
+                out.append(e.rel)
+        return out
+
+    def default_models(self, thread: Thread) -> str:
+        choice = self.app.providers.choose(thread.model).model
+        return f"{choice.provider}/{choice.id}" if choice is not None else ""
+
+    def new_evaluation(self) -> NewEvaluationDialog:
+        return NewEvaluationDialog(self.ui, self.app.workspace, self.threads(), self.active_thread(),
+                                   self.default_models, self.start)
+
+    def start(self, form: NewEvalForm) -> Future[tuple[Prepared, Path, list[dict[str, Any]]]]:
+        """Write the evaluation file, prepare it off the Tk thread, then run it into a results window."""
+        from ...evals import run as runmod
+        from ...evals.spec import load_spec, write_spec
+
+        thread_file = self.app.workspace.resolve(form.thread_rel)
+        runner = self.app.runner
+
+        def prepare() -> tuple[Prepared, Path, list[dict[str, Any]]]:
+            out = eval_file_for(thread_file)
+            write_spec(out, form.spec_data(thread_file, out.parent))
+            spec = load_spec(out)
+            setting = runmod.executor_setting(runner)
+            flags: dict[str, Any] = {"executor": spec.executor or setting.get("executor") or "local"}
+            if flags["executor"] == "ray":
+                from ...evals.ray_pool import default_address
+
+                flags["ray_address"] = default_address(None, spec.ray_address, setting.get("rayAddress"))
+            prepared = runmod.prepare(runner, spec.override(**flags))
+            folder, records, _notes = runmod.open_results(prepared)
+            return prepared, folder, records
+
+        self.ui.status.set("Preparing the evaluation…")
+        return self.ui.pump.run_in_worker(prepare, self._prepared, name="eval-prepare")
+
+    def _prepared(self, future: Future[tuple[Prepared, Path, list[dict[str, Any]]]]) -> None:
+        from ...evals import run as runmod
+
+        try:
+            prepared, folder, records = future.result()
+        except UserFacingError as exc:
+            self.ui.errors.show(str(exc))
+            return
+        spec = prepared.spec
+        grid = EvalGrid.from_plan(prepared.plan, spec.pass_k)
+        grid.add_records(records)
+        grid.refresh()
+        window = ResultsWindow(self.ui.root, f"Evaluation {spec.name} · {folder.name}", grid,
+                               lambda cell: self.open_case(prepared.thread_rel, cell))
+        window.grid_view.rebuild()
+        self.windows.append(window)
+        self.ui.status.set(f"Evaluating {prepared.thread_rel}: {len(prepared.plan.cells)} cells → {folder}")
+        pump = self.ui.pump
+
+        def run() -> Outcome:
+            return runmod.execute(prepared, folder, records, concurrency=spec.concurrency, budget=spec.budget,
+                                  on_record=lambda r: pump.post(window.add_record, r))
+
+        def done(f: Future[Outcome]) -> None:
+            try:
+                outcome = f.result()
+            except UserFacingError as exc:
+                self.ui.errors.show(str(exc))
+                if window.winfo_exists():
+                    window.done("stopped by an error")
+                return
+            text = f"results in {outcome.folder}"
+            self.ui.status.set(f"Evaluation {spec.name} finished: {text}")
+            if window.winfo_exists():
+                window.done(text)
+
+        self.runs.append(pump.run_in_worker(run, done, name="eval-run"))
+
+    # -- a cell --------------------------------------------------------------------------
+    def open_case(self, thread_rel: str, cell: GridCell) -> str:
+        """A new thread of this case beside the evaluated one (the original is not changed); opened in a tab."""
+        ws = self.app.workspace
+        new = open_as_thread(ws.open(thread_rel), cell)
+        folder, _, name = thread_rel.rpartition("/")
+        stem = name[:-5] if name.endswith(".json") else name
+        case = re.sub(r"[^\w.-]+", "-", cell.case).strip("-.") or "case"
+        rel = ws.create_thread(folder, f"{stem}-{case}", new)
+        self.refresh_tree()
+        self.open_thread(rel)
+        self.ui.status.set(f"Opened case {cell.case} as {rel}")
+        return rel
+
+    # -- Compare Two Results… ------------------------------------------------------------
+    def compare(self) -> CompareWindow:
+        from ...evals.run import results_root
+
+        return CompareWindow(self.ui, results_root(self.app.runner))

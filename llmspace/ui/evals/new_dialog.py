@@ -1,0 +1,150 @@
+"""Evaluations › New Evaluation…: the thread, a dataset with a preview of its first rows and
+where each of the thread's variables gets its value, the models, assertions (one per line),
+the judge and repeats. Run stays disabled while the form has problems (listed under it);
+the logic is `presenters/eval_form.py`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import ttkbootstrap as tb
+
+from ...errors import UserFacingError
+from ...presenters.eval_form import NewEvalForm, Preview, dataset_preview
+from .. import tkvars
+from ..services import UiServices
+
+if TYPE_CHECKING:
+    from ...core.model import Thread
+    from ...core.workspace import Workspace
+
+DATASET_TYPES = (("Datasets", "*.csv *.jsonl *.ndjson *.json *.yaml *.yml"), ("All files", "*"))
+
+
+class NewEvaluationDialog(tb.Toplevel):
+    def __init__(self, ui: UiServices, workspace: Workspace, threads: list[str], thread_rel: str | None,
+                 default_models: Callable[[Thread], str], on_run: Callable[[NewEvalForm], Any]) -> None:
+        super().__init__(master=ui.root, title="New Evaluation")
+        self.geometry("900x680")
+        self.ui, self.workspace = ui, workspace
+        self.default_models = default_models
+        self.on_run = on_run
+        self.preview: Preview | None = None
+        self.thread: Thread | None = None
+        body = tb.Frame(self, padding=10)
+        body.pack(fill="both", expand=True)
+        body.columnconfigure(1, weight=1)
+
+        def label(row: int, text: str) -> None:
+            tb.Label(body, text=text).grid(row=row, column=0, sticky="nw", padx=(0, 8), pady=4)
+
+        label(0, "Thread")
+        self.thread_var = tkvars.StringVar(self, thread_rel or (threads[0] if threads else ""))
+        self.thread_box = tb.Combobox(body, textvariable=self.thread_var, values=threads, state="readonly")
+        self.thread_box.grid(row=0, column=1, columnspan=2, sticky="ew", pady=4)
+        self.thread_box.bind("<<ComboboxSelected>>", lambda e: self.thread_changed(), add=True)
+        label(1, "Dataset")
+        self.dataset_var = tkvars.StringVar(self, "")
+        self.dataset_entry = tb.Entry(body, textvariable=self.dataset_var)
+        self.dataset_entry.grid(row=1, column=1, sticky="ew", pady=4)
+        self.dataset_entry.bind("<FocusOut>", lambda e: self.dataset_changed(), add=True)
+        self.dataset_entry.bind("<Return>", lambda e: self.dataset_changed(), add=True)
+        tb.Button(body, text="Browse…", bootstyle="secondary", command=self.browse).grid(row=1, column=2, padx=(6, 0))
+        label(2, "Preview")
+        self.table = tb.Treeview(body, show="headings", height=5)
+        self.table.grid(row=2, column=1, columnspan=2, sticky="nsew", pady=4)
+        label(3, "Variables")
+        self.mapping = tb.Treeview(body, columns=("variable", "source"), show="headings", height=3)
+        self.mapping.heading("variable", text="Variable")
+        self.mapping.heading("source", text="Value from")
+        self.mapping.column("variable", width=160, stretch=False)
+        self.mapping.tag_configure("missing", foreground=tb.Style().colors.danger)
+        self.mapping.grid(row=3, column=1, columnspan=2, sticky="nsew", pady=4)
+        label(4, "Models")
+        self.models_var = tkvars.StringVar(self, "")
+        self.models_entry = tb.Entry(body, textvariable=self.models_var)
+        self.models_entry.grid(row=4, column=1, columnspan=2, sticky="ew", pady=4)
+        label(5, "Assertions")
+        self.assertions = tb.Text(body, height=4, wrap="none")
+        self.assertions.grid(row=5, column=1, columnspan=2, sticky="ew", pady=4)
+        tb.Label(body, text="One per line: TYPE (checks the case's expected) or TYPE: VALUE — contains, regex: ^\\d+$, "
+                            "llm-rubric: Is it correct?", bootstyle="secondary").grid(row=6, column=1, columnspan=2, sticky="w")
+        label(7, "Judge")
+        self.judge_var = tkvars.StringVar(self, "")
+        tb.Entry(body, textvariable=self.judge_var).grid(row=7, column=1, columnspan=2, sticky="ew", pady=4)
+        label(8, "Repeats")
+        self.repeat_var = tkvars.StringVar(self, "1")
+        tb.Spinbox(body, from_=1, to=100, textvariable=self.repeat_var, width=6).grid(row=8, column=1, sticky="w", pady=4)
+        self.problems = tb.Label(body, text="", bootstyle="danger", justify="left", wraplength=820)
+        self.problems.grid(row=9, column=0, columnspan=3, sticky="w", pady=(8, 0))
+        bar = tb.Frame(self, padding=(10, 0, 10, 10))
+        bar.pack(fill="x")
+        self.btn_run = tb.Button(bar, text="Run", bootstyle="primary", command=self.run)
+        self.btn_run.pack(side="right")
+        tb.Button(bar, text="Cancel", bootstyle="secondary", command=self.destroy).pack(side="right", padx=6)
+        for var in (self.models_var, self.judge_var, self.repeat_var):
+            var.trace_add("write", lambda *a: self.check())
+        self.assertions.bind("<KeyRelease>", lambda e: self.check(), add=True)
+        self.bind("<Escape>", lambda e: self.destroy())
+        self.thread_changed()
+
+    # -- fields --------------------------------------------------------------------------
+    def thread_changed(self) -> None:
+        rel = self.thread_var.get()
+        self.thread = None
+        if rel:
+            try:
+                self.thread = self.workspace.open(rel)
+            except UserFacingError as exc:
+                self.problems.configure(text=exc.message)
+        if self.thread is not None and not self.models_var.get().strip():
+            self.models_var.set(self.default_models(self.thread))
+        self.dataset_changed()
+
+    def browse(self) -> None:
+        path = self.ui.dialogs.open_file("Choose a dataset", DATASET_TYPES)
+        if path:
+            self.dataset_var.set(path)
+            self.dataset_changed()
+
+    def dataset_changed(self) -> None:
+        path = self.dataset_var.get().strip()
+        self.preview = dataset_preview(Path(path).expanduser(), self.thread) if path else None
+        self.table.delete(*self.table.get_children())
+        self.mapping.delete(*self.mapping.get_children())
+        if self.preview is not None:
+            self.table.configure(columns=self.preview.columns)
+            for col in self.preview.columns:
+                self.table.heading(col, text=col)
+                self.table.column(col, width=140, stretch=True)
+            for row in self.preview.rows:
+                self.table.insert("", "end", values=row)
+            for name, source, ok in self.preview.mapping:
+                self.mapping.insert("", "end", values=(name, source), tags=() if ok else ("missing",))
+            current = self.assertions.get("1.0", "end").strip()
+            if not current and self.preview.has_expected:
+                self.assertions.insert("1.0", "contains")
+        self.check()
+
+    def form(self) -> NewEvalForm:
+        try:
+            repeat = int(self.repeat_var.get() or 0)
+        except ValueError:
+            repeat = 0
+        return NewEvalForm(self.thread_var.get(), self.dataset_var.get().strip(), self.models_var.get(),
+                           self.assertions.get("1.0", "end").strip(), self.judge_var.get().strip(), repeat)
+
+    def check(self) -> list[str]:
+        problems = self.form().problems(self.preview)
+        self.problems.configure(text="\n".join(problems))
+        self.btn_run.configure(state="disabled" if problems else "normal")
+        return problems
+
+    def run(self) -> Any:
+        if self.check():
+            return None
+        result = self.on_run(self.form())
+        self.destroy()
+        return result

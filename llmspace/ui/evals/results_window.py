@@ -1,0 +1,115 @@
+"""An evaluation's results window: a progress line, filter (text and status) and sort
+controls, the virtualised grid (`grid_view.ResultsGrid`) and the chart (`chart_view.EvalChart`).
+Records reach it through the pump as they are journaled (`add_record`); redraws are
+coalesced to one per idle moment, so a burst of cells costs one draw."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ttkbootstrap as tb
+
+from ...presenters.eval_grid import STATUSES, EvalGrid, GridCell
+from .. import tkvars
+from .cell_window import CellWindow
+from .chart_view import EvalChart
+from .grid_view import ResultsGrid
+
+SORTS = {"Dataset order": "case", "Most failures first": "failures"}
+
+
+class ResultsWindow(tb.Toplevel):
+    def __init__(self, master: Any, title: str, grid: EvalGrid,
+                 open_as_thread: Callable[[GridCell], Any] | None = None) -> None:
+        super().__init__(master=master, title=title)
+        self.geometry("1100x640")
+        self.grid_model = grid
+        self.open_as_thread = open_as_thread
+        self.cell_windows: list[CellWindow] = []
+        self.finished = False
+        self._pending_draw = False
+        top = tb.Frame(self)
+        top.pack(fill="x", padx=8, pady=(8, 4))
+        self.progress = tb.Label(top, text="")
+        self.progress.pack(side="left")
+        self.sort_var = tkvars.StringVar(self, "Dataset order")
+        sorts = list(SORTS) + [f"Fails first: {c}" for c in grid.columns]
+        self.sort_box = tb.Combobox(top, textvariable=self.sort_var, values=sorts, state="readonly", width=28)
+        self.sort_box.pack(side="right")
+        self.sort_box.bind("<<ComboboxSelected>>", lambda e: self.apply_sort(), add=True)
+        tb.Label(top, text="Sort").pack(side="right", padx=(12, 4))
+        self.status_var = tkvars.StringVar(self, "all")
+        self.status_box = tb.Combobox(top, textvariable=self.status_var, values=["all", *STATUSES], state="readonly", width=9)
+        self.status_box.pack(side="right")
+        self.status_box.bind("<<ComboboxSelected>>", lambda e: self.apply_filter(), add=True)
+        tb.Label(top, text="Status").pack(side="right", padx=(12, 4))
+        self.filter_var = tkvars.StringVar(self, "")
+        self.filter_entry = tb.Entry(top, textvariable=self.filter_var, width=24)
+        self.filter_entry.pack(side="right")
+        self.filter_var.trace_add("write", lambda *a: self.apply_filter())
+        tb.Label(top, text="Filter").pack(side="right", padx=(12, 4))
+        self.tabs = tb.Notebook(self)
+        self.tabs.pack(fill="both", expand=True, padx=8, pady=(0, 8))
+        self.grid_view = ResultsGrid(self.tabs, grid, self.open_cell)
+        self.chart = EvalChart(self.tabs)
+        self.tabs.add(self.grid_view, text="Grid")
+        self.tabs.add(self.chart, text="Chart")
+        self.tabs.bind("<<NotebookTabChanged>>", lambda e: self._draw_chart(), add=True)
+        self.update_progress()
+
+    # -- live records --------------------------------------------------------------------
+    def add_record(self, record: dict[str, Any]) -> None:
+        """A journal record (on the Tk thread, from the pump); the grid redraws once per idle."""
+        if self.grid_model.add_record(record) and not self._pending_draw:
+            self._pending_draw = True
+            self.after_idle(self._draw)
+
+    def _draw(self) -> None:
+        self._pending_draw = False
+        if not self.winfo_exists():
+            return
+        self.grid_model.refresh()
+        self.grid_view.redraw()
+        self.update_progress()
+        self._draw_chart()
+
+    def done(self, text: str) -> None:
+        """The run ended (`text`: how, and where the results are)."""
+        self.finished = True
+        self._draw()
+        self.progress.configure(text=self.progress.cget("text") + " · " + text)
+
+    def update_progress(self) -> None:
+        counts = self.grid_model.counts()
+        total = sum(counts.values())
+        decided = counts["pass"] + counts["fail"]
+        rate = f"{counts['pass'] / decided:.0%}" if decided else "–"
+        self.progress.configure(text=f"{total - counts['pending']}/{total} cells · pass {rate} · "
+                                     f"{counts['fail']} fail · {counts['error']} error")
+
+    def _draw_chart(self) -> None:
+        try:
+            if self.tabs.select() == str(self.chart):
+                self.chart.show(self.grid_model.chart())
+        except Exception:  # the window is closing
+            pass
+
+    # -- filter, sort, cells -------------------------------------------------------------
+    def apply_filter(self) -> None:
+        self.grid_model.set_filter(text=self.filter_var.get(), status=self.status_var.get())
+        self.grid_view.first = 0
+        self.grid_view.redraw()
+
+    def apply_sort(self) -> None:
+        choice = self.sort_var.get()
+        key = SORTS.get(choice) or choice.removeprefix("Fails first: ")
+        self.grid_model.descending = False
+        self.grid_model.sort_key = key
+        self.grid_model.refresh()
+        self.grid_view.redraw()
+
+    def open_cell(self, cell: GridCell) -> CellWindow:
+        window = CellWindow(self, cell, self.open_as_thread)
+        self.cell_windows.append(window)
+        return window

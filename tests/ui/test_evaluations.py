@@ -1,0 +1,161 @@
+"""The Evaluations menu under Xvfb with real events: New Evaluation… runs against a loopback
+model server and fills the live grid; filter and sort; a cell's detail; "Open as thread";
+Compare Two Results… lists the flips first."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from llmspace.ui.evals.cell_window import CellWindow
+from llmspace.ui.evals.compare_window import CompareWindow
+from llmspace.ui.evals.new_dialog import NewEvaluationDialog
+from tests.evals.support import Oracle, write_thread
+from tests.evals.test_compare import _folder
+from tests.support.llm_server import LoopbackLLM, configure_provider
+from tests.ui.conftest import pump_until
+
+
+def _menu_invoke(menu: Any, label: str) -> None:
+    for i in range(menu.index("end") + 1):
+        if menu.type(i) == "command" and menu.entrycget(i, "label") == label:
+            menu.invoke(i)
+            return
+    raise AssertionError(f"no menu entry {label!r}")
+
+
+def _toplevel(root: Any, kind: type) -> Any:
+    found = [w for w in root.winfo_children() if isinstance(w, kind)]
+    return found[-1] if found else None
+
+
+def _dataset(home: Path, n: int = 8) -> Path:
+    path = home / "workspace" / "sums.jsonl"
+    rows = [{"id": f"add-{i}", "question": f"What is {i} + {i + 1}?", "expected": str(2 * i + 1)} for i in range(1, n + 1)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def evaluated(home, make_window):
+    """A window whose New Evaluation… ran quiz.json over 8 cases on loop/good and loop/bad."""
+    with LoopbackLLM() as srv:
+        srv.responder = Oracle()
+        configure_provider(home, srv, provider_id="loop", model_id="good", extra_models=["bad", "judge"])
+        write_thread(home)
+        dataset = _dataset(home)
+        win = make_window()
+        root = win.root
+        _menu_invoke(win.menus.evals_menu, "New Evaluation…")
+        dialog = pump_until(root, lambda: _toplevel(root, NewEvaluationDialog))
+        dialog.thread_var.set("quiz.json")
+        dialog.thread_box.event_generate("<<ComboboxSelected>>")
+        dialog.dataset_entry.focus_force()
+        dialog.dataset_var.set(str(dataset))
+        dialog.dataset_entry.event_generate("<Return>")
+        root.update()
+        assert len(dialog.table.get_children()) == 5  # the first rows
+        assert dialog.mapping.item(dialog.mapping.get_children()[0], "values")[:2] == ("question", "column 'question'")
+        dialog.models_var.set("loop/good, loop/bad")
+        root.update()
+        assert str(dialog.btn_run.cget("state")) == "normal", dialog.problems.cget("text")
+        dialog.btn_run.invoke()
+        actions = win.evals
+        pump_until(root, lambda: actions.windows and actions.runs and actions.runs[-1].done(), timeout=60)
+        results = actions.windows[-1]
+        pump_until(root, lambda: results.finished, timeout=30)
+        yield win, results, srv
+
+
+def test_new_evaluation_from_the_dialog_runs_and_fills_the_grid(evaluated, home):
+    win, results, _srv = evaluated
+    grid = results.grid_model
+    assert grid.columns == ["loop/good", "loop/bad"]
+    assert grid.counts()["pending"] == 0
+    # bad gets the sum wrong when it is a multiple of 4: 2i+1 is odd, so never; its +1 answers are right too
+    assert all(grid.cells[(c, "loop/good")].status == "pass" for c in grid.case_ids)
+    assert "16/16 cells" in results.progress.cget("text")
+    assert (home / "workspace" / "quiz.eval.yaml").is_file()
+    shown = [results.grid_view.canvas.itemcget(t, "text") for _b, t, _c in results.grid_view._rows]
+    assert shown[:2] == ["add-1", "add-2"]
+    results.tabs.select(results.chart)
+    win.root.update()
+    assert len(results.chart.canvas.find_withtag("bar")) == 6  # pass rate, cost, latency × 2 models
+
+
+def test_filter_and_sort_change_the_rows_drawn(evaluated):
+    win, results, _srv = evaluated
+    root, gv = win.root, results.grid_view
+    results.filter_entry.focus_force()
+    results.filter_var.set("add-7")
+    root.update()
+    assert results.grid_model.rows == ["add-7"]
+    assert gv.canvas.itemcget(gv._rows[1][1], "state") == "hidden"
+    results.filter_var.set("")
+    results.status_var.set("fail")
+    results.status_box.event_generate("<<ComboboxSelected>>")
+    root.update()
+    assert results.grid_model.rows == []
+    results.status_var.set("all")
+    results.status_box.event_generate("<<ComboboxSelected>>")
+    x, y = gv.header_xy(None)  # the case header: the same key again reverses
+    gv.canvas.event_generate("<Button-1>", x=x, y=y)
+    root.update()
+    assert results.grid_model.rows[0] == "add-8"
+    assert gv.canvas.itemcget(gv._rows[0][1], "text") == "add-8"
+
+
+def test_a_cell_opens_its_output_and_assertions_and_open_as_thread_makes_a_new_thread(evaluated, home):
+    win, results, _srv = evaluated
+    root, gv = win.root, results.grid_view
+    original = (home / "workspace" / "quiz.json").read_bytes()
+    x, y = gv.cell_xy(2, 1)  # add-3 on loop/bad
+    gv.canvas.event_generate("<Button-1>", x=x, y=y)
+    cell_win = pump_until(root, lambda: _toplevel(results, CellWindow))
+    text = cell_win.text.get("1.0", "end")
+    assert text.startswith("add-3 · loop/bad · pass") and "Output:\n7" in text and "✓ contains" in text
+    cell_win.btn_thread.invoke()
+    root.update()
+    rel = "quiz-add-3.json"
+    assert (home / "workspace" / rel).is_file() and win.tabs.active == rel
+    thread = win.app.workspace.open(rel)
+    assert thread.messages[-1].role == "assistant" and thread.messages[-1].content[0].text == "7"
+    assert thread.context.variableVariants.variants["default"]["question"] == "What is 3 + 4?"
+    assert (home / "workspace" / "quiz.json").read_bytes() == original
+
+
+def test_keyboard_moves_through_cells_and_return_opens_one(evaluated):
+    win, results, _srv = evaluated
+    gv = results.grid_view
+    gv.canvas.focus_force()
+    for key in ("Down", "Down", "Right"):
+        gv.canvas.event_generate(f"<{key}>")
+    gv.canvas.event_generate("<Return>")
+    cell_win = pump_until(win.root, lambda: _toplevel(results, CellWindow))
+    assert cell_win.cell.case == "add-3" and cell_win.cell.column == "loop/bad"
+
+
+def test_compare_two_results_lists_the_flips_first(home, window):
+    base = home / "evals" / "quiz"
+    _folder(base / "20260101-100000", [("c1", "p/m", "pass", 1.0), ("c2", "p/m", "fail", 0.0), ("c3", "p/m", "pass", 1.0),
+                                       ("c4", "p/m", "fail", 0.5)])
+    _folder(base / "20260102-100000", [("c1", "p/m", "fail", 0.0), ("c2", "p/m", "pass", 1.0), ("c3", "p/m", "pass", 1.0),
+                                       ("c4", "p/m", "fail", 0.25)])
+    root = window.root
+    _menu_invoke(window.menus.evals_menu, "Compare Two Results…")
+    cmp = pump_until(root, lambda: _toplevel(root, CompareWindow))
+    assert cmp.a_var.get() == "quiz/20260101-100000" and cmp.b_var.get() == "quiz/20260102-100000"
+    cmp.btn_compare.invoke()
+    pump_until(root, lambda: cmp.view is not None, timeout=30)
+    rows = [cmp.rows.item(i, "values") for i in cmp.rows.get_children()]
+    assert [(r[0], r[1]) for r in rows] == [("pass → fail", "c1"), ("fail → pass", "c2"), ("-0.250", "c4")]
+    assert cmp.headline.cget("text").startswith("1 flipped to fail, 1 to pass of 4 paired")
+    assert "McNemar p = 1.000" in cmp.headline.cget("text")
+
+
+def test_every_evaluations_menu_entry_is_a_palette_command(window):
+    labels = [label for label, _cmd in window.menus.commands]
+    assert "Evaluations: New Evaluation…" in labels and "Evaluations: Compare Two Results…" in labels
