@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from ..evals.plan import Cell, Plan
 
 STATUSES = ("pass", "fail", "error", "pending")
+MARKS = {"pass": "✓ pass", "fail": "✗ fail", "error": "! error", "pending": "…"}
 Row = dict[str, Any]
 
 
@@ -63,9 +64,30 @@ class GridCell:
     rows: list[Row] = field(default_factory=list)  # the repeats with a record, in repeat order
     vars: dict[str, str] = field(default_factory=dict)  # the case's values (live runs)
 
+    _status: str | None = field(default=None, repr=False, compare=False)  # cached; reset when rows change
+    _text: str | None = field(default=None, repr=False, compare=False)
+
     @property
     def status(self) -> str:
-        return fold_status(self.rows, self.repeats, self.need)
+        if self._status is None:
+            self._status = fold_status(self.rows, self.repeats, self.need)
+        return self._status
+
+    @property
+    def label(self) -> str:
+        """The grid's text of this cell: a mark, and the mean latency once decided (cached)."""
+        if self._text is None:
+            status = self.status
+            text = MARKS[status]
+            latency = self.latency_ms
+            if status in ("pass", "fail") and latency is not None:
+                text += f"  {latency:.0f} ms"
+            self._text = text
+        return self._text
+
+    def set_rows(self, rows: list[Row]) -> None:
+        self.rows = rows
+        self._status = self._text = None
 
     @property
     def shown(self) -> Row | None:
@@ -213,8 +235,8 @@ class EvalGrid:
         if cell is None:
             return
         repeat = int(row.get("repeat") or 1)
-        cell.rows = sorted([r for r in cell.rows if int(r.get("repeat") or 1) != repeat] + [row],
-                           key=lambda r: int(r.get("repeat") or 1))
+        cell.set_rows(sorted([r for r in cell.rows if int(r.get("repeat") or 1) != repeat] + [row],
+                             key=lambda r: int(r.get("repeat") or 1)))
         self.version += 1
 
     # -- filter, sort, window -----------------------------------------------------------

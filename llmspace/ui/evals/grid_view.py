@@ -21,16 +21,8 @@ ROW_H = 24
 HEAD_H = 28
 CASE_W = 220
 MIN_COL_W = 120
-MARKS = {"pass": "✓ pass", "fail": "✗ fail", "error": "! error", "pending": "…"}
 TINTS = {"light": {"pass": "#d1e7dd", "fail": "#f8d7da", "error": "#fff3cd", "pending": ""},
          "dark": {"pass": "#1f4a35", "fail": "#5a2229", "error": "#584613", "pending": ""}}
-
-
-def cell_text(cell: GridCell) -> str:
-    text = MARKS[cell.status]
-    if cell.status in ("pass", "fail") and cell.latency_ms is not None:
-        text += f"  {cell.latency_ms:.0f} ms"
-    return text
 
 
 class ResultsGrid(tb.Frame):
@@ -51,6 +43,8 @@ class ResultsGrid(tb.Frame):
         self._col_w = MIN_COL_W
         self._size = (0, 0)
         self._colors_now: dict[str, str] = {}
+        self._shown: dict[int, tuple[Any, ...]] = {}  # item -> the options last set (redraw skips unchanged ones)
+        self._path = str(self.canvas)
         self.canvas.bind("<Configure>", self._on_configure, add=True)
         self.canvas.bind("<Button-1>", self._on_click, add=True)
         self.canvas.bind("<MouseWheel>", lambda e: self.scroll(-1 if e.delta > 0 else 1, "units"), add=True)
@@ -86,6 +80,7 @@ class ResultsGrid(tb.Frame):
         """Make the item pool for the current size and columns, then draw."""
         cv = self.canvas
         cv.delete("all")
+        self._shown.clear()
         colors = self._colors()
         cv.configure(background=colors["bg"], highlightbackground=colors["line"], highlightcolor=colors["current"])
         columns = self.grid_model.columns
@@ -117,35 +112,42 @@ class ResultsGrid(tb.Frame):
         self.redraw()
 
     # -- drawing -----------------------------------------------------------------------------
+    def _set(self, item: int, *options: Any) -> None:
+        """`itemconfigure` straight to Tcl, skipped when the item already shows these options."""
+        if self._shown.get(item) != options:
+            self._shown[item] = options
+            self.canvas.tk.call(self._path, "itemconfigure", item, *options)
+
     def redraw(self) -> None:
         """Fill the item pool from the grid's visible window (nothing is created or deleted)."""
-        grid, cv = self.grid_model, self.canvas
+        grid = self.grid_model
         if not self._rows and not self._head:
             return
-        colors = self._colors_now
+        colors, put = self._colors_now, self._set
         total = len(grid.rows)
         self.first = max(0, min(self.first, max(0, total - self.visible_rows + 1)))
         arrow = " ▼" if grid.descending else " ▲"
         for i, (_rect, text) in enumerate(self._head):
-            key = "case" if i == 0 else grid.columns[i - 1]
-            label = "case" if i == 0 else grid.columns[i - 1]
-            cv.itemconfigure(text, text=label + (arrow if grid.sort_key == key else ""))
+            key = label = "case" if i == 0 else grid.columns[i - 1]
+            put(text, "-text", label + (arrow if grid.sort_key == key else ""))
         window = grid.window(self.first, len(self._rows))
         cur_row, cur_col = self.current
+        line, current_line = colors["line"], colors["current"]
         for r, (case_bg, case_text, cells) in enumerate(self._rows):
             if r < len(window):
                 case, row_cells = window[r]
-                cv.itemconfigure(case_text, text=case, state="normal")
-                cv.itemconfigure(case_bg, state="normal")
+                put(case_text, "-text", case, "-state", "normal")
+                put(case_bg, "-state", "normal")
+                on_row = self.first + r == cur_row
                 for c, (rect, text) in enumerate(cells):
                     cell = row_cells[c]
-                    current = (self.first + r, c) == (cur_row, cur_col)
-                    cv.itemconfigure(rect, fill=colors[cell.status], state="normal",
-                                     outline=colors["current"] if current else colors["line"], width=2 if current else 1)
-                    cv.itemconfigure(text, text=cell_text(cell), state="normal")
+                    current = on_row and c == cur_col
+                    put(rect, "-fill", colors[cell.status], "-state", "normal",
+                        "-outline", current_line if current else line, "-width", 2 if current else 1)
+                    put(text, "-text", cell.label, "-state", "normal")
             else:
                 for item in (case_bg, case_text, *(i for pair in cells for i in pair)):
-                    cv.itemconfigure(item, state="hidden")
+                    put(item, "-state", "hidden")
         shown = max(1, len(self._rows) - 1)
         self.vbar.set(self.first / total if total else 0.0, min(1.0, (self.first + shown) / total) if total else 1.0)
 
