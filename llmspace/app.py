@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from .core.workspace import Workspace
     from .mcp.hub import McpHub
     from .plugins.code.plugin_code import PluginCode
-    from .plugins.contributions import PluginContributions
+    from .plugins.contributions.plugin_contributions import PluginContributions
     from .plugins.service import PluginService
     from .providers.registry import ProviderRegistry
     from .providers.traces import TraceWriter
@@ -246,8 +246,8 @@ class App:
     @cached_property
     def contributions(self) -> PluginContributions:
         """What active plugins add to the registries, kept in step with the plugin records
-        (`llmspace/plugins/contributions.py`)."""
-        from .plugins.contributions import PluginContributions
+        (`llmspace/plugins/contributions/plugin_contributions.py`)."""
+        from .plugins.contributions.plugin_contributions import PluginContributions
         from .plugins.service import PluginService
 
         contributions = PluginContributions(PluginService(self.root), self.registries, skills=lambda: self.skills)

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError
-from ..plugins.form import MASK, FormField, SettingsForm, get_path
 from ..plugins.model import Diagnostic, PluginRecord
 from ..plugins.package.manifest import APP_COMPAT_VERSION
+from ..plugins.settings_form import MASK, FormField, SettingsForm, get_path
 from .parsers import help_handler
 
 if TYPE_CHECKING:

@@ -1,11 +1,16 @@
-"""The plugin platform (docs/plugins.md): reads plugin folders, never imports plugin code.
+"""The plugin platform (docs/plugins.md): what is installed, its settings, and what each
+plugin adds to the app. Plugin code never runs here: it runs in host processes.
 
-- `service.py`     `PluginService` (`app.plugins`): records, refresh, reload, enable/disable, settings
-- `loader.py`      scan `plugins/` and load one folder into a `PluginRecord` (`model.py`)
-- `extensions.py`  extensions at the guide's paths; `icon.py` icon.png checks
-- `manifest.py`    `package.json` → `Manifest`, names, engines (`semrange.py`), folders
-- `store.py`       `settings/plugins.json`; `form.py` config.schema.json → settings form
-- `interpolate.py` `$ENV` / `${settings.x}` in mcp.json and models.json
-- `diagnostics.py` `logs/plugins/…` files with error-ids; `errors.py` `PluginError`
-- `archive.py`, `install.py`, `pack.py`, `check.py`  ZIP install/update/remove, packing, checks
+- `service.py`         `PluginService` (`app.plugins`): records, refresh, reload, enable/disable, settings
+- `discovery.py`       scan `plugins/` and load one folder into a `PluginRecord` (`model.py`)
+- `settings_store.py`  `settings/plugins.json` (enabled, saved settings)
+- `settings_form.py`   `config.schema.json` → the settings form model
+- `diagnostics.py`     `logs/plugins/…` files with error-ids; `errors.py` `PluginError`
+- `package/`           the package on disk: manifest, extension files, icon, ZIP archive
+                       checks (zip-slip, zip bombs), install, pack, scaffold, check
+- `hosts/`             the code hosts, app side: one host process, the pool, the connection,
+                       callbacks, the JavaScript runtime, process trees, output logs
+- `code/`              code extensions in the app: `PluginCode`, registration, calls,
+                       the metadata cache, palette arguments, thread storages, deep links
+- `contributions/`     declarative contributions: skills, `mcp.json`, `models.json`
 """

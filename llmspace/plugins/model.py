@@ -1,6 +1,6 @@
 """What discovery finds: `PluginRecord`, its `Extension`s and `Diagnostic`s.
 
-Plain frozen values, built by llmspace/plugins/loader.py and held by
+Plain frozen values, built by llmspace/plugins/discovery.py and held by
 llmspace/plugins/service.py (`app.plugins`); the CLI (llmspace/commands/plugins.py) and
 later the GUI only read them.
 

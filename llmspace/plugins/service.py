@@ -10,9 +10,9 @@
 
 Third-party plugins are off for this start when `LLM_SPACE_DISABLE_PLUGINS=1` or when
 `settings/plugins.json` is corrupt (`notices()` says which; the file is kept as it is).
-Settings live in llmspace/plugins/store.py, loading in llmspace/plugins/loader.py.
+Settings live in llmspace/plugins/settings_store.py, loading in llmspace/plugins/discovery.py.
 Listeners (`subscribe`) hear about every change of the records. The `annotators`
-(llmspace/plugins/contributions.py, llmspace/plugins/code/plugin_code.py) add what activation found,
+(llmspace/plugins/contributions/plugin_contributions.py, llmspace/plugins/code/plugin_code.py) add what activation found,
 such as conflicts and code extensions that failed to load, to the records that `records()`,
 `get()`, `reload()` and `refresh()` return; `loaded()` returns them as loaded.
 """
@@ -33,11 +33,11 @@ from ..jsonio import SETTINGS_MAX_BYTES, read_json
 from ..paths import DataRoot
 from ..registry import Listeners
 from .diagnostics import DiagnosticLog
+from .discovery import Candidate, LoadContext, load_plugin, scan
 from .errors import PluginError
-from .form import SettingsForm, build_form, set_path
-from .loader import Candidate, LoadContext, load_plugin, scan
 from .model import PluginRecord
-from .store import PluginSettingsStore
+from .settings_form import SettingsForm, build_form, set_path
+from .settings_store import PluginSettingsStore
 
 if TYPE_CHECKING:
     from .package.install import InstallResult

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError
-from ..plugins.form import FormField, SettingsForm, get_path
 from ..plugins.model import KINDS, Diagnostic, Extension, PluginRecord
 from ..plugins.package.manifest import APP_COMPAT_VERSION
+from ..plugins.settings_form import FormField, SettingsForm, get_path
 
 if TYPE_CHECKING:
     from ..app import App

@@ -9,7 +9,7 @@ scans the folders afresh, so skills are always current. `enabled()` de-duplicate
 by name; `find_enabled(name)` returns the first enabled match in folder order (what the
 `skill` tool uses). Disabling a skill hides its name in every folder that has it.
 
-Plugin skills (source `plugin:<name>`, registered by llmspace/plugins/contributions.py)
+Plugin skills (source `plugin:<name>`, registered by llmspace/plugins/contributions/plugin_contributions.py)
 never win a name: when an enabled plugin skill shares its name with an enabled skill of
 another source (the user's folders or another plugin), every one of them is inactive
 (`Skill.conflict` names the files) until only one source remains. Their per-skill choices

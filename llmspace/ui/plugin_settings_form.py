@@ -1,5 +1,5 @@
 """The Settings tab of one plugin: a form generated from its `config.schema.json`
-(llmspace/plugins/form.py) that saves as you type.
+(llmspace/plugins/settings_form.py) that saves as you type.
 
 Every field type of the plugin guide's §5.1: text entries (secrets masked), numbers and
 integers, switches for booleans, read-only combo boxes for enums, nested objects as
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
-from ..plugins.form import FormField
+from ..plugins.settings_form import FormField
 from ..presenters.plugins_page import FormView, PluginsPagePresenter
 from . import tkvars
 

@@ -25,12 +25,12 @@ from mcp import Client, StdioServerParameters
 
 from llmspace.app import App
 from llmspace.paths import DataRoot
-from llmspace.plugins.form import build_form
 from llmspace.plugins.package.check import check_plugin, failed, format_report
 from llmspace.plugins.package.icon import icon_problem
 from llmspace.plugins.package.install import install_zip
 from llmspace.plugins.package.pack import pack
 from llmspace.plugins.service import PluginService
+from llmspace.plugins.settings_form import build_form
 
 ATLAS = Path(__file__).resolve().parents[2] / "examples" / "plugins" / "atlas"
 MCP_ID = "plugin:atlas:mcp:atlas-geo"

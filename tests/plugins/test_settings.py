@@ -10,8 +10,8 @@ import pytest
 from llmspace.cli import main
 from llmspace.paths import DataRoot
 from llmspace.plugins.errors import PluginError
-from llmspace.plugins.form import build_form
 from llmspace.plugins.service import PluginService
+from llmspace.plugins.settings_form import build_form
 
 from .builders import SCHEMA, make_plugin
 

@@ -32,7 +32,7 @@ from typing import Any
 from ...errors import UserFacingError
 from ...jsonio import SETTINGS_MAX_BYTES, read_json
 from ..errors import PluginError
-from ..form import build_form
+from ..settings_form import build_form
 from .extensions import MCP_TRANSPORTS, find_extensions
 from .icon import icon_problem
 from .manifest import APP_COMPAT_VERSION, ENGINE_KEY, engines_compatible, is_valid_version, name_problem, range_problem

@@ -5,7 +5,7 @@ two levels, never deeper; `node_modules` and hidden entries skipped). `load_plug
 checks the folder (real folder, `package.json` a regular file), the manifest
 (llmspace/plugins/package/manifest.py), that the folder equals `package.json.name`, engines,
 `icon.png`, the extensions (llmspace/plugins/package/extensions.py) and the settings form with
-the saved values (llmspace/plugins/form.py). The values of secret settings are added to
+the saved values (llmspace/plugins/settings_form.py). The values of secret settings are added to
 the process's known secrets (`redact.KNOWN`) at every load, so a plugin that prints, logs
 or raises with one shows `***`. It never imports or runs plugin code.
 Failures are written to diagnostic logs (llmspace/plugins/diagnostics.py).
@@ -21,15 +21,15 @@ from pathlib import Path
 from ..errors import UserFacingError
 from ..jsonio import SETTINGS_MAX_BYTES, read_file_bytes, read_json
 from ..redact import KNOWN, Redactor
+from .contributions.interpolate import env_references
 from .diagnostics import DiagnosticLog, sanitizer
 from .errors import PluginError
-from .form import SettingsForm, build_form
-from .interpolate import env_references
 from .model import Diagnostic, Extension, PluginRecord, Status
 from .package.extensions import find_extensions, path_problem, real_kind
 from .package.icon import icon_problem
 from .package.manifest import APP_COMPAT_VERSION, Manifest, engines_compatible, is_valid_package_name, parse_manifest
-from .store import PluginEntry
+from .settings_form import SettingsForm, build_form
+from .settings_store import PluginEntry
 
 MANIFEST_MAX_BYTES = 1024 * 1024
 

@@ -9,7 +9,7 @@ For each active (or degraded) plugin, with source `plugin:<name>`:
 - `skills/` → one folder of the `skill_sources` registry (`plugin:<name>:skills:<folder>`);
   `skills/manager.py` scans it, applies the per-skill choices kept in `skills.json` and
   makes name clashes with other sources inactive;
-- `mcp.json` servers → `mcp_servers` (`plugin:<name>:mcp:<id>`, llmspace/plugins/contrib_files.py);
+- `mcp.json` servers → `mcp_servers` (`plugin:<name>:mcp:<id>`, llmspace/plugins/contributions/config_files.py);
 - `models.json` providers → `providers` (`plugin:<name>:model-provider:<id>`).
 
 A plugin whose record was reloaded (enable, disable, settings change, reload, refresh) has
@@ -32,15 +32,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..registry import Registry, plugin_source
-from .contrib_files import files_of, mcp_servers, model_providers
-from .errors import PluginError
-from .model import Diagnostic, PluginRecord, Status
+from ...registry import Registry, plugin_source
+from ..errors import PluginError
+from ..model import Diagnostic, PluginRecord, Status
+from .config_files import files_of, mcp_servers, model_providers
 
 if TYPE_CHECKING:
-    from ..registries import Registries
-    from ..skills.manager import SkillManager
-    from .service import PluginService
+    from ...registries import Registries
+    from ...skills.manager import SkillManager
+    from ..service import PluginService
 
 USABLE = ("active", "degraded")
 
