@@ -191,8 +191,10 @@ class EvalGrid:
         return grid
 
     @classmethod
-    def from_rows(cls, rows: list[Row], repeats: int = 1, need: int | None = None) -> EvalGrid:
-        """A finished results folder's `results.jsonl` rows."""
+    def from_rows(cls, rows: list[Row], repeats: int = 1, need: int | None = None,
+                  case_values: dict[str, dict[str, str]] | None = None) -> EvalGrid:
+        """A finished results folder's `results.jsonl` rows (`case_values`: each case's
+        variables from its dataset, for "Open as thread")."""
         cases: dict[str, None] = {}
         columns: dict[str, None] = {}
         for r in rows:
@@ -201,6 +203,8 @@ class EvalGrid:
         grid = cls(list(cases), list(columns), repeats, need or repeats)
         for r in rows:
             grid._put(r)
+        for (case, _col), cell in grid.cells.items():
+            cell.vars = dict((case_values or {}).get(case) or {})
         grid.refresh()
         return grid
 

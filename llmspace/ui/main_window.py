@@ -245,6 +245,9 @@ class MainWindow:
     def new_evaluation(self) -> Any:
         return self.evals.new_evaluation()
 
+    def open_results(self) -> Any:
+        return self.evals.pick_results()
+
     def compare_results(self) -> Any:
         return self.evals.compare()
 

@@ -20,6 +20,7 @@ class FakeDialogs:
         self.strings: list[str | None] = []
         self.files: list[str] = []
         self.infos: list[str] = []
+        self.folders: list[str] = []
 
     def confirm(self, message: str, title: str = "") -> bool:
         self.confirms.append(message)
@@ -39,6 +40,9 @@ class FakeDialogs:
 
     def open_file(self, *a: Any, **k: Any) -> str | None:
         return self.files[0] if self.files else None
+
+    def choose_folder(self, *a: Any, **k: Any) -> str | None:
+        return self.folders.pop(0) if self.folders else None
 
 
 @pytest.fixture(scope="session")

@@ -159,3 +159,18 @@ def test_compare_two_results_lists_the_flips_first(home, window):
 def test_every_evaluations_menu_entry_is_a_palette_command(window):
     labels = [label for label, _cmd in window.menus.commands]
     assert "Evaluations: New Evaluation…" in labels and "Evaluations: Compare Two Results…" in labels
+
+
+def test_open_results_shows_a_finished_folder_and_its_case_opens_as_a_thread_with_its_variables(evaluated, home):
+    win, first, _srv = evaluated
+    folders = sorted((home / "evals" / "quiz").iterdir())
+    win.dialogs.folders.append(str(folders[-1]))
+    _menu_invoke(win.menus.evals_menu, "Open Results…")
+    results = win.evals.windows[-1]
+    assert results is not first and results.finished
+    grid = results.grid_model
+    assert grid.columns == ["loop/good", "loop/bad"] and grid.counts() == {"pass": 16, "fail": 0, "error": 0, "pending": 0}
+    rel = win.evals.open_case("quiz.json", grid.cells[("add-5", "loop/good")])
+    thread = win.app.workspace.open(rel)
+    assert thread.context.variableVariants.variants["default"]["question"] == "What is 5 + 6?"
+    assert thread.messages[-1].content[0].text == "11"

@@ -145,6 +145,43 @@ class EvalActions:
         self.ui.status.set(f"Opened case {cell.case} as {rel}")
         return rel
 
+    # -- Open Results… -------------------------------------------------------------------
+    def pick_results(self) -> ResultsWindow | None:
+        """Evaluations › Open Results…: a results folder (under `$LLM_SPACE_HOME/evals`) in the grid."""
+        from ...evals.run import results_root
+
+        root = results_root(self.app.runner)
+        picked = self.ui.dialogs.choose_folder("Open evaluation results", str(root) if root.is_dir() else "")
+        return self.open_results(Path(picked)) if picked else None
+
+    def open_results(self, folder: Path) -> ResultsWindow | None:
+        """A finished (or stopped) results folder in a results window; its cases' variables
+        come from the dataset named in its summary, when that is still readable."""
+        from ...evals.compare import read_rows, read_summary
+        from ...evals.dataset import load_dataset
+
+        try:
+            summary = read_summary(folder)
+            rows = read_rows(folder / "results.jsonl")
+        except (UserFacingError, OSError) as exc:
+            self.ui.errors.show(str(exc))
+            return None
+        values: dict[str, dict[str, str]] = {}
+        try:
+            dataset = load_dataset(Path(str(summary.get("dataset") or "")))
+            values = {c.id: {k: v if isinstance(v, str) else str(v) for k, v in c.values.items()} for c in dataset.cases}
+        except (UserFacingError, OSError):
+            pass  # "Open as thread" then leaves the variables as the thread has them
+        repeat = int(summary.get("repeat") or 1)
+        grid = EvalGrid.from_rows(rows, repeat, int(summary.get("passK") or repeat), values)
+        thread_rel = str(summary.get("thread") or "")
+        open_case = (lambda cell: self.open_case(thread_rel, cell)) if thread_rel else None
+        window = ResultsWindow(self.ui.root, f"Evaluation {summary.get('name') or folder.parent.name} · {folder.name}",
+                               grid, open_case)
+        window.done(f"results in {folder}")
+        self.windows.append(window)
+        return window
+
     # -- Compare Two Results… ------------------------------------------------------------
     def compare(self) -> CompareWindow:
         from ...evals.run import results_root
