@@ -1,5 +1,8 @@
-"""context.settings/thread/variables/arguments and the active tab's thread are read-only;
-copy.deepcopy gives plain mutable dicts and lists; json.dumps works on them as they are."""
+"""Every host (Python; JavaScript under Bun and Node): context.settings, thread, variables,
+arguments and the active tab's thread are read-only (Python: dict and list subclasses whose
+changing methods raise TypeError, copy.deepcopy gives plain ones; JavaScript: deeply frozen,
+structuredClone gives a mutable copy); the call's input is its own mutable copy; a missing
+context gives empty read-only objects and no active tab."""
 
 from __future__ import annotations
 
@@ -11,11 +14,11 @@ import pytest
 
 from llmspace.plugin_host.plainjson import NotJSON, ReadOnlyDict, ReadOnlyList, freeze, thaw, to_json
 
+from .conftest import Code
+
 THREAD = {"title": "T", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}
 
-
-def test_a_tool_sees_read_only_context_and_deepcopy_gives_mutable_copies(start_plugin):
-    source = """
+TOOL = Code(py="""
         import copy
         import json
 
@@ -38,48 +41,182 @@ def test_a_tool_sees_read_only_context_and_deepcopy_gives_mutable_copies(start_p
                 for attempt in attempts:
                     try:
                         attempt()
-                    except TypeError:
-                        refused.append(True)
+                    except TypeError as exc:
+                        refused.append(type(exc).__name__)
+                    else:
+                        refused.append("allowed")
                 thread = copy.deepcopy(context.thread)
                 thread["messages"].append({"role": "assistant"})
                 thread["messages"][0]["content"][0]["text"] = "changed"
+                args["added"] = True
                 return {
                     "refused": refused,
                     "types": [type(thread).__name__, type(thread["messages"]).__name__, type(thread["messages"][0]).__name__],
                     "copy": thread,
+                    "args": args,
                     "unchanged": context.thread["messages"][0]["content"][0]["text"],
                     "dumps": json.loads(json.dumps(context.thread)) == json.loads(json.dumps(dict(context.thread))),
                     "is_dict": isinstance(context.settings, dict),
                     "cwd": context.variables.get("cwd"),
                 }
-    """
-    client, _ = start_plugin({"tools/probe.py": source})
-    value = client.tool("probe", {}, {"settings": {"a": 1}, "thread": THREAD, "variables": {"cwd": "/w"}})["value"]
-    assert value["refused"] == [True] * 7
-    assert value["types"] == ["dict", "list", "dict"]
-    assert value["copy"]["messages"][1] == {"role": "assistant"}
+""", js="""
+    export default class Probe {
+      name = "probe";
+      description = "";
+      parameters = { type: "object" };
+
+      async execute(context, args) {
+        const attempts = [
+          () => { context.settings.x = 1; },
+          () => { delete context.settings.endpoint; },
+          () => { context.thread.title = "changed"; },
+          () => { context.thread.messages.push({}); },
+          () => { context.thread.messages[0].content.length = 0; },
+          () => { context.thread.messages[0].role = "x"; },
+          () => { context.variables.y = 2; },
+          () => { context.variables.json.list.push(4); },
+          () => { context.signal = null; },
+          () => { context.extra = 1; },
+        ];
+        const refused = attempts.map((attempt) => {
+          try {
+            attempt();
+            return "allowed";
+          } catch (error) {
+            return error.name;
+          }
+        });
+        const copy = structuredClone(context.thread);
+        copy.messages.push({ role: "assistant" });
+        copy.messages[0].content[0].text = "changed";
+        args.added = true;
+        return {
+          refused,
+          frozen: [Object.isFrozen(context.settings), Object.isFrozen(context.thread.messages[0].content[0]),
+                   Object.isFrozen(context.variables.json.list)],
+          copyFrozen: Object.isFrozen(copy),
+          copy,
+          unchanged: context.thread.messages[0].content[0].text,
+          args,
+          json: JSON.stringify(context.variables),
+        };
+      }
+    }
+""")
+
+
+def test_a_tool_sees_read_only_context_and_a_copy_is_mutable(start_any_plugin, any_host):
+    client, _ = start_any_plugin({"tools/probe": TOOL})
+    context = {"settings": {"endpoint": "https://example.com"}, "thread": THREAD,
+               "variables": {"cwd": "/w", "json": {"list": [1, 2, 3]}}}
+    value = client.tool("probe", {"q": "x"}, context)["value"]
+    assert value["refused"] == ["TypeError"] * (10 if any_host.is_js else 7)
+    assert value["copy"]["messages"][-1] == {"role": "assistant"}
+    assert value["copy"]["messages"][0]["content"][0]["text"] == "changed"
     assert value["unchanged"] == "hi"
-    assert value["dumps"] is True and value["is_dict"] is True and value["cwd"] == "/w"
+    assert value["args"] == {"q": "x", "added": True}
+    if any_host.is_js:
+        assert value["frozen"] == [True, True, True] and value["copyFrozen"] is False
+        assert value["json"] == '{"cwd":"/w","json":{"list":[1,2,3]}}'
+    else:
+        assert value["types"] == ["dict", "list", "dict"]
+        assert value["dumps"] is True and value["is_dict"] is True and value["cwd"] == "/w"
 
 
-def test_command_arguments_are_a_tuple_and_the_active_tab_thread_is_read_only(start_plugin):
-    source = """
-        class Probe:
-            display_name = "Probe"
+COMMAND = Code(py="""
+    import operator
 
-            def execute(self, context, arguments):
+    class Probe:
+        display_name = "Probe"
+
+        def execute(self, context, arguments):
+            attempts = [
+                lambda: operator.setitem(context.arguments, 0, "y"),
+                lambda: context.active_tab.thread.__setitem__("title", "changed"),
+                lambda: context.settings["nested"].__setitem__("deep", 2),
+            ]
+            refused = []
+            for attempt in attempts:
                 try:
-                    context.active_tab.thread["title"] = "x"
-                    refused = False
-                except TypeError:
-                    refused = True
-                return [type(arguments).__name__, arguments is context.arguments, context.activeTab.filename, refused]
-    """
-    client, _ = start_plugin({"commands/probe.py": source})
-    context = {"activeTab": {"filename": "a.thread.json", "thread": THREAD}}
-    assert client.execute("command", "probe", {"arguments": ["a"]}, context)["result"]["value"] == [
-        "tuple", True, "a.thread.json", True]
+                    attempt()
+                    refused.append("allowed")
+                except TypeError as exc:
+                    refused.append(type(exc).__name__)
+            return [refused, type(arguments).__name__, arguments is context.arguments, context.activeTab.filename]
+""", js="""
+        export default class Probe {
+          displayName = "Probe";
 
+          async execute(context, args) {
+            const attempts = [
+              () => { args.push("x"); },
+              () => { context.arguments[0] = "y"; },
+              () => { context.activeTab.thread.title = "changed"; },
+              () => { context.activeTab.filename = "other.json"; },
+              () => { context.activeTab.writeThread = null; },
+              () => { context.settings.nested.deep = 2; },
+            ];
+            return attempts.map((attempt) => {
+              try {
+                attempt();
+                return "allowed";
+              } catch (error) {
+                return error.name;
+              }
+            });
+          }
+        }
+""")
+
+
+def test_a_commands_arguments_active_tab_and_settings_are_read_only(start_any_plugin, any_host):
+    client, _ = start_any_plugin({"commands/probe": COMMAND})
+    context = {"settings": {"nested": {"deep": 1}}, "activeTab": {"filename": "a.thread.json", "thread": THREAD}}
+    answer = client.execute("command", "probe", {"arguments": ["a"]}, context)
+    assert "result" in answer, answer
+    value = answer["result"]["value"]
+    if any_host.is_js:
+        assert value == ["TypeError"] * 6
+    else:
+        assert value == [["TypeError"] * 3, "tuple", True, "a.thread.json"]
+
+
+EMPTY = Code(py="""
+    class Empty:
+        name = "empty"
+        description = ""
+        parameters = {"type": "object"}
+
+        def execute(self, context, args):
+            views = [context.settings, context.thread, context.variables]
+            refused = []
+            for view in views:
+                try:
+                    view["x"] = 1
+                except TypeError:
+                    refused.append(True)
+            return [dict(context.settings), dict(context.thread), dict(context.variables), refused == [True] * 3]
+""", js="""
+    export default class Empty {
+      name = "empty"; description = ""; parameters = { type: "object" };
+      execute(context) {
+        return [context.settings, context.thread, context.variables,
+                Object.isFrozen(context.settings) && Object.isFrozen(context.thread) && Object.isFrozen(context.variables)];
+      }
+    }
+""")
+NO_TAB = Code(py='class C:\n    display_name = "C"\n    def execute(self, context):\n'
+                 '        return [context.active_tab, list(context.arguments)]\n',
+              js='export default class { displayName = "C"; execute(context) { return [context.activeTab, context.arguments]; } }\n')
+
+
+def test_a_missing_context_gives_empty_read_only_objects_and_no_active_tab(start_any_plugin):
+    client, _ = start_any_plugin({"tools/empty": EMPTY, "commands/c": NO_TAB})
+    assert client.execute("tool", "empty", {}, None)["result"]["value"] == [{}, {}, {}, True]
+    assert client.execute("command", "c", {}, None)["result"]["value"] == [None, []]
+
+
+# -- the Python host's read-only views ---------------------------------------------------------
 
 def test_freeze_refuses_every_change_and_thaw_and_deepcopy_give_plain_json():
     frozen = freeze(THREAD)
