@@ -338,9 +338,11 @@ def _code(out: _Out, code: str, lang: str, base: tuple[str, ...], lexed: LexCach
     elif lexed is None:
         for ttype, value in lexer.get_tokens(code):
             out.add(value, (*tags, _token_tag(ttype)))
-    else:
-        for run in _streamed_code(lexer, code, (lang, tags), lexed):
-            out.add(run.text, run.tags)
+    else:  # the same Run objects every tick for what was lexed before: few allocations
+        runs = _streamed_code(lexer, code, (lang, tags), lexed)
+        if runs:
+            out.add(runs[0].text, runs[0].tags)
+            out.runs.extend(runs[1:])
     if not code.endswith("\n"):
         out.add("\n", tags)
 

@@ -25,6 +25,7 @@ from .. import theme as themes
 
 HEADING_SCALE = {"h1": 1.6, "h2": 1.35, "h3": 1.15, "h4": 1.05, "h5": 1.0, "h6": 1.0}
 OPEN_MARK = "md_open"
+GAP = Run("\n", ("gap",))
 _warming: Future[None] | None = None
 
 
@@ -65,7 +66,8 @@ class MarkdownText:
         self._closed_hrefs = 0  # of them, in closed blocks
         self._tags: set[str] = set()
         self._blocks = 0  # closed blocks drawn
-        self._open_pieces: list[tuple[str, tuple[str, ...]]] = []  # the open block as drawn
+        self._open_runs: list[Run] = []  # the open block as drawn
+        self._full: dict[tuple[str, ...], tuple[str, ...]] = {}  # a run's tags → its Text tags (with the font)
         self._wide: bool | None = None  # does this Tk count U+10000… as two index units?
         self._style()
         text.tag_bind("link", "<Enter>", lambda e: text.configure(cursor="hand2"))
@@ -130,7 +132,7 @@ class MarkdownText:
         self.hrefs.clear()
         self._closed_hrefs = 0
         self._blocks = 0
-        self._open_pieces = []
+        self._open_runs = []
         self._draw(self.stream.feed(source) if source else None)
 
     def append(self, chunk: str) -> None:
@@ -141,33 +143,38 @@ class MarkdownText:
     def _draw(self, update: Any) -> None:
         t = self.text
         if update is not None:
-            del self.hrefs[self._closed_hrefs:]
             if update.closed:
+                del self.hrefs[self._closed_hrefs:]
                 t.delete(OPEN_MARK, "end-1c")
-                self._put(self._pieces(update.closed, closed=True))
+                self._put(self._runs(update.closed, closed=True))
                 self._blocks += len(update.closed)
                 self._closed_hrefs = len(self.hrefs)
                 t.mark_set(OPEN_MARK, "end-1c")
-                self._open_pieces = []
-            self._redraw_open(self._pieces(update.open, closed=False))
+                self._open_runs = []
+            self._redraw_open(self._runs(update.open, closed=False))
         t.edit_modified(False)
         t.configure(state="disabled")
 
-    def _redraw_open(self, pieces: list[tuple[str, tuple[str, ...]]]) -> None:
-        """Replace the open block's pieces, touching only what changed since the last tick
-        (while a block streams, its last piece grows and new ones follow)."""
-        old = self._open_pieces
+    def _redraw_open(self, runs: list[Run]) -> None:
+        """Replace the open block's runs, touching only what changed since the last tick
+        (while a block streams, its last run grows and new ones follow; a code fence keeps
+        the same Run objects for what it lexed before)."""
+        old = self._open_runs
         k = 0
-        while k < len(old) and k < len(pieces) and old[k] == pieces[k]:
+        n = min(len(old), len(runs))
+        while k < n and (old[k] is runs[k] or old[k] == runs[k]):
             k += 1
-        keep = sum(self._units(text) for text, _tags in old[:k])
-        rest = pieces[k:]
-        if k < len(old) and rest and old[k][1] == rest[0][1] and rest[0][0].startswith(old[k][0]):
-            keep += self._units(old[k][0])  # the piece grew: keep what is drawn, add its new end
-            rest = [(rest[0][0][len(old[k][0]):], rest[0][1]), *rest[1:]]
+        keep = sum(self._units(r.text) for r in old[:k])
+        del self.hrefs[self._closed_hrefs + sum(1 for r in old[:k] if r.href is not None):]
+        rest = runs[k:]
+        skip = 0
+        if k < len(old) and rest and old[k].tags == rest[0].tags and old[k].href == rest[0].href \
+                and rest[0].text.startswith(old[k].text):
+            keep += self._units(old[k].text)  # the run grew: keep what is drawn, add its new end
+            skip = len(old[k].text)
         self.text.delete(f"{OPEN_MARK} + {keep} chars" if keep else OPEN_MARK, "end-1c")
-        self._put(rest)
-        self._open_pieces = pieces
+        self._put(rest, skip)
+        self._open_runs = runs
 
     def _units(self, text: str) -> int:
         """`text`'s length in Text indices (Tk 8.6 counts a character beyond U+FFFF as two)."""
@@ -178,34 +185,37 @@ class MarkdownText:
             self._wide = int(self.text.tk.call("string", "length", probe)) == 2
         return len(text.encode("utf-16-le")) // 2 if self._wide else len(text)
 
-    def _put(self, pieces: list[tuple[str, tuple[str, ...]]]) -> None:
+    def _put(self, runs: list[Run], skip: int = 0) -> None:
+        """Insert `runs` at the end (the first one without its first `skip` characters)."""
         args: list[Any] = []
-        for text, tags in pieces:
+        for n, run in enumerate(runs):
+            text = run.text[skip:] if n == 0 and skip else run.text
+            tags = self._full.get(run.tags)
+            if tags is None:
+                tags = self._full[run.tags] = (*run.tags, font_key(run.tags))
+                self._ensure(tags)
+            if run.href is not None:
+                tags = (*tags, f"href:{len(self.hrefs)}")
+                self.hrefs.append(run.href)
             if text:
                 args += [text, tags]
         if args:
             self.text.insert("end-1c", *args)
 
-    def _pieces(self, blocks: list[Block], closed: bool) -> list[tuple[str, tuple[str, ...]]]:
-        """Blocks as (text, Text tags) pieces, a `gap` line before each but the reply's first."""
-        out: list[tuple[str, tuple[str, ...]]] = []
+    def _runs(self, blocks: list[Block], closed: bool) -> list[Run]:
+        """The blocks' runs, a `gap` line before each block but the reply's first."""
+        out: list[Run] = []
         drawn = self._blocks
         for block in blocks:
             if drawn:
-                out.append(("\n", ("gap",)))
+                out.append(GAP)
             drawn += 1
             if not closed and block is blocks[-1] and block and block[-1].text.endswith("\n"):
                 # the Text's own last newline ends the reply: no blank line under it
-                block = [*block[:-1], Run(block[-1].text[:-1], block[-1].tags, block[-1].href)]
-            for run in block:
-                if not run.text:
-                    continue
-                tags = (*run.tags, font_key(run.tags))
-                if run.href is not None:
-                    tags += (f"href:{len(self.hrefs)}",)
-                    self.hrefs.append(run.href)
-                self._ensure(tags)
-                out.append((run.text, tags))
+                out += block[:-1]
+                out.append(Run(block[-1].text[:-1], block[-1].tags, block[-1].href))
+            else:
+                out += block
         return out
 
     def _click(self, event: Any) -> str:
