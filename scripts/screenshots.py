@@ -5,9 +5,11 @@
 Builds a throwaway data root with the Atlas example plugin installed, a thread that ran
 three times against a loopback model server (tests/support/llm_server.py) and was scored
 with a rubric, then opens the real main window and photographs: the editor with the run
-history chart, a reply drawn as Markdown after a todo list and a web search, the command
-palette with a plugin command and its arguments, and the
-Settings pages Plugins, Skills, MCP, Models and Search. Needs an X display (Xvfb).
+history chart, the keyboard focus (its ring around the system prompt, switched by Ctrl+M to
+"Tab inserts a tab"), a reply drawn as Markdown after a todo list and a web search, the command
+palette with a plugin command and its arguments, the evaluation results grid, a cell's
+detail and the comparison of two evaluation runs (quiz.json over 40 cases, run twice), and
+the Settings pages Plugins, Skills, MCP, Models and Search. Needs an X display (Xvfb).
 """
 
 from __future__ import annotations
@@ -75,6 +77,39 @@ def _prepare(home: Path) -> None:
     main(["evaluate", "trip.json", "#2", "#1", "--verdict", "A", "--rubric", "Answer quality",
           "--scores", "A:accuracy=5,clarity=4", "B:accuracy=4,clarity=5"])
     (home / "workspace" / "reply.json").write_bytes(serialize_thread(thread_from_data(MARKDOWN_THREAD)))
+    _prepare_evals(home)
+
+
+def _prepare_evals(home: Path) -> None:
+    """quiz.json evaluated twice over 40 cases on two models with a judge; between the runs the
+    `bad` model errs on other sums, so the comparison has flips both ways."""
+    from llmspace.cli import main
+    from tests.evals.support import ARITH, Oracle, arithmetic_and_extraction, write_eval
+    from tests.support.llm_server import LoopbackLLM
+
+    class ShotOracle(Oracle):
+        mod = 4
+
+        def answer(self, model: str, prompt: str) -> str:
+            m = ARITH.search(prompt)
+            if m and model == "bad":
+                total = int(m.group(1)) + int(m.group(2))
+                return str(total + 1 if total % self.mod == 0 else total)
+            return super().answer(model, prompt)
+
+    models = home / "settings" / "models.json"
+    saved = models.read_bytes() if models.exists() else None
+    with LoopbackLLM() as srv:
+        oracle = ShotOracle()
+        srv.responder = oracle
+        path = write_eval(home, srv, arithmetic_and_extraction(40), models=("loop/good", "loop/bad"),
+                          assertions=[{"type": "contains"}, {"type": "llm-rubric", "value": "correct\nconcise", "threshold": 4}],
+                          judge="loop/judge")
+        main(["eval", "run", str(path)])
+        oracle.mod = 5
+        main(["eval", "run", str(path), "--fresh", "--no-cache"])
+    if saved is not None:  # the other shots show the providers as they were
+        models.write_bytes(saved)
 
 
 # A reply drawn as Markdown (heading, list, table, highlighted code, a link) after a web search
@@ -123,11 +158,16 @@ def _shoot(theme: str) -> None:
         panel = view.history_panel
         panel.tabs.select(panel.chart_tab)
         _grab(window.root, f"editor-history-{theme}", screen=True)
+        view.prompt.focus_force()  # the focus ring, and Ctrl+M's "Tab inserts a tab" in the status bar
+        window.tab_keys.toggle(view.prompt)
+        _grab(window.root, f"keyboard-focus-{theme}", screen=True)
+        window.tab_keys.toggle(view.prompt)
         pal = window.open_palette()
         pal.geometry("+360+120")
         pal.query.set("stamp-title Draft --dry-run")
         _grab(window.root, f"palette-{theme}", screen=True)
         pal.destroy()
+        _shoot_evals(window, theme)
         dialog = window.open_settings()
         dialog.geometry("1100x700+90+40")
         for label, page in (("plugins", dialog.plugins_page), ("skills", getattr(dialog, "skills_page", None)),
@@ -143,6 +183,35 @@ def _shoot(theme: str) -> None:
     finally:
         window.close()
         app.close()
+
+
+def _shoot_evals(window: Any, theme: str) -> None:
+    """The results grid, a failing cell and the comparison of the two runs."""
+    import time
+
+    folders = sorted((Path(os.environ["LLM_SPACE_HOME"]) / "evals" / "quiz").iterdir())
+    results = window.evals.open_results(folders[-1])
+    results.geometry("1180x680+50+40")
+    results.status_var.set("all")
+    _grab(results, f"eval-grid-{theme}")
+    grid = results.grid_model
+    failing = next(c for c in grid.cells.values() if c.status == "fail")
+    cell = results.open_cell(failing)
+    cell.geometry("760x520+260+120")
+    _grab(cell, f"eval-cell-{theme}")
+    cell.destroy()
+    results.destroy()
+    cmp = window.compare_results()
+    cmp.geometry("1100x620+60+60")
+    cmp.a_var.set(f"quiz/{folders[0].name}")
+    cmp.b_var.set(f"quiz/{folders[-1].name}")
+    cmp.run()
+    deadline = time.monotonic() + 60
+    while cmp.view is None and time.monotonic() < deadline:
+        window.root.update()
+        time.sleep(0.01)
+    _grab(cmp, f"eval-compare-{theme}")
+    cmp.destroy()
 
 
 def main() -> int:
