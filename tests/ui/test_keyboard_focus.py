@@ -143,3 +143,15 @@ def test_tab_leaves_a_text_variables_value_box_in_the_variables_dialog(ed, windo
     press(focused(window), "Shift-Tab")
     assert focused(window) is box
     dlg.destroy()
+
+
+def test_escape_closes_the_model_menu_and_the_focus_is_back_on_its_button(ed, window):
+    ed.model_btn.focus_force()
+    window.root.update()
+    press(ed.model_btn, "Return")
+    menu = pump_until(window.root, lambda: focused(window) if focused(window) is not None
+                      and focused(window).winfo_class() == "Menu" else None, 10)
+    assert menu.winfo_ismapped()
+    press(menu, "Escape")
+    pump_until(window.root, lambda: not menu.winfo_ismapped(), 10)
+    assert focused(window) is ed.model_btn
