@@ -180,8 +180,11 @@ def markdown_tokens() -> tuple[str, ...]:
 def _stream(win: Any, ed: Any, mid: str, words: tuple[str, ...], seconds: float = 3.0) -> float:
     """Stream `words` (cycled) at 2,000 tokens/s into a new assistant message; the longest
     gap between two 10 ms heartbeats of the Tk loop, in seconds."""
+    import gc
+
     from llmspace.presenters.messages import MessageIntents
 
+    gc.collect()  # the garbage of the phase before (the closed 10 MB thread) is not this phase's stall
     msg = MessageIntents.new_message("assistant")
     msg.id = mid
     ed.p.thread.ensure_messages().append(msg)

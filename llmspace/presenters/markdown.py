@@ -79,6 +79,14 @@ class MarkdownStream:
         self._open_at = 0  # where the open block starts in `source`
         self._lexed = LexCache()  # an open code fence: what is highlighted already
 
+    def open_size(self) -> int:
+        """Characters of source from the open block's start: what the next `feed` parses."""
+        return len(self.source) - self._open_at
+
+    def hold(self, chunk: str) -> None:
+        """Take text without parsing it (the next `feed` parses it with its own)."""
+        self.source += chunk
+
     def feed(self, chunk: str) -> StreamUpdate:
         self.source += chunk
         tail = self.source[self._open_at:]

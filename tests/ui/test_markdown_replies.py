@@ -228,3 +228,16 @@ def test_start_up_does_not_import_the_markdown_libraries():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_a_long_open_block_is_drawn_at_most_every_tenth_of_a_second_and_nothing_is_lost(window, app):
+    from llmspace.ui.editor.markdown_text import BIG_OPEN
+
+    ed = open_reply(window, app, "")
+    card = ed.list.cards["a1"]
+    line = "a line of a long paragraph\n"
+    text = line * (BIG_OPEN // len(line) + 40)
+    for i in range(0, len(text), 40):
+        ed.run.append_text("a1", text[i:i + 40])
+    assert card.markdown._held is not None  # past BIG_OPEN the text waits for the next draw
+    pump_until(window.root, lambda: shown(card) == text.rstrip("\n"), 10)

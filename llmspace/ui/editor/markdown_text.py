@@ -26,6 +26,7 @@ from .. import theme as themes
 HEADING_SCALE = {"h1": 1.6, "h2": 1.35, "h3": 1.15, "h4": 1.05, "h5": 1.0, "h6": 1.0}
 OPEN_MARK = "md_open"
 GAP = Run("\n", ("gap",))
+BIG_OPEN, BIG_OPEN_MS = 4000, 100  # an open block this long is redrawn at most every 100 ms
 _warming: Future[None] | None = None
 
 
@@ -67,6 +68,7 @@ class MarkdownText:
         self._tags: set[str] = set()
         self._blocks = 0  # closed blocks drawn
         self._open_runs: list[Run] = []  # the open block as drawn
+        self._held: str | None = None  # the after() job that draws text held back
         self._full: dict[tuple[str, ...], tuple[str, ...]] = {}  # a run's tags → its Text tags (with the font)
         self._wide: bool | None = None  # does this Tk count U+10000… as two index units?
         self._style()
@@ -124,6 +126,9 @@ class MarkdownText:
     def show(self, source: str) -> None:
         """Draw `source` whole (it may go on with `append`)."""
         t = self.text
+        if self._held is not None:
+            t.after_cancel(self._held)
+            self._held = None
         t.configure(state="normal")
         t.delete("1.0", "end")
         t.mark_set(OPEN_MARK, "1.0")
@@ -136,9 +141,23 @@ class MarkdownText:
         self._draw(self.stream.feed(source) if source else None)
 
     def append(self, chunk: str) -> None:
-        """Streamed text: the blocks that closed are drawn once, the open one again."""
+        """Streamed text: the blocks that closed are drawn once, the open one again. An open
+        block past BIG_OPEN characters is parsed again at most every BIG_OPEN_MS (each parse
+        of it allocates enough to set off garbage collections)."""
+        if self.stream.open_size() + len(chunk) > BIG_OPEN:
+            self.stream.hold(chunk)
+            if self._held is None:
+                self._held = self.text.after(BIG_OPEN_MS, self._flush)
+            return
         self.text.configure(state="normal")
         self._draw(self.stream.feed(chunk))
+
+    def _flush(self) -> None:
+        self._held = None
+        if self.text.winfo_exists():
+            self.text.configure(state="normal")
+            self._draw(self.stream.feed(""))
+            self.text.see("end")
 
     def _draw(self, update: Any) -> None:
         t = self.text
