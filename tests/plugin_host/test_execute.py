@@ -1,11 +1,15 @@
-"""execute: plain values, create_result, errors, async methods, concurrency, and the
-JSON-RPC errors of the host."""
+"""execute: plain values, create_result, concurrency, unknown extensions and bad lines under
+every host (Python; JavaScript under Bun and Node); then the Python host's own cases: values
+that are not JSON, exceptions, async methods, JSON-RPC errors."""
 
 from __future__ import annotations
 
 import base64
 
 import pytest
+
+from .client import WAIT
+from .conftest import Code
 
 
 def tool(name: str, body: str, *, prelude: str = "", is_async: bool = False) -> str:
@@ -18,35 +22,168 @@ def tool(name: str, body: str, *, prelude: str = "", is_async: bool = False) -> 
             f"    {'async ' if is_async else ''}def execute(self, context, args):\n"
             + "".join(f"        {line}\n" for line in body.strip("\n").splitlines()))
 
+# -- every host (Python; JavaScript under Bun and Node) ----------------------------------------
 
-@pytest.mark.parametrize(("body", "value"), [
+def any_tool(name: str, py_body: str, js_body: str, *, py_prelude: str = "", js_prelude: str = "") -> Code:
+    """One tool in both languages: `execute(context, args)` with each language's body."""
+    return Code(py=tool(name, py_body, prelude=py_prelude), js=js_tool(name, js_body, prelude=js_prelude))
+
+
+def js_tool(name: str, body: str, *, prelude: str = "") -> str:
+    return (f"{prelude}\n"
+            f"export default class Tool {{\n"
+            f"  name = {name!r};\n"
+            f"  description = '';\n"
+            f"  parameters = {{ type: 'object' }};\n\n"
+            f"  async execute(context, args) {{\n{body}\n  }}\n"
+            f"}}\n")
+
+
+@pytest.mark.parametrize(("py_body", "js_body", "value"), [
     ("return {'path': 'a.md', 'lines': [1, 2.5], 'ok': True, 'none': None}",
+     "return { path: 'a.md', lines: [1, 2.5], ok: true, none: null };",
      {"path": "a.md", "lines": [1, 2.5], "ok": True, "none": None}),
-    ("return 'plain text'", "plain text"),
-    ("return None", None),
-    ("pass", None),
-    ("return ('a', 'b')", ["a", "b"]),
-    ("return args", {"x": 1}),
-    ("return context.settings", {"endpoint": "https://example.com"}),
-])
-def test_a_plain_return_value_is_answered_as_a_value(start_plugin, body, value):
-    client, _ = start_plugin({"tools/t.py": tool("t", body)})
+    ("return 'plain text'", "return 'plain text';", "plain text"),
+    ("return None", "return undefined;", None),
+    ("pass", "", None),
+    ("return args", "return args;", {"x": 1}),
+    ("return context.settings", "return context.settings;", {"endpoint": "https://example.com"}),
+], ids=["object", "string", "none", "nothing", "args", "settings"])
+def test_a_plain_return_value_is_answered_as_a_value(start_any_plugin, py_body, js_body, value):
+    client, _ = start_any_plugin({"tools/t": any_tool("t", py_body, js_body)})
     assert client.tool("t", {"x": 1}, {"settings": {"endpoint": "https://example.com"}}) == {"type": "value", "value": value}
 
 
-def test_create_result_with_text_and_image_parts_is_answered_as_a_result(start_plugin):
+def test_create_result_with_text_and_image_parts_is_answered_as_a_result(start_any_plugin):
     png = base64.b64encode(b"\x89PNG fake bytes").decode()
-    body = f"""
+    client, _ = start_any_plugin({"tools/t": any_tool("t", f"""
 return context.create_result([
     {{"type": "text", "text": "Rendered."}},
     {{"type": "image", "mimeType": "image/png", "data": {png!r}}},
 ])
-"""
-    client, _ = start_plugin({"tools/t.py": tool("t", body)})
+""", f"""
+    const result = context.createResult([
+      {{ type: "text", text: "Rendered." }},
+      {{ type: "image", mimeType: "image/png", data: {png!r} }},
+    ]);
+    if (!Object.isFrozen(result)) throw new Error("the result should be frozen");
+    return result;
+""")})
     assert client.tool("t") == {"type": "result", "result": {"content": [
         {"type": "text", "text": "Rendered."}, {"type": "image", "mimeType": "image/png", "data": png}]}}
 
 
+GATE = Code(py="""
+    import threading
+
+    BARRIER = threading.Barrier(20, timeout=20)
+
+    class Gate:
+        name = "gate"
+        description = ""
+        parameters = {"type": "object"}
+
+        def execute(self, context, args):
+            BARRIER.wait()
+            context.notify(f"done {args['i']}")
+            return args["i"] * 2
+""", js="""
+    let started = 0;
+    let release;
+    const allStarted = new Promise((resolve) => { release = resolve; });
+
+    export default class Gate {
+      name = "gate";
+      description = "";
+      parameters = { type: "object" };
+
+      async execute(context, args) {
+        started += 1;
+        if (started === 20) release();
+        await allStarted;
+        await context.notify(`done ${args.i}`);
+        return args.i * 2;
+      }
+    }
+""")
+
+
+def test_twenty_concurrent_calls_on_one_instance_all_run_at_once_and_are_all_answered(start_any_plugin):
+    client, _ = start_any_plugin({"tools/gate": GATE})
+    futures = [client.execute_async("tool", "gate", {"arguments": {"i": i}}, call_id=f"c{i}") for i in range(20)]
+    answers = [future.result(WAIT) for future in futures]
+    assert [a["result"]["value"] for a in answers] == [i * 2 for i in range(20)]
+    assert sorted(p["message"] for _, p in client.callbacks) == sorted(f"done {i}" for i in range(20))
+    assert {p["callId"] for _, p in client.callbacks} == {f"c{i}" for i in range(20)}
+
+
+HELD = Code(py="""
+    import threading
+
+    GATE = threading.Event()
+
+    class Held:
+        name = "held"
+        description = ""
+        parameters = {"type": "object"}
+
+        def execute(self, context, args):
+            if args.get("open"):
+                GATE.set()
+                return "opened"
+            GATE.wait(60)
+            return "done"
+""", js="""
+    let open;
+    const gate = new Promise((resolve) => { open = resolve; });
+    export default class Held {
+      name = "held"; description = ""; parameters = { type: "object" };
+      async execute(context, args) {
+        if (args.open) { open(); return "opened"; }
+        await gate;
+        return "done";
+      }
+    }
+""")
+
+
+def test_a_running_call_id_cannot_be_reused_and_a_blocked_call_holds_up_no_other(start_any_plugin):
+    client, _ = start_any_plugin({"tools/held": HELD})
+    first = client.execute_async("tool", "held", {"arguments": {}}, call_id="same")
+    assert client.result("ping") == {}
+    again = client.execute("tool", "held", {"arguments": {}}, call_id="same")
+    assert again["error"]["code"] == -32602
+    assert not first.done()
+    assert client.execute("tool", "held", {"arguments": {"open": True}}, call_id="other")["result"]["value"] == "opened"
+    assert first.result(WAIT)["result"]["value"] == "done"
+
+
+def test_an_unknown_extension_or_method_is_error_32002(start_any_plugin):
+    client, _ = start_any_plugin({"tools/t": any_tool("t", "return 1", "return 1;")})
+    unknown = client.execute("tool", "nope", {"arguments": {}})["error"]
+    assert unknown["code"] == -32002 and "nope" in unknown["data"]["reason"]
+    assert client.execute("tool", "t", {"arguments": {}}, method="read")["error"]["code"] == -32002
+    assert client.execute("command", "t", {"arguments": []})["error"]["code"] == -32002
+
+
+def test_a_line_that_is_not_json_is_answered_with_a_parse_error_and_the_host_serves_on(start_any_plugin):
+    client, _ = start_any_plugin({"tools/t": any_tool("t", "return 1", "return 1;")})
+    client.send_raw(b"this is not json\n")
+    client.send_raw(b"\n")
+    client.send_raw(b'{"id": 5}\n')
+    assert client.result("ping") == {}
+    assert client.tool("t")["value"] == 1
+    assert client.bad_lines == []
+    assert [(o["id"], o["error"]["code"]) for o in client.orphans] == [(None, -32700), (5, -32600)]
+
+
+def test_ping_answers_an_empty_object_before_and_after_initialize(start_any_host, start_any_plugin):
+    assert start_any_host().result("ping") == {}
+    client, _ = start_any_plugin({"tools/t": any_tool("t", "return 1", "return 1;")})
+    assert client.result("ping") == {}
+
+
+# -- the Python host ---------------------------------------------------------------------------
 def test_create_result_refuses_malformed_parts_where_the_plugin_calls_it(start_plugin):
     body = """
 errors = []
@@ -121,23 +258,6 @@ def test_a_plain_execute_that_returns_a_coroutine_is_awaited(start_plugin):
     assert client.tool("t")["value"] == "awaited"
 
 
-def test_twenty_concurrent_calls_on_one_instance_all_run_at_once_and_are_all_answered(start_plugin):
-    prelude = "import threading\nBARRIER = threading.Barrier(20, timeout=20)"
-    body = "BARRIER.wait()\nreturn args['n']"
-    client, _ = start_plugin({"tools/t.py": tool("t", body, prelude=prelude)})
-    futures = [client.execute_async("tool", "t", {"arguments": {"n": n}}, call_id=f"call-{n}") for n in range(20)]
-    answers = [f.result(30) for f in futures]
-    assert [a["result"]["value"] for a in answers] == list(range(20))
-
-
-def test_an_unknown_extension_or_method_is_error_32002(start_plugin):
-    client, _ = start_plugin({"tools/t.py": tool("t", "return 1")})
-    unknown = client.execute("tool", "nope", {"arguments": {}})["error"]
-    assert unknown["code"] == -32002 and "nope" in unknown["data"]["reason"]
-    assert client.execute("tool", "t", {"arguments": {}}, method="read")["error"]["code"] == -32002
-    assert client.execute("command", "t", {"arguments": []})["error"]["code"] == -32002
-
-
 def test_malformed_execute_params_are_error_32602_and_unknown_methods_32601(start_plugin):
     client, _ = start_plugin({"tools/t.py": tool("t", "return 1")})
     assert client.execute("tool", "t", {"arguments": [1]})["error"]["code"] == -32602
@@ -153,27 +273,6 @@ def test_execute_before_initialize_is_error_32002(tmp_path):
     client = HostClient(tmp_path)
     try:
         assert client.execute("tool", "t", {"arguments": {}})["error"]["code"] == -32002
-    finally:
-        client.close()
-
-
-def test_a_line_that_is_not_json_is_answered_with_a_parse_error_and_the_host_serves_on(start_plugin):
-    client, _ = start_plugin({"tools/t.py": tool("t", "return 1")})
-    client.send_raw(b"this is not json\n")
-    client.send_raw(b"\n")
-    client.send_raw(b'{"id": 5}\n')
-    assert client.result("ping") == {}
-    assert client.tool("t")["value"] == 1
-    assert client.bad_lines == []
-    assert [(o["id"], o["error"]["code"]) for o in client.orphans] == [(None, -32700), (5, -32600)]
-
-
-def test_ping_answers_an_empty_object(tmp_path):
-    from .client import HostClient
-
-    client = HostClient(tmp_path)
-    try:
-        assert client.result("ping") == {}
     finally:
         client.close()
 
