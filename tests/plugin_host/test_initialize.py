@@ -8,7 +8,9 @@ import sys
 
 import pytest
 
+from ..plugin_host_js.conftest import ALL_SUFFIXES, variant_id
 from .client import HostClient, write_plugin
+from .conftest import Code
 
 TOOL = """
     class ReadProjectFile:
@@ -86,6 +88,111 @@ EXPECTED = {
 }
 
 
+# -- every host (Python; JavaScript under Bun and Node; every JavaScript suffix) -----------------
+
+EVERY_KIND = {
+    "tools/read-project-file": Code(py=TOOL, js="""
+    export default class ReadProjectFile {
+      name = "read_project_file";
+      description = "Read a file.";
+      parameters = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
+      strict = true;
+
+      async execute(context, args) {
+        return args;
+      }
+    }
+"""),
+    "commands/hello": Code(py=SNAKE_COMMAND, js="""
+    export default class Hello {
+      displayName = "Say hello";
+      description = "Greets.";
+
+      async execute(context, args) {
+        return null;
+      }
+    }
+"""),
+    "thread-storages/team-library": Code(py=SNAKE_STORAGE, js="""
+    export default class TeamLibrary {
+      displayName = "Team Library";
+      description = "Threads in a team service.";
+      deepLinkId = "team-library";
+      capabilities = { read: true, write: true };
+
+      async resolveLatest(id, context) { return { id }; }
+      async read(locator, context) { return {}; }
+      async write(thread, id, context) { return { id: "x" }; }
+    }
+"""),
+    "tools/bare": Code(py='class Bare:\n    name = "bare"\n    description = ""\n    parameters = {"type": "object"}\n'
+                          '    def execute(self, context, args): ...\n', js="""
+    export default class Bare {
+      name = "bare";
+      description = "";
+      parameters = { type: "object" };
+      execute() {}
+    }
+"""),
+    "commands/bare": Code(py='class Bare:\n    display_name = "Bare"\n    def execute(self, context): ...\n',
+                          js='export default class { displayName = "Bare"; execute() {} }\n'),
+    "thread-storages/uploader": Code(py="""
+        class Uploader:
+            @property
+            def display_name(self):
+                return "Uploader"
+
+            @property
+            def capabilities(self):
+                return {"write": True}
+
+            def write(self, thread, id, context):
+                return {"id": id or "new"}
+    """, js="""
+    class Uploader {
+      get displayName() { return "Uploader"; }
+      get capabilities() { return { write: true }; }
+      write(thread, id, context) { return { id: id ?? "new" }; }
+    }
+    export default Uploader;
+"""),
+}
+EVERY_KEY = {
+    **EXPECTED,
+    "tool:bare": {"name": "bare", "description": "", "parameters": {"type": "object"}, "strict": False},
+    "command:bare": {"displayName": "Bare", "description": ""},
+    "thread-storage:uploader": {"displayName": "Uploader", "description": "", "deepLinkId": None,
+                                "capabilities": {"read": False, "write": True}},
+}
+
+
+@pytest.mark.parametrize("any_host", [("python", ".py"), *ALL_SUFFIXES], ids=variant_id, indirect=True)
+def test_every_kind_reports_its_metadata_with_every_key_and_optional_ones_have_their_default(start_any_plugin):
+    client, extensions = start_any_plugin(EVERY_KIND)
+    assert {key: e["status"] for key, e in extensions.items()} == dict.fromkeys(EVERY_KEY, "active"), extensions
+    assert {key: e["metadata"] for key, e in extensions.items()} == EVERY_KEY
+    assert client.result("ping") == {}
+
+
+def test_the_answer_names_the_runtime_and_keeps_the_order_of_files(start_any_host, any_host, tmp_path):
+    suffix = any_host.variant.suffix if any_host.variant is not None else ".py"
+    lang = "js" if any_host.is_js else "py"
+    root = write_plugin(tmp_path / "ordered", {f"commands/hello{suffix}": getattr(EVERY_KIND["commands/hello"], lang),
+                                               f"tools/read-project-file{suffix}": getattr(EVERY_KIND["tools/read-project-file"], lang)})
+    files = [{"kind": "tool", "id": "read-project-file", "path": str(root / f"tools/read-project-file{suffix}")},
+             {"kind": "command", "id": "hello", "path": str(root / f"commands/hello{suffix}")}]
+    answer = start_any_host().initialize(root, files)
+    if any_host.variant is None:
+        assert answer["runtime"] == {"name": "python", "version": "{}.{}.{}".format(*sys.version_info[:3])}
+    else:
+        assert answer["runtime"] == {"name": any_host.variant.runtime.name, "version": any_host.variant.runtime.version_text}
+    assert [(e["kind"], e["id"], e["status"]) for e in answer["extensions"]] == [
+        ("tool", "read-project-file", "active"), ("command", "hello", "active")]
+
+
+# -- the Python host -----------------------------------------------------------------------------
+
+
 @pytest.mark.parametrize(("command", "storage"), [(SNAKE_COMMAND, SNAKE_STORAGE), (CAMEL_COMMAND, CAMEL_STORAGE)],
                          ids=["snake_case", "camelCase"])
 def test_initialize_answers_the_metadata_of_a_tool_a_command_and_a_storage(start_plugin, command, storage):
@@ -96,20 +203,6 @@ def test_initialize_answers_the_metadata_of_a_tool_a_command_and_a_storage(start
     })
     assert {key: e["status"] for key, e in extensions.items()} == dict.fromkeys(EXPECTED, "active")
     assert {key: e["metadata"] for key, e in extensions.items()} == EXPECTED
-
-
-def test_optional_metadata_has_its_default_when_the_class_leaves_it_out(start_plugin):
-    _, extensions = start_plugin({
-        "tools/t.py": 'class T:\n    name = "t"\n    description = ""\n    parameters = {"type": "object"}\n'
-                      '    def execute(self, context, args): ...\n',
-        "commands/c.py": 'class C:\n    display_name = "C"\n    def execute(self, context): ...\n',
-        "thread-storages/s.py": 'class S:\n    display_name = "S"\n    capabilities = {"read": False, "write": True}\n'
-                                '    def write(self, thread, id, context): ...\n',
-    })
-    assert extensions["tool:t"]["metadata"]["strict"] is False
-    assert extensions["command:c"]["metadata"] == {"displayName": "C", "description": ""}
-    assert extensions["thread-storage:s"]["metadata"] == {
-        "displayName": "S", "description": "", "deepLinkId": None, "capabilities": {"read": False, "write": True}}
 
 
 def test_an_import_error_fails_only_that_extension(start_plugin):
@@ -286,17 +379,6 @@ def test_a_helper_file_passed_as_an_extension_is_refused(start_plugin, tmp_path)
     finally:
         client.close()
     assert answer["extensions"][0]["error"]["stage"] == "contract"
-
-
-def test_the_runtime_is_python_with_its_version(tmp_path):
-    root = write_plugin(tmp_path / "p", {})
-    client = HostClient(tmp_path)
-    try:
-        answer = client.initialize(root)
-    finally:
-        client.close()
-    assert answer == {"runtime": {"name": "python", "version": "{}.{}.{}".format(*sys.version_info[:3])},
-                      "extensions": []}
 
 
 def test_a_protocol_version_other_than_1_and_a_second_initialize_are_refused(tmp_path):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ..plugin_host.client import write_plugin
-from .conftest import ALL_SUFFIXES, TYPESCRIPT, variant_id, with_suffix
+from .conftest import ALL_SUFFIXES, TYPESCRIPT, variant_id
 
 TOOL = """
     export default class ReadProjectFile {
@@ -65,45 +65,6 @@ WRITE_ONLY = """
     }
     export default Uploader;
 """
-
-EXPECTED = {
-    "tool:read-project-file": {
-        "name": "read_project_file", "description": "Read a file.", "strict": True,
-        "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
-    },
-    "command:hello": {"displayName": "Say hello", "description": "Greets."},
-    "thread-storage:team-library": {
-        "displayName": "Team Library", "description": "Threads in a team service.", "deepLinkId": "team-library",
-        "capabilities": {"read": True, "write": True},
-    },
-    "tool:bare": {"name": "bare", "description": "", "parameters": {"type": "object"}, "strict": False},
-    "command:bare": {"displayName": "Bare", "description": ""},
-    "thread-storage:uploader": {"displayName": "Uploader", "description": "", "deepLinkId": None,
-                                "capabilities": {"read": False, "write": True}},
-}
-
-
-@pytest.mark.parametrize("variant", ALL_SUFFIXES, ids=variant_id, indirect=True)
-def test_every_kind_reports_its_metadata_with_every_key(start_plugin, variant):
-    client, extensions = start_plugin({
-        "tools/read-project-file": TOOL, "commands/hello": COMMAND, "thread-storages/team-library": STORAGE,
-        "tools/bare": BARE_TOOL, "commands/bare": BARE_COMMAND, "thread-storages/uploader": WRITE_ONLY,
-    })
-    assert {key: e["status"] for key, e in extensions.items()} == dict.fromkeys(EXPECTED, "active"), extensions
-    assert {key: e["metadata"] for key, e in extensions.items()} == EXPECTED
-    assert client.result("ping") == {}
-
-
-def test_the_answer_names_the_runtime_and_keeps_the_order_of_files(start_host, variant, tmp_path):
-    root = write_plugin(tmp_path / "plugin", with_suffix({"commands/hello": COMMAND, "tools/read-project-file": TOOL},
-                                                         variant.suffix))
-    files = [{"kind": "tool", "id": "read-project-file", "path": str(root / f"tools/read-project-file{variant.suffix}")},
-             {"kind": "command", "id": "hello", "path": str(root / f"commands/hello{variant.suffix}")}]
-    answer = start_host().initialize(root, files)
-    assert answer["runtime"] == {"name": variant.runtime.name, "version": variant.runtime.version_text}
-    assert [(e["kind"], e["id"], e["status"]) for e in answer["extensions"]] == [
-        ("tool", "read-project-file", "active"), ("command", "hello", "active")]
-
 
 FAILING = {
     "tools/syntax": "export default class {\n  name = ;\n}\n",
