@@ -1,10 +1,13 @@
 """Command palette (Ctrl+Shift+P): every command of the app's registry — menu commands with
 their shortcuts, and plugin commands by display name or file-stem alias — filtered as you
-type (fuzzy: the letters in order). Plugin commands take shell-style arguments typed after
+type (fuzzy: the letters in order) on the display name or the alias, which the list shows
+beside the name. Plugin commands take shell-style arguments typed after
 the name (`sync-active-thread production "Release 4.9" --dry-run`, split by
 llmspace/plugins/code/palette_args.py); a line that cannot be split (an unclosed quote, a
-trailing backslash) shows why under the entry and Enter runs nothing. Enter or
-double-click runs the selection.
+trailing backslash) shows why under the entry and Enter runs nothing. A line whose start
+only fuzzily names a plugin command (`stamp Draft` for "Stamp thread title") lists that
+command and runs it with the rest as arguments. An empty entry shows a placeholder; a query
+that matches nothing shows "No commands found". Enter or double-click runs the selection.
 
     open_palette(root, app.registries.commands, run_plugin)   # File › View › Command Palette…
 
@@ -23,13 +26,15 @@ from typing import Any
 import ttkbootstrap as tb
 
 from ..plugins.code.calls import PluginCommand
-from ..plugins.code.palette_args import CommandName, PaletteArgsError, parse_palette_line
+from ..plugins.code.palette_args import CommandName, PaletteArgsError, parse_palette_line, split_arguments
 from ..registries import PaletteCommand
 from ..registry import Registry
 from . import tkvars
 from .theme import style_listbox
 
 LINE_ERRORS = ("unclosed-single-quote", "unclosed-double-quote", "trailing-backslash")
+PLACEHOLDER = "Type a command name or alias, then its arguments"
+NO_MATCH = "No commands found"
 
 
 @dataclass(frozen=True)
@@ -46,7 +51,13 @@ class PaletteItem:
 
     @property
     def shown(self) -> str:
-        return f"{self.label}    ({self.shortcut})" if self.shortcut else self.label
+        if self.shortcut:
+            return f"{self.label}    ({self.shortcut})"
+        return f"{self.label}    — {self.alias}" if self.alias and self.alias != self.label else self.label
+
+    def named_by(self, query: str) -> bool:
+        """The query fuzzily matches the display name or the alias."""
+        return fuzzy_match(query, self.label) or bool(self.alias and fuzzy_match(query, self.alias))
 
 
 def fuzzy_match(query: str, label: str) -> bool:
@@ -85,10 +96,13 @@ class CommandPalette(tb.Toplevel):
         self.query = tkvars.StringVar(self, "")
         self.entry = tb.Entry(self, textvariable=self.query)
         self.entry.pack(fill="x", padx=8, pady=(8, 2))
+        self.placeholder = tb.Label(self.entry, text=PLACEHOLDER, bootstyle="secondary", cursor="xterm")
+        self.placeholder.bind("<Button-1>", lambda e: self.entry.focus_set())
         self.hint = tb.Label(self, text="", bootstyle="secondary")
         self.hint.pack(fill="x", padx=8)
         self.listbox = style_listbox(tk.Listbox(self, activestyle="none"))
         self.listbox.pack(fill="both", expand=True, padx=8, pady=(2, 8))
+        self.empty = tb.Label(self.listbox, text=NO_MATCH, bootstyle="secondary")
         self.shown: list[tuple[str, PaletteItem]] = []
         self.arguments: tuple[str, ...] = ()
         self.line_error = ""
@@ -116,15 +130,43 @@ class CommandPalette(tb.Toplevel):
         self.arguments = inv.arguments
         return next(i for i in with_args if i.key == inv.command.key)
 
+    def _by_start(self, q: str) -> list[tuple[str, PaletteItem]]:
+        """Plugin commands the line's first words fuzzily name (the most words that name one),
+        the rest of the line being their arguments (in `self.arguments`)."""
+        words = q.split()
+        for n in range(len(words) - 1, 0, -1):
+            head = " ".join(words[:n])
+            found = [(label, i) for label, i in self.commands if i.takes_arguments and i.named_by(head)]
+            if found:
+                rest = q.lstrip()[len(words[0]):]
+                for word in words[1:n]:
+                    rest = rest.lstrip()[len(word):]
+                try:
+                    self.arguments = split_arguments(rest)
+                except PaletteArgsError as exc:
+                    self.line_error = exc.message
+                return found
+        return []
+
     def filter(self) -> None:
         q = self.query.get()
         matched = self._invocation(q)
         if matched is not None:
-            rest = [(label, i) for label, i in self.commands if i is not matched and fuzzy_match(q, label)]
+            rest = [(label, i) for label, i in self.commands if i is not matched and i.named_by(q)]
             self.shown = [(matched.label, matched), *rest]
         else:
-            self.shown = [(label, i) for label, i in self.commands
-                          if fuzzy_match(q, label) or (i.alias and fuzzy_match(q, i.alias))]
+            self.shown = [(label, i) for label, i in self.commands if i.named_by(q)]
+            if not self.shown and not self.line_error:
+                self.shown = self._by_start(q)
+                matched = self.shown[0][1] if self.shown else None
+        if q:
+            self.placeholder.place_forget()
+        else:
+            self.placeholder.place(x=6, rely=0.5, anchor="w")
+        if self.shown:
+            self.empty.place_forget()
+        else:
+            self.empty.place(relx=0.5, y=24, anchor="n")
         self.listbox.delete(0, "end")
         for _, item in self.shown:
             self.listbox.insert("end", item.shown)
@@ -146,6 +188,10 @@ class CommandPalette(tb.Toplevel):
             self.listbox.see(idx)
         return "break"
 
+    def _argument_items(self) -> list[PaletteItem]:
+        """The shown commands the typed arguments apply to (all of them, when the line's start named them)."""
+        return [i for _, i in self.shown if i.takes_arguments] if self.arguments else []
+
     def run_selected(self) -> None:
         if self.line_error:
             self.bell()
@@ -154,6 +200,6 @@ class CommandPalette(tb.Toplevel):
         if not sel:
             return
         _, item = self.shown[sel[0]]
-        arguments = self.arguments if sel[0] == 0 and item.takes_arguments else ()
+        arguments = self.arguments if item.takes_arguments and (sel[0] == 0 or item in self._argument_items()) else ()
         self.destroy()
         item.run(arguments)
