@@ -33,7 +33,9 @@ class ModelChoice:
 
 
 def model_choices(app: App) -> tuple[list[ModelChoice], str | None]:
-    """All enabled models of every provider, with whether each can run now."""
+    """All enabled models of every provider, with whether each can run now: the providers of
+    `models.json` and the catalogue, then those of active plugins (`app.providers.plugin_views()`,
+    named with their plugin), as Settings › Models lists them."""
     try:
         settings = app.models
         providers = settings.providers()
@@ -51,7 +53,24 @@ def model_choices(app: App) -> tuple[list[ModelChoice], str | None]:
             reason = reason or f"{p.name} is not running."
         for m in p.enabled_models():
             out.append(ModelChoice(p.id, p.name, m.id, m.name or m.id, configured and not (p.local and p.reachable is False), reason))
-    return out, None
+    return out + _plugin_choices(app), None
+
+
+def _plugin_choices(app: App) -> list[ModelChoice]:
+    """The models of active plugin providers; one that cannot run says why (as a run would)."""
+    try:
+        views = app.providers.plugin_views()
+    except Exception as exc:
+        log.info("plugin providers unavailable: %s", exc)
+        return []
+    out: list[ModelChoice] = []
+    for source, v in views:
+        key_missing = v.needs_key and not v.api_key_setting
+        reason = ("No base URL: see the plugin's settings." if not v.base_url
+                  else "No API key: see the plugin's settings." if key_missing else "")
+        name = f"{v.name} (plugin {source.removeprefix('plugin:')})"
+        out.extend(ModelChoice(v.id, name, m.id, m.name or m.id, not reason, reason) for m in v.enabled_models())
+    return out
 
 
 def run_model_label(app: App, saved: ModelConfig | None) -> str:

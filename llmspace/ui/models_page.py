@@ -88,7 +88,8 @@ class ModelsPage(tb.Frame):
             self.plugin_list.insert("", "end", text="(none)", values=("", "", "", "No active plugin brings a model provider."))
         self.plugin_notes.configure(text="\n".join(self.p.plugin_conflicts()))
         choices, _ = model_choices(self.app)
-        self.default_box.configure(values=[f"{c.provider}/{c.model_id}" for c in choices if c.available])
+        self.default_box.configure(values=[f"{c.provider}/{c.model_id}" for c in choices  # the default is one of models.json
+                                           if c.available and not c.provider.startswith("plugin:")])
 
     def save_key(self) -> bool:
         pid = self.actions.selected()
