@@ -24,7 +24,7 @@ from ..redact import KNOWN, Redactor
 from .contributions.interpolate import env_references
 from .diagnostics import DiagnosticLog, sanitizer
 from .errors import PluginError
-from .model import Diagnostic, Extension, PluginRecord, Status
+from .model import Diagnostic, Extension, ExtensionStatus, PluginRecord, Status
 from .package.extensions import find_extensions, path_problem, real_kind
 from .package.icon import icon_problem
 from .package.manifest import APP_COMPAT_VERSION, Manifest, engines_compatible, is_valid_package_name, parse_manifest
@@ -198,7 +198,8 @@ def load_plugin(cand: Candidate, ctx: LoadContext) -> PluginRecord:
     enabled = entry.enabled and not ctx.disabled_reason
     status = _status(extensions, enabled, compatible)
     if status in ("disabled", "incompatible"):
-        extensions = [e if e.status == "failed" else replace(e, status="inactive") for e in extensions]
+        off: ExtensionStatus = "disabled" if status == "disabled" else "inactive"
+        extensions = [e if e.status == "failed" else replace(e, status=off) for e in extensions]
     if not compatible:
         diagnostics.insert(0, Diagnostic("discovery", f"engines[\"llm-space\"] {manifest.engines_range!r} does not "
                                                       f"include LLM Space {APP_COMPAT_VERSION}", "warning"))

@@ -20,7 +20,8 @@ from typing import Literal
 from .package.manifest import Manifest
 
 Status = Literal["active", "degraded", "error", "incompatible", "disabled"]
-ExtensionStatus = Literal["active", "failed", "inactive"]
+# "disabled": its plugin is disabled (by the user or for the start); "inactive": its plugin is incompatible.
+ExtensionStatus = Literal["active", "failed", "inactive", "disabled"]
 Level = Literal["error", "warning"]
 
 # Extension kinds, in display order, as they appear in canonical IDs.

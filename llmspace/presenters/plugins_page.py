@@ -56,9 +56,10 @@ class ExtensionGroup:
 
     @property
     def summary(self) -> str:
-        active = sum(1 for e in self.extensions if e.status == "active")
-        return f"{self.icon} {self.label} ({len(self.extensions)}" + (
-            f", {len(self.extensions) - active} failed)" if active < len(self.extensions) else ")")
+        failed = sum(1 for e in self.extensions if e.status == "failed")
+        off = {e.status for e in self.extensions if e.status in ("disabled", "inactive")}
+        notes = ([f"{failed} failed"] if failed else []) + sorted(off)
+        return f"{self.icon} {self.label} ({len(self.extensions)}" + "".join(f", {n}" for n in notes) + ")"
 
 
 @dataclass(frozen=True)

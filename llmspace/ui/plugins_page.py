@@ -164,7 +164,7 @@ class PluginsPage(tb.Frame):
         ext.heading("status", text="Status")
         ext.heading("about", text="Description")
         ext.column("status", width=70, stretch=False)
-        for status, style in (("failed", "danger"), ("active", "success")):
+        for status, style in (("failed", "danger"), ("active", "success"), ("disabled", "secondary"), ("inactive", "secondary")):
             ext.tag_configure(status, foreground=_colour(self, style))
         paths: dict[str, Path] = {}
         for group in d.groups:

@@ -76,7 +76,7 @@ def test_disable_plugins_env_skips_third_party_plugins_and_says_so(home: Path, m
     out = capsys.readouterr().out
     assert "LLM_SPACE_DISABLE_PLUGINS=1 is set" in out and "disabled" in out
     record = PluginService(DataRoot(home)).get("team")
-    assert (record.status, record.enabled, record.extensions[0].status) == ("disabled", True, "inactive")
+    assert (record.status, record.enabled, record.extensions[0].status) == ("disabled", True, "disabled")
     monkeypatch.setenv("LLM_SPACE_DISABLE_PLUGINS", "0")
     assert PluginService(DataRoot(home)).get("team").status == "active"
     assert not (home / "settings" / "plugins.json").exists()

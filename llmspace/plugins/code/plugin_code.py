@@ -67,6 +67,8 @@ class PluginCode:
         self._lock = threading.RLock()
         self._plugins: dict[str, LoadedPlugin] = {}
         self._seen: dict[str, PluginRecord] = {}
+        # What the hosts last reported of each plugin's extensions, kept when it is disabled.
+        self._described: dict[str, dict[str, str]] = {}
         self._unsubscribe: Callable[[], None] | None = None
 
     # -- what the pool holds, as the app and the tests set it ------------------------------------
@@ -126,6 +128,8 @@ class PluginCode:
 
     def _withdraw(self, name: str) -> list[PluginHost]:
         state = self._plugins.pop(name, None)
+        if state is not None and state.descriptions:
+            self._described[name] = dict(state.descriptions)
         source = plugin_source(name)
         for registry in (self.registries.tools, self.registries.commands, self.registries.thread_storages):
             registry.unregister_source(source)
@@ -284,7 +288,7 @@ class PluginCode:
             state = self._plugins.get(record.key)
             usable = state is not None and record.status in USABLE
             failures = dict(state.failures) if usable and state is not None else {}
-            described = dict(state.descriptions) if usable and state is not None else {}
+            described = dict(state.descriptions) if usable and state is not None else dict(self._described.get(record.key, {}))
         if not failures and not described:
             return record
         extensions, diagnostics = [], []

@@ -1,0 +1,37 @@
+"""Settings › Plugins without a display (llmspace/presenters/plugins_page.py): a disabled
+plugin's extensions read "disabled", not failed, and keep the descriptions their host
+reported."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from llmspace.app import App
+from llmspace.paths import DataRoot
+from llmspace.presenters.plugins_page import PluginsPagePresenter
+from tests.plugins.code_plugins import ECHO_TOOL, code_plugin
+
+
+@pytest.fixture
+def app(home: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("LLM_SPACE_NO_KEYRING", "1")
+    code_plugin(home, tools={"echo": ECHO_TOOL})
+    application = App(DataRoot(home))
+    yield application
+    application.close()
+
+
+def test_a_disabled_plugins_extensions_read_disabled_and_keep_their_descriptions(app: App) -> None:
+    app.plugin_code.ensure_loaded()
+    page = PluginsPagePresenter(app)
+    [group] = page.detail("kit").groups
+    [ext] = group.extensions
+    description = "echo_args: Echo the arguments and what the context holds."
+    assert (ext.status, ext.description) == ("active", description)
+    page.set_enabled("kit", False)
+    [group] = page.detail("kit").groups
+    [ext] = group.extensions
+    assert (ext.status, ext.description) == ("disabled", description)
+    assert "failed" not in group.summary and group.summary.endswith("(1, disabled)")
