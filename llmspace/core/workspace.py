@@ -9,6 +9,12 @@ Tree operations (list, create, rename, duplicate, move, delete to trash, folders
 overwrite an existing entry unless asked, and never hard-delete: deleted entries go to the
 operating system's trash (send2trash) or, failing that, into `trash_dir`.
 
+Change events: `subscribe(listener)` calls `listener(WorkspaceChange)` after a thread or
+folder is created, renamed or moved (`renamed`, with the old path), removed, or saved with
+new bytes, on the thread that made the change (the UI hops onto its own thread through the
+pump). Listeners follow `llmspace/registry.py`'s `Listeners`: thread-safe, unsubscribed by
+the function `subscribe` returns; one that raises is logged and the others still hear.
+
 Components, each built or used here: `names` (naming rules, free names), `tree` (listing
 the tree from file names), `trash` (moving entries, the trash). This module keeps path
 confinement, reading and saving threads, and the tree operations that combine them.
@@ -20,8 +26,12 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Literal
 
 import orjson
 
@@ -34,11 +44,48 @@ from .threadio import pack_blobs, parse_thread, thread_from_data, unpack_blobs, 
 from .trash import Trash, move_path
 from .tree import Entry, scan_tree
 
-__all__ = ["SEED_MARKER", "Entry", "Workspace", "blank_thread"]  # Entry: the tree node type, defined in core/tree.py
+__all__ = ["SEED_MARKER", "Entry", "Workspace", "WorkspaceChange", "blank_thread"]  # Entry: the tree node type, defined in core/tree.py
 
 log = logging.getLogger("llmspace.workspace")
 
 SEED_MARKER = ".llmspace-seeded"
+
+
+@dataclass(frozen=True)
+class WorkspaceChange:
+    """One change of the workspace: `rel` is the path now (`old` the path before, when renamed or moved)."""
+
+    kind: Literal["created", "renamed", "removed", "saved"]
+    rel: str
+    old: str = ""
+
+
+class _ChangeListeners:
+    """Functions told of each `WorkspaceChange` (thread-safe; a listener may unsubscribe itself)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._items: list[Callable[[WorkspaceChange], None]] = []
+
+    def add(self, listener: Callable[[WorkspaceChange], None]) -> Callable[[], None]:
+        with self._lock:
+            self._items.append(listener)
+
+        def remove() -> None:
+            with self._lock:
+                if listener in self._items:
+                    self._items.remove(listener)
+
+        return remove
+
+    def notify(self, change: WorkspaceChange) -> None:
+        with self._lock:
+            items = list(self._items)
+        for listener in items:
+            try:
+                listener(change)
+            except Exception:  # a broken view must not fail the file operation that told it
+                log.exception("a workspace listener failed on %s", change)
 
 
 def blank_thread(title: str = "untitled") -> Thread:
@@ -58,6 +105,14 @@ class Workspace:
         self.trash = Trash(self.root, trash_dir, use_os_trash)
         # realpath -> (bytes last read or written, whether those bytes are our own serialisation)
         self._loaded: dict[str, tuple[bytes, bool]] = {}
+        self._listeners = _ChangeListeners()
+
+    def subscribe(self, listener: Callable[[WorkspaceChange], None]) -> Callable[[], None]:
+        """Call `listener(change)` after every change; returns the function that unsubscribes."""
+        return self._listeners.add(listener)
+
+    def _changed(self, kind: Literal["created", "renamed", "removed", "saved"], rel: str, old: str = "") -> None:
+        self._listeners.notify(WorkspaceChange(kind, rel, old))
 
     # -- paths ---------------------------------------------------------------------------
     def resolve(self, rel: str | os.PathLike[str]) -> Path:
@@ -137,6 +192,7 @@ class Workspace:
         if data is None:
             return False
         self._loaded[key] = (data, True)
+        self._changed("saved", self._rel_of(path))
         return True
 
     def forget(self, rel: str) -> None:
@@ -230,6 +286,7 @@ class Workspace:
             thread = blank_thread(target.stem)
         rel = self._rel_of(target)
         self.save(rel, thread)
+        self._changed("created", rel)
         return rel
 
     def fork_run(self, rel: str, run_id: str, message_id: str) -> str:
@@ -264,6 +321,7 @@ class Workspace:
             raise NameConflict(f"{new_rel} already exists; nothing was renamed.", hint="Choose another name.")
         move_path(src, dst, "rename")
         self._moved(src, dst)
+        self._changed("renamed", new_rel, rel)
         return new_rel
 
     def _retitle(self, rel: str) -> None:
@@ -287,9 +345,11 @@ class Workspace:
             thread = parse_thread(raw, rel)
         except UserFacingError:
             write_bytes_atomic(dst, raw)  # keep an unreadable file as it is
+            self._changed("created", new_rel)
             return new_rel
         thread.title = dst.stem
         self.save(new_rel, thread)
+        self._changed("created", new_rel)
         return new_rel
 
     def move(self, rel: str, dest_folder: str, overwrite: bool = False) -> str:
@@ -315,6 +375,7 @@ class Workspace:
             self.delete(new_rel)
         move_path(src, dst, "move")
         self._moved(src, dst)
+        self._changed("renamed", new_rel, rel)
         return new_rel
 
     def delete(self, rel: str) -> str:
@@ -326,7 +387,9 @@ class Workspace:
         if os.path.realpath(path) == os.path.realpath(self.root) or path == self.root:
             raise UserFacingError("The workspace root cannot be deleted.")
         self._moved(path, None)
-        return self.trash.send(path, rel)
+        where = self.trash.send(path, rel)
+        self._changed("removed", rel)
+        return where
 
     @property
     def trash_path(self) -> Path:
@@ -338,7 +401,9 @@ class Workspace:
         base = self._folder(parent)
         target = unique_path(base, validate_stem(name), "")
         target.mkdir()
-        return self._rel_of(target)
+        rel = self._rel_of(target)
+        self._changed("created", rel)
+        return rel
 
     def rename_folder(self, rel: str, new_name: str) -> str:
         """Rename a folder in place; never overwrites."""
