@@ -29,6 +29,7 @@ import hashlib
 import json
 import logging
 import os
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -292,11 +293,12 @@ def _record_cost(r: Record) -> float:
 
 def execute(p: Prepared, folder: Path, records: list[Record], *, concurrency: int, budget: float | None,
             use_cache: bool = True, on_progress: Callable[[Progress], None] | None = None,
-            on_record: Callable[[Record], None] | None = None) -> Outcome:
+            on_record: Callable[[Record], None] | None = None, stop: threading.Event | None = None) -> Outcome:
     """Run the cells not journaled yet on the spec's executor (`spec.executor`: the local pool,
     or Ray through `evals/ray_pool.py`), journal what comes back and write the results.
     `on_record(record)` sees each cell and judge record as it is journaled (on the driver
-    thread; the app's live grid posts it to the Tk thread)."""
+    thread; the app's live grid posts it to the Tk thread). Setting `stop` (the app's Stop) ends the
+    run as Ctrl-C does."""
     spec = p.spec
     cancel = CancelToken()
     limits = {t.provider: spec.provider_concurrency.get(t.provider, concurrency) for t in p.targets.values()}
@@ -359,6 +361,8 @@ def execute(p: Prepared, folder: Path, records: list[Record], *, concurrency: in
     progress()
     try:
         while pending or in_flight:
+            if stop is not None and stop.is_set():
+                raise KeyboardInterrupt
             while pending and len(in_flight) < concurrency and not stopped_for_budget:
                 if not may_launch():
                     if not in_flight:

@@ -300,6 +300,8 @@ class MainWindow:
         """Save the window state and tear down (tests keep the shared root alive)."""
         self.frame.close()
         self.tree_view.stop_polling()
+        if "evals" in self.__dict__:  # running evaluations stop and write what finished
+            self.evals.stop_all()
         self.pump.stop()
         if destroy_root:
             self.root.destroy()

@@ -174,3 +174,53 @@ def test_open_results_shows_a_finished_folder_and_its_case_opens_as_a_thread_wit
     thread = win.app.workspace.open(rel)
     assert thread.context.variableVariants.variants["default"]["question"] == "What is 5 + 6?"
     assert thread.messages[-1].content[0].text == "11"
+
+
+def test_stop_ends_a_running_evaluation_keeping_what_finished(home, make_window):
+    with LoopbackLLM() as srv:
+        oracle = Oracle()
+        oracle.delay_per_chunk = 0.05  # slow cells, so the run is still going when Stop is pressed
+        srv.responder = oracle
+        configure_provider(home, srv, provider_id="loop", model_id="good", extra_models=["bad", "judge"])
+        write_thread(home)
+        dataset = _dataset(home, n=40)
+        win = make_window()
+        root = win.root
+        _menu_invoke(win.menus.evals_menu, "New Evaluation…")
+        dialog = pump_until(root, lambda: _toplevel(root, NewEvaluationDialog))
+        dialog.thread_var.set("quiz.json")
+        dialog.thread_box.event_generate("<<ComboboxSelected>>")
+        dialog.dataset_var.set(str(dataset))
+        dialog.dataset_entry.event_generate("<Return>")
+        dialog.models_var.set("loop/good")
+        root.update()
+        dialog.btn_run.invoke()
+        actions = win.evals
+        results = pump_until(root, lambda: actions.windows and actions.runs and actions.windows[-1], timeout=60)
+        pump_until(root, lambda: results.grid_model.counts()["pending"] < 40, timeout=60)
+        assert str(results.btn_stop.cget("state")) == "normal"
+        results.btn_stop.invoke()
+        outcome = pump_until(root, lambda: actions.runs[-1].done() and actions.runs[-1].result(), timeout=20)
+        assert outcome.interrupted
+        pump_until(root, lambda: results.finished)
+        assert "stopped" in results.progress.cget("text")
+        assert str(results.btn_stop.cget("state")) == "disabled"
+        assert results.grid_model.counts()["pending"] > 0
+
+
+def test_closing_the_main_window_stops_a_running_evaluation(home, make_window):
+    with LoopbackLLM() as srv:
+        oracle = Oracle()
+        oracle.delay_per_chunk = 0.05
+        srv.responder = oracle
+        configure_provider(home, srv, provider_id="loop", model_id="good", extra_models=["bad", "judge"])
+        write_thread(home)
+        win = make_window()
+        from llmspace.presenters.eval_form import NewEvalForm
+
+        win.evals.start(NewEvalForm("quiz.json", str(_dataset(home, n=40)), "loop/good"))
+        pump_until(win.root, lambda: win.evals.runs and win.evals.windows[-1].grid_model.counts()["pending"] < 40, timeout=60)
+        win.close(destroy_root=False)
+        run = win.evals.runs[-1]
+        run.result(timeout=20)
+        assert run.result().interrupted

@@ -11,6 +11,7 @@ record posted through the pump (`ui/pump.py`) to the window as it lands.
 from __future__ import annotations
 
 import re
+import threading
 from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,6 +48,12 @@ class EvalActions:
         self.open_thread, self.refresh_tree, self.active_thread = open_thread, refresh_tree, active_thread
         self.windows: list[ResultsWindow] = []
         self.runs: list[Future[Outcome]] = []  # the evaluations started here (tests wait on them)
+        self.stops: list[threading.Event] = []  # one per run: set to stop it
+
+    def stop_all(self) -> None:
+        """Stop every running evaluation (the window is closing); each writes what finished."""
+        for stop in self.stops:
+            stop.set()
 
     # -- New Evaluation… -----------------------------------------------------------------
     def threads(self) -> list[str]:
@@ -112,9 +119,13 @@ class EvalActions:
         self.ui.status.set(f"Evaluating {prepared.thread_rel}: {len(prepared.plan.cells)} cells → {folder}")
         pump = self.ui.pump
 
+        stop = threading.Event()
+        self.stops.append(stop)
+        window.running(stop)
+
         def run() -> Outcome:
             return runmod.execute(prepared, folder, records, concurrency=spec.concurrency, budget=spec.budget,
-                                  on_record=lambda r: pump.post(window.add_record, r))
+                                  on_record=lambda r: pump.post(window.add_record, r), stop=stop)
 
         def done(f: Future[Outcome]) -> None:
             try:
@@ -125,6 +136,8 @@ class EvalActions:
                     window.done("stopped by an error")
                 return
             text = f"results in {outcome.folder}"
+            if outcome.interrupted:
+                text = f"stopped; what finished is in {outcome.folder} (run it again to resume)"
             self.ui.status.set(f"Evaluation {spec.name} finished: {text}")
             if window.winfo_exists():
                 window.done(text)

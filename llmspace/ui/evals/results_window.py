@@ -1,7 +1,8 @@
 """An evaluation's results window: a progress line, filter (text and status) and sort
 controls, the virtualised grid (`grid_view.ResultsGrid`) and the chart (`chart_view.EvalChart`).
 Records reach it through the pump as they are journaled (`add_record`); redraws are
-coalesced to one per idle moment, so a burst of cells costs one draw.
+coalesced to one per idle moment, so a burst of cells costs one draw. Stop, or closing the
+window, ends a live run as Ctrl-C ends `eval run` (what finished is kept; it resumes).
 
 Opening the window runs one full garbage collection: a grid of 10,000 cells brings some
 100,000 new objects (the rows and their checks), and otherwise the first full collection
@@ -12,6 +13,7 @@ opening, which is a wait the user expects (bench/bench_eval_grid.py measures bot
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -35,6 +37,7 @@ class ResultsWindow(tb.Toplevel):
         self.open_as_thread = open_as_thread
         self.cell_windows: list[CellWindow] = []
         self.finished = False
+        self.ending = ""  # how the run ended (shown after the counts)
         self._pending_draw = False
         top = tb.Frame(self)
         top.pack(fill="x", padx=8, pady=(8, 2))
@@ -54,8 +57,12 @@ class ResultsWindow(tb.Toplevel):
         self.sort_box = tb.Combobox(top, textvariable=self.sort_var, values=sorts, state="readonly", width=28)
         self.sort_box.pack(side="left")
         self.sort_box.bind("<<ComboboxSelected>>", lambda e: self.apply_sort(), add=True)
+        self.stop_event: threading.Event | None = None  # set by Stop (and by closing the window) while a run goes on
+        self.btn_stop = tb.Button(top, text="Stop", bootstyle="danger-outline", command=self.stop, state="disabled")
+        self.btn_stop.pack(side="right")
         self.progress = tb.Label(self, text="", anchor="w")
         self.progress.pack(fill="x", padx=8, pady=(2, 4))
+        self.protocol("WM_DELETE_WINDOW", self.close)
         self.tabs = tb.Notebook(self)
         self.tabs.pack(fill="both", expand=True, padx=8, pady=(0, 8))
         self.grid_view = ResultsGrid(self.tabs, grid, self.open_cell)
@@ -82,11 +89,29 @@ class ResultsWindow(tb.Toplevel):
         self.update_progress()
         self._draw_chart()
 
+    def running(self, stop: threading.Event) -> None:
+        """A run fills this window; Stop (or closing the window) sets `stop`."""
+        self.stop_event = stop
+        self.btn_stop.configure(state="normal")
+
+    def stop(self) -> None:
+        if self.stop_event is not None:
+            self.stop_event.set()
+            self.btn_stop.configure(state="disabled")
+            self.progress.configure(text=self.progress.cget("text") + " · stopping…")
+
+    def close(self) -> None:
+        """Closing the window stops its run (what finished is kept; `eval run FILE` resumes)."""
+        if not self.finished:
+            self.stop()
+        self.destroy()
+
     def done(self, text: str) -> None:
         """The run ended (`text`: how, and where the results are)."""
         self.finished = True
+        self.ending = text
+        self.btn_stop.configure(state="disabled")
         self._draw()
-        self.progress.configure(text=self.progress.cget("text") + " · " + text)
 
     def update_progress(self) -> None:
         counts = self.grid_model.counts()
@@ -94,7 +119,8 @@ class ResultsWindow(tb.Toplevel):
         decided = counts["pass"] + counts["fail"]
         rate = f"{counts['pass'] / decided:.0%}" if decided else "–"
         self.progress.configure(text=f"{total - counts['pending']}/{total} cells · pass {rate} · "
-                                     f"{counts['fail']} fail · {counts['error']} error")
+                                     f"{counts['fail']} fail · {counts['error']} error"
+                                     + (f" · {self.ending}" if self.ending else ""))
 
     def _draw_chart(self) -> None:
         try:
