@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..evals.compare_format import p_text
+
 if TYPE_CHECKING:
     from ..evals.compare import Comparison, Pair, Stats
 
@@ -32,16 +34,12 @@ class ComparisonView:
     per_column: list[tuple[str, str]]  # label, its stats line
 
 
-def _p(value: float) -> str:
-    return f"{value:.2g}" if value < 0.001 else f"{value:.3f}"
-
-
 def stats_line(s: Stats) -> str:
     parts = [f"{s.passed_a}/{s.pairs} → {s.passed_b}/{s.pairs} pass",
-             f"McNemar p = {_p(s.mcnemar_p)} ({'likely real' if s.mcnemar_likely_real else 'not likely real'})"]
+             f"McNemar {p_text(s.mcnemar_p)} ({'likely real' if s.mcnemar_likely_real else 'not likely real'})"]
     if s.bootstrap is not None:
         b = s.bootstrap
-        parts.append(f"score Δ {b.mean:+.3f} [{b.low:+.3f}, {b.high:+.3f}] p = {_p(b.p)}"
+        parts.append(f"score Δ {b.mean:+.3f} [{b.low:+.3f}, {b.high:+.3f}] {p_text(b.p)}"
                      + (" (likely real)" if s.bootstrap_likely_real else ""))
     return " · ".join(parts)
 

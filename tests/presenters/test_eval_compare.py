@@ -20,5 +20,5 @@ def test_rows_list_pass_to_fail_then_fail_to_pass_then_score_changes(tmp_path):
     assert view.rows[0].change == "pass → fail" and view.rows[0].detail == "contains: output does not contain 'c1'"
     assert view.rows[3].change == "-0.250"
     assert view.headline.startswith("2 flipped to fail, 1 to pass of 5 paired")
-    assert "McNemar p = 1.000 (not likely real)" in view.headline
+    assert "McNemar p = 1.0000 (not likely real)" in view.headline
     assert view.per_column and view.per_column[0][0] == "p/m"

@@ -5,6 +5,7 @@ Compare Two Results… lists the flips first."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -153,7 +154,7 @@ def test_compare_two_results_lists_the_flips_first(home, window):
     rows = [cmp.rows.item(i, "values") for i in cmp.rows.get_children()]
     assert [(r[0], r[1]) for r in rows] == [("pass → fail", "c1"), ("fail → pass", "c2"), ("-0.250", "c4")]
     assert cmp.headline.cget("text").startswith("1 flipped to fail, 1 to pass of 4 paired")
-    assert "McNemar p = 1.000" in cmp.headline.cget("text")
+    assert "McNemar p = 1.0000" in cmp.headline.cget("text")
 
 
 def test_every_evaluations_menu_entry_is_a_palette_command(window):
@@ -224,3 +225,33 @@ def test_closing_the_main_window_stops_a_running_evaluation(home, make_window):
         run = win.evals.runs[-1]
         run.result(timeout=20)
         assert run.result().interrupted
+
+
+def test_acceptance_two_40_case_runs_with_a_changed_prompt_show_the_flips_first_and_the_p_value_as_eval_compare(home, window, tmp_path):
+    from llmspace.cli import main
+    from llmspace.evals.compare import compare_results
+    from llmspace.evals.compare_format import format_text
+    from tests.evals.support import arithmetic_and_extraction, write_eval
+    from tests.evals.test_compare import PromptOracle, _acceptance_flips
+
+    with LoopbackLLM() as srv:
+        srv.responder = PromptOracle()
+        path = write_eval(home, srv, arithmetic_and_extraction(40))
+        assert main(["eval", "run", str(path), "--out", str(tmp_path / "a")]) == 1
+        write_thread(home, text="Please answer: {{question}}")
+        assert main(["eval", "run", str(path), "--out", str(tmp_path / "b")]) == 1
+    worse, better = _acceptance_flips()
+    cmp = window.compare_results()
+    cmp.a_var.set(str(tmp_path / "a"))
+    cmp.b_var.set(str(tmp_path / "b"))
+    cmp.btn_compare.invoke()
+    pump_until(window.root, lambda: cmp.view is not None, timeout=60)
+    rows = [cmp.rows.item(i, "values") for i in cmp.rows.get_children()]
+    assert [r[1] for r in rows[:7]] == worse + better
+    assert [r[0] for r in rows[:7]] == ["pass → fail"] * 3 + ["fail → pass"] * 4
+    headline = cmp.headline.cget("text")
+    assert headline.startswith("3 flipped to fail, 4 to pass of 40 paired")
+    cli = format_text(compare_results(tmp_path / "a", tmp_path / "b"))
+    assert "McNemar p = 1.0000" in headline and "p = 1.0000" in cli  # the same test, the same figure
+    boot = re.search(r"paired bootstrap over 40 pairs .*?mean change (\+0\.\d+) .*?(p = 0\.\d{4})", cli)
+    assert boot and f"score Δ {boot.group(1)}" in headline and boot.group(2) in headline, (cli, headline)
