@@ -45,9 +45,10 @@ class TreeView(tb.Frame):
         self.on_change, self.on_drop = on_change, on_drop
         bar = tb.Frame(self)
         bar.pack(fill="x", padx=4, pady=(4, 2))
+        # the buttons are packed first and narrow, so a narrow sidebar shortens the heading, not them
+        tb.Button(bar, text="+", width=2, padding=(4, 4), bootstyle="secondary-link", command=self.new_file).pack(side="right")
+        tb.Button(bar, text="⟳", width=2, padding=(4, 4), bootstyle="secondary-link", command=self.refresh).pack(side="right")
         tb.Label(bar, text="Workspace", font="TkHeadingFont").pack(side="left")
-        tb.Button(bar, text="+", width=2, bootstyle="secondary-link", command=self.new_file).pack(side="right")
-        tb.Button(bar, text="⟳", width=2, bootstyle="secondary-link", command=self.refresh).pack(side="right")
         self.tree = tb.Treeview(self, show="tree", selectmode="browse")
         sb = tb.Scrollbar(self, orient="vertical", command=self.tree.yview)
         self.tree.configure(yscrollcommand=sb.set)

@@ -26,6 +26,7 @@ from ...presenters.run import RunPresenter
 from .. import theme as themes
 from ..keyboard import Region
 from ..panes import PaneKeeper
+from ..scroll_column import ScrollColumn
 from . import panels
 from .label_stacker import LabelStacker
 from .messages import MessageList
@@ -33,6 +34,7 @@ from .model_row import ModelRow
 from .run_controls import RunControls
 from .text_assist import TextAssist
 from .title_field import TitleField
+from .wrapped_label import WrappedLabel
 
 if TYPE_CHECKING:
     from .context import EditorContext
@@ -41,6 +43,7 @@ log = logging.getLogger("llmspace.ui.editor")
 AUTOSAVE_MS = 500
 HINTS_SYNC_LIMIT = 300  # messages; larger threads compute variable hints after a pause
 HINTS_DELAY_MS = 400
+PROMPT_LINES = 6  # the system prompt box never gets fewer lines; the settings column scrolls instead
 # (shares of the width, minimum widths in px) of settings | messages [| history]
 TWO_PANES = ([0.4, 0.6], [220, 300])
 HISTORY_PANES = ([0.26, 0.44, 0.30], [180, 260, 200])
@@ -101,9 +104,13 @@ class EditorView(tb.Frame):
 
         self.paned = tb.Panedwindow(self, orient="horizontal")
         self.paned.pack(fill="both", expand=True)
-        left = self.settings_column = tb.Frame(self.paned, padding=(8, 4))
+        # the settings column scrolls when the window is too low for it (800×500) and otherwise
+        # lets the system prompt fill its height
+        self.settings = ScrollColumn(self.paned, padding=(8, 4))
+        self.settings_column = self.settings
+        left = self.settings.body
         self.right = tb.Frame(self.paned, padding=(4, 4))
-        self.paned.add(left, weight=2)
+        self.paned.add(self.settings, weight=2)
         self.paned.add(self.right, weight=3)
         self.history_panel: Any = None
         self.panes = PaneKeeper(self.paned, *TWO_PANES)  # the columns keep their share as the window changes
@@ -112,33 +119,20 @@ class EditorView(tb.Frame):
         self.model_row = ModelRow(left, self, self.app, self.p)
         self.model_btn, self.params_btn = self.model_row.button, self.model_row.params_btn
         self.params_lbl = self.model_row.params
-        row = tb.Frame(left)
-        row.pack(fill="x", pady=2)
-        tools_label = tb.Label(row, text="Tools", width=9)
-        tools_label.pack(side="left")
-        # the Edit button is packed before the label so a long list can never push it out of view
-        self.tools_btn = tb.Button(row, text="Edit", bootstyle="link", command=self.edit_tools)
-        self.tools_btn.pack(side="right")
-        self.tools_lbl = tb.Label(row, text="", bootstyle="secondary", wraplength=320, justify="left")
-        self.tools_lbl.pack(side="left", fill="x", expand=True)
-        self.tools_lbl.bind("<Configure>", lambda e: self.tools_lbl.configure(wraplength=max(80, e.width - 4)), add=True)
-        row = tb.Frame(left)
-        row.pack(fill="x", pady=2)
-        vars_label = tb.Label(row, text="Variables", width=9)
-        vars_label.pack(side="left")
-        self.vars_btn = tb.Button(row, text="Edit", bootstyle="link", command=self.edit_variables)
-        self.vars_btn.pack(side="right")
-        self.vars_lbl = tb.Label(row, text="", bootstyle="secondary", wraplength=320, justify="left")
-        self.vars_lbl.pack(side="left", fill="x", expand=True)
-        self.vars_lbl.bind("<Configure>", lambda e: self.vars_lbl.configure(wraplength=max(80, e.width - 4)), add=True)
-        self.stacker = LabelStacker(left, [self.model_row.label, tools_label, vars_label], [self.model_row.indent])
-        tb.Label(left, text="System prompt", font="TkHeadingFont").pack(anchor="w", pady=(8, 2))
-        self.prompt = tb.Text(left, wrap="word", height=12, undo=False, font="TkTextFont")
+        self.tools_lbl, self.tools_btn, tools_label = self._row(left, "Tools", self.edit_tools)
+        self.vars_lbl, self.vars_btn, vars_label = self._row(left, "Variables", self.edit_variables)
+        rows = [self.model_row.cells, (tools_label, self.tools_lbl, self.tools_btn),
+                (vars_label, self.vars_lbl, self.vars_btn)]
+        self.stacker = LabelStacker(left, rows, [self.model_row.indent])
+        self.prompt_heading = tb.Label(left, text="System prompt", font="TkHeadingFont")
+        self.prompt_heading.pack(anchor="w", pady=(8, 2))
+        # PROMPT_LINES is its least height: in a taller column it grows to fill it
+        self.prompt = tb.Text(left, wrap="word", height=PROMPT_LINES, undo=False, font="TkTextFont")
         self.prompt.pack(fill="both", expand=True)
         self.prompt_assist = TextAssist(self.prompt, self, lambda: ("systemPrompt", True))
         self.prompt.bind("<<Modified>>", self._on_prompt_modified)
-        self.hints = tb.Label(left, text="", bootstyle="warning", wraplength=360, justify="left")
-        self.hints.pack(anchor="w", pady=2)
+        self.hints = WrappedLabel(left, bootstyle="warning")
+        self.hints.pack(anchor="w", fill="x", pady=2)
 
         self.banner = tb.Frame(self.right)
         self.list = MessageList(self.right, self, self.ctx.rendering(), self.ctx.markdown())
@@ -149,6 +143,15 @@ class EditorView(tb.Frame):
         self.add_btn.pack(side="left")
         self.count_lbl = tb.Label(foot, text="", bootstyle="secondary")
         self.count_lbl.pack(side="right")
+
+    @staticmethod
+    def _row(column: Any, text: str, command: Any) -> tuple[WrappedLabel, Any, Any]:
+        """A settings row: its list of names (wrapped between names, never inside one), its
+        Edit button and its label, laid out by the `LabelStacker`."""
+        row = tb.Frame(column)
+        row.pack(fill="x", pady=2)
+        return (WrappedLabel(row, bootstyle="secondary"), tb.Button(row, text="Edit", bootstyle="link", command=command),
+                tb.Label(row, text=text, width=9))
 
     # -- refresh from the presenter -------------------------------------------------------
     def refresh_all(self) -> None:
@@ -204,11 +207,11 @@ class EditorView(tb.Frame):
 
     def refresh_tools(self) -> None:
         tools = self.p.tools
-        self.tools_lbl.configure(text=", ".join(catalog.tool_label(t) for t in tools) if tools else "No tools")
+        self.tools_lbl.set_text(", ".join(catalog.tool_label(t) for t in tools) if tools else "No tools")
 
     def refresh_variables(self) -> None:
         names = list(self.p.typed_variables()) + list(self.p.custom_variables())
-        self.vars_lbl.configure(text=", ".join(names) if names else "No variables")
+        self.vars_lbl.set_text(", ".join(names) if names else "No variables")
         if len(self.p.messages) > HINTS_SYNC_LIMIT:
             # scanning thousands of messages for references: once typing pauses, not per key
             if self._hints_job is not None:
@@ -230,7 +233,7 @@ class EditorView(tb.Frame):
         text = " · ".join(parts)
         if self.run.warnings:  # what the last run's render reported (template errors, unknown names)
             text = "\n".join(([text] if text else []) + ["Last run: " + w for w in self.run.warnings[:5]])
-        self.hints.configure(text=text)
+        self.hints.set_text(text)
 
     def refresh_prompt(self) -> None:
         text = self.p.system_prompt

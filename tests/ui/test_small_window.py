@@ -1,0 +1,167 @@
+"""The window at its minimum size (800×500): every section of the editor's settings column
+can be reached (it scrolls, by the wheel too, and a section that gets the keyboard focus is
+scrolled into view), names in the Tools and Variables rows wrap between names only, and the
+workspace sidebar keeps its New and Refresh buttons."""
+
+from __future__ import annotations
+
+import tkinter.font as tkfont
+
+import pytest
+
+from .conftest import pump_until
+from .test_usability import fully_inside
+
+SAMPLE = "general-agent.json"  # a model row, many tools, several variables and a long prompt
+
+
+def resize(window, geometry: str) -> None:
+    window.root.geometry(geometry)
+    window.root.update()
+    window.root.update()
+
+
+@pytest.fixture
+def small(window):
+    ed = window.open_thread(SAMPLE)
+    pump_until(window.root, ed.winfo_ismapped, timeout=10)
+    resize(window, "800x500")
+    yield ed
+    resize(window, "1280x800")
+
+
+def scroll_into_view(widget) -> None:
+    """What a user does to reach `widget`: scroll its column until it shows (when it scrolls)."""
+    w = widget
+    while w is not None:
+        see = getattr(w, "see", None)
+        if callable(see) and getattr(w, "scrolls_children", False):
+            see(widget)
+            break
+        w = w.master
+    widget.update()
+
+
+def visible_in(widget, area) -> bool:
+    """Mapped, not squeezed below its requested height, and inside `area` on screen."""
+    if not widget.winfo_viewable():
+        return False
+    top = widget.winfo_rooty() - area.winfo_rooty()
+    left = widget.winfo_rootx() - area.winfo_rootx()
+    return (top >= 0 and left >= 0 and top + widget.winfo_height() <= area.winfo_height()
+            and left + widget.winfo_width() <= area.winfo_width())
+
+
+def descendants(widget) -> list:
+    found, stack = [], [widget]
+    while stack:
+        w = stack.pop()
+        found.append(w)
+        stack.extend(w.winfo_children())
+    return found
+
+
+def heading(ed, text: str):
+    return next(w for w in descendants(ed.settings_column) if w.winfo_class() == "TLabel" and str(w.cget("text")) == text)
+
+
+def sections(ed) -> dict[str, object]:
+    return {"model": ed.model_btn, "parameters": ed.params_btn, "tools": ed.tools_lbl, "edit tools": ed.tools_btn,
+            "variables": ed.vars_lbl, "edit variables": ed.vars_btn, "system prompt heading": heading(ed, "System prompt"),
+            "system prompt": ed.prompt}
+
+
+def test_at_800x500_every_editor_section_can_be_scrolled_into_view_and_is_then_whole(small, window):
+    ed = small
+    area = ed.settings_column
+    line = tkfont.nametofont("TkTextFont", root=ed).metrics("linespace")
+    for name, widget in sections(ed).items():
+        scroll_into_view(widget)
+        assert visible_in(widget, area), name
+        assert widget.winfo_height() >= widget.winfo_reqheight() - 1 or widget is ed.prompt, name
+    # the system prompt shows several lines to type in, not a sliver under its heading
+    assert ed.prompt.winfo_height() >= 5 * line
+    assert fully_inside(ed.run_btn, window.root)
+
+
+def test_at_800x500_the_wheel_scrolls_the_settings_column_to_its_end(small, window):
+    ed = small
+    column = getattr(ed, "settings", None)
+    assert column is not None and column.scrolls_children, "the settings column does not scroll"
+    assert column.yview() != (0.0, 1.0)  # at this size it does not fit (the column overflows)
+    for _ in range(40):
+        if column.yview()[1] >= 1.0:
+            break
+        ed.tools_lbl.event_generate("<Button-5>", x=2, y=2)  # the wheel over a label of the column
+        window.root.update()
+    assert column.yview()[0] > 0 and column.yview()[1] >= 1.0
+    assert visible_in(ed.hints, ed.settings_column) and visible_in(ed.prompt, ed.settings_column)
+    for _ in range(40):
+        if column.yview()[0] <= 0.0:
+            break
+        ed.prompt.event_generate("<Button-4>", x=2, y=2)  # over the prompt, which has nothing to scroll
+        window.root.update()
+    assert column.yview()[0] == 0.0 and visible_in(ed.model_btn, ed.settings_column)
+
+
+def test_a_section_that_gets_the_keyboard_focus_is_scrolled_into_view(small, window):
+    ed = small
+    ed.settings.see(ed.model_btn)
+    window.root.update()
+    ed.prompt.focus_force()
+    pump_until(window.root, lambda: visible_in(ed.prompt, ed.settings_column), timeout=5)
+    ed.model_btn.focus_force()
+    pump_until(window.root, lambda: visible_in(ed.model_btn, ed.settings_column), timeout=5)
+
+
+def test_at_1280x800_the_system_prompt_fills_the_column_without_a_scrollbar(window):
+    ed = window.open_thread(SAMPLE)
+    pump_until(window.root, ed.winfo_ismapped, timeout=10)
+    resize(window, "1280x800")
+    pump_until(window.root, lambda: ed.prompt.winfo_height() > 300, timeout=5)
+    assert tuple(ed.settings.yview()) == (0.0, 1.0)
+    bottom = ed.prompt.winfo_rooty() + ed.prompt.winfo_height()
+    column_bottom = ed.settings_column.winfo_rooty() + ed.settings_column.winfo_height()
+    assert column_bottom - bottom < 80  # only the hints line and padding below it
+
+
+def whole_names(label, names: list[str]) -> None:
+    """The label's lines break between names only: Tk's own wrapping (which cuts a word wider
+    than its wraplength) is off and every line is a run of whole names that fits the label."""
+    assert int(str(label.cget("wraplength")) or 0) == 0
+    text = str(label.cget("text"))
+    assert [w.rstrip(",") for w in text.split()] == names
+    font = tkfont.nametofont(str(label.cget("font")) or "TkDefaultFont", root=label)
+    for line in text.split("\n"):
+        assert font.measure(line) <= label.winfo_width(), line
+
+
+@pytest.mark.parametrize(("geometry", "history"), [("800x500", False), ("1280x800", True)])
+def test_tool_and_variable_names_wrap_between_names_never_inside_one(window, geometry, history):
+    from llmspace.presenters import catalog
+
+    ed = window.open_thread(SAMPLE)
+    pump_until(window.root, ed.winfo_ismapped, timeout=10)
+    try:
+        resize(window, geometry)
+        if history:
+            ed.toggle_history()  # the narrowest settings column at this size
+            window.root.update()
+        names = list(ed.p.typed_variables()) + list(ed.p.custom_variables())
+        tools = [catalog.tool_label(t) for t in ed.p.tools]
+        assert len(names) >= 3 and len(tools) >= 3
+        pump_until(window.root, lambda: "\n" in str(ed.vars_lbl.cget("text")) or geometry != "800x500", timeout=5)
+        whole_names(ed.vars_lbl, names)
+        whole_names(ed.tools_lbl, [t for tool in tools for t in tool.split()])
+    finally:
+        if ed.history_panel is not None:
+            ed.toggle_history()
+        resize(window, "1280x800")
+
+
+def test_at_800x500_the_sidebar_keeps_its_new_and_refresh_buttons_whole(small, window):
+    bar = window.tree_view.winfo_children()[0]
+    buttons = [w for w in bar.winfo_children() if w.winfo_class() == "TButton"]
+    assert {str(b.cget("text")) for b in buttons} == {"+", "⟳"}
+    for b in buttons:
+        assert fully_inside(b, bar), b.cget("text")
