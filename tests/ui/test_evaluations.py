@@ -61,6 +61,13 @@ def evaluated(home, make_window):
         assert len(dialog.table.get_children()) == 5  # the first rows
         assert dialog.mapping.item(dialog.mapping.get_children()[0], "values")[:2] == ("question", "column 'question'")
         dialog.models_var.set("loop/good, loop/bad")
+        dialog.assertions.focus_force()
+        dialog.assertions.insert("end", "\nllm-rubric: correct")
+        dialog.assertions.event_generate("<KeyRelease>")
+        root.update()
+        assert "An llm-rubric assertion needs a judge model." in dialog.problems.cget("text")
+        assert str(dialog.btn_run.cget("state")) == "disabled"
+        dialog.judge_var.set("loop/judge")
         root.update()
         assert str(dialog.btn_run.cget("state")) == "normal", dialog.problems.cget("text")
         dialog.btn_run.invoke()
@@ -118,6 +125,7 @@ def test_a_cell_opens_its_output_and_assertions_and_open_as_thread_makes_a_new_t
     cell_win = pump_until(root, lambda: _toplevel(results, CellWindow))
     text = cell_win.text.get("1.0", "end")
     assert text.startswith("add-3 · loop/bad · pass") and "Output:\n7" in text and "✓ contains" in text
+    assert "Judge:\n  loop/judge: Right and short. (correct 5" in text
     cell_win.btn_thread.invoke()
     root.update()
     rel = "quiz-add-3.json"
