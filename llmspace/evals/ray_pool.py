@@ -148,20 +148,40 @@ def version_problem(address: str, here: dict[str, str], there: dict[str, str]) -
     return f"The Ray cluster at {address} does not match this machine: " + "; ".join(diffs) + "."
 
 
+CLIENT_ATTEMPTS = 3
+
+
+def _init(ray: Any, address: str | None) -> None:
+    """`ray.init`; a Ray Client connection is tried again when the server failed to start its
+    side (the head starts one process per client, which fails now and then on a busy head)."""
+    extra = {"include_dashboard": False} if address is None else {}  # a private instance: no dashboard
+    for attempt in range(1, CLIENT_ATTEMPTS + 1):
+        try:
+            ray.init(address=address, namespace=NAMESPACE, logging_level=logging.ERROR, log_to_driver=False, **extra)
+            return
+        except ConnectionError as exc:
+            if not (address or "").startswith("ray://") or attempt == CLIENT_ATTEMPTS or "Initialization failure" not in str(exc):
+                raise
+            log.warning("Ray Client at %s: %s; trying again", address, str(exc).strip().splitlines()[0])
+            ray.shutdown()
+            time.sleep(attempt)
+
+
 def connect(ray: Any, address: str | None) -> None:
     """Join the cluster at `address` (None: start a Ray instance on this machine) and check versions."""
     shown = address or "this machine (a new local Ray instance)"
     if not ray.is_initialized():
         try:
-            ray.init(address=address, namespace=NAMESPACE, logging_level=logging.ERROR, log_to_driver=False,
-                     include_dashboard=False if address is None else None)
+            _init(ray, address)
         except Exception as exc:
             text = str(exc)
             if "Version mismatch" in text or "version mismatch" in text:
                 raise UserFacingError(f"The Ray cluster at {shown} runs other versions: {text.strip()}",
                                       hint="ray:// needs the same Ray and Python versions on both ends: install the "
                                            "cluster's Ray version in a Python of the cluster's version.") from None
-            raise UserFacingError(f"Could not join the Ray cluster at {shown}: {text.strip().splitlines()[0] if text.strip() else type(exc).__name__}.",
+            lines = [line.strip() for line in text.splitlines() if line.strip()] or [type(exc).__name__]
+            detail = lines[0] if len(lines) == 1 else f"{lines[0]} … {lines[-1]}"
+            raise UserFacingError(f"Could not join the Ray cluster at {shown}: {detail}",
                                   hint="Pass --ray-address auto (a cluster on this machine), HOST:PORT (the head's GCS port, "
                                        "6379) or ray://HOST:10001 (Ray Client), and check the cluster runs.") from None
     try:

@@ -1,7 +1,7 @@
 """A real two-node Ray cluster on this machine for tests: `ray start` processes the test owns.
 
     cluster = RayCluster.start(head_env={...}, node_env={...}, node_resources={"llmbox": 4})
-    cluster.address          # 127.0.0.1:<gcs port>, for --ray-address
+    cluster.address          # 127.0.0.1:<gcs port>, for --ray-address (client_address: ray://…)
     cluster.kill_a_worker()  # kill -9 one worker process running an evaluation cell
     cluster.stop_node()      # the second node leaves (its processes get SIGTERM)
     cluster.start_node()     # … and joins again
@@ -101,11 +101,16 @@ class RayCluster:
     head_env: dict[str, str]
     node_env: dict[str, str]
     node_resources: dict[str, float]
+    client_port: int = 0
     groups: dict[str, int] = field(default_factory=dict)  # "head" / "node" -> process group id
 
     @property
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
+
+    @property
+    def client_address(self) -> str:
+        return f"ray://127.0.0.1:{self.client_port}"
 
     @property
     def api_server(self) -> str:
@@ -117,12 +122,12 @@ class RayCluster:
         """`dashboard`: the head's API server with the state API behind `ray list` (Ray loads it
         only with the dashboard: `--include-dashboard=false` leaves `ray list` without a server)."""
         temp = Path(tempfile.mkdtemp(prefix="lsray", dir="/tmp"))
-        cluster = cls(temp, free_port(), free_port(), head_env, node_env, node_resources)
+        cluster = cls(temp, free_port(), free_port(), head_env, node_env, node_resources, free_port())
         try:
             cluster._ray_start("head", ["--head", "--port", str(cluster.port), "--num-cpus", str(head_cpus),
                                         f"--include-dashboard={str(dashboard).lower()}", "--dashboard-host", "127.0.0.1",
                                         "--dashboard-port", str(cluster.dashboard_port),
-                                        "--temp-dir", str(temp), *_ports("ray-client-server-port")], head_env)
+                                        "--temp-dir", str(temp), "--ray-client-server-port", str(cluster.client_port)], head_env)
             if second_node:
                 cluster.start_node()
         except BaseException:

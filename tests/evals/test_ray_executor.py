@@ -274,6 +274,37 @@ def test_no_api_key_appears_in_rays_logs_its_task_list_or_the_runtime_environmen
     assert NODE_KEY not in shown and DRIVER_KEY not in shown
 
 
+def test_a_ray_client_address_runs_under_the_drivers_budget_and_other_versions_are_refused_at_connect(
+        home, ray_cluster, servers, monkeypatch):
+    srv = servers[0]
+    oracle = _fresh(srv, Oracle())
+    one_cell = (20 * 1.0 + 3 * 2.0) / 1e6
+    path = _eval(home, srv, 40, budget=round(10.5 * one_cell, 9))
+
+    done = _run(home, "run", str(path), "--out", str(home / "out"), "--executor", "ray", "--ray-address",
+                ray_cluster.client_address, "--no-cache")
+
+    assert done.returncode == 2 and "Stopped by the budget" in done.stdout, done.stderr  # cells left unrun
+    summary = json.loads((home / "out" / "summary.json").read_text("utf-8"))
+    assert summary["stoppedForBudget"] and summary["spentThisRun"] <= 10.5 * one_cell + 1e-12
+    assert 1 <= len(_outcomes(home / "out")) == oracle.model_calls("good") <= 10
+
+    import ray
+
+    from llmspace.errors import UserFacingError
+    from llmspace.evals import ray_pool
+
+    here = ray_pool.local_versions()
+    monkeypatch.setattr(ray_pool, "local_versions", lambda: {**here, "python": "3.11.0", "ray": "2.55.1"})
+    try:
+        with pytest.raises(UserFacingError) as err:
+            ray_pool.connect(ray, ray_cluster.client_address)
+    finally:
+        ray.shutdown()
+    assert f"Ray {here['ray']} there, 2.55.1 here" in str(err.value)
+    assert f"Python {here['python']} there, 3.11.0 here" in str(err.value)
+
+
 def test_the_second_node_stopped_mid_run_fails_nothing(home, ray_cluster, servers):
     srv = servers[0]
     oracle = _fresh(srv, CountingOracle(target=20))
