@@ -57,7 +57,7 @@ def evaluated(home, make_window):
         dialog.dataset_entry.focus_force()
         dialog.dataset_var.set(str(dataset))
         dialog.dataset_entry.event_generate("<Return>")
-        root.update()
+        pump_until(root, lambda: not dialog.loading)
         assert len(dialog.table.get_children()) == 5  # the first rows
         assert dialog.mapping.item(dialog.mapping.get_children()[0], "values")[:2] == ("question", "column 'question'")
         dialog.models_var.set("loop/good, loop/bad")
@@ -202,7 +202,7 @@ def test_stop_ends_a_running_evaluation_keeping_what_finished(home, make_window)
         dialog.dataset_var.set(str(dataset))
         dialog.dataset_entry.event_generate("<Return>")
         dialog.models_var.set("loop/good")
-        root.update()
+        pump_until(root, lambda: not dialog.loading)
         dialog.btn_run.invoke()
         actions = win.evals
         results = pump_until(root, lambda: actions.windows and actions.runs and actions.windows[-1], timeout=60)

@@ -1,7 +1,7 @@
 """Evaluations › New Evaluation…: the thread, a dataset with a preview of its first rows and
 where each of the thread's variables gets its value, the models, assertions (one per line),
-the judge and repeats. Run stays disabled while the form has problems (listed under it);
-the logic is `presenters/eval_form.py`."""
+the judge and repeats. Run stays disabled while the form has problems (listed under it) or
+the preview is being read (on the worker pool); the logic is `presenters/eval_form.py`."""
 
 from __future__ import annotations
 
@@ -32,6 +32,9 @@ class NewEvaluationDialog(tb.Toplevel):
         self.default_models = default_models
         self.on_run = on_run
         self.preview: Preview | None = None
+        self.loading = False  # a preview is being read
+        self._asked = 0  # previews asked for (only the newest is shown)
+        self._read_for: tuple[str, int] | None = None  # the dataset and thread of the last preview asked for
         self.thread: Thread | None = None
         body = tb.Frame(self, padding=10)
         body.pack(fill="both", expand=True)
@@ -110,8 +113,30 @@ class NewEvaluationDialog(tb.Toplevel):
             self.dataset_changed()
 
     def dataset_changed(self) -> None:
+        """Read the dataset's preview on the worker pool (a large file never stalls the
+        window); the answer for an older choice is dropped."""
         path = self.dataset_var.get().strip()
-        self.preview = dataset_preview(Path(path).expanduser(), self.thread) if path else None
+        thread = self.thread
+        if (path, id(thread)) == self._read_for:
+            return  # unchanged (the entry lost the focus, say)
+        self._read_for = (path, id(thread))
+        self._asked += 1
+        asked = self._asked
+        if not path:
+            self._show(None)
+            return
+        self.loading = True
+        self.problems.configure(text="Reading the dataset…")
+        self.btn_run.configure(state="disabled")
+        self.ui.pump.run_in_worker(lambda: dataset_preview(Path(path).expanduser(), thread),
+                                   lambda f: self._show(f.result()) if asked == self._asked else None,
+                                   name="eval-dataset-preview")
+
+    def _show(self, preview: Preview | None) -> None:
+        if not self.winfo_exists():
+            return
+        self.loading = False
+        self.preview = preview
         self.table.delete(*self.table.get_children())
         self.mapping.delete(*self.mapping.get_children())
         if self.preview is not None:
@@ -137,6 +162,8 @@ class NewEvaluationDialog(tb.Toplevel):
                            self.assertions.get("1.0", "end").strip(), self.judge_var.get().strip(), repeat)
 
     def check(self) -> list[str]:
+        if self.loading:
+            return ["Reading the dataset…"]
         problems = self.form().problems(self.preview)
         self.problems.configure(text="\n".join(problems))
         self.btn_run.configure(state="disabled" if problems else "normal")
