@@ -1,7 +1,10 @@
 """The workspace tree on the left: folders and threads in a `tb.Treeview`, expanded state
 kept, a context menu (New File, New Folder, Rename in place, Duplicate, Move to Trash,
-Reveal, Refresh, Import), drag to move with an overwrite confirmation, and a ~2 s poll of
-folder mtimes so changes made by other programs show up.
+Reveal, Refresh, Import), drag to move with an overwrite confirmation. It follows the
+workspace's change events (created, renamed, removed: `core/workspace.Workspace.subscribe`,
+brought onto the Tk thread by the pump and redrawn once per idle moment), so a thread
+renamed by a plugin command or written by another part of the app shows at once; a ~2 s
+poll of folder mtimes shows what other programs change.
 
 The logic lives in `presenters.tree.TreePresenter`; this file only draws and routes.
 Built by `ui/main_window.py` with the UI services, `on_change` (the window saves the
@@ -20,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import ttkbootstrap as tb
 
 from ..core.names import shown_name
+from ..core.workspace import WorkspaceChange
 from ..errors import UserFacingError
 from ..presenters.tree import TreePresenter
 from . import tkvars
@@ -82,6 +86,10 @@ class TreeView(tb.Frame):
             else:
                 self.menu.add_command(label=item[0], command=item[1])
         self._poll_job: str | None = None
+        self._drawn: tuple[Any, ...] | None = None  # the listing the tree shows
+        self._follow_job: str | None = None
+        unsubscribe = presenter.ws.subscribe(self._workspace_changed)
+        self.bind("<Destroy>", lambda e: unsubscribe() if e.widget is self else None, add=True)
 
     # -- drawing -------------------------------------------------------------------------
     def refresh(self, force: bool = True) -> bool:
@@ -90,9 +98,8 @@ class TreeView(tb.Frame):
         With `force=False` (the poll) nothing is redrawn when the listing is unchanged (our
         own autosaves touch folder mtimes too). Returns True when the tree was redrawn."""
         sel = self.selected()
-        before = self.p.all_folders(), self.p.all_threads()
         self.p.refresh()
-        if not force and (self.p.all_folders(), self.p.all_threads()) == before:
+        if not force and (self.p.all_folders(), self.p.all_threads()) == self._drawn:
             return False
         self.redraw(select=sel)
         return True
@@ -112,6 +119,7 @@ class TreeView(tb.Frame):
                     tree.insert(parent, "end", iid=e.rel, text=shown_name(e.title), values=("file",))
 
         add("", self.p.entries)
+        self._drawn = self.p.all_folders(), self.p.all_threads()
         if select and tree.exists(select):
             self._suppress_select = True
             tree.selection_set(select)
@@ -165,6 +173,20 @@ class TreeView(tb.Frame):
         if self._poll_job:
             self.after_cancel(self._poll_job)
             self._poll_job = None
+
+    def _workspace_changed(self, change: WorkspaceChange) -> None:
+        """A workspace event (any thread): the tree is brought up to date on the Tk thread."""
+        if change.kind != "saved":  # a save changes no name
+            self.ui.pump.post(self._follow)
+
+    def _follow(self) -> None:
+        if self._follow_job is None and self.winfo_exists():
+            self._follow_job = self.after_idle(self._follow_now)
+
+    def _follow_now(self) -> None:
+        self._follow_job = None
+        if self._editor is None and self._drag is None:  # an inline rename or a drag keeps its rows
+            self.refresh(force=False)
 
     def _poll(self) -> None:
         try:
