@@ -1,8 +1,11 @@
 """The evaluation results grid (Evaluations › New Evaluation…'s window): 10,000 cells
 (2,500 cases × 4 models, every cell with a result) scrolled from the first row to the last,
 one wheel step (a row) per frame through real `<Button-5>` events, then back up a page at a
-time; the worst frame (event handled and the canvas redrawn) has a budget of 50 ms. Also the
-time to open the window and draw its first screen. Needs a display ($DISPLAY, else its own Xvfb).
+time; the worst frame (event handled and the canvas redrawn) has a budget of 50 ms. The
+frame is measured twice: wall time (what the user sees; on a machine whose other processes
+keep every core busy it includes waiting for a core, and Xvfb's share) and the UI thread's
+own CPU time (`time.thread_time`: the grid's work alone). Also the time to open the window and
+draw its first screen. Needs a display ($DISPLAY, else its own Xvfb).
 """
 
 from __future__ import annotations
@@ -57,25 +60,28 @@ def run() -> list[Row]:
         opened = time.perf_counter() - t0
         canvas = window.grid_view.canvas
         canvas.focus_force()
-        worst = 0.0
+        worst = worst_cpu = 0.0
         frames = 0
         for _ in range(CASES):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.thread_time()
             canvas.event_generate("<Button-5>", x=300, y=200)
             window.update_idletasks()
             worst = max(worst, time.perf_counter() - t)
+            worst_cpu = max(worst_cpu, time.thread_time() - c)
             frames += 1
         assert window.grid_view.first >= CASES - window.grid_view.visible_rows, window.grid_view.first
         while window.grid_view.first > 0:
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.thread_time()
             canvas.event_generate("<Prior>")
             window.update_idletasks()
             worst = max(worst, time.perf_counter() - t)
+            worst_cpu = max(worst_cpu, time.thread_time() - c)
             frames += 1
         window.update()
         root.destroy()
         return [("eval grid: open 10,000 cells and draw the first screen", opened * 1000, "ms", 300),
-                (f"eval grid: scroll 10,000 cells, worst frame of {frames}", worst * 1000, "ms", 50)]
+                (f"eval grid: scroll 10,000 cells, worst frame of {frames} (wall)", worst * 1000, "ms", 50),
+                (f"eval grid: scroll 10,000 cells, worst frame of {frames} (UI thread CPU)", worst_cpu * 1000, "ms", 50)]
     finally:
         if xvfb is not None:
             xvfb.terminate()

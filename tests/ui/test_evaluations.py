@@ -263,3 +263,27 @@ def test_acceptance_two_40_case_runs_with_a_changed_prompt_show_the_flips_first_
     assert "McNemar p = 1.0000" in headline and "p = 1.0000" in cli  # the same test, the same figure
     boot = re.search(r"paired bootstrap over 40 pairs .*?mean change (\+0\.\d+) .*?(p = 0\.\d{4})", cli)
     assert boot and f"score Δ {boot.group(1)}" in headline and boot.group(2) in headline, (cli, headline)
+
+
+def test_a_grid_of_many_models_scrolls_sideways_and_a_click_there_opens_the_right_cell(tk_root):
+    import tkinter as tk
+
+    from llmspace.presenters.eval_grid import EvalGrid
+    from llmspace.ui.evals.grid_view import ResultsGrid
+
+    rows = [{"case": "c1", "model": f"p/m{i}", "variant": "default", "repeat": 1, "status": "pass", "output": f"o{i}",
+             "checks": [], "judges": []} for i in range(12)]
+    opened: list[Any] = []
+    top = tk.Toplevel(tk_root)
+    top.geometry("800x300+0+0")
+    view = ResultsGrid(top, EvalGrid.from_rows(rows), opened.append)
+    view.pack(fill="both", expand=True)
+    pump_until(top, lambda: view._rows)
+    assert float(view.hbar.get()[1]) < 1.0  # 12 columns do not fit in 800 px
+    view.canvas.xview_moveto(1.0)
+    top.update()
+    x, y = view.cell_xy(0, 11)
+    view.canvas.event_generate("<Button-1>", x=x - int(view.canvas.canvasx(0)), y=y)
+    top.update()
+    assert [c.column for c in opened] == ["p/m11"]
+    top.destroy()

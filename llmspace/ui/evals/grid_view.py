@@ -3,7 +3,8 @@ fit are drawn, with a fixed pool of canvas items reused as it scrolls, so 10,000
 scroll as fast as 100 (bench/bench_ui.py measures the worst frame). A header row sorts by
 its column (the case column: dataset order; again: reversed); a click or Return on a cell
 opens it. Colours: pass green, fail red, error amber, pending plain, tinted for the theme.
-Canvas items carry tags tests read: "header", "cell", "case".
+Many models scroll sideways (the canvas's own x view). Canvas items carry tags tests read:
+"header", "cell", "case".
 """
 
 from __future__ import annotations
@@ -36,7 +37,10 @@ class ResultsGrid(tb.Frame):
         self.current: tuple[int, int] = (0, 0)  # the keyboard's cell (row index in grid.rows, column)
         self.canvas = tk.Canvas(self, highlightthickness=1, borderwidth=0, takefocus=True)
         self.vbar = tb.Scrollbar(self, orient="vertical", command=self.yview)
+        self.hbar = tb.Scrollbar(self, orient="horizontal", command=self.canvas.xview)
+        self.canvas.configure(xscrollcommand=self.hbar.set)
         self.vbar.pack(side="right", fill="y")
+        self.hbar.pack(side="bottom", fill="x")
         self.canvas.pack(side="left", fill="both", expand=True)
         self._rows: list[tuple[int, int, list[tuple[int, int]]]] = []  # per visible row: case bg, case text, cells
         self._head: list[tuple[int, int]] = []
@@ -86,6 +90,8 @@ class ResultsGrid(tb.Frame):
         columns = self.grid_model.columns
         width = self._size[0] or int(cv.winfo_width())
         self._col_w = max(MIN_COL_W, (width - CASE_W) // max(1, len(columns)))
+        height = self._size[1] or int(cv.winfo_height())
+        cv.configure(scrollregion=(0, 0, CASE_W + self._col_w * len(columns), height))  # many models scroll sideways
         self._head = []
         labels = ["case", *columns]
         for i, _label in enumerate(labels):
@@ -197,7 +203,8 @@ class ResultsGrid(tb.Frame):
     def _on_click(self, event: Any) -> None:
         self.canvas.focus_set()
         grid = self.grid_model
-        col = (event.x - CASE_W) // self._col_w if event.x >= CASE_W else None
+        x = int(self.canvas.canvasx(event.x))
+        col = (x - CASE_W) // self._col_w if x >= CASE_W else None
         if event.y < HEAD_H:
             if col is None:
                 grid.sort_by("case")
