@@ -3,10 +3,10 @@
     check_ray(prepared)                 # before anything runs: Ray installed, cells that may leave this machine
     pool = RayPool(prepared, ctx, concurrency, limits)   # connects; evals/pool.py's executor interface
 
-Ray is an optional extra (`pip install 'llmspace[ray]'`), imported here only, and never in
-the single-file executable. Usage statistics are switched off (`RAY_USAGE_STATS_ENABLED=0`).
+Ray is an optional extra (`pip install 'llmspace[ray]'`), imported lazily here and in
+`evals/ray_tasks.py` (what runs on the workers) only, and never in the single-file executable. Usage statistics are switched off (`RAY_USAGE_STATS_ENABLED=0`).
 
-What a task receives (`cell_task`): the cell (its rendered request, assertions, expected
+What a task receives (`ray_tasks.cell_task`): the cell (its rendered request, assertions, expected
 value and variables), its journaled record and judge keys when only judges are missing,
 each target as provider, model, API, base URL and the *name* of the environment variable
 holding the key — never a key: workers read keys from their node's environment (on
@@ -38,12 +38,11 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..cancel import CancelToken
 from ..errors import UserFacingError
-from ..providers.base import Endpoint
 from .cache import cache_key
-from .execute import ExecContext, Record, Target, run_cell
-from .judge import JUDGE_REPEAT, SYSTEM, Judge
+from .execute import ExecContext, Record
+from .judge import JUDGE_REPEAT, SYSTEM
+from .ray_tasks import ProviderSlots, cell_task, quiet_ray, target_data
 
 if TYPE_CHECKING:
     from .plan import Cell
@@ -57,10 +56,6 @@ LOCAL_BUILTINS = frozenset(["read", "write", "skill", "edit", "ls", "tree", "gre
 NAMESPACE = "llmspace-evals"
 
 
-def _quiet_ray() -> None:
-    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"  # the product works offline; never report usage
-
-
 def ray_installed() -> bool:
     try:
         return importlib.util.find_spec("ray") is not None
@@ -69,7 +64,7 @@ def ray_installed() -> bool:
 
 
 def import_ray() -> Any:
-    _quiet_ray()
+    quiet_ray()
     try:
         import ray
     except ImportError:
@@ -194,138 +189,6 @@ def connect(ray: Any, address: str | None) -> None:
     if problem:
         raise UserFacingError(problem, hint="Install the same versions on both ends (pip install 'ray==VERSION' "
                                             "'llmspace==VERSION' in a Python of the cluster's minor version).")
-
-
-# -- cluster-wide provider limits ----------------------------------------------------------
-
-
-class ProviderSlots:
-    """A Ray actor per provider: at most `limit` calls at once across the cluster, a pause
-    after a 429, and the cost each holder's calls reported (for a task that dies)."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.held: dict[str, int] = {}
-        self.pause_until = 0.0
-        self.costs: dict[str, float] = {}
-        self.most = 0
-
-    def acquire(self, holder: str) -> float:
-        """0.0 when a slot is granted, else the seconds to wait before asking again."""
-        wait = self.pause_until - time.monotonic()
-        if wait > 0:
-            return wait
-        if sum(self.held.values()) >= self.limit:
-            return 0.05
-        self.held[holder] = self.held.get(holder, 0) + 1
-        self.most = max(self.most, sum(self.held.values()))
-        return 0.0
-
-    def release(self, holder: str) -> None:
-        n = self.held.get(holder, 0) - 1
-        if n > 0:
-            self.held[holder] = n
-        else:
-            self.held.pop(holder, None)
-
-    def pause(self, seconds: float) -> None:
-        self.pause_until = max(self.pause_until, time.monotonic() + seconds)
-
-    def spent(self, holder: str, cost: float) -> None:
-        self.costs[holder] = self.costs.get(holder, 0.0) + cost
-
-    def drop(self, holder: str) -> float:
-        """A dead holder: free its slots, return (and forget) the cost it reported."""
-        self.held.pop(holder, None)
-        return self.costs.pop(holder, 0.0)
-
-    def forget(self, holder: str) -> None:
-        self.costs.pop(holder, None)
-
-    def stats(self) -> dict[str, Any]:
-        return {"limit": self.limit, "held": sum(self.held.values()), "most": self.most}
-
-
-class ClusterGate:
-    """`execute.ProviderGate`'s interface over a `ProviderSlots` actor (used on workers)."""
-
-    def __init__(self, slots: Any, holder: str) -> None:
-        self.slots = slots
-        self.holder = holder
-
-    def acquire(self, cancel: CancelToken) -> bool:
-        import ray
-
-        while True:
-            wait = float(ray.get(self.slots.acquire.remote(self.holder)))
-            if wait <= 0:
-                return True
-            if cancel.wait(min(max(wait, 0.02), 0.25)):
-                return False
-
-    def release(self) -> None:
-        self.slots.release.remote(self.holder)
-
-    def on_retry(self, _attempt: int, delay: float, error: Any) -> None:
-        if error.status == 429 or error.retry_after is not None:
-            self.slots.pause.remote(delay)
-
-
-class PrefetchedCache:
-    """The response cache a task sees: the answers the driver found for it; new ones go back."""
-
-    def __init__(self, hits: dict[str, Record]) -> None:
-        self.hits = hits
-        self.puts: dict[str, Record] = {}
-
-    def get(self, key: str) -> Record | None:
-        return self.hits.get(key)
-
-    def put(self, key: str, value: Record) -> None:
-        self.puts[key] = value
-
-
-# -- the task ------------------------------------------------------------------------------
-
-
-def target_data(t: Target, key_env: str) -> dict[str, Any]:
-    """A target as a task receives it: no key, only the name of the variable that holds it."""
-    e = t.endpoint
-    return {"provider": t.provider, "model": t.model, "api": e.api, "baseUrl": e.base_url, "keyEnv": key_env, "info": t.info,
-            "timeouts": {"connect_timeout": e.connect_timeout, "read_timeout": e.read_timeout,
-                         "retry_deadline": e.retry_deadline, "progress_timeout": e.progress_timeout}}
-
-
-def worker_target(d: dict[str, Any]) -> Target:
-    """On the worker: the endpoint with the key of this node's environment."""
-    from ..providers.registry import BUILTIN_APIS
-
-    key = os.environ.get(d["keyEnv"], "").strip() or None
-    endpoint = Endpoint(provider_id=d["provider"], api=d["api"], base_url=d["baseUrl"], api_key=key, **d["timeouts"])
-    return Target(d["provider"], d["model"], endpoint, d["info"], BUILTIN_APIS[d["api"]])
-
-
-def cell_task(payload: dict[str, Any]) -> dict[str, Any]:
-    """One cell on a worker: its call (unless journaled), assertions and judges; returns its records."""
-    _quiet_ray()
-    holder = payload["holder"]
-    slots = payload["slots"]
-    cache = PrefetchedCache(payload["cache"])
-    ctx = ExecContext(targets={label: worker_target(d) for label, d in payload["targets"].items()},
-                      gates={provider: ClusterGate(actor, holder) for provider, actor in slots.items()},  # type: ignore[misc]
-                      cancel=CancelToken(), cache=cache,  # type: ignore[arg-type]
-                      judge=Judge(payload["judge"], payload["rubrics"]) if payload["judge"] else None)
-    records: list[Record] = []
-
-    def emit(r: Record) -> None:
-        records.append(r)
-        cost = 0.0 if r.get("cached") else float(r.get("cost") or 0.0)
-        if cost:
-            model = r.get("judgeModel") or r.get("model") or ""
-            slots[str(model).split("/", 1)[0]].spent.remote(holder, cost)
-
-    run_cell(payload["cell"], ctx, payload["prior"], set(payload["judged"]), emit)
-    return {"records": records, "stats": dict(ctx.stats), "puts": cache.puts}
 
 
 # -- the driver's side -----------------------------------------------------------------------
