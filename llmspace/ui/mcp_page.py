@@ -15,6 +15,7 @@ import ttkbootstrap as tb
 from ..errors import error_text
 from ..presenters.mcp_page import McpPagePresenter
 from . import tkvars
+from .follow import follow
 from .list_page import ListActions
 
 if TYPE_CHECKING:
@@ -70,6 +71,7 @@ class McpPage(tb.Frame):
         self.msg.pack(anchor="w")
         self.actions = ListActions(self.list, self.msg, self.refresh)
         self.refresh()
+        follow(self, ui.pump, (mcp.directory.registry.subscribe,), self.refresh)  # plugin servers come and go
 
     def refresh(self) -> None:
         self.list.delete(*self.list.get_children(""))

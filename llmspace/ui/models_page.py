@@ -13,6 +13,7 @@ import ttkbootstrap as tb
 from ..presenters.catalog import model_choices
 from ..presenters.models_page import APIS, ModelsPagePresenter
 from . import tkvars
+from .follow import follow
 from .list_page import ListActions
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ class ModelsPage(tb.Frame):
         self.plugin_notes.pack(anchor="w")
         self.actions = ListActions(self.list, self.msg, self.refresh)
         self.refresh()
+        follow(self, ui.pump, (app.registries.providers.subscribe,), self.refresh)  # plugin providers come and go
 
     def refresh(self) -> None:
         self.list.delete(*self.list.get_children(""))

@@ -4,8 +4,10 @@ main window ("Drop plugin ZIP to install" shows while a drag is over it).
 
 The install runs off the UI thread with a progress window; each ZIP ends in a
 notification: success names the plugin ID and version with a **View plugin** action, a
-refusal gives the specific reason. Drag and drop needs tkinterdnd2 (a dependency); where
-it cannot load, the picker still works. Logic in `presenters/plugins_page.py`.
+refusal gives the specific reason. The status bar says "Installed X." until a change of
+the plugin service (followed through its events) leaves X uninstalled. Drag and drop needs
+tkinterdnd2 (a dependency); where it cannot load, the picker still works. Logic in
+`presenters/plugins_page.py`.
 """
 
 from __future__ import annotations
@@ -48,6 +50,27 @@ class PluginInstaller:
 
     def __init__(self, ui: UiServices, app: App, open_settings: Callable[[], Any]) -> None:
         self.ui, self.app, self.open_settings = ui, app, open_settings
+        self._said = ""  # the "Installed …" message on the status bar, while it is shown
+        self._installed: list[str] = []
+        self._following = False
+
+    def _say_installed(self, names: list[str]) -> None:
+        """Say which plugins were installed, for as long as they stay installed."""
+        self._said, self._installed = f"Installed {', '.join(names)}.", names
+        self.ui.status.set(self._said)
+        if not self._following:  # subscribed on first use: `app.plugins` is not built at start
+            self._following = True
+            self.app.plugins.subscribe(lambda: self.ui.pump.post(self._plugins_changed))
+
+    def _plugins_changed(self) -> None:
+        if not self._said or self.ui.status.msg.cget("text") != self._said:
+            self._said = ""  # something else was said since
+            return
+        present = {r.key for r in self.app.plugins.records()}
+        gone = [n for n in self._installed if n not in present]
+        if gone:
+            self._said = ""
+            self.ui.status.set(f"Removed {', '.join(gone)}.")
 
     def install(self, paths: Sequence[str] | None = None, on_done: Callable[[list[str]], Any] | None = None) -> bool:
         """Install `paths` (asks with a file picker when None); False when nothing was chosen."""
@@ -73,7 +96,10 @@ class PluginInstaller:
                 else:
                     ui.toasts.show(o.message, "error", title=f"{o.zip_path.name} was not installed")
             ok = [o.name for o in outcomes if o.ok]
-            ui.status.set(f"Installed {', '.join(ok)}." if ok else "No plugin was installed.")
+            if ok:
+                self._say_installed(ok)
+            else:
+                ui.status.set("No plugin was installed.")
             if on_done is not None:
                 on_done(ok)
 

@@ -15,6 +15,7 @@ import ttkbootstrap as tb
 
 from ..presenters.skills_page import SkillRow, SkillsPagePresenter, SkillsView
 from . import tkvars
+from .follow import follow
 from .list_page import ListActions
 from .reveal import reveal_path
 
@@ -61,7 +62,7 @@ class SkillsPage(tb.Frame):
         box = tb.Labelframe(self, text="Skills", padding=4)
         box.pack(fill="both", expand=True, pady=4)
         self.skills = _tree(box, (("on", "On", 40, False), ("name", "Skill", 160, False), ("source", "Source", 110, False),
-                                  ("state", "State", 70, False), ("detail", "Problem / description", 400, True)), 8)
+                                  ("state", "State", 70, False), ("detail", "Problem / description", 400, True)), 7)
         self.skills.pack(fill="both", expand=True)
         for state, style in (("conflict", "danger"), ("off", "secondary")):
             self.skills.tag_configure(state, foreground=_colour(style))
@@ -95,6 +96,7 @@ class SkillsPage(tb.Frame):
         self.msg.pack(anchor="w")
         self.actions = ListActions(self.skills, self.msg, self.refresh)
         self.refresh()
+        follow(self, ui.pump, (skills.sources.subscribe,), self.refresh)  # plugin skill folders come and go
 
     # -- drawing -----------------------------------------------------------------------------
     def refresh(self) -> None:
