@@ -9,7 +9,8 @@ gets the window itself, except `ui/menus.Menus` through the narrow `MenuHost`. T
 components: `self.frame` (`ui/window_frame.py`: size, position, saved state),
 `self.appearance` (theme, rendering, zoom), `self.switches` (run switches), `self.tree_view`,
 `self.tab_pages` (`ui/tab_pages.TabPages`: tabs, pages, editors), `self.welcome`,
-`self.starter` (new threads), `self.installer` (plugin ZIPs), `self.drops` and `self.menus`.
+`self.starter` (new threads), `self.installer` (plugin ZIPs), `self.drops`, `self.menus`, and
+`self.evals` (the Evaluations menu, `ui/evals/actions.py`, built on first use).
 The palette builds its list itself (`ui/palette.py`).
 
 Editors are built lazily: a restored tab gets its editor when first selected, so start-up
