@@ -8,7 +8,8 @@ each progress report as it arrives, and ends with the result styled by its level
 error card stays until closed); the status bar follows too. A staged `write_thread` is applied on the UI thread
 only when that tab is still active and not running: as one undo step, then saved; a new
 title renames the file, since a thread's title is its file name. Otherwise the write is
-discarded with the reason.
+discarded with the reason. The card and status bar say the result and what happened to the
+write as two sentences (`outcome_text`), naming the file as it is after a rename.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ def _active_tab(ui: UiServices, tabs: TabPages) -> ActiveTab | None:
     if editor is None:
         return None
     rel = editor.p.rel
+    active: ActiveTab | None = None
 
     def commit(new: Any) -> str | None:
         box: dict[str, str | None] = {"why": "the app did not apply it in time"}
@@ -53,7 +55,9 @@ def _active_tab(ui: UiServices, tabs: TabPages) -> ActiveTab | None:
                     editor.p.replace_thread(new)
                     editor.p.save()
                     if title and title != stem:
-                        tabs.rename_entry(rel, title)
+                        renamed = tabs.rename_entry(rel, title)
+                        if active is not None:
+                            active.filename = renamed  # the write note names the file as it is now
                     box["why"] = None
             except UserFacingError as exc:
                 box["why"] = exc.message
@@ -64,7 +68,16 @@ def _active_tab(ui: UiServices, tabs: TabPages) -> ActiveTab | None:
         done.wait(COMMIT_WAIT)
         return box["why"]
 
-    return ActiveTab(rel, clone_thread(editor.p.thread), commit)
+    active = ActiveTab(rel, clone_thread(editor.p.thread), commit)
+    return active
+
+
+def outcome_text(outcome: CommandOutcome) -> str:
+    """The command's message and the note on its thread write, as two sentences."""
+    message = outcome.message.rstrip()
+    if outcome.write_note and message and message[-1] not in ".!?…":
+        message += "."
+    return f"{message} {outcome.write_note}" if outcome.write_note else message
 
 
 def run_plugin_command(ui: UiServices, tabs: TabPages, command: PluginCommand, arguments: Sequence[str] = ()) -> None:
@@ -84,7 +97,7 @@ def run_plugin_command(ui: UiServices, tabs: TabPages, command: PluginCommand, a
             ui.toasts.update(card, str(exc), "error", final=True)
             ui.errors.show(str(exc))
             return
-        text = outcome.message + (f" {outcome.write_note}" if outcome.write_note else "")
+        text = outcome_text(outcome)
         ui.toasts.update(card, text, outcome.level, final=True)
         ui.status.set(text)
 

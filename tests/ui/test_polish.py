@@ -1,0 +1,36 @@
+"""The polish list of issue 22 (item 12): one test per item where it makes sense."""
+
+from __future__ import annotations
+
+import threading
+
+from llmspace.core.threadio import clone_thread
+from llmspace.plugins.code.calls import CommandOutcome
+
+from .conftest import open_tabs, pump_until
+
+
+def test_a_command_message_and_its_write_note_read_as_two_sentences():
+    from llmspace.ui.plugin_commands import outcome_text
+
+    outcome = CommandOutcome("success", "args=alpha|beta|--stamp", write_note="untitled.json was updated.")
+    assert outcome_text(outcome) == "args=alpha|beta|--stamp. untitled.json was updated."
+    assert outcome_text(CommandOutcome("success", "Stamped.", write_note="plan.json was updated.")) == \
+        "Stamped. plan.json was updated."
+    assert outcome_text(CommandOutcome("success", "Done!")) == "Done!"
+
+
+def test_the_write_note_names_the_file_after_a_staged_write_renamed_it(window, app):
+    from llmspace.ui.plugin_commands import _active_tab
+
+    (editor,) = open_tabs(window, app, "untitled")
+    tab = _active_tab(window.ui, window.tab_pages)
+    assert tab is not None
+    new = clone_thread(editor.p.thread)
+    new.title = "[Draft] untitled"
+    result: list[str | None] = []
+    worker = threading.Thread(target=lambda: result.append(tab.commit(new)))
+    worker.start()
+    pump_until(window.root, lambda: result, timeout=30)
+    worker.join(5)
+    assert result == [None] and tab.filename == "[Draft] untitled.json"
