@@ -32,7 +32,7 @@ class StorageDialog(tb.Toplevel):
 
     def __init__(self, master: Any, title: str, storages: list[PluginStorage], id_label: str,
                  on_ok: Callable[[PluginStorage, str], Any], *, id_required: bool = True) -> None:
-        super().__init__(title=title, master=master, size=(520, 190))
+        super().__init__(title=title, master=master, size=(560, 190))
         self.transient(master)
         self.storages, self.on_ok, self.id_required = storages, on_ok, id_required
         body = tb.Frame(self, padding=10)
@@ -64,6 +64,15 @@ class StorageDialog(tb.Toplevel):
         storage = self.storages[self.box.current() if self.box.current() >= 0 else 0]
         self.destroy()
         self.on_ok(storage, ident)
+
+
+def locator_text(locator: dict[str, Any]) -> str:
+    """Where a storage saved a thread, in words: "Saved as thr_42 (version 3)."."""
+    ident = locator.get("id")
+    rest = [f"{k} {v if isinstance(v, str | int | float) else json.dumps(v, ensure_ascii=False)}"
+            for k, v in locator.items() if k != "id" and v not in (None, "")]
+    head = f"Saved as {ident}" if ident not in (None, "") else "Saved"
+    return head + (f" ({', '.join(rest)})" if rest else "") + "."
 
 
 class StorageActions:
@@ -133,7 +142,7 @@ class StorageActions:
                     ui.errors.show(str(exc))
                     return
                 ui.status.set(f"Saved to {storage.display_name}.")
-                ui.toasts.show(json.dumps(locator, ensure_ascii=False), "success",
+                ui.toasts.show(locator_text(locator), "success",
                                title=f"Saved to {storage.display_name}")
 
             ui.pump.run_in_worker(lambda: storage.write(thread, ident or None), done, name="storage-save")

@@ -34,3 +34,11 @@ def test_the_write_note_names_the_file_after_a_staged_write_renamed_it(window, a
     pump_until(window.root, lambda: result, timeout=30)
     worker.join(5)
     assert result == [None] and tab.filename == "[Draft] untitled.json"
+
+
+def test_a_storage_save_says_where_the_thread_went_in_words_not_json():
+    from llmspace.ui.storage_actions import locator_text
+
+    assert locator_text({"id": "thr_42", "version": 3}) == "Saved as thr_42 (version 3)."
+    assert locator_text({"id": "thr_42", "url": "https://x.test/t/42"}) == "Saved as thr_42 (url https://x.test/t/42)."
+    assert locator_text({}) == "Saved."
