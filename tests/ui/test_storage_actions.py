@@ -30,7 +30,7 @@ def test_import_from_storage_opens_the_thread_and_save_to_storage_writes_it(wind
     saver.ident.set("team/copy")
     saver.ok()
     pump_until(window.root, lambda: (home / "library" / "team__copy.json").exists(), timeout=60)
-    pump_until(window.root, lambda: any('"id": "team/copy"' in t for t in window.ui.toasts.messages()), timeout=30)
+    pump_until(window.root, lambda: any("Saved as team/copy" in t for t in window.ui.toasts.messages()), timeout=30)
 
 
 def test_without_a_storage_the_import_command_says_what_to_install(window, app):
