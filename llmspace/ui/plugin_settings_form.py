@@ -5,8 +5,9 @@ Every field type of the plugin guide's §5.1: text entries (secrets masked), num
 integers, switches for booleans, read-only combo boxes for enums, nested objects as
 groups, and arrays of primitives as editable lists. Titles, descriptions and required
 marks (`*`) are shown; a value that does not validate shows its message under the field
-and is not saved. Edits are saved 600 ms after the last keystroke, off the UI thread,
-through `PluginsPagePresenter.save_setting` (which reloads the plugin).
+and is not saved. A form taller than its tab scrolls (`ui/scroll_column.py`). Edits are
+saved 600 ms after the last keystroke, off the UI thread, through
+`PluginsPagePresenter.save_setting` (which reloads the plugin).
 """
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ import ttkbootstrap as tb
 from ..plugins.settings_form import FormField
 from ..presenters.plugins_page import FormView, PluginsPagePresenter
 from . import tkvars
+from .scroll_column import ScrollColumn
 
 if TYPE_CHECKING:
     from .pump import Pump
 
 SAVE_DELAY_MS = 600
+FORM_HEIGHT = 240  # px the form asks for; taller forms scroll
 
 
 class PluginSettingsForm(tb.Frame):
@@ -38,8 +41,10 @@ class PluginSettingsForm(tb.Frame):
         self._jobs: dict[str, str] = {}
         self.status = tb.Label(self, text="", bootstyle="secondary")
         self.status.pack(anchor="w")
-        self.body = tb.Frame(self)
-        self.body.pack(fill="both", expand=True)
+        # a long form scrolls (the wheel too) instead of being cut off at the dialog's edge
+        self.column = ScrollColumn(self, height=FORM_HEIGHT)
+        self.column.pack(fill="both", expand=True)
+        self.body = self.column.body
         self.view = presenter.form(name)
         self._build()
 

@@ -23,6 +23,8 @@ from ..presenters.plugins_page import PluginDetail, PluginsPagePresenter
 from . import tkvars
 from .plugin_settings_form import PluginSettingsForm
 from .reveal import copy_text, reveal_path
+from .scroll_column import ScrollColumn
+from .wrapped_label import WrappedLabel
 
 if TYPE_CHECKING:
     from ..app import App
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
 STATUS_STYLE = {"active": "success", "degraded": "warning", "error": "danger", "incompatible": "danger",
                 "disabled": "secondary"}
 ICON_PX = 20
+GENERAL_HEIGHT = 300  # px the General tab asks for; more scrolls
 
 
 class PluginsPage(tb.Frame):
@@ -75,9 +78,11 @@ class PluginsPage(tb.Frame):
         tb.Button(row, text="Remove", bootstyle="danger-link", command=self.remove).pack(side="right")
         self.tabs = tb.Notebook(panes)
         panes.add(self.tabs, weight=3)
-        self.general = tb.Frame(self.tabs, padding=8)
+        # the General tab scrolls when the dialog is smaller than its content
+        self.general_column = ScrollColumn(self.tabs, padding=8, height=GENERAL_HEIGHT)
+        self.general = self.general_column.body
         self.settings_tab = tb.Frame(self.tabs)
-        self.tabs.add(self.general, text="General")
+        self.tabs.add(self.general_column, text="General")
         self.tabs.add(self.settings_tab, text="Settings")
         self.refresh()
 
@@ -150,15 +155,15 @@ class PluginsPage(tb.Frame):
         tb.Label(g, text=f"{d.title} {d.record.version}", font="TkHeadingFont").pack(anchor="w")
         tb.Label(g, text=d.record.status, bootstyle=f"@{STATUS_STYLE.get(d.record.status, 'secondary')}",
                  padding=(6, 1)).pack(anchor="w", pady=2)
-        if d.description:
-            tb.Label(g, text=d.description, wraplength=560, justify="left").pack(anchor="w", pady=(2, 4))
+        if d.description:  # the texts wrap to the tab's width (a long path after a "/")
+            WrappedLabel(g, text=d.description).pack(anchor="w", fill="x", pady=(2, 4))
         for label, value in (("Author", d.author), ("Homepage", d.homepage), ("Compatibility", d.compatibility)):
             if value:
-                tb.Label(g, text=f"{label}: {value}", wraplength=560, justify="left").pack(anchor="w")
+                WrappedLabel(g, text=f"{label}: {value}").pack(anchor="w", fill="x")
         loc = tb.Frame(g)
         loc.pack(anchor="w", fill="x")
-        tb.Label(loc, text=f"Location: {d.location}").pack(side="left")
-        tb.Button(loc, text="Reveal", bootstyle="link", command=lambda: reveal_path(self.ui.errors, d.location)).pack(side="left")
+        tb.Button(loc, text="Reveal", bootstyle="link", command=lambda: reveal_path(self.ui.errors, d.location)).pack(side="right", anchor="n")
+        WrappedLabel(loc, text=f"Location: {d.location}").pack(side="left", fill="x", expand=True)
         ext = tb.Treeview(g, columns=("status", "about"), show="tree headings", height=8, selectmode="browse")
         ext.heading("#0", text="Extension")
         ext.heading("status", text="Status")
@@ -187,12 +192,12 @@ class PluginsPage(tb.Frame):
             box = tb.Frame(g)
             box.pack(anchor="w", fill="x", pady=2)
             text = f"{diag.level}: [{diag.stage}] {diag.summary}" + (f" (error-id {diag.error_id})" if diag.error_id else "")
-            tb.Label(box, text=text, bootstyle="danger" if diag.level == "error" else "warning",
-                     wraplength=480, justify="left").pack(side="left")
-            if diag.log_path is not None:
+            if diag.log_path is not None:  # the buttons first: the text wraps beside them, never squeezes them
                 log = diag.log_path
-                tb.Button(box, text="Reveal log", bootstyle="link", command=lambda p=log: reveal_path(self.ui.errors, p)).pack(side="left")
-                tb.Button(box, text="Copy path", bootstyle="link", command=lambda p=log: copy_text(self, str(p))).pack(side="left")
+                tb.Button(box, text="Copy path", bootstyle="link", command=lambda p=log: copy_text(self, str(p))).pack(side="right", anchor="n")
+                tb.Button(box, text="Reveal log", bootstyle="link", command=lambda p=log: reveal_path(self.ui.errors, p)).pack(side="right", anchor="n")
+            WrappedLabel(box, text=text, bootstyle="danger" if diag.level == "error" else "warning").pack(
+                side="left", fill="x", expand=True)
 
     def _reveal_source(self) -> None:
         if self.selected_ext is not None:

@@ -7,11 +7,16 @@ such as the system prompt box, still fills the column of a tall window).
     tb.Label(column.body, text="…").pack(anchor="w")     # children go in `body`
     column.see(widget)                                    # scroll a child into view
 
-The column requests its content's full size, so a dialog built on one asks for a size at
-which nothing is cut off; given less, the scrollbar appears. The mouse wheel over any child
+The column requests its content's width, and its full height or, with `height=`, at most
+that many pixels: so a dialog built on one asks for a size at which nothing is cut off
+sideways and scrolls what is taller than it opens at. The mouse wheel over any child
 scrolls the column (a text box or list that can scroll itself keeps the wheel), and a child
 that gets the keyboard focus is scrolled into view. Used by the editor's settings column
-(`ui/editor/view.py`) and the plugin settings form (`ui/plugin_settings_form.py`).
+(`ui/editor/view.py`), the plugin settings form (`ui/plugin_settings_form.py`) and a
+plugin's General tab (`ui/plugins_page.py`).
+
+`fit_to_content(dialog)` opens a dialog at least as large as its content asks (within the
+screen), for dialogs whose pages are built by others and may grow (Settings).
 """
 
 from __future__ import annotations
@@ -29,8 +34,9 @@ class ScrollColumn(tb.Frame):
 
     scrolls_children = True  # tests and `see` callers find the scrolling ancestor by this
 
-    def __init__(self, master: Any, padding: Any = 0, **kw: Any) -> None:
+    def __init__(self, master: Any, padding: Any = 0, height: int | None = None, **kw: Any) -> None:
         super().__init__(master, **kw)
+        self.max_request = height
         self.canvas = tb.Canvas(self, highlightthickness=0, borderwidth=0, width=1, height=1)
         self.bar = tb.Scrollbar(self, orient="vertical", command=self.canvas.yview)
         self.canvas.grid(row=0, column=0, sticky="nsew")
@@ -72,8 +78,9 @@ class ScrollColumn(tb.Frame):
         least its height; set the scroll region."""
         self._tag_children()
         req_w, req_h = self.body.winfo_reqwidth(), self.body.winfo_reqheight()
-        if (int(self.canvas.cget("width")), int(self.canvas.cget("height"))) != (req_w, req_h):
-            self.canvas.configure(width=req_w, height=req_h)
+        ask_h = req_h if self.max_request is None else min(req_h, self.max_request)
+        if (int(self.canvas.cget("width")), int(self.canvas.cget("height"))) != (req_w, ask_h):
+            self.canvas.configure(width=req_w, height=ask_h)
         view_w, view_h = self.canvas.winfo_width(), self.canvas.winfo_height()
         if view_w <= 1:
             return
@@ -164,3 +171,16 @@ class ScrollColumn(tb.Frame):
                 self.unbind_class(self._tag, seq)
             except tk.TclError:
                 pass
+
+
+def fit_to_content(dialog: Any, margin: int = 40) -> None:
+    """Grow `dialog` (a Toplevel already given its default size) to its requested size when
+    that is larger, but not past the screen less `margin` pixels."""
+    dialog.update_idletasks()
+    width, height = dialog.winfo_width(), dialog.winfo_height()
+    if width <= 1:  # not mapped yet: the size it was given
+        width, height = (int(v) for v in dialog.geometry().split("+")[0].split("x"))
+    want_w = min(max(width, dialog.winfo_reqwidth()), dialog.winfo_screenwidth() - margin)
+    want_h = min(max(height, dialog.winfo_reqheight()), dialog.winfo_screenheight() - margin)
+    if (want_w, want_h) != (width, height):
+        dialog.geometry(f"{want_w}x{want_h}")

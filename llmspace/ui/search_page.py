@@ -16,6 +16,7 @@ from ..presenters.search_page import FIELDS, LABELS, SearchPagePresenter
 from ..settings.search import PROVIDERS
 from . import tkvars
 from .reveal import reveal_path
+from .wrapped_label import WrappedLabel
 
 if TYPE_CHECKING:
     from ..paths import DataRoot
@@ -29,8 +30,9 @@ class SearchPage(tb.Frame):
         self.p = SearchPagePresenter(data_root)
         top = tb.Frame(self)
         top.pack(fill="x")
-        tb.Label(top, text=f"Web search settings · {self.p.path}", bootstyle="secondary").pack(side="left")
-        tb.Button(top, text="Reveal", bootstyle="link", command=lambda: reveal_path(ui.errors, self.p.path)).pack(side="left")
+        tb.Button(top, text="Reveal", bootstyle="link", command=lambda: reveal_path(ui.errors, self.p.path)).pack(side="right")
+        WrappedLabel(top, text=f"Web search settings · {self.p.path}", bootstyle="secondary").pack(  # a long path wraps
+            side="left", fill="x", expand=True)
         self.vars: dict[str, Any] = {}
         self.inputs: dict[str, Any] = {}
         self.errors: dict[str, Any] = {}

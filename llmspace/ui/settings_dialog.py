@@ -18,6 +18,8 @@ import orjson
 import ttkbootstrap as tb
 
 from ..jsonio import write_json_atomic
+from .scroll_column import fit_to_content
+from .wrapped_label import WrappedLabel
 
 if TYPE_CHECKING:
     from ..app import App
@@ -61,6 +63,7 @@ class SettingsDialog(tb.Toplevel):
         self.msg.pack(side="left")
         tb.Button(bar, text="Close", bootstyle="secondary", command=self.destroy).pack(side="right")
         tb.Button(bar, text="Save", bootstyle="primary", command=self.save).pack(side="right", padx=6)
+        fit_to_content(self)  # a page taller or wider than the default size: the dialog grows to show it
 
     def _page(self, label: str, make: Callable[[Any], Any]) -> Any:
         """Add one page; a service that fails to start leaves the other pages working."""
@@ -90,9 +93,9 @@ class SettingsDialog(tb.Toplevel):
     def _raw_editor(self, label: str, name: str) -> None:
         page = tb.Frame(self.nb, padding=6)
         path = self.app.root.settings_file(name)
-        tb.Label(page, text=f"{path} — the fields the pages do not show; Save checks the JSON first.",
-                 bootstyle="secondary").pack(anchor="w")
-        text = tb.Text(page, wrap="none", undo=True, font="TkFixedFont")
+        WrappedLabel(page, text=f"{path} — the fields the pages do not show; Save checks the JSON first.",
+                     bootstyle="secondary").pack(anchor="w", fill="x")
+        text = tb.Text(page, wrap="none", undo=True, font="TkFixedFont", width=60, height=10)  # it fills the page
         text.pack(fill="both", expand=True)
         self.editors[name] = text
         self._load_raw(name)

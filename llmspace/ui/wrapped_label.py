@@ -3,7 +3,8 @@ and `WrappedLabel` is a label that wraps its text again whenever its width chang
 
 Tk's own `wraplength` cuts a word that is wider than the line anywhere ("availab|le_skills");
 the editor's Tools and Variables rows (`ui/editor/view.py`) and the model button
-(`ui/editor/model_row.py`) show lists of names, which must stay whole.
+(`ui/editor/model_row.py`) show lists of names, which must stay whole; plugin diagnostics
+(`ui/plugins_page.py`) wrap beside their buttons.
 """
 
 from __future__ import annotations
@@ -45,14 +46,19 @@ def wrap_to_width(text: str, font: Any, width: int) -> str:
     return "\n".join(lines)
 
 
+FIRST_WIDTH = 300  # px
+
+
 class WrappedLabel(tb.Label):
     """A left-justified label whose text (`set_text`) is wrapped between words to the width
     the label gets; `full_text` is the text without the breaks."""
 
-    def __init__(self, master: Any, text: str = "", **kw: Any) -> None:
+    def __init__(self, master: Any, text: str = "", first_width: int = FIRST_WIDTH, **kw: Any) -> None:
         super().__init__(master, text=text, justify="left", **kw)
         self.full_text = text
+        self.first_width = first_width  # wrapped to this until laid out: it never asks for a line's full length
         self.bind("<Configure>", lambda e: self._rewrap(), add=True)
+        self._rewrap()
 
     def set_text(self, text: str) -> None:
         self.full_text = text
@@ -60,10 +66,9 @@ class WrappedLabel(tb.Label):
 
     def _rewrap(self) -> None:
         width = self.winfo_width() - 4
-        if width < 20:  # not laid out yet: the <Configure> that follows wraps it
-            text = self.full_text
-        else:
-            font = tkfont.nametofont(str(self.cget("font")) or "TkDefaultFont", root=self)
-            text = "\n".join(wrap_to_width(line, font, width) for line in self.full_text.split("\n"))
+        if width < 20:  # not laid out yet (a tab not shown): the <Configure> that follows wraps it again
+            width = self.first_width
+        font = tkfont.nametofont(str(self.cget("font")) or "TkDefaultFont", root=self)
+        text = "\n".join(wrap_to_width(line, font, width) for line in self.full_text.split("\n"))
         if str(self.cget("text")) != text:
             self.configure(text=text)

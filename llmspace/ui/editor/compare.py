@@ -25,7 +25,7 @@ SCORES = ("", "1", "2", "3", "4", "5")
 
 
 def _readonly_text(master: Any, text: str, height: int) -> tb.Text:
-    box = tb.Text(master, wrap="word", height=height, font="TkTextFont")
+    box = tb.Text(master, wrap="word", height=height, width=40, font="TkTextFont")  # as wide as its side
     box.insert("1.0", text)
     box.configure(state="disabled")
     return box
@@ -69,7 +69,7 @@ class CompareDialog(tb.Toplevel):
         diff_tab = tb.Frame(self.tabs, padding=6)
         self.tabs.add(evaluate, text="Evaluate")
         self.tabs.add(diff_tab, text="Differences")
-        self.body = tb.Text(diff_tab, wrap="word", font="TkFixedFont")
+        self.body = tb.Text(diff_tab, wrap="word", font="TkFixedFont", width=80, height=20)
         scroll = tb.Scrollbar(diff_tab, orient="vertical", command=self.body.yview)
         self.body.configure(yscrollcommand=scroll.set)
         scroll.pack(side="right", fill="y")
@@ -250,7 +250,7 @@ class RubricEditor(tb.Toplevel):
         top = tb.Frame(self, padding=8)
         top.pack(fill="x")
         tb.Label(top, text="Name").pack(side="left")
-        self.name = tb.Entry(top, width=50)
+        self.name = tb.Entry(top, width=36)
         self.name.pack(side="left", padx=6, fill="x", expand=True)
         tb.Label(self, text=f"Criteria ({MIN_CRITERIA}–{MAX_CRITERIA}; names ≤ {NAME_MAX}, descriptions ≤ "
                             f"{DESCRIPTION_MAX} characters)", bootstyle="secondary").pack(anchor="w", padx=8)
@@ -288,7 +288,7 @@ class RubricEditor(tb.Toplevel):
         n = tb.Entry(frame, width=24)
         n.insert(0, name)
         n.pack(side="left")
-        d = tb.Entry(frame, width=40)
+        d = tb.Entry(frame, width=30)  # it fills the row
         d.insert(0, description)
         d.pack(side="left", padx=4, fill="x", expand=True)
         entry = (cid, n, d, frame)

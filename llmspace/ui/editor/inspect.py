@@ -44,7 +44,7 @@ class RunInspector(tb.Toplevel):
         self.messages.column("role", width=80, stretch=False)
         self.messages.column("#0", width=240)
         self.messages.bind("<<TreeviewSelect>>", lambda e: self._sync_fork())
-        self.text = tb.Text(paned, wrap="word")
+        self.text = tb.Text(paned, wrap="word", width=50, height=20)  # fills its pane
         paned.add(self.messages, weight=1)
         paned.add(self.text, weight=2)
         self.show(run)

@@ -17,7 +17,7 @@ import ttkbootstrap as tb
 
 from ...presenters import catalog
 from ...presenters.editor import EditorPresenter
-from .wrapped_label import WrappedLabel, wrap_to_width
+from ..wrapped_label import WrappedLabel, wrap_to_width
 
 if TYPE_CHECKING:
     from ...app import App

@@ -75,7 +75,7 @@ class JsonEditor(tb.Toplevel):
         super().__init__(title=title, master=master, size=(640, 480))
         self.bind("<Escape>", lambda e: self.destroy())
         self.on_save = on_save
-        self.text = tb.Text(self, wrap="none", font="TkFixedFont", undo=True)
+        self.text = tb.Text(self, wrap="none", font="TkFixedFont", undo=True, width=60, height=16)  # fills the dialog
         self.text.pack(fill="both", expand=True, padx=8, pady=8)
         self.text.insert("1.0", text)
         bar = tb.Frame(self, padding=8)

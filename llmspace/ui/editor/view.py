@@ -27,6 +27,7 @@ from .. import theme as themes
 from ..keyboard import Region
 from ..panes import PaneKeeper
 from ..scroll_column import ScrollColumn
+from ..wrapped_label import WrappedLabel
 from . import panels
 from .label_stacker import LabelStacker
 from .messages import MessageList
@@ -34,7 +35,6 @@ from .model_row import ModelRow
 from .run_controls import RunControls
 from .text_assist import TextAssist
 from .title_field import TitleField
-from .wrapped_label import WrappedLabel
 
 if TYPE_CHECKING:
     from .context import EditorContext
