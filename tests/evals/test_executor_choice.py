@@ -135,3 +135,15 @@ def test_ray_is_an_extra_of_its_own_and_in_the_dev_extras_but_not_in_the_single_
                     and any(isinstance(t, ast.Name) and t.id == "EXCLUDES" for t in node.targets))
     assert isinstance(excludes, ast.List)
     assert "ray" in [e.value for e in excludes.elts if isinstance(e, ast.Constant)]
+
+
+def test_the_ray_tests_skip_with_the_reason_without_ray_and_fail_under_ci(monkeypatch):
+    from tests.evals.ray_cluster import require_ray
+
+    monkeypatch.setitem(sys.modules, "ray", None)
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="Ray is not installed"):
+        require_ray()
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="Ray is not installed"):
+        require_ray()
