@@ -227,7 +227,7 @@ class MainWindow:
         self.storage.open_link(url)
 
     def install_plugins(self, paths: list[str] | None = None) -> bool:
-        """File › Install plugin…: pick ZIPs (or install `paths`) off the UI thread."""
+        """File › Install Plugin…: pick ZIPs (or install `paths`) off the UI thread."""
         return self.installer.install(paths)
 
     def show_welcome(self) -> None:

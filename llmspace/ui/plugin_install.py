@@ -1,5 +1,6 @@
-"""Installing plugin ZIPs from the desktop app: File › Install plugin… (a file picker for
-one or more `.zip`), the Install button of Settings › Plugins, and ZIPs dropped on the
+"""Installing plugin ZIPs from the desktop app: File › Install Plugin… (a file picker for
+one or more `.zip`), the Install Plugin… button of Settings › Plugins (one action, one
+name: `INSTALL_LABEL`), and ZIPs dropped on the
 main window ("Drop plugin ZIP to install" shows while a drag is over it).
 
 The install runs off the UI thread with a progress window; each ZIP ends in a
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("llmspace.ui")
 ZIP_TYPES = (("Plugin ZIP", "*.zip"), ("All files", "*"))
+INSTALL_LABEL = "Install Plugin…"  # the File menu's command and Settings › Plugins' button
 
 
 class InstallProgress(tb.Toplevel):
@@ -45,7 +47,7 @@ class InstallProgress(tb.Toplevel):
 
 
 class PluginInstaller:
-    """Installs plugin ZIPs for File › Install plugin…, Settings › Plugins and drops;
+    """Installs plugin ZIPs for File › Install Plugin…, Settings › Plugins and drops;
     `open_settings()` opens the Settings dialog (for the **View plugin** action)."""
 
     def __init__(self, ui: UiServices, app: App, open_settings: Callable[[], Any]) -> None:

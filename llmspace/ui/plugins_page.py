@@ -1,6 +1,6 @@
 """Settings › Plugins: the installed plugins and everything about one of them.
 
-At the top: Refresh plugins and Install from ZIP…. On the left the list (icon, display
+At the top: Refresh plugins and Install Plugin…. On the left the list (icon, display
 name, version, status) with an enable switch, Reload and Remove under it. On the right,
 per plugin, a General tab (description, author, homepage, location with Reveal,
 compatibility, extensions grouped by kind with icon, count and status — select one to
@@ -21,6 +21,7 @@ import ttkbootstrap as tb
 from ..errors import UserFacingError, error_text
 from ..presenters.plugins_page import PluginDetail, PluginsPagePresenter
 from . import tkvars
+from .plugin_install import INSTALL_LABEL
 from .plugin_settings_form import PluginSettingsForm
 from .reveal import copy_text, reveal_path
 from .scroll_column import ScrollColumn
@@ -48,7 +49,7 @@ class PluginsPage(tb.Frame):
         top = tb.Frame(self)
         top.pack(fill="x")
         tb.Button(top, text="Refresh plugins", bootstyle="secondary-outline", command=self.refresh_plugins).pack(side="left")
-        tb.Button(top, text="Install from ZIP…", bootstyle="primary", command=self.install).pack(side="left", padx=6)
+        tb.Button(top, text=INSTALL_LABEL, bootstyle="primary", command=self.install).pack(side="left", padx=6)
         self.msg = tb.Label(top, text="", bootstyle="secondary", wraplength=560)
         self.msg.pack(side="left", padx=6)
         self.notices = tb.Label(self, text="", bootstyle="warning", wraplength=900)
@@ -74,8 +75,10 @@ class PluginsPage(tb.Frame):
         self.switch = tb.Checkbutton(row, text="Enabled", variable=self.enabled, bootstyle="success-round-toggle",
                                      command=self.toggle)
         self.switch.pack(side="left")
-        tb.Button(row, text="Reload", bootstyle="link", command=self.reload).pack(side="left", padx=4)
-        tb.Button(row, text="Remove", bootstyle="danger-link", command=self.remove).pack(side="right")
+        self.reload_button = tb.Button(row, text="Reload", bootstyle="link", command=self.reload)
+        self.reload_button.pack(side="left", padx=4)
+        self.remove_button = tb.Button(row, text="Remove", bootstyle="danger-link", command=self.remove)
+        self.remove_button.pack(side="right")
         self.tabs = tb.Notebook(panes)
         panes.add(self.tabs, weight=3)
         # the General tab scrolls when the dialog is smaller than its content
@@ -99,6 +102,7 @@ class PluginsPage(tb.Frame):
                              values=(r.version or "-", r.status), tags=(r.status,))
         if not rows:
             self._empty()
+            self._plugin_buttons()
             return
         target = current if current in {r.key for r in rows} else rows[0].key
         self.list.selection_set(target)
@@ -122,11 +126,17 @@ class PluginsPage(tb.Frame):
         sel = self.list.selection()
         return str(sel[0]) if sel else None
 
+    def _plugin_buttons(self) -> None:
+        """Enabled, Reload and Remove act on the selected plugin: without one they are off."""
+        state = "normal" if self.current() else "disabled"
+        for button in (self.switch, self.reload_button, self.remove_button):
+            button.configure(state=state)
+
     def _empty(self) -> None:
         for w in (*self.general.winfo_children(), *self.settings_tab.winfo_children()):
             w.destroy()
         tb.Label(self.general, text="No plugins installed yet.\n\nInstall one from a ZIP (the button above, File › "
-                 "Install plugin…, or drop the ZIP on the window), or copy a plugin folder into "
+                 f"{INSTALL_LABEL}, or drop the ZIP on the window), or copy a plugin folder into "
                  f"{self.app.root.plugins} and press Refresh plugins.", wraplength=520,
                  justify="left").pack(anchor="w")
 
@@ -135,6 +145,7 @@ class PluginsPage(tb.Frame):
         """Show the selected plugin; its settings form is built again only for another
         plugin or when `rebuild_form` (the schema may have changed)."""
         name = self.current()
+        self._plugin_buttons()
         if name is None:
             return
         try:

@@ -42,3 +42,32 @@ def test_a_storage_save_says_where_the_thread_went_in_words_not_json():
     assert locator_text({"id": "thr_42", "version": 3}) == "Saved as thr_42 (version 3)."
     assert locator_text({"id": "thr_42", "url": "https://x.test/t/42"}) == "Saved as thr_42 (url https://x.test/t/42)."
     assert locator_text({}) == "Saved."
+
+
+def test_one_action_has_one_name_install_plugin_and_the_plugin_buttons_wait_for_a_selection(window, app):
+    from llmspace.ui.plugin_install import INSTALL_LABEL
+
+    assert INSTALL_LABEL == "Install Plugin…"
+    labels = [r.value.display_name for r in app.registries.commands.active()]
+    assert "File: Install Plugin…" in labels and not [x for x in labels if "Install plugin" in x or "from ZIP" in x]
+    dialog = window.open_settings()
+    page = dialog.plugins_page
+    dialog.nb.select(page)
+    window.root.update()
+
+    def texts(widget):
+        out = []
+        for child in widget.winfo_children():
+            try:
+                out.append(str(child.cget("text")))
+            except Exception:
+                pass
+            out += texts(child)
+        return out
+
+    shown = texts(page)
+    assert INSTALL_LABEL in shown and "Install from ZIP…" not in shown
+    assert not [t for t in shown if "Install plugin…" in t]
+    assert page.current() is None
+    assert [str(b.cget("state")) for b in (page.switch, page.reload_button, page.remove_button)] == ["disabled"] * 3
+    dialog.destroy()

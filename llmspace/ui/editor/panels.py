@@ -283,7 +283,7 @@ class ToolsDialog(tb.Toplevel):
         page = tb.Frame(nb, padding=8)
         nb.add(page, text="Plugin")
         if not groups:
-            tb.Label(page, text="No plugin tools. Install a plugin that has tools (File › Install plugin… or "
+            tb.Label(page, text="No plugin tools. Install a plugin that has tools (File › Install Plugin… or "
                      "`llmspace plugins install`).", bootstyle="secondary", wraplength=600).pack(anchor="w")
             return
         tb.Label(page, text="Tools of your plugins. A disabled or removed plugin's tools stay in the thread "
