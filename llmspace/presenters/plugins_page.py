@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError
+from ..redact import KNOWN
 from ..plugins.model import KINDS, Diagnostic, Extension, PluginRecord
 from ..plugins.package.manifest import APP_COMPAT_VERSION
 from ..plugins.settings_form import FormField, SettingsForm, get_path
@@ -128,12 +129,30 @@ class PluginsPagePresenter:
                                  r.status, r.enabled, r.icon))
         return out
 
+    def _tested(self, extensions: tuple[Extension, ...]) -> tuple[Extension, ...]:
+        """The extensions with an active MCP server whose last Connect & Test failed marked
+        failed, with the error (the hub's readiness), instead of still reading active."""
+        if not any(e.kind == "mcp" and e.status == "active" for e in extensions):
+            return extensions
+        try:
+            readiness = {s.id: s.readiness for s in self.app.mcp.servers()}
+        except Exception:  # MCP unavailable: the servers read as discovery found them
+            return extensions
+        out = []
+        for e in extensions:
+            r = readiness.get(e.canonical_id) if e.kind == "mcp" and e.status == "active" else None
+            if r is not None and r.status == "error":
+                e = replace(e, status="failed", reason=KNOWN.text(f"test failed: {r.lastError or 'not ready'}"))
+            out.append(e)
+        return tuple(out)
+
     def detail(self, name: str) -> PluginDetail:
         r = self.service.get(name)
         m = r.manifest
+        extensions = self._tested(r.extensions)
         groups = []
         for kind in KINDS:
-            exts = tuple(e for e in r.extensions if e.kind == kind)
+            exts = tuple(e for e in extensions if e.kind == kind)
             if exts:
                 groups.append(ExtensionGroup(kind, KIND_LABELS.get(kind, kind), KIND_ICONS.get(kind, "•"), exts))
         if m is None:

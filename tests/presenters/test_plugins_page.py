@@ -35,3 +35,24 @@ def test_a_disabled_plugins_extensions_read_disabled_and_keep_their_descriptions
     [ext] = group.extensions
     assert (ext.status, ext.description) == ("disabled", description)
     assert "failed" not in group.summary and group.summary.endswith("(1, disabled)")
+
+
+def test_a_plugin_mcp_server_whose_test_failed_reads_failed_with_the_error_not_active(home: Path, app: App) -> None:
+    import sys
+
+    from llmspace.presenters.mcp_page import McpPagePresenter
+    from tests.plugins.builders import make_plugin
+
+    server = {"id": "demo", "name": "Kit Demo", "transport": "stdio", "command": sys.executable,
+              "args": ["-c", "raise SystemExit(3)"]}
+    make_plugin(home, "mcpkit", files={"mcp.json": {"servers": [server]}})
+    app.plugins.refresh()
+    page = PluginsPagePresenter(app)
+    [ext] = [e for g in page.detail("mcpkit").groups for e in g.extensions]
+    assert ext.status == "active"
+    text, ok = McpPagePresenter(app.mcp).describe_result(app.mcp.test("plugin:mcpkit:mcp:demo"))
+    assert not ok
+    [group] = page.detail("mcpkit").groups
+    [ext] = group.extensions
+    assert ext.status == "failed" and "closed the connection" in ext.reason
+    assert group.summary.endswith("(1, 1 failed)")
