@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError
-from ..redact import KNOWN
 from ..plugins.model import KINDS, Diagnostic, Extension, PluginRecord
 from ..plugins.package.manifest import APP_COMPAT_VERSION
 from ..plugins.settings_form import FormField, SettingsForm, get_path
+from ..redact import KNOWN
 
 if TYPE_CHECKING:
     from ..app import App

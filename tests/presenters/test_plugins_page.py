@@ -50,7 +50,7 @@ def test_a_plugin_mcp_server_whose_test_failed_reads_failed_with_the_error_not_a
     page = PluginsPagePresenter(app)
     [ext] = [e for g in page.detail("mcpkit").groups for e in g.extensions]
     assert ext.status == "active"
-    text, ok = McpPagePresenter(app.mcp).describe_result(app.mcp.test("plugin:mcpkit:mcp:demo"))
+    _text, ok = McpPagePresenter(app.mcp).describe_result(app.mcp.test("plugin:mcpkit:mcp:demo"))
     assert not ok
     [group] = page.detail("mcpkit").groups
     [ext] = group.extensions
