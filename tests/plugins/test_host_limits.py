@@ -21,8 +21,9 @@ from llmspace.app import App
 from llmspace.core.model import ThreadContext, ToolCall, ToolCallInput, ToolCallOutput
 from llmspace.core.threadio import thread_from_data
 from llmspace.plugins.code.calls import plugin_tool_entry_for
-from llmspace.plugins.hosts.connection import LINE_CAP, RATE, HostConnection
+from llmspace.plugins.hosts.connection import HostConnection
 from llmspace.plugins.hosts.js_runtime import find_runtime
+from llmspace.plugins.hosts.stderr import LINE_CAP, RATE
 
 from .builders import make_plugin
 from .code_plugins import code_plugin

@@ -5,7 +5,8 @@ talks to them (docs/plugin-protocol.md; the hosts themselves are llmspace/plugin
                    calls with timeouts and cancel, crash restarts with backoff, stop
 - `pool.py`        `HostPool`: every plugin's hosts, how each runtime is launched (the Python
                    host, the JavaScript host under the chosen runtime), idle stops, closing
-- `connection.py`  `HostConnection`: the JSON-RPC pipe to one host process, stderr, memory watch
+- `connection.py`  `HostConnection`: the JSON-RPC pipe to one host process, its memory watch, its end
+- `stderr.py`      what a host writes on stderr: capped lines to output.log, the tail for crash reports
 - `callbacks.py`   what plugin code may ask of the app while a call runs (notify, files, …)
 - `js_runtime.py`  which JavaScript runtime (Bun, Node) runs `.ts/.js/.mjs` files
 - `proctree.py`    the host's process tree on Linux: spawning, subreaper, tree kill, memory

@@ -11,9 +11,9 @@
 Newline-delimited JSON-RPC 2.0 both ways. A reader thread takes stdout lines: answers
 complete the matching `Pending`; host requests (context callbacks) run on a small pool via
 `on_request(method, params)`, whose return value is the answer (`CallbackRefused` becomes
-error -32010 with its message). A second thread hands stderr lines to `on_output` (a line
-cut at 64 KiB, at most 64 KiB a second, `[N bytes dropped]` for the rest) and keeps the
-last 64 KiB for crash reports; it never blocks the stop. When the process ends or breaks
+error -32010 with its message). A second thread reads stderr (`StderrReader`,
+llmspace/plugins/hosts/stderr.py: lines to `on_output`, capped, the last 64 KiB kept for crash
+reports); it never blocks the stop. When the process ends or breaks
 the protocol every pending request fails with `HostGone`. The host runs in a new session;
 ending it kills its group, its process tree and the orphans it left (llmspace/plugins/
 proctree.py). On Linux a third thread measures the tree's resident memory every second and
@@ -25,13 +25,11 @@ from __future__ import annotations
 import json
 import logging
 import os
-import select
 import signal
 import subprocess
 import threading
 import time
 import uuid
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -40,15 +38,13 @@ from typing import IO, Any
 from ...plugin_protocol import INTERNAL_ERROR as INTERNAL
 from ...plugin_protocol import REFUSED, SHUTDOWN
 from . import proctree
+from .stderr import StderrReader
 
 log = logging.getLogger("llmspace.plugins")
 
 MAX_LINE = 64 * 1024 * 1024
-TAIL_CHARS = 64 * 1024
 SHUTDOWN_WAIT = 5.0
 EXIT_WAIT = 2.0
-LINE_CAP = 64 * 1024  # the longest stderr line kept; the rest of it is dropped
-RATE = 64 * 1024  # stderr bytes a second kept per host (a burst of one second's worth)
 WATCH_EVERY = 1.0  # how often the memory of a host's process tree is measured
 DEFAULT_MEMORY_MB = 2048
 
@@ -123,16 +119,14 @@ class HostConnection:
             self.env["LLM_SPACE_HOST_MEMORY_MB"] = str(memory_mb)
         self._ended = threading.Event()  # the host was stopped: the stderr reader and the watch end
         self._adopted: set[int] = set()  # orphans of the host's children that this process adopted
-        self.dropped = 0  # stderr bytes dropped (over a line's cap or the rate)
         self.on_request, self.on_output = on_request, on_output
+        self.stderr = StderrReader(label, on_output, ended=self._ended, clock=clock)
         self.proc: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
         self._write_lock = threading.Lock()
         self._pending: dict[int, Pending] = {}
         self._next_id = 0
         self._gone: str | None = None
-        self._tail: deque[str] = deque()
-        self._tail_chars = 0
         self._pool: ThreadPoolExecutor | None = None
         self._reader_done = threading.Event()
 
@@ -143,7 +137,8 @@ class HostConnection:
         self.proc = proctree.SPAWNER.popen(self.argv, cwd=str(self.cwd), env=self.env, stdin=subprocess.PIPE,
                                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         threading.Thread(target=self._read_stdout, name=f"plugin-host-out {self.label}", daemon=True).start()
-        threading.Thread(target=self._read_stderr, name=f"plugin-host-err {self.label}", daemon=True).start()
+        threading.Thread(target=self.stderr.read, args=(self.proc.stderr,), name=f"plugin-host-err {self.label}",
+                         daemon=True).start()
         if proctree.LINUX and self.memory_mb:
             threading.Thread(target=self._watch, name=f"plugin-host-watch {self.label}", daemon=True).start()
 
@@ -157,8 +152,12 @@ class HostConnection:
 
     def tail(self) -> str:
         """The last stderr lines of the host (for crash reports)."""
-        with self._lock:
-            return "".join(self._tail)
+        return self.stderr.tail()
+
+    @property
+    def dropped(self) -> int:
+        """stderr bytes dropped and not yet noted in the output (over a line's cap or the rate)."""
+        return self.stderr.dropped
 
     def gone_reason(self) -> str | None:
         return self._gone
@@ -277,80 +276,6 @@ class HostConnection:
             reply["error"] = {"code": INTERNAL, "message": f"LLM Space could not handle {method}; see its log."}
         if ident is not None:
             self._write(reply)
-
-    def _read_stderr(self) -> None:
-        """Hand stderr to `on_output` line by line: a line is cut at `LINE_CAP`, at most `RATE`
-        bytes a second are kept, and what is dropped is logged as `[N bytes dropped]`. Reads
-        the raw descriptor with a short `select`, so a child that keeps the pipe open never
-        holds up the end of the host (the reader ends with `_ended`)."""
-        proc = self.proc
-        assert proc is not None and proc.stderr is not None
-        fd = proc.stderr.fileno()
-        line = bytearray()
-        cut = False  # the current line passed LINE_CAP: the rest of it is dropped
-        allowance, last = float(RATE), self.clock()
-        try:
-            while True:
-                ready, _, _ = select.select([fd], [], [], 0.2)
-                if not ready:
-                    if self._ended.is_set():
-                        break
-                    continue
-                chunk = os.read(fd, 65536)
-                if not chunk:
-                    break
-                now = self.clock()
-                allowance = min(float(RATE), allowance + (now - last) * RATE)
-                last = now
-                for piece in chunk.splitlines(keepends=True):
-                    ends = piece.endswith((b"\n", b"\r"))
-                    room = LINE_CAP - len(line)
-                    if cut:
-                        self.dropped += len(piece)
-                    elif len(piece) > room:
-                        line += piece[:room]
-                        self.dropped += len(piece) - room
-                        cut = True
-                    else:
-                        line += piece
-                    if ends or (cut and line):
-                        if line:
-                            if len(line) <= allowance:
-                                allowance -= len(line)
-                                self._emit(bytes(line) if line.endswith((b"\n", b"\r")) else bytes(line) + b"\n")
-                            else:
-                                self.dropped += len(line)
-                            line.clear()
-                        if ends:
-                            cut = False
-            if line:
-                self._emit(bytes(line))
-        except (OSError, ValueError):
-            pass
-        finally:
-            self._note_dropped()
-            _close_quietly(proc.stderr)
-
-    def _emit(self, raw: bytes) -> None:
-        self._note_dropped()
-        self._record(raw.decode("utf-8", "replace"))
-
-    def _note_dropped(self) -> None:
-        if self.dropped:
-            dropped, self.dropped = self.dropped, 0
-            self._record(f"[{dropped} bytes dropped]\n")
-
-    def _record(self, text: str) -> None:
-        with self._lock:
-            self._tail.append(text)
-            self._tail_chars += len(text)
-            while self._tail_chars > TAIL_CHARS and len(self._tail) > 1:
-                self._tail_chars -= len(self._tail.popleft())
-        if self.on_output is not None:
-            try:
-                self.on_output(text)
-            except Exception:
-                log.exception("could not record the output of %s", self.label)
 
     # -- the process tree ------------------------------------------------------------------
     def _watch(self) -> None:
