@@ -1,7 +1,8 @@
 """The data root and its layout.
 
 `LLM_SPACE_HOME` (default `~/.llm-space`) holds `workspace/`, `settings/`, `skills/`,
-`traces/`, `plugins/`, `data/plugins/`, `logs/` and `models/`. Folders are created when first needed,
+`traces/` (ours in `traces/calls/`; the original app keeps `traces/projects/`), `plugins/`,
+`data/plugins/`, `logs/` and `models/`. Folders are created when first needed,
 never on import. Everything that needs a location asks a `DataRoot`.
 """
 
@@ -91,6 +92,12 @@ class DataRoot:
     @property
     def traces(self) -> Path:
         return self._dir("traces")
+
+    @property
+    def trace_calls(self) -> Path:
+        """Our model-call and tool-call traces (`providers/traces.py`); the original app's
+        trace projects are `traces/projects/`, left alone."""
+        return self._dir("traces", "calls")
 
     @property
     def plugins(self) -> Path:

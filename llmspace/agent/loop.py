@@ -17,6 +17,9 @@ Refusals before the run starts leave the thread exactly as it was. The run's err
 the error outputs of tools it runs have the endpoint's secrets removed (`services.redactor_for`);
 text the user wrote (messages, results typed in) is never changed.
 
+Each model call and tool call of a run writes a trace under `traces/calls/` with the run's id
+(`RunTraces`, made when the session is) and its step, and the run-history entry lists them.
+
 Only `agent/runner.py` builds sessions; a session works on the Thread object it is given
 (a clone owned by this run) and touches no other shared state.
 """
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -40,7 +44,7 @@ from .convert import is_unanswered, neutral_messages, tool_specs
 from .fold import TurnBuilder
 from .run_services import RunServices
 from .run_types import RunOptions, RunResult, RunStatus
-from .services import append_history, model_stream, redactor_for, tool_context, usage_sum
+from .services import RunTraces, append_history, model_stream, redactor_for, tool_context, trace_tool_calls, usage_sum
 
 log = logging.getLogger("llmspace.agent")
 
@@ -103,6 +107,7 @@ class RunSession:
         self.reply_warnings: list[str] = []  # about the replies themselves (cut at maxTokens)
         self.record_as: str | None = None  # a failed run that is still recorded: "error" or "empty"
         self._redactor = redactor_for(None)  # the endpoint's secrets are added once it is resolved
+        self.traces = RunTraces(str(uuid.uuid4()))  # the id the run-history entry will have
 
     # -- entry --------------------------------------------------------------------------
     def execute(self) -> RunResult:
@@ -248,7 +253,8 @@ class RunSession:
         self.emit(rev.MessageStarted(builder.message_id))
         error: str | None = None
         stream = model_stream(self.services, api, adapter, request, self.cancel,
-                              on_retry=lambda attempt, delay, err: self.emit(rev.Retrying(attempt, delay, err.message)))
+                              on_retry=lambda attempt, delay, err: self.emit(rev.Retrying(attempt, delay, err.message)),
+                              run=self.traces)
         try:
             for ev in stream:
                 self.saw_events = True
@@ -320,11 +326,15 @@ class RunSession:
             return "paused", None
         for call in calls:
             self.emit(rev.ToolStarted(message.id, call.id, call.input.name))
+        timings: dict[int, tuple[float, float]] = {}
         outputs = router.execute_calls(tools, calls, tool_context(self.services, self.thread, self.opts.variables), self.cancel,
-                                       self.opts.tool_timeout)
+                                       self.opts.tool_timeout,
+                                       on_timed=lambda i, started, ms: timings.__setitem__(i, (started, ms)))
         for call, out in zip(calls, outputs, strict=True):
             call.output = self._redacted_error(_as_output(out))
             self.emit(rev.ToolFinished(message.id, call.id, call.output))
+        trace_tool_calls(self.services, self.traces, calls, [c.output for c in calls if c.output is not None],
+                         timings, self._redactor)
         if self.cancel.cancelled:
             return "stopped", None
         return None
@@ -347,7 +357,7 @@ class RunSession:
             if self._snapshot is not None:
                 apply_snapshot(self.thread, self._snapshot)
             run_id = append_history(self.thread, usage, int(self.services.clock() * 1000), self._resolved,
-                                    status=self.record_as if status == "failed" else None)
+                                    status=self.record_as if status == "failed" else None, run=self.traces)
         return RunResult(status=status, error=error, thread=self.thread, paused_calls=list(self.paused),
                          new_message_ids=list(self.new_ids), run_id=run_id, paused_reason=self.paused_reason,
                          turns=self.turns, usage=usage, warnings=list(self.warnings),

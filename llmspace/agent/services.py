@@ -1,6 +1,6 @@
 """Thin adapters between the run loop and the services it uses: the model stream (with
-retries before the first token and a trace per call under `traces/`), the tool context, run
-usage and the run-history entry. Keeping these calls here lets `agent/loop.py` stay about the loop.
+retries before the first token and a trace per call under `traces/calls/`), the traces of a
+run's tool calls (`RunTraces`), the tool context, run usage and the run-history entry. Keeping these calls here lets `agent/loop.py` stay about the loop.
 Every provider error passes `redactor_for` on its way to the run (any adapter, also a plugin's):
 the endpoint's API key and configured header values are removed by value.
 
@@ -13,11 +13,13 @@ import dataclasses
 import logging
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..cancel import CancelToken
 from ..core.history import append_run
-from ..core.model import ModelConfig, Thread, Usage
+from ..core.model import ModelConfig, Thread, ToolCall, ToolCallOutput, Usage
 from ..core.templating.resolution import RenderEnv, resolve_variables
 from ..core.templating.variables import DEFAULT_CWD, typed_variables
 from ..core.threadio import thread_to_data
@@ -37,20 +39,55 @@ if TYPE_CHECKING:
 log = logging.getLogger("llmspace.agent")
 
 
+@dataclass
+class RunTraces:
+    """The traces one run writes: the run's id (its run-history entry's), the last step
+    index given out, and the file names written so far in step order (the entry lists them).
+    Steps are numbered 1, 2, … over model calls and tool calls alike."""
+
+    run_id: str
+    step: int = 0
+    names: list[str] = field(default_factory=list)
+
+    def next_step(self) -> int:
+        self.step += 1
+        return self.step
+
+
 def model_stream(services: RunServices, api: ModelApi, adapter: Adapter, request: ModelRequest, cancel: CancelToken,
-                 on_retry: Callable[[int, float, ErrorEvent], None] | None = None) -> Iterator[StreamEvent]:
+                 on_retry: Callable[[int, float, ErrorEvent], None] | None = None,
+                 run: RunTraces | None = None) -> Iterator[StreamEvent]:
     """The adapter's stream, ended when it makes no progress (`providers/progress.py`), with
-    its error messages redacted, retried before the first token and traced under `traces/` —
+    its error messages redacted, retried before the first token and traced under `traces/calls/` —
     as far as the API declares (`ModelApi.retried`, `.traced`; the offline replay API declares
     neither). `on_retry(attempt, delay, error)` hears about
-    each retry."""
+    each retry. With `run`, the trace takes the run's id and next step and its name joins
+    `run.names`."""
     redacting = _RedactingAdapter(adapter, redactor_for(request.endpoint))
     stream: Iterator[StreamEvent]
     if api.retried:  # watched per attempt
         stream = stream_with_retries(redacting, request, cancel, max_attempts=3, on_retry=on_retry)
     else:
         stream = ProgressWatched(redacting).stream(request, cancel)
-    return _traced(services.traces, request, stream) if api.traced else stream
+    return _traced(services.traces, request, stream, run) if api.traced else stream
+
+
+def trace_tool_calls(services: RunServices, run: RunTraces, calls: list[ToolCall], outputs: list[ToolCallOutput],
+                     timings: dict[int, tuple[float, float]], redactor: Redactor) -> None:
+    """Write one trace per finished tool call of a run, in call order (each its own step);
+    `timings[index]` is (started, epoch seconds; duration in ms) as the router measured it."""
+    for index, (call, output) in enumerate(zip(calls, outputs, strict=True)):
+        started, duration_ms = timings.get(index, (0.0, 0.0))
+        step = run.next_step()
+        try:
+            path = services.traces.record_tool(
+                name=call.input.name, call_id=call.id, arguments=call.input.arguments or call.input.partialArguments or {},
+                result_text=output.text(), is_error=output.isError is True,
+                started_at=datetime.fromtimestamp(started, UTC), duration_ms=duration_ms,
+                run_id=run.run_id, step=step, redactor=redactor)
+            run.names.append(path.name)
+        except Exception:
+            log.warning("could not write the trace of a tool call", exc_info=True)
 
 
 def redactor_for(endpoint: Endpoint | None) -> Redactor:
@@ -81,10 +118,10 @@ class _RedactingAdapter:
                 close()
 
 
-def _traced(traces: TraceWriter, request: ModelRequest, stream: Iterator[StreamEvent]) -> Iterator[StreamEvent]:
+def _traced(traces: TraceWriter, request: ModelRequest, stream: Iterator[StreamEvent],
+            run: RunTraces | None = None) -> Iterator[StreamEvent]:
     """Pass `stream` through, writing one trace file for the call when it ends (any way)."""
     from ..providers.traces import TraceCall
-
 
     trace = TraceCall()
     try:
@@ -102,7 +139,12 @@ def _traced(traces: TraceWriter, request: ModelRequest, stream: Iterator[StreamE
         raise
     finally:
         try:
-            traces.record(request, trace.events, trace.timing(), error=trace.error)
+            if run is None:
+                traces.record(request, trace.events, trace.timing(), error=trace.error)
+            else:
+                step = run.next_step()
+                path = traces.record(request, trace.events, trace.timing(), error=trace.error, run_id=run.run_id, step=step)
+                run.names.append(path.name)
         except Exception:
             log.warning("could not write the trace of a model call", exc_info=True)
 
@@ -159,16 +201,19 @@ def usage_sum(usages: list[Usage]) -> Usage:
 
 
 def append_history(thread: Thread, usage: Usage | None, timestamp_ms: int,
-                   model: ModelConfig | None = None, status: str | None = None) -> str | None:
+                   model: ModelConfig | None = None, status: str | None = None,
+                   run: RunTraces | None = None) -> str | None:
     """Record the run with the model actually called (`model`) in its snapshot, so history and
     compare say which model produced each run: a thread on the default model (no saved
     `model`) gets it written in, and a saved model that could not run (no API key, disabled)
     is replaced by the one the run fell back to, keeping the thread's parameters. The working
-    thread itself keeps what the user chose. `status` marks a failed run ("error", "empty")."""
-    run = append_run(thread, usage, timestamp_ms, status=status)
-    recorded = run.thread.model
+    thread itself keeps what the user chose. `status` marks a failed run ("error", "empty").
+    With `run`, the entry takes the run's id and lists its traces."""
+    entry = append_run(thread, usage, timestamp_ms, status=status, run_id=run.run_id if run else None,
+                       traces=run.names if run else None)
+    recorded = entry.thread.model
     if model is not None and recorded is None:
-        run.thread.model = model.model_copy(deep=True)
+        entry.thread.model = model.model_copy(deep=True)
     elif model is not None and recorded is not None and (recorded.provider, recorded.id) != (model.provider, model.id):
         recorded.provider, recorded.id = model.provider, model.id
-    return run.id
+    return entry.id

@@ -114,15 +114,21 @@ def append_run(
     run_id: str | None = None,
     snapshot: ThreadSnapshot | None = None,
     status: str | None = None,
+    traces: list[str] | None = None,
 ) -> RunSnapshot:
     """Record the thread's current state (or `snapshot`) as a run; returns the new entry.
     `status` ("error", "empty") marks a failed run; None for the others (not written).
+    `traces` are the file names of the run's traces under `traces/calls/`
+    (`providers/traces.py`), in step order; none or empty: not written.
 
     The `status` key is our addition, kept as an unknown key of the entry (like any other, so
     a value of any type in a file round-trips): written only for a run that failed after the
     model answered — "error" (the server reported an error in its stream, or stopped making
     progress) or "empty" (an empty reply). Completed, stopped and paused runs have none, so
     those entries are exactly what the original app writes; the original app ignores it.
+    The `traces` key is ours in the same way: a list of file names written last in the entry,
+    kept as an unknown key (so it round-trips byte for byte), ignored by the original app
+    (its schemas allow additional properties); an entry without it lists no traces.
 
     Keeps at most `MAX_RUNS` entries (oldest dropped) and removes evaluations that refer to
     runs no longer in the history."""
@@ -138,6 +144,8 @@ def append_run(
     fields["timestamp"] = int(timestamp_ms) if timestamp_ms is not None else now_ms()
     if status is not None:
         fields["status"] = status
+    if traces:
+        fields["traces"] = list(traces)
     run = RunSnapshot(**fields)
     _attach(thread, run, has_order)
     history = [r for r in thread.runHistory or [] if r.id != run.id]
@@ -151,6 +159,16 @@ def run_status(run: RunSnapshot) -> str | None:
     """A recorded run's `status` ("error", "empty"), None for a run that did not fail."""
     value = (run.model_extra or {}).get("status")
     return value if isinstance(value, str) else None
+
+
+def run_traces(run: RunSnapshot) -> list[str]:
+    """The file names of a recorded run's traces (`traces/calls/`), in step order; [] for a
+    run recorded without them (by the original app, or before traces named their run). A
+    value that is not a list of plain file names is ignored."""
+    value = (run.model_extra or {}).get("traces")
+    if not isinstance(value, list):
+        return []
+    return [v for v in value if isinstance(v, str) and v and "/" not in v and "\\" not in v and v not in (".", "..")]
 
 
 def prune_evaluations(thread: Thread) -> int:

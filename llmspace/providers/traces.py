@@ -1,10 +1,12 @@
-"""Model-call traces under `traces/`: one JSON file per call, size-capped, pruned oldest first.
+"""Traces under `traces/calls/`: one JSON file per model call and per tool call of a run,
+size-capped, pruned oldest first. (The original app keeps `traces/projects/` for its Langfuse
+projects; pruning never looks there.)
 
 One trace per model call of a run:
 
     tracer = TraceWriter(root, apis=registries.apis)   # app.py builds the app's one
     path = tracer.record(request, events, {"firstTokenMs": 120.0, "durationMs": 900.0},
-                         error=None)
+                         error=None, run_id="…", step=1)
 
 or, while streaming:
 
@@ -24,6 +26,14 @@ value is written as `***` whatever its length (only `Content-Type`, `Accept` and
 secrets, plus every secret the process knows of. Each trace is capped at
 `max_trace_bytes` (events beyond it are dropped and counted); when the folder passes
 `max_total_bytes` the oldest traces are deleted. Written only through `jsonio`.
+
+Every trace has `kind` ("model" or "tool"), and within a run `runId` and `step` (1, 2, … in
+the order the run made its calls; the run-history entry lists the file names, see
+`core/history.run_traces`). A tool call's trace (`record_tool`) holds the tool's name, call id,
+arguments and result (text and isError), its start time and `timing.durationMs`: the whole
+file passes the same redactor, and the result text is cut at `MAX_TOOL_RESULT_CHARS` (the
+trace says how long it was: `result.chars`, `result.truncated`), as is every argument string.
+`load(name)` reads one back (None once pruned).
 """
 
 from __future__ import annotations
@@ -41,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..jsonio import write_bytes_atomic
+from ..jsonio import read_json, write_bytes_atomic
 from ..paths import DataRoot, safe_component
 from ..redact import KNOWN, MASK, PLAIN_HEADERS, Redactor, mask_url
 from .base import ModelApi, ModelRequest
@@ -54,6 +64,18 @@ if TYPE_CHECKING:
 _prune_lock = threading.Lock()
 _B64 = re.compile(r"^[A-Za-z0-9+/=_-]+$")
 _TOKENS = (TextDelta, ThinkingDelta, ToolCallStart, ToolCallArgsDelta)
+MAX_TOOL_RESULT_CHARS = 20_000  # of a tool call's result text (and of each argument string) kept in its trace
+
+
+def _cap(value: Any) -> Any:
+    """`value` with every string cut at `MAX_TOOL_RESULT_CHARS` (saying how long it was)."""
+    if isinstance(value, dict):
+        return {k: _cap(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cap(v) for v in value]
+    if isinstance(value, str) and len(value) > MAX_TOOL_RESULT_CHARS:
+        return value[:MAX_TOOL_RESULT_CHARS] + f"… <{len(value) - MAX_TOOL_RESULT_CHARS} more characters not kept>"
+    return value
 
 
 def payload_for(request: ModelRequest, apis: Registry[ModelApi]) -> dict[str, Any] | None:
@@ -89,6 +111,15 @@ def _event_dicts(events: Iterable[StreamEvent]) -> list[dict[str, Any]]:
     return out
 
 
+def _run_keys(run_id: str | None, step: int | None) -> dict[str, Any]:
+    keys: dict[str, Any] = {}
+    if run_id is not None:
+        keys["runId"] = run_id
+    if step is not None:
+        keys["step"] = step
+    return keys
+
+
 class TraceCall:
     """Collects one call's events; written by `TraceWriter.call` on exit."""
 
@@ -113,8 +144,9 @@ class TraceCall:
 
 
 class _CallContext:
-    def __init__(self, writer: TraceWriter, request: ModelRequest) -> None:
+    def __init__(self, writer: TraceWriter, request: ModelRequest, run_id: str | None, step: int | None) -> None:
         self.writer, self.request, self.trace = writer, request, TraceCall()
+        self.run_id, self.step = run_id, step
 
     def __enter__(self) -> TraceCall:
         return self.trace
@@ -122,7 +154,8 @@ class _CallContext:
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         err = self.trace.error or (f"{exc_type.__name__}: {exc}" if exc_type is not None else None)
         try:
-            self.trace.path = self.writer.record(self.request, self.trace.events, self.trace.timing(), error=err)
+            self.trace.path = self.writer.record(self.request, self.trace.events, self.trace.timing(), error=err,
+                                                 run_id=self.run_id, step=self.step)
         except Exception:
             pass  # tracing failures never mask the run's own outcome
 
@@ -144,13 +177,13 @@ class TraceWriter:
 
     @property
     def folder(self) -> Path:
-        return self.root.traces
+        return self.root.trace_calls
 
-    def call(self, request: ModelRequest) -> _CallContext:
-        return _CallContext(self, request)
+    def call(self, request: ModelRequest, *, run_id: str | None = None, step: int | None = None) -> _CallContext:
+        return _CallContext(self, request, run_id, step)
 
     def record(self, request: ModelRequest, events: Iterable[StreamEvent], timing: dict[str, Any] | None = None,
-               error: str | None = None) -> Path:
+               error: str | None = None, *, run_id: str | None = None, step: int | None = None) -> Path:
         ep = request.endpoint
         now = datetime.now(UTC)
         secrets = secrets_of(request)
@@ -160,7 +193,8 @@ class TraceWriter:
             headers["Authorization" if ep.api != "anthropic-messages" else "x-api-key"] = MASK
         redactor = KNOWN.redactor + Redactor(secrets)
         doc: dict[str, Any] = {
-            "version": 1, "startedAt": now.isoformat(timespec="milliseconds"), "provider": ep.provider_id,
+            "version": 1, "kind": "model", **_run_keys(run_id, step),
+            "startedAt": now.isoformat(timespec="milliseconds"), "provider": ep.provider_id,
             "api": ep.api, "model": request.model.id, "baseUrl": mask_url(ep.base_url), "headers": headers,
             "request": _shorten(payload_for(request, self.apis)), "timing": dict(timing or {}),
             "events": _event_dicts(events),
@@ -181,11 +215,46 @@ class TraceWriter:
         # Configured names become one path component the one way the app encodes them (paths.safe_component).
         safe_model = safe_component(request.model.id)[:40]
         safe_provider = safe_component(ep.provider_id)[:30]
-        name = f"{now.strftime('%Y%m%d-%H%M%S-%f')}-{safe_provider}-{safe_model}-{uuid.uuid4().hex[:6]}.json"
-        path = self.folder / name
+        return self._write(now, f"{safe_provider}-{safe_model}", data)
+
+    def record_tool(self, *, name: str, call_id: str, arguments: Any, result_text: str, is_error: bool,
+                    started_at: datetime, duration_ms: float, run_id: str | None = None, step: int | None = None,
+                    redactor: Redactor | None = None) -> Path:
+        """Write the trace of one tool call (see the module docstring); `redactor` removes
+        the run's endpoint secrets on top of every secret the process knows of."""
+        redactor = KNOWN.redactor + (redactor or Redactor())
+        doc: dict[str, Any] = {
+            "version": 1, "kind": "tool", **_run_keys(run_id, step),
+            "startedAt": started_at.astimezone(UTC).isoformat(timespec="milliseconds"),
+            "tool": name, "callId": call_id, "arguments": _cap(arguments),
+            "result": {"text": _cap(result_text), "isError": bool(is_error), "chars": len(result_text),
+                       "truncated": len(result_text) > MAX_TOOL_RESULT_CHARS},
+            "timing": {"durationMs": round(duration_ms, 1)},
+        }
+        data = self._encode(doc, redactor)
+        if len(data) > self.max_trace_bytes:
+            doc["arguments"] = "<arguments omitted: larger than the trace size cap>"
+            doc["result"]["text"] = "<result omitted: larger than the trace size cap>"
+            data = self._encode(doc, redactor)
+        return self._write(started_at, f"tool-{safe_component(name)[:40]}", data)
+
+    def _write(self, when: datetime, label: str, data: bytes) -> Path:
+        # Configured names become one path component the one way the app encodes them (paths.safe_component).
+        path = self.folder / f"{when.astimezone(UTC).strftime('%Y%m%d-%H%M%S-%f')}-{label}-{uuid.uuid4().hex[:6]}.json"
         write_bytes_atomic(path, data)
         self.prune()
         return path
+
+    def load(self, name: str) -> dict[str, Any] | None:
+        """The trace file `name` (a bare file name, as a run entry lists it) as written; None
+        when it is gone (pruned or deleted) or is not a trace file of ours."""
+        if not name or name != Path(name).name or not name.endswith(".json"):
+            return None
+        try:
+            value = read_json(self.folder / name, max_bytes=self.max_trace_bytes + 1_000_000)
+        except Exception:  # missing, or unreadable: shown as gone rather than breaking the view
+            return None
+        return value if isinstance(value, dict) else None
 
     @staticmethod
     def _encode(doc: dict[str, Any], redactor: Redactor) -> bytes:

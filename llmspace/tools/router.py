@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -160,15 +161,27 @@ class ToolRouter:
         ctx: ToolContext,
         cancel: CancelToken | None = None,
         timeout: float | None = None,
+        on_timed: Callable[[int, float, float], None] | None = None,
     ) -> list[ToolCallOutput]:
-        """Run the calls concurrently; one output per call, in the order of `calls`."""
+        """Run the calls concurrently; one output per call, in the order of `calls`.
+        `on_timed(index, started, duration_ms)` hears when each call started (epoch seconds)
+        and how long it took (for its trace), on the thread that ran it."""
         by_name = {t.name: t for t in tools}
         if not calls:
             return []
+
+        def run(index: int, call: ToolCall) -> ToolCallOutput:
+            started, clock = time.time(), time.perf_counter()
+            try:
+                return self.execute(by_name.get(call.input.name), call, ctx, cancel, timeout)
+            finally:
+                if on_timed is not None:
+                    on_timed(index, started, (time.perf_counter() - clock) * 1000)
+
         if len(calls) == 1:
-            return [self.execute(by_name.get(calls[0].input.name), calls[0], ctx, cancel, timeout)]
+            return [run(0, calls[0])]
         with ThreadPoolExecutor(max_workers=min(len(calls), 16), thread_name_prefix="tool-call") as pool:
-            futures = [pool.submit(self.execute, by_name.get(c.input.name), c, ctx, cancel, timeout) for c in calls]
+            futures = [pool.submit(run, i, c) for i, c in enumerate(calls)]
             return [f.result() for f in futures]
 
     def execute(

@@ -82,7 +82,7 @@ def test_llmspace_run_runs_a_thread_on_a_registered_api(home: Path, monkeypatch:
     assert saved.runHistory and saved.runHistory[-1].thread.model is not None
     assert saved.runHistory[-1].thread.model.provider == "echo"
     assert contexts and contexts[0].thread is not None  # the factory was given the run's thread
-    traces = list((home / "traces").glob("*-echo-echo-1-*.json"))
+    traces = list((home / "traces" / "calls").glob("*-echo-echo-1-*.json"))
     assert len(traces) == 1  # traced by default: the API declared nothing else
     trace = json.loads(traces[0].read_text("utf-8"))
     assert trace["api"] == API and trace["request"] is None  # no payload builder declared

@@ -60,7 +60,7 @@ def test_a_run_failing_mid_stream_reports_and_traces_no_secret_and_keeps_the_use
     saved = app.workspace.open("t.json")
     assert saved.messages[0].text() == mine  # the user's own words are never changed
     assert mine in path.read_text("utf-8")
-    traces = list((home / "traces").glob("*.json"))
+    traces = list((home / "traces" / "calls").glob("*.json"))
     assert len(traces) == 1
     trace = traces[0].read_text("utf-8")
     assert "denied" in trace

@@ -304,7 +304,7 @@ def test_each_model_call_writes_a_trace_without_the_api_key(app, home, srv):
     configure_provider(home, srv)
     srv.push(Turn(text="traced"))
     assert app.runner.run(make_thread([user("hi")]), RunOptions()).status == "completed"
-    traces = list((home / "traces").glob("*.json"))
+    traces = list((home / "traces" / "calls").glob("*.json"))
     assert len(traces) == 1
     text = traces[0].read_text("utf-8")
     assert "traced" in text and "sk-loopback-test-key-0001" not in text

@@ -46,7 +46,7 @@ def test_run_prints_a_mid_stream_error_without_the_configured_secrets(home, srv)
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
 
     assert proc.returncode == 1 and "denied" in proc.stderr, proc.stderr
-    written = [proc.stdout, proc.stderr, *(p.read_text("utf-8") for p in (home / "traces").glob("*.json")),
+    written = [proc.stdout, proc.stderr, *(p.read_text("utf-8") for p in (home / "traces" / "calls").glob("*.json")),
                *(p.read_text("utf-8") for p in (home / "logs").glob("*.log*"))]
     for text in written:
         assert key not in text and cookie not in text and secret not in text, text

@@ -287,7 +287,7 @@ def test_a_provider_error_echoing_a_custom_secret_header_is_redacted_in_the_mess
     proc = _run(home, "t.json")
     assert proc.returncode == 1 and "HTTP 403" in proc.stderr
     assert srv.requests[-1].headers.get("Api-Secret") == "literal-secret-888"  # sent, but never shown
-    shown = proc.stdout + proc.stderr + "".join(p.read_text("utf-8") for p in (home / "traces").glob("*.json"))
+    shown = proc.stdout + proc.stderr + "".join(p.read_text("utf-8") for p in (home / "traces" / "calls").glob("*.json"))
     assert "gateway-auth-value-777" not in shown and "literal-secret-888" not in shown
 
 

@@ -26,7 +26,7 @@ def test_a_trace_file_is_one_file_directly_in_traces(home: Path, tmp_path: Path,
 
     path = TraceWriter(DataRoot(home)).record(request, [TextDelta("ok"), Finish("stop")])
 
-    assert path.parent == home / "traces" and path.is_file()
+    assert path.parent == home / "traces" / "calls" and path.is_file()
     assert safe_component(provider)[:30] in path.name
     assert len(path.name.encode()) <= 255
     created = set(tmp_path.rglob("*")) - before

@@ -24,7 +24,7 @@ def test_a_traced_call_has_request_events_and_timing_and_no_secrets(srv, home: P
         for event in OpenAICompletionsAdapter().stream(req, CancelToken()):
             trace.add(event)
     raw = trace.path.read_text("utf-8")
-    assert trace.path.parent == home / "traces"
+    assert trace.path.parent == home / "traces" / "calls"
     assert SECRET not in raw and "hdr-secret-value" not in raw
     doc = json.loads(raw)
     assert doc["provider"] == "loop" and doc["api"] == "openai-completions" and doc["model"] == "loopback-model"
@@ -43,8 +43,8 @@ def test_each_trace_is_capped_and_old_traces_are_pruned_first(srv, home: Path):
     doc = json.loads(big.read_text())
     assert big.stat().st_size <= 2500 and doc["eventsDropped"] > 0
     paths = [writer.record(req, [TextDelta("hi"), Finish("stop")], {"durationMs": 1}) for _ in range(8)]
-    left = sorted(p.name for p in (home / "traces").glob("*.json"))
-    assert sum((home / "traces" / n).stat().st_size for n in left) <= 6000
+    left = sorted(p.name for p in (home / "traces" / "calls").glob("*.json"))
+    assert sum((home / "traces" / "calls" / n).stat().st_size for n in left) <= 6000
     assert paths[-1].name in left and big.name not in left  # oldest went first
 
 
