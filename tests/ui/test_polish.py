@@ -71,3 +71,35 @@ def test_one_action_has_one_name_install_plugin_and_the_plugin_buttons_wait_for_
     assert page.current() is None
     assert [str(b.cget("state")) for b in (page.switch, page.reload_button, page.remove_button)] == ["disabled"] * 3
     dialog.destroy()
+
+
+def _tools_dialog(window, app):
+    (editor,) = open_tabs(window, app, "tools")
+    return editor, editor.edit_tools()
+
+
+def test_long_tool_descriptions_end_at_a_word_with_the_whole_text_in_a_tooltip(window, app):
+    from llmspace.tools.builtins import builtin_tools
+
+    _editor, dlg = _tools_dialog(window, app)
+    full = {t.name: " ".join((t.description or "").split()) for t in builtin_tools()}
+    long = [n for n, d in full.items() if len(d) > 60]
+    assert long
+    for name in long:
+        shown = dlg.check_texts[name].split(" — ", 1)[1]
+        assert shown.endswith("…")
+        kept = shown[:-1].rstrip()
+        assert full[name].startswith(kept) and full[name][len(kept)] == " "  # cut between words
+        assert dlg.tips[name] == full[name]
+    dlg.destroy()
+
+
+def test_apply_in_the_tools_dialog_applies_and_keeps_it_open(window, app):
+    editor, dlg = _tools_dialog(window, app)
+    name = next(iter(dlg.checks))
+    dlg.checks[name][0].set(True)
+    dlg.apply()
+    window.root.update()
+    assert name in editor.p.tool_names()
+    assert dlg.winfo_exists() and dlg.msg.cget("text") == "Applied."
+    dlg.destroy()

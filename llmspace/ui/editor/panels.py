@@ -6,6 +6,7 @@ tools per server, custom function tool JSON editor with validation; the Variable
 
 from __future__ import annotations
 
+import textwrap
 import tkinter as tk
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 import ttkbootstrap as tb
+from ttkbootstrap.widgets.tooltip import ToolTip
 
 from ...core.model import REASONING_LEVELS
 from ...errors import UserFacingError, error_text
@@ -212,6 +214,9 @@ class ParamsPopover(tb.Toplevel):
         return True
 
 
+DESCRIPTION_CHARS = 60  # a tool's description in the Tools dialog, before "…"
+
+
 class ToolsDialog(tb.Toplevel):
     """Add or remove tools: built-ins by group, MCP tools per server, custom function tools
     (new, edit, delete with a confirmation — Ctrl+Z undoes), and the thread's plugin tools by
@@ -224,6 +229,8 @@ class ToolsDialog(tb.Toplevel):
         nb = tb.Notebook(self)
         nb.pack(fill="both", expand=True, padx=8, pady=8)
         self.checks: dict[str, tuple[tk.BooleanVar, Any]] = {}
+        self.check_texts: dict[str, str] = {}  # tool name -> its line (a long description ends at a word, "…")
+        self.tips: dict[str, str] = {}  # tool name -> the whole description, shown on hover
         # built-ins
         page = tb.Frame(nb, padding=8)
         nb.add(page, text="Built-in")
@@ -237,9 +244,7 @@ class ToolsDialog(tb.Toplevel):
             tb.Button(head, text="Enable all", bootstyle="link", command=lambda n=names: self._set_all(n, True)).pack(side="left")
             tb.Button(head, text="Disable all", bootstyle="link", command=lambda n=names: self._set_all(n, False)).pack(side="left")
             for t in tools:
-                v = tkvars.BooleanVar(self, t.name in have)
-                tb.Checkbutton(page, text=f"{t.name} — {(t.description or '')[:60]}", variable=v).pack(anchor="w", padx=12)
-                self.checks[t.name] = (v, t)
+                self._tool_check(page, t, have)
         # MCP
         self.mcp_page = tb.Frame(nb, padding=8)
         nb.add(self.mcp_page, text="MCP")
@@ -291,9 +296,21 @@ class ToolsDialog(tb.Toplevel):
         for plugin, tools in groups.items():
             tb.Label(page, text=f"plugin {plugin}", font="TkHeadingFont").pack(anchor="w", pady=(6, 0))
             for t in tools:
-                v = tkvars.BooleanVar(self, t.name in have)
-                tb.Checkbutton(page, text=f"{t.name} — {(t.description or '')[:60]}", variable=v).pack(anchor="w", padx=12)
-                self.checks[t.name] = (v, t)
+                self._tool_check(page, t, have)
+
+    def _tool_check(self, page: Any, t: Any, have: set[str]) -> None:
+        """A tool's check line: its name and description, a long one ended at a word ("…")
+        with the whole text in a tooltip."""
+        v = tkvars.BooleanVar(self, t.name in have)
+        whole = " ".join((t.description or "").split())
+        short = textwrap.shorten(whole, DESCRIPTION_CHARS, placeholder=" …").replace(" …", "…")
+        self.check_texts[t.name] = f"{t.name} — {short}"
+        check = tb.Checkbutton(page, text=self.check_texts[t.name], variable=v)
+        check.pack(anchor="w", padx=12)
+        if short != whole:
+            self.tips[t.name] = whole
+            ToolTip(check, text=whole, wraplength=420)
+        self.checks[t.name] = (v, t)
 
     def _set_all(self, names: list[str], on: bool) -> None:
         for n in names:
@@ -394,4 +411,4 @@ class ToolsDialog(tb.Toplevel):
             self.msg.configure(text=error_text(exc), bootstyle="danger")
             return
         self.on_done()
-        self.destroy()
+        self.msg.configure(text="Applied.", bootstyle="success")  # Apply applies; Close closes
