@@ -110,6 +110,21 @@ def _by_key(problems: Sequence[str]) -> dict[str, str]:
     return out
 
 
+def _titled(form: SettingsForm | None, problems: dict[str, str]) -> dict[str, str]:
+    """The problems as the form shows them: a field named by its title, not its key."""
+    if form is None:
+        return problems
+    labels = {f.key: f.label for f in form.walk() if f.label != f.key}
+    out = {}
+    for key, message in problems.items():
+        for k, label in labels.items():
+            if message.startswith(f"{k} ") or message.startswith(f"{k}:"):
+                message = label + message[len(k):]
+            message = message.replace(f"'{k}'", f"'{label}'")
+        out[key] = message
+    return out
+
+
 class PluginsPagePresenter:
     def __init__(self, app: App) -> None:
         self.app = app
@@ -169,7 +184,7 @@ class PluginsPagePresenter:
         view = self.service.settings_view(name)
         if view.form is None:
             return FormView(None, view.values, error=view.form_error or "This plugin has no settings.")
-        return FormView(view.form, copy.deepcopy(view.values), _by_key(view.problems))
+        return FormView(view.form, copy.deepcopy(view.values), _titled(view.form, _by_key(view.problems)))
 
     def save_setting(self, name: str, key: str, value: Any) -> FormView:
         """Set one field (text from an entry is converted by the field's type; other values
@@ -186,7 +201,7 @@ class PluginsPagePresenter:
 
     def _with_problems(self, name: str, problems: dict[str, str]) -> FormView:
         view = self.form(name)
-        view.problems = problems
+        view.problems = _titled(view.form, problems)
         return view
 
     # -- actions (blocking: call from a worker) -------------------------------------------

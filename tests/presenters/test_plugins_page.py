@@ -56,3 +56,17 @@ def test_a_plugin_mcp_server_whose_test_failed_reads_failed_with_the_error_not_a
     [ext] = group.extensions
     assert ext.status == "failed" and "closed the connection" in ext.reason
     assert group.summary.endswith("(1, 1 failed)")
+
+
+def test_a_settings_problem_names_the_field_by_its_title_not_its_key(home: Path, app: App) -> None:
+    from tests.plugins.builders import make_plugin
+
+    schema = {"type": "object", "required": ["region"], "properties": {
+        "retries": {"type": "integer", "title": "Retries per call", "default": 2, "maximum": 5},
+        "region": {"type": "string", "title": "Region"}}}
+    make_plugin(home, "formkit", files={"config.schema.json": schema})
+    app.plugins.refresh()
+    page = PluginsPagePresenter(app)
+    view = page.save_setting("formkit", "retries", "many")
+    assert view.problems["retries"] == "Retries per call expects an integer, not 'many'."
+    assert "'Region' is a required property" in page.form("formkit").problems[""]
