@@ -118,7 +118,7 @@ def _titled(form: SettingsForm | None, problems: dict[str, str]) -> dict[str, st
     out = {}
     for key, message in problems.items():
         for k, label in labels.items():
-            if message.startswith(f"{k} ") or message.startswith(f"{k}:"):
+            if message.startswith((f"{k} ", f"{k}:")):
                 message = label + message[len(k):]
             message = message.replace(f"'{k}'", f"'{label}'")
         out[key] = message
