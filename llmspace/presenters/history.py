@@ -1,6 +1,6 @@
 """Run-history intents of the editor presenter: rows, inspect, restore (one undo step),
 remove (with the evaluations that use the run), fork from a message into a new thread file,
-the structural comparison and verdict-only evaluations, and what the panel shows: run rows in
+the structural comparison and verdict-only evaluations, a run's trace (`trace_source`), and what the panel shows: run rows in
 the chosen sort order and evaluation rows (`presenters/history_rows.py`), and the chart
 (`presenters/history_chart.py`). `HistoryIntents(doc)` is a
 component of `presenters/editor.EditorPresenter` (`presenter.history_intents`); `doc` is the
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ..core.model import Thread
+from ..core.model import RunSnapshot, Thread
 from ..errors import UserFacingError
 from .history_chart import ChartData, chart_data
 from .history_rows import EvaluationRow, HistoryRow, HistorySort, evaluation_rows, run_rows
@@ -51,6 +51,15 @@ class HistoryIntents:
         from ..core.history import inspect_run
 
         return inspect_run(self.doc.thread, run_id)
+
+    def trace_source(self, run_id: str) -> tuple[RunSnapshot, str]:
+        """What the trace view of a run needs (`presenters/trace_view.py`): a copy of its
+        entry (its traces are read on a worker) and its title, "<date time> · <provider/model>"."""
+        from ..core.history import absolute_time, find_run
+        from .history_rows import model_full
+
+        run = find_run(self.doc.thread, run_id)
+        return run.model_copy(deep=True), f"{absolute_time(run.timestamp or 0)} · {model_full(run.thread)}"
 
     def fork_from(self, run_id: str, message_id: str) -> str:
         """Write a new thread beside this one from a run, up to and including a message

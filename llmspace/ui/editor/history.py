@@ -2,7 +2,8 @@
 first line of each reply, time, model, tokens, cost, latency and score; a click on a column
 heading sorts by it (again: reversed); the selected run's reply line and figures show below.
 The "Chart" tab draws scores, latency and cost per run (`history_chart.py`). Inspect
-(read-only view with Previous/Next and Fork from a message, `inspect.py`), Restore (one undo
+(read-only view with Previous/Next and Fork from a message, `inspect.py`), Trace (T on the list: the run's model and tool
+calls with timing, `trace_view.py`), Restore (one undo
 step), Remove (with confirmation; its evaluations go too), Compare two selected runs
 (`compare.py`; the earlier one is A), Fork the selected run at its last message; below, the
 saved evaluations by run time and model, verdict, rubric, averages and B − A (Open, Remove).
@@ -82,6 +83,7 @@ class HistoryPanel(tb.Frame):
         self.bar = FlowFrame(master)
         self.bar.pack(side="bottom", fill="x", pady=(4, 0))
         for text, style, command in (("Inspect", "secondary-outline", self.inspect),
+                                     ("Trace", "secondary-outline", self.trace),
                                      ("Restore", "primary-outline", self.restore),
                                      ("Remove", "danger-outline", self.remove),
                                      ("Compare two", "info-outline", self.compare),
@@ -93,6 +95,7 @@ class HistoryPanel(tb.Frame):
         self.xscroll.pack(side="bottom", fill="x")
         self.list.pack(fill="both", expand=True)
         self.list.bind("<<TreeviewSelect>>", lambda e: self.show_detail(), add=True)
+        self.list.bind("<Key-t>", lambda e: (self.trace(), "break")[1], add=True)  # the selected run's trace
         self.list.bind("<Configure>", lambda e: self._fit_summary(), add=True)
 
     def _build_evaluations(self) -> None:
@@ -240,6 +243,22 @@ class HistoryPanel(tb.Frame):
         except UserFacingError as exc:
             self.view.ui.errors.show(str(exc))
             return None
+
+    def trace(self) -> Any:
+        """Open the trace view of the selected run (`trace_view.py`): its model and tool calls
+        with timing, what was sent and answered."""
+        run_id = self.selected()
+        if not run_id:
+            self.view.ui.status.set("Select a run to see its trace.")
+            return None
+        from .trace_view import TraceWindow
+
+        try:
+            run, title = self.view.p.history_intents.trace_source(run_id)
+        except UserFacingError as exc:
+            self.view.ui.errors.show(str(exc))
+            return None
+        return TraceWindow(self.view.ui, run, self.view.app.traces.load, title)
 
     def fork(self) -> str | None:
         """Fork the selected run at its last message into a new thread (opened in a new tab);
