@@ -103,3 +103,28 @@ def test_apply_in_the_tools_dialog_applies_and_keeps_it_open(window, app):
     assert name in editor.p.tool_names()
     assert dlg.winfo_exists() and dlg.msg.cget("text") == "Applied."
     dlg.destroy()
+
+
+def test_the_variables_dialogs_skills_list_scrolls_when_it_holds_more_than_it_shows(window, app):
+    import orjson
+
+    from llmspace.jsonio import write_bytes_atomic
+    from llmspace.ui.editor.variables_dialog import VariablesDialog
+
+    write_bytes_atomic(app.workspace.root / "skills.json", orjson.dumps({
+        "title": "skills", "context": {"variables": {"s": {"type": "skills", "skillNames": ["skill-11"]}},
+                                       "messages": []}}))
+    window.tree_view.refresh()
+    editor = window.open_thread("skills.json")
+    names = [f"skill-{k:02d}" for k in range(12)]
+    dlg = VariablesDialog(editor, editor.p, lambda: None, skill_names=lambda: names)
+    window.root.update()
+    _v, lb, _all, _names = dlg.skill_boxes["s"]
+    assert lb.size() == 12 and int(lb.cget("height")) < 12
+    bar = dlg.skill_bars["s"]
+    assert bar.winfo_ismapped() and str(lb.cget("yscrollcommand"))
+    bar.set(*lb.yview())
+    lb.yview_moveto(1.0)
+    window.root.update()
+    assert lb.yview()[1] == 1.0
+    dlg.destroy()

@@ -91,6 +91,9 @@ class ValueRow(tb.Frame):
         self.pack_forget()
 
 
+SKILL_ROWS = 5  # rows of the skills list before it scrolls
+
+
 class VariablesDialog(tb.Toplevel):
     """Typed variables (date format, working directory, skills), custom text variables and
     JSON and file variables."""
@@ -103,6 +106,7 @@ class VariablesDialog(tb.Toplevel):
         self.bind("<Escape>", lambda e: self.destroy())
         self.p, self.on_done, self.dialogs = p, on_done, dialogs
         self.skill_boxes: dict[str, tuple[Any, tk.Listbox, tk.Variable, list[str]]] = {}
+        self.skill_bars: dict[str, tb.Scrollbar] = {}  # a skills list longer than it shows scrolls
         self.typed_fields: dict[str, tuple[Any, tk.Variable]] = {}
         self.value_rows: list[ValueRow] = []
         self.entries: list[tuple[tk.StringVar, tk.Text]] = []
@@ -173,13 +177,22 @@ class VariablesDialog(tb.Toplevel):
         chosen = [str(n) for n in (v.skillNames or [])]
         all_var = tkvars.BooleanVar(self, bool(v.includeAll) or (v.includeAll is None and not chosen))
         tb.Checkbutton(cell, text="All enabled skills", variable=all_var).pack(anchor="w")
-        lb = style_listbox(tk.Listbox(cell, selectmode="multiple", height=min(5, max(1, len(names))), exportselection=False))
+        shown = min(SKILL_ROWS, max(1, len(names)))
+        holder = tb.Frame(cell)
+        lb = style_listbox(tk.Listbox(holder, selectmode="multiple", height=shown, exportselection=False))
         for k, n in enumerate(names):
             lb.insert("end", n)
             if n in chosen:
                 lb.selection_set(k)
+                lb.see(k)
         if names:
-            lb.pack(anchor="w")
+            holder.pack(anchor="w")
+            lb.pack(side="left")
+        if len(names) > shown:
+            bar = tb.Scrollbar(holder, orient="vertical", command=lb.yview)
+            lb.configure(yscrollcommand=bar.set)
+            bar.pack(side="left", fill="y")
+            self.skill_bars[name] = bar
         self.skill_boxes[name] = (v, lb, all_var, names)
 
     # -- rows ------------------------------------------------------------------------------
