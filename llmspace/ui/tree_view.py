@@ -36,6 +36,24 @@ if TYPE_CHECKING:
 POLL_MS = 2000
 
 
+INLINE_ENTRY = "Inline.TEntry"
+
+
+def inline_entry_style(widget: Any) -> str:
+    """The rename box's style for the current theme: the entry with little padding (so it
+    nearly fits a row) and a selection whose text reads on it (4.5:1) in either theme."""
+    from .theme import readable
+
+    try:
+        style = widget.winfo_toplevel().style
+        bg = str(style.colors.selectbg)
+        style.configure(INLINE_ENTRY, padding=(4, 1), selectbackground=bg,
+                        selectforeground=readable(widget, str(style.colors.selectfg), bg))
+    except Exception:  # cosmetic: the default entry style
+        return "TEntry"
+    return INLINE_ENTRY
+
+
 class TreeView(tb.Frame):
     """Workspace tree widget."""
 
@@ -255,10 +273,12 @@ class TreeView(tb.Frame):
         name = rel.rpartition("/")[2]
         name = name[:-5] if name.endswith(".json") and not self.p.is_dir(rel) else name
         var = tkvars.StringVar(value=name)
-        entry = tb.Entry(self.tree, textvariable=var)
+        entry = tb.Entry(self.tree, textvariable=var, style=inline_entry_style(self))
         if bbox:
             x, y, w, h = bbox
-            entry.place(x=x + 16, y=y, width=max(120, w - 16), height=h + 2)
+            # as tall as the entry asks (its glyphs were clipped to the row's height)
+            tall = max(h + 2, entry.winfo_reqheight())
+            entry.place(x=x + 16, y=y - (tall - h) // 2, width=max(120, w - 16), height=tall)
         else:
             entry.place(x=0, y=0, relwidth=1.0)
         entry.select_range(0, "end")

@@ -46,7 +46,7 @@ HINTS_DELAY_MS = 400
 PROMPT_LINES = 6  # the system prompt box never gets fewer lines; the settings column scrolls instead
 # (shares of the width, minimum widths in px) of settings | messages [| history]
 TWO_PANES = ([0.4, 0.6], [220, 300])
-HISTORY_PANES = ([0.26, 0.44, 0.30], [180, 260, 200])
+HISTORY_PANES = ([0.24, 0.42, 0.34], [180, 270, 200])  # History: room for the reply and the time; messages keep 270 px
 
 
 class EditorView(tb.Frame):
@@ -200,6 +200,8 @@ class EditorView(tb.Frame):
             self.history_panel.destroy()
             self.panes.set_shares(self._two_panes, TWO_PANES[1])
             self.history_panel = None
+        # filled while the panel is open, an outline when it is closed
+        self.history_btn.configure(bootstyle="secondary" if self.history_panel is not None else "secondary-outline")
 
     def refresh_model(self) -> None:
         """The model a run will call (with the reason when it is not the saved one) and its parameters."""
