@@ -3,15 +3,29 @@ selected row, and running an intent with its message shown on the page.
 
 `ListActions(rows, msg, refresh)` is a component of `ui/models_page.ModelsPage` and
 `ui/mcp_page.McpPage` (`page.actions`): `rows` is the Treeview whose item ids are the row
-ids, `msg` the Label for results, `refresh` redraws the page. Only `llmspace/ui` uses it.
+ids, `msg` the Label for results, `refresh` redraws the page. `fit_headings(tree)` widens
+the columns whose heading text would be clipped. Only `llmspace/ui` uses it.
 """
 
 from __future__ import annotations
 
+import tkinter.font as tkfont
 from collections.abc import Callable
 from typing import Any
 
 from ..errors import UserFacingError
+
+HEADING_PAD = 20  # a heading's padding and sort-arrow room, in pixels
+
+
+def fit_headings(tree: Any) -> None:
+    """Make every column of `tree` at least as wide as its heading text (never narrower)."""
+    font = tkfont.nametofont("TkHeadingFont")
+    for col in ("#0", *tree["columns"]):
+        need = font.measure(str(tree.heading(col, "text"))) + HEADING_PAD
+        if int(tree.column(col, "width")) < need:
+            tree.column(col, width=need)
+        tree.column(col, minwidth=need)
 
 
 class ListActions:

@@ -14,7 +14,7 @@ from ..presenters.catalog import model_choices
 from ..presenters.models_page import APIS, ModelsPagePresenter
 from . import tkvars
 from .follow import follow
-from .list_page import ListActions
+from .list_page import ListActions, fit_headings
 
 if TYPE_CHECKING:
     from ..app import App
@@ -72,6 +72,8 @@ class ModelsPage(tb.Frame):
         self.plugin_notes = tb.Label(box, text="", bootstyle="warning", wraplength=880, justify="left")
         self.plugin_notes.pack(anchor="w")
         self.actions = ListActions(self.list, self.msg, self.refresh)
+        for tree in (self.list, self.plugin_list):
+            fit_headings(tree)
         self.refresh()
         follow(self, ui.pump, (app.registries.providers.subscribe,), self.refresh)  # plugin providers come and go
 

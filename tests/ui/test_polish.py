@@ -128,3 +128,17 @@ def test_the_variables_dialogs_skills_list_scrolls_when_it_holds_more_than_it_sh
     window.root.update()
     assert lb.yview()[1] == 1.0
     dlg.destroy()
+
+
+def test_no_column_header_of_settings_models_is_clipped(window):
+    import tkinter.font as tkfont
+
+    dialog = window.open_settings()
+    page = dialog.models_page
+    window.root.update()
+    font = tkfont.nametofont("TkHeadingFont")
+    for tree in (page.list, page.plugin_list):
+        for col in ("#0", *tree["columns"]):
+            text = str(tree.heading(col, "text"))
+            assert int(tree.column(col, "width")) >= font.measure(text) + 16, (text, tree.column(col, "width"))
+    dialog.destroy()
