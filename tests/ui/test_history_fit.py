@@ -26,13 +26,18 @@ def _run(rid: str, ts: int) -> dict:
 def long_thread(app, count: int = 10, words: int = 60) -> str:
     messages = [{"id": f"m{i}", "role": "user" if i % 2 == 0 else "assistant",
                  "content": [{"type": "text", "text": f"message {i} " + "word " * words}]} for i in range(count)]
+    if count == 0:  # a question, a tool call and the reply (the screenshots' thread)
+        messages = [{"id": "u1", "role": "user", "content": [{"type": "text", "text": "Tell me about Lisbon."}]},
+                    {"id": "a1", "role": "assistant", "content": [{"type": "text", "text": ""}],
+                     "toolCalls": [{"id": "c1", "input": {"name": "city_facts", "arguments": {"city": "Lisbon"}}}]},
+                    {"id": "a2", "role": "assistant", "content": [{"type": "text", "text": "Lisbon: hills, trams."}]}]
     write_bytes_atomic(app.workspace.root / "long.json", orjson.dumps({
         "title": "long", "runHistory": [_run(f"r{i}", now_ms() - 600_000 * i) for i in range(1, 4)],
         "context": {"systemPrompt": "You are helpful.", "messages": messages}}))
     return "long.json"
 
 
-@pytest.fixture(params=[(10, 60), (4, 30)], ids=["ten-long", "four-short"])
+@pytest.fixture(params=[(10, 60), (4, 30), (0, 0)], ids=["ten-long", "four-short", "tool-call"])
 def ed(window, app, request):
     rel = long_thread(app, *request.param)
     window.tree_view.refresh()
