@@ -142,3 +142,13 @@ def test_no_column_header_of_settings_models_is_clipped(window):
             text = str(tree.heading(col, "text"))
             assert int(tree.column(col, "width")) >= font.measure(text) + 16, (text, tree.column(col, "width"))
     dialog.destroy()
+
+
+def test_the_title_field_keeps_its_width_while_the_run_status_changes(window, app):
+    (editor,) = open_tabs(window, app, "steady")
+    window.root.update()
+    before = editor.title_entry.winfo_width()
+    for text in ("Running…", "Stopping…", "Retrying…", "Stopped", ""):
+        editor.status.configure(text=text)
+        window.root.update()
+        assert editor.title_entry.winfo_width() == before, text

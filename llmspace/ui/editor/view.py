@@ -49,6 +49,9 @@ TWO_PANES = ([0.4, 0.6], [220, 300])
 HISTORY_PANES = ([0.24, 0.42, 0.34], [180, 270, 200])  # History: room for the reply and the time; messages keep 270 px
 
 
+STATUS_CHARS = 11  # the run status beside the title: Running…, Stopping…, Retrying…, Stopped
+
+
 class EditorView(tb.Frame):
     """Editor of one thread tab. Running (Run/Stop, the banner, calling tools from cards)
     is the `self.run_controls` component (`ui/editor/run_controls.py`)."""
@@ -83,7 +86,8 @@ class EditorView(tb.Frame):
         self.title_var, self.title_entry = self.title.var, self.title.entry
         self.undo_btn = tb.Button(head, text="↶", width=3, bootstyle="secondary-outline", command=self.undo)
         self.redo_btn = tb.Button(head, text="↷", width=3, bootstyle="secondary-outline", command=self.redo)
-        self.status = tb.Label(head, text="", bootstyle="secondary")
+        # as wide as its longest text ("Stopping…"), so the title keeps its width while a run goes
+        self.status = tb.Label(head, text="", bootstyle="secondary", width=STATUS_CHARS, anchor="w")
         settings = tb.Menubutton(head, text="⚙", bootstyle="secondary-outline")
         menu = tk.Menu(settings, tearoff=False)
         switches = self.ctx.switches
