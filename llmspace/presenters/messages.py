@@ -26,8 +26,9 @@ from ..errors import UserFacingError
 from .view_updates import EditorUpdate, MessageChanged, MessagesChanged
 
 
-def image_label(mime_type: str, base64_data: str) -> str:
-    """'[image] image/png · 312 bytes' — the decoded size, never a misleading '0 KB'."""
+def image_label(mime_type: str, base64_data: str, name: str = "") -> str:
+    """'[image] cat.png · 312 bytes' ('[image] image/png · …' when the file name is not known)
+    — the decoded size, never a misleading '0 KB'."""
     size = base64_size(base64_data)
     if size < 1024:
         text = f"{size} bytes"
@@ -35,7 +36,7 @@ def image_label(mime_type: str, base64_data: str) -> str:
         text = f"{size / 1024:.1f} KB"
     else:
         text = f"{size / (1024 * 1024):.1f} MB"
-    return f"[image] {mime_type} · {text}"
+    return f"[image] {name or mime_type} · {text}"
 
 
 def drop_slot(y: float, cards: list[tuple[int, int, int]]) -> int | None:
@@ -86,6 +87,15 @@ class MessageIntents:
 
     def __init__(self, doc: MessageDocument) -> None:
         self.doc = doc
+        # File names of images attached in this session (the thread format has no place for
+        # them: files stay as the original app writes them), by `thumbnails.image_key`.
+        self.image_names: dict[Any, str] = {}
+
+    def image_name(self, mime: str, b64: str) -> str:
+        """The file name an image was attached from in this session, or ""."""
+        from .thumbnails import image_key
+
+        return self.image_names.get(image_key(mime, b64), "")
 
     @staticmethod
     def new_message(role: str, text: str = "") -> UserMessage | AssistantMessage:
@@ -162,7 +172,7 @@ class MessageIntents:
             msg.content = [*msg.content, TextContent(type="text", text=text)]
         self.doc.edited(MessageChanged(index))
 
-    def add_image(self, index: int, mime: str, b64: str) -> None:
+    def add_image(self, index: int, mime: str, b64: str, name: str = "") -> None:
         msg = self.doc.thread.ensure_messages()[index]
         if msg.role != "user":
             raise UserFacingError("Images can only be added to user messages.")
@@ -170,6 +180,10 @@ class MessageIntents:
         images = [c for c in msg.content if isinstance(c, ImageDataContent)]
         rest = [c for c in msg.content if not isinstance(c, ImageDataContent)]
         msg.content = [*images, ImageDataContent(type="image_data", mimeType=mime, data=b64), *rest]
+        if name:
+            from .thumbnails import image_key
+
+            self.image_names[image_key(mime, b64)] = name
         self.doc.edited(MessagesChanged())
 
     def remove_image(self, index: int, image_index: int) -> None:

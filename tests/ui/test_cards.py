@@ -67,7 +67,7 @@ def test_an_image_from_a_file_goes_into_the_user_message(ed, window, tmp_path):
     ed.list.cards["u1"].pick_image()
     content = ed.p.messages[0].content
     assert [c.type for c in content] == ["image_data", "text"] and content[0].mimeType == "image/png"
-    assert any("[image] image/png" in t for t in labels(ed.list.cards["u1"]))
+    assert any("[image] dot.png · " in t for t in labels(ed.list.cards["u1"]))  # its file name, not its MIME type
 
 
 def test_collapse_switch_role_reorder_insert_and_remove(ed):

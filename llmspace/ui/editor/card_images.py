@@ -38,7 +38,8 @@ class ImageStrip(FlowFrame):
 
     def __init__(self, master: Any, view: Any, images: list[tuple[str, str]],
                  on_remove: Callable[[int], None] | None = None,
-                 on_height_change: Callable[[], None] | None = None) -> None:
+                 on_height_change: Callable[[], None] | None = None,
+                 name_of: Callable[[str, str], str] | None = None) -> None:
         super().__init__(master, gap=8, on_height_change=on_height_change)
         self.view = view
         self.images = images
@@ -59,7 +60,8 @@ class ImageStrip(FlowFrame):
             self.thumbs.append(thumb)
             row = tb.Frame(cell)
             row.pack(anchor="w")
-            tb.Label(row, text=image_label(mime, data), bootstyle="secondary").pack(side="left")
+            name = name_of(mime, data) if name_of is not None else ""  # the file it was attached from
+            tb.Label(row, text=image_label(mime, data, name), bootstyle="secondary").pack(side="left")
             if on_remove is not None:
                 tb.Button(row, text="✕", bootstyle="secondary-link", width=2, padding=(2, 0),
                           command=lambda i=i: on_remove(i)).pack(side="left")

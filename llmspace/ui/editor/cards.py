@@ -16,6 +16,7 @@ the `EditorPresenter` and receives streamed text through `append_text`/`append_t
 from __future__ import annotations
 
 import base64
+import os
 import tkinter as tk
 from functools import partial
 from typing import Any
@@ -203,7 +204,8 @@ class MessageCard(tb.Frame):
         if not images:
             return
         remove = None if self.p.read_only else (lambda i: self._do(self.p.message_intents.remove_image, self.index, i))
-        self.images = ImageStrip(self, self.view, images, on_remove=remove, on_height_change=self.view.list.request_layout)
+        self.images = ImageStrip(self, self.view, images, on_remove=remove, on_height_change=self.view.list.request_layout,
+                                 name_of=self.p.message_intents.image_name)
         self.images.pack(fill="x", pady=2)
 
     def _thinking(self, text: str) -> None:
@@ -358,7 +360,7 @@ class MessageCard(tb.Frame):
         except OSError as exc:
             self.view.ui.errors.show(f"Could not read {path}: {exc.strerror or exc}.")
             return
-        self._do(self.p.message_intents.add_image, self.index, mime, data)
+        self._do(self.p.message_intents.add_image, self.index, mime, data, os.path.basename(path))
 
     def paste_image(self) -> None:
         try:
