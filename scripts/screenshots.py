@@ -5,8 +5,8 @@
 Builds a throwaway data root with the Atlas example plugin installed, a thread that ran
 three times against a loopback model server (tests/support/llm_server.py) and was scored
 with a rubric, then opens the real main window and photographs: the editor with the run
-history chart, the keyboard focus (its ring around the system prompt, switched by Ctrl+M to
-"Tab inserts a tab"), a reply drawn as Markdown after a todo list and a web search, the command
+history chart, the trace view of a run (its tool call's request as folded JSON), the keyboard focus (its ring around the system prompt, switched by Ctrl+M to
+"Tab inserts a tab"), the editor at the minimum window size 800×500, a reply drawn as Markdown after a todo list and a web search, the command
 palette with a plugin command and its arguments, the evaluation results grid, a cell's
 detail and the comparison of two evaluation runs (quiz.json over 40 cases, run twice), and
 the Settings pages Plugins, Skills, MCP, Models and Search. Needs an X display (Xvfb).
@@ -56,6 +56,7 @@ def _prepare(home: Path) -> None:
     zip_path = home / "atlas.zip"
     main(["plugins", "pack", str(ROOT / "examples" / "plugins" / "atlas"), "-o", str(zip_path)])
     main(["plugins", "install", str(zip_path)])
+    main(["plugins", "approve", "atlas"])  # installed disabled until approved: its tool runs in the shots
     trip = home / "workspace" / "trip.json"
     trip.parent.mkdir(parents=True, exist_ok=True)
     trip.write_bytes(serialize_thread(thread_from_data({"title": "trip", "context": {
@@ -158,10 +159,12 @@ def _shoot(theme: str) -> None:
         panel = view.history_panel
         panel.tabs.select(panel.chart_tab)
         _grab(window.root, f"editor-history-{theme}", screen=True)
+        _shoot_trace(window, panel, theme)
         view.prompt.focus_force()  # the focus ring, and Ctrl+M's "Tab inserts a tab" in the status bar
         window.tab_keys.toggle(view.prompt)
         _grab(window.root, f"keyboard-focus-{theme}", screen=True)
         window.tab_keys.toggle(view.prompt)
+        _shoot_small(window, view, theme)
         pal = window.open_palette()
         pal.geometry("+360+120")
         pal.query.set("stamp-title Draft --dry-run")
@@ -183,6 +186,45 @@ def _shoot(theme: str) -> None:
     finally:
         window.close()
         app.close()
+
+
+def _shoot_trace(window: Any, panel: Any, theme: str) -> None:
+    """The trace view of the latest run (History › Trace), its tool call selected."""
+    import time
+
+    latest = panel.list.get_children("")[0]
+    panel.list.selection_set(latest)
+    trace = panel.trace()
+    trace.geometry("+80+80")
+    deadline = time.monotonic() + 30
+    while not trace.steps.get_children("") and time.monotonic() < deadline:  # read on a worker
+        window.root.update()
+        time.sleep(0.01)
+    steps = trace.steps.get_children("")
+    if len(steps) > 1:
+        trace.steps.selection_set(steps[1])
+        trace.steps.focus(steps[1])
+    _settle(window.root)
+    for tree in (trace.request, trace.response):
+        for row in tree.get_children(""):
+            for child in tree.get_children(row):
+                tree.item(child, open=True)  # one level more than the view opens
+    _grab(trace, f"trace-view-{theme}")
+    trace.destroy()
+
+
+def _shoot_small(window: Any, view: Any, theme: str) -> None:
+    """The window at its minimum size (800×500): the settings column scrolled down to the
+    system prompt, the tree's buttons and the Run button whole."""
+    geometry = window.root.geometry()
+    view.toggle_history()  # closed, as the window opens
+    window.root.geometry("800x500+0+0")
+    _settle(window.root)
+    view.settings.see(view.prompt)
+    _grab(window.root, f"editor-800x500-{theme}")
+    window.root.geometry(geometry)
+    _settle(window.root)
+    view.toggle_history()
 
 
 def _shoot_evals(window: Any, theme: str) -> None:

@@ -6,7 +6,7 @@ pruned since (the folder is kept under a size cap, oldest first) is a step shown
 Secrets were removed when the traces were written; nothing here reads anything else.
 
     view = trace_view(run, load)      # load(name) -> the trace's dict, None when it is gone
-    view.steps[0].title               # "1 · Model call · loop/loopback-model"
+    view.steps[0].title               # "1 · Model loop/loopback-model"
     view.steps[0].request             # JsonNode tree of the request body, folded below its top level
 
 No Tk; the Tk view (`ui/editor/trace_view.py`) reads the files on a worker through `load`.
@@ -51,6 +51,8 @@ class TraceStep:
     started: str = ""  # local HH:MM:SS.mmm
     offset: str = ""  # since the run's first step: "+1.25 s"
     timing: str = ""  # "first token 120 ms · 900 ms"
+    duration: str = ""  # "900 ms"
+    first_token: str = ""  # "120 ms" (model calls that streamed a token)
     duration_ms: float | None = None
     request_text: str = ""
     response_text: str = ""
@@ -149,7 +151,9 @@ def _model_step(name: str, doc: Mapping[str, Any], label: str) -> TraceStep:
         response["eventsDropped"] = doc["eventsDropped"]
     where = f"{doc.get('provider', '?')}/{doc.get('model', '?')}"
     error = doc.get("error") if isinstance(doc.get("error"), str) else None
-    return TraceStep(name, "model", f"{label} · Model call · {where}", timing=shown, duration_ms=total,
+    return TraceStep(name, "model", f"{label} · Model {where}", timing=shown, duration_ms=total,
+                     duration=ms_label(total) if total is not None else "",
+                     first_token=ms_label(first) if first is not None else "",
                      request_text=pretty(request), response_text=_reply_text(doc.get("events")),
                      request=fold_json(request), response=fold_json(response), error=error)
 
@@ -162,7 +166,8 @@ def _tool_step(name: str, doc: Mapping[str, Any], label: str) -> TraceStep:
     if result.get("truncated"):
         text += f"\n[{result.get('chars')} characters in all; the trace keeps the first part]"
     error = "The tool reported an error." if result.get("isError") is True else None
-    return TraceStep(name, "tool", f"{label} · Tool {doc.get('tool', '?')}", timing=ms_label(total) if total is not None else "",
+    duration = ms_label(total) if total is not None else ""
+    return TraceStep(name, "tool", f"{label} · Tool {doc.get('tool', '?')}", timing=duration, duration=duration,
                      duration_ms=total, request_text=pretty(doc.get("arguments")), response_text=text,
                      request=fold_json({"tool": doc.get("tool"), "callId": doc.get("callId"), "arguments": doc.get("arguments")}),
                      response=fold_json(dict(result)), error=error)

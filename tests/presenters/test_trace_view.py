@@ -38,10 +38,11 @@ def test_a_run_with_a_tool_call_shows_its_steps_with_timing_and_what_was_sent_an
     assert view.run_id == result.run_id and view.note is None
     assert [s.kind for s in view.steps] == ["model", "tool", "model"]
     first, tool, last = view.steps
-    assert first.title == "1 · Model call · loop/loopback-model"
-    assert tool.title == "2 · Tool read" and last.title.startswith("3 · Model call")
+    assert first.title == "1 · Model loop/loopback-model"
+    assert tool.title == "2 · Tool read" and last.title.startswith("3 · Model loop")
     assert all(s.timing.endswith(" ms") or s.timing.endswith(" s") for s in view.steps)
-    assert first.timing.startswith("first token ")
+    assert first.timing.startswith("first token ") and first.first_token.endswith("ms")
+    assert tool.duration == tool.timing and tool.first_token == ""
     assert all(s.duration_ms is not None and s.duration_ms >= 0 for s in view.steps)
     assert first.offset == "+0.00 s" and all(s.started.count(":") == 2 for s in view.steps)
     assert "What is in notes.txt?" in first.request_text and "[tool call read c1]" in first.response_text

@@ -76,8 +76,8 @@ def test_t_on_a_run_opens_its_trace_with_each_step_timed_and_no_secret(window, a
     pump_until(root, lambda: len(trace.steps.get_children("")) == 3, 30)
 
     rows = [trace.steps.item(i) for i in trace.steps.get_children("")]
-    assert [r["text"] for r in rows] == ["1 · Model call · loop/loopback-model", "2 · Tool read",
-                                         "3 · Model call · loop/loopback-model"]
+    assert [r["text"] for r in rows] == ["1 · Model loop/loopback-model", "2 · Tool read",
+                                         "3 · Model loop/loopback-model"]
     assert all(r["values"][2].endswith("ms") or r["values"][2].endswith(" s") for r in rows)  # timing per step
     assert rows[0]["values"][1] == "+0.00 s" and trace.summary.cget("text").startswith("3 steps · ")
     assert trace.steps.selection() == ("0",)

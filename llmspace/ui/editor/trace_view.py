@@ -1,6 +1,6 @@
 """The trace view of one recorded run, opened from the run in History (the Trace button, or
 T on the runs list): the run's steps — model calls and tool calls — in order with their start,
-offset from the first step and timing; for the selected step what was sent and answered as
+offset from the first step, duration and (model calls) time to the first token; for the selected step what was sent and answered as
 text, and the request and response as folded JSON (the top level open, the rest folded:
 Right / double-click opens a row). A trace pruned since is a step shown as removed.
 
@@ -13,17 +13,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import ttkbootstrap as tb
 
 from ...presenters.trace_view import JsonNode, TraceStep, TraceView, trace_view
+from .history import fit_columns
 
 if TYPE_CHECKING:
     from ...core.model import RunSnapshot
     from ..services import UiServices
 
-SIZE = (980, 620)
+SIZE = (1180, 640)
 
 
 class TraceWindow(tb.Toplevel):
@@ -44,12 +45,13 @@ class TraceWindow(tb.Toplevel):
         paned = tb.Panedwindow(self, orient="horizontal")
         paned.pack(fill="both", expand=True, padx=8, pady=(0, 8))
         left = tb.Frame(paned)
-        self.steps = tb.Treeview(left, columns=("started", "offset", "timing"), show="tree headings",
+        self.steps = tb.Treeview(left, columns=("started", "offset", "duration", "first"), show="tree headings",
                                  selectmode="browse", height=12)
-        for col, text, width in (("#0", "Step", 250), ("started", "Started", 100), ("offset", "After", 64),
-                                 ("timing", "Timing", 170)):
-            self.steps.heading(col, text=text, anchor="w")
-            self.steps.column(col, width=width, stretch=col == "#0", anchor="w")
+        for col, text, width in (("#0", "Step", 240), ("started", "Started", 100), ("offset", "After", 62),
+                                 ("duration", "Took", 66), ("first", "First token", 76)):
+            anchor: Literal["w", "e"] = "w" if col == "#0" else "e"
+            self.steps.heading(col, text=text, anchor=anchor)
+            self.steps.column(col, width=width, minwidth=40, stretch=col == "#0", anchor=anchor)
         self.steps.pack(fill="both", expand=True)
         self.steps.bind("<<TreeviewSelect>>", lambda e: self._show_selected(), add=True)
         self.note = tb.Label(left, text="", bootstyle="secondary", wraplength=520, justify="left")
@@ -97,9 +99,12 @@ class TraceWindow(tb.Toplevel):
         self.note.configure(text=view.note or "")
         self.steps.delete(*self.steps.get_children(""))
         for i, step in enumerate(view.steps):
-            self.steps.insert("", "end", iid=str(i), text=step.title, values=(step.started, step.offset, step.timing),
-                              tags=(step.kind,))
+            self.steps.insert("", "end", iid=str(i), text=step.title,
+                              values=(step.started, step.offset, step.duration, step.first_token), tags=(step.kind,))
         self.steps.tag_configure("removed", foreground=tb.Style().colors.secondary)
+        columns = ["started", "offset", "duration", "first"]
+        fit_columns(self.steps, columns, [[s.started, s.offset, s.duration, s.first_token] for s in view.steps],
+                    [str(self.steps.heading(c, "text")) for c in columns])
         if view.steps:
             self.steps.selection_set("0")
             self.steps.focus("0")
