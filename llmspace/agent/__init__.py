@@ -6,7 +6,7 @@ Modules:
 - `run_services.py`  `RunServices`, the services a run uses
 - `runner.py`        `Runner`: `run` (blocking), `submit` (worker pool), `call_tools`
 - `loop.py`          `RunSession`, the turn loop of one run
-- `services.py`      the model stream with retries and traces, tool context, usage, history entry
+- `services.py`      the model stream with retries and traces, a run's traces (`RunTraces`), tool context, usage, history entry
 - `convert.py`       stored thread -> provider-neutral request parts
 - `fold.py`          one turn's stream events -> the stored assistant message
 - `events.py`        `RunEvent`, what a run reports while it works

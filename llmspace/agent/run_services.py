@@ -13,7 +13,7 @@ Fields:
 - `models`     provider and model settings (`settings/models.py`)
 - `workspace`  the thread files (`core/workspace.py`; the matrix saves through it)
 - `root`       the data root (`paths.py`)
-- `traces`     the model-call trace writer (`providers/traces.py`)
+- `traces`     the trace writer of model and tool calls (`providers/traces.py`)
 - `clock`      wall time in seconds (run-history timestamps); tests may pin it
 """
 

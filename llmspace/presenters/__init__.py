@@ -13,6 +13,7 @@ Modules:
 - `thumbnails` — message image thumbnails: decoding with Pillow, a cache.
 - `run` — run controls of one tab: start, stop, live run events, pauses, human-started tool calls.
 - `compare` — the compare dialog of two recorded runs: diff, scores, rubrics, verdict.
+- `trace_view` — the trace view of a recorded run: its model and tool calls with timing.
 - `catalog` — what the editor's pickers offer: models, built-in tools, MCP tools.
 - `welcome` — first-start detection: API keys in the environment, local model servers.
 - `models_page`, `mcp_page`, `skills_page`, `search_page`, `plugins_page` — the Settings

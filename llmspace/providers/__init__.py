@@ -15,6 +15,6 @@ Modules:
 - `sse.py`                 incremental Server-Sent Events parsing
 - `think.py`               `<think>` tag splitting
 - `retry.py`               retries before the first token (used by `agent/`)
-- `traces.py`              one trace file per model call under `traces/`
+- `traces.py`              one trace file per model call and tool call of a run under `traces/calls/`
 - `usage.py`               usage and cost of a turn
 """

@@ -3,5 +3,5 @@
 and `cards` (with `card_header` and `card_images` thumbnails), `text_assist` (variable
 highlighting, `completion` after `{{`, `var_hover` value tooltips in every text box), `flow`
 (wrapping rows of buttons or pictures), `panels` (pickers, tools dialog),
-`variables_dialog`, `history`, `inspect` and `compare` (recorded runs). Screen logic in
+`variables_dialog`, `history`, `inspect`, `trace_view` and `compare` (recorded runs). Screen logic in
 `llmspace.presenters.editor` and its components."""
