@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import json
 import os
 import secrets
 import select
@@ -326,8 +327,6 @@ def _start(root: DataRoot, run: Path, model: ModelFile, settings: engine_setting
            "contextSize": settings.context_size, "threads": settings.threads, "idleSeconds": settings.idle_seconds,
            "apiKey": secrets.token_urlsafe(32), "serverLog": str(server_log),
            "chatTemplateFile": str(template) if template else None}
-    import json
-
     with sup_log.open("ab") as err:
         proc = subprocess.Popen([sys.executable, "-m", "llmspace.local.supervisor"], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=err, start_new_session=True, close_fds=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,8 @@ from llmspace.core.model import ModelParams
 from llmspace.local.provider import LocalAdapter
 from llmspace.paths import DataRoot
 from llmspace.providers.base import Endpoint, ModelInfo, ModelRequest, NeutralMessage, ToolSpec
-from llmspace.providers.events import ErrorEvent, TextDelta, ToolCallArgsDelta, ToolCallStart
+from llmspace.providers.events import ErrorEvent, StreamEvent, TextDelta, ToolCallArgsDelta, ToolCallStart
+from llmspace.providers.tolerant_calls import tolerant_tool_calls
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SYSTEM = "You are a helpful assistant. When a request needs one of the tools, call it; otherwise answer briefly."
@@ -82,34 +84,49 @@ class Measurement:
                 for o in self.outcomes if (o.expect is not None and not o.valid) or (o.expect is None and o.called)]
 
 
-def measure(root: DataRoot, model: str, *, tolerant: bool) -> Measurement:
+def _outcome(case: dict[str, Any], events: list[StreamEvent], schemas: dict[str, Draft202012Validator],
+             seconds: float) -> Outcome:
+    outcome = Outcome(id=case["id"], expect=case["expect"], seconds=seconds)
+    args: list[str] = []
+    for event in events:
+        if isinstance(event, ToolCallStart) and outcome.called is None:
+            outcome.called = event.name
+        elif isinstance(event, ToolCallArgsDelta) and event.index == 0:
+            args.append(event.text)
+        elif isinstance(event, TextDelta):
+            outcome.text += event.text
+        elif isinstance(event, ErrorEvent):
+            outcome.error = event.message
+    if outcome.called in schemas:
+        try:
+            value = json.loads("".join(args) or "{}")
+        except ValueError:
+            value = None
+        outcome.valid = isinstance(value, dict) and schemas[outcome.called].is_valid(value)
+    return outcome
+
+
+def measure(root: DataRoot, model: str, *, max_tokens: int = 128,
+            progress: Callable[[str], None] | None = None) -> tuple[Measurement, Measurement]:
+    """(tolerant tool calls on, off) over the committed prompts. Each prompt is sent once with
+    the option off; the same events are then read through the tolerant filter, which is what
+    the option does (it only rereads the reply)."""
     offered = tools()
     schemas = {t.name: Draft202012Validator(t.parameters) for t in offered}
-    adapter = LocalAdapter(root, tolerant=tolerant)
-    endpoint = Endpoint(provider_id="local", api="local-engine", base_url="local://engine", read_timeout=300.0)
-    result = Measurement()
+    adapter = LocalAdapter(root, tolerant=False)
+    endpoint = Endpoint(provider_id="local", api="local-engine", base_url="local://engine", read_timeout=600.0,
+                        progress_timeout=600.0)
+    on, off = Measurement(), Measurement()
     for case in cases():
         req = ModelRequest(endpoint=endpoint, model=ModelInfo(id=model, name=model, api="local-engine"),
                            system_prompt=SYSTEM, messages=(NeutralMessage(role="user", text=case["prompt"]),),
-                           tools=offered, params=ModelParams(maxTokens=200, temperature=0, extra={"seed": 0}))
-        outcome = Outcome(id=case["id"], expect=case["expect"])
+                           tools=offered, params=ModelParams(maxTokens=max_tokens, temperature=0, extra={"seed": 0}))
         started = time.perf_counter()
-        args: list[str] = []
-        for event in adapter.stream(req, CancelToken()):
-            if isinstance(event, ToolCallStart) and outcome.called is None:
-                outcome.called = event.name
-            elif isinstance(event, ToolCallArgsDelta) and event.index == 0:
-                args.append(event.text)
-            elif isinstance(event, TextDelta):
-                outcome.text += event.text
-            elif isinstance(event, ErrorEvent):
-                outcome.error = event.message
-        outcome.seconds = time.perf_counter() - started
-        if outcome.called in schemas:
-            try:
-                value = json.loads("".join(args) or "{}")
-            except ValueError:
-                value = None
-            outcome.valid = isinstance(value, dict) and schemas[outcome.called].is_valid(value)
-        result.outcomes.append(outcome)
-    return result
+        events = list(adapter.stream(req, CancelToken()))
+        seconds = time.perf_counter() - started
+        off.outcomes.append(_outcome(case, events, schemas, seconds))
+        on.outcomes.append(_outcome(case, list(tolerant_tool_calls(iter(events), offered)), schemas, seconds))
+        if progress is not None:
+            o = on.outcomes[-1]
+            progress(f"{o.id}: {o.called or '-'} valid={o.valid} ({seconds:.1f} s) {o.text[:80]!r} {o.error[:120]}")
+    return on, off
