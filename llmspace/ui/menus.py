@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..registries import BuiltinCommand, PaletteCommand
 from ..registry import BUILTIN, Registry
+from .check_marks import add_check
 
 if TYPE_CHECKING:
     from .appearance import Appearance
@@ -78,7 +79,7 @@ class Menus:
                 if it is None:
                     menu.add_separator()
                 elif it[0] == "check":
-                    menu.add_checkbutton(label=it[1], variable=it[2], command=it[3])
+                    add_check(menu, it[1], it[2], it[3])  # a box when off too
                     register(label, it[1], partial(_toggle, it[2], it[3]), None)
                 elif it[0] == "radio":
                     accel = it[5] if len(it) > 5 else None

@@ -152,3 +152,15 @@ def test_the_title_field_keeps_its_width_while_the_run_status_changes(window, ap
         editor.status.configure(text=text)
         window.root.update()
         assert editor.title_entry.winfo_width() == before, text
+
+
+def test_run_switches_show_their_state_on_or_off_in_the_run_menu_and_the_editors_settings_menu(window, app):
+    (editor,) = open_tabs(window, app, "switches")
+    window.switches.auto_run.set(False)
+    for menu in (window.menus.run_menu, editor.settings_menu):
+        labels = {menu.entrycget(i, "label"): i for i in range(menu.index("end") + 1)
+                  if menu.type(i) == "checkbutton"}
+        for label in ("Enable ReAct loop", "Auto run tools"):
+            i = labels[label]
+            assert str(menu.entrycget(i, "image")) and str(menu.entrycget(i, "selectimage"))  # a box when off too
+            assert str(menu.entrycget(i, "image")) != str(menu.entrycget(i, "selectimage"))

@@ -24,6 +24,7 @@ from ...presenters import view_updates as vu
 from ...presenters.editor import EditorPresenter
 from ...presenters.run import RunPresenter
 from .. import theme as themes
+from ..check_marks import add_check
 from ..keyboard import Region
 from ..panes import PaneKeeper
 from ..scroll_column import ScrollColumn
@@ -91,8 +92,8 @@ class EditorView(tb.Frame):
         settings = tb.Menubutton(head, text="⚙", bootstyle="secondary-outline")
         menu = tk.Menu(settings, tearoff=False)
         switches = self.ctx.switches
-        menu.add_checkbutton(label="Enable ReAct loop", variable=switches.react, command=switches.changed)
-        menu.add_checkbutton(label="Auto run tools", variable=switches.auto_run, command=switches.changed)
+        add_check(menu, "Enable ReAct loop", switches.react, switches.changed)  # a box that shows on and off
+        add_check(menu, "Auto run tools", switches.auto_run, switches.changed)
         settings.configure(menu=themes.style_menu(self, menu))
         self.settings_menu = menu
         self.history_btn = tb.Button(head, text="History", bootstyle="secondary-outline", command=self.toggle_history)
