@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..core.evaluation import averages
-from ..core.history import absolute_time, now_ms, relative_time, run_summary
+from ..core.history import now_ms, relative_time, run_summary
 from ..core.model import AssistantMessage, RunSnapshot, Thread, ThreadSnapshot
 from ..core.timing import duration_label, run_latency_ms
 from ..core.usage import format_compact, format_cost, format_int, side_total, snapshot_usage
@@ -205,7 +205,8 @@ class HistoryRow:
     def detail(self, now: float | None = None) -> str:
         """Three lines for the selected run: the reply's first line, where and when, the figures."""
         n = self.message_count
-        where = (f"{self.model_full} · {absolute_time(self.timestamp)} ({relative_time(self.timestamp, now)}) · "
+        # the time as the list and the chart show it (seconds only where two runs would read alike)
+        where = (f"{self.model_full} · {self.when} ({relative_time(self.timestamp, now)}) · "
                  f"{n} message{'s' if n != 1 else ''}")
         figures: list[str] = []
         if self.tokens is not None:
