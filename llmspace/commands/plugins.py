@@ -6,7 +6,8 @@
   llmspace plugins enable|disable|reload NAME
   llmspace plugins refresh              rescan LLM_SPACE_HOME/plugins
   llmspace plugins settings NAME [KEY=VALUE ...]   show the form, or set values (nested.key=…)
-  llmspace plugins install ZIP [ZIP ...] / remove NAME
+  llmspace plugins install [--yes] ZIP [ZIP ...] / remove NAME
+  llmspace plugins approve NAME         grant the capabilities it asked for (docs/plugins.md)
   llmspace plugins pack DIR [-o ZIP]    a release ZIP (llmspace/plugins/package/pack.py)
   llmspace plugins check DIR            the release checklist, one PASS/FAIL line per item
 
@@ -111,6 +112,7 @@ def cmd_info(args: argparse.Namespace, app: App) -> int:
         print(f"  icon:          {'icon.png' if r.icon else 'default'}")
         if r.has_settings_form:
             print(f"  settings:      llmspace plugins settings {r.key}")
+        _print_capabilities(r)
     if r.extensions:
         print("Extensions:")
         for e in r.extensions:
@@ -217,17 +219,53 @@ def cmd_settings(args: argparse.Namespace, app: App) -> int:
     return 0
 
 
+def _approver(yes: bool) -> Callable[[str, tuple[str, ...], bool], bool]:
+    """Shows what a plugin asks for; grants it with --yes or a "y" on a terminal."""
+    def approve(name: str, asked: tuple[str, ...], legacy: bool) -> bool:
+        how = "its code appears to use (it declares nothing)" if legacy else "it declares"
+        print(f"{name} asks for these capabilities ({how}): {', '.join(asked)}")
+        if yes:
+            print("Granted (--yes).")
+            return True
+        if not sys.stdin.isatty():
+            return False
+        try:
+            answer = input("Grant them? [y/N] ")
+        except EOFError:
+            return False
+        return answer.strip().lower() in ("y", "yes")
+    return approve
+
+
 def cmd_install(args: argparse.Namespace, app: App) -> int:
     status = 0
     for path in args.zips:
         try:
-            result, record = app.plugins.install(path)  # its code ran once: contract errors show now
+            result, record = app.plugins.install(path, _approver(args.yes))  # its code ran once now
         except UserFacingError as exc:
             print(f"error: {exc}", file=sys.stderr)
             status = 1
             continue
         print(f"{result.message} Status: {record.status}, {_counts(record)}.")
+        if record.pending is not None:
+            print(f"It was installed disabled (not approved). Approve it with: llmspace plugins approve {record.key}")
     return status
+
+
+def cmd_approve(args: argparse.Namespace, app: App) -> int:
+    record = app.plugins.approve(args.name)
+    granted = ", ".join(record.granted or ()) or "nothing"
+    print(f"Granted {record.key}: {granted}.")
+    _status_line("Enabled", record)
+    return 0
+
+
+def _print_capabilities(r: PluginRecord) -> None:
+    from ..plugins.hosts.sandbox import capability_summary
+
+    print("  capabilities:")
+    for line in capability_summary(r):
+        print(f"    {line}")
 
 
 def cmd_remove(args: argparse.Namespace, app: App) -> int:
@@ -286,6 +324,8 @@ def _configure_settings(p: argparse.ArgumentParser) -> None:
 
 def _configure_install(p: argparse.ArgumentParser) -> None:
     p.add_argument("zips", nargs="+", metavar="ZIP", help="plugin ZIP files")
+    p.add_argument("--yes", "-y", action="store_true",
+                   help="grant the capabilities each plugin asks for (shown) without asking")
     p.set_defaults(handler=cmd_install)
 
 
@@ -307,6 +347,7 @@ ACTIONS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = [
      lambda p: p.set_defaults(handler=cmd_refresh)),
     ("settings", "show a plugin's settings form, or set KEY=VALUE pairs", _configure_settings),
     ("install", "install or update plugins from ZIP files", _configure_install),
+    ("approve", "grant the capabilities a plugin asked for and enable it", _with_name(cmd_approve)),
     ("remove", "move a plugin to the trash; its settings and data stay", _with_name(cmd_remove)),
     ("pack", "build a release ZIP of a plugin folder", _configure_pack),
     ("check", "run the release checklist on a plugin folder (exit 1 when an item fails)", _configure_check),

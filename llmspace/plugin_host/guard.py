@@ -9,7 +9,8 @@ nothing): die with the app and, for the Python host, stay under its memory limit
 cannot call prctl), which then replaces itself with the runtime. A host whose app ended
 before the flag was set (`getppid()` is no longer `LLM_SPACE_APP_PID`) exits at once.
 `RLIMIT_AS` is set only for the Python host: Node and Bun reserve far more address space
-than they use. Standard library only.
+than they use. Before the exec, the app's Landlock plan (landlock.py) is applied, so the
+runtime starts confined. Standard library only.
 """
 
 from __future__ import annotations
@@ -46,9 +47,24 @@ def guard(memory_mb: int | None = None) -> None:
             pass
 
 
+def _confine() -> None:
+    """Apply the app's Landlock plan (landlock.py beside this file, run from its source: this
+    file runs with `-I -S`, without the package on sys.path, and importlib costs start-up time)."""
+    if not os.environ.get("LLM_SPACE_HOST_CONFINE"):
+        return
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "landlock.py")
+    with open(path, encoding="utf-8") as f:
+        code = compile(f.read(), path, "exec")
+    namespace: dict[str, object] = {"__name__": "_llmspace_landlock"}
+    exec(code, namespace)  # our own module, loaded by path
+    namespace["apply_plan"]()  # type: ignore[operator]
+
+
 def exec_guarded(argv: list[str]) -> None:
-    """`guard()`, then replace this process with `argv` (the JavaScript runtime)."""
+    """`guard()`, the Landlock plan (the runtime itself stays executable), then replace this
+    process with `argv` (the JavaScript runtime)."""
     guard()
+    _confine()
     os.execv(argv[0], argv)
 
 

@@ -139,6 +139,12 @@ def _form(ext: Extension, entry: PluginEntry) -> tuple[Extension, SettingsForm |
     return described, form, secrets
 
 
+def not_approved(name: str, pending: tuple[str, ...]) -> str:
+    """The disabled reason of a plugin whose capabilities were not approved."""
+    asked = ", ".join(pending) or "no capabilities"
+    return f"not approved: it asks for {asked}; approve with: llmspace plugins approve {name}"
+
+
 def _status(extensions: list[Extension], enabled: bool, compatible: bool) -> Status:
     if not enabled:
         return "disabled"
@@ -203,7 +209,9 @@ def load_plugin(cand: Candidate, ctx: LoadContext) -> PluginRecord:
     if not compatible:
         diagnostics.insert(0, Diagnostic("discovery", f"engines[\"llm-space\"] {manifest.engines_range!r} does not "
                                                       f"include LLM Space {APP_COMPAT_VERSION}", "warning"))
-    reason = ctx.disabled_reason or ("" if entry.enabled else "disabled by the user")
+    reason = ctx.disabled_reason or ("" if entry.enabled else not_approved(manifest.name, entry.pending)
+                                     if entry.pending is not None else "disabled by the user")
     return PluginRecord(manifest.name, root, manifest, status, enabled=entry.enabled, disabled_reason=reason,
+                        granted=entry.granted, pending=entry.pending,
                         compatible=compatible, extensions=tuple(extensions), diagnostics=tuple(diagnostics),
                         icon=icon, has_settings_form=form is not None)

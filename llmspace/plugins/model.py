@@ -73,6 +73,17 @@ class PluginRecord:
     diagnostics: tuple[Diagnostic, ...] = ()
     icon: Path | None = None  # None: the default plugin icon
     has_settings_form: bool = False
+    granted: tuple[str, ...] | None = None  # settings/plugins.json; None: never asked
+    pending: tuple[str, ...] | None = None  # asked for at install, not approved yet
+
+    @property
+    def capabilities(self) -> tuple[str, ...] | None:
+        """What the plugin's code may do (llmspace/plugins/package/capabilities.py): the grant,
+        else (a folder placed by hand) its declaration; None: a legacy plugin never asked,
+        which runs unconfined as before."""
+        if self.granted is not None:
+            return self.granted
+        return self.manifest.capabilities if self.manifest is not None else None
 
     @property
     def name(self) -> str:

@@ -7,6 +7,8 @@
     plugins.enable(name) / plugins.disable(name)
     plugins.settings_view(name)        # form, current values (defaults + saved), problems
     plugins.update_settings(name, [("endpoint", "https://…"), ("net.timeout", "30")])
+    plugins.install(zip, approve)      # approve(name, asked, legacy) decides the capabilities
+    plugins.approve(name)              # grant what a "not approved" plugin asked for
 
 Third-party plugins are off for this start when `LLM_SPACE_DISABLE_PLUGINS=1` or when
 `settings/plugins.json` is corrupt (`notices()` says which; the file is kept as it is).
@@ -43,6 +45,9 @@ if TYPE_CHECKING:
     from .package.install import InstallResult
 
 ENV_DISABLE = "LLM_SPACE_DISABLE_PLUGINS"
+
+Approver = Callable[[str, tuple[str, ...], bool], bool]
+"""`approve(name, asked, legacy)`: True when the user grants `asked` to plugin `name`."""
 
 
 @dataclass(frozen=True)
@@ -166,7 +171,11 @@ class PluginService:
         return record
 
     def enable(self, name: str) -> PluginRecord:
+        """Enable `name`; one installed "not approved" is approved by it (its reason, shown
+        where it is enabled, names what it asks for), so it never runs ungranted."""
         self._require_valid(name)
+        if self.store.entry(name).pending is not None:
+            return self.approve(name)
         self.store.set_enabled(name, True)
         return self.reload(name)
 
@@ -223,13 +232,45 @@ class PluginService:
         return self.reload(name), []
 
     # -- packages (llmspace/plugins/package/install.py) -----------------------------------------------
-    def install(self, zip_path: str | Path) -> tuple[InstallResult, PluginRecord]:
-        """Install or update the plugin in a ZIP, then rescan; returns the result and record."""
+    def install(self, zip_path: str | Path, approve: Approver | None = None) -> tuple[InstallResult, PluginRecord]:
+        """Install or update the plugin in a ZIP, settle its capabilities, then rescan; returns
+        the result and record. What it asks for (its declaration, else what its code appears to
+        use) is granted without asking when it is nothing or no more than an earlier grant;
+        otherwise `approve(name, asked, legacy)` decides, and a plugin not approved (or
+        without `approve`) is installed disabled as "not approved"."""
         from .package.install import install_zip
 
         result = install_zip(zip_path, self.root.plugins)
+        if not self.store.corrupt:
+            self._settle_grant(result.name, result.path, approve)
         self.refresh()
         return result, self.get(result.name)
+
+    def asked(self, name: str, folder: Path) -> tuple[tuple[str, ...], bool]:
+        """What the plugin in `folder` asks for, and whether it is a legacy plugin (no declaration)."""
+        from .package.capabilities import requested
+        from .package.manifest import parse_manifest
+
+        manifest = parse_manifest((folder / "package.json").read_bytes(), where=f"plugins/{name}/package.json")
+        return requested(manifest.raw, folder), manifest.capabilities is None
+
+    def _settle_grant(self, name: str, folder: Path, approve: Approver | None) -> None:
+        asked, legacy = self.asked(name, folder)
+        entry = self.store.entry(name)
+        if entry.granted is not None and set(asked) <= set(entry.granted) and entry.pending is None:
+            return  # an update asking for no more than was granted
+        if not asked or (approve is not None and approve(name, asked, legacy)):
+            self.store.set_grant(name, asked, enabled=entry.enabled or entry.pending is not None)
+        else:
+            self.store.set_pending(name, asked)
+
+    def approve(self, name: str) -> PluginRecord:
+        """Grant what `name` asked for (pending, else its declaration or inferred use) and enable it."""
+        record = self._require_valid(name)
+        entry = self.store.entry(name)
+        asked = entry.pending if entry.pending is not None else self.asked(name, record.folder)[0]
+        self.store.set_grant(name, asked, enabled=True)
+        return self.reload(name)
 
     def remove(self, name: str) -> str:
         """Move plugin `name` to the trash (its settings and data stay); returns where it went."""

@@ -1,6 +1,12 @@
 """`settings/plugins.json`: per plugin `enabled` and `settings` (docs/plugins.md, "Settings").
 
-    {"schemaVersion": 1, "plugins": {"@example/team-tools": {"enabled": true, "settings": {…}}}}
+    {"schemaVersion": 1, "plugins": {"@example/team-tools": {"enabled": true, "settings": {…},
+                                                             "capabilities": ["network"]}}}
+
+`capabilities` holds what the user granted (docs/plugins.md, "Capabilities"); without it
+nothing was asked (a folder placed by hand: its declaration counts). `pendingCapabilities`
+holds what an install asked for and the user has not approved yet (the plugin is disabled
+as "not approved" until `plugins approve NAME`).
 
 A plugin without an entry is enabled with `{}`. Changes are written with
 `jsonio.write_json_atomic`; unknown keys are kept; disabling or removing a plugin keeps its
@@ -28,6 +34,8 @@ SCHEMA_VERSION = 1
 class PluginEntry:
     enabled: bool = True
     settings: dict[str, Any] = field(default_factory=dict)
+    granted: tuple[str, ...] | None = None
+    pending: tuple[str, ...] | None = None
 
 
 def _shape_problem(data: Any) -> str | None:
@@ -45,6 +53,10 @@ def _shape_problem(data: Any) -> str | None:
             return f"\"enabled\" of {name!r} must be true or false"
         if not isinstance(entry.get("settings", {}), dict):
             return f"\"settings\" of {name!r} must be an object"
+        for key in ("capabilities", "pendingCapabilities"):
+            value = entry.get(key, [])
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                return f"\"{key}\" of {name!r} must be a list of names"
     return None
 
 
@@ -93,7 +105,10 @@ class PluginSettingsStore:
             raw = self._data.get("plugins", {}).get(name)
             if not isinstance(raw, dict):
                 return PluginEntry()
-            return PluginEntry(bool(raw.get("enabled", True)), copy.deepcopy(raw.get("settings", {})))
+            granted, pending = raw.get("capabilities"), raw.get("pendingCapabilities")
+            return PluginEntry(bool(raw.get("enabled", True)), copy.deepcopy(raw.get("settings", {})),
+                               tuple(granted) if isinstance(granted, list) else None,
+                               tuple(pending) if isinstance(pending, list) else None)
 
     def names(self) -> list[str]:
         with self._lock:
@@ -101,6 +116,10 @@ class PluginSettingsStore:
             return list(self._data.get("plugins", {}))
 
     def _update(self, name: str, key: str, value: Any) -> None:
+        self._update_many(name, {key: value})
+
+    def _update_many(self, name: str, changes: dict[str, Any]) -> None:
+        """Set keys of `name`'s entry; a value of None removes the key."""
         with self._lock:
             self._ensure()
             if self.error is not None:
@@ -111,7 +130,11 @@ class PluginSettingsStore:
             entry = data.setdefault("plugins", {}).setdefault(name, {})
             entry.setdefault("enabled", True)
             entry.setdefault("settings", {})
-            entry[key] = copy.deepcopy(value)
+            for key, value in changes.items():
+                if value is None:
+                    entry.pop(key, None)
+                else:
+                    entry[key] = copy.deepcopy(value)
             write_json_atomic(self.path, data)
             self._data = data
 
@@ -120,3 +143,11 @@ class PluginSettingsStore:
 
     def set_settings(self, name: str, settings: dict[str, Any]) -> None:
         self._update(name, "settings", settings)
+
+    def set_grant(self, name: str, granted: tuple[str, ...], *, enabled: bool = True) -> None:
+        """Record what the user granted (clears what was pending) and enable or keep disabled."""
+        self._update_many(name, {"capabilities": list(granted), "pendingCapabilities": None, "enabled": enabled})
+
+    def set_pending(self, name: str, requested: tuple[str, ...]) -> None:
+        """The plugin asked for `requested` and was not approved: disable it until approved."""
+        self._update_many(name, {"pendingCapabilities": list(requested), "enabled": False})

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError
+from ..plugins.hosts.sandbox import capability_summary
 from ..plugins.model import KINDS, Diagnostic, Extension, PluginRecord
 from ..plugins.package.manifest import APP_COMPAT_VERSION
 from ..plugins.settings_form import FormField, SettingsForm, get_path
@@ -75,6 +76,7 @@ class PluginDetail:
     groups: tuple[ExtensionGroup, ...]
     diagnostics: tuple[Diagnostic, ...]
     has_form: bool
+    capabilities: str = ""  # declared, granted, enforced (llmspace/plugins/hosts/sandbox.py)
 
 
 @dataclass
@@ -177,7 +179,7 @@ class PluginsPagePresenter:
             compat = f"engines[\"llm-space\"] {m.engines_range!r}: {verdict} with LLM Space {APP_COMPAT_VERSION}"
         return PluginDetail(r, (m.display_name or r.key) if m else r.key, m.description if m else "",
                             m.author if m else "", m.homepage if m else "", r.folder, compat, tuple(groups),
-                            r.diagnostics, r.has_settings_form)
+                            r.diagnostics, r.has_settings_form, "\n".join(capability_summary(r)))
 
     # -- settings ------------------------------------------------------------------------
     def form(self, name: str) -> FormView:

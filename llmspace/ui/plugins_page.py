@@ -168,7 +168,8 @@ class PluginsPage(tb.Frame):
                  padding=(6, 1)).pack(anchor="w", pady=2)
         if d.description:  # the texts wrap to the tab's width (a long path after a "/")
             WrappedLabel(g, text=d.description).pack(anchor="w", fill="x", pady=(2, 4))
-        for label, value in (("Author", d.author), ("Homepage", d.homepage), ("Compatibility", d.compatibility)):
+        for label, value in (("Author", d.author), ("Homepage", d.homepage), ("Compatibility", d.compatibility),
+                             ("Capabilities", "\n" + d.capabilities if d.capabilities else "")):
             if value:
                 WrappedLabel(g, text=f"{label}: {value}").pack(anchor="w", fill="x")
         loc = tb.Frame(g)

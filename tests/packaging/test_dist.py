@@ -128,7 +128,7 @@ def test_the_executable_is_within_the_size_budget(exe):
 
 
 def test_the_example_plugin_installs_from_its_zip_and_its_tool_and_command_run_in_the_frozen_host(exe, home, atlas_zip):
-    installed = run(exe, "plugins", "install", str(atlas_zip))
+    installed = run(exe, "plugins", "install", "--yes", str(atlas_zip))
     assert installed.returncode == 0, installed.stderr
     assert installed.stdout.startswith("Installed plugin atlas 1.0.0. Status: active")
     tool = run(exe, "plugins", "call-tool", "atlas", "city_facts", '{"city":"Lisbon"}')
@@ -206,7 +206,7 @@ def test_the_frozen_executable_installs_its_desktop_entry_with_itself_as_the_lin
 
 def test_a_deep_link_opens_in_the_frozen_app_and_a_second_link_reaches_the_running_window(exe, home, atlas_zip, request):
     display = request.getfixturevalue("private_display")
-    assert run(exe, "plugins", "install", str(atlas_zip)).returncode == 0
+    assert run(exe, "plugins", "install", "--yes", str(atlas_zip)).returncode == 0
     for name in ("alpha", "beta"):
         assert run(exe, "threads", "new", "--folder", "notes", "--name", name).returncode == 0
         saved = run(exe, "storage", "save", "atlas", f"notes/{name}.json", "--id", f"project/{name}")

@@ -130,7 +130,7 @@ def test_install_use_disable_and_enable_a_plugin_with_a_skill_an_mcp_server_and_
     originals = {f: (source / f).read_bytes() for f in ("mcp.json", "models.json", "skills/triage/SKILL.md")}
     package = tmp_path / "acme.zip"
     cli("plugins", "pack", str(source), "-o", str(package))
-    out, _ = cli("plugins", "install", str(package))
+    out, _ = cli("plugins", "install", "--yes", str(package))
     assert "Status: active" in out
     write_thread(home)
 
@@ -138,7 +138,8 @@ def test_install_use_disable_and_enable_a_plugin_with_a_skill_an_mcp_server_and_
         # settings round-trip through plugins.json and into the interpolated mcp.json / models.json
         cli("plugins", "settings", NAME, f"endpoint={srv.base_url}", "greeting=howdy")
         saved = json.loads((home / "settings" / "plugins.json").read_text("utf-8"))
-        assert saved["plugins"][NAME] == {"enabled": True, "settings": {"endpoint": srv.base_url, "greeting": "howdy"}}
+        assert saved["plugins"][NAME] == {"enabled": True, "settings": {"endpoint": srv.base_url, "greeting": "howdy"},
+                                          "capabilities": []}  # granted at install: it asked for nothing
         out, _ = cli("plugins", "settings", NAME)
         assert json.dumps(srv.base_url) in out and '"howdy"' in out
 

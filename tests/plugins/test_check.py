@@ -46,7 +46,8 @@ GOOD_SCHEMA = {"type": "object", "required": ["endpoint"], "properties": {
 
 def good_plugin(root: Path) -> Path:
     return plugin_tree(root / "@example" / "team-tools", {
-        "package.json": manifest("@example/team-tools", "1.0.0", engines={"llm-space": ">=4.7.1"}),
+        "package.json": manifest("@example/team-tools", "1.0.0", engines={"llm-space": ">=4.7.1"},
+                                 llmSpace={"capabilities": []}),
         "icon.png": png(),
         "config.schema.json": json.dumps(GOOD_SCHEMA),
         "models.json": json.dumps(GOOD_MODELS),
@@ -78,7 +79,8 @@ def test_a_good_plugin_passes_every_item(tmp_path: Path) -> None:
         "PASS  models.json   providers: 1, required fields present",
         "PASS  mcp.json      servers: 2, required fields present",
         "PASS  secrets       no literal keys or tokens in mcp.json / models.json",
-        "All 11 checks passed.",
+        "PASS  capabilities  declared none, as the code uses",
+        "All 12 checks passed.",
     ]
 
 
@@ -136,8 +138,8 @@ def test_a_bad_plugin_fails_each_item_with_its_reason(tmp_path: Path) -> None:
     assert "models.json.providers[0].apiKey looks like a key or token" in secrets
     assert "hunter2" not in secrets and "sk-live" not in secrets and "ghp_" not in secrets
     report = format_report(list(items.values()))
-    assert report.splitlines()[-1] == "10 of 11 checks failed."
-    assert all(line.startswith(("PASS  ", "FAIL  ")) for line in report.splitlines()[:-1])
+    assert report.splitlines()[-1] == "10 of 12 checks failed."
+    assert all(line.startswith(("PASS  ", "FAIL  ", "WARN  ")) for line in report.splitlines()[:-1])
 
 
 def test_unreadable_json_files_fail_their_item(tmp_path: Path) -> None:

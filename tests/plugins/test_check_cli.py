@@ -16,15 +16,15 @@ def test_check_of_a_good_plugin_prints_every_item_and_exits_0(home: Path, tmp_pa
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plugins", "check", str(good_plugin(tmp_path))]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 15 and all(line.startswith("PASS  ") for line in lines[:-1])
-    assert lines[-1] == "All 14 checks passed."
-    assert "PASS  code" in lines[11] and "load and meet their contracts" in lines[11]
+    assert len(lines) == 16 and all(line.startswith("PASS  ") for line in lines[:-1])
+    assert lines[-1] == "All 15 checks passed."
+    assert "PASS  code" in lines[12] and "load and meet their contracts" in lines[12]
 
 
 def test_check_of_a_bad_plugin_exits_1(home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plugins", "check", str(bad_plugin(tmp_path))]) == 1
     out = capsys.readouterr().out
-    assert "FAIL  name" in out and "FAIL  secrets" in out and out.splitlines()[-1] == "10 of 11 checks failed."
+    assert "FAIL  name" in out and "FAIL  secrets" in out and out.splitlines()[-1] == "10 of 12 checks failed."
     assert "hunter2" not in out
 
 
@@ -60,4 +60,4 @@ def test_check_of_a_plugin_for_another_app_version_exits_1(home: Path, tmp_path:
     (folder / "package.json").write_text(json.dumps(manifest), encoding="utf-8")
     assert main(["plugins", "check", str(folder)]) == 1
     out = capsys.readouterr().out
-    assert "FAIL  engines" in out and out.splitlines()[-1] == "1 of 11 checks failed."
+    assert "FAIL  engines" in out and out.splitlines()[-1] == "1 of 12 checks failed."

@@ -42,7 +42,7 @@ def test_the_atlas_example_installs_runs_its_tool_through_a_model_its_command_an
         home: Path, tmp_path: Path) -> None:
     zip_path = tmp_path / "atlas.zip"
     _ok(_cli(home, "plugins", "pack", str(ATLAS), "-o", str(zip_path)))
-    assert "Status: active" in _ok(_cli(home, "plugins", "install", str(zip_path)))
+    assert "Status: active" in _ok(_cli(home, "plugins", "install", "--yes", str(zip_path)))
     info = _ok(_cli(home, "plugins", "info", "atlas"))
     lines = [line.strip() for line in info.splitlines() if "plugin:atlas:" in line]
     assert len(lines) == 10 and all(line.startswith("active") for line in lines), info

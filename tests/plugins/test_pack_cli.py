@@ -18,13 +18,13 @@ def test_pack_install_update_and_remove_from_the_command_line(home: Path, tmp_pa
     out = tmp_path / "dist" / "kit.zip"
     assert main(["plugins", "pack", str(folder), "-o", str(out)]) == 0
     assert "Packed weather-kit 1.2.3: 2 files" in capsys.readouterr().out
-    assert main(["plugins", "install", str(out)]) == 0
+    assert main(["plugins", "install", "--yes", str(out)]) == 0
     assert "Installed plugin weather-kit 1.2.3." in capsys.readouterr().out
     assert (home / "plugins" / "weather-kit" / "tools" / "now.py").is_file()
     assert not (home / "plugins" / "weather-kit" / "data").exists()
 
-    (home / "data" / "plugins" / "weather-kit").mkdir(parents=True)
-    assert main(["plugins", "install", str(good_zip(tmp_path / "v2.zip", version="1.3.0"))]) == 0
+    (home / "data" / "plugins" / "weather-kit").mkdir(parents=True, exist_ok=True)  # made by its confined host
+    assert main(["plugins", "install", "--yes", str(good_zip(tmp_path / "v2.zip", version="1.3.0"))]) == 0
     assert "Updated plugin weather-kit 1.2.3 → 1.3.0." in capsys.readouterr().out
 
     assert main(["plugins", "remove", "weather-kit"]) == 0
@@ -36,7 +36,7 @@ def test_pack_install_update_and_remove_from_the_command_line(home: Path, tmp_pa
 
 def test_a_refused_zip_exits_1_naming_the_entry(home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = write_zip(tmp_path / "bad.zip", [*plugin_entries(), Entry("../escape", b"x")])
-    assert main(["plugins", "install", str(bad)]) == 1
+    assert main(["plugins", "install", "--yes", str(bad)]) == 1
     assert "bad.zip: entry '../escape': climbs out of the package with '..'" in capsys.readouterr().err
     assert not (tmp_path / "escape").exists()
 

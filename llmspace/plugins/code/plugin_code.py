@@ -69,6 +69,10 @@ class PluginCode:
         self._seen: dict[str, PluginRecord] = {}
         # What the hosts last reported of each plugin's extensions, kept when it is disabled.
         self._described: dict[str, dict[str, str]] = {}
+        # Each plugin's settings as its calls get them; forgotten whenever the records change
+        # (saving settings reloads the plugin), so a call does not read and check them again.
+        self._settings_cache: dict[str, dict[str, Any]] = {}
+        self._settings_generation = 0
         self._unsubscribe: Callable[[], None] | None = None
 
     # -- what the pool holds, as the app and the tests set it ------------------------------------
@@ -108,6 +112,8 @@ class PluginCode:
         """Withdraw plugins that changed or went away; register what the usable ones bring."""
         stopping: list[PluginHost] = []
         with self._lock:
+            self._settings_cache.clear()
+            self._settings_generation += 1
             self.pool.forget_js_runtime()  # `plugins runtime` may have changed it: looked up again, once
             records = {r.key: r for r in self.service.loaded() if r.manifest is not None}
             for name in list(self._seen):
@@ -219,7 +225,7 @@ class PluginCode:
                 return host
             record = state.record
             spec = HostSpec(record.key, record.version, record.folder.absolute(), runtime, state.files[runtime],
-                            self.workspace(), self.root.root, APP_COMPAT_VERSION)
+                            self.workspace(), self.root.root, APP_COMPAT_VERSION, record.capabilities)
             host = state.hosts[runtime] = self.pool.start(spec)
             return host
 
@@ -246,10 +252,18 @@ class PluginCode:
                          state=state or self.new_state(plugin, kind))
 
     def _settings(self, plugin: str) -> dict[str, Any]:
+        with self._lock:
+            cached, generation = self._settings_cache.get(plugin), self._settings_generation
+        if cached is not None:
+            return cached
         try:
-            return self.service.settings_view(plugin).values
+            values = self.service.settings_view(plugin).values
         except UserFacingError:
-            return self.service.store.entry(plugin).settings
+            values = self.service.store.entry(plugin).settings
+        with self._lock:
+            if generation == self._settings_generation:  # not read across a change
+                self._settings_cache[plugin] = values
+        return values
 
     def _call_error(self, canonical_id: str, exc: CallFailed) -> None:
         if exc.stack:

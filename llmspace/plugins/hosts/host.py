@@ -51,6 +51,7 @@ from ..diagnostics import DiagnosticLog
 from ..package.manifest import APP_COMPAT_VERSION
 from .callbacks import CallState, Frontend, handle_callback, plain_value
 from .connection import DEFAULT_MEMORY_MB, CallbackRefused, HostConnection, HostGone, Pending, RemoteError
+from .sandbox import confined_environment
 
 log = logging.getLogger("llmspace.plugins")
 
@@ -81,6 +82,7 @@ class HostSpec:
     workspace: Path
     data_home: Path
     app_version: str = APP_COMPAT_VERSION
+    capabilities: tuple[str, ...] | None = None  # granted (llmspace/plugins/hosts/sandbox.py); None: unconfined
 
     @property
     def label(self) -> str:
@@ -140,7 +142,10 @@ def memory_limit_mb(settings_file: Path) -> int:
     return DEFAULT_MEMORY_MB
 
 
-def host_environment(spec: HostSpec, base: Mapping[str, str] | None = None) -> dict[str, str]:
+def host_environment(spec: HostSpec, base: Mapping[str, str] | None = None,
+                     argv: list[str] | None = None) -> dict[str, str]:
+    """The host's environment: `base` (the app's), cut down and given its confinement plan by
+    the plugin's capabilities (llmspace/plugins/hosts/sandbox.py)."""
     env = dict(os.environ if base is None else base)
     if not getattr(sys, "frozen", False):
         package_parent = str(Path(__file__).resolve().parents[3])  # the folder holding llmspace/
@@ -148,7 +153,7 @@ def host_environment(spec: HostSpec, base: Mapping[str, str] | None = None) -> d
     env["LLM_SPACE_HOME"] = str(spec.data_home)
     env["PYTHONIOENCODING"] = "utf-8"
     env.pop("PYTHONSTARTUP", None)
-    return env
+    return confined_environment(spec, env, argv or [])
 
 
 @dataclass
@@ -207,7 +212,7 @@ class PluginHost:
                              f"again in {left:.0f} s.", kind="unavailable",
                              hint=f"See `llmspace plugins info {self.spec.plugin}` for its logs.")
         argv = self.launch(self.spec)
-        conn = HostConnection(argv, cwd=self.spec.root, env=host_environment(self.spec, self.environ),
+        conn = HostConnection(argv, cwd=self.spec.root, env=host_environment(self.spec, self.environ, argv),
                               label=self.spec.label, on_request=self._on_request, on_output=self.output,
                               memory_mb=self.memory_mb)
         try:

@@ -63,6 +63,10 @@ class JsRuntime:
         v = self._node()
         return self.kind == "node" and ((22, 6, 0) <= v < (22, 18, 0) or (23, 0, 0) <= v < (23, 6, 0))
 
+    def permission_model(self) -> bool:
+        """Node 22.13 or newer: `--permission` without the experimental flag."""
+        return self.kind == "node" and self._node() >= (22, 13, 0)
+
     def refusal(self, path: Path) -> str | None:
         """Why this runtime cannot run `path` (None when it can)."""
         if not self.found:

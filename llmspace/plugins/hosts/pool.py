@@ -9,7 +9,8 @@
 - **Launchers** per runtime: `python` starts the Python host (`python_launch`), `js` the
   JavaScript host `llmspace/plugin_host/js/host.mjs` under the JavaScript runtime
   (`js_runtime.py`: Bun or Node, found once and again after `forget_js_runtime`), through
-  `guard.py` so it dies with the app, Node with `--max-old-space-size` of the memory limit.
+  `guard.py` so it dies with the app, Node with `--max-old-space-size` of the memory limit
+  and, from Node 22 on, its permission model for a confined plugin (`sandbox.py`).
 - **Memory**: every host gets `hostMemoryMB` of `settings/plugin-hosts.json`.
 - **Idle stop**: a reaper thread, started with the first host, stops hosts that made no call
   for `idle_seconds` (their next call starts them again).
@@ -27,6 +28,7 @@ from .callbacks import ConsoleFrontend, Frontend
 from .host import HOSTS_SETTINGS, HostSpec, Launch, PluginHost, RuntimeMissing, guarded, memory_limit_mb, python_launch
 from .js_runtime import SETTINGS_NAME, JsRuntime, find_runtime, host_module
 from .output_log import OutputLogs
+from .sandbox import node_permission_flags
 
 log = logging.getLogger("llmspace.plugins")
 
@@ -80,6 +82,8 @@ class HostPool:
         argv = runtime.argv(host_module(), [f.path for f in spec.files])
         if runtime.kind == "node":  # V8's heap stops below the host memory limit
             argv.insert(1, f"--max-old-space-size={self.memory_mb()}")
+            if runtime.permission_model():  # a second layer under Landlock (sandbox.py)
+                argv[2:2] = node_permission_flags(spec, argv, self.environ)
         return guarded(argv)
 
     def memory_mb(self) -> int:

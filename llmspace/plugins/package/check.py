@@ -14,6 +14,8 @@
                     each model has an id and a name (optional fields are type-checked)
     mcp.json        servers have id, name, a known transport and a command (stdio) or url
     secrets         no literal keys or tokens in mcp.json / models.json (use "$ENV" or ${settings.x})
+    capabilities    `llmSpace.capabilities` is valid; WARN where it differs from what the code appears
+                    to use (capabilities.py `infer`), or when it is missing
 
 Secret values are never repeated in a reason, only where they are. `format_report` prints
 one line per item.
@@ -21,6 +23,7 @@ one line per item.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import stat
@@ -33,6 +36,7 @@ from ...errors import UserFacingError
 from ...jsonio import SETTINGS_MAX_BYTES, read_json
 from ..errors import PluginError
 from ..settings_form import build_form
+from .capabilities import declared, declared_problem, infer_by_file, ordered
 from .extensions import MCP_TRANSPORTS, find_extensions
 from .icon import icon_problem
 from .manifest import APP_COMPAT_VERSION, ENGINE_KEY, engines_compatible, is_valid_version, name_problem, range_problem
@@ -56,6 +60,7 @@ class CheckItem:
     label: str
     ok: bool
     reason: str
+    warn: bool = False  # passed, with something to look at (printed WARN)
 
 
 def check_plugin(folder: Path) -> list[CheckItem]:
@@ -76,6 +81,7 @@ def check_plugin(folder: Path) -> list[CheckItem]:
     items.append(_listed("models.json", models, models_problem, "providers", _provider_problems))
     items.append(_listed("mcp.json", mcp, mcp_problem, "servers", _server_problems))
     items.append(_secrets({"mcp.json": mcp, "models.json": models}))
+    items.append(_capabilities(folder, data))
     return items
 
 
@@ -86,10 +92,35 @@ def failed(items: list[CheckItem]) -> list[CheckItem]:
 def format_report(items: list[CheckItem]) -> str:
     """One line per item (`PASS  label  reason`) and a summary line."""
     width = max(len(i.label) for i in items)
-    lines = [f"{'PASS' if i.ok else 'FAIL'}  {i.label:<{width}}  {i.reason}" for i in items]
+    lines = [f"{('WARN' if i.warn else 'PASS') if i.ok else 'FAIL'}  {i.label:<{width}}  {i.reason}" for i in items]
     bad = len(failed(items))
     lines.append(f"{bad} of {len(items)} checks failed." if bad else f"All {len(items)} checks passed.")
     return "\n".join(lines)
+
+
+def _capabilities(folder: Path, data: dict[str, Any]) -> CheckItem:
+    problem = declared_problem(data)
+    if problem is not None:
+        return CheckItem("capabilities", False, problem)
+    by_file = infer_by_file(folder)
+    used = ordered({c for caps in by_file.values() for c in caps})
+    where = "; ".join(f"{p.relative_to(folder).as_posix()}: {', '.join(c)}" for p, c in by_file.items())
+    said = declared(data)
+    if said is None:
+        shown = json.dumps(list(used))
+        return CheckItem("capabilities", True, f"not declared (a legacy plugin; users are asked at install); the code "
+                         f"appears to use {', '.join(used) or 'none'}" + (f" ({where})" if where else "")
+                         + f"; declare \"llmSpace\": {{\"capabilities\": {shown}}}", warn=True)
+    missing = [c for c in used if c not in said]
+    unused = [c for c in said if c not in used]
+    notes = []
+    if missing:
+        notes.append(f"the code appears to use {', '.join(missing)}, not declared ({where}): it will be refused")
+    if unused:
+        notes.append(f"declared but not seen in the code: {', '.join(unused)} (users are asked for it)")
+    if notes:
+        return CheckItem("capabilities", True, "; ".join(notes), warn=True)
+    return CheckItem("capabilities", True, f"declared {', '.join(said) or 'none'}, as the code uses")
 
 
 def _json(folder: Path, filename: str) -> tuple[Any, str | None]:

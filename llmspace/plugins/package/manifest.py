@@ -5,6 +5,7 @@
 control characters, core/names.py `plain_text`: they are printed and shown); npm fields
 such as `scripts`, `main` or `bin` stay in `raw` and are never acted upon.
 `is_valid_package_name` applies npm's rules for new package names,
+`llmSpace.capabilities` (llmspace/plugins/package/capabilities.py) is checked and kept;
 `engines_compatible` checks a range against `APP_COMPAT_VERSION` (npm range syntax, see
 llmspace/plugins/package/semrange.py), and `plugin_folder` maps a name to its install folder.
 """
@@ -22,6 +23,7 @@ from ...core.names import plain_text
 from ...errors import MalformedJsonError
 from ...jsonio import loads_located
 from ..errors import PluginError
+from .capabilities import declared, declared_problem
 from .semrange import parse_range
 
 APP_COMPAT_VERSION = "4.9.0"
@@ -48,6 +50,7 @@ class Manifest:
     homepage: str = ""
     repository: str = ""
     keywords: tuple[str, ...] = ()
+    capabilities: tuple[str, ...] | None = None  # llmSpace.capabilities; None: legacy (no key)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @property
@@ -151,6 +154,9 @@ def parse_manifest(data: bytes, *, where: str) -> Manifest:
     if problem is not None:
         raise PluginError(f"{where}: engines[\"{ENGINE_KEY}\"] is not a SemVer range: {problem}.")
     assert isinstance(engines_range, str) and isinstance(version, str)
+    problem = declared_problem(raw)
+    if problem is not None:
+        raise PluginError(f"{where}: {problem}.", hint="See docs/plugins.md, \"Capabilities\".")
     keywords = raw.get("keywords")
     return Manifest(
         name=name, version=version, engines_range=engines_range,
@@ -158,5 +164,5 @@ def parse_manifest(data: bytes, *, where: str) -> Manifest:
         author=_text(raw, "author"), license=_text(raw, "license"), homepage=_text(raw, "homepage"),
         repository=_text(raw, "repository"),
         keywords=tuple(k for k in keywords if isinstance(k, str)) if isinstance(keywords, list) else (),
-        raw=raw,
+        capabilities=declared(raw), raw=raw,
     )

@@ -6,7 +6,8 @@
 
 It writes a plugin that passes `plugins check` and discovery as it is:
 
-    package.json          name, version 0.1.0, displayName, description, engines {"llm-space": ">=4.9.0"}
+    package.json          name, version 0.1.0, displayName, description, engines {"llm-space": ">=4.9.0"},
+                          llmSpace.capabilities [] (it uses nothing beyond its folders)
     config.schema.json    one string setting, `greeting` (default "Hello")
     tools/echo-text.py    the model-facing tool `echo_text` (restrictive schema, additionalProperties false)
     commands/greet.py     "<Display name> greet": settings, palette arguments, report(), create_result()
@@ -53,6 +54,7 @@ def _package_json(name: str, display: str) -> str:
         "description": f"{display}: an LLM Space plugin with one tool and one command.",
         "license": "MIT",
         "engines": {"llm-space": ENGINES},
+        "llmSpace": {"capabilities": []},  # docs/plugins.md, "Capabilities"
     }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 

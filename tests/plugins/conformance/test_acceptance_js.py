@@ -26,7 +26,7 @@ def guide_plugin(tmp_path: Path) -> Path:
 def pack_and_install(space: Space, tmp_path: Path) -> str:
     zip_path = tmp_path / "hello-space-1.0.0.zip"
     space.ok("plugins", "pack", str(guide_plugin(tmp_path)), "-o", str(zip_path))
-    return space.ok("plugins", "install", str(zip_path)).stdout
+    return space.ok("plugins", "install", "--yes", str(zip_path)).stdout
 
 
 def extension_lines(info: str) -> dict[str, str]:

@@ -20,10 +20,10 @@ def test_the_typescript_scaffold_installs_and_runs_its_command_and_tool(tmp_path
     space.ok("plugins", "new", "@acme/echo-kit", "--lang", "ts", "--dir", str(tmp_path / "src"))
     folder = tmp_path / "src" / "@acme" / "echo-kit"
     assert (folder / "commands" / "greet.ts").is_file() and not list(folder.rglob("*.py"))
-    assert "All 14 checks passed." in space.ok("plugins", "check", str(folder)).stdout
+    assert "All 15 checks passed." in space.ok("plugins", "check", str(folder)).stdout
     zip_path = tmp_path / "echo-kit.zip"
     space.ok("plugins", "pack", str(folder), "-o", str(zip_path))
-    assert "Status: active" in space.ok("plugins", "install", str(zip_path)).stdout
+    assert "Status: active" in space.ok("plugins", "install", "--yes", str(zip_path)).stdout
 
     proc = space.ok("plugins", "run-command", "@acme/echo-kit", "greet 'Ada Lovelace'")
     assert "success: Hello, Ada Lovelace!" in proc.stdout.splitlines()

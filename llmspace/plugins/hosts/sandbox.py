@@ -1,0 +1,210 @@
+"""What a plugin host may do, from the plugin's capabilities (docs/plugins.md, "Capabilities"):
+its environment and its Landlock confinement, set up by the app and applied by the host
+itself before any plugin code or runtime starts (llmspace/plugin_host/landlock.py, called by
+llmspace/plugin_host/__init__.py for Python and llmspace/plugin_host/guard.py before it
+execs Node or Bun).
+
+    env = confined_environment(spec, base, argv)   # the host's environment, with the plan
+    enforcement(capabilities)                      # lines for `plugins info` and the page
+    capability_summary(record)                     # declared, granted, enforced (those lines)
+    node_permission_flags(spec, argv, environ)     # Node ≥ 22: its permission model as a second layer
+
+A plugin whose capabilities are None (a legacy plugin never asked) runs as before.
+Otherwise, without `environment`, a host gets only PATH, HOME, LANG, TZ, TMPDIR (a private
+folder per plugin), LLM_SPACE_HOME and what the protocol needs; on Linux with Landlock it
+may read its plugin folder, write its data folder (`data/plugins/<name>/`) and temp folder
+(`cache/plugin-tmp/<name>/`), read the runtime's own files, and nothing else unless granted:
+`read-outside-workspace` (everything but `$LLM_SPACE_HOME/settings/`),
+`write-outside-workspace` (the same, writable), `network` (TCP connect, ABI ≥ 4),
+`processes` (running programs). `LLM_SPACE_SANDBOX=off` turns all of it off.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..model import PluginRecord
+    from .host import HostSpec
+
+SANDBOX_ENV = "LLM_SPACE_SANDBOX"
+CONFINE_ENV = "LLM_SPACE_HOST_CONFINE"  # the plan, read (and removed) by plugin_host/landlock.py
+KEPT_ENV = ("PATH", "HOME", "LANG", "TZ", "LLM_SPACE_HOME", "SYSTEMROOT", "PYTHONPATH", "PYTHONIOENCODING")
+SYSTEM_READ = ("/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib", "/etc/ssl", "/etc/ca-certificates",
+               "/usr/share/ca-certificates", "/etc/pki", "/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf",
+               "/etc/gai.conf", "/etc/host.conf", "/etc/localtime", "/etc/ld.so.cache", "/usr/share/zoneinfo",
+               "/dev/urandom", "/dev/random", "/proc/self", "/proc/meminfo", "/proc/stat", "/proc/cpuinfo",
+               "/sys/fs/cgroup", "/sys/devices/system/cpu")
+PROGRAM_READ = ("/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/libexec", "/etc")
+LOADERS = ("/lib64/ld-linux*.so*", "/lib/ld-linux*.so*", "/lib/*-linux-gnu/ld-linux*.so*", "/lib/ld-musl*.so*")
+
+
+def sandbox_off(environ: Mapping[str, str]) -> bool:
+    return environ.get(SANDBOX_ENV, "").strip().lower() in ("off", "0", "false", "no")
+
+
+@lru_cache(maxsize=1)
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI (0: none): landlock_create_ruleset(NULL, 0, VERSION), as
+    llmspace/plugin_host/landlock.py asks it (the app does not import the host's modules)."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        version = int(libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1)))
+    except (OSError, AttributeError):
+        return 0
+    return max(version, 0)
+
+
+def temp_folder(spec: HostSpec) -> Path:
+    return spec.data_home.joinpath("cache", "plugin-tmp", *spec.plugin.split("/"))
+
+
+def data_folder(spec: HostSpec) -> Path:
+    return spec.data_home.joinpath("data", "plugins", *spec.plugin.split("/"))
+
+
+def everything_but(excluded: Path) -> list[str]:
+    """Paths that together cover the whole file system except `excluded` (what exists now):
+    every sibling of `excluded` and of each of its ancestors."""
+    out: list[str] = []
+    parts = excluded.resolve().parts
+    for depth in range(1, len(parts)):
+        parent, keep = Path(*parts[:depth]), parts[depth]
+        try:
+            out += [str(parent / n) for n in sorted(os.listdir(parent)) if n != keep]
+        except OSError:
+            continue
+    return out
+
+
+def _runtime_paths(spec: HostSpec, argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(read, execute) for the runtime itself: the interpreter and its libraries, the app's
+    package, a JavaScript runtime's folder, the ELF loader."""
+    package = Path(__file__).resolve().parents[2]  # llmspace/
+    read = [sys.prefix, sys.base_prefix, sys.exec_prefix, str(package)]
+    read += [p for p in sys.path if p and os.path.isdir(p) and "site-packages" in p]
+    meipass = getattr(sys, "_MEIPASS", "")
+    if meipass:
+        read += [meipass, os.path.dirname(sys.executable)]
+    execute: list[str] = []
+    if spec.runtime == "js":
+        guard = str(package / "plugin_host" / "guard.py")
+        exe = argv[argv.index(guard) + 1] if guard in argv else argv[0]
+        real = os.path.realpath(exe)
+        read.append(str(Path(real).parent.parent))
+        execute += [exe, real] + [p for pattern in LOADERS for p in glob.glob(pattern)]
+    return read, execute
+
+
+def plan(spec: HostSpec, capabilities: Sequence[str], argv: Sequence[str]) -> dict[str, Any]:
+    """The Landlock rules of a host (`encode_plan` gives `CONFINE_ENV`)."""
+    caps = set(capabilities)
+    read, execute = _runtime_paths(spec, argv)
+    read += [str(spec.root), *SYSTEM_READ]
+    write = [str(data_folder(spec)), str(temp_folder(spec)), "/dev/null"]
+    outside = everything_but(spec.data_home / "settings")
+    if "read-outside-workspace" in caps:
+        read += outside
+    if "write-outside-workspace" in caps:
+        write += outside
+    if "processes" in caps:
+        read += list(PROGRAM_READ)
+    return {"read": read, "write": write, "execute": execute, "connectTcp": "network" in caps,
+            "processes": "processes" in caps}
+
+
+def confined_environment(spec: HostSpec, env: dict[str, str], argv: Sequence[str]) -> dict[str, str]:
+    """`env` (the host's full environment) cut down and given the Landlock plan, as the
+    plugin's capabilities say; unchanged for a legacy plugin or with LLM_SPACE_SANDBOX=off."""
+    caps = spec.capabilities
+    if caps is None or sandbox_off(env):
+        return env
+    tmp = temp_folder(spec)
+    for folder in (tmp, data_folder(spec)):
+        folder.mkdir(parents=True, exist_ok=True)
+    if "environment" not in caps:
+        env = {k: env[k] for k in KEPT_ENV if k in env}
+        env["TMPDIR"] = str(tmp)
+    if sys.platform.startswith("linux") and landlock_abi() > 0:
+        env[CONFINE_ENV] = encode_plan(plan(spec, caps, argv))
+    return env
+
+
+def encode_plan(rules: Mapping[str, Any]) -> str:
+    """The text form llmspace/plugin_host/landlock.py::decode_plan reads (paths holding a line
+    break are left out: they are then simply not reachable)."""
+    lines = [f"{kind} {p}" for kind, key in (("r", "read"), ("w", "write"), ("x", "execute"))
+             for p in rules[key] if "\n" not in p]
+    lines += [f"net {int(bool(rules['connectTcp']))}", f"proc {int(bool(rules['processes']))}"]
+    return "\n".join(lines)
+
+
+def enforcement(capabilities: Sequence[str] | None, environ: Mapping[str, str] | None = None) -> list[str]:
+    """One line per capability: granted or not, and whether this system enforces it."""
+    environ = os.environ if environ is None else environ
+    if capabilities is None:
+        return ["enforced:    nothing (a legacy plugin never asked runs unconfined)"]
+    if sandbox_off(environ):
+        return [f"enforced:    nothing: {SANDBOX_ENV}=off is set, so every capability is declared, not enforced here"]
+    from ..package.capabilities import CAPABILITIES
+
+    abi = landlock_abi() if sys.platform.startswith("linux") else 0
+    lines = []
+    for cap in CAPABILITIES:
+        state = "granted" if cap in capabilities else "refused"
+        if cap == "environment":
+            how = "enforced (the host's environment is cut down)"
+        elif abi <= 0:
+            how = "declared, not enforced here (no Landlock on this system)"
+        elif cap == "network" and abi < 4:
+            how = f"declared, not enforced here (Landlock ABI {abi} has no network rules)"
+        else:
+            how = f"enforced (Landlock ABI {abi})"
+        lines.append(f"{cap + ':':<24} {state}, {how}")
+    if abi > 0 and getattr(sys, "frozen", False):
+        lines.append("JavaScript/TypeScript files: declared, not enforced here (the frozen app starts Node or Bun "
+                     "without its launcher); Python files are confined")
+    return lines
+
+
+def node_permission_flags(spec: HostSpec, argv: Sequence[str], environ: Mapping[str, str]) -> list[str]:
+    """Node's permission model (`--permission`, Node ≥ 22) as a second layer for a confined
+    plugin: the same files as the Landlock plan, child processes only with `processes`.
+    [] for a legacy plugin or with LLM_SPACE_SANDBOX=off. Node has no network rule before 25."""
+    caps = spec.capabilities
+    if caps is None or sandbox_off(environ):
+        return []
+    rules = plan(spec, caps, argv)
+    reads = ["*"] if "read-outside-workspace" in caps else [p for p in rules["read"] if os.path.exists(p)]
+    writes = ["*"] if "write-outside-workspace" in caps else [p for p in rules["write"] if os.path.exists(p)]
+    flags = ["--permission", *(f"--allow-fs-read={p}" for p in reads), *(f"--allow-fs-write={p}" for p in writes)]
+    if "processes" in caps:
+        flags.append("--allow-child-process")
+    return flags
+
+
+def capability_summary(r: PluginRecord, environ: Mapping[str, str] | None = None) -> list[str]:
+    """What `plugins info` and the plugin page show: declared, granted, enforced."""
+    m = r.manifest
+    if m is None:
+        return []
+    declared = "not declared (a legacy plugin)" if m.capabilities is None else ", ".join(m.capabilities) or "none"
+    lines = [f"declared:    {declared}"]
+    if r.pending is not None:
+        lines.append(f"granted:     nothing yet; asks for {', '.join(r.pending) or 'none'} "
+                     f"(llmspace plugins approve {r.key})")
+    elif r.granted is not None:
+        lines.append(f"granted:     {', '.join(r.granted) or 'none'}")
+    else:
+        lines.append("granted:     " + ("never asked: it runs unconfined as before (a folder placed by hand)"
+                                      if r.capabilities is None else "its declaration (a folder placed by hand)"))
+    return lines + enforcement(r.capabilities, environ)
