@@ -15,8 +15,18 @@ CONTROL_CLASSES = {"TButton", "TEntry", "Text", "Treeview", "TCheckbutton", "TMe
 
 
 def rect(w) -> tuple[int, int, int, int]:
+    """Where `w` shows on screen: clipped to the viewport of a scrolling column around it
+    (`ui/scroll_column.ScrollColumn`), whose canvas hides what is scrolled out of it."""
     x, y = w.winfo_rootx(), w.winfo_rooty()
-    return x, y, x + w.winfo_width(), y + w.winfo_height()
+    box = (x, y, x + w.winfo_width(), y + w.winfo_height())
+    parent = w.master
+    while parent is not None:
+        if getattr(parent, "scrolls_children", False):
+            c = parent.canvas
+            cx, cy = c.winfo_rootx(), c.winfo_rooty()
+            box = (max(box[0], cx), max(box[1], cy), min(box[2], cx + c.winfo_width()), min(box[3], cy + c.winfo_height()))
+        parent = parent.master
+    return box
 
 
 def overlap(a, b) -> bool:
