@@ -70,6 +70,15 @@ def test_a_legacy_plugin_without_a_terminal_or_yes_is_installed_disabled_until_a
     assert _grants(home)["weather-kit"] == {"enabled": True, "settings": {}, "capabilities": ["network", "environment"]}
 
 
+def test_enabling_a_plugin_that_was_not_approved_grants_what_it_asked_for(
+        home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = _zip(tmp_path, "weather-kit", "1.0.0", {"tools/now.py": "X = 1\n"}, llmSpace={"capabilities": ["network"]})
+    assert main(["plugins", "install", str(out)]) == 0
+    assert _grants(home)["weather-kit"]["enabled"] is False
+    assert main(["plugins", "enable", "weather-kit"]) == 0
+    assert _grants(home)["weather-kit"] == {"enabled": True, "settings": {}, "capabilities": ["network"]}
+
+
 def test_yes_grants_what_is_shown_and_an_update_asking_for_more_waits_for_approval(
         home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     v1 = _zip(tmp_path, "weather-kit", "1.0.0", {"tools/now.py": "X = 1\n"}, llmSpace={"capabilities": ["network"]})

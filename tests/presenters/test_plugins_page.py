@@ -70,3 +70,12 @@ def test_a_settings_problem_names_the_field_by_its_title_not_its_key(home: Path,
     view = page.save_setting("formkit", "retries", "many")
     assert view.problems["retries"] == "Retries per call expects an integer, not 'many'."
     assert "'Region' is a required property" in page.form("formkit").problems[""]
+
+
+def test_the_detail_shows_declared_granted_and_enforced_capabilities(home: Path, app: App,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    code_plugin(home, "kit", tools={"echo": ECHO_TOOL}, llmSpace={"capabilities": ["network"]})
+    monkeypatch.setenv("LLM_SPACE_SANDBOX", "off")
+    text = PluginsPagePresenter(app).detail("kit").capabilities
+    assert text.splitlines()[:2] == ["declared:    network", "granted:     its declaration (a folder placed by hand)"]
+    assert "LLM_SPACE_SANDBOX=off is set, so every capability is declared, not enforced here" in text
