@@ -222,8 +222,9 @@ def cmd_settings(args: argparse.Namespace, app: App) -> int:
 def _approver(yes: bool) -> Callable[[str, tuple[str, ...], bool], bool]:
     """Shows what a plugin asks for; grants it with --yes or a "y" on a terminal."""
     def approve(name: str, asked: tuple[str, ...], legacy: bool) -> bool:
-        how = "its code appears to use (it declares nothing)" if legacy else "it declares"
-        print(f"{name} asks for these capabilities ({how}): {', '.join(asked)}")
+        from ..plugins.package.capabilities import question
+
+        print(question(name, asked, legacy))
         if yes:
             print("Granted (--yes).")
             return True

@@ -30,7 +30,7 @@ from ..redact import KNOWN
 
 if TYPE_CHECKING:
     from ..app import App
-    from ..plugins.service import PluginService
+    from ..plugins.service import Approver, PluginService
 
 KIND_LABELS = {"skill": "Skills", "mcp": "MCP servers", "model-provider": "Model providers", "tool": "Tools",
                "command": "Commands", "thread-storage": "Thread storages", "settings": "Settings"}
@@ -222,11 +222,13 @@ class PluginsPagePresenter:
         self.app.plugin_code.load()
         return self.rows()
 
-    def install(self, paths: Sequence[Path]) -> list[InstallOutcome]:
+    def install(self, paths: Sequence[Path], approve: Approver | None = None) -> list[InstallOutcome]:
+        """Install each ZIP; `approve(name, asked, legacy)` decides capabilities (without it,
+        a plugin asking for any is installed "not approved")."""
         out = []
         for path in paths:
             try:
-                result, record = self.service.install(path)
+                result, record = self.service.install(path, approve)
                 self.app.plugin_code.ensure_loaded(result.name)
                 record = self.service.get(result.name)
             except UserFacingError as exc:

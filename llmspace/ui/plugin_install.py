@@ -3,7 +3,9 @@ one or more `.zip`), the Install Plugin… button of Settings › Plugins (one a
 name: `INSTALL_LABEL`), and ZIPs dropped on the
 main window ("Drop plugin ZIP to install" shows while a drag is over it).
 
-The install runs off the UI thread with a progress window; each ZIP ends in a
+The install runs off the UI thread with a progress window; a plugin asking for
+capabilities asks first, as `plugins install` does on a terminal (no: installed "not
+approved"); each ZIP ends in a
 notification: success names the plugin ID and version with a **View plugin** action, a
 refusal gives the specific reason. The status bar says "Installed X." until a change of
 the plugin service (followed through its events) leaves X uninstalled. Drag and drop needs
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from functools import partial
@@ -105,8 +108,28 @@ class PluginInstaller:
             if on_done is not None:
                 on_done(ok)
 
-        ui.pump.run_in_worker(lambda: presenter.install([Path(p) for p in chosen]), done, name="plugin-install")
+        ui.pump.run_in_worker(lambda: presenter.install([Path(p) for p in chosen], self._approve), done,
+                              name="plugin-install")
         return True
+
+    def _approve(self, name: str, asked: tuple[str, ...], legacy: bool) -> bool:
+        """Asks on the Tk thread whether to grant `asked` (called from the install worker,
+        which waits for the answer; no answer within 10 minutes is a no)."""
+        from ..plugins.package.capabilities import question
+
+        answer: list[bool] = []
+        answered = threading.Event()
+
+        def ask() -> None:
+            try:
+                text = (question(name, asked, legacy) + ".\n\nGrant them? Without them it is installed disabled "
+                        "until you enable it (docs/plugins.md, \"Capabilities\").")
+                answer.append(bool(self.ui.dialogs.confirm(text, title=f"Install {name}")))
+            finally:
+                answered.set()
+
+        self.ui.pump.post(ask)
+        return answered.wait(600) and bool(answer and answer[0])
 
     def open_plugin(self, name: str) -> Any:
         """Settings › Plugins with `name` selected."""

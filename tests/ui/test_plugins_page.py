@@ -94,3 +94,25 @@ def test_install_from_the_picker_notifies_with_view_plugin_and_a_refused_zip_nam
     window.root.update()
     dialogs = [w for w in window.root.winfo_children() if w.winfo_class() == "Toplevel" and hasattr(w, "plugins_page")]
     assert dialogs and dialogs[-1].plugins_page.current() == "hello"
+
+
+def test_install_asks_for_the_capabilities_a_plugin_declares_and_a_no_installs_it_not_approved(
+        window, app, home, tmp_path):
+    def kit(name: str) -> Path:
+        return _zip(tmp_path, name, {f"{name}/package.json": f'{{"name": "{name}", "version": "1.0.0", '
+                                     '"engines": {"llm-space": ">=4.9.0"}, "llmSpace": {"capabilities": ["network"]}}',
+                                     f"{name}/tools/plain.py": TEXT_TOOL})
+
+    window.dialogs.files = [str(kit("granted-kit"))]
+    window.dialogs.answer = True
+    assert window.install_plugins() is True
+    pump_until(window.root, lambda: any("granted-kit" in t for t in window.ui.toasts.messages()), timeout=60)
+    assert window.dialogs.confirms[-1].startswith("granted-kit asks for these capabilities (it declares): network.")
+    assert app.plugins.get("granted-kit").status == "active"
+
+    window.dialogs.files = [str(kit("refused-kit"))]
+    window.dialogs.answer = False
+    assert window.install_plugins() is True
+    pump_until(window.root, lambda: any("refused-kit" in t for t in window.ui.toasts.messages()), timeout=60)
+    record = app.plugins.get("refused-kit")
+    assert record.status == "disabled" and record.disabled_reason.startswith("not approved: it asks for network")

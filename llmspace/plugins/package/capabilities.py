@@ -5,6 +5,7 @@ its own folders, declared in `package.json` → `llmSpace.capabilities`, granted
     declared(raw)                    # ("network",) … ; None: a legacy plugin (no key)
     infer(folder)                    # what the code uses, read from its source files
     requested(raw, folder)           # what an install asks for: declared, else inferred
+    question(name, asked, legacy)    # the sentence the user is shown at install
 
 The list is fixed (`CAPABILITIES`). Inference reads imports and calls in `.py`, `.js`,
 `.mjs`, `.cjs`, `.ts`, `.mts`, `.cts` files under the guide's code folders: subprocess and
@@ -116,3 +117,9 @@ def requested(raw: dict[str, Any], folder: Path) -> tuple[str, ...]:
     """What installing the plugin asks the user for: its declaration, else (legacy) the inference."""
     found = declared(raw)
     return found if found is not None else infer(folder)
+
+
+def question(name: str, asked: tuple[str, ...], legacy: bool) -> str:
+    """What the user is asked at install (the command line and the app say the same)."""
+    how = "its code appears to use (it declares nothing)" if legacy else "it declares"
+    return f"{name} asks for these capabilities ({how}): {', '.join(asked)}"
