@@ -41,7 +41,8 @@ SYSTEM_READ = ("/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib", "/e
                "/usr/share/ca-certificates", "/etc/pki", "/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf",
                "/etc/gai.conf", "/etc/host.conf", "/etc/localtime", "/etc/ld.so.cache", "/usr/share/zoneinfo",
                "/dev/urandom", "/dev/random", "/proc/self", "/proc/meminfo", "/proc/stat", "/proc/cpuinfo",
-               "/sys/fs/cgroup", "/sys/devices/system/cpu")
+               "/sys/fs/cgroup", "/sys/devices/system/cpu", "/proc/sys/vm/overcommit_memory",
+               "/proc/sys/vm/mmap_min_addr", "/sys/kernel/mm/transparent_hugepage/enabled")
 PROGRAM_READ = ("/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/libexec", "/etc")
 LOADERS = ("/lib64/ld-linux*.so*", "/lib/ld-linux*.so*", "/lib/*-linux-gnu/ld-linux*.so*", "/lib/ld-musl*.so*")
 
@@ -134,6 +135,8 @@ def confined_environment(spec: HostSpec, env: dict[str, str], argv: Sequence[str
     if "environment" not in caps:
         env = {k: env[k] for k in KEPT_ENV if k in env}
         env["TMPDIR"] = str(tmp)
+    if spec.runtime == "js":  # Bun's transpiler cache (~/.bun/…) is out of reach: one of its own
+        env["BUN_RUNTIME_TRANSPILER_CACHE_PATH"] = str(tmp / ".bun-transpiler-cache")
     if sys.platform.startswith("linux") and landlock_abi() > 0:
         env[CONFINE_ENV] = encode_plan(plan(spec, caps, argv))
     return env
