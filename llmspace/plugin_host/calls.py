@@ -1,7 +1,8 @@
 """Running loaded extensions: `execute`, `cancel` and `shutdown` (`docs/plugin-protocol.md`).
 
 `Calls.execute` checks the request, builds the call's context and signal, and runs the
-extension's method on a thread of its own (an `async def` method, or any awaitable it
+extension's method on the thread that read the request, once another thread has taken over
+the reading (`Connection.defer`; an `async def` method, or any awaitable it
 returns, runs with `asyncio.run` on that thread; its task is cancelled when the signal
 fires). The answer is `{"type": "value"}` for plain JSON, `{"type": "result"}` for what
 `create_result` made, or an error: -32000 the plugin raised, -32001 the call ended after
@@ -79,8 +80,7 @@ class Calls:
                 self._conn.respond_error(request_id, INVALID_PARAMS, f"the call {call_id} is already running")
                 return
             self._running[call_id] = signal
-        threading.Thread(target=self._run, args=(request_id, call_id, target, args, signal),
-                         name=f"plugin-call-{call_id}", daemon=True).start()
+        self._conn.defer(self._run, request_id, call_id, target, args, signal)
 
     def cancel(self, params: dict[str, Any]) -> None:
         call_id, reason = params.get("callId"), params.get("reason")

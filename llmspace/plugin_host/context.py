@@ -72,12 +72,21 @@ class _HostContext:
     def __init__(self, caller: _Caller, signal: CallSignal, context: Mapping[str, Any]) -> None:
         self._call = caller
         self._signal = signal
-        settings = context.get("settings")
-        self._settings: Mapping[str, Any] = freeze(settings if isinstance(settings, dict) else {})
+        self._context = context
+        self._frozen: dict[str, Mapping[str, Any]] = {}
+
+    def _view(self, key: str) -> Mapping[str, Any]:
+        """A read-only view of `context[key]`, made the first time it is asked for (most calls
+        never read the thread, which can be large)."""
+        view = self._frozen.get(key)
+        if view is None:
+            value = self._context.get(key)
+            view = self._frozen.setdefault(key, freeze(value if isinstance(value, dict) else {}))
+        return view
 
     @property
     def settings(self) -> Mapping[str, Any]:
-        return self._settings
+        return self._view("settings")
 
     @property
     def signal(self) -> CallSignal:
@@ -124,17 +133,14 @@ class ToolCallContext(_HostContext):
 
     def __init__(self, caller: _Caller, signal: CallSignal, context: Mapping[str, Any]) -> None:
         super().__init__(caller, signal, context)
-        thread, variables = context.get("thread"), context.get("variables")
-        self._thread: Mapping[str, Any] = freeze(thread if isinstance(thread, dict) else {})
-        self._variables: Mapping[str, Any] = freeze(variables if isinstance(variables, dict) else {})
 
     @property
     def thread(self) -> Mapping[str, Any]:
-        return self._thread
+        return self._view("thread")
 
     @property
     def variables(self) -> Mapping[str, Any]:
-        return self._variables
+        return self._view("variables")
 
     def create_result(self, parts: Sequence[Mapping[str, Any]]) -> PluginResult:
         """Text and image parts → the result the app shows as the tool's output."""

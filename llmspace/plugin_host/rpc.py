@@ -1,16 +1,24 @@
 """The host's end of the NDJSON JSON-RPC connection (`docs/plugin-protocol.md`, Framing).
 
-`Connection.serve` reads app messages from the protocol's stdin on the main thread and
-hands requests and notifications to a dispatcher; answers to the host's own requests
-resolve the waiting `request` call. Every outgoing message is one line, written whole under
-a lock to the private duplicate of the original stdout that `plugin_host.main` made. Host
-requests get the ids "h1", "h2", ….
+`Connection.serve` reads app messages from the protocol's stdin and hands requests and
+notifications to a dispatcher; answers to the host's own requests resolve the waiting
+`request` call. Every outgoing message is one line, written whole under a lock to the
+private duplicate of the original stdout that `plugin_host.main` made. Host requests get
+the ids "h1", "h2", ….
+
+Reading moves between threads (leader/followers): one thread reads at a time; when the
+dispatcher `defer`s a call, the reading thread hands the reading to an idle follower (or a
+new thread) and runs the call itself, then waits to read again. A call so starts on the
+thread that read it, with no hand-off to a worker in its way (the round trip's largest cost
+before). The main thread only waits for the end (end of input, or `dispatch` returning False);
+plugin code never runs on it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import queue
 import sys
 import threading
 from collections.abc import Callable
@@ -49,13 +57,17 @@ class _Pending:
         self.error: RpcError | None = None
 
 
+_UTF8 = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_ASCII = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+
+
 def encode(message: dict[str, Any]) -> bytes:
     """One message → one UTF-8 line (lone surrogates from plugin strings become escapes)."""
-    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    text = _UTF8.encode(message)
     try:
         line = text.encode("utf-8")
     except UnicodeEncodeError:
-        line = json.dumps(message, separators=(",", ":"), allow_nan=False).encode("ascii")
+        line = _ASCII.encode(message).encode("ascii")
     if len(line) >= MAX_LINE:
         raise TooLarge(f"the message is {len(line) // (1024 * 1024)} MiB; the protocol carries at most 64 MiB a line")
     return line + b"\n"
@@ -71,6 +83,10 @@ class Connection:
         self._pending_lock = threading.Lock()
         self._pending: dict[str, _Pending] = {}
         self._next_id = 0
+        self._dispatch: Callable[[dict[str, Any]], bool] = lambda _message: True
+        self._deferred: tuple[Callable[..., Any], tuple[Any, ...]] | None = None  # set by the reading thread only
+        self._ended = threading.Event()
+        self._followers = _Followers(self._lead)
 
     def send(self, message: dict[str, Any]) -> None:
         """Write one message as one line; raises `TooLarge` or the JSON error before writing anything."""
@@ -108,14 +124,49 @@ class Connection:
         return pending.result
 
     def serve(self, dispatch: Callable[[dict[str, Any]], bool]) -> None:
-        """Read app messages until end of input or until `dispatch` returns False."""
+        """Read app messages until end of input or until `dispatch` returns False (the reading
+        runs on other threads; this one waits for the end)."""
+        self._dispatch = dispatch
+        self._followers.promote()
+        self._ended.wait()
+
+    def defer(self, fn: Callable[..., Any], *args: Any) -> None:
+        """From `dispatch`: run `fn(*args)` on the reading thread once another thread reads."""
+        self._deferred = (fn, args)
+
+    def _lead(self) -> None:
+        """Read and dispatch until a dispatch defers a call (then hand the reading on and run
+        it) or the input ends."""
+        try:
+            while not self._ended.is_set():
+                message = self._next()
+                if message is None:
+                    self._ended.set()
+                    return
+                if "method" not in message:
+                    self._resolve(message)
+                    continue
+                if not self._dispatch(message):
+                    self._ended.set()
+                    return
+                if self._deferred is not None:
+                    (fn, args), self._deferred = self._deferred, None
+                    self._followers.promote()
+                    fn(*args)
+                    return
+        except BaseException:
+            self._ended.set()
+            raise
+
+    def _next(self) -> dict[str, Any] | None:
+        """The next well-formed message (a request, a notification or an answer), or None at the end."""
         while True:
             line = self._reader.readline(MAX_LINE + 1)
             if not line:
-                return
+                return None
             if len(line) > MAX_LINE:
                 _log("a line longer than 64 MiB arrived; the protocol ends here")
-                return
+                return None
             if not line.strip():
                 continue
             try:
@@ -126,13 +177,9 @@ class Connection:
             if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
                 self._safe_error(message.get("id") if isinstance(message, dict) else None, INVALID_REQUEST, "not a JSON-RPC 2.0 message (batches are not supported)")
                 continue
-            if "method" in message:
-                if not dispatch(message):
-                    return
-            elif "id" in message and ("result" in message or "error" in message):
-                self._resolve(message)
-            else:
-                self._safe_error(message.get("id"), INVALID_REQUEST, "neither a request nor a response")
+            if "method" in message or ("id" in message and ("result" in message or "error" in message)):
+                return message
+            self._safe_error(message.get("id"), INVALID_REQUEST, "neither a request nor a response")
 
     def _resolve(self, message: dict[str, Any]) -> None:
         with self._pending_lock:
@@ -155,6 +202,47 @@ class Connection:
             self.respond_error(request_id if isinstance(request_id, str | int) else None, code, message)
         except OSError:
             pass
+
+
+class _Followers:
+    """Idle threads waiting to read (`promote` wakes one, or starts one when none waits);
+    one idle for `IDLE_EXIT` s ends."""
+
+    IDLE_EXIT = 60.0
+
+    def __init__(self, lead: Callable[[], None]) -> None:
+        self._lead = lead
+        self._turns: queue.SimpleQueue[None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = 0
+        self._started = 0
+
+    def promote(self) -> None:
+        with self._lock:
+            start = self._idle == 0
+            if start:
+                self._started += 1
+            else:
+                self._idle -= 1
+        if start:
+            threading.Thread(target=self._run, name=f"plugin-host-{self._started}", daemon=True).start()
+        else:
+            self._turns.put(None)
+
+    def _run(self) -> None:
+        while True:
+            self._lead()
+            with self._lock:
+                self._idle += 1
+            while True:
+                try:
+                    self._turns.get(timeout=self.IDLE_EXIT)
+                    break
+                except queue.Empty:
+                    with self._lock:
+                        if self._idle > 0:  # no turn was promised to this thread
+                            self._idle -= 1
+                            return
 
 
 def _log(text: str) -> None:

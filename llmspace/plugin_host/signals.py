@@ -24,14 +24,14 @@ class CallSignal:
     __slots__ = ("_event", "_listeners", "_lock", "_reason")
 
     def __init__(self) -> None:
-        self._event = threading.Event()
+        self._event: threading.Event | None = None  # made by the first `wait` (most calls never wait)
         self._lock = threading.Lock()
-        self._reason: str | None = None
+        self._reason: str | None = None  # set once, under the lock, when the signal fires
         self._listeners: list[Listener] = []
 
     @property
     def aborted(self) -> bool:
-        return self._event.is_set()
+        return self._reason is not None
 
     @property
     def reason(self) -> str | None:
@@ -39,13 +39,19 @@ class CallSignal:
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the signal fires (True) or `timeout` seconds pass (False)."""
-        return self._event.wait(timeout)
+        with self._lock:
+            if self._event is None:
+                self._event = threading.Event()
+                if self._reason is not None:
+                    self._event.set()
+            event = self._event
+        return event.wait(timeout)
 
     def add_listener(self, listener: Listener) -> None:
         if not callable(listener):
             raise TypeError("add_listener needs a callable")
         with self._lock:
-            if not self._event.is_set():
+            if self._reason is None:
                 self._listeners.append(listener)
                 return
         _run_listeners([listener])
@@ -56,7 +62,7 @@ class CallSignal:
                 self._listeners.remove(listener)
 
     def raise_if_aborted(self) -> None:
-        if self._event.is_set():
+        if self._reason is not None:
             raise PluginCallError(f"cancelled: {self._reason}")
 
     addListener = add_listener
@@ -66,10 +72,11 @@ class CallSignal:
     def fire(self, reason: str) -> None:
         """Abort with `reason` (the first reason wins) and run the listeners."""
         with self._lock:
-            if self._event.is_set():
+            if self._reason is not None:
                 return
             self._reason = reason
-            self._event.set()
+            if self._event is not None:
+                self._event.set()
             listeners, self._listeners = self._listeners, []
         if listeners:
             threading.Thread(target=_run_listeners, args=(listeners,), name="plugin-signal-listeners", daemon=True).start()

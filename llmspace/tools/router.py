@@ -209,6 +209,8 @@ class ToolRouter:
         target = self._resolve(tool, arguments, ctx)
         if isinstance(target, ToolCallOutput):
             return target
+        if getattr(self.executors.get(tool_id(tool)), "self_bounded", False):
+            return self._run_inline(target, cancel, timeout)
         return self._run_bounded(target, cancel, timeout)
 
     # -- internals -------------------------------------------------------------------------------
@@ -243,6 +245,18 @@ class ToolRouter:
         except Exception:  # a failing explanation must not hide the unavailable tool
             log.warning("explain_missing failed for %s", key, exc_info=True)
             return None
+
+    def _run_inline(self, fn: Callable[[CancelToken, float | None], Any], cancel: CancelToken | None,
+                    timeout: float | None) -> ToolCallOutput:
+        """Run an executor that honours its cancel token and timeout itself (`self_bounded`,
+        e.g. a plugin tool: its host call waits with both) on this thread: no worker thread
+        and no hand-off per call."""
+        try:
+            return _to_output(fn(cancel if cancel is not None else CancelToken(), timeout))
+        except Exception as exc:  # every failure is a tool result
+            if cancel is not None and cancel.cancelled:
+                return error_output(CANCELLED)
+            return error_output(_message(exc))
 
     def _run_bounded(self, fn: Callable[[CancelToken, float | None], Any], cancel: CancelToken | None, timeout: float | None) -> ToolCallOutput:
         """Run `fn` on a worker thread; stop waiting at the timeout or on cancel."""

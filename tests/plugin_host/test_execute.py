@@ -289,3 +289,12 @@ def test_an_answer_the_host_cannot_encode_is_an_immediate_32003_for_that_call_on
     assert "not JSON" in answer["error"]["message"]
     assert client.execute("tool", "ok", {"arguments": {}})["result"] == {"type": "value", "value": "fine"}
 
+
+
+def test_calls_in_a_row_reuse_the_host_threads_and_never_run_on_the_main_thread(start_plugin):
+    client, _ = start_plugin({"tools/t.py": tool("t", "return [threading.current_thread().name, "
+                                                      "threading.current_thread() is threading.main_thread()]",
+                                                 prelude="import threading")})
+    answers = [client.tool("t")["value"] for _ in range(20)]
+    assert not any(on_main for _, on_main in answers)
+    assert len({name for name, _ in answers}) <= 3  # a thread per call before: 20 names

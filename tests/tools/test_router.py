@@ -246,3 +246,30 @@ def test_built_in_executors_are_registrations_with_source_built_in() -> None:
     assert router.executors.registration("builtin:tool:read").source == BUILTIN
     assert router.executors.registration("mcp").source == BUILTIN
     assert router.executors.registration("function").source == BUILTIN
+
+
+class _SelfBounded:
+    """An executor that honours its cancel token and timeout itself (as a plugin tool's host call does)."""
+
+    self_bounded = True
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[threading.Thread, CancelToken, float | None]] = []
+
+    def __call__(self, tool, arguments, ctx, cancel, timeout):
+        self.seen.append((threading.current_thread(), cancel, timeout))
+        if arguments.get("fail"):
+            raise RuntimeError("the plugin failed")
+        return "done"
+
+
+def test_a_self_bounded_executor_runs_on_the_callers_thread_with_its_token_and_timeout(tmp_path: Path) -> None:
+    router = ToolRouter()
+    executor = _SelfBounded()
+    router.register_executor("plugin", executor)
+    token = CancelToken()
+    out = router.execute(_plugin_tool(), _call("ptool"), _ctx(tmp_path), token, timeout=7.0)
+    assert out.isError is False and out.text() == "done"
+    assert executor.seen == [(threading.current_thread(), token, 7.0)]
+    failed = router.execute(_plugin_tool(), _call("ptool", fail=True), _ctx(tmp_path), token, timeout=7.0)
+    assert failed.isError is True and failed.text() == "the plugin failed"

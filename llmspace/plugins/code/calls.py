@@ -89,7 +89,11 @@ def plugin_tool_entry_for(spec: ToolSpec) -> Tool:
 
 
 class PluginToolRunner:
-    """The executor of one plugin tool (registered as `plugin:<name>:tool:<stem>`)."""
+    """The executor of one plugin tool (registered as `plugin:<name>:tool:<stem>`). Its host
+    call waits with the call's cancel token and timeout, so the router runs it on the
+    caller's thread (`self_bounded`)."""
+
+    self_bounded = True
 
     def __init__(self, route: CallRoute, ref: ExtensionRef, *, on_error: Callable[[str, CallFailed], None]) -> None:
         self.route, self.ref, self.on_error = route, ref, on_error
