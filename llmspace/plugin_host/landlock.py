@@ -9,7 +9,9 @@ library only (no maintained PyPI package exists); used by the plugin hosts (guar
 `read` paths get reading (files and directory listings), `write` paths reading and every
 change (create, write, remove, rename within), `execute` paths reading and running programs.
 Whatever is not listed is refused with EACCES (`PermissionError`); TCP connect is refused
-(EACCES) unless `connect_tcp` (ABI ≥ 4). Paths that do not exist are skipped. A rule on a
+(EACCES) unless `connect_tcp` (ABI ≥ 4). From ABI 6 signals to processes outside the
+confinement (the app) are refused (EPERM), and so are abstract Unix sockets unless
+`connect_tcp`. Paths that do not exist are skipped. A rule on a
 file gets only the file rights. `confine` raises `LandlockError` when it cannot apply.
 """
 
@@ -33,6 +35,7 @@ REMOVE_DIR, REMOVE_FILE, MAKE_CHAR, MAKE_DIR, MAKE_REG = 1 << 4, 1 << 5, 1 << 6,
 MAKE_SOCK, MAKE_FIFO, MAKE_BLOCK, MAKE_SYM = 1 << 9, 1 << 10, 1 << 11, 1 << 12
 REFER, TRUNCATE, IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
 NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1
+SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
 
 FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV
 READ = READ_FILE | READ_DIR
@@ -139,7 +142,10 @@ def confine(rules: Rules, abi: int | None = None) -> int:
     if rules.allow_execute_everywhere:
         handled_fs &= ~EXECUTE
     handled_net = NET_CONNECT_TCP if abi >= 4 and not rules.connect_tcp else 0
-    attr = _RulesetAttr(handled_fs, handled_net, 0)
+    scoped = 0
+    if abi >= 6:  # no signals to processes outside (the app); no abstract sockets without `network`
+        scoped = SCOPE_SIGNAL | (0 if rules.connect_tcp else SCOPE_ABSTRACT_UNIX_SOCKET)
+    attr = _RulesetAttr(handled_fs, handled_net, scoped)
     size = 8 if abi < 4 else 16 if abi < 6 else 24
     fn = _syscall()
     ruleset = fn(SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))

@@ -36,6 +36,7 @@ attempt("write_allowed", lambda: open(os.path.join(args["write"][0], "new.txt"),
 attempt("write_denied", lambda: open(args["secret"] + ".new", "w").write("x"))
 attempt("connect", lambda: socket.create_connection(("127.0.0.1", args["port"]), timeout=5).close())
 attempt("exec", lambda: subprocess.run(["/bin/true"], check=True))
+attempt("signal_parent", lambda: os.kill(os.getppid(), 0))
 print(json.dumps(out))
 '''
 
@@ -72,6 +73,7 @@ def test_a_confined_process_reaches_only_what_its_rules_list(tmp_path: Path) -> 
     assert out["read_allowed"] == "ok" and out["write_allowed"] == "ok"
     assert out["read_denied"] == "PermissionError:13" and out["write_denied"] == "PermissionError:13"
     assert out["connect"] == "PermissionError:13" and out["exec"] == "PermissionError:13"
+    assert out["signal_parent"] == ("PermissionError:1" if abi_version() >= 6 else "ok")  # the app stays out of reach
     assert str(tmp_path / "missing") in out["skipped"]  # type: ignore[operator]
 
 
