@@ -43,6 +43,8 @@ class FocusRing:
         self._job: str | None = None
         root.bind_all("<FocusIn>", lambda e: self.request())  # Tk binds neither on "all"
         root.bind_all("<FocusOut>", lambda e: self.request())
+        root.bind_all("<<ViewScrolled>>", lambda e: self.request())  # a scrolling column moved (ui/scroll_column.py)
+        self._watched: set[str] = set()
         for seq in ("<<TreeviewSelect>>", "<KeyRelease>", "<ButtonRelease-1>", "<Configure>", "<MouseWheel>",
                     "<Button-4>", "<Button-5>"):
             root.bind_class("Treeview", seq, lambda e: self.request(), add="+")
@@ -69,6 +71,9 @@ class FocusRing:
             self.hide()
             return
         self.widget = focus
+        if str(focus) not in self._watched:  # the ring follows the widget's size (a resized window)
+            self._watched.add(str(focus))
+            focus.bind("<Configure>", lambda e: self.request(), add="+")
         top = focus.winfo_toplevel()
         bars = self._bars(top)
         for other in self.bars.values():
@@ -76,7 +81,10 @@ class FocusRing:
                 for bar in other:
                     bar.place_forget()
         colour = self.colour()
-        x, y, w, h = self._box(focus)
+        x, y, w, h = self._clip(focus, *self._box(focus))
+        if w <= 0 or h <= 0:  # scrolled out of its column
+            self.hide()
+            return
         d = WIDTH
         edges = ((x - d, y - d, w + 2 * d, d), (x - d, y + h, w + 2 * d, d),
                  (x - d, y, d, h), (x + w, y, d, h))
@@ -96,6 +104,22 @@ class FocusRing:
                 bx, by, bw, bh = (int(v) for v in box)
                 return bx + WIDTH, by + WIDTH, max(1, bw - 2 * WIDTH), max(1, bh - 2 * WIDTH)
         return 0, 0, widget.winfo_width(), widget.winfo_height()
+
+    @staticmethod
+    def _clip(widget: Any, x: int, y: int, w: int, h: int) -> tuple[int, int, int, int]:
+        """The box cut to the viewport of each scrolling column around the widget, which
+        hides what is scrolled out of it (`ui/scroll_column.ScrollColumn`)."""
+        wx, wy = widget.winfo_rootx(), widget.winfo_rooty()
+        parent = widget.master
+        while parent is not None:
+            canvas = getattr(parent, "canvas", None) if getattr(parent, "scrolls_children", False) else None
+            if canvas is not None:
+                cx, cy = canvas.winfo_rootx() - wx, canvas.winfo_rooty() - wy
+                left, top = max(x, cx), max(y, cy)
+                right, bottom = min(x + w, cx + canvas.winfo_width()), min(y + h, cy + canvas.winfo_height())
+                x, y, w, h = left, top, right - left, bottom - top
+            parent = parent.master
+        return x, y, w, h
 
     def _bars(self, top: Any) -> list[tk.Frame]:
         key = str(top)

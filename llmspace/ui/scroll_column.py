@@ -97,6 +97,7 @@ class ScrollColumn(tb.Frame):
 
     def _on_view(self, first: str, last: str) -> None:
         self.bar.set(first, last)
+        self.event_generate("<<ViewScrolled>>")  # the focus ring (`ui/focus_ring.py`) follows
         if float(first) <= 0.0 and float(last) >= 1.0:
             self.bar.grid_remove()
         else:

@@ -165,3 +165,29 @@ def test_at_800x500_the_sidebar_keeps_its_new_and_refresh_buttons_whole(small, w
     assert {str(b.cget("text")) for b in buttons} == {"+", "⟳"}
     for b in buttons:
         assert fully_inside(b, bar), b.cget("text")
+
+
+def test_the_focus_ring_follows_the_window_down_to_800x500_and_stays_in_the_settings_column(window):
+    from llmspace.ui.focus_ring import FocusRing
+
+    ed = window.open_thread(SAMPLE)
+    pump_until(window.root, ed.winfo_ismapped, timeout=10)
+    resize(window, "1280x800")
+    ed.prompt.focus_force()
+    window.root.update()
+    resize(window, "800x500")
+    try:
+        ed.settings.see(ed.model_btn)  # the prompt partly scrolled out of the column
+        window.root.update()
+        canvas = ed.settings.canvas
+        top, bottom = canvas.winfo_rooty(), canvas.winfo_rooty() + canvas.winfo_height()
+        bars = [b for b in FocusRing.install(window.root).bars.get(str(window.root), []) if b.winfo_ismapped()]
+        assert bars, "no focus ring around the system prompt"
+        for bar in bars:
+            assert bar.winfo_rooty() >= top - 3 and bar.winfo_rooty() + bar.winfo_height() <= bottom + 3, \
+                (bar.winfo_rooty(), bar.winfo_height(), top, bottom)
+        right = max(b.winfo_rootx() + b.winfo_width() for b in bars)
+        assert abs(right - (ed.prompt.winfo_rootx() + ed.prompt.winfo_width())) <= 3  # the new width, not the old
+    finally:
+        window.root.focus_force()
+        resize(window, "1280x800")
