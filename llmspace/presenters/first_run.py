@@ -1,0 +1,146 @@
+"""The first-run sheet's logic (no Tk): when Run (or the welcome page's "Configure models")
+finds no usable model, which ways to get one the sheet offers — run the catalog's default
+model locally (downloaded only on click), an installed local model, a GGUF file, a detected
+Ollama / LM Studio / llama.cpp server, an API key — the download's progress text, and what a
+choice does: it becomes the thread's model and the default model. The widgets are
+`ui/first_run.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from ..errors import UserFacingError
+from ..local.catalog import CatalogEntry
+from ..local.download import Progress
+from ..local.models import InstalledModel, human_size
+from .welcome import LocalServer
+
+Kind = Literal["download", "installed", "gguf", "server", "key"]
+
+# welcome.LOCAL_SERVERS ids → the built-in providers of settings/catalog.py
+SERVER_PROVIDERS = {"ollama": "ollama", "lmstudio": "lm-studio", "llama.cpp": "llama-cpp", "vllm": "vllm"}
+LOCAL_PROVIDER = "local"
+
+
+@dataclass(frozen=True)
+class Option:
+    kind: Kind
+    label: str  # the button's text
+    detail: str  # the line under it
+    provider: str = ""
+    model: str = ""  # the model id to use (installed: its name; download: the catalog name)
+
+
+def options(default: CatalogEntry, installed: Sequence[InstalledModel], servers: Sequence[LocalServer],
+            keys: Sequence[tuple[str, str]]) -> list[Option]:
+    """The sheet's choices, in order: the local models (installed ones first, else the default
+    model to download), a GGUF file, each detected server, an API key."""
+    out: list[Option] = []
+    for m in installed:
+        out.append(Option("installed", f"Run {m.name} locally", f"Installed, {human_size(m.size)}, {m.path}",
+                          LOCAL_PROVIDER, m.name))
+    if not any(m.name == default.name for m in installed):
+        size = human_size(default.size) if default.size else "size unknown"
+        out.append(Option("download", f"Run locally: download {default.name} ({size})",
+                          f"{default.repo}, licence {default.licence}. Downloaded from the Hugging Face Hub when you "
+                          "click; runs on this computer with the built-in engine (llama.cpp).",
+                          LOCAL_PROVIDER, default.name))
+    out.append(Option("gguf", "Use a GGUF file…", "A model file you already have (.gguf); it stays where it is.",
+                      LOCAL_PROVIDER))
+    for s in servers:
+        provider = SERVER_PROVIDERS.get(s.id)
+        if provider is not None:
+            out.append(Option("server", f"Use {s.name} on port {s.port}", f"A model server running here ({s.base_url}).",
+                              provider))
+    keys_found = ", ".join(f"${v}" for _p, v in keys)
+    out.append(Option("key", "Enter an API key…",
+                      f"Keys found but not set up: {keys_found}." if keys_found
+                      else "OpenAI, Anthropic, Gemini, OpenRouter, … (Settings › Models).", ""))
+    return out
+
+
+def _duration(seconds: float) -> str:
+    s = round(seconds)
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+
+def progress_text(p: Progress) -> str:
+    """`120.0 MB of 491.4 MB (24%) · 4.2 MB/s · 1 min 28 s left`."""
+    pct = f" ({100 * p.done // p.total}%)" if p.total else ""
+    parts = [f"{human_size(p.done)} of {human_size(p.total)}{pct}"]
+    if p.speed > 0:
+        parts.append(f"{human_size(p.speed)}/s")
+    if p.eta is not None:
+        parts.append(f"{_duration(p.eta)} left")
+    if p.resumed_from:
+        parts.append(f"resumed at {human_size(p.resumed_from)}")
+    return " · ".join(parts)
+
+
+class Cancelled(UserFacingError):
+    """The user pressed Cancel during a download (the partial file stays: the next one resumes)."""
+
+
+class CancellableListener:
+    """A `download.PullListener` that reports to `on_progress`/`on_note` (worker thread) and
+    stops the transfer when `cancelled()` is true, by raising `Cancelled` from the chunk loop."""
+
+    def __init__(self, on_progress: ProgressSink, on_note: NoteSink, cancelled: CancelCheck) -> None:
+        self._progress, self._note, self._cancelled = on_progress, on_note, cancelled
+
+    def note(self, text: str) -> None:
+        self._note(text)
+
+    def progress(self, p: Progress) -> None:
+        if self._cancelled():
+            raise Cancelled("The download was cancelled; what was downloaded is kept.",
+                            hint="Download again to resume from there.")
+        self._progress(p)
+
+
+class ProgressSink(Protocol):
+    def __call__(self, p: Progress, /) -> None: ...
+
+
+class NoteSink(Protocol):
+    def __call__(self, text: str, /) -> None: ...
+
+
+class CancelCheck(Protocol):
+    def __call__(self) -> bool: ...
+
+
+class ModelChoice(Protocol):
+    """What the sheet changes: the default model (`app.models`)."""
+
+    def set_default_model(self, provider_id: str, model_id: str) -> None: ...
+
+
+class ThreadModel(Protocol):
+    """The editor presenter of the thread to run."""
+
+    def set_model(self, provider: str, model_id: str) -> None: ...
+
+
+def adopt(settings: ModelChoice, thread: ThreadModel | None, provider: str, model_id: str) -> None:
+    """The choice becomes the thread's model and the default model."""
+    if not provider or not model_id:
+        raise UserFacingError("Pick a model first.")
+    settings.set_default_model(provider, model_id)
+    if thread is not None:
+        thread.set_model(provider, model_id)
+
+
+def first_server_model(models: Sequence[str], server_name: str) -> str:
+    """The model to use of a detected server (its first), or an error saying what to do."""
+    if not models:
+        raise UserFacingError(f"{server_name} answers but lists no models.",
+                              hint="Download one there first (e.g. `ollama pull qwen2.5-coder:0.5b`), then try again.")
+    return models[0]
