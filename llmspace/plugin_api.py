@@ -23,7 +23,7 @@ defined in that module. The host instantiates it with no arguments, once per plu
 - Names follow Python (`display_name`, `deep_link_id`, `resolve_latest`,
   `context.read_workspace_file`, …); the plugin guide's camelCase spellings (`displayName`,
   `deepLinkId`, `resolveLatest`, `context.readWorkspaceFile`, …) work too.
-- `execute`, `resolve_latest`, `read`, `write` and `dispose` may be plain or `async def`
+- `execute`, `resolve_latest`, `read`, `write`, `list` and `dispose` may be plain or `async def`
   methods. Each call runs on its own thread; an `async def` method runs with `asyncio.run`
   on that thread, and its task is cancelled when the call's signal fires. Context methods
   are synchronous, thread-safe, return when the app has done the work, and raise
@@ -151,6 +151,26 @@ class Capabilities(TypedDict):
     write: bool
 
 
+class ListOptions(TypedDict):
+    """The second argument of a storage's optional `list`: both None on a first, unfiltered page."""
+
+    cursor: str | None  # the `nextCursor` of the page before
+    query: str | None  # what the user typed in the search field
+
+
+class ListItem(TypedDict):
+    id: str  # the resource ID `resolve_latest` takes
+    title: str
+    updatedAt: NotRequired[str]  # ISO 8601
+
+
+class ListPage(TypedDict):
+    """What `list` returns; `nextCursor` only when there is a next page."""
+
+    items: list[ListItem]
+    nextCursor: NotRequired[str]
+
+
 class FileFilter(TypedDict):
     name: str
     extensions: list[str]
@@ -274,6 +294,14 @@ class ReadableThreadStorage(ThreadStorageExtension, Protocol):
 
     def resolve_latest(self, id: str, context: ThreadStorageContext, /) -> Any: ...
     def read(self, locator: ThreadLocator, context: ThreadStorageContext, /) -> Any: ...
+
+
+class ListingThreadStorage(ReadableThreadStorage, Protocol):
+    """A readable storage that can say what it holds: the optional `list` (our extension of
+    the plugin guide). The host reports `capabilities.list` in its `initialize` metadata, and
+    File › Import from Storage then shows a searchable list instead of only an ID field."""
+
+    def list(self, context: ThreadStorageContext, options: ListOptions, /) -> ListPage | Any: ...
 
 
 class WritableThreadStorage(ThreadStorageExtension, Protocol):

@@ -48,7 +48,7 @@ KINDS = (TOOL, COMMAND, THREAD_STORAGE)
 EXTENSION_METHODS: dict[str, tuple[str, ...]] = {
     TOOL: ("execute",),
     COMMAND: ("execute",),
-    THREAD_STORAGE: ("resolveLatest", "read", "write"),
+    THREAD_STORAGE: ("resolveLatest", "read", "write", "list"),  # `list`: optional, our extension
 }
 CALLBACKS_OF: dict[str, tuple[str, ...]] = {
     TOOL: COMMON_CALLBACKS,
@@ -149,6 +149,26 @@ class ResultAnswer(TypedDict):
 
 
 ExecuteResult = ValueAnswer | ResultAnswer
+
+
+class ListInput(TypedDict):
+    """`input` of a storage's optional `list` (our extension of the guide)."""
+
+    cursor: NotRequired[str]
+    query: NotRequired[str]
+
+
+class ListItem(TypedDict):
+    id: str  # the resource ID `resolveLatest` takes
+    title: str
+    updatedAt: NotRequired[str]
+
+
+class ListResult(TypedDict):
+    """What `list` returns (the `value` of its answer); no `nextCursor` on the last page."""
+
+    items: list[ListItem]
+    nextCursor: NotRequired[str]
 
 
 class CancelParams(TypedDict):

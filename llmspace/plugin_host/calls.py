@@ -131,6 +131,11 @@ class Calls:
             if not isinstance(data.get("locator"), dict):
                 raise BadParams("input.locator must be an object")
             return call_id, target, (data["locator"], ctx_s), signal
+        if method == "list":
+            options = {k: data.get(k) for k in ("cursor", "query")}
+            if not all(v is None or isinstance(v, str) for v in options.values()):
+                raise BadParams("input.cursor and input.query must be strings when given")
+            return call_id, target, (ctx_s, options), signal
         thread, target_id = data.get("thread"), data.get("id")
         if not isinstance(thread, dict) or not (target_id is None or isinstance(target_id, str)):
             raise BadParams("input.thread must be an object and input.id a string or null")

@@ -42,7 +42,7 @@ class Extension:
         self.metadata: dict[str, Any] | None = None
         self.error: dict[str, str] | None = None
         self.methods: dict[str, Any] = {}
-        """Protocol method name (`execute`, `resolveLatest`, `read`, `write`) → bound method."""
+        """Protocol method name (`execute`, `resolveLatest`, `read`, `write`, `list`) → bound method."""
 
     @property
     def key(self) -> str:
@@ -220,6 +220,9 @@ def _storage(instance: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         methods["read"] = _method(instance, "read", required=True)
     if write:
         methods["write"] = _method(instance, "write", required=True)
+    listing = _method(instance, "list", required=False) if read else None  # optional: our extension
+    if listing is not None:
+        methods["list"] = listing
     link = _attr(instance, "deep_link_id")
     if link is not None:
         if not read:
@@ -228,7 +231,7 @@ def _storage(instance: Any) -> tuple[dict[str, Any], dict[str, Any]]:
             raise ContractError(f"`deep_link_id` must match ^[a-z0-9._-]+$, not {_show(link)}")
     _dispose(instance)
     meta = {"displayName": display, "description": description, "deepLinkId": link,
-            "capabilities": {"read": read, "write": write}}
+            "capabilities": {"read": read, "write": write, "list": listing is not None}}
     return meta, methods
 
 

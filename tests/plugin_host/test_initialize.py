@@ -83,7 +83,7 @@ EXPECTED = {
     "command:hello": {"displayName": "Say hello", "description": "Greets."},
     "thread-storage:team-library": {
         "displayName": "Team Library", "description": "Threads in a team service.", "deepLinkId": "team-library",
-        "capabilities": {"read": True, "write": True},
+        "capabilities": {"read": True, "write": True, "list": False},
     },
 }
 
@@ -162,7 +162,7 @@ EVERY_KEY = {
     "tool:bare": {"name": "bare", "description": "", "parameters": {"type": "object"}, "strict": False},
     "command:bare": {"displayName": "Bare", "description": ""},
     "thread-storage:uploader": {"displayName": "Uploader", "description": "", "deepLinkId": None,
-                                "capabilities": {"read": False, "write": True}},
+                                "capabilities": {"read": False, "write": True, "list": False}},
 }
 
 

@@ -100,3 +100,47 @@ def test_a_storage_context_has_the_host_callbacks(start_plugin):
     assert answer["result"]["value"] == {"id": "id-from-app"}
     assert [m for m, p in client.callbacks] == ["notify", "readWorkspaceFile"]
     assert all(p["callId"] == "s1" for m, p in client.callbacks)
+
+
+LISTING = """
+    class Library:
+        display_name = "Library"
+        capabilities = {"read": True, "write": False}
+        ITEMS = [{"id": f"project/{n}", "title": f"Thread {n}", "updatedAt": "2026-12-01T10:00:00Z"} for n in "abc"]
+
+        def resolve_latest(self, id, context):
+            return {"id": id}
+
+        def read(self, locator, context):
+            return {"title": locator["id"]}
+
+        def list(self, context, options):
+            found = [i for i in self.ITEMS if (options["query"] or "") in i["title"]]
+            start = int(options["cursor"] or 0)
+            page = {"items": found[start:start + 2]}
+            if start + 2 < len(found):
+                page["nextCursor"] = str(start + 2)
+            return page
+"""
+
+
+def test_a_storage_with_list_reports_it_and_answers_pages_by_cursor_and_query(start_plugin):
+    client, extensions = start_plugin({"thread-storages/library.py": LISTING})
+    assert extensions["thread-storage:library"]["metadata"]["capabilities"] == {"read": True, "write": False, "list": True}
+
+    def page(data):
+        answer = client.execute("thread-storage", "library", data, method="list")
+        assert "error" not in answer, answer
+        return answer["result"]["value"]
+
+    first = page({})
+    assert [i["id"] for i in first["items"]] == ["project/a", "project/b"] and first["nextCursor"] == "2"
+    assert page({"cursor": "2"}) == {"items": [{"id": "project/c", "title": "Thread c", "updatedAt": "2026-12-01T10:00:00Z"}]}
+    assert [i["id"] for i in page({"query": "b"})["items"]] == ["project/b"]
+    assert client.execute("thread-storage", "library", {"query": 3}, method="list")["error"]["code"] == -32602
+
+
+def test_a_storage_without_list_reports_it_cannot_and_a_list_call_is_error_32002(start_plugin):
+    client, extensions = start_plugin({"thread-storages/library.py": SNAKE})
+    assert extensions["thread-storage:library"]["metadata"]["capabilities"]["list"] is False
+    assert client.execute("thread-storage", "library", {}, method="list")["error"]["code"] == -32002

@@ -121,6 +121,13 @@ export class Calls {
       if (!isPlainObject(data.locator)) throw new BadParams("input.locator must be an object");
       return prepared([data.locator, ctx]);
     }
+    if (method === "list") {
+      const { cursor, query } = data;
+      if (![cursor, query].every((v) => v === undefined || v === null || typeof v === "string")) {
+        throw new BadParams("input.cursor and input.query must be strings when given");
+      }
+      return prepared([ctx, { cursor: cursor ?? undefined, query: query ?? undefined }]);
+    }
     const { thread, id: targetId } = data;
     if (!isPlainObject(thread) || !(targetId === undefined || targetId === null || typeof targetId === "string")) {
       throw new BadParams("input.thread must be an object and input.id a string or null");

@@ -229,6 +229,8 @@ function storage(instance) {
     methods.set("read", method(instance, "read", { required: true }));
   }
   if (write) methods.set("write", method(instance, "write", { required: true }));
+  const listing = read ? method(instance, "list", { required: false }) : null; // optional: our extension
+  if (listing) methods.set("list", listing);
   let deepLinkId = instance.deepLinkId;
   if (deepLinkId === undefined || deepLinkId === null) {
     deepLinkId = null;
@@ -239,7 +241,7 @@ function storage(instance) {
     }
   }
   method(instance, "dispose", { required: false });
-  return [{ displayName, description, deepLinkId, capabilities: { read, write } }, methods];
+  return [{ displayName, description, deepLinkId, capabilities: { read, write, list: listing !== null } }, methods];
 }
 
 const CHECKS = { tool, command, "thread-storage": storage };

@@ -31,7 +31,7 @@ export const TOOL = "tool";
 export const COMMAND = "command";
 export const THREAD_STORAGE = "thread-storage";
 export const KINDS = [TOOL, COMMAND, THREAD_STORAGE];
-export const EXTENSION_METHODS = { [TOOL]: ["execute"], [COMMAND]: ["execute"], [THREAD_STORAGE]: ["resolveLatest", "read", "write"] };
+export const EXTENSION_METHODS = { [TOOL]: ["execute"], [COMMAND]: ["execute"], [THREAD_STORAGE]: ["resolveLatest", "read", "write", "list"] }; // `list`: optional, our extension
 
 export const NOTIFY_LEVELS = ["info", "warning", "error"];
 export const RESULT_LEVELS = ["success", "warning", "error"];
