@@ -51,6 +51,8 @@ class Probe:
                 return "ran:" + subprocess.run(["/bin/echo", "hi"], capture_output=True, text=True).stdout.strip()
             if step == "env":
                 return "env:" + os.environ["OPENAI_API_KEY"]
+            if step == "settings":
+                return "read:" + open(os.path.join(os.environ["LLM_SPACE_HOME"], "settings", "keys.json")).read()
             return "fine"
         except Exception as exc:
             return f"refused: {type(exc).__name__}: {exc}"
@@ -82,6 +84,7 @@ export default class Probe {
       }
       if (step === "spawn") return "ran:" + execFileSync("/bin/echo", ["hi"], { encoding: "utf8" }).trim();
       if (step === "env") return "env:" + (process.env.OPENAI_API_KEY ?? "(not set)");
+      if (step === "settings") return "read:" + readFileSync(process.env.LLM_SPACE_HOME + "/settings/keys.json", "utf8");
       return "fine";
     } catch (e) {
       return "refused: " + String((e as Error).message ?? e);
@@ -125,7 +128,9 @@ def world(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
     monkeypatch.delenv("LLM_SPACE_SANDBOX", raising=False)
     monkeypatch.setenv("PATH", f"{BUN_DIR}{os.pathsep}{os.environ.get('PATH', '')}")
     listener = _Listener()
-    yield {"home": home, "outside": tmp_path / "outside.txt", "port": listener.port}
+    (tmp_path / "elsewhere").mkdir()  # a folder outside the plugin's (new files right in an
+    # ancestor of $LLM_SPACE_HOME/settings cannot be allowed without allowing settings/)
+    yield {"home": home, "outside": tmp_path / "elsewhere" / "outside.txt", "port": listener.port}
     listener.close()
 
 
@@ -173,6 +178,9 @@ def test_the_same_plugin_declaring_the_capabilities_succeeds(
     assert "connected" in _call(capsys, "connect", str(world["port"]))
     assert "ran:hi" in _call(capsys, "spawn")
     assert "env:sk-test-secret-123" in _call(capsys, "env")
+    (world["home"] / "settings").mkdir(exist_ok=True)
+    (world["home"] / "settings" / "keys.json").write_text('{"key": "sk-settings"}', encoding="utf-8")
+    assert "refused" in _call(capsys, "settings")  # never, whatever is granted
 
 
 @needs_landlock

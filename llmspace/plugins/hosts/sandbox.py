@@ -75,16 +75,26 @@ def data_folder(spec: HostSpec) -> Path:
 
 def everything_but(excluded: Path) -> list[str]:
     """Paths that together cover the whole file system except `excluded` (what exists now):
-    every sibling of `excluded` and of each of its ancestors."""
+    every sibling of `excluded` and of each of its ancestors. Symbolic links are left out: a
+    rule follows them, and one pointing at an ancestor (pytest's `pytest-current`, say) would
+    open `excluded` again; what they point to elsewhere is covered by its real folder."""
     out: list[str] = []
     parts = excluded.resolve().parts
     for depth in range(1, len(parts)):
         parent, keep = Path(*parts[:depth]), parts[depth]
         try:
-            out += [str(parent / n) for n in sorted(os.listdir(parent)) if n != keep]
+            with os.scandir(parent) as entries:
+                out += sorted(e.path for e in entries if e.name != keep and not e.is_symlink())
         except OSError:
             continue
     return out
+
+
+def _not_over(paths: list[str], excluded: Path) -> list[str]:
+    """`paths` without those that are `excluded` or hold it (after following links)."""
+    guarded = excluded.resolve()
+    return [p for p in paths if not (guarded == Path(os.path.realpath(p))
+                                     or Path(os.path.realpath(p)) in guarded.parents)]
 
 
 def _runtime_paths(spec: HostSpec, argv: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -112,15 +122,16 @@ def plan(spec: HostSpec, capabilities: Sequence[str], argv: Sequence[str]) -> di
     read, execute = _runtime_paths(spec, argv)
     read += [str(spec.root), *SYSTEM_READ]
     write = [str(data_folder(spec)), str(temp_folder(spec)), "/dev/null"]
-    outside = everything_but(spec.data_home / "settings")
+    settings = spec.data_home / "settings"
+    outside = everything_but(settings)
     if "read-outside-workspace" in caps:
         read += outside
     if "write-outside-workspace" in caps:
         write += outside
     if "processes" in caps:
         read += list(PROGRAM_READ)
-    return {"read": read, "write": write, "execute": execute, "connectTcp": "network" in caps,
-            "processes": "processes" in caps}
+    return {"read": _not_over(read, settings), "write": _not_over(write, settings),
+            "execute": _not_over(execute, settings), "connectTcp": "network" in caps, "processes": "processes" in caps}
 
 
 def confined_environment(spec: HostSpec, env: dict[str, str], argv: Sequence[str]) -> dict[str, str]:
