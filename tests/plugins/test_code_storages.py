@@ -50,6 +50,18 @@ class Library:
         return {"id": key}
 '''
 
+LISTING_STORAGE = FOLDER_STORAGE.replace('"Folder library"', '"Listing library"').replace('"folder-lib"', '"list-lib"') + '''
+    def list(self, context, options):
+        names = sorted(n[:-5].replace("__", "/") for n in os.listdir(self._dir()) if n.endswith(".json"))
+        found = [n for n in names if (options["query"] or "") in n]
+        start = int(options["cursor"] or 0)
+        page = {"items": [{"id": n, "title": n.rsplit("/", 1)[-1].title(), "updatedAt": "2026-12-01"}
+                          for n in found[start:start + 2]]}
+        if start + 2 < len(found):
+            page["nextCursor"] = str(start + 2)
+        return page
+'''
+
 BAD_STORAGE = '''
 class Bad:
     displayName = "Bad library"
@@ -175,6 +187,29 @@ def test_storage_cli_lists_imports_saves_and_opens_urls(home: Path, capsys: pyte
     assert capsys.readouterr().out.strip() == str(home / "workspace" / "imported" / "b.json")
     assert main(["open-url", "llm-space://threads/nobody/b"]) == 1
     assert "No enabled thread storage handles 'nobody'" in capsys.readouterr().err
+
+
+def test_storage_cli_lists_items_of_a_listing_storage_and_says_what_an_id_looks_like_otherwise(
+        home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code_plugin(home, storages={"folder": FOLDER_STORAGE, "listing": LISTING_STORAGE})
+    for key in ("team/plan", "team/review", "notes"):
+        _library(home, key, {"title": key})
+    assert main(["storage", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "plugin:kit:thread-storage:listing  [read/write/list]  Listing library" in out
+    assert "plugin:kit:thread-storage:folder  [read/write]  Folder library" in out
+    assert main(["storage", "list-items", "list-lib"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["notes  Notes  (2026-12-01)", "team/plan  Plan  (2026-12-01)",
+                                                    "More: --cursor 2"]
+    assert main(["storage", "list-items", "list-lib", "--cursor", "2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "items": [{"id": "team/review", "title": "Review", "updatedAt": "2026-12-01"}], "nextCursor": None}
+    assert main(["storage", "list-items", "list-lib", "--query", "team/r"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["team/review  Review  (2026-12-01)"]
+    assert main(["storage", "list-items", "folder-lib"]) == 1
+    err = capsys.readouterr().err
+    assert "Folder library cannot list what it holds" in err
+    assert "Threads in a folder. The ID Folder library knows the thread by (what follows llm-space://threads/folder-lib/" in err
 
 
 CONTEXT_TOOL = '''

@@ -5,6 +5,7 @@ through a `CallRoute` (llmspace/plugins/code/plugin_code.py) and checks what com
 
     outcome = command.invoke(["production", "Release 4.9"], active_tab=tab, on_report=show)
     locator = storage.resolve_latest("project/alpha?revision=latest"); thread = storage.read(locator)
+    page = storage.list_items("alpha") if storage.can_list else None  # the optional `list`
     output = runner(tool, {"city": "Lisbon"}, tool_context, cancel, 30.0)  # a ToolCallOutput
 
 Command outcomes follow the guide's §10.4 table: a success or warning result, or a plain
@@ -242,6 +243,23 @@ def _apply_staged(display_name: str, outcome: CommandOutcome, staged: dict[str, 
 
 # -- thread storages -----------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class StorageItem:
+    """A thread a storage's `list` names: its resource ID, title and `updatedAt` ("" if none)."""
+
+    id: str
+    title: str
+    updated_at: str = ""
+
+
+@dataclass(frozen=True)
+class StoragePage:
+    """One page of `list`; `next_cursor` is None on the last page."""
+
+    items: list[StorageItem]
+    next_cursor: str | None = None
+
+
 class PluginStorage:
     """A plugin thread storage (`plugin:<name>:thread-storage:<stem>`)."""
 
@@ -255,6 +273,7 @@ class PluginStorage:
         caps = meta.get("capabilities") if isinstance(meta.get("capabilities"), dict) else {}
         assert isinstance(caps, dict)
         self.can_read, self.can_write = caps.get("read") is True, caps.get("write") is True
+        self.can_list = self.can_read and caps.get("list") is True  # the optional `list` (our extension)
 
     @property
     def canonical_id(self) -> str:
@@ -281,6 +300,28 @@ class PluginStorage:
     def write(self, thread: Thread, resource_id: str | None, cancel: CancelToken | None = None) -> dict[str, Any]:
         self._need("write")
         return self._locator(self._call("write", {"thread": thread_to_data(thread), "id": resource_id}, cancel), "write")
+
+    def list_items(self, query: str = "", cursor: str | None = None, cancel: CancelToken | None = None) -> StoragePage:
+        """One page of what the storage holds (its optional `list`), filtered by `query`."""
+        if not self.can_list:
+            raise UserFacingError(f"{self.display_name} cannot list what it holds.",
+                                  hint="Give the resource ID the storage knows the thread by.")
+        payload = {k: v for k, v in (("query", query), ("cursor", cursor)) if v}
+        return self._page(self._call("list", payload, cancel))
+
+    def _page(self, value: Any) -> StoragePage:
+        where = f"{self.display_name}: list must return {{items: [{{id, title, updatedAt?}}], nextCursor?}}"
+        if not isinstance(value, dict) or not isinstance(value.get("items"), list):
+            raise UserFacingError(f"{where}.")
+        items: list[StorageItem] = []
+        for n, item in enumerate(value["items"]):
+            if not isinstance(item, dict) or not isinstance(item.get("id"), str) or not item["id"]:
+                raise UserFacingError(f"{where}: items[{n}] has no non-empty string \"id\".")
+            title, updated = item.get("title"), item.get("updatedAt")
+            items.append(StorageItem(item["id"], plain_text(title if isinstance(title, str) and title else item["id"]),
+                                     plain_text(updated) if isinstance(updated, str) else ""))
+        cursor = value.get("nextCursor")
+        return StoragePage(items, cursor if isinstance(cursor, str) and cursor else None)
 
     def _need(self, capability: str) -> None:
         if not (self.can_read if capability == "read" else self.can_write):

@@ -3,6 +3,7 @@
 
     storage = find_storage(app.plugin_code, "team-library")   # canonical ID or deepLinkId
     rel = import_thread(storage, "project/alpha?revision=latest", app.workspace)
+    page = storage.list_items(query="alpha") if storage.can_list else None   # else id_hint(storage)
     locator = storage.write(thread, None)
     rel = open_deep_link(app.plugin_code, "llm-space://threads/atlas/project/alpha", app.workspace)
 
@@ -45,6 +46,16 @@ def find_storage(code: PluginCode, key: str, *, need: str | None = None) -> Plug
     if need == "write" and not found.can_write:
         raise UserFacingError(f"{found.display_name} cannot save threads (it is read-only).")
     return found
+
+
+def id_hint(storage: PluginStorage) -> str:
+    """What a resource ID of this storage looks like, for a storage that cannot list: its
+    description, and the part of its `llm-space://` links an ID is."""
+    parts = [f"The ID {storage.display_name} knows the thread by"]
+    if storage.deep_link_id:
+        parts.append(f" (what follows llm-space://threads/{storage.deep_link_id}/ in a link)")
+    text = "".join(parts) + "."
+    return f"{storage.description.rstrip('.')}. {text}" if storage.description else text
 
 
 def file_stem(locator: dict[str, Any], title: str, resource_id: str) -> str:
