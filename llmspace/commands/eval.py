@@ -101,7 +101,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r.add_argument("--out", metavar="DIR", help="write the results to DIR")
     r.add_argument("--executor", choices=["local", "ray"], help="where cells run: threads here (default) or a Ray cluster")
     r.add_argument("--ray-address", metavar="ADDRESS", help="the Ray cluster: auto, HOST:PORT or ray://HOST:PORT "
-                                                             "(default: the file's rayAddress, the setting, RAY_ADDRESS)")
+                                                             "(default: the file's rayAddress, the setting, RAY_ADDRESS, else auto)")
     r.set_defaults(handler=eval_run)
 
     ls = esub.add_parser("list", help="list evaluation results", description="List the results folders under $LLM_SPACE_HOME/evals.")
@@ -279,7 +279,7 @@ def _eval_run(args: argparse.Namespace, app: App, progress: ProgressLine) -> int
         print(note, file=sys.stderr)
     print(f"Evaluating {prepared.thread_rel}: {len(prepared.plan.case_ids)} cases × {len(prepared.plan.models)} model(s) × "
           f"{len(prepared.plan.variants)} variant(s) × {prepared.plan.repeat} repeat(s) = {len(prepared.plan.cells)} cells "
-          f"→ {folder}" + (f" on Ray ({spec.ray_address or 'a local instance'})" if spec.executor == "ray" else ""),
+          f"→ {folder}" + (f" on Ray ({spec.ray_address or 'auto'})" if spec.executor == "ray" else ""),
           file=sys.stderr)
     outcome = runmod.execute(prepared, folder, records, concurrency=spec.concurrency, budget=spec.budget,
                              use_cache=not args.no_cache, on_progress=progress)

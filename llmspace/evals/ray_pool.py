@@ -146,16 +146,15 @@ def version_problem(address: str, here: dict[str, str], there: dict[str, str]) -
 CLIENT_ATTEMPTS = 3
 
 
-def _init(ray: Any, address: str | None) -> None:
+def _init(ray: Any, address: str) -> None:
     """`ray.init`; a Ray Client connection is tried again when the server failed to start its
     side (the head starts one process per client, which fails now and then on a busy head)."""
-    extra = {"include_dashboard": False} if address is None else {}  # a private instance: no dashboard
     for attempt in range(1, CLIENT_ATTEMPTS + 1):
         try:
-            ray.init(address=address, namespace=NAMESPACE, logging_level=logging.ERROR, log_to_driver=False, **extra)
+            ray.init(address=address, namespace=NAMESPACE, logging_level=logging.ERROR, log_to_driver=False)
             return
         except ConnectionError as exc:
-            if not (address or "").startswith("ray://") or attempt == CLIENT_ATTEMPTS or "Initialization failure" not in str(exc):
+            if not address.startswith("ray://") or attempt == CLIENT_ATTEMPTS or "Initialization failure" not in str(exc):
                 raise
             log.warning("Ray Client at %s: %s; trying again", address, str(exc).strip().splitlines()[0])
             ray.shutdown()
@@ -163,8 +162,11 @@ def _init(ray: Any, address: str | None) -> None:
 
 
 def connect(ray: Any, address: str | None) -> None:
-    """Join the cluster at `address` (None: start a Ray instance on this machine) and check versions."""
-    shown = address or "this machine (a new local Ray instance)"
+    """Join the cluster at `address` (None: `auto`, a cluster already running on this machine)
+    and check versions. Never starts a cluster: a new local Ray instance would also turn on
+    Ray's token authentication for every later cluster of this user (`~/.ray/auth_token`)."""
+    address = address or "auto"
+    shown = address
     if not ray.is_initialized():
         try:
             _init(ray, address)
@@ -185,7 +187,7 @@ def connect(ray: Any, address: str | None) -> None:
         raise UserFacingError(f"The Ray cluster at {shown} could not run llmspace: {str(exc).strip().splitlines()[-1]}",
                               hint="Install the same version of llmspace ('llmspace[ray]') on every node "
                                    "(in the image of a KubeRay cluster).") from None
-    problem = version_problem(address or "local", local_versions(), there)
+    problem = version_problem(address, local_versions(), there)
     if problem:
         raise UserFacingError(problem, hint="Install the same versions on both ends (pip install 'ray==VERSION' "
                                             "'llmspace==VERSION' in a Python of the cluster's minor version).")

@@ -147,3 +147,23 @@ def test_the_ray_tests_skip_with_the_reason_without_ray_and_fail_under_ci(monkey
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="Ray is not installed"):
         require_ray()
+
+
+def test_without_an_address_ray_joins_a_cluster_on_this_machine_and_never_starts_one(home, srv, tmp_path):
+    import os
+    import subprocess
+
+    from tests.evals.ray_cluster import require_ray
+
+    require_ray()
+    path = write_eval(home, srv, arithmetic_and_extraction(2))
+    user_home = tmp_path / "user"
+    user_home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    env.update({"LLM_SPACE_HOME": str(home), "HOME": str(user_home), "RAY_TMPDIR": str(tmp_path / "no-cluster")})
+
+    done = subprocess.run([sys.executable, "-m", "llmspace", "eval", "run", str(path), "--executor", "ray"], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=300)
+
+    assert done.returncode == 2 and "Could not join the Ray cluster at auto" in done.stderr, done.stderr
+    assert srv.requests == [] and not (user_home / ".ray").exists()  # no cluster, no token of Ray's written
