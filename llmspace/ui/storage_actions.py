@@ -2,7 +2,7 @@
 desktop app, and opening `llm-space://` links.
 
 A small dialog picks the storage (readable ones to import, writable ones to save) and the
-resource ID; the storage call runs off the UI thread with a progress line in the status
+resource ID (importing from a storage that can list: chosen from its list, storage_import.py); the storage call runs off the UI thread with a progress line in the status
 bar; an imported thread (saved under `workspace/imported/`) opens in a tab, a save ends
 in a notification with the locator. Backed by llmspace/plugins/code/storages.py.
 """
@@ -19,6 +19,7 @@ import ttkbootstrap as tb
 from ..plugins.code.calls import PluginStorage
 from ..plugins.code.storages import import_thread, open_deep_link
 from . import tkvars
+from .storage_import import ImportDialog
 
 if TYPE_CHECKING:
     from ..app import App
@@ -93,9 +94,10 @@ class StorageActions:
                                 "(Settings › Plugins).")
             return None
         workspace = self.app.workspace
-        return StorageDialog(self.ui.root, "Import from Storage", storages, "Resource ID",
-                             lambda s, ident: self.run_import(lambda: import_thread(s, ident, workspace),
-                                                              f"Importing from {s.display_name}…"))
+        return ImportDialog(self.ui.root, storages,
+                            lambda s, ident: self.run_import(lambda: import_thread(s, ident, workspace),
+                                                             f"Importing from {s.display_name}…"),
+                            lambda work, done: self.ui.pump.run_in_worker(work, done, name="storage-list"))
 
     def open_link(self, url: str) -> None:
         """Import the thread an `llm-space://` link names and open it in a tab."""
