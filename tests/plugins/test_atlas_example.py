@@ -11,6 +11,7 @@ import base64
 import copy
 import importlib.util
 import json
+import os
 import py_compile
 import shutil
 import sys
@@ -286,6 +287,7 @@ def test_stamp_title_warns_about_expected_mistakes(load: Any, args: tuple[str, .
 def test_the_library_storage_writes_resolves_and_reads(load: Any, tmp_path: Path) -> None:
     storage = load("thread-storages/atlas-library.py")
     assert storage.deep_link_id == "atlas" and storage.capabilities == {"read": True, "write": True}
+    assert callable(storage.list)  # File › Import from Storage lists the library
     ctx = Context()
     thread = {"title": "alpha", "context": {"messages": []}}
     locator = storage.write(Frozen(thread), "project/alpha", ctx)
@@ -299,6 +301,24 @@ def test_the_library_storage_writes_resolves_and_reads(load: Any, tmp_path: Path
     new = storage.write(thread, None, ctx)
     assert new["id"].startswith("inbox/alpha-") and storage.read(new, ctx) == thread
     assert [p.name for p in library.rglob(".*")] == []  # no temp files left
+
+
+def test_the_library_storage_lists_its_threads_newest_first_by_page_and_query(load: Any, tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    storage = load("thread-storages/atlas-library.py")
+    ctx = Context()
+    for n, ident in enumerate(("project/alpha", "project/beta", "notes")):
+        storage.write({"title": f"Thread {ident.rsplit('/', 1)[-1]}"}, ident, ctx)
+        library = tmp_path / "home" / "data" / "plugins" / "atlas" / "library"
+        os.utime(library / f"{ident}.json", (1_700_000_000 + n, 1_700_000_000 + n))
+    monkeypatch.setitem(type(storage).list.__globals__, "PAGE_SIZE", 2)  # the storage module's
+    first = storage.list(ctx, {"cursor": None, "query": None})
+    assert first == {"items": [{"id": "notes", "title": "Thread notes", "updatedAt": "2023-11-14T22:13:22Z"},
+                               {"id": "project/beta", "title": "Thread beta", "updatedAt": "2023-11-14T22:13:21Z"}],
+                     "nextCursor": "2"}
+    assert [i["id"] for i in storage.list(ctx, {"cursor": "2", "query": None})["items"]] == ["project/alpha"]
+    assert [i["id"] for i in storage.list(ctx, {"cursor": None, "query": "ALPHA"})["items"]] == ["project/alpha"]
+    assert storage.list(ctx, {"cursor": None, "query": "nothing"}) == {"items": []}
 
 
 def test_the_library_folder_setting_is_used(load: Any, tmp_path: Path) -> None:

@@ -12,6 +12,10 @@ when it is empty (runtime data never goes into the plugin folder). Readable and 
 - `read(locator)`: the thread JSON in `<library>/<id>.json`.
 - `write(thread, id)`: saves atomically (a temp file renamed over the old one) and returns
   the locator; a new thread (`id` None) gets `inbox/<title-slug>-<random>`.
+- `list(context, {cursor, query})` (optional; LLM Space's extension of the guide): the
+  library's threads, newest first, `PAGE_SIZE` a page; `query` matches the ID or the title
+  (case-insensitive), `cursor` is the offset of the next page. File › Import from Storage
+  shows them as a searchable list.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import re
 import tempfile
 import uuid
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import parse_qs, unquote
@@ -31,11 +36,12 @@ from urllib.parse import parse_qs, unquote
 from _atlas_shared import data_folder, plain, setting
 
 if TYPE_CHECKING:  # the contract, for editors and type checkers only
-    from llmspace.plugin_api import Capabilities, ThreadLocator, ThreadStorageContext
+    from llmspace.plugin_api import Capabilities, ListItem, ListOptions, ListPage, ThreadLocator, ThreadStorageContext
 
 _SEGMENT = re.compile(r"[\w][\w .-]{0,99}")
 MAX_DEPTH = 8
 MAX_BYTES = 16 * 1024 * 1024
+PAGE_SIZE = 50
 
 
 def library_folder(settings: Mapping[str, Any]) -> Path:
@@ -77,6 +83,18 @@ def _file(library: Path, ident: str) -> Path:
 
 def _locator(ident: str, data: bytes) -> ThreadLocator:
     return {"id": ident, "version": hashlib.sha256(data).hexdigest()[:16], "filename": ident.rsplit("/", 1)[-1] + ".json"}
+
+
+def _title(path: Path) -> str:
+    """The thread's title, or "" when the file is too big, unreadable or not a thread."""
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            return ""
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return ""
+    title = data.get("title") if isinstance(data, dict) else None
+    return title if isinstance(title, str) else ""
 
 
 def _slug(title: str) -> str:
@@ -136,3 +154,22 @@ class AtlasLibraryStorage:
                 os.unlink(tmp)
             raise
         return _locator(ident, data)
+
+    def list(self, context: ThreadStorageContext, options: ListOptions) -> ListPage:
+        library = library_folder(context.settings)
+        files = [p for p in library.rglob("*.json") if not any(part.startswith(".") for part in p.relative_to(library).parts)]
+        files.sort(key=lambda p: (-p.stat().st_mtime, str(p)))
+        query = (options.get("query") or "").casefold().strip()
+        found: list[ListItem] = []
+        for path in files:
+            ident = path.relative_to(library).with_suffix("").as_posix()
+            title = _title(path)
+            if query and query not in ident.casefold() and query not in title.casefold():
+                continue
+            updated = datetime.fromtimestamp(path.stat().st_mtime, UTC).isoformat(timespec="seconds")
+            found.append({"id": ident, "title": title or ident, "updatedAt": updated.replace("+00:00", "Z")})
+        start = int(options.get("cursor") or 0)
+        page: ListPage = {"items": found[start:start + PAGE_SIZE]}
+        if start + PAGE_SIZE < len(found):
+            page["nextCursor"] = str(start + PAGE_SIZE)
+        return page
