@@ -17,6 +17,8 @@ from llmspace.cli import main
 from llmspace.core.model import ToolCall, ToolCallInput
 from llmspace.core.threadio import thread_from_data
 from llmspace.errors import UserFacingError
+from llmspace.paths import DataRoot
+from llmspace.plugins.code import metadata_cache
 from llmspace.plugins.code.calls import plugin_tool_entry_for
 from llmspace.plugins.code.storages import find_storage, import_thread, open_deep_link
 from llmspace.plugins.hosts.callbacks import ConsoleFrontend
@@ -210,6 +212,32 @@ def test_storage_cli_lists_items_of_a_listing_storage_and_says_what_an_id_looks_
     err = capsys.readouterr().err
     assert "Folder library cannot list what it holds" in err
     assert "Threads in a folder. The ID Folder library knows the thread by (what follows llm-space://threads/folder-lib/" in err
+
+
+def _without_list(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_list(v) for k, v in value.items() if not (k == "list" and isinstance(v, bool))}
+    return [_without_list(v) for v in value] if isinstance(value, list) else value
+
+
+def test_metadata_cached_before_storages_reported_list_is_not_used(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    code_plugin(home, storages={"listing": LISTING_STORAGE})
+    first = App(DataRoot(home))
+    try:
+        with monkeypatch.context() as patch:
+            patch.setattr(metadata_cache, "CACHE_VERSION", 2)  # the cache format before `capabilities.list`
+            first.plugin_code.ensure_loaded()
+    finally:
+        first.close()
+    cached = home / "cache" / "plugins" / "kit.python.json"
+    cached.write_text(json.dumps(_without_list(json.loads(cached.read_text()))))  # as an older host reported it
+    second = App(DataRoot(home))
+    try:
+        second.plugins.records()
+        second.plugin_code.ensure_loaded()
+        assert find_storage(second.plugin_code, "list-lib").can_list
+    finally:
+        second.close()
 
 
 CONTEXT_TOOL = '''

@@ -25,7 +25,7 @@ from ...paths import safe_component
 from ..hosts.host import CodeFile
 
 log = logging.getLogger("llmspace.plugins")
-CACHE_VERSION = 2  # 2: metadata without control characters (cached before that, it may hold them)
+CACHE_VERSION = 3  # 2: metadata without control characters (cached before that, it may hold them); 3: storages report capabilities.list
 
 
 def cache_key(files: Iterable[CodeFile], *, runtime: str, app_version: str) -> str:
