@@ -131,7 +131,9 @@ def _network_errors() -> tuple[type[BaseException], ...]:
 
 
 def _endpoint() -> str:
-    return str(_hub().constants.ENDPOINT)
+    """`HF_ENDPOINT` read now (huggingface_hub reads it once, at import: the app may have
+    imported it before the variable was set), else the library's endpoint."""
+    return os.environ.get("HF_ENDPOINT", "").strip().rstrip("/") or str(_hub().constants.ENDPOINT)
 
 
 def _offline(hub_file: HubFile, reason: object) -> UserFacingError:
@@ -170,7 +172,7 @@ class _Remote:
 def _metadata(hub_file: HubFile) -> _Remote:
     hub = _hub()
     errors = importlib.import_module("huggingface_hub.errors")
-    url = hub.hf_hub_url(hub_file.repo, hub_file.file, revision=hub_file.revision)
+    url = hub.hf_hub_url(hub_file.repo, hub_file.file, revision=hub_file.revision, endpoint=_endpoint())
     try:
         meta = hub.get_hf_file_metadata(url, timeout=_CONNECT_TIMEOUT)
     except errors.OfflineModeIsEnabled:
@@ -185,7 +187,7 @@ def _metadata(hub_file: HubFile) -> _Remote:
                               "(no commit, ETag or size); nothing was downloaded.",
                               hint="Check HF_ENDPOINT: it must point at the Hub or a mirror of its resolve URLs.")
     etag = str(meta.etag)
-    return _Remote(url=hub.hf_hub_url(hub_file.repo, hub_file.file, revision=meta.commit_hash),
+    return _Remote(url=hub.hf_hub_url(hub_file.repo, hub_file.file, revision=meta.commit_hash, endpoint=_endpoint()),
                    commit=str(meta.commit_hash), etag=etag, size=int(meta.size),
                    hub_sha256=etag.lower() if _SHA256.match(etag.lower()) else None)
 

@@ -124,7 +124,7 @@ class MainWindow:
                                   markdown=self.appearance.markdown_var.get)
         self.tree_view.tabs = self.tab_pages
         self.starter = ThreadStarter(root, ui.errors, self.tree_view, self.tab_pages)
-        self.welcome = WelcomeView(self.right, ui, app, self.starter, self.open_settings)
+        self.welcome = WelcomeView(self.right, ui, app, self.starter, self.configure_models)
         self.tree_p.refresh()
         self.tree_view.redraw()
         for rel in self.tabs.tabs:
@@ -203,6 +203,15 @@ class MainWindow:
         dialog.bind("<Destroy>", lambda e: self.models_changed() if e.widget is dialog else None, add=True)
         return dialog
 
+    def configure_models(self) -> Any:
+        """The welcome page's "Configure models": the first-run sheet (`ui/first_run.py`) while no
+        model can run, else Settings."""
+        from .first_run import FirstRunSheet, needs_model
+
+        if needs_model(self.app, None):
+            return FirstRunSheet(self.ui, self.app, None, on_chosen=self.models_changed)
+        return self.open_settings()
+
     def models_changed(self) -> None:
         """Providers, keys or the default model changed: every model row and the welcome
         view say again which model runs."""
@@ -233,7 +242,7 @@ class MainWindow:
     def show_welcome(self) -> None:
         from .welcome import WelcomeDialog
 
-        WelcomeDialog(self.ui, self.app, self.starter, self.open_settings, self.welcome.local)
+        WelcomeDialog(self.ui, self.app, self.starter, self.configure_models, self.welcome.local)
 
     @cached_property
     def evals(self) -> EvalActions:
@@ -350,6 +359,7 @@ class MainWindow:
         def load() -> None:
             self.app.plugin_code.frontend = self.plugin_frontend()
             self.app.plugin_code.load()
+            self.app.follow_dev_plugins()
 
         def done(future: Any) -> None:
             if future.exception() is not None:

@@ -133,8 +133,24 @@ class RunControls:
             self.start_run()
 
     def start_run(self, from_message_id: str | None = None, tool_results: dict[str, tuple[str, bool]] | None = None) -> bool:
+        """Run the thread; with no usable model, the first-run sheet (`ui/first_run.py`) asks
+        how to get one first and runs once one is chosen."""
+        if not self.run.running and self._offer_model(lambda: self.start_run(from_message_id, tool_results)):
+            return False
         return self._launch(lambda post, post_text, auto, react: self.run.start(
             post, post_text, auto_tools=auto, react=react, from_message_id=from_message_id, tool_results=tool_results))
+
+    def _offer_model(self, then: Callable[[], object]) -> bool:
+        """Open the first-run sheet when no model can run this thread (True: it is open)."""
+        from ..first_run import FirstRunSheet, needs_model
+
+        try:
+            if not needs_model(self.app, self.p.thread.model):
+                return False
+        except UserFacingError:
+            return False  # the run says what is wrong
+        FirstRunSheet(self.ui, self.app, self.p, on_chosen=then)
+        return True
 
     def _launch(self, begin: Callable[[Any, Any, bool, bool], object]) -> bool:
         """Save pending edits, start a run through `begin(post, post_text, auto_tools, react)`

@@ -1,0 +1,159 @@
+"""The first-run sheet in a real window, with mouse clicks and key presses: Run with no usable
+model opens it; Escape changes nothing; the default model downloads from a loopback Hub mirror
+with visible progress, Cancel keeps the part downloaded and the next click resumes it with a
+Range request; a GGUF file picked in the sheet (the 0.5B model) runs the example thread to a
+streamed reply on the built-in engine."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from llmspace.local import catalog, engine
+from llmspace.paths import DataRoot
+from llmspace.ui.first_run import FirstRunSheet
+from tests.local.gguf import gguf_bytes
+from tests.support.hf_hub import FakeHub
+
+from .conftest import pump_until
+
+MB = 1000 * 1000
+REPO = "acme/Tiny-GGUF"
+FILE = "tiny.Q4_K_M.gguf"
+
+
+def click(root: Any, widget: Any) -> None:
+    """Press and release the left button in the middle of `widget`, as the user clicks."""
+    root.update()
+    x, y = widget.winfo_width() // 2, widget.winfo_height() // 2
+    widget.event_generate("<Enter>", x=x, y=y)
+    widget.event_generate("<ButtonPress-1>", x=x, y=y)
+    widget.event_generate("<ButtonRelease-1>", x=x, y=y)
+    root.update()
+
+
+def sheet_of(root: Any) -> FirstRunSheet | None:
+    return next((w for w in root.winfo_children() if isinstance(w, FirstRunSheet) and w.winfo_exists()), None)
+
+
+def open_thread(window: Any, stem: str = "chat", example: str | None = None) -> Any:
+    rel = window.starter.example(example) if example else window.app.workspace.create_thread("", stem)
+    window.tree_view.refresh()
+    ed = window.open_thread(rel)
+    window.root.update()
+    if example is None:
+        ed.list.order[0].text.insert("1.0", "Hello?")
+    window.root.update()
+    return ed
+
+
+@pytest.fixture
+def hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeHub]:
+    server = FakeHub()
+    monkeypatch.setenv("HF_ENDPOINT", server.endpoint)  # read at call time by llmspace/local/download.py
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    yield server
+    server.close()
+
+
+def test_run_with_no_model_opens_the_sheet_and_escape_changes_nothing(window, app, home):
+    ed = open_thread(window)
+    click(window.root, ed.run_btn)
+    sheet = pump_until(window.root, lambda: sheet_of(window.root))
+    kinds = [o.kind for o in sheet.options]
+    assert kinds[0] == "download" and "gguf" in kinds and kinds[-1] == "key"
+    assert catalog.default_entry().licence in sheet.options[0].detail
+    assert ed.run.status != "running"
+    sheet.focus_force()
+    window.root.update()
+    sheet.event_generate("<Escape>")
+    pump_until(window.root, lambda: not sheet.winfo_exists())
+    assert app.models.default_model is None
+    assert ed.p.thread.model is None
+    assert not (home / "models").exists() or not any((home / "models").rglob("*.incomplete"))
+
+
+def test_the_default_model_downloads_with_progress_cancel_keeps_the_part_and_a_click_resumes(
+        window, app, home, hub, monkeypatch):
+    data = gguf_bytes(padding=6 * MB)
+    sha = hub.add(REPO, FILE, data).etag
+    tiny = catalog.CatalogEntry(name="tiny", repo=REPO, file=FILE, revision="main", size=len(data),
+                                licence="MIT", context_window=2048, sha256=sha, default=True)
+    monkeypatch.setattr(catalog, "CATALOG", (tiny,))
+    hub.stall_after = 3 * MB
+    ed = open_thread(window)
+    chosen: list[bool] = []
+    sheet = FirstRunSheet(window.ui, app, ed.p, on_chosen=lambda: chosen.append(True))
+    window.root.update()
+    assert sheet.options[0].kind == "download" and "(6.0 MB)" in sheet.options[0].label
+    click(window.root, sheet.button("download"))
+    pump_until(window.root, lambda: hub.stalled.is_set() and "of 6.0 MB" in sheet.progress_text.cget("text"),
+               timeout=120)
+    assert 0 < sheet.progress.get() < 1
+    assert sheet.bar.winfo_ismapped()
+    click(window.root, sheet.cancel_button)  # cancels the download, keeps the sheet
+    assert "cancelled" in sheet.progress_text.cget("text")
+    assert sheet.winfo_exists()
+    hub.release.set()
+    pump_until(window.root, lambda: sheet.worker is not None and sheet.worker.done(), timeout=120)
+    partial = next((home / "models").rglob("*.incomplete"))
+    kept = partial.stat().st_size
+    assert 0 < kept < len(data)
+    assert app.models.default_model is None and not chosen
+    hub.stall_after = None
+    gets_before = len(hub.gets())
+    click(window.root, sheet.button("download"))
+    pump_until(window.root, lambda: not sheet.winfo_exists(), timeout=120)
+    resumed = hub.gets()[gets_before:]
+    assert any(g.headers.get("range") == f"bytes={kept}-" for g in resumed)
+    assert chosen == [True]
+    assert (app.models.default_model.provider, app.models.default_model.id) == ("local", "tiny")
+    assert (ed.p.thread.model.provider, ed.p.thread.model.id) == ("local", "tiny")
+    installed = next((home / "models").rglob(FILE))
+    assert hashlib.sha256(installed.read_bytes()).hexdigest() == sha
+
+
+def test_a_gguf_file_picked_in_the_sheet_runs_the_example_thread_to_a_streamed_reply(window, app, home):
+    from tests.local.engine_support import QWEN, model_file, need_engine
+
+    path = model_file(QWEN)
+    need_engine()
+    try:
+        ed = open_thread(window, example="general-agent")
+        click(window.root, ed.run_btn)
+        sheet = pump_until(window.root, lambda: sheet_of(window.root))
+        window.ui.dialogs.files = [str(path)]
+        click(window.root, sheet.button("gguf"))
+        pump_until(window.root, lambda: not sheet.winfo_exists(), timeout=120)
+        assert (ed.p.thread.model.provider, ed.p.thread.model.id) == ("local", "qwen2.5-coder-0.5b")
+        pump_until(window.root, lambda: ed.run.status == "running", timeout=30)
+        texts: list[str] = []
+
+        def reply() -> bool:
+            last = ed.p.messages[-1]
+            if last.role == "assistant" and last.text():
+                texts.append(last.text())
+            return ed.run.status != "running"
+
+        pump_until(window.root, reply, timeout=300)
+        assert not ed.run.error, ed.run.error
+        assert ed.p.messages[-1].role == "assistant" and ed.p.messages[-1].text().strip()
+        assert len(set(texts)) >= 2, "the reply did not stream (seen only whole)"
+    finally:
+        engine.stop_engine(DataRoot(home))
+
+
+def test_the_welcome_pages_configure_models_opens_the_sheet_while_no_model_can_run(window, app):
+    window.root.update()
+    assert window.welcome.btn_models.winfo_ismapped()
+    click(window.root, window.welcome.btn_models)
+    sheet = pump_until(window.root, lambda: sheet_of(window.root))
+    assert sheet.thread is None and sheet.options[0].kind == "download"
+    click(window.root, sheet.cancel_button)
+    pump_until(window.root, lambda: not sheet.winfo_exists())
+    assert app.models.default_model is None
