@@ -68,7 +68,7 @@ def test_every_extension_is_active_with_the_metadata_it_declares(space: Space, m
     storages = json.loads(space.ok("storage", "list", "--json").stdout)
     assert storages == [{"id": f"plugin:{PLUGIN}:thread-storage:team-library", "displayName": "Example Team Library",
                          "description": "Read and write Threads in an example service.",
-                         "deepLinkId": "team-library", "read": True, "write": True}]
+                         "deepLinkId": "team-library", "read": True, "write": True, "list": False}]
 
     # command display names and descriptions, as the palette gets them (from the metadata
     # cache the CLI wrote; the same PATH, so the same runtime and cache key)
