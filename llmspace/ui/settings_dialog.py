@@ -1,4 +1,4 @@
-"""Settings (Ctrl+,): the Models, MCP, Skills, Search and Plugins pages (`models_page.py`,
+"""Settings (Ctrl+,): the Models, Local models (`local_page.py`), MCP, Skills, Search and Plugins pages (`models_page.py`,
 `mcp_page.py`, `skills_page.py`, `search_page.py`, `plugins_page.py`), the General choices
 (theme and rendering, also in the View menu; the workspace folder), and a raw JSON editor
 for the two files whose pages do not cover every field — `models.json` (headers, timeouts,
@@ -42,6 +42,7 @@ class SettingsDialog(tb.Toplevel):
         self.nb.pack(fill="both", expand=True, padx=8, pady=8)
         self.editors: dict[str, tb.Text] = {}
         self.original: dict[str, str] = {}
+        from .local_page import LocalPage
         from .mcp_page import McpPage
         from .models_page import ModelsPage
         from .plugins_page import PluginsPage
@@ -49,6 +50,7 @@ class SettingsDialog(tb.Toplevel):
         from .skills_page import SkillsPage
 
         self.models_page: Any = self._page("Models", lambda nb: ModelsPage(nb, ui, app))
+        self.local_page: Any = self._page("Local models", lambda nb: LocalPage(nb, ui, app))
         self.mcp_page: Any = self._page("MCP", lambda nb: McpPage(nb, ui, app.mcp))
         self.skills_page: Any = self._page("Skills", lambda nb: SkillsPage(nb, ui, app.skills))
         self.search_page: Any = self._page("Search", lambda nb: SearchPage(nb, ui, app.root))
