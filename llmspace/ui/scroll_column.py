@@ -11,9 +11,7 @@ The column requests its content's width, and its full height or, with `height=`,
 that many pixels: so a dialog built on one asks for a size at which nothing is cut off
 sideways and scrolls what is taller than it opens at. The mouse wheel over any child
 scrolls the column (a text box or list that can scroll itself keeps the wheel), and a child
-that gets the keyboard focus is scrolled into view. Used by the editor's settings column
-(`ui/editor/view.py`), the plugin settings form (`ui/plugin_settings_form.py`) and a
-plugin's General tab (`ui/plugins_page.py`).
+that gets the keyboard focus is scrolled into view.
 
 `fit_to_content(dialog)` opens a dialog at least as large as its content asks (within the
 screen), for dialogs whose pages are built by others and may grow (Settings).
