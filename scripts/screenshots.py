@@ -9,7 +9,8 @@ history chart, the trace view of a run (its tool call's request as folded JSON),
 "Tab inserts a tab"), the editor at the minimum window size 800×500, a reply drawn as Markdown after a todo list and a web search, the command
 palette with a plugin command and its arguments, the evaluation results grid, a cell's
 detail and the comparison of two evaluation runs (quiz.json over 40 cases, run twice), and
-the Settings pages Plugins, Skills, MCP, Models and Search. Needs an X display (Xvfb).
+the Settings pages Plugins, Skills, MCP, Models and Search, the first-run sheet and Settings ›
+Local models (`--local`: only these two). Needs an X display (Xvfb).
 """
 
 from __future__ import annotations
@@ -183,6 +184,51 @@ def _shoot(theme: str) -> None:
                 page.refresh("atlas")
             _grab(dialog, f"settings-{label}-{theme}")
         dialog.destroy()
+        _shoot_local(window, theme)
+    finally:
+        window.close()
+        app.close()
+
+
+def _shoot_local(window: Any, theme: str) -> None:
+    """The first-run sheet (nothing installed), then Settings › Local models (the 0.5B model
+    added in place when .cache/models has it, else a tiny GGUF)."""
+    from llmspace.local.models import LocalModels
+    from llmspace.ui.first_run import FirstRunSheet
+
+    store = LocalModels(window.app.root)
+    for m in store.installed():  # the previous theme's: the sheet offers the download again
+        store.remove(m.name)
+    sheet = FirstRunSheet(window.ui, window.app, None)
+    sheet.geometry("+300+120")
+    _settle(window.root)
+    _grab(sheet, f"first-run-{theme}")
+    sheet.destroy()
+    if not store.installed():
+        model = ROOT / ".cache" / "models" / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+        if not model.is_file():
+            from tests.local.gguf import write_gguf
+
+            model = write_gguf(window.app.root.root / "my-model.Q4_K_M.gguf", padding=4096)
+        store.add(model)
+    dialog = window.open_settings()
+    dialog.geometry("1100x700+90+40")
+    dialog.nb.select(dialog.local_page)
+    _grab(dialog, f"settings-local-{theme}")
+    dialog.destroy()
+
+
+def _shoot_local_only(theme: str) -> None:
+    from llmspace.app import App
+    from llmspace.ui.main_window import MainWindow
+
+    app = App.from_env()
+    window = MainWindow(app)
+    try:
+        window.root.geometry("1280x770+0+0")
+        window.appearance.theme_var.set(theme)
+        window.appearance.apply_theme()
+        _shoot_local(window, theme)
     finally:
         window.close()
         app.close()
@@ -266,6 +312,10 @@ def main() -> int:
         os.environ["LLM_SPACE_HOME"] = str(home)
         os.environ["LLMSPACE_NO_SYSTEM_PROBE"] = "1"
         os.environ["LLMSPACE_NO_MCP_PRELOAD"] = "1"
+        if "--local" in sys.argv[1:]:  # only the first-run sheet and Settings › Local models
+            for theme in ("light", "dark"):
+                _shoot_local_only(theme)
+            return 0
         _prepare(home)
         for theme in ("light", "dark"):
             _shoot(theme)

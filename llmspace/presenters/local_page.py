@@ -16,7 +16,7 @@ from ..local.catalog import CatalogEntry
 from ..local.engine import EngineStatus
 from ..local.models import InstalledModel, human_size
 
-ORIGINS = {"downloaded": "downloaded", "copied": "copied in", "in-place": "added in place (never deleted)"}
+ORIGINS = {"downloaded": "downloaded", "copied": "copied in", "in-place": "in place (kept)"}
 
 
 @dataclass(frozen=True)

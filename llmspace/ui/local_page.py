@@ -43,7 +43,7 @@ class LocalPage(tb.Frame):
         self.catalog = tb.Treeview(box, columns=("size", "licence", "tools", "state"), show="tree headings", height=3,
                                    selectmode="browse")
         self.catalog.heading("#0", text="Model")
-        for col, label, w in (("size", "Size", 80), ("licence", "Licence", 90), ("tools", "Tool calls", 150),
+        for col, label, w in (("size", "Size", 80), ("licence", "Licence", 90), ("tools", "Tool calls", 180),
                               ("state", "State", 240)):
             self.catalog.heading(col, text=label)
             self.catalog.column(col, width=w, stretch=col == "state")
@@ -66,7 +66,7 @@ class LocalPage(tb.Frame):
         self.installed = tb.Treeview(box, columns=("size", "origin", "path"), show="tree headings", height=4,
                                      selectmode="browse")
         self.installed.heading("#0", text="Name")
-        for col, label, w in (("size", "Size", 80), ("origin", "How", 170), ("path", "Where", 320)):
+        for col, label, w in (("size", "Size", 80), ("origin", "How", 120), ("path", "Where", 320)):
             self.installed.heading(col, text=label)
             self.installed.column(col, width=w, stretch=col == "path")
         self.installed.pack(fill="both", expand=True)

@@ -23,7 +23,7 @@ def test_catalog_rows_say_installed_resume_or_download() -> None:
 def test_installed_rows_say_size_origin_and_where_the_file_lives() -> None:
     m = InstalledModel(name="q", path=Path("/data/q.gguf"), size=491_400_064, origin="in-place", sha256="0" * 64)
     assert local_page.installed_rows([m]) == [
-        local_page.InstalledRow("q", "491.4 MB", "added in place (never deleted)", "/data/q.gguf")]
+        local_page.InstalledRow("q", "491.4 MB", "in place (kept)", "/data/q.gguf")]
 
 
 def test_the_engine_line_says_port_model_memory_and_idle_time() -> None:

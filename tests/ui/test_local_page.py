@@ -86,7 +86,7 @@ def test_a_gguf_file_is_added_in_place_and_removed_leaving_the_file(window, app,
     click(window.root, page.add_button)
     name = pump_until(window.root, lambda: next(iter(page.installed.get_children("")), None), timeout=60)
     assert page.installed.set(name, "path") == str(gguf)
-    assert page.installed.set(name, "origin").startswith("added in place")
+    assert page.installed.set(name, "origin").startswith("in place")
     select(window.root, page.installed, name)
     click(window.root, page.remove_button)
     assert window.ui.dialogs.confirms and "stays where it is" in window.ui.dialogs.confirms[-1]
