@@ -157,3 +157,20 @@ def test_the_welcome_pages_configure_models_opens_the_sheet_while_no_model_can_r
     click(window.root, sheet.cancel_button)
     pump_until(window.root, lambda: not sheet.winfo_exists())
     assert app.models.default_model is None
+
+
+def test_an_api_key_typed_in_the_sheet_is_saved_and_its_providers_model_becomes_the_threads(window, app, monkeypatch):
+    for names in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(names, raising=False)
+    ed = open_thread(window)
+    sheet = FirstRunSheet(window.ui, app, ed.p)
+    window.root.update()
+    click(window.root, sheet.button("key"))
+    entry = pump_until(window.root, lambda: sheet.focus_get())
+    for ch in "sk-test":
+        entry.event_generate("<KeyPress>", keysym={"-": "minus"}.get(ch, ch))
+    entry.event_generate("<Return>")
+    pump_until(window.root, lambda: not sheet.winfo_exists())
+    model = ed.p.thread.model
+    assert model is not None and app.models.api_key(model.provider) == "sk-test"
+    assert (app.models.default_model.provider, app.models.default_model.id) == (model.provider, model.id)
