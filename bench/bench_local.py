@@ -5,7 +5,7 @@
   token; budget 5 s on this 2-core machine);
 - time to first token of the `general-agent` example (its system prompt, tools and message,
   through the run loop), the engine already running;
-- tokens per second of one 200-token reply through our provider against llama-server driven
+- tokens per second of one 128-token reply through our provider against llama-server driven
   directly (plain `requests`, same engine, same prompt, same seed) — the ratio should be ≥ 0.95,
   reported as the shortfall in % (budget 5);
 - the engine's resident memory.
@@ -39,6 +39,7 @@ from llmspace.providers.events import Finish, TextDelta, UsageEvent
 
 MODEL = Path(__file__).resolve().parent.parent / ".cache" / "models" / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 RUNS = 3
+TOKENS = 128
 LONG = "Write a detailed story of about 300 words about a lighthouse keeper."
 
 
@@ -132,8 +133,8 @@ def run() -> list[tuple[str, float, str, float | None]]:
             handle = engine.ensure_engine(root, LocalModels(root).resolve("qwen"))
             ours, direct = [], []
             for _ in range(RUNS):
-                direct.append(_direct(handle, 200))
-                ours.append(_ours(app, 200))
+                direct.append(_direct(handle, TOKENS))
+                ours.append(_ours(app, TOKENS))
             status = engine.engine_status(root)
             rss = (status.rss_bytes or 0) / 1e6 if status else 0.0
         finally:
