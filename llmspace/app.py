@@ -265,6 +265,15 @@ class App:
         self._closers.append(lambda: pool.shutdown(wait=False, cancel_futures=True))
         return pool
 
+    def follow_dev_plugins(self) -> None:
+        """Follow the plugins that `llmspace plugins dev` serves (run/dev-plugins.json): they
+        appear, reload when their folders change and go when dev mode ends (the desktop app)."""
+        from .plugins.dev import DevFollower
+
+        follower = DevFollower(self)
+        follower.start()
+        self._closers.append(follower.close)
+
     def close(self) -> None:
         """End workers and child processes (reverse order of creation)."""
         while self._closers:

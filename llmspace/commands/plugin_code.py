@@ -7,6 +7,8 @@ llmspace/commands/plugins.py):
         with --thread that thread is the active tab and a staged write is saved to it
   llmspace plugins new NAME [--dir DIR] [--lang py|ts]          scaffold a plugin folder
   llmspace plugins runtime [PATH | --clear]     the JS runtime (Bun or Node) found and why, or set it
+  llmspace plugins dev PATH [--install]         serve a folder in place, reload on change (llmspace/plugins/dev.py)
+  llmspace plugins test PATH [-- PYTEST ARGS]   run its tests (pytest with llmspace.plugin_testing; bun/node for TS)
 
 Calls go through `app.plugin_code` (llmspace/plugins/code/plugin_code.py); Ctrl-C cancels the call
 (the plugin's signal fires). See llmspace/cli.py for the command contract.
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -173,6 +176,89 @@ def cmd_new(args: argparse.Namespace, app: App) -> int:
     return 0
 
 
+def cmd_dev(args: argparse.Namespace, app: App) -> int:
+    """Serve a plugin folder in place until Ctrl-C, reloading what changes."""
+    from ..plugins.dev import POLL, DevSession
+
+    def out(line: str) -> None:
+        print(line, flush=True)
+
+    session = DevSession(app, Path(args.path), out=out)
+    stop = threading.Event()
+    try:
+        session.start()
+        while not stop.wait(POLL):
+            session.poll()
+    except KeyboardInterrupt:
+        print("Stopping…", file=sys.stderr, flush=True)
+    finally:
+        session.stop()
+    if args.install:
+        _install_folder(app, session.folder)
+    return 0
+
+
+def _install_folder(app: App, folder: Path) -> None:
+    import tempfile
+
+    from ..plugins.package.pack import pack
+    from .plugins import _approver
+
+    with tempfile.TemporaryDirectory() as tmp:
+        packed = pack(folder, Path(tmp) / "plugin.zip")
+        _result, record = app.plugins.install(packed.path, _approver(False))
+    print(f"Installed {record.key} {record.version} into {app.root.plugins} ({record.status})")
+
+
+def cmd_test(args: argparse.Namespace, app: App) -> int:
+    """Run a plugin's tests: pytest for Python tests, `bun test` / `node --test` for TS and JS ones."""
+    import importlib.util
+    import subprocess
+
+    folder = Path(args.path).expanduser().resolve()
+    if not (folder / "package.json").is_file():
+        raise UserFacingError(f"{folder} is not a plugin folder (no package.json).",
+                              hint="Give the folder that holds the plugin's package.json.")
+    env = {**os.environ, "LLM_SPACE_PLUGIN_ROOT": str(folder)}
+    js_tests = sorted(p for pattern in ("*.test.ts", "*.test.js", "*.test.mjs") for p in folder.rglob(pattern)
+                      if "node_modules" not in p.parts)
+    if js_tests:
+        argv = _js_test_argv(app, js_tests)
+    else:
+        if getattr(sys, "frozen", False) or importlib.util.find_spec("pytest") is None:
+            raise UserFacingError("Running a plugin's Python tests needs pytest, which this installation does not have.",
+                                  hint="Install LLM Space from PyPI with its plugin tools: "
+                                       "pip install 'llmspace[plugin-dev]', then run `llmspace plugins test PATH`.")
+        argv = [sys.executable, "-m", "pytest", "-q", str(folder), *args.pytest_args]
+    return subprocess.run(argv, cwd=folder, env=env, check=False).returncode
+
+
+def _js_test_argv(app: App, tests: list[Path]) -> list[str]:
+    from ..plugins.hosts.js_runtime import SETTINGS_NAME, find_runtime
+
+    runtime = find_runtime(app.root.settings_file(SETTINGS_NAME))
+    if not runtime.kind:
+        raise UserFacingError("Running TypeScript or JavaScript plugin tests needs Bun or Node 22.6+.",
+                              hint="Install one, or point LLM Space at it: llmspace plugins runtime PATH.")
+    module = Path(__file__).resolve().parents[1] / "plugin_host" / "js" / "testing.mjs"
+    if runtime.kind == "bun":
+        return [runtime.path, "test", "--preload", str(module), *(str(t) for t in tests)]
+    return [runtime.path, "--experimental-strip-types", "--no-warnings", "--import", module.as_uri(), "--test",
+            *(str(t) for t in tests)]
+
+
+def configure_test(p: argparse.ArgumentParser) -> None:
+    p.add_argument("path", metavar="PATH", help="the plugin folder (the one that holds package.json)")
+    p.add_argument("pytest_args", metavar="ARG", nargs="*", help="further arguments for pytest (after --)")
+    p.set_defaults(handler=cmd_test)
+
+
+def configure_dev(p: argparse.ArgumentParser) -> None:
+    p.add_argument("path", metavar="PATH", help="the plugin folder (the one that holds package.json)")
+    p.add_argument("--install", action="store_true", help="install the folder's last version when dev mode ends")
+    p.set_defaults(handler=cmd_dev)
+
+
 def cmd_runtime(args: argparse.Namespace, app: App) -> int:
     from ..plugins.hosts.js_runtime import SETTINGS_NAME, find_runtime, save_path
 
@@ -218,4 +304,7 @@ ACTIONS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = [
     ("run-command", "run a plugin command from a palette line (progress on stderr)", configure_run_command),
     ("new", "scaffold a plugin folder (package.json, a tool, a command, a settings schema)", configure_new),
     ("runtime", "show the JavaScript runtime for .ts/.js/.mjs plugin files, or set its path", configure_runtime),
+    ("test", "run a plugin's tests through a real host (pytest; bun test or node --test for TS/JS)", configure_test),
+    ("dev", "serve a plugin folder in place and reload it as it changes (Ctrl-C ends; nothing stays installed)",
+     configure_dev),
 ]

@@ -62,7 +62,7 @@ def cmd_list(args: argparse.Namespace, app: App) -> int:
         print(f"No plugins installed in {app.root.root / 'plugins'}.")
         return 0
     rows: list[tuple[str, ...]] = [("NAME", "VERSION", "STATUS", "EXTENSIONS")]
-    rows += [(r.key, r.version or "-", r.status, _counts(r)) for r in records]
+    rows += [(r.key, r.version or "-", r.status + (" (dev)" if r.dev else ""), _counts(r)) for r in records]
     _table(rows)
     broken = [r for r in records if r.status in ("error", "degraded")]
     if broken:
@@ -72,7 +72,7 @@ def cmd_list(args: argparse.Namespace, app: App) -> int:
 
 def _json(r: PluginRecord) -> dict[str, Any]:
     return {
-        "name": r.key, "version": r.version, "status": r.status, "enabled": r.enabled,
+        "name": r.key, "version": r.version, "status": r.status, "dev": r.dev, "enabled": r.enabled,
         "disabledReason": r.disabled_reason, "compatible": r.compatible, "location": str(r.folder),
         "extensions": [{"id": e.canonical_id, "kind": e.kind, "status": e.status, "reason": e.reason,
                         "path": str(e.path), "errorId": e.error_id or None,
@@ -101,7 +101,7 @@ def cmd_info(args: argparse.Namespace, app: App) -> int:
     print(f"{r.key} {r.version}{title}".rstrip())
     print(f"  status:        {r.status}" + (f" ({r.disabled_reason})" if r.status == "disabled" else ""))
     print(f"  enabled:       {'yes' if r.enabled else 'no'}")
-    print(f"  location:      {r.folder}")
+    print(f"  location:      {r.folder}" + (" (dev: served in place by `llmspace plugins dev`)" if r.dev else ""))
     if m is not None:
         for label, value in (("description", m.description), ("author", m.author), ("license", m.license),
                              ("homepage", m.homepage), ("repository", m.repository), ("keywords", ", ".join(m.keywords))):

@@ -38,6 +38,7 @@ MANIFEST_MAX_BYTES = 1024 * 1024
 class Candidate:
     key: str  # the folder relative to plugins/: "weather-kit" or "@scope/team-tools"
     folder: Path
+    dev: bool = False  # a folder served in place by `plugins dev` (key: its package.json name)
 
 
 def _skip(name: str) -> bool:
@@ -173,6 +174,18 @@ def _log_failures(name: str, extensions: list[Extension], ctx: LoadContext,
 
 def load_plugin(cand: Candidate, ctx: LoadContext) -> PluginRecord:
     """The record of one candidate folder. Never raises for a broken plugin."""
+    record = _load_plugin(cand, ctx)
+    return replace(record, dev=True) if cand.dev else record
+
+
+def with_dev(installed: list[Candidate], dev: list[Candidate]) -> list[Candidate]:
+    """The installed candidates with the dev ones added; a dev plugin shadows the installed
+    plugin of its name."""
+    names = {c.key for c in dev}
+    return sorted([*(c for c in installed if c.key not in names), *dev], key=lambda c: c.key)
+
+
+def _load_plugin(cand: Candidate, ctx: LoadContext) -> PluginRecord:
     got = _read_manifest(cand, ctx)
     if isinstance(got, PluginRecord):
         return got

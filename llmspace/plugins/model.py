@@ -75,6 +75,7 @@ class PluginRecord:
     has_settings_form: bool = False
     granted: tuple[str, ...] | None = None  # settings/plugins.json; None: never asked
     pending: tuple[str, ...] | None = None  # asked for at install, not approved yet
+    dev: bool = False  # served in place by `plugins dev` (llmspace/plugins/dev.py), not installed
 
     @property
     def capabilities(self) -> tuple[str, ...] | None:

@@ -34,8 +34,9 @@ from ..errors import UserFacingError
 from ..jsonio import SETTINGS_MAX_BYTES, read_json
 from ..paths import DataRoot
 from ..registry import Listeners
+from .dev import dev_candidates
 from .diagnostics import DiagnosticLog
-from .discovery import Candidate, LoadContext, load_plugin, scan
+from .discovery import Candidate, LoadContext, load_plugin, scan, with_dev
 from .errors import PluginError
 from .model import PluginRecord
 from .settings_form import SettingsForm, build_form, set_path
@@ -116,7 +117,8 @@ class PluginService:
             self.store.load()
             self._recover()
             ctx = self._context()
-            self._records = {c.key: load_plugin(c, ctx) for c in scan(self.root.plugins)}
+            candidates = with_dev(scan(self.root.plugins), dev_candidates(self.root))
+            self._records = {c.key: load_plugin(c, ctx) for c in candidates}
             records = list(self._records.values())
         self._changed()
         return [self._shown(r) for r in records]
@@ -148,6 +150,10 @@ class PluginService:
                               "After copying a plugin folder, run `llmspace plugins refresh`.")
         return self._shown(found)
 
+    def load_candidate(self, cand: Candidate) -> PluginRecord:
+        """Load one folder as a scan would, without keeping it (dev mode's trial of a change)."""
+        return load_plugin(cand, self._context())
+
     def reload(self, name: str) -> PluginRecord:
         """Rediscover one plugin (after its files, metadata or settings changed)."""
         record = self.get(name)
@@ -157,7 +163,7 @@ class PluginService:
                 del self._records[name]
                 self._changed()
                 raise PluginError(f"Plugin {name!r} is no longer installed (plugins/{name} is gone).")
-            fresh = load_plugin(Candidate(record.key, record.folder), self._context())
+            fresh = load_plugin(Candidate(record.key, record.folder, dev=record.dev), self._context())
             self._records[name] = fresh
         self._changed()
         return self._shown(fresh)

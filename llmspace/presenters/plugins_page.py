@@ -47,6 +47,11 @@ class PluginRow:
     status: str
     enabled: bool
     icon: Path | None
+    dev: bool = False  # served in place by `llmspace plugins dev`
+
+    @property
+    def version_text(self) -> str:
+        return f"{self.version or '-'}{' (dev)' if self.dev else ''}"
 
 
 @dataclass(frozen=True)
@@ -143,7 +148,7 @@ class PluginsPagePresenter:
         for r in self.service.records():
             m = r.manifest
             out.append(PluginRow(r.key, (m.display_name if m is not None and m.display_name else r.key), r.version,
-                                 r.status, r.enabled, r.icon))
+                                 r.status, r.enabled, r.icon, r.dev))
         return out
 
     def _tested(self, extensions: tuple[Extension, ...]) -> tuple[Extension, ...]:

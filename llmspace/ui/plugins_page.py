@@ -99,7 +99,7 @@ class PluginsPage(tb.Frame):
         rows = self.p.rows()
         for r in rows:
             self.list.insert("", "end", iid=r.key, text=f" {r.name}", image=self._icon(r.key, r.icon),
-                             values=(r.version or "-", r.status), tags=(r.status,))
+                             values=(r.version_text, r.status), tags=(r.status,))
         if not rows:
             self._empty()
             self._plugin_buttons()

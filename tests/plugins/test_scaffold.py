@@ -24,8 +24,10 @@ from llmspace.plugins.package.scaffold import display_name_of, scaffold_plugin
 from llmspace.plugins.service import PluginService
 
 NAMES = ["echo-kit", "@acme/echo-kit"]
-FILES = {"package.json", "config.schema.json", "tools/echo-text.py", "commands/greet.py", "README.md"}
-FILES_TS = {"package.json", "config.schema.json", "tools/echo-text.ts", "commands/greet.ts", "README.md"}
+FILES = {"package.json", "config.schema.json", "tools/echo-text.py", "commands/greet.py", "README.md",
+         "conftest.py", "tests/test_plugin.py"}  # its tests run with `llmspace plugins test` (test_plugin_testing.py)
+FILES_TS = {"package.json", "config.schema.json", "tools/echo-text.ts", "commands/greet.ts", "README.md",
+            "tests/plugin.test.ts"}
 LANGS = {"py": FILES, "ts": FILES_TS}
 
 

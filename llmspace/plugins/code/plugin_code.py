@@ -215,8 +215,42 @@ class PluginCode:
             return {"runtime": {"name": runtime}, "extensions": [
                 {"kind": f.kind, "id": f.id, "status": "failed", "error": {"stage": "host", "message": reason}}
                 for f in files]}
-        write_cached(self.root.cache / "plugins", state.record.key, runtime, self._key(files, runtime), meta)
+        if not state.record.dev:  # a dev plugin changes all the time: its reports are not kept
+            write_cached(self.root.cache / "plugins", state.record.key, runtime, self._key(files, runtime), meta)
         return meta
+
+    def trial_load(self, record: PluginRecord) -> list[str]:
+        """Load `record`'s code files in throwaway hosts (dev mode checks a changed version
+        before it replaces the running one): the load errors as `file:line: message`."""
+        from ..dev import located
+
+        files: dict[str, list[CodeFile]] = {}
+        for ext in record.extensions:
+            if ext.kind in CODE_KINDS and ext.status == "active":
+                files.setdefault(runtime_of(ext.path), []).append(CodeFile(ext.kind, ext.id, ext.path))
+        problems: list[str] = []
+        for runtime, code_files in files.items():
+            spec = HostSpec(record.key, record.version, record.folder.absolute(), runtime, tuple(code_files),
+                            self.workspace(), self.root.root, APP_COMPAT_VERSION, record.capabilities)
+            try:
+                host = self.pool.start(spec)
+            except RuntimeMissing as exc:
+                problems.append(f"{record.folder}: {exc.message}")
+                continue
+            try:
+                meta = host.initialize()
+            except CallFailed as exc:
+                problems.append(f"{record.folder}: {exc.message}")
+                continue
+            finally:
+                self.pool.stop(host, "trial")
+            for entry in meta.get("extensions", []):
+                if isinstance(entry, dict) and entry.get("status") == "failed":
+                    path = next((f.path for f in code_files if f.kind == entry.get("kind") and f.id == entry.get("id")),
+                                record.folder)
+                    error = entry.get("error")
+                    problems.append(located(error if isinstance(error, dict) else {}, str(path)))
+        return problems
 
     def _host(self, state: LoadedPlugin, runtime: str) -> PluginHost:
         with self._lock:

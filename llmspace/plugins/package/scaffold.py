@@ -12,8 +12,12 @@ It writes a plugin that passes `plugins check` and discovery as it is:
     tools/echo-text.py    the model-facing tool `echo_text` (restrictive schema, additionalProperties false)
     commands/greet.py     "<Display name> greet": settings, palette arguments, report(), create_result()
     README.md             what the files are and how to try, check, pack and install the plugin
+    conftest.py           `pytest_plugins = ["llmspace.plugin_testing"]` (the test harness)
+    tests/test_plugin.py  tests of the tool and the command through a real host: `llmspace plugins test .`
 
-With `lang="ts"` the code files are `tools/echo-text.ts` and `commands/greet.ts` instead:
+With `lang="ts"` the code files are `tools/echo-text.ts` and `commands/greet.ts` instead
+(and the tests `tests/plugin.test.ts`, run by `bun test` or `node --test` with
+`llmspace/plugin_host/js/testing.mjs` preloaded):
 the same tool and command in the guide's style (`export default class … implements …`,
 `import type { … } from "@llm-space/core"`), run by the JavaScript host under Bun or
 Node 22.6+ (llmspace/plugins/hosts/js_runtime.py); the README says so.
@@ -145,6 +149,57 @@ class GreetCommand:
             }})
         context.report({{"phase": "greeting", "message": f"Greeting {{audience}}…"}})
         return context.create_result({{"level": "success", "message": f"{{greeting}}, {{audience}}!"}})
+'''
+
+_CONFTEST = '''"""pytest configuration: the fixtures of `llmspace.plugin_testing` (a real plugin host on
+this folder, a recording context, a temporary workspace, a scripted model server)."""
+
+pytest_plugins = ["llmspace.plugin_testing"]
+'''
+
+_TESTS = '''"""Tests of this plugin through a real plugin host: `llmspace plugins test .` (or `pytest`)."""
+
+
+def test_echo_text_repeats_and_upper_cases(plugin):
+    assert plugin.tool("echo-text", {"text": "hi", "uppercase": True, "times": 2}) == {"text": "HI HI", "length": 2}
+
+
+def test_greet_uses_the_greeting_setting_and_reports_progress(plugin):
+    plugin.set_settings({"greeting": "Welcome"})
+    outcome = plugin.command("greet", ["Ada"])
+    assert (outcome.level, outcome.message) == ("success", "Welcome, Ada!")
+    assert [r.phase for r in plugin.reports] == ["greeting"]
+
+
+def test_greet_without_a_name_says_how_to_use_it(plugin):
+    outcome = plugin.command("greet")
+    assert outcome.level == "warning" and "Usage: greet" in outcome.message
+'''
+
+_TESTS_TS = '''// Tests of this plugin through a real plugin host: `llmspace plugins test .` (which preloads
+// LLM Space's harness, `globalThis.llmspace`, into `bun test` or `node --test`).
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+
+const plugin = await (globalThis as any).llmspace.startPlugin();
+after(() => plugin.close());
+
+test("echo-text repeats and upper-cases", async () => {
+  assert.deepEqual(await plugin.tool("echo-text", { text: "hi", uppercase: true, times: 2 }), { text: "HI HI", length: 2 });
+});
+
+test("greet uses the greeting setting and reports progress", async () => {
+  plugin.settings.greeting = "Welcome";
+  const outcome = await plugin.command("greet", ["Ada"]);
+  assert.deepEqual([outcome.level, outcome.message], ["success", "Welcome, Ada!"]);
+  assert.deepEqual(plugin.reports.map((r: { phase: string }) => r.phase), ["greeting"]);
+});
+
+test("greet without a name says how to use it", async () => {
+  const outcome = await plugin.command("greet");
+  assert.equal(outcome.level, "warning");
+  assert.match(outcome.message, /Usage: greet/);
+});
 '''
 
 _README = """# {display}
@@ -308,12 +363,15 @@ def _files(name: str, lang: str = "py") -> dict[str, str]:
     if lang == "ts":
         values = {"NAME": name, "DISPLAY": display, "DISPLAY_LITERAL": display_literal, "ZIP_NAME": zip_name}
         files.update({
+            "tests/plugin.test.ts": _TESTS_TS,
             "tools/echo-text.ts": _fill(_TOOL_TS, values),
             "commands/greet.ts": _fill(_COMMAND_TS, values),
             "README.md": _fill(_README_TS, values),
         })
         return files
     files.update({
+        "conftest.py": _CONFTEST,
+        "tests/test_plugin.py": _TESTS,
         "tools/echo-text.py": _TOOL.format(name=name),
         "commands/greet.py": _COMMAND.format(name=name, display=display, display_literal=display_literal),
         "README.md": _README.format(name=name, display=display, zip_name=zip_name),
