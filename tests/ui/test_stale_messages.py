@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from llmspace.presenters.welcome import KEY_ENV
-from tests.support.llm_server import LoopbackLLM
+from tests.support.llm_server import LoopbackLLM, configure_provider
 
 from .conftest import open_tabs, pump_until
 from .test_title_rename import click_tab
@@ -54,15 +54,18 @@ def test_a_rename_error_leaves_the_status_bar_after_a_success_or_a_while(two_tab
     pump_until(window.root, lambda: window.status.msg.cget("text") != message, timeout=5)
 
 
-def test_undo_takes_the_error_banner_of_a_failed_run_with_it(window, app):
-    rel = app.workspace.create_thread("", "no-model")
-    window.tree_view.refresh()
-    ed = window.open_thread(rel)
-    window.root.update()
-    ed.list.order[0].text.insert("1.0", "Hello?")
-    window.root.update()
-    ed.run_controls.start_run()  # no model is configured: the run fails
-    pump_until(window.root, lambda: ed.run.status == "error")
+def test_undo_takes_the_error_banner_of_a_failed_run_with_it(window, app, home):
+    with LoopbackLLM() as srv:
+        configure_provider(home, srv)
+        srv.push_raw(status=400, body='{"error": {"message": "bad request"}}')  # the run fails
+        rel = app.workspace.create_thread("", "failing")
+        window.tree_view.refresh()
+        ed = window.open_thread(rel)
+        window.root.update()
+        ed.list.order[0].text.insert("1.0", "Hello?")
+        window.root.update()
+        ed.run_controls.start_run()
+        pump_until(window.root, lambda: ed.run.status == "error")
     window.root.update()
     assert ed.banner.winfo_ismapped() and ed.banner.winfo_children()
     window.tab_pages.undo()
