@@ -11,6 +11,9 @@ Supported (what the GUI and the CLI render): nested objects; `string`, `number`,
 `description`. A field with `"format": "password"` or `"writeOnly": true` is a secret:
 `display` masks it and `secret_values` lists its values for log sanitising. Anything else
 makes the schema invalid (the form is disabled; saved settings are never touched).
+Titles and descriptions lose control characters (`plain_text`: they are printed and shown);
+a property name or enum value with one makes the schema invalid (they are keys and values
+the plugin reads, so they are refused rather than changed).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import SchemaError
 
+from ..core.names import plain_text, shown_name
 from .errors import PluginError
 
 PRIMITIVES = ("string", "number", "integer", "boolean")
@@ -102,12 +106,22 @@ def _field(node: Any, path: tuple[str, ...], required: bool) -> FormField:
         if item_type not in PRIMITIVES:
             raise PluginError(f"config.schema.json: array {where} must have \"items\" of type string, number, integer or boolean.")
     enum = node.get("enum")
+    for value in (path[-1], *(enum if isinstance(enum, list) else ())):
+        if isinstance(value, str) and plain_text(value) != value:
+            raise PluginError(f"config.schema.json: field {shown_name(where)} has a control character in "
+                              f"{'its name' if value == path[-1] else 'an enum value'} {shown_name(value)!r}; "
+                              "remove it.")
     return FormField(
-        path=path, type=kind, title=str(node.get("title") or ""), description=str(node.get("description") or ""),
+        path=path, type=kind, title=_shown(node.get("title")), description=_shown(node.get("description")),
         required=required, default=copy.deepcopy(node["default"]) if "default" in node else _NO_DEFAULT,
         enum=tuple(enum) if isinstance(enum, list) else None, item_type=item_type,
         secret=node.get("format") == "password" or node.get("writeOnly") is True, children=children,
     )
+
+
+def _shown(text: Any) -> str:
+    """A schema title or description as it is shown: text without control characters."""
+    return plain_text(str(text or ""))
 
 
 def _children(node: dict[str, Any], path: tuple[str, ...]) -> tuple[FormField, ...]:
@@ -267,7 +281,7 @@ def build_form(schema: Any) -> SettingsForm:
     if _type_of(schema, "") != "object":
         raise PluginError("config.schema.json must describe an object (\"type\": \"object\").")
     fields = _children(schema, ())
-    form = SettingsForm(schema, fields, str(schema.get("title") or ""), str(schema.get("description") or ""))
+    form = SettingsForm(schema, fields, _shown(schema.get("title")), _shown(schema.get("description")))
     problems = form.problems(form.defaults())
     bad_defaults = [p for p in problems if "is a required property" not in p]
     if bad_defaults:

@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from ..core.names import plain_text
 from ..jsonio import UnreadableFileError, open_regular_file, read_file_bytes
 
 SKILL_FILE = "SKILL.md"
@@ -155,7 +156,7 @@ def scan_folder(folder: Path, *, hidden: set[str] | frozenset[str] = frozenset()
         skills.append(
             Skill(
                 name=name,
-                description=str(meta["description"]).strip(),
+                description=plain_text(str(meta["description"])).strip(),  # printed and shown
                 path=child.absolute(),
                 folder=folder,
                 enabled=name not in hidden,

@@ -182,3 +182,73 @@ def test_what_the_host_reports_at_load_prints_no_control_characters(home: Path,
     captured = capsys.readouterr()
     _assert_clean(captured.out + captured.err)
     assert "cannot load]0;pwned[2J31m" in captured.out and "Describes]0;pwned[2J31m" in captured.out
+
+
+RAW = "\x1b]0;pwned\x07\x9b2J"
+SKILL = ('---\nname: tidy\ndescription: "Tidies\\e]0;pwned\\a\\x9b2J"\n---\nBody.\n')
+TEXT_SCHEMA = {"type": "object", "title": "Kit settings" + RAW, "description": "About" + RAW,
+               "properties": {"mode": {"type": "string", "title": "Mode" + RAW, "description": "How" + RAW,
+                                       "enum": ["fast", "slow"], "default": "fast"}}}
+
+
+def _data_plugin(home: Path, **files: Any) -> None:
+    from .builders import make_plugin
+
+    server = {"id": "docs", "name": "Docs" + RAW, "description": "Serves docs" + RAW,
+              "transport": "stdio", "command": "python3"}
+    provider = {"id": "cloud", "name": "Kit Cloud" + RAW, "api": "openai-completions",
+                "baseUrl": "http://127.0.0.1:9/v1", "models": [{"id": "kit-1", "name": "Kit One" + RAW}]}
+    make_plugin(home, "kit", files={"config.schema.json": TEXT_SCHEMA, "mcp.json": {"servers": [server]},
+                                    "models.json": {"providers": [provider]}, "skills/tidy/SKILL.md": SKILL, **files})
+
+
+def test_what_a_plugin_contributes_as_data_prints_no_control_characters(
+        home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _data_plugin(home)
+    for argv in (["plugins", "info", "kit"], ["plugins", "settings", "kit"], ["models"],
+                 ["models", "--json"], ["mcp", "list"], ["mcp", "list", "--json"], ["skills", "list"],
+                 ["skills", "list", "--json"]):
+        assert main(argv) == 0, argv
+        captured = capsys.readouterr()
+        _assert_clean(captured.out + captured.err)
+        assert "\\u001b" not in captured.out.lower() and "\\u009b" not in captured.out.lower(), argv
+        shown = captured.out.replace("\\u0007", "")
+        if argv[0] == "plugins":
+            assert "Mode]0;pwned2J" in shown or "About]0;pwned2J" in shown, captured.out
+        elif argv[0] == "models":
+            assert "Kit One]0;pwned2J" in shown or "Kit Cloud]0;pwned2J" in shown, captured.out
+        elif argv[0] == "mcp":
+            assert "plugin:kit:mcp:docs" in shown, captured.out
+        else:
+            assert "Tidies]0;pwned2J" in shown, captured.out
+
+
+def test_a_contributed_id_with_control_characters_is_refused_with_a_diagnostic(
+        home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from .builders import make_plugin
+
+    server = {"id": "docs" + RAW, "name": "Docs", "transport": "stdio", "command": "python3"}
+    provider = {"id": "cloud" + RAW, "name": "Cloud", "api": "openai-completions", "baseUrl": "http://127.0.0.1:9/v1"}
+    make_plugin(home, "kit", files={"mcp.json": {"servers": [server]}, "models.json": {"providers": [provider]}})
+    assert main(["plugins", "info", "kit"]) == 0
+    assert main(["mcp", "list", "--json"]) == 0
+    assert main(["models", "--json"]) == 0
+    captured = capsys.readouterr()
+    _assert_clean(captured.out + captured.err)
+    assert "control character" in captured.out
+    assert "failed   plugin:kit:mcp:docs\\u001B]0;pwned" in captured.out  # shown escaped, never renamed
+    assert '"plugin:kit:mcp:docs' not in captured.out and '"plugin:kit:model-provider:cloud' not in captured.out
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "object", "properties": {"mode" + RAW: {"type": "string"}}},
+    {"type": "object", "properties": {"mode": {"type": "string", "enum": ["fast" + RAW, "slow"]}}},
+])
+def test_a_settings_key_or_enum_value_with_control_characters_makes_the_schema_invalid(
+        schema: dict[str, Any]) -> None:
+    from llmspace.plugins.errors import PluginError
+    from llmspace.plugins.settings_form import build_form
+
+    with pytest.raises(PluginError, match="control character") as caught:
+        build_form(schema)
+    _assert_clean(caught.value.message)

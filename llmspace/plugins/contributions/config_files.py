@@ -11,7 +11,8 @@ extension the loader found valid (`Extension.status == "active"`) are read; an e
 still does not make a usable definition is returned in `problems` (canonical ID -> reason).
 A stdio server's `cwd` defaults to the plugin folder, and a relative one is taken from it.
 Secret values (API keys, headers, server environment) are added to the redactor's known
-secrets.
+secrets. Shown text (`name`, `description`, each model's `name`) loses control characters
+(`plain_text`); a model `id` with one is a key, so its provider is refused with the reason.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ...core.names import plain_text
 from ...errors import UserFacingError
 from ...jsonio import SETTINGS_MAX_BYTES, read_json
 from ...providers.registry import ProviderEntry
@@ -49,8 +51,18 @@ def _items(record: PluginRecord, kind: str, filename: str, key: str, settings: M
     out: list[tuple[str, dict[str, Any]]] = []
     for item in items if isinstance(items, list) else []:
         if isinstance(item, dict) and item.get("id") in wanted:
-            out.append((str(item["id"]), interpolate(item, settings, environ)))
+            out.append((str(item["id"]), _shown_plain(interpolate(item, settings, environ))))
     return out
+
+
+def _shown_plain(item: dict[str, Any]) -> dict[str, Any]:
+    """`item` with its shown text (name, description, models' names) free of control characters."""
+    for entry in [item, *(m for m in item.get("models") or [] if isinstance(m, dict))] \
+            if isinstance(item.get("models", []), list) else [item]:
+        for key in ("name", "description"):
+            if isinstance(entry.get(key), str):
+                entry[key] = plain_text(entry[key])
+    return item
 
 
 def _secrets(headers: Any, env: Any = None) -> None:
@@ -98,6 +110,12 @@ def model_providers(record: PluginRecord, settings: Mapping[str, Any],
         cid = f"plugin:{record.key}:model-provider:{ident}"
         if not isinstance(item.get("models", []), list) or not isinstance(item.get("headers", {}), dict):
             problems[cid] = f"provider {ident!r} in models.json: \"models\" must be a list and \"headers\" an object"
+            continue
+        bad = [m["id"] for m in item.get("models", []) if isinstance(m, dict) and isinstance(m.get("id"), str)
+               and plain_text(m["id"]) != m["id"]]
+        if bad:
+            problems[cid] = (f"provider {ident!r} in models.json: the model id {bad[0]!r} has a control character; "
+                             "remove it from the id")
             continue
         view = custom_view(item, cid)
         if isinstance(item.get("apiKey"), str):

@@ -12,7 +12,8 @@ starting with `_` or `.` are helpers); their ID is the file stem. Folders and fi
 be real (symlinks are rejected) and stay inside the plugin root. Anything nested deeper
 is ignored with a warning. Returns the extensions (active or failed with a reason) and the
 warnings; mcp.json / models.json are parsed only to list their IDs (their contribution is
-loaded elsewhere).
+loaded elsewhere). Descriptions lose control characters (`plain_text`); an ID or skill folder
+name with a control character is a failed entry (IDs are keys: refused, never renamed).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from ...core.names import plain_text, shown_name
 from ...errors import UserFacingError
 from ...jsonio import SETTINGS_MAX_BYTES, read_file_bytes, read_json
 from ..model import Extension
@@ -73,7 +75,7 @@ class _Finder:
 
     def add(self, kind: str, ident: str, path: Path, problem: str | None = None, description: str = "") -> None:
         self.found.append(Extension(self.plugin, kind, ident, path, "failed" if problem else "active",
-                                    problem or "", description))
+                                    problem or "", plain_text(description)))
 
     def rel(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
@@ -125,6 +127,10 @@ class _Finder:
             if kind != "folder":
                 self.add("skill", entry.name, entry, path_problem(self.root, entry, "folder"))
                 continue
+            if plain_text(entry.name) != entry.name:
+                self.add("skill", shown_name(entry.name), entry,
+                         f"skills/{shown_name(entry.name)} has a control character in its name; rename the folder")
+                continue
             skill = entry / SKILL_FILE
             if real_kind(skill) is None:
                 self.warnings.append(f"{self.rel(entry)}/ was ignored: it has no {SKILL_FILE}")
@@ -159,6 +165,9 @@ class _Finder:
             assert isinstance(item, dict)
             name = item.get("name")
             why = _item_problem(kind, item, filename, ident)
+            if plain_text(ident) != ident:  # an ID is a key: refused, never silently renamed
+                ident, why = shown_name(ident), (f"{array_key}[{i}] in {filename}: the id '{shown_name(ident)}' "
+                                                 "has a control character; remove it from the id")
             if ident in seen:
                 why = f"{filename} declares {ident!r} more than once"
             seen.add(ident)
