@@ -16,7 +16,6 @@ from typing import Any
 
 import yaml
 
-from ..core.names import plain_text
 from ..jsonio import UnreadableFileError, open_regular_file, read_file_bytes
 
 SKILL_FILE = "SKILL.md"
@@ -24,6 +23,9 @@ _SCAN_CHARS = 256 * 1024
 SKILL_MAX_BYTES = 16 * 1024 * 1024  # a SKILL.md larger than this is not read
 NAME_RE = re.compile(r"^(?!-)(?!.*--)[a-z0-9-]{1,64}(?<!-)$")
 _FRONTMATTER_RE = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)(?:\r?\n)?^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S | re.M)
+
+# C0 but \t and \n, DEL, C1: what `core.names.plain_text` removes (skills may not import core)
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def is_valid_skill_name(name: object) -> bool:
@@ -156,7 +158,7 @@ def scan_folder(folder: Path, *, hidden: set[str] | frozenset[str] = frozenset()
         skills.append(
             Skill(
                 name=name,
-                description=plain_text(str(meta["description"])).strip(),  # printed and shown
+                description=_CONTROLS.sub("", str(meta["description"])).strip(),  # printed and shown
                 path=child.absolute(),
                 folder=folder,
                 enabled=name not in hidden,
