@@ -202,11 +202,11 @@ def _install_folder(app: App, folder: Path) -> None:
     import tempfile
 
     from ..plugins.package.pack import pack
-    from .plugins import _approver
+    from .approval import approver
 
     with tempfile.TemporaryDirectory() as tmp:
         packed = pack(folder, Path(tmp) / "plugin.zip")
-        _result, record = app.plugins.install(packed.path, _approver(False))
+        _result, record = app.plugins.install(packed.path, approver(False))
     print(f"Installed {record.key} {record.version} into {app.root.plugins} ({record.status})")
 
 

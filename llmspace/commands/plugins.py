@@ -28,6 +28,7 @@ from ..errors import UserFacingError
 from ..plugins.model import Diagnostic, PluginRecord
 from ..plugins.package.manifest import APP_COMPAT_VERSION
 from ..plugins.settings_form import MASK, FormField, SettingsForm, get_path
+from .approval import approver
 from .parsers import help_handler
 
 if TYPE_CHECKING:
@@ -219,30 +220,11 @@ def cmd_settings(args: argparse.Namespace, app: App) -> int:
     return 0
 
 
-def _approver(yes: bool) -> Callable[[str, tuple[str, ...], bool], bool]:
-    """Shows what a plugin asks for; grants it with --yes or a "y" on a terminal."""
-    def approve(name: str, asked: tuple[str, ...], legacy: bool) -> bool:
-        from ..plugins.package.capabilities import question
-
-        print(question(name, asked, legacy))
-        if yes:
-            print("Granted (--yes).")
-            return True
-        if not sys.stdin.isatty():
-            return False
-        try:
-            answer = input("Grant them? [y/N] ")
-        except EOFError:
-            return False
-        return answer.strip().lower() in ("y", "yes")
-    return approve
-
-
 def cmd_install(args: argparse.Namespace, app: App) -> int:
     status = 0
     for path in args.zips:
         try:
-            result, record = app.plugins.install(path, _approver(args.yes))  # its code ran once now
+            result, record = app.plugins.install(path, approver(args.yes))  # its code ran once now
         except UserFacingError as exc:
             print(f"error: {exc}", file=sys.stderr)
             status = 1

@@ -4,7 +4,8 @@ selected row, and running an intent with its message shown on the page.
 `ListActions(rows, msg, refresh)` is a component of `ui/models_page.ModelsPage` and
 `ui/mcp_page.McpPage` (`page.actions`): `rows` is the Treeview whose item ids are the row
 ids, `msg` the Label for results, `refresh` redraws the page. `fit_headings(tree)` widens
-the columns whose heading text would be clipped. Only `llmspace/ui` uses it.
+the columns whose heading text would be clipped; `fit_columns` sizes columns to their cells
+(run history, trace view). Only `llmspace/ui` uses it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from ..errors import UserFacingError
 
 HEADING_PAD = 20  # a heading's padding and sort-arrow room, in pixels
+MAX_WIDTH = 260  # the widest a column grows to fit its cells (`fit_columns`), in pixels
 
 
 def fit_headings(tree: Any) -> None:
@@ -26,6 +28,14 @@ def fit_headings(tree: Any) -> None:
         if int(tree.column(col, "width")) < need:
             tree.column(col, width=need)
         tree.column(col, minwidth=need)
+
+
+def fit_columns(tree: Any, columns: list[str], rows: list[list[str]], headings: list[str]) -> None:
+    """Size each column to its heading and longest cell (at most `MAX_WIDTH` pixels)."""
+    body, head = tkfont.nametofont("TkDefaultFont"), tkfont.nametofont("TkHeadingFont")
+    for k, col in enumerate(columns):
+        width = max([head.measure(headings[k]) + 24] + [body.measure(r[k]) + 16 for r in rows])
+        tree.column(col, width=min(MAX_WIDTH, width))
 
 
 class ListActions:

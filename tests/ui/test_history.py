@@ -198,7 +198,7 @@ def test_run_rows_show_the_replys_first_line_time_model_tokens_cost_latency_and_
     panel.list.selection_set(RUN_IDS[0])
     window.root.update()
     detail = panel.detail.cget("text").split("\n")
-    assert detail[0] == LONG_REPLY and detail[1].startswith("openai/gpt-4.1 · 2024-03-04 10:05:00")
+    assert detail[0] == LONG_REPLY and detail[1].startswith("openai/gpt-4.1 · 2024-03-04 10:05 (")
     assert detail[2] == "380 tokens (300 in / 80 out) · $0.0123 · 1.80 s (first token 450 ms) · score 3.50 from 1 evaluation"
 
 

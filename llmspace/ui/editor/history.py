@@ -15,7 +15,6 @@ Logic in `presenters/history.HistoryIntents` (`view.p.history_intents`),
 
 from __future__ import annotations
 
-import tkinter.font as tkfont
 from functools import partial
 from typing import Any
 
@@ -23,25 +22,18 @@ import ttkbootstrap as tb
 
 from ...errors import UserFacingError
 from ...presenters.history_rows import COLUMNS, NUMERIC, HistoryRow, HistorySort
+from ..list_page import fit_columns
 from .compare import CompareDialog
 from .flow import FlowFrame
+from .fork import fork_and_open
 from .history_chart import HistoryChartView
 
 SUMMARY_WIDTH = 240  # at least, for the reply's first line; the other columns fit their longest text
-MAX_WIDTH = 260
 EVAL_ROWS = 4
 TALL_PANEL = 600  # px: a shorter panel shows 2 evaluation rows
 BUTTON_PADDING = (8, 3)  # compact: the panel is narrow
 EVAL_COLUMNS = (("verdict", "Verdict"), ("delta", "B − A"), ("runs", "Runs"), ("rubric", "Rubric"),
                 ("score_a", "A"), ("score_b", "B"), ("note", "Note"))
-
-
-def fit_columns(tree: Any, columns: list[str], rows: list[list[str]], headings: list[str]) -> None:
-    """Size each column to its heading and longest cell (at most `MAX_WIDTH` pixels)."""
-    body, head = tkfont.nametofont("TkDefaultFont"), tkfont.nametofont("TkHeadingFont")
-    for k, col in enumerate(columns):
-        width = max([head.measure(headings[k]) + 24] + [body.measure(r[k]) + 16 for r in rows])
-        tree.column(col, width=min(MAX_WIDTH, width))
 
 
 class HistoryPanel(tb.Frame):
@@ -317,17 +309,3 @@ class HistoryPanel(tb.Frame):
             return False
         return True
 
-
-def fork_and_open(view: Any, run_id: str, message_id: str) -> str | None:
-    """Write a new thread from `run_id` up to `message_id`, show it in the tree and open it
-    in a new tab (the history panel and the run inspector both fork this way)."""
-    ctx = view.ctx
-    try:
-        new_rel = view.p.history_intents.fork_from(run_id, message_id)
-    except UserFacingError as exc:
-        ctx.ui.errors.show(str(exc))
-        return None
-    ctx.tree.refresh()
-    ctx.tabs.open_thread(new_rel)
-    ctx.ui.status.set(f"Forked into {new_rel}")
-    return new_rel

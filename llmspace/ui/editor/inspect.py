@@ -11,6 +11,8 @@ from typing import Any
 
 import ttkbootstrap as tb
 
+from .fork import fork_and_open
+
 
 def _excerpt(text: str, limit: int = 70) -> str:
     line = " ".join(text.split())
@@ -102,6 +104,4 @@ class RunInspector(tb.Toplevel):
         sel = self.messages.selection()
         if not sel:
             return None
-        from .history import fork_and_open
-
         return fork_and_open(self.view, self.run_id, sel[0])

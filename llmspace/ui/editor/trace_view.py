@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import ttkbootstrap as tb
 
 from ...presenters.trace_view import JsonNode, TraceStep, TraceView, trace_view
-from .history import fit_columns
+from ..list_page import fit_columns
 
 if TYPE_CHECKING:
     from ...core.model import RunSnapshot
