@@ -63,6 +63,8 @@ class FirstRunSheet(tb.Toplevel):
                  wraplength=520, justify="left").pack(anchor="w", padx=14)
         self.body = tb.Frame(self, padding=(14, 8))
         self.body.pack(fill="both", expand=True)
+        self.key_area = tb.Frame(self, padding=(14, 0))  # the API key form (not redrawn with the options)
+        self.key_area.pack(fill="x")
         self.progress = tkvars.DoubleVar(self, 0.0)
         self.progress_text = tb.Label(self, text="", bootstyle="secondary", wraplength=520, justify="left")
         self.message = tb.Label(self, text="", bootstyle="danger", wraplength=520, justify="left")
@@ -239,12 +241,14 @@ class FirstRunSheet(tb.Toplevel):
         """An API key: the provider and the key, saved as Settings › Models does."""
         views = [v for v in self.app.models.providers() if v.needs_key and v.enabled_models()]
         names = [v.name for v in views]
-        box = tb.Labelframe(self.body, text="API key", padding=6)
-        box.grid(row=2 * len(self.options) + 1, column=0, sticky="ew", pady=(8, 0))
+        for w in self.key_area.winfo_children():
+            w.destroy()
+        box = tb.Labelframe(self.key_area, text="API key", padding=6)
+        box.pack(fill="x", pady=(8, 0))
         provider = tkvars.StringVar(self, names[0] if names else "")
         tb.Combobox(box, values=names, textvariable=provider, state="readonly", width=18).pack(side="left")
         key = tkvars.StringVar(self, "")
-        entry = tb.Entry(box, textvariable=key, show="•", width=30)
+        self.key_entry = entry = tb.Entry(box, textvariable=key, show="•", width=30)
         entry.pack(side="left", padx=4)
 
         def save() -> None:
