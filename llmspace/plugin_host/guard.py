@@ -7,7 +7,9 @@ nothing): die with the app and, for the Python host, stay under its memory limit
 `PR_SET_PDEATHSIG` (SIGKILL) ends the host when the app ends, even by kill -9. It survives
 `exec`, so the JavaScript host gets it from this file run as a tiny launcher (Node and Bun
 cannot call prctl), which then replaces itself with the runtime. A host whose app ended
-before the flag was set (`getppid()` is no longer `LLM_SPACE_APP_PID`) exits at once.
+before the flag was set (`getppid()` is no longer `LLM_SPACE_APP_PID`; in a one-file frozen
+build the bootloader's parent) exits at once. There the flag ties Python to the bootloader, not
+the app, so a kill -9 of the frozen app leaves the host to the bootloader's own exit.
 `RLIMIT_AS` is set only for the Python host: Node and Bun reserve far more address space
 than they use. Before the exec, the app's Landlock plan (landlock.py) is applied, so the
 runtime starts confined. Standard library only.
@@ -34,7 +36,7 @@ def guard(memory_mb: int | None = None) -> None:
         libc.prctl(PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL), 0, 0, 0)
     except (OSError, AttributeError):
         pass
-    if parent.isdigit() and os.getppid() != int(parent):
+    if parent.isdigit() and not _child_of(int(parent)):
         os._exit(1)  # the app ended before the flag was set
     if memory_mb:
         import resource
@@ -45,6 +47,22 @@ def guard(memory_mb: int | None = None) -> None:
             resource.setrlimit(resource.RLIMIT_AS, (limit if hard < 0 or limit < hard else hard, hard))
         except (OSError, ValueError):
             pass
+
+
+def _child_of(app_pid: int) -> bool:
+    """Whether this host still belongs to the app: its parent is the app, or — in a one-file
+    frozen build, where Python runs under the executable's bootloader — the bootloader's is."""
+    parent = os.getppid()
+    if parent == app_pid:
+        return True
+    if not getattr(sys, "frozen", False):
+        return False
+    try:
+        with open(f"/proc/{parent}/stat", encoding="ascii", errors="replace") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[1]) == app_pid
+    except (OSError, ValueError, IndexError):
+        return True  # cannot tell: the app's group and tree kill still end the host
 
 
 def _confine() -> None:

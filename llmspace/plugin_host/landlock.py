@@ -202,7 +202,11 @@ def apply_plan() -> None:
     if not text:
         return
     try:
-        confine(decode_plan(text))
+        rules = decode_plan(text)
+        own = getattr(sys, "_MEIPASS", "")
+        if own:  # a frozen host unpacked itself into a folder of its own, not the app's
+            rules.read = (*rules.read, own)
+        confine(rules)
     except (OSError, ValueError) as exc:
         sys.stderr.write(f"llm-space plugin host: could not confine the plugin ({exc}); not starting it.\n")
         sys.stderr.flush()
