@@ -202,6 +202,11 @@ def apply_plan() -> None:
     if not text:
         return
     try:
+        if text.startswith("@"):  # a long plan comes as a file (an environment string is capped)
+            path = text[1:]
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            os.unlink(path)
         rules = decode_plan(text)
         own = getattr(sys, "_MEIPASS", "")
         if own:  # a frozen host unpacked itself into a folder of its own, not the app's

@@ -76,3 +76,42 @@ def test_a_confined_plugin_under_node_22_gets_nodes_permission_model_too(tmp_pat
     assert "--allow-child-process" not in argv
     legacy = HostSpec(spec.plugin, spec.version, spec.root, "js", spec.files, spec.workspace, spec.data_home)
     assert "--permission" not in pool.launchers["js"](legacy)
+
+
+def test_a_plan_too_long_for_the_environment_goes_by_file_and_still_confines_the_host(tmp_path: Path) -> None:
+    """A data root among thousands of neighbours (pytest's own temp folders, a crowded home)
+    makes a plan over the kernel's 128 KiB cap on one environment string: the host could not
+    start at all ('Argument list too long'). The plan goes by a file the host reads and deletes."""
+    import subprocess
+    import sys
+
+    import pytest
+
+    from llmspace.plugins.hosts.sandbox import landlock_abi
+
+    if not sys.platform.startswith("linux") or landlock_abi() <= 0:
+        pytest.skip("Landlock is not available on this system")
+    for k in range(3000):
+        (tmp_path / f"neighbour-{k:04d}-with-a-long-enough-name-to-fill-the-plan").mkdir()
+    spec = _spec(tmp_path, ALL)
+    (spec.data_home / "settings" / "keys.json").write_text("{}")
+    (tmp_path / "neighbour-0001-with-a-long-enough-name-to-fill-the-plan" / "note.txt").write_text("hello")
+    env = confined_environment(spec, dict(os.environ), [sys.executable])
+    text = env[CONFINE_ENV]
+    assert text.startswith("@") and Path(text[1:]).is_file()
+    probe = (
+        "from llmspace.plugin_host.landlock import apply_plan\n"
+        "import os, sys\n"
+        "apply_plan()\n"
+        f"print(open({str(tmp_path / 'neighbour-0001-with-a-long-enough-name-to-fill-the-plan' / 'note.txt')!r}).read())\n"
+        "try:\n"
+        f"    open({str(spec.data_home / 'settings' / 'keys.json')!r}).read(); print('settings read')\n"
+        "except PermissionError:\n"
+        "    print('settings refused')\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", probe], env={**env, "PYTHONPATH": str(root)}, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["hello", "settings", "refused"]
+    assert not Path(text[1:]).exists()  # read and deleted before the host confined itself

@@ -30,12 +30,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ...jsonio import write_bytes_atomic
+
 if TYPE_CHECKING:
     from ..model import PluginRecord
     from .host import HostSpec
 
 SANDBOX_ENV = "LLM_SPACE_SANDBOX"
 CONFINE_ENV = "LLM_SPACE_HOST_CONFINE"  # the plan, read (and removed) by plugin_host/landlock.py
+PLAN_ENV_MAX = 16 * 1024  # bytes of plan passed in the environment; a longer one goes by file
 KEPT_ENV = ("PATH", "HOME", "LANG", "TZ", "LLM_SPACE_HOME", "SYSTEMROOT", "PYTHONPATH", "PYTHONIOENCODING")
 SYSTEM_READ = ("/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib", "/etc/ssl", "/etc/ca-certificates",
                "/usr/share/ca-certificates", "/etc/pki", "/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf",
@@ -149,7 +152,15 @@ def confined_environment(spec: HostSpec, env: dict[str, str], argv: Sequence[str
     if spec.runtime == "js":  # Bun's transpiler cache (~/.bun/…) is out of reach: one of its own
         env["BUN_RUNTIME_TRANSPILER_CACHE_PATH"] = str(tmp / ".bun-transpiler-cache")
     if sys.platform.startswith("linux") and landlock_abi() > 0:
-        env[CONFINE_ENV] = encode_plan(plan(spec, caps, argv))
+        text = encode_plan(plan(spec, caps, argv))
+        if len(text.encode("utf-8")) > PLAN_ENV_MAX:
+            # One environment string is capped by the kernel (128 KiB): a plan that lists every
+            # neighbour of a data root in a crowded folder goes through a file the host reads
+            # and deletes before it confines itself.
+            plan_file = tmp / ".landlock-plan"
+            write_bytes_atomic(plan_file, text.encode("utf-8"), mode=0o600)
+            text = "@" + str(plan_file)
+        env[CONFINE_ENV] = text
     return env
 
 
