@@ -17,7 +17,7 @@ then runs it on fresh data roots:
   running window;
 - the size budget (50 MB).
 
-Skipped without LLMSPACE_BUILD_DIST=1.
+Skipped without LLMSPACE_BUILD_DIST=1 (the build itself: tests/packaging/conftest.py).
 """
 
 from __future__ import annotations
@@ -31,17 +31,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.packaging.conftest import ROOT
 from tests.plugins.builders import make_plugin
 from tests.ui.test_e2e import private_display, wait_for, xdo  # noqa: F401  (fixture)
 
-ROOT = Path(__file__).resolve().parents[2]
-EXE = ROOT / "build" / "dist" / ("llmspace.exe" if os.name == "nt" else "llmspace")
 SIZE_BUDGET = 50_000_000  # bytes (issue 16)
 sys.path.insert(0, str(ROOT / "build"))
 import release_info  # noqa: E402  (build/release_info.py)
 
-pytestmark = pytest.mark.skipif(os.environ.get("LLMSPACE_BUILD_DIST") != "1",
-                                reason="set LLMSPACE_BUILD_DIST=1 to build and check the executable")
+pytestmark = pytest.mark.dist
 
 PROBE_TOOL = '''
 import importlib, os, sys
@@ -75,16 +73,6 @@ JS_TOOL = '''export default class Where {
 
 # Imported in the frozen host only as names: `antigravity` opens a web browser on import.
 NOT_IMPORTED = {"antigravity"}
-
-
-@pytest.fixture(scope="module")
-def exe() -> Path:
-    cmd = [sys.executable, "-m", "PyInstaller", "--noconfirm", "--clean", "--distpath", "build/dist",
-           "--workpath", "build/work", "build/llmspace.spec"]
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1200)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    assert EXE.is_file()
-    return EXE
 
 
 @pytest.fixture(scope="module")
