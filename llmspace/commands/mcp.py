@@ -2,7 +2,7 @@
 
   llmspace mcp list [--json]                       servers, transport, readiness, tool count;
                                                    plugin servers (plugin:NAME:mcp:ID) listed apart;
-                                                   --json masks URL secrets and header values
+                                                   --json masks URL secrets, header and env values
   llmspace mcp add NAME [--env K=V] [--header K=V] [--cwd DIR] [--timeout S]
                         (--http URL | --sse URL | --stdio CMD [ARGS...])   (--stdio comes last)
   llmspace mcp remove NAME
@@ -70,8 +70,9 @@ def cmd_list(args: argparse.Namespace, app: App) -> int:
             data = s.to_json()
             if data.get("url"):  # a password or token in the URL is masked (settings/mcp.json keeps it)
                 data["url"] = mask_url(data["url"])
-            if isinstance(data.get("headers"), dict):  # header values are credentials: never printed
-                data["headers"] = dict.fromkeys(data["headers"], "***")
+            for key in ("headers", "env"):  # header and environment values are credentials: never printed
+                if isinstance(data.get(key), dict):
+                    data[key] = dict.fromkeys(data[key], "***")
             # plugin servers hold interpolated values: the secrets among them are masked
             return {**KNOWN.redactor.value(data), "source": f"plugin:{plugin_of(s.id)}"} if is_plugin_server(s) else {**data, "source": "user"}
 

@@ -72,3 +72,19 @@ def test_mcp_list_json_shows_every_header_value_as_stars(home, capsys: pytest.Ca
     assert "sk-team-0123456789" not in out
     assert json.loads((home / "settings" / "mcp.json").read_text())["servers"][0]["headers"] == {
         "Authorization": "Bearer sk-team-0123456789", "X-Team": "blue"}  # the file keeps the real values
+
+
+def test_mcp_list_json_shows_every_environment_value_of_a_stdio_server_as_stars(home, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from llmspace.cli import main
+
+    main(["mcp", "add", "github", "--env", "GITHUB_TOKEN=ghp-0123456789abcdef", "--env", "LOG_LEVEL=info",
+          "--stdio", "github-mcp", "--stdio-flag"])
+    settings = home / "settings" / "mcp.json"
+    capsys.readouterr()
+    assert main(["mcp", "list", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert [s["env"] for s in json.loads(out)] == [{"GITHUB_TOKEN": "***", "LOG_LEVEL": "***"}]
+    assert "ghp-0123456789abcdef" not in out
+    assert json.loads(settings.read_text())["servers"][0]["env"]["GITHUB_TOKEN"] == "ghp-0123456789abcdef"
