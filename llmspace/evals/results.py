@@ -2,6 +2,7 @@
 
     views = cell_views(plan, records)                     # each cell with its judges, checks and status
     outcome = summarise(plan, views, spec, meta)          # -> dict (summary.json)
+    rows = cell_rows(views)                               # one row per cell (results.jsonl, the live grid)
     write_results(folder, plan, records, spec, meta)      # summary.json, junit.xml, results.csv, results.jsonl, report.html
 
 A cell passes when its weighted assertion score reaches its case's threshold (default:
@@ -236,7 +237,8 @@ def junit_xml(plan: Plan, views: list[CellView], spec: EvalSpec, summary: dict[s
     return b'<?xml version="1.0" encoding="UTF-8"?>\n' + xml + b"\n"
 
 
-def _cell_rows(views: list[CellView]) -> list[dict[str, Any]]:
+def cell_rows(views: list[CellView]) -> list[dict[str, Any]]:
+    """One row per cell, the shape of results.jsonl (the live grid shows the same rows)."""
     rows = []
     for v in views:
         rec = v.record or {}
@@ -257,7 +259,7 @@ def write_results(folder: Path, plan: Plan, records: list[Record], spec: EvalSpe
     summary = summarise(plan, views, spec, meta)
     write_json_atomic(folder / "summary.json", summary, trailing_newline=True)
     write_bytes_atomic(folder / "junit.xml", junit_xml(plan, views, spec, summary))
-    rows = _cell_rows(views)
+    rows = cell_rows(views)
     del views
     jsonl = io.StringIO()
     for r in rows:

@@ -29,8 +29,7 @@ from ..agent.matrix_spec import DEFAULT_VARIANT
 from ..core.templating.references import references
 from ..core.templating.variables import all_names, set_text_variable
 from ..core.threadio import thread_from_data, thread_to_data
-from ..evals.results import CellView
-from ..evals.results import _cell_rows as cell_rows  # the rows of results.jsonl, one shape for live and finished
+from ..evals.results import CellView, cell_rows  # cell_rows: the rows of results.jsonl, one shape for live and finished
 
 if TYPE_CHECKING:
     from ..core.model import Thread
