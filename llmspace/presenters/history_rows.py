@@ -10,6 +10,7 @@ verdict, rubric, score averages and the B − A delta).
 - A run's latency counts the assistant messages it produced: those whose id no older run of
   the history has (all of its assistant messages when none is new), as `core/compare.py`
   counts a pair.
+- A run recorded as failed or empty (`status`) says so before its summary ("Failed · …").
 - A run's score is the mean of its rubric averages over the evaluations that scored it
   (`core.evaluation.averages`).
 
@@ -24,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..core.evaluation import averages
-from ..core.history import now_ms, relative_time, run_summary
+from ..core.history import now_ms, relative_time, run_status, run_summary
 from ..core.model import AssistantMessage, RunSnapshot, Thread, ThreadSnapshot
 from ..core.timing import duration_label, run_latency_ms
 from ..core.usage import format_compact, format_cost, format_int, side_total, snapshot_usage
@@ -37,6 +38,8 @@ NUMERIC = frozenset({"tokens", "cost", "latency", "score"})
 DESCENDING_FIRST = frozenset({"when", "score"})
 VERDICTS = {"leftBetter": "A better", "rightBetter": "B better", "tie": "Tie", "pass": "Pass", "fail": "Fail"}
 SUMMARY_MAX = 300
+# a run recorded with a `status` (agent/loop: an error frame, a dropped stream, an empty reply)
+STATUS_LABELS = {"error": "Failed", "empty": "Empty reply"}
 
 
 # -- labels ----------------------------------------------------------------------------------
@@ -175,6 +178,7 @@ class HistoryRow:
     latency_ms: float | None
     score: float | None
     score_count: int
+    status: str | None = None  # "error" / "empty" when the run was recorded as such
 
     @property
     def name(self) -> str:
@@ -245,8 +249,12 @@ def run_rows(thread: Thread, now: float | None = None) -> list[HistoryRow]:
         usage = snapshot_usage(run)
         ctx = run.thread.context
         first, duration = latencies.get(rid, (None, None))
+        status = run_status(run)
+        summary = reply_summary(run.thread)
+        if status is not None and summary != STATUS_LABELS.get(status):
+            summary = f"{STATUS_LABELS.get(status, status.capitalize())} · {summary}"
         rows.append(HistoryRow(
-            id=rid, timestamp=run.timestamp, summary=reply_summary(run.thread), when=label,
+            id=rid, timestamp=run.timestamp, summary=summary, when=label, status=status,
             model=model_id(run.thread), model_full=model_full(run.thread),
             message_count=len(ctx.messages or []) if ctx is not None else 0,
             tokens=float(side_total(usage)) if usage is not None else None,

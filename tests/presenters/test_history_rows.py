@@ -89,6 +89,19 @@ def test_the_summary_is_the_first_line_of_the_reply_not_a_cut():
     assert reply_summary(no_reply.runHistory[0].thread) == "No reply · Only a question"
 
 
+def test_a_run_recorded_as_error_or_empty_says_so_in_its_summary_and_detail():
+    failed = run("e", local_ms(2026, 12, 1, 9, 0), "gpt-4.1", [user("u", "Explain"), reply("a", "Partial ans")])
+    failed["status"] = "error"
+    empty = run("m", local_ms(2026, 12, 1, 9, 1), "gpt-4.1", [user("u", "Explain"), reply("b", "")])
+    empty["status"] = "empty"
+    t = thread_from_data({"title": "t", "runHistory": [failed, empty]})
+    rows = {r.id: r for r in run_rows(t, NOW)}
+    assert rows["e"].summary == "Failed · Partial ans" and rows["e"].status == "error"
+    assert rows["m"].summary == "Empty reply" and rows["m"].status == "empty"  # not "Empty reply · Empty reply"
+    assert rows["e"].detail(NOW).split("\n")[0] == "Failed · Partial ans"
+    assert all(r.status is None for r in run_rows(thread(), NOW))  # completed runs record no status
+
+
 def test_rows_show_time_model_tokens_cost_latency_and_score():
     t = thread()
     rubric = E.create_rubric(t, "Quality", [{"name": "Accuracy"}, {"name": "Clarity"}], now=1)
