@@ -23,7 +23,7 @@ from ..local.download import Progress, parse_spec, pull
 from ..local.models import LocalModels
 from ..presenters import first_run as fr
 from ..presenters.welcome import detect_keys, probe_local_servers
-from . import tkvars
+from . import download_progress, tkvars
 
 if TYPE_CHECKING:
     from ..app import App
@@ -200,14 +200,10 @@ class FirstRunSheet(tb.Toplevel):
         self.downloading = True
 
     def _show_progress(self, p: Progress, cancel: threading.Event) -> None:
-        if cancel.is_set() or not self.winfo_exists():
-            return
-        self.progress.set(p.done / p.total if p.total else 0.0)
-        self.progress_text.configure(text=fr.progress_text(p))
+        download_progress.show_progress(self, self.progress, self.progress_text, p, cancel)
 
     def _show_note(self, text: str, cancel: threading.Event) -> None:
-        if not cancel.is_set() and self.winfo_exists():
-            self.progress_text.configure(text=text)
+        download_progress.show_note(self, self.progress_text, text, cancel)
 
     def pick_gguf(self) -> None:
         path = self.ui.dialogs.open_file("Choose a GGUF model file", GGUF_TYPES)

@@ -22,7 +22,7 @@ from ..local.engine import engine_status, stop_engine
 from ..local.models import LocalModels
 from ..presenters import first_run as fr
 from ..presenters import local_page as lp
-from . import tkvars
+from . import download_progress, tkvars
 from .first_run import GGUF_TYPES
 from .list_page import fit_headings
 
@@ -186,14 +186,10 @@ class LocalPage(tb.Frame):
                    "local-download")
 
     def _show_progress(self, p: Progress, cancel: threading.Event) -> None:
-        if cancel.is_set() or not self.winfo_exists():
-            return
-        self.progress.set(p.done / p.total if p.total else 0.0)
-        self.progress_text.configure(text=fr.progress_text(p))
+        download_progress.show_progress(self, self.progress, self.progress_text, p, cancel)
 
     def _show_note(self, text: str, cancel: threading.Event) -> None:
-        if not cancel.is_set() and self.winfo_exists():
-            self.progress_text.configure(text=text)
+        download_progress.show_note(self, self.progress_text, text, cancel)
 
     def cancel(self) -> None:
         """Stop the download; what was downloaded stays and the next Download resumes it."""
