@@ -3,9 +3,15 @@
 No arguments: start the desktop app. `llm-space://…` (or `llm-space-dev://…`): hand the
 link to the running window (llmspace/instance.py), else start the app and open it there.
 `--plugin-host`: run a plugin host (llmspace/plugin_host/).
+`--plugin-guard RUNTIME ARGS…`: the frozen executable's launcher of a JavaScript host (die
+with the app, Landlock, then exec the runtime: llmspace/plugin_host/guard.py); first, light.
+`--local-supervisor`: the frozen executable's supervisor of the built-in engine (reads its
+configuration on stdin; llmspace/local/supervisor.py) — `python -m llmspace.local.supervisor`
+from source.
 `--install-desktop-entry` / `--uninstall-desktop-entry`: register the link schemes with the
 desktop, or remove them (llmspace/desktop_entry.py; the frozen Windows app registers itself).
-`--self-test`: check settings, the workspace and the main window, then exit.
+`--self-test [--engine-model GGUF]`: check settings, the workspace, the main window and (given a
+model) the built-in engine, then exit.
 Anything else: the command line (`llmspace.cli`).
 """
 
@@ -18,6 +24,15 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "--plugin-guard":  # before every JavaScript host: import only what it needs
+        from .plugin_host.guard import exec_guarded
+        from .plugin_host.landlock import apply_plan
+
+        exec_guarded(args[1:], apply_plan)
+    if args and args[0] == "--local-supervisor":
+        from .local.supervisor import main as supervisor_main
+
+        return supervisor_main()
     if args and args[0] == "--plugin-host":
         from .plugin_host import main as host_main
 
@@ -47,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     if args[0] == "--self-test":
         from .ui.main import self_test
 
-        return self_test()
+        return self_test(args[1:])
     # A shell that starts a job in the background (`llmspace run … &`, some CI runners) hands
     # it SIGINT set to "ignore", and Python then installs no handler: a SIGINT sent to the
     # process (by a test, a supervisor, `kill -INT`) would be lost until `llmspace run`

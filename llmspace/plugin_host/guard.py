@@ -3,13 +3,16 @@ nothing): die with the app and, for the Python host, stay under its memory limit
 
     guard(memory_mb=2048)                  # the Python host, first thing in `main()`
     python -I -S guard.py RUNTIME ARGS…    # the JavaScript host: guard, then exec Node/Bun
+    llmspace --plugin-guard RUNTIME ARGS…  # the same from the frozen executable (__main__.py)
 
 `PR_SET_PDEATHSIG` (SIGKILL) ends the host when the app ends, even by kill -9. It survives
 `exec`, so the JavaScript host gets it from this file run as a tiny launcher (Node and Bun
 cannot call prctl), which then replaces itself with the runtime. A host whose app ended
 before the flag was set (`getppid()` is no longer `LLM_SPACE_APP_PID`; in a one-file frozen
 build the bootloader's parent) exits at once. There the flag ties Python to the bootloader, not
-the app, so a kill -9 of the frozen app leaves the host to the bootloader's own exit.
+the app, so a kill -9 of the frozen app leaves the host to the bootloader's own exit (the end
+of its input, the app's tree kill); the runtime exec'd by the frozen launcher replaces the
+bootloader's Python child and keeps both the flag and the bootloader as its parent.
 `RLIMIT_AS` is set only for the Python host: Node and Bun reserve far more address space
 than they use. Before the exec, the app's Landlock plan (landlock.py) is applied, so the
 runtime starts confined. Standard library only.
@@ -21,6 +24,11 @@ import ctypes
 import os
 import signal
 import sys
+
+TYPE_CHECKING = False  # not typing's: this file runs with `-I -S` at the JavaScript host's start
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import NoReturn
 
 PR_SET_PDEATHSIG = 1
 PARENT_ENV = "LLM_SPACE_APP_PID"
@@ -65,7 +73,7 @@ def _child_of(app_pid: int) -> bool:
         return True  # cannot tell: the app's group and tree kill still end the host
 
 
-def _confine() -> None:
+def confine_from_source() -> None:
     """Apply the app's Landlock plan (landlock.py beside this file, run from its source: this
     file runs with `-I -S`, without the package on sys.path, and importlib costs start-up time)."""
     if not os.environ.get("LLM_SPACE_HOST_CONFINE"):
@@ -78,11 +86,12 @@ def _confine() -> None:
     namespace["apply_plan"]()  # type: ignore[operator]
 
 
-def exec_guarded(argv: list[str]) -> None:
-    """`guard()`, the Landlock plan (the runtime itself stays executable), then replace this
-    process with `argv` (the JavaScript runtime)."""
+def exec_guarded(argv: list[str], confine: Callable[[], None] = confine_from_source) -> NoReturn:
+    """`guard()`, the Landlock plan (`confine`: the frozen executable passes landlock.py's
+    `apply_plan`, having no source files; the runtime itself stays executable), then replace
+    this process with `argv` (the JavaScript runtime)."""
     guard()
-    _confine()
+    confine()
     os.execv(argv[0], argv)
 
 

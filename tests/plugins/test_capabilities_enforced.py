@@ -191,3 +191,30 @@ def test_with_the_sandbox_off_nothing_is_enforced_and_info_says_so(
     assert "read:FAKE-PRIVATE-KEY" in _call(capsys, "read")
     assert main(["plugins", "info", "hostile"]) == 0
     assert "LLM_SPACE_SANDBOX=off is set, so every capability is declared, not enforced here" in capsys.readouterr().out
+
+
+@pytest.fixture()
+def frozen_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """This process as the frozen executable: `sys.frozen` set and `sys.executable` a program
+    that is the app's entry point (`llmspace ARGS…`), as the one-file build's is."""
+    exe = tmp_path / "bin" / "llmspace"
+    exe.parent.mkdir()
+    exe.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m llmspace "$@"\n', encoding="utf-8")
+    exe.chmod(0o755)
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable", str(exe))
+    return exe
+
+
+@needs_landlock
+@pytest.mark.parametrize("lang", ["ts-bun", "ts-node"])
+def test_the_frozen_executable_confines_a_javascript_host_through_its_plugin_guard_entry(
+        world: dict[str, Any], frozen_app: Path, capsys: pytest.CaptureFixture[str], lang: str) -> None:
+    _plugin(world["home"], lang, [])
+    assert "refused" in _call(capsys, "read")
+    assert "refused" in _call(capsys, "connect", str(world["port"]))
+    assert "refused" in _call(capsys, "spawn")
+    assert "fine" in _call(capsys, "ok")
+    assert main(["plugins", "info", "hostile"]) == 0
+    info = capsys.readouterr().out
+    assert "not enforced" not in info and "JavaScript/TypeScript files: enforced" in info, info

@@ -51,7 +51,7 @@ from ..diagnostics import DiagnosticLog
 from ..package.manifest import APP_COMPAT_VERSION
 from .callbacks import CallState, Frontend, handle_callback, plain_value
 from .connection import DEFAULT_MEMORY_MB, CallbackRefused, HostConnection, HostGone, Pending, RemoteError
-from .sandbox import confined_environment
+from .sandbox import GUARD_FLAG, confined_environment
 
 log = logging.getLogger("llmspace.plugins")
 
@@ -115,12 +115,14 @@ def python_launch(spec: HostSpec) -> list[str]:
 
 
 def guarded(argv: list[str]) -> list[str]:
-    """`argv` started through `llmspace/plugin_host/guard.py`, which sets `PR_SET_PDEATHSIG`
-    and then execs it (for runtimes that cannot call prctl themselves: Node, Bun). Linux only;
-    the frozen app has no separate interpreter for it, so there only the process group, the
-    subreaper and the stop's tree kill apply."""
-    if not sys.platform.startswith("linux") or getattr(sys, "frozen", False):
+    """`argv` started through `llmspace/plugin_host/guard.py`, which sets `PR_SET_PDEATHSIG`,
+    applies the Landlock plan and then execs it (for runtimes that cannot do either themselves:
+    Node, Bun). The frozen executable has no separate interpreter: it is the launcher itself
+    (`--plugin-guard`, dispatched first in llmspace/__main__.py). Linux only."""
+    if not sys.platform.startswith("linux"):
         return argv
+    if getattr(sys, "frozen", False):
+        return [sys.executable, GUARD_FLAG, *argv]
     guard = Path(__file__).resolve().parents[2] / "plugin_host" / "guard.py"  # llmspace/plugin_host/guard.py
     return [sys.executable, "-I", "-S", str(guard), *argv]
 

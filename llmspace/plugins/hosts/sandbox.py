@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 SANDBOX_ENV = "LLM_SPACE_SANDBOX"
 CONFINE_ENV = "LLM_SPACE_HOST_CONFINE"  # the plan, read (and removed) by plugin_host/landlock.py
+GUARD_FLAG = "--plugin-guard"  # the frozen executable as the JavaScript host's launcher (host.py::guarded)
 PLAN_ENV_MAX = 16 * 1024  # bytes of plan passed in the environment; a longer one goes by file
 KEPT_ENV = ("PATH", "HOME", "LANG", "TZ", "LLM_SPACE_HOME", "SYSTEMROOT", "PYTHONPATH", "PYTHONIOENCODING")
 SYSTEM_READ = ("/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib", "/etc/ssl", "/etc/ca-certificates",
@@ -111,12 +112,20 @@ def _runtime_paths(spec: HostSpec, argv: Sequence[str]) -> tuple[list[str], list
         read += [meipass, os.path.dirname(sys.executable)]
     execute: list[str] = []
     if spec.runtime == "js":
-        guard = str(package / "plugin_host" / "guard.py")
-        exe = argv[argv.index(guard) + 1] if guard in argv else argv[0]
+        exe = _launched_runtime(argv, str(package / "plugin_host" / "guard.py"))
         real = os.path.realpath(exe)
         read.append(str(Path(real).parent.parent))
         execute += [exe, real] + [p for pattern in LOADERS for p in glob.glob(pattern)]
     return read, execute
+
+
+def _launched_runtime(argv: Sequence[str], guard: str) -> str:
+    """The runtime a launcher command starts: after guard.py, after the frozen executable's
+    `--plugin-guard`, or the command itself."""
+    for marker in (guard, GUARD_FLAG):
+        if marker in argv[:-1]:
+            return argv[list(argv).index(marker) + 1]
+    return argv[0]
 
 
 def plan(spec: HostSpec, capabilities: Sequence[str], argv: Sequence[str]) -> dict[str, Any]:
@@ -195,9 +204,9 @@ def enforcement(capabilities: Sequence[str] | None, environ: Mapping[str, str] |
         else:
             how = f"enforced (Landlock ABI {abi})"
         lines.append(f"{cap + ':':<24} {state}, {how}")
-    if abi > 0 and getattr(sys, "frozen", False):
-        lines.append("JavaScript/TypeScript files: declared, not enforced here (the frozen app starts Node or Bun "
-                     "without its launcher); Python files are confined")
+    if abi > 0:
+        lines.append("JavaScript/TypeScript files: enforced the same way (the launcher confines itself, then starts "
+                     "Node or Bun)")
     return lines
 
 
