@@ -47,14 +47,15 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _child_eval(cells: int, port: int) -> dict[str, Any]:
-    from llmspace.app import App
-    from llmspace.evals import run as runmod
-    from llmspace.evals.spec import load_spec
-    from llmspace.paths import DataRoot
+def eval_workspace(prefix: str, cells: int, port: int) -> tuple[Path, Path]:
+    """A fresh data root whose provider `loop` (models m1, m2) is the loopback server on
+    `port`, and its workspace with `bench.json`, `cases.jsonl` (cells / 4 cases) and
+    `bench.eval.yaml` (both models, 2 repeats, one `contains` assertion): (home, workspace).
+    Shared with bench_evals_ray."""
+    from llmspace.core.threadio import serialize_thread, thread_from_data
     from tests.support.llm_server import LoopbackLLM, configure_provider
 
-    home = Path(tempfile.mkdtemp(prefix="bench-evals-"))
+    home = Path(tempfile.mkdtemp(prefix=prefix))
 
     class _Fixed(LoopbackLLM):
         @property
@@ -64,15 +65,22 @@ def _child_eval(cells: int, port: int) -> dict[str, Any]:
     configure_provider(home, _Fixed(), provider_id="loop", model_id="m1", extra_models=["m2"])
     ws = home / "workspace"
     ws.mkdir(parents=True, exist_ok=True)
-    from llmspace.core.threadio import serialize_thread, thread_from_data
-
     (ws / "bench.json").write_bytes(serialize_thread(thread_from_data(
         {"title": "bench", "context": {"messages": [{"id": "u1", "role": "user", "content": [{"type": "text", "text": "{{q}}"}]}]}})))
-    cases = cells // 4
     (ws / "cases.jsonl").write_text("".join(json.dumps({"id": f"c{i}", "q": f"question {i}", "expected": "ok"}) + "\n"
-                                            for i in range(cases)), encoding="utf-8")
+                                            for i in range(cells // 4)), encoding="utf-8")
     (ws / "bench.eval.yaml").write_text("thread: bench.json\ndataset: cases.jsonl\nmodels: [loop/m1, loop/m2]\nrepeat: 2\n"
                                         "assert: [{type: contains}]\n", encoding="utf-8")
+    return home, ws
+
+
+def _child_eval(cells: int, port: int) -> dict[str, Any]:
+    from llmspace.app import App
+    from llmspace.evals import run as runmod
+    from llmspace.evals.spec import load_spec
+    from llmspace.paths import DataRoot
+
+    home, ws = eval_workspace("bench-evals-", cells, port)
     app = App(DataRoot(home))
     try:
         spec = load_spec(ws / "bench.eval.yaml")

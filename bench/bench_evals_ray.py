@@ -17,7 +17,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -28,30 +27,13 @@ CONCURRENCY = 4
 
 
 def _child(cells: int, port: int, address: str | None) -> dict[str, Any]:
+    from bench.bench_evals import eval_workspace
     from llmspace.app import App
     from llmspace.evals import run as runmod
     from llmspace.evals.spec import load_spec
     from llmspace.paths import DataRoot
-    from tests.support.llm_server import LoopbackLLM, configure_provider
 
-    home = Path(tempfile.mkdtemp(prefix="bench-evals-ray-"))
-
-    class _Fixed(LoopbackLLM):
-        @property
-        def base_url(self) -> str:
-            return f"http://127.0.0.1:{port}/v1"
-
-    configure_provider(home, _Fixed(), provider_id="loop", model_id="m1", extra_models=["m2"])
-    ws = home / "workspace"
-    ws.mkdir(parents=True, exist_ok=True)
-    from llmspace.core.threadio import serialize_thread, thread_from_data
-
-    (ws / "bench.json").write_bytes(serialize_thread(thread_from_data(
-        {"title": "bench", "context": {"messages": [{"id": "u1", "role": "user", "content": [{"type": "text", "text": "{{q}}"}]}]}})))
-    (ws / "cases.jsonl").write_text("".join(json.dumps({"id": f"c{i}", "q": f"question {i}", "expected": "ok"}) + "\n"
-                                            for i in range(cells // 4)), encoding="utf-8")
-    (ws / "bench.eval.yaml").write_text("thread: bench.json\ndataset: cases.jsonl\nmodels: [loop/m1, loop/m2]\nrepeat: 2\n"
-                                        "assert: [{type: contains}]\n", encoding="utf-8")
+    home, ws = eval_workspace("bench-evals-ray-", cells, port)
     app = App(DataRoot(home))
     try:
         spec = load_spec(ws / "bench.eval.yaml").override(executor="ray" if address else "local", ray_address=address)
