@@ -7,11 +7,7 @@ consumer's `match`, fails here (mypy's `assert_never` catches the second case to
 
 from __future__ import annotations
 
-import ast
-import dataclasses
-import inspect
 import io
-import textwrap
 import types
 import typing
 from typing import Any
@@ -26,24 +22,9 @@ from llmspace.core.model import TextContent, ToolCallOutput
 from llmspace.core.threadio import clone_thread
 from llmspace.presenters.editor import EditorPresenter
 from llmspace.presenters.run import RunPresenter
+from tests.support.closed_unions import dataclasses_of, matched_names, sample
 
 EVENT_CLASSES = typing.get_args(rev.RunEvent)
-
-
-def _defined_event_classes() -> set[type]:
-    return {obj for _name, obj in vars(rev).items()
-            if inspect.isclass(obj) and dataclasses.is_dataclass(obj) and obj.__module__ == rev.__name__}
-
-
-def _matched_names(function: Any) -> set[str]:
-    """The class names in the `case` patterns of `function`'s `match` statements."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.MatchClass):
-            cls = node.cls
-            names.add(cls.attr if isinstance(cls, ast.Attribute) else getattr(cls, "id", ""))
-    return names
 
 
 def _sample(cls: type, thread: Any) -> Any:
@@ -55,27 +36,18 @@ def _sample(cls: type, thread: Any) -> Any:
         "output": ToolCallOutput(content=[TextContent(type="text", text="result")]),
         "result": RunResult(status="completed", error=None, thread=thread),
     }
-    by_type: dict[str, Any] = {"str": "x", "int": 1, "float": 0.5, "bool": True}
-    kwargs = {}
-    for field in dataclasses.fields(cls):
-        if field.name in by_name:
-            kwargs[field.name] = by_name[field.name]
-        elif str(field.type) in by_type:
-            kwargs[field.name] = by_type[str(field.type)]
-        else:
-            raise AssertionError(f"add a sample value for {cls.__name__}.{field.name} ({field.type}) to this test")
-    return cls(**kwargs)
+    return sample(cls, by_name, {"str": "x", "int": 1, "float": 0.5, "bool": True})
 
 
 def test_run_event_is_a_union_of_every_event_class_in_the_module():
     assert isinstance(rev.RunEvent, types.UnionType)
-    assert set(EVENT_CLASSES) == _defined_event_classes()
+    assert set(EVENT_CLASSES) == dataclasses_of(rev)
 
 
 @pytest.mark.parametrize("consumer", [RunPresenter.apply, fold_run_event, Printer.__call__],
                          ids=["presenter", "live-fold", "cli-printer"])
 def test_each_consumer_names_every_event_class_in_its_match(consumer):
-    named = _matched_names(consumer)
+    named = matched_names(consumer)
     missing = sorted(c.__name__ for c in EVENT_CLASSES if c.__name__ not in named)
     assert not missing, f"{consumer.__qualname__} does not handle {missing}"
 
