@@ -117,7 +117,7 @@ def cmd_info(args: argparse.Namespace, app: App) -> int:
     if r.extensions:
         print("Extensions:")
         for e in r.extensions:
-            desc = f" — {e.description}" if e.description else ""
+            desc = f" — {e.shown_description}" if e.shown_description else ""
             print(f"  {e.status:<8} {e.canonical_id}  ({_rel(r, e.path)}){desc}")
             if e.reason:
                 print(f"           {e.reason}")

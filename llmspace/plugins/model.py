@@ -26,6 +26,9 @@ Level = Literal["error", "warning"]
 
 # Extension kinds, in display order, as they appear in canonical IDs.
 KINDS = ("skill", "mcp", "model-provider", "tool", "command", "thread-storage", "settings")
+# Kinds whose description the plugin's code reports when its host starts (not read from files).
+CODE_KINDS = ("tool", "command", "thread-storage")
+NOT_LOADED = "described by its code, which runs once the plugin is enabled"
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,14 @@ class Extension:
     @property
     def canonical_id(self) -> str:
         return f"plugin:{self.plugin}:{self.kind}:{self.id}"
+
+    @property
+    def shown_description(self) -> str:
+        """The description; for a code extension of a plugin that is off and never reported
+        one, why there is none (its code has not run)."""
+        if self.description or self.kind not in CODE_KINDS or self.status not in ("disabled", "inactive"):
+            return self.description
+        return NOT_LOADED
 
 
 @dataclass(frozen=True)

@@ -187,7 +187,7 @@ class PluginsPage(tb.Frame):
         for group in d.groups:
             parent = ext.insert("", "end", text=group.summary, open=True)
             for e in group.extensions:
-                iid = ext.insert(parent, "end", text=e.id, values=(e.status, e.reason or e.description), tags=(e.status,))
+                iid = ext.insert(parent, "end", text=e.id, values=(e.status, e.reason or e.shown_description), tags=(e.status,))
                 paths[iid] = e.path
         ext.pack(fill="both", expand=True, pady=6)
         src = tb.Button(g, text="Reveal source", bootstyle="link", state="disabled", command=self._reveal_source)

@@ -79,3 +79,17 @@ def test_the_detail_shows_declared_granted_and_enforced_capabilities(home: Path,
     text = PluginsPagePresenter(app).detail("kit").capabilities
     assert text.splitlines()[:2] == ["declared:    network", "granted:     its declaration (a folder placed by hand)"]
     assert "LLM_SPACE_SANDBOX=off is set, so every capability is declared, not enforced here" in text
+
+
+def test_a_plugin_disabled_at_start_says_where_its_code_extensions_descriptions_come_from(home: Path, app: App) -> None:
+    from llmspace.plugins.model import NOT_LOADED
+
+    PluginsPagePresenter(app).set_enabled("kit", False)
+    app.close()
+    later = App(DataRoot(home))  # the next start: the plugin's code never runs
+    try:
+        [group] = PluginsPagePresenter(later).detail("kit").groups
+        [ext] = group.extensions
+        assert (ext.status, ext.description, ext.shown_description) == ("disabled", "", NOT_LOADED)
+    finally:
+        later.close()
