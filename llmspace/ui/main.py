@@ -1,5 +1,6 @@
 """Desktop entry points called by `llmspace.__main__`: `run_gui(args)` starts the app,
-`self_test()` checks settings, the workspace and the main window, then exits (0 = ok).
+`self_test(argv)` checks settings, the workspace, the main window and (`--engine-model GGUF`)
+the built-in engine, then exits (0 = ok).
 
 Start-up order keeps the window fast: build the App (lazy services), seed the workspace on
 first start, build and map the window, and only then start polling, probing and importing
@@ -129,9 +130,36 @@ def _drop_support(root: Any) -> str:
         return f"unavailable ({exc})"
 
 
-def self_test() -> int:
-    """Load settings, list the workspace, open and close the main window; print a report."""
-    ok = True
+def _engine_line(argv: list[str]) -> tuple[bool, str]:
+    """`--engine-model GGUF`: start the built-in engine on it, get a token, stop it
+    (llmspace/local/engine.py `check_engine`); without it the check is skipped, and says so."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="llmspace --self-test")
+    parser.add_argument("--engine-model", metavar="GGUF", help="a GGUF model to start the built-in engine on")
+    options = parser.parse_args(argv)
+    if not options.engine_model:
+        return True, ("engine: skipped (no model to load: pass --engine-model PATH to a GGUF file, "
+                      "e.g. the 270M Gemma of `llmspace local models`)")
+    from pathlib import Path
+
+    from ..errors import UserFacingError
+    from ..local.engine import check_engine
+
+    try:
+        return True, "engine: ok (" + check_engine(Path(options.engine_model)) + ")"
+    except UserFacingError as exc:
+        return False, f"engine: FAILED ({exc})"
+    except Exception as exc:  # the self-test reports every failure and goes on
+        return False, f"engine: FAILED ({type(exc).__name__}: {exc})"
+
+
+def self_test(argv: list[str] | None = None) -> int:
+    """Load settings, list the workspace, open and close the main window, and start the
+    built-in engine when given a model (`--engine-model GGUF`); print a report."""
+    engine_ok, engine_line = _engine_line(list(argv or []))
+    ok = engine_ok
+    print(engine_line)
     app = _build_app()
     try:
         print(f"data root: {app.root.root}")
