@@ -282,8 +282,9 @@ class PluginCode:
             raise CallFailed(f"Plugin {plugin} is disabled or removed.", kind="unavailable")
         host = self._host(plugin_state, runtime)
         full = {"settings": self._settings(plugin), **context}
-        return host.call(kind, ident, method, payload, full, timeout=timeout, cancel=cancel,
-                         state=state or self.new_state(plugin, kind))
+        # Without a state of the caller's, the host makes the call's own (its workspace is the
+        # one the host was made with: no folder lookup per call).
+        return host.call(kind, ident, method, payload, full, timeout=timeout, cancel=cancel, state=state)
 
     def _settings(self, plugin: str) -> dict[str, Any]:
         with self._lock:

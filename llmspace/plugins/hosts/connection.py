@@ -35,6 +35,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any
 
+import orjson
+
 from ...plugin_protocol import INTERNAL_ERROR as INTERNAL
 from ...plugin_protocol import REFUSED, SHUTDOWN
 from . import proctree
@@ -47,6 +49,29 @@ SHUTDOWN_WAIT = 5.0
 EXIT_WAIT = 2.0
 WATCH_EVERY = 1.0  # how often the memory of a host's process tree is measured
 DEFAULT_MEMORY_MB = 2048
+
+
+# orjson for the plain JSON data messages hold; what it would write differently from `json`
+# (these types raise, and `json` decides) goes through `json`
+_ORJSON = (orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+           | orjson.OPT_APPEND_NEWLINE)
+
+
+def encode_line(message: Mapping[str, Any]) -> bytes:
+    """One message as one UTF-8 line, as `json.dumps(ensure_ascii=False, compact,
+    allow_nan=False)` writes it (but for the spelling of some floats, 1.5e-7 for 1.5e-07: the
+    same values), about ten times faster (orjson). Integers over 64 bits, lone surrogates,
+    keys that are not strings and subclasses of the JSON types go through `json`; so does any
+    line holding `null`, since orjson writes NaN and the infinities as null where `json`
+    refuses them (ValueError), as this does. (orjson writes an `enum.Enum` or a UUID as its
+    value, where `json` raises TypeError; messages hold neither.)"""
+    try:
+        line = orjson.dumps(message, option=_ORJSON)
+    except TypeError:  # orjson.JSONEncodeError
+        line = b"null"
+    if b"null" in line:
+        line = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode() + b"\n"
+    return line
 
 
 class RemoteError(Exception):
@@ -194,7 +219,7 @@ class HostConnection:
         proc = self.proc
         if proc is None or proc.stdin is None:
             return False
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode() + b"\n"
+        data = encode_line(message)
         try:
             with self._write_lock:
                 proc.stdin.write(data)
