@@ -5,6 +5,7 @@
     engine_status(root) -> EngineStatus | None # `llmspace local status`
     stop_engine(root, timeout=10.0) -> bool    # `llmspace local stop`
     release_engine(root) -> bool               # the app closing: stop unless another process uses it
+    check_engine(model_path) -> str            # `--self-test --engine-model`: start, one token, stop
 
 One engine per data root, whatever process started it: the record `run/local-engine.json`
 (0600; `engine_files.py`) tells every process of the data root — the CLI and the app alike —

@@ -35,7 +35,7 @@ from tests.packaging.conftest import ROOT
 from tests.plugins.builders import make_plugin
 from tests.ui.test_e2e import private_display, wait_for, xdo  # noqa: F401  (fixture)
 
-SIZE_BUDGET = 50_000_000  # bytes (issue 16)
+SIZE_BUDGET = 70_000_000  # bytes (issue 16: 50 MB; issue 24: 70 MB with the built-in engine)
 sys.path.insert(0, str(ROOT / "build"))
 import release_info  # noqa: E402  (build/release_info.py)
 

@@ -88,3 +88,36 @@ def test_the_runtime_hook_gives_children_the_users_library_path(monkeypatch):
     monkeypatch.setenv("LD_LIBRARY_PATH", "/tmp/_MEI123")
     runpy.run_path(hook)
     assert "LD_LIBRARY_PATH" not in os.environ
+
+
+def test_the_engine_bundle_is_llama_server_its_linked_libraries_and_the_run_time_cpu_variants_only(tmp_path):
+    """engine_files follows the links from llama-server (and from the ggml backends a
+    GGML_BACKEND_DL build loads at run time), keeps the linked names, leaves out the other
+    programs, the dev symlinks and what the bundling rule rejects (the C library)."""
+    for name in ("llama-server", "llama-cli", "libllama.so.0.6.0", "libggml-base.so.0.26.0",
+                 "libggml-cpu-x64.so", "libggml-cpu-haswell.so", "libllama-cli-impl.so"):
+        (tmp_path / name).write_bytes(b"\x7fELF")
+    (tmp_path / "libllama.so.0").symlink_to("libllama.so.0.6.0")
+    (tmp_path / "libggml-base.so.0").symlink_to("libggml-base.so.0.26.0")
+    (tmp_path / "libggml-base.so").symlink_to("libggml-base.so.0")
+    system = tmp_path / "system"
+    system.mkdir()
+    links = {"llama-server": [("libllama.so.0", str(tmp_path / "libllama.so.0")), ("libc.so.6", "/lib/libc.so.6"),
+                              ("libstdc++.so.6", str(system / "libstdc++.so.6"))],
+             "libllama.so.0": [("libggml-base.so.0", str(tmp_path / "libggml-base.so.0"))],
+             "libggml-cpu-x64.so": [("libggml-base.so.0", str(tmp_path / "libggml-base.so.0"))],
+             "libggml-cpu-haswell.so": [("libgomp.so.1", str(system / "libgomp.so.1"))]}
+    files = release_info.engine_files(tmp_path, lambda path: links.get(Path(path).name, []),
+                                      lambda path: "libc.so" not in path, platform="linux")
+    assert [name for name, _src in files] == ["libggml-base.so.0", "libggml-cpu-haswell.so", "libggml-cpu-x64.so",
+                                              "libgomp.so.1", "libllama.so.0", "libstdc++.so.6", "llama-server"]
+    assert dict(files)["libllama.so.0"] == str(tmp_path / "libllama.so.0")
+
+
+def test_the_engine_bundle_stops_the_build_without_llama_server_or_with_a_library_not_found(tmp_path):
+    with pytest.raises(SystemExit, match="no llama-server in"):
+        release_info.engine_files(tmp_path, lambda path: [], lambda path: True, platform="linux")
+    (tmp_path / "llama-server").write_bytes(b"\x7fELF")
+    with pytest.raises(SystemExit, match=r"links libllama\.so\.0, which was not found"):
+        release_info.engine_files(tmp_path, lambda path: [("libllama.so.0", None)], lambda path: True,
+                                  platform="linux")
