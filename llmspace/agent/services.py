@@ -29,6 +29,7 @@ from ..providers.base import Adapter, Api, Endpoint, ModelApi, ModelRequest
 from ..providers.events import ErrorEvent, StreamEvent
 from ..providers.progress import ProgressWatched
 from ..providers.retry import stream_with_retries
+from ..providers.tolerant_calls import TolerantAdapter
 from ..redact import KNOWN, Redactor, secret_values
 from ..tools.base import McpToolCaller, ToolContext
 from .run_services import RunServices
@@ -62,8 +63,9 @@ def model_stream(services: RunServices, api: ModelApi, adapter: Adapter, request
     as far as the API declares (`ModelApi.retried`, `.traced`; the offline replay API declares
     neither). `on_retry(attempt, delay, error)` hears about
     each retry. With `run`, the trace takes the run's id and next step and its name joins
-    `run.names`."""
-    redacting = _RedactingAdapter(adapter, redactor_for(request.endpoint))
+    `run.names`. A provider with `compat.tolerantToolCalls` on gets its tool calls written as
+    text made real (`providers/tolerant_calls.py`)."""
+    redacting = _RedactingAdapter(TolerantAdapter(adapter), redactor_for(request.endpoint))
     stream: Iterator[StreamEvent]
     if api.retried:  # watched per attempt
         stream = stream_with_retries(redacting, request, cancel, max_attempts=3, on_retry=on_retry)

@@ -38,6 +38,7 @@ from ..errors import UserFacingError, describe_exception
 from ..providers.base import AdapterContext, Endpoint, ModelApi, ModelInfo, ModelRequest, NeutralMessage, NeutralToolCall, ToolSpec
 from ..providers.events import ErrorEvent
 from ..providers.retry import stream_with_retries
+from ..providers.tolerant_calls import TolerantAdapter
 from .cache import ResponseCache, cache_key
 
 if TYPE_CHECKING:
@@ -227,7 +228,7 @@ def _stream_once(target: Target, data: dict[str, Any], cancel: CancelToken, gate
     except UserFacingError as exc:  # a node-local base URL whose variable is not set here
         return {"output": "", "toolCalls": [], "usage": None, "cost": 0.0, "latencyMs": 0.0, "firstTokenMs": None,
                 "finish": None, "error": str(exc)}
-    adapter = target.api.create(AdapterContext())
+    adapter = TolerantAdapter(target.api.create(AdapterContext()))  # compat.tolerantToolCalls
     builder = TurnBuilder(target.info, provider_id=target.provider, api=target.endpoint.api)
     started = time.perf_counter()
     error: str | None = None

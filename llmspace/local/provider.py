@@ -11,9 +11,10 @@ to its GGUF file, makes sure the engine runs with it (`engine.ensure_engine`: st
 first use, shared, health-checked) and then goes through the OpenAI-compatible adapter
 (`providers/openai_completions.py`) with the engine's port and key — streaming, cancel,
 usage, traces, history and evaluations are the adapter's. With tools offered, the reply
-goes through `providers/tolerant_calls.py` unless `models.json` turns the provider option
-off: `{"id": "local", "compat": {"tolerantToolCalls": false}}`. A call during which the
-engine crashed ends with an error saying so; the next call starts it again.
+goes through `providers/tolerant_calls.py` (the registry wraps every adapter in
+`TolerantAdapter`): the provider option `compat.tolerantToolCalls` is on for `local` unless
+`models.json` turns it off: `{"id": "local", "compat": {"tolerantToolCalls": false}}`. A call
+during which the engine crashed ends with an error saying so; the next call starts it again.
 """
 
 from __future__ import annotations
@@ -41,31 +42,17 @@ def _payload(request: ModelRequest) -> dict[str, Any]:
     return build_payload(request)
 
 
-def tolerant_option(models: ModelSettings | None) -> bool:
-    """`compat.tolerantToolCalls` of the `local` entry of models.json (default: on)."""
-    if models is None:
-        return True
-    for entry in models.data.get("providers", []):
-        if isinstance(entry, dict) and entry.get("id") == LOCAL_ID:
-            compat = entry.get("compat")
-            if isinstance(compat, dict) and isinstance(compat.get("tolerantToolCalls"), bool):
-                return bool(compat["tolerantToolCalls"])
-    return True
-
-
 class LocalAdapter:
     """One run's adapter: the engine for the model, then the Chat Completions adapter."""
 
     api: Api = API
 
-    def __init__(self, root: DataRoot, *, tolerant: bool = True, on_use: Callable[[], None] | None = None) -> None:
+    def __init__(self, root: DataRoot, *, on_use: Callable[[], None] | None = None) -> None:
         self.root = root
-        self.tolerant = tolerant
         self.on_use = on_use
 
     def stream(self, request: ModelRequest, cancel: CancelToken) -> Iterator[StreamEvent]:
         from ..providers.openai_completions import OpenAICompletionsAdapter
-        from ..providers.tolerant_calls import tolerant_tool_calls
         from ..redact import KNOWN
         from . import engine
         from .models import LocalModels
@@ -85,10 +72,7 @@ class LocalAdapter:
         endpoint = dataclasses.replace(request.endpoint, base_url=handle.base_url, api_key=handle.api_key)
         call = dataclasses.replace(request, endpoint=endpoint)
         with engine.in_use(self.root):
-            events: Iterator[StreamEvent] = OpenAICompletionsAdapter().stream(call, cancel)
-            if self.tolerant and call.tools:
-                events = tolerant_tool_calls(events, call.tools)
-            for event in events:
+            for event in OpenAICompletionsAdapter().stream(call, cancel):
                 # a failed call, or one whose stream simply ended (a killed server can close
                 # the connection cleanly): was it the engine that went away?
                 if isinstance(event, (ErrorEvent, Finish)) and not cancel.cancelled:
@@ -103,7 +87,7 @@ def register(providers: ProviderRegistry, root: DataRoot, *, on_use: Callable[[]
     from ..registry import BUILTIN
 
     def create(context: AdapterContext) -> LocalAdapter:
-        return LocalAdapter(root, tolerant=tolerant_option(providers.models), on_use=on_use)
+        return LocalAdapter(root, on_use=on_use)
 
     providers.register_api(API, ModelApi(create=create, build_payload=_payload), source=BUILTIN)
 

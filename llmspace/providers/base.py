@@ -35,7 +35,8 @@ class Endpoint:
     `read_timeout` without any data, before the headers and between chunks alike;
     `retry_deadline` bounds the time `providers/retry.py` spends on one call, retries and
     their waits included; `progress_timeout` without model output (`events.is_progress`),
-    whatever else the server sends meanwhile — enforced by `providers/progress.py`."""
+    whatever else the server sends meanwhile — enforced by `providers/progress.py`.
+    `tolerant_tool_calls`: the provider's `compat.tolerantToolCalls` (`providers/tolerant_calls.py`)."""
 
     provider_id: str
     api: Api
@@ -46,6 +47,7 @@ class Endpoint:
     read_timeout: float = DEFAULT_READ_TIMEOUT
     retry_deadline: float = DEFAULT_RETRY_DEADLINE
     progress_timeout: float = DEFAULT_PROGRESS_TIMEOUT
+    tolerant_tool_calls: bool = False
 
 
 @dataclass(frozen=True)

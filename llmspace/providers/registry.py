@@ -260,7 +260,8 @@ class ProviderRegistry:
 
         check_headers(view.id, view.headers, "the plugin's models.json" if own is not None else "settings/models.json")
         endpoint = Endpoint(provider_id=view.id, api=api, base_url=view.base_url.rstrip("/"),
-                            api_key=key, headers=dict(view.headers), **view.timeouts)
+                            api_key=key, headers=dict(view.headers), tolerant_tool_calls=view.tolerant_tool_calls,
+                            **view.timeouts)
         return endpoint, info
 
     def choose(self, model: ModelConfig | None, *, refresh: bool = False) -> RunModel:

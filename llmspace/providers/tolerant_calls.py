@@ -14,20 +14,43 @@ let through unchanged, as text). A reply starting any other way is never held.
 Accepted shapes, per call: `{"name", "arguments"|"parameters"|"args"|"input"}`, the OpenAI
 shape `{"type": "function", "function": {"name", "arguments"}}` and `{"tool_calls": […]}`;
 arguments may be an object or a JSON string of one. The tool's name must be one offered.
-On for the built-in engine's provider (`llmspace/local/provider.py`).
+
+A call of a tool that was NOT offered (`{"name": "list_files", "arguments": …` when only `ls`
+is) is asked again, constrained: as soon as the reply's start shows such a name, the reply is
+dropped (its stream closed) and `retry(schema)` streams the same request whose answer must
+match `call_schema(tools)` — one object `{"name": <an offered tool>, "arguments": <its
+parameters>}` — which llama-server (and any server honouring `response_format` JSON Schema)
+enforces with a grammar, so the name can only be an offered one. That reply streams as a tool
+call: the name as soon as it is written, then the arguments as they come. The engine's own
+lazy grammar cannot do this: llama.cpp (b11434, `--jinja`, Qwen2.5's template) triggers it only
+on the template's `<tool_call>` tag, and `tool_choice: "required"` still lets the model write
+any text before that tag, so a bare JSON reply is never constrained.
+
+`TolerantAdapter` applies all this to a provider whose entry in models.json has
+`"compat": {"tolerantToolCalls": true}` (`Endpoint.tolerant_tool_calls`; on by default for the
+built-in `local` provider only); the constrained retry is made for Chat Completions APIs.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
-from .base import ToolSpec
+from .base import ModelRequest, ToolSpec
 from .events import ErrorEvent, Finish, StreamEvent, TextDelta, ToolCallArgsDelta, ToolCallEnd, ToolCallStart
 
+if TYPE_CHECKING:
+    from ..cancel import CancelToken
+    from .base import Adapter, Api
+
 HOLD_LIMIT = 512
+# APIs whose requests take `response_format` (the constrained retry)
+CONSTRAINABLE_APIS = frozenset({"openai-completions", "local-engine"})
+Retry = Callable[[dict[str, Any]], Iterator[StreamEvent]]
 _FENCE = "```"
 _NAME_KEYS = ("name", "tool", "tool_name", "function")
 _ARG_KEYS = ("arguments", "parameters", "args", "input", "tool_input")
@@ -117,18 +140,140 @@ def classify(text: str, offered: set[str], final: bool) -> list[tuple[str, dict[
     return calls
 
 
-def tolerant_tool_calls(events: Iterable[StreamEvent], tools: Sequence[ToolSpec]) -> Iterator[StreamEvent]:
-    """`events` with a tool call written as text turned into tool-call events (see above)."""
+_KEY = r'"(?:' + "|".join(_NAME_KEYS) + r')"'
+_ARG_KEY = r'"(?:' + "|".join(_ARG_KEYS) + r')"'
+# the start of a call written as text: fence?, "[" ?, {"name": "X", "arguments":
+_CALL_START = re.compile(r'\s*(?:```[\w-]*[ \t]*\n)?\s*\[?\s*\{\s*' + _KEY + r'\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*'
+                         + _ARG_KEY + r'\s*:')
+# the start of the constrained reply: {"name": "X", "arguments":
+_CONSTRAINED_HEAD = re.compile(r'\s*\{\s*"name"\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*"arguments"\s*:\s*')
+
+
+def call_schema(tools: Sequence[ToolSpec]) -> dict[str, Any]:
+    """JSON Schema of one call of one of `tools`: `{"name": <tool>, "arguments": <its parameters>}`."""
+    return {"anyOf": [{"type": "object",
+                       "properties": {"name": {"const": t.name},
+                                      "arguments": t.parameters or {"type": "object"}},
+                       "required": ["name", "arguments"], "additionalProperties": False} for t in tools]}
+
+
+def constrained_request(request: ModelRequest, schema: dict[str, Any]) -> ModelRequest:
+    """`request` whose answer must match `schema` (Chat Completions' `response_format`)."""
+    from ..core.model import ModelParams
+
+    params = request.params or ModelParams()
+    extra = dict(params.extra or {})
+    extra["response_format"] = {"type": "json_schema",
+                                "json_schema": {"name": "tool_call", "schema": schema}}
+    return dataclasses.replace(request, params=params.model_copy(update={"extra": extra, "responseType": None}))
+
+
+def invented_name(text: str, offered: set[str]) -> str | None:
+    """The tool name a held reply starts a call of, when that tool was not offered."""
+    match = _CALL_START.match(text)
+    if match is None:
+        return None
+    try:
+        name = json.loads(f'"{match.group(1)}"')
+    except ValueError:
+        return None
+    return name if isinstance(name, str) and name not in offered else None
+
+
+def _constrained(events: Iterable[StreamEvent], offered: set[str], dropped: str) -> Iterator[StreamEvent]:
+    """The constrained reply as a tool call, its arguments streamed as they come (all but the
+    text from the last `}` on, which may be the object's own end)."""
+    buf = ""
+    name: str | None = None
+    args_at = sent = 0
+    made = False
+    for event in events:
+        if isinstance(event, TextDelta):
+            buf += event.text
+            if name is None:
+                head = _CONSTRAINED_HEAD.match(buf)
+                if head is None:
+                    continue
+                try:
+                    found = json.loads(f'"{head.group(1)}"')
+                except ValueError:
+                    continue
+                if found not in offered:
+                    continue  # not what was asked for: read whole at the end
+                name, args_at = found, head.end()
+                made = True
+                yield ToolCallStart(index=0, id=f"call_{uuid.uuid4().hex[:24]}", name=name)
+            cut = buf.rfind("}")
+            if cut > args_at + sent:
+                yield ToolCallArgsDelta(index=0, text=buf[args_at + sent:cut])
+                sent = cut - args_at
+            continue
+        if isinstance(event, (Finish, ErrorEvent)):
+            if name is not None:
+                rest = buf[args_at + sent:].rstrip()
+                rest = rest[:-1] if rest.endswith("}") else rest  # the call object's own end
+                if rest:
+                    yield ToolCallArgsDelta(index=0, text=rest)
+                yield ToolCallEnd(index=0)
+            elif isinstance(event, Finish) and event.reason != "aborted":
+                verdict = classify(buf, offered, final=True)
+                if verdict:
+                    made = True
+                    for i, (called, args) in enumerate(verdict):
+                        yield ToolCallStart(index=i, id=f"call_{uuid.uuid4().hex[:24]}", name=called)
+                        yield ToolCallArgsDelta(index=i, text=json.dumps(args, ensure_ascii=False))
+                        yield ToolCallEnd(index=i)
+                elif buf or dropped:
+                    yield TextDelta(buf or dropped)
+            elif dropped or buf:  # the retry failed: what the model wrote first, then why
+                yield TextDelta(buf or dropped)
+            if isinstance(event, Finish) and made and event.reason == "stop":
+                event = Finish("tool_calls", event.raw)
+            yield event
+            return
+        yield event
+
+
+def tolerant_tool_calls(events: Iterable[StreamEvent], tools: Sequence[ToolSpec],
+                        retry: Retry | None = None) -> Iterator[StreamEvent]:
+    """`events` with a tool call written as text turned into tool-call events, and a call of a
+    tool not offered asked again through `retry` when given (see above)."""
     offered = {t.name for t in tools}
     if not offered:
         yield from events
         return
+    source = iter(events)
+    if retry is not None:
+        dropped = ""
+        for event in _tolerant(source, offered, retry is not None):
+            if isinstance(event, _Invented):
+                dropped = event.text
+                break
+            yield event
+        else:
+            return
+        close = getattr(source, "close", None)
+        if close is not None:
+            close()  # the engine stops writing the dropped reply
+        yield from _constrained(retry(call_schema(tools)), offered, dropped)
+        return
+    yield from _tolerant(source, offered, False)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Invented:
+    """Internal marker: the held reply `text` starts a call of a tool that was not offered."""
+
+    text: str
+
+
+def _tolerant(events: Iterator[StreamEvent], offered: set[str], catch_invented: bool) -> Iterator[Any]:
     held: list[str] = []
     holding = True  # until the reply's first visible character is seen
     made = 0  # tool calls made from text
     next_index = 0
 
-    def settle(final: bool) -> Iterator[StreamEvent]:
+    def settle(final: bool) -> Iterator[Any]:
         nonlocal holding, made, next_index
         text = "".join(held)
         start = text.lstrip()[:1]
@@ -138,6 +283,10 @@ def tolerant_tool_calls(events: Iterable[StreamEvent], tools: Sequence[ToolSpec]
                 if text:
                     yield TextDelta(text)
                 held.clear()
+            return
+        if catch_invented and start in "{[`" and invented_name(text, offered) is not None:
+            holding = False
+            yield _Invented(text)
             return
         verdict = classify(text, offered, final) if start in "{[`" else False
         if verdict is None and len(text) > HOLD_LIMIT:
@@ -161,7 +310,10 @@ def tolerant_tool_calls(events: Iterable[StreamEvent], tools: Sequence[ToolSpec]
         if isinstance(event, TextDelta):
             if holding:
                 held.append(event.text)
-                yield from settle(final=False)
+                for out in settle(final=False):
+                    yield out
+                    if isinstance(out, _Invented):
+                        return
                 continue
             if made and not event.text.strip():
                 continue
@@ -171,7 +323,10 @@ def tolerant_tool_calls(events: Iterable[StreamEvent], tools: Sequence[ToolSpec]
             next_index = max(next_index, event.index + 1)
         if holding and isinstance(event, (Finish, ErrorEvent)):
             if isinstance(event, Finish) and event.reason != "aborted":
-                yield from settle(final=True)
+                for out in settle(final=True):
+                    yield out
+                    if isinstance(out, _Invented):
+                        return
             elif held:  # a failed or stopped reply keeps what it said, as text
                 holding = False
                 yield TextDelta("".join(held))
@@ -181,3 +336,21 @@ def tolerant_tool_calls(events: Iterable[StreamEvent], tools: Sequence[ToolSpec]
         yield event
     if holding and held:
         yield from settle(final=True)
+
+
+class TolerantAdapter:
+    """`adapter` with tolerant tool calls for requests whose endpoint has the option on
+    (`Endpoint.tolerant_tool_calls`); any other request goes to `adapter` unchanged."""
+
+    def __init__(self, adapter: Adapter) -> None:
+        self.adapter = adapter
+        self.api: Api = adapter.api
+
+    def stream(self, request: ModelRequest, cancel: CancelToken) -> Iterator[StreamEvent]:
+        if not (request.endpoint.tolerant_tool_calls and request.tools):
+            return self.adapter.stream(request, cancel)
+        retry: Retry | None = None
+        if request.endpoint.api in CONSTRAINABLE_APIS:
+            def retry(schema: dict[str, Any]) -> Iterator[StreamEvent]:
+                return self.adapter.stream(constrained_request(request, schema), cancel)
+        return tolerant_tool_calls(self.adapter.stream(request, cancel), request.tools, retry)

@@ -25,6 +25,8 @@ DEFAULT_READ_TIMEOUT = 60.0  # without any data: before the response headers, an
 DEFAULT_RETRY_DEADLINE = 120.0  # one model call, all retries and their waits included
 DEFAULT_PROGRESS_TIMEOUT = 300.0  # without model output (a delta, usage or finish), keep-alives or not
 MAX_TIMEOUT = 24 * 3600.0
+# Built-in providers with `compat.tolerantToolCalls` on unless their entry turns it off.
+TOLERANT_BY_DEFAULT = frozenset({"local"})
 TIMEOUT_KEYS = {"connectTimeout": ("connect_timeout", DEFAULT_CONNECT_TIMEOUT),
                 "readTimeout": ("read_timeout", DEFAULT_READ_TIMEOUT),
                 "retryDeadline": ("retry_deadline", DEFAULT_RETRY_DEADLINE),
@@ -49,6 +51,7 @@ class ProviderView:
     disabled: frozenset[str] = frozenset()
     reachable: bool | None = None  # local providers: result of the last discovery
     timeouts: dict[str, float] = field(default_factory=dict)  # Endpoint field -> seconds (each of TIMEOUT_KEYS)
+    tolerant_tool_calls: bool = False  # compat.tolerantToolCalls (providers/tolerant_calls.py)
 
     def enabled_models(self) -> list[ModelInfo]:
         return [m for m in self.models if m.id not in self.disabled]
@@ -93,6 +96,7 @@ def builtin_view(b: BuiltinProvider, entry: dict[str, Any], discovered: list[str
         headers=_str_dict(entry.get("headers")), models=_dedupe(models),
         disabled=frozenset(str(x) for x in entry.get("disabledModels") or []),
         reachable=reachable, timeouts=_timeouts(entry),
+        tolerant_tool_calls=_tolerant(entry, default=b.id in TOLERANT_BY_DEFAULT),
     )
 
 
@@ -108,6 +112,7 @@ def custom_view(p: dict[str, Any], provider_id: str | None = None) -> ProviderVi
         api_key_setting=p.get("apiKey") if isinstance(p.get("apiKey"), str) else None,
         headers=_str_dict(p.get("headers")), models=_dedupe(_models_of(p, api)),
         disabled=frozenset(str(x) for x in p.get("disabledModels") or []), timeouts=_timeouts(p),
+        tolerant_tool_calls=_tolerant(p, default=False),
     )
 
 
@@ -142,6 +147,13 @@ def _timeouts(entry: dict[str, Any]) -> dict[str, float]:
     return out
 
 
+def _tolerant(entry: dict[str, Any], *, default: bool) -> bool:
+    """`compat.tolerantToolCalls` of a provider entry (`shape_problem` refuses a non-boolean)."""
+    compat = entry.get("compat")
+    value = compat.get("tolerantToolCalls") if isinstance(compat, dict) else None
+    return value if isinstance(value, bool) else default
+
+
 def _json_kind(v: Any) -> str:
     if v is None:
         return "null"
@@ -172,6 +184,12 @@ def shape_problem(data: dict[str, Any]) -> str | None:
                 return f"providers[{i}].disabledModels[{j}] must be a model id (text), not {_json_kind(item)}"
         if entry.get("headers") is not None and not isinstance(entry["headers"], dict):
             return f"providers[{i}].headers must be an object, not {_json_kind(entry['headers'])}"
+        compat = entry.get("compat")
+        if compat is not None and not isinstance(compat, dict):
+            return f"providers[{i}].compat must be an object, not {_json_kind(compat)}"
+        tolerant = compat.get("tolerantToolCalls") if isinstance(compat, dict) else None
+        if tolerant is not None and not isinstance(tolerant, bool):
+            return f"providers[{i}].compat.tolerantToolCalls must be true or false, not {_json_kind(tolerant)}"
     return None
 
 

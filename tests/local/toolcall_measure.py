@@ -24,7 +24,7 @@ from llmspace.local.provider import LocalAdapter
 from llmspace.paths import DataRoot
 from llmspace.providers.base import Endpoint, ModelInfo, ModelRequest, NeutralMessage, ToolSpec
 from llmspace.providers.events import ErrorEvent, StreamEvent, TextDelta, ToolCallArgsDelta, ToolCallStart
-from llmspace.providers.tolerant_calls import tolerant_tool_calls
+from llmspace.providers.tolerant_calls import TolerantAdapter
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SYSTEM = "You are a helpful assistant. When a request needs one of the tools, call it; otherwise answer briefly."
@@ -106,17 +106,18 @@ def _outcome(case: dict[str, Any], events: list[StreamEvent], schemas: dict[str,
     return outcome
 
 
-def measure(root: DataRoot, model: str, *, max_tokens: int = 128,
-            progress: Callable[[str], None] | None = None) -> tuple[Measurement, Measurement]:
-    """(tolerant tool calls on, off) over the committed prompts. Each prompt is sent once with
-    the option off; the same events are then read through the tolerant filter, which is what
-    the option does (it only rereads the reply)."""
+def measure(root: DataRoot, model: str, *, max_tokens: int = 128, tolerant: bool = True,
+            progress: Callable[[str], None] | None = None) -> Measurement:
+    """The committed prompts, each sent as the `local` provider sends it: with tolerant tool
+    calls (`tolerant`, the provider option) the reply goes through `TolerantAdapter`, so a call
+    written as text becomes a call and one naming a tool not offered is asked again,
+    constrained to the offered tools."""
     offered = tools()
     schemas = {t.name: Draft202012Validator(t.parameters) for t in offered}
-    adapter = LocalAdapter(root, tolerant=False)
+    adapter = TolerantAdapter(LocalAdapter(root))
     endpoint = Endpoint(provider_id="local", api="local-engine", base_url="local://engine", read_timeout=600.0,
-                        progress_timeout=600.0)
-    on, off = Measurement(), Measurement()
+                        progress_timeout=600.0, tolerant_tool_calls=tolerant)
+    result = Measurement()
     for case in cases():
         req = ModelRequest(endpoint=endpoint, model=ModelInfo(id=model, name=model, api="local-engine"),
                            system_prompt=SYSTEM, messages=(NeutralMessage(role="user", text=case["prompt"]),),
@@ -124,9 +125,8 @@ def measure(root: DataRoot, model: str, *, max_tokens: int = 128,
         started = time.perf_counter()
         events = list(adapter.stream(req, CancelToken()))
         seconds = time.perf_counter() - started
-        off.outcomes.append(_outcome(case, events, schemas, seconds))
-        on.outcomes.append(_outcome(case, list(tolerant_tool_calls(iter(events), offered)), schemas, seconds))
+        result.outcomes.append(_outcome(case, events, schemas, seconds))
         if progress is not None:
-            o = on.outcomes[-1]
+            o = result.outcomes[-1]
             progress(f"{o.id}: {o.called or '-'} valid={o.valid} ({seconds:.1f} s) {o.text[:80]!r} {o.error[:120]}")
-    return on, off
+    return result
