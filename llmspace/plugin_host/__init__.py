@@ -10,7 +10,7 @@ until `shutdown` or the end of its input, and exits at once (running calls are n
 for). Modules: `rpc` (the connection), `server` (the router), `loading` (imports and the
 contract), `calls` (running calls), `context` and `signals` (what plugin code gets),
 `plainjson` (read-only views and the strict JSON check), `guard` (dies with the app, memory
-limit), `landlock` (the plugin's confinement, docs/plugins.md "Capabilities").
+limit), `landlock` and `seccomp` (the plugin's confinement, docs/plugins.md "Capabilities").
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ def main() -> int:
     memory = os.environ.get("LLM_SPACE_HOST_MEMORY_MB", "")
     guard(int(memory) if memory.isdigit() else None)  # die with the app; stay under the memory limit
     from .landlock import apply_plan
+    from .seccomp import deny_ip_sockets
 
-    apply_plan()  # Landlock, as the plugin's capabilities say (before any plugin code is imported)
+    apply_plan(deny_ip_sockets)  # Landlock and seccomp, as the plugin's capabilities say (before any plugin code)
     proto_in, proto_out = _take_stdio()
     # The app ends the host (end of input, shutdown, kill); a Ctrl-C that reaches the whole
     # process group must not. A handler, not SIG_IGN, so plugins' child processes get the default.

@@ -14,8 +14,8 @@ the app, so a kill -9 of the frozen app leaves the host to the bootloader's own 
 of its input, the app's tree kill); the runtime exec'd by the frozen launcher replaces the
 bootloader's Python child and keeps both the flag and the bootloader as its parent.
 `RLIMIT_AS` is set only for the Python host: Node and Bun reserve far more address space
-than they use. Before the exec, the app's Landlock plan (landlock.py) is applied, so the
-runtime starts confined. Standard library only.
+than they use. Before the exec, the app's Landlock plan (landlock.py) and, without `network`, the seccomp
+filter (seccomp.py) are applied, so the runtime starts confined. Standard library only.
 """
 
 from __future__ import annotations
@@ -74,16 +74,23 @@ def _child_of(app_pid: int) -> bool:
 
 
 def confine_from_source() -> None:
-    """Apply the app's Landlock plan (landlock.py beside this file, run from its source: this
-    file runs with `-I -S`, without the package on sys.path, and importlib costs start-up time)."""
+    """Apply the app's Landlock plan and, without `network`, the seccomp filter (landlock.py
+    and seccomp.py beside this file, run from their source: this file runs with `-I -S`,
+    without the package on sys.path, and importlib costs start-up time)."""
     if not os.environ.get("LLM_SPACE_HOST_CONFINE"):
         return
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "landlock.py")
+    seccomp = _run_source("seccomp.py")
+    _run_source("landlock.py")["apply_plan"](seccomp["deny_ip_sockets"])  # type: ignore[operator]
+
+
+def _run_source(name: str) -> dict[str, object]:
+    """The globals of our own module `name`, loaded by path."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
     with open(path, encoding="utf-8") as f:
         code = compile(f.read(), path, "exec")
-    namespace: dict[str, object] = {"__name__": "_llmspace_landlock"}
-    exec(code, namespace)  # our own module, loaded by path
-    namespace["apply_plan"]()  # type: ignore[operator]
+    namespace: dict[str, object] = {"__name__": "_llmspace_" + name[:-3]}
+    exec(code, namespace)
+    return namespace
 
 
 def exec_guarded(argv: list[str], confine: Callable[[], None] = confine_from_source) -> NoReturn:

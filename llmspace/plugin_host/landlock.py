@@ -23,7 +23,7 @@ import sys
 
 TYPE_CHECKING = False  # not typing's: guard.py runs this file at the JavaScript host's start
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
 SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446  # the same on every architecture
 CREATE_RULESET_VERSION = 1
@@ -194,10 +194,13 @@ def decode_plan(text: str) -> Rules:
     return Rules(lists["r"], lists["w"], lists["x"], connect_tcp=flags["net"], allow_execute_everywhere=flags["proc"])
 
 
-def apply_plan() -> None:
+def apply_plan(deny_network: Callable[[], str] | None = None) -> None:
     """Confine this process to the plan the app put in `CONFINE_ENV` (removed from the
     environment first); without one nothing happens. A plan that cannot be applied ends the
-    process (exit 70) with the reason on stderr: a plugin never runs less confined than shown."""
+    process (exit 70) with the reason on stderr: a plugin never runs less confined than shown.
+    Without `network`, `deny_network` (seccomp.py's `deny_ip_sockets`) then keeps it off UDP
+    too; where it cannot (it returns why), the reason goes to stderr (the plugin's log) and
+    the host runs with Landlock's TCP rule alone."""
     text = os.environ.pop(CONFINE_ENV, "")
     if not text:
         return
@@ -212,7 +215,10 @@ def apply_plan() -> None:
         if own:  # a frozen host unpacked itself into a folder of its own, not the app's
             rules.read = (*rules.read, own)
         confine(rules)
+        why = deny_network() if deny_network is not None and not rules.connect_tcp else ""
     except (OSError, ValueError) as exc:
         sys.stderr.write(f"llm-space plugin host: could not confine the plugin ({exc}); not starting it.\n")
         sys.stderr.flush()
         os._exit(70)
+    if why:
+        sys.stderr.write(f"llm-space plugin host: only TCP is kept from the network here ({why}).\n")

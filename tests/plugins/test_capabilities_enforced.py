@@ -47,6 +47,11 @@ class Probe:
             if step == "connect":
                 socket.create_connection(("127.0.0.1", int(arg)), timeout=5).close()
                 return "connected"
+            if step == "udp":
+                with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                    s.settimeout(10)
+                    s.sendto(b"ping", ("127.0.0.1", int(arg)))
+                    return "udp:" + s.recv(64).decode()
             if step == "spawn":
                 return "ran:" + subprocess.run(["/bin/echo", "hi"], capture_output=True, text=True).stdout.strip()
             if step == "env":
@@ -62,6 +67,7 @@ TS_TOOL = '''
 import { readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { execFileSync } from "node:child_process";
+import { createSocket } from "node:dgram";
 import { homedir } from "node:os";
 
 export default class Probe {
@@ -81,6 +87,16 @@ export default class Probe {
           s.on("error", fail);
         });
         return "connected";
+      }
+      if (step === "udp") {
+        return await new Promise<string>((ok, fail) => {
+          const s = createSocket("udp4");
+          const done = (e: Error | null, text = "") => { s.close(); e ? fail(e) : ok(text); };
+          const timer = setTimeout(() => done(new Error("no answer")), 10000);
+          s.on("error", (e) => { clearTimeout(timer); done(e); });
+          s.on("message", (m) => { clearTimeout(timer); done(null, "udp:" + m.toString()); });
+          s.send("ping", Number(arg), "127.0.0.1", (e) => { if (e) { clearTimeout(timer); done(e); } });
+        });
       }
       if (step === "spawn") return "ran:" + execFileSync("/bin/echo", ["hi"], { encoding: "utf8" }).trim();
       if (step === "env") return "env:" + (process.env.OPENAI_API_KEY ?? "(not set)");
@@ -118,6 +134,28 @@ class _Listener:
         self.sock.close()
 
 
+class _UdpEcho:
+    """A loopback UDP server that answers each datagram with "pong"."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                _data, peer = self.sock.recvfrom(64)
+                self.sock.sendto(b"pong", peer)
+            except OSError:
+                return
+
+    def close(self) -> None:
+        self.sock.close()
+
+
 @pytest.fixture()
 def world(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     fake_home = tmp_path / "user"
@@ -127,11 +165,13 @@ def world(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-123")
     monkeypatch.delenv("LLM_SPACE_SANDBOX", raising=False)
     monkeypatch.setenv("PATH", f"{BUN_DIR}{os.pathsep}{os.environ.get('PATH', '')}")
-    listener = _Listener()
+    listener, udp = _Listener(), _UdpEcho()
     (tmp_path / "elsewhere").mkdir()  # a folder outside the plugin's (new files right in an
     # ancestor of $LLM_SPACE_HOME/settings cannot be allowed without allowing settings/)
-    yield {"home": home, "outside": tmp_path / "elsewhere" / "outside.txt", "port": listener.port}
+    yield {"home": home, "outside": tmp_path / "elsewhere" / "outside.txt", "port": listener.port,
+           "udp": udp.port}
     listener.close()
+    udp.close()
 
 
 def _call(capsys: pytest.CaptureFixture[str], step: str, arg: str = "") -> str:
@@ -218,3 +258,15 @@ def test_the_frozen_executable_confines_a_javascript_host_through_its_plugin_gua
     assert main(["plugins", "info", "hostile"]) == 0
     info = capsys.readouterr().out
     assert "not enforced" not in info and "JavaScript/TypeScript files: enforced" in info, info
+
+
+@needs_landlock
+@pytest.mark.parametrize("lang", LANGS)
+def test_without_network_a_udp_datagram_to_a_loopback_server_is_refused_and_with_it_answered(
+        world: dict[str, Any], capsys: pytest.CaptureFixture[str], lang: str) -> None:
+    _plugin(world["home"], lang, [])
+    refused = _call(capsys, "udp", str(world["udp"]))
+    assert "refused" in refused and "udp:pong" not in refused, refused
+    assert "fine" in _call(capsys, "ok")
+    _plugin(world["home"], lang, ["network"])
+    assert "udp:pong" in _call(capsys, "udp", str(world["udp"]))

@@ -15,7 +15,8 @@ folder per plugin), LLM_SPACE_HOME and what the protocol needs; on Linux with La
 may read its plugin folder, write its data folder (`data/plugins/<name>/`) and temp folder
 (`cache/plugin-tmp/<name>/`), read the runtime's own files, and nothing else unless granted:
 `read-outside-workspace` (everything but `$LLM_SPACE_HOME/settings/`),
-`write-outside-workspace` (the same, writable), `network` (TCP connect, ABI ≥ 4),
+`write-outside-workspace` (the same, writable), `network` (TCP connect, ABI ≥ 4; and on
+x86-64 any IP socket, UDP included, through the host's seccomp filter),
 `processes` (running programs). `LLM_SPACE_SANDBOX=off` turns all of it off.
 """
 
@@ -199,8 +200,8 @@ def enforcement(capabilities: Sequence[str] | None, environ: Mapping[str, str] |
             how = "enforced (the host's environment is cut down)"
         elif abi <= 0:
             how = "declared, not enforced here (no Landlock on this system)"
-        elif cap == "network" and abi < 4:
-            how = f"declared, not enforced here (Landlock ABI {abi} has no network rules)"
+        elif cap == "network":
+            how = _network_enforcement(abi)
         else:
             how = f"enforced (Landlock ABI {abi})"
         lines.append(f"{cap + ':':<24} {state}, {how}")
@@ -208,6 +209,23 @@ def enforcement(capabilities: Sequence[str] | None, environ: Mapping[str, str] |
         lines.append("JavaScript/TypeScript files: enforced the same way (the launcher confines itself, then starts "
                      "Node or Bun)")
     return lines
+
+
+def ip_filter_missing() -> str:
+    """Why the host's seccomp filter (llmspace/plugin_host/seccomp.py: no IP sockets without
+    `network`) is not installed on this system; "" where it is (Linux on x86-64)."""
+    machine = os.uname().machine if hasattr(os, "uname") else sys.platform
+    return "" if sys.platform.startswith("linux") and machine == "x86_64" else f"no seccomp filter for {machine}"
+
+
+def _network_enforcement(abi: int) -> str:
+    missing = ip_filter_missing()
+    if not missing:
+        tcp = f"Landlock ABI {abi} for TCP, " if abi >= 4 else ""
+        return f"enforced ({tcp}a seccomp filter for UDP and every other IP socket)"
+    if abi >= 4:
+        return f"enforced for TCP (Landlock ABI {abi}); UDP declared, not enforced here ({missing})"
+    return f"declared, not enforced here (Landlock ABI {abi} has no network rules; {missing})"
 
 
 def node_permission_flags(spec: HostSpec, argv: Sequence[str], environ: Mapping[str, str]) -> list[str]:
