@@ -317,7 +317,7 @@ class ModelSettings:
             providers = self._data.setdefault("providers", [])
             for i, p in enumerate(providers):
                 if isinstance(p, dict) and p.get("id") == pid:
-                    for key in TIMEOUT_KEYS:  # set in the file by hand; the editor does not show them
+                    for key in (*TIMEOUT_KEYS, "compat"):  # set in the file by hand; the editor does not show them
                         if key in p and key not in entry:
                             entry[key] = p[key]
                     providers[i] = entry

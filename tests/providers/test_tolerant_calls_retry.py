@@ -178,3 +178,11 @@ def test_a_compat_option_of_the_wrong_type_is_refused_with_its_path(home: Path, 
     error = ModelSettings(DataRoot(home)).load_error
     assert isinstance(error, UserFacingError)
     assert "providers[0].compat.tolerantToolCalls must be true or false, not text" in error.message
+
+
+def test_editing_a_provider_in_settings_keeps_its_compat_option(home: Path, srv: LoopbackLLM) -> None:
+    write_models(home, provider_entry(srv, compat={"tolerantToolCalls": True}))
+    settings = ModelSettings(DataRoot(home))
+    settings.set_provider({"id": "loop", "name": "Renamed", "baseUrl": srv.base_url, "api": "openai-completions",
+                           "models": [{"id": "loopback-model"}]})
+    assert tolerant(home, "loop") is True
