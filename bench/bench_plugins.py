@@ -5,11 +5,15 @@ Python). Hosts: Python (`tools/echo.py`), and the JavaScript host under each run
 (Bun and Node on PATH or in `.cache/js/`, as `.ci/run` installs them) for `tools/echo.mjs`.
 
 Beside each host, the limit it is measured against, in the same run: a bare JSON-line echo
-over a pipe between this Python process and a child of the same runtime (the child parses
-each line and writes one back; this side encodes, writes, reads and parses), and the ratio
-of the host's median to the echo's (budget 3 for the Python host, issue 29). The connection
-alone (`PluginHost.call`, without the tool router, argument checks and settings) is measured
-too, so the cost of the protocol and the cost of the app's tool path show apart.
+over a pipe between this Python process and a child of the same runtime, carrying the very
+request line the app writes for the call (its context included: the thread and variables)
+and answering with the host's answer (the child parses each line and writes one back with
+the standard JSON module; this side encodes, writes, reads and parses the same way), and
+the ratio of the host's median to the echo's (budget 3 for the Python host, issue 29). The
+same echo without the call's context, and the connection alone (`PluginHost.call` with an
+empty context: no tool router, argument checks or settings) are measured too, so the cost of
+the protocol and the cost of the app's tool path show apart. Echoes and calls alternate in
+rounds, so that a change in the machine's load reaches both alike.
 
 Uses a real plugin folder in a temporary LLM_SPACE_HOME and the app's own services
 (`App.plugin_code`, the tool router). Run with `python -m bench plugins`.
@@ -21,9 +25,12 @@ import json
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 CALLS = 1000
+ROUNDS = 5  # echoes and calls alternate, CALLS // ROUNDS at a time
 WARMUP = 30
 STARTS = 10
 TOOL = '''
@@ -47,43 +54,63 @@ export default class Echo {
 }
 """
 CACHE = Path(__file__).resolve().parents[1] / ".cache" / "js"
+# The children answer an `execute` request as the host does: {"type": "value", "value": <the text>}.
 ECHO_PY = """
 import json, sys
 out = sys.stdout.buffer
 for line in sys.stdin.buffer:
     message = json.loads(line)
-    out.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": message["params"]}).encode() + b"\\n")
+    value = message["params"]["input"]["arguments"]["text"]
+    out.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {"type": "value", "value": value}}).encode()
+              + b"\\n")
     out.flush()
 """
 ECHO_JS = """
 import { createInterface } from "node:readline";
 for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
   const message = JSON.parse(line);
-  process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: message.id, result: message.params }) + "\\n");
+  const value = message.params.input.arguments.text;
+  process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { type: "value", value } }) + "\\n");
 }
 """
+SMALL = {"jsonrpc": "2.0", "id": 0, "method": "execute",
+         "params": {"callId": "c1", "kind": "tool", "id": "echo", "method": "execute",
+                    "input": {"arguments": {"text": "ping"}}, "context": {}}}
 
 
-def bare_echo(argv: list[str], calls: int = CALLS) -> float:
-    """The median round trip (ms) of a JSON line echoed by the child `argv` over its pipes."""
-    import subprocess
+def bare_echo(argv: list[str]) -> BareEcho:
+    """The limit a host is measured against: the child `argv` echoing JSON lines over its pipes."""
+    return BareEcho(argv)
 
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    assert proc.stdin is not None and proc.stdout is not None
-    times = []
-    try:
-        for i in range(calls + WARMUP):
+
+class BareEcho:
+    """A child that echoes JSON lines: `times(request, n)` are the round trips (ms) of `n`
+    requests shaped as `request` (json.dumps here, json.loads of the answer)."""
+
+    def __init__(self, argv: list[str]) -> None:
+        import subprocess
+
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.ident = 0
+
+    def times(self, request: dict[str, Any], calls: int) -> list[float]:
+        proc = self.proc
+        assert proc.stdin is not None and proc.stdout is not None
+        times = []
+        for _ in range(calls):
+            self.ident += 1
             t0 = time.perf_counter()
-            proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": "execute",
-                                         "params": {"arguments": {"text": "ping"}}}).encode() + b"\n")
+            proc.stdin.write(json.dumps({**request, "id": self.ident}).encode() + b"\n")
             proc.stdin.flush()
             answer = json.loads(proc.stdout.readline())
             times.append((time.perf_counter() - t0) * 1000)
-            assert answer["id"] == i
-    finally:
-        proc.stdin.close()
-        proc.wait(10)
-    return statistics.median(times[WARMUP:])
+            assert answer["id"] == self.ident and answer["result"]["value"] == "ping"
+        return times
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(10)
 
 
 def _plugin(home: Path, name: str = "tools/echo.py", text: str = TOOL) -> None:
@@ -113,25 +140,21 @@ def _runtimes() -> list[tuple[str, str]]:
 def run() -> list[tuple[str, float, str, float | None]]:
     import sys
 
-    rows: list[tuple[str, float, str, float | None]] = []
-    echo = bare_echo([sys.executable, "-c", ECHO_PY])
-    rows.append(("bare JSON-line echo, Python ↔ Python (median)", echo, "ms", None))
-    rows += _measure("Python", TOOL, "tools/echo.py", None, echo, 3.0)
+    rows = _measure("Python", TOOL, "tools/echo.py", None, [sys.executable, "-c", ECHO_PY], 3.0)
     host_js = Path(__file__).resolve().parents[1] / "llmspace" / "plugin_host" / "js" / "host.mjs"
     if host_js.exists():
         with tempfile.TemporaryDirectory() as tmp:
             script = Path(tmp) / "echo.mjs"
             script.write_text(ECHO_JS)
             for label, path in _runtimes():
-                echo = bare_echo([path, str(script)])
-                rows.append((f"bare JSON-line echo, Python ↔ {label} (median)", echo, "ms", None))
-                rows += _measure(f"JS on {label}", JS_TOOL, "tools/echo.mjs", path, echo, None)
+                rows += _measure(f"JS on {label}", JS_TOOL, "tools/echo.mjs", path, [path, str(script)], None,
+                                 echo_label=f"Python ↔ {label}")
     rows += confinement_rows()
     return rows
 
 
-def _measure(label: str, text: str, name: str, runtime: str | None, echo: float,
-             ratio_budget: float | None) -> list[tuple[str, float, str, float | None]]:
+def _measure(label: str, text: str, name: str, runtime: str | None, echo_argv: list[str],
+             ratio_budget: float | None, echo_label: str = "Python ↔ Python") -> list[tuple[str, float, str, float | None]]:
     from llmspace.agent.services import tool_context
     from llmspace.app import App
     from llmspace.core.model import ThreadContext, ToolCall, ToolCallInput
@@ -147,6 +170,7 @@ def _measure(label: str, text: str, name: str, runtime: str | None, echo: float,
         app = App(DataRoot(home))
         if runtime is not None:
             app.plugin_code.js_runtime = lambda: find_runtime(None, {"PATH": str(Path(runtime).parent)})
+        echo = bare_echo(echo_argv)
         try:
             app.plugin_code.ensure_loaded()
             spec = app.plugin_code.tool_specs()[0]
@@ -155,27 +179,40 @@ def _measure(label: str, text: str, name: str, runtime: str | None, echo: float,
             thread.context = ThreadContext(tools=[tool])
             ctx = tool_context(app.run_services, thread)
             call = ToolCall(id="c", input=ToolCallInput(name="echo", arguments={"text": "ping"}))
-            for _ in range(WARMUP):
-                app.tools.execute(tool, call, ctx, None, 30)
-            times = []
-            for _ in range(CALLS):
-                t0 = time.perf_counter()
-                out = app.tools.execute(tool, call, ctx, None, 30)
-                times.append((time.perf_counter() - t0) * 1000)
-                assert out.text() == "ping"
-            times.sort()
-            median = statistics.median(times)
-            rows.append((f"plugin tool round trip, {label} host (median)", median, "ms", 3.0))
-            rows.append((f"plugin tool round trip, {label} host (p95)", times[int(len(times) * 0.95)], "ms", None))
-            rows.append((f"plugin tool round trip ÷ bare echo, {label}", median / echo, "×", ratio_budget))
             host = app.plugin_code.hosts()[0]
-            bare = []
-            for _ in range(CALLS):
-                t0 = time.perf_counter()
+            request = _request_of(app, host, lambda: app.tools.execute(tool, call, ctx, None, 30))
+
+            def tool_call() -> None:
+                assert app.tools.execute(tool, call, ctx, None, 30).text() == "ping"
+
+            def host_call() -> None:
                 host.call("tool", "echo", "execute", {"arguments": {"text": "ping"}}, {}, timeout=30)
-                bare.append((time.perf_counter() - t0) * 1000)
+
+            echo.times(request, WARMUP)
+            echo.times(SMALL, WARMUP)
+            for _ in range(WARMUP):
+                tool_call()
+                host_call()
+            full: list[float] = []
+            small: list[float] = []
+            tools: list[float] = []
+            bare: list[float] = []
+            for _ in range(ROUNDS):
+                full += echo.times(request, CALLS // ROUNDS)
+                small += echo.times(SMALL, CALLS // ROUNDS)
+                tools += _timed(tool_call, CALLS // ROUNDS)
+                bare += _timed(host_call, CALLS // ROUNDS)
+            tools.sort()
+            median, echoed, echoed_small = statistics.median(tools), statistics.median(full), statistics.median(small)
+            rows.append((f"bare JSON-line echo, {echo_label}, the call's messages (median)", echoed, "ms", None))
+            rows.append((f"bare JSON-line echo, {echo_label}, without the call's context (median)", echoed_small,
+                         "ms", None))
+            rows.append((f"plugin tool round trip, {label} host (median)", median, "ms", 3.0))
+            rows.append((f"plugin tool round trip, {label} host (p95)", tools[int(len(tools) * 0.95)], "ms", None))
+            rows.append((f"plugin tool round trip ÷ bare echo, {label}", median / echoed, "×", ratio_budget))
             rows.append((f"host connection round trip, {label} host (median)", statistics.median(bare), "ms", None))
-            rows.append((f"host connection round trip ÷ bare echo, {label}", statistics.median(bare) / echo, "×", None))
+            rows.append((f"host connection round trip ÷ bare echo without context, {label}",
+                         statistics.median(bare) / echoed_small, "×", None))
             starts = []
             for _ in range(STARTS):
                 for host in app.plugin_code.hosts():
@@ -186,8 +223,37 @@ def _measure(label: str, text: str, name: str, runtime: str | None, echo: float,
             rows.append((f"plugin host cold start to first call, {label} (median)", statistics.median(starts), "ms",
                          300.0 if runtime is None else None))
         finally:
+            echo.close()
             app.close()
     return rows
+
+
+def _timed(call: Callable[[], None], calls: int) -> list[float]:
+    times = []
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        call()
+        times.append((time.perf_counter() - t0) * 1000)
+    return times
+
+
+def _request_of(app: Any, host: Any, call: Callable[[], object]) -> dict[str, Any]:
+    """The `execute` request the app writes to the host for `call()` (its context included)."""
+    call()  # the host is running
+    conn = host._conn
+    sent: list[dict[str, Any]] = []
+    write = conn._write
+
+    def recorded(message: dict[str, Any]) -> bool:
+        sent.append(message)
+        return bool(write(message))
+
+    conn._write = recorded
+    try:
+        call()
+    finally:
+        del conn._write
+    return next(m for m in sent if m.get("method") == "execute")
 
 
 def confinement_rows() -> list[tuple[str, float, str, float | None]]:
@@ -195,7 +261,7 @@ def confinement_rows() -> list[tuple[str, float, str, float | None]]:
     permission model on Node 22; issue 28) against the same plugin unconfined (declaring
     nothing, never asked): the median of each and the difference (budget 20 ms)."""
     rows: list[tuple[str, float, str, float | None]] = []
-    cases = [("Python", TOOL, "tools/echo.py", None)]
+    cases: list[tuple[str, str, str, str | None]] = [("Python", TOOL, "tools/echo.py", None)]
     cases += [(f"JS on {label}", JS_TOOL, "tools/echo.mjs", path) for label, path in _runtimes() if label != "node"]
     for label, text, name, runtime in cases:
         plain = _cold_starts(text, name, runtime, None)

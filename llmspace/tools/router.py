@@ -206,25 +206,19 @@ class ToolRouter:
         problem = check_arguments(tool, arguments)
         if problem:
             return error_output(problem)
-        target = self._resolve(tool, arguments, ctx)
-        if isinstance(target, ToolCallOutput):
-            return target
-        if getattr(self.executors.get(tool_id(tool)), "self_bounded", False):
-            return self._run_inline(target, cancel, timeout)
-        return self._run_bounded(target, cancel, timeout)
-
-    # -- internals -------------------------------------------------------------------------------
-    def _resolve(self, tool: Tool, arguments: dict[str, Any], ctx: ToolContext) -> Any:
-        """A callable `fn(child_cancel, timeout) -> result`, or an error output."""
         key = tool_id(tool)
-        executor = self.executors.get(key)
+        executor = self.executors.get(key)  # looked up once per call
         if executor is None:
             return error_output(self._missing(tool, key))
 
         def run(token: CancelToken, limit: float | None) -> object:
             return executor(tool, arguments, ctx, token, limit)
 
-        return run
+        if getattr(executor, "self_bounded", False):
+            return self._run_inline(run, cancel, timeout)
+        return self._run_bounded(run, cancel, timeout)
+
+    # -- internals -------------------------------------------------------------------------------
 
     def _missing(self, tool: Tool, key: str) -> str:
         conflict = next((c for c in self.executors.conflicts() if c.canonical_id == key), None)

@@ -5,10 +5,13 @@
     conn.start()
     pending = conn.send("execute", params)     # a `Pending`; wait on it with a bound
     if pending.wait(30): value = pending.value()  # RemoteError / HostGone
+    why = conn.wait(pending, 30, cancel)        # "" | "cancelled" | "timeout"
     conn.notify("cancel", {"callId": …})
     conn.close()                                # shutdown, bounded waits, then kill
 
-Newline-delimited JSON-RPC 2.0 both ways. A reader thread takes stdout lines: answers
+Newline-delimited JSON-RPC 2.0 both ways, each line written with orjson (`encode_line`).
+stdout is read by the thread waiting for an answer when no other thread reads it, else by a
+background thread (`LineReader`, llmspace/plugins/hosts/reader.py): answers
 complete the matching `Pending`; host requests (context callbacks) run on a small pool via
 `on_request(method, params)`, whose return value is the answer (`CallbackRefused` becomes
 error -32010 with its message). A second thread reads stderr (`StderrReader`,
@@ -40,6 +43,7 @@ import orjson
 from ...plugin_protocol import INTERNAL_ERROR as INTERNAL
 from ...plugin_protocol import REFUSED, SHUTDOWN
 from . import proctree
+from .reader import Cancel, LineReader
 from .stderr import StderrReader
 
 log = logging.getLogger("llmspace.plugins")
@@ -93,17 +97,24 @@ class CallbackRefused(Exception):
 class Pending:
     """One request waiting for its answer."""
 
-    __slots__ = ("_callbacks", "_done", "_error", "_result", "method")
+    __slots__ = ("_callbacks", "_done", "_error", "_reader", "_result", "method")
 
-    def __init__(self, method: str) -> None:
+    def __init__(self, method: str, reader: LineReader | None = None) -> None:
         self.method = method
         self._done = threading.Event()
         self._result: Any = None
         self._error: BaseException | None = None
         self._callbacks: list[Callable[[], object]] = []
+        self._reader = reader
 
-    def wait(self, timeout: float | None) -> bool:
-        return self._done.wait(timeout)
+    def wait(self, timeout: float | None, cancel: Cancel | None = None,
+             clock: Callable[[], float] = time.monotonic) -> bool:
+        """Whether the answer came within `timeout` (or before the cancel); the waiting thread
+        reads the host's output meanwhile when no other does (llmspace/plugins/hosts/reader.py)."""
+        if self._reader is None or self._done.is_set():
+            return self._done.wait(timeout)
+        self._reader.wait(self._done.is_set, timeout, cancel, clock)
+        return self._done.is_set()
 
     @property
     def done(self) -> bool:
@@ -153,7 +164,7 @@ class HostConnection:
         self._next_id = 0
         self._gone: str | None = None
         self._pool: ThreadPoolExecutor | None = None
-        self._reader_done = threading.Event()
+        self._reader: LineReader | None = None
 
     # -- process -------------------------------------------------------------------------
     def start(self) -> None:
@@ -161,7 +172,10 @@ class HostConnection:
         proctree.become_subreaper()
         self.proc = proctree.SPAWNER.popen(self.argv, cwd=str(self.cwd), env=self.env, stdin=subprocess.PIPE,
                                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-        threading.Thread(target=self._read_stdout, name=f"plugin-host-out {self.label}", daemon=True).start()
+        assert self.proc.stdout is not None
+        self._reader = LineReader(self.proc.stdout.fileno(), handle=self._dispatch, on_end=self._fail_all,
+                                  name=self.label, max_line=MAX_LINE)
+        self._reader.start()
         threading.Thread(target=self.stderr.read, args=(self.proc.stderr,), name=f"plugin-host-err {self.label}",
                          daemon=True).start()
         if proctree.LINUX and self.memory_mb:
@@ -190,7 +204,7 @@ class HostConnection:
     # -- messages ------------------------------------------------------------------------
     def send(self, method: str, params: Mapping[str, Any] | None = None) -> Pending:
         """Send a request; the returned `Pending` completes with the answer or `HostGone`."""
-        pending = Pending(method)
+        pending = Pending(method, self._reader)
         with self._lock:
             if self._gone is not None:
                 pending.settle(error=HostGone(self._gone))
@@ -204,6 +218,15 @@ class HostConnection:
                 self._pending.pop(ident, None)
             pending.settle(error=HostGone(self._gone or f"the plugin host of {self.label} is not running"))
         return pending
+
+    def wait(self, pending: Pending, timeout: float | None, cancel: Cancel | None = None,
+             clock: Callable[[], float] = time.monotonic) -> str:
+        """Wait for `pending`'s answer, the cancel or the timeout, whichever comes first: ""
+        (answered), "cancelled" or "timeout". The answer and the cancel each wake the wait (no
+        polling); the waiting thread reads the host's output itself when no other does."""
+        if self._reader is None:
+            return "" if pending.wait(timeout) else "timeout"
+        return self._reader.wait(pending._done.is_set, timeout, cancel, clock)
 
     def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
         self._write({"jsonrpc": "2.0", "method": method, "params": dict(params or {})})
@@ -228,31 +251,7 @@ class HostConnection:
             return False
         return True
 
-    # -- reading -------------------------------------------------------------------------
-    def _read_stdout(self) -> None:
-        proc = self.proc
-        assert proc is not None and proc.stdout is not None
-        reason = ""
-        try:
-            while True:
-                line = proc.stdout.readline(MAX_LINE + 1)
-                if not line:
-                    break
-                if len(line) > MAX_LINE and not line.endswith(b"\n"):
-                    reason = "sent a message longer than 64 MiB"
-                    break
-                if not line.strip():
-                    continue
-                problem = self._dispatch(line)
-                if problem:
-                    reason = problem
-                    break
-        except (OSError, ValueError):
-            pass
-        finally:
-            self._fail_all(reason)
-            self._reader_done.set()
-
+    # -- reading (llmspace/plugins/hosts/reader.py reads; these handle) -----------------------
     def _dispatch(self, line: bytes) -> str:
         """Handle one line; a non-empty return is a protocol error (the host is ended)."""
         try:
@@ -421,8 +420,11 @@ class HostConnection:
     def _finish(self) -> None:
         proc = self.proc
         self._ended.set()  # the stderr reader closes stderr itself (closing it here could block)
-        if proc is not None:
-            self._reader_done.wait(EXIT_WAIT)
+        reader = self._reader
+        if proc is not None and reader is not None:
+            reader.read_to_end()
+            reader.done.wait(EXIT_WAIT)
+            reader.close()
             _close_quietly(proc.stdout)
         with self._lock:
             pool, self._pool = self._pool, None

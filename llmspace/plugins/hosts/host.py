@@ -50,7 +50,7 @@ from ...redact import KNOWN
 from ..diagnostics import DiagnosticLog
 from ..package.manifest import APP_COMPAT_VERSION
 from .callbacks import CallState, Frontend, handle_callback, plain_value
-from .connection import DEFAULT_MEMORY_MB, CallbackRefused, HostConnection, HostGone, Pending, RemoteError
+from .connection import DEFAULT_MEMORY_MB, CallbackRefused, HostConnection, HostGone, RemoteError
 from .sandbox import GUARD_FLAG, confined_environment
 
 log = logging.getLogger("llmspace.plugins")
@@ -273,7 +273,7 @@ class PluginHost:
             params: ExecuteParams = {"callId": call_id, "kind": kind, "id": ident, "method": method,
                                      "input": payload, "context": context}
             pending = conn.send(EXECUTE, params)
-            stop = self._wait(pending, cancel, timeout)
+            stop = conn.wait(pending, timeout, cancel, self.clock)
             if stop:
                 return self._stop_call(conn, pending, call_id, stop, timeout)
             return self._answer(pending.value, conn)
@@ -282,23 +282,6 @@ class PluginHost:
             with self._lock:
                 self._calls.pop(call_id, None)
                 self.last_used = self.clock()
-
-    def _wait(self, pending: Pending, cancel: CancelToken | None, timeout: float | None) -> str:
-        """Wait for the answer, a cancel or the timeout, whichever comes first: "" (answered),
-        "cancelled" or "timeout". The answer and the cancel each wake the wait (no polling)."""
-        wake = threading.Event()
-        pending.on_done(wake.set)
-        if cancel is not None:
-            cancel.on_cancel(wake.set)
-        deadline = None if timeout is None else self.clock() + timeout
-        while not pending.done:
-            if cancel is not None and cancel.cancelled:
-                return "cancelled"
-            left = None if deadline is None else deadline - self.clock()
-            if left is not None and left <= 0:
-                return "timeout"
-            wake.wait(left)
-        return ""
 
     def _answer(self, value: Callable[[], Any], conn: HostConnection) -> dict[str, Any]:
         try:
