@@ -8,11 +8,13 @@ nothing): die with the app and, for the Python host, stay under its memory limit
 `PR_SET_PDEATHSIG` (SIGKILL) ends the host when the app ends, even by kill -9. It survives
 `exec`, so the JavaScript host gets it from this file run as a tiny launcher (Node and Bun
 cannot call prctl), which then replaces itself with the runtime. A host whose app ended
-before the flag was set (`getppid()` is no longer `LLM_SPACE_APP_PID`; in a one-file frozen
-build the bootloader's parent) exits at once. There the flag ties Python to the bootloader, not
-the app, so a kill -9 of the frozen app leaves the host to the bootloader's own exit (the end
-of its input, the app's tree kill); the runtime exec'd by the frozen launcher replaces the
-bootloader's Python child and keeps both the flag and the bootloader as its parent.
+before the flag was set (`getppid()` is no longer `LLM_SPACE_APP_PID`) exits at once. The
+one-file frozen app starts its hosts (itself again) with the bootloader's variables, so they
+run in the folder the app unpacked as the app's own children and the flag ties them, and
+the runtime the launcher execs, to the app. A host started without those variables gets a
+bootloader of its own in between, whose parent must then be the app; there the flag ties it
+to that bootloader, so a kill -9 of the app leaves it to the bootloader's own exit (the end of
+its input, the app's tree kill).
 `RLIMIT_AS` is set only for the Python host: Node and Bun reserve far more address space
 than they use. Before the exec, the app's Landlock plan (landlock.py) and, without `network`, the seccomp
 filter (seccomp.py) are applied, so the runtime starts confined. Standard library only.

@@ -56,6 +56,8 @@ class Probe:
                 return "ran:" + subprocess.run(["/bin/echo", "hi"], capture_output=True, text=True).stdout.strip()
             if step == "env":
                 return "env:" + os.environ["OPENAI_API_KEY"]
+            if step == "parent":
+                return f"parent:{os.getppid()} app:{os.environ.get('LLM_SPACE_APP_PID')}"
             if step == "settings":
                 return "read:" + open(os.path.join(os.environ["LLM_SPACE_HOME"], "settings", "keys.json")).read()
             return "fine"
@@ -100,6 +102,7 @@ export default class Probe {
       }
       if (step === "spawn") return "ran:" + execFileSync("/bin/echo", ["hi"], { encoding: "utf8" }).trim();
       if (step === "env") return "env:" + (process.env.OPENAI_API_KEY ?? "(not set)");
+      if (step === "parent") return `parent:${process.ppid} app:${process.env.LLM_SPACE_APP_PID}`;
       if (step === "settings") return "read:" + readFileSync(process.env.LLM_SPACE_HOME + "/settings/keys.json", "utf8");
       return "fine";
     } catch (e) {

