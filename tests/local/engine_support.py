@@ -27,6 +27,7 @@ from llmspace.local.provider import API, LOCAL_ID
 from llmspace.paths import DataRoot
 from llmspace.providers.base import ModelRequest, NeutralMessage, ToolSpec
 from llmspace.providers.events import StreamEvent
+from llmspace.providers.tolerant_calls import TolerantAdapter
 
 MODELS = Path(__file__).resolve().parents[2] / ".cache" / "models"
 GEMMA = ("gemma-3-270m-q4_k_m.gguf", "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818")
@@ -89,7 +90,8 @@ def request(app: App, model: str, text: str, *, max_tokens: int = 24, tools: tup
 
 
 def stream(app: App, req: ModelRequest, cancel: CancelToken | None = None) -> Iterator[StreamEvent]:
-    return app.providers.adapter(API).stream(req, cancel or CancelToken())
+    """The `local` provider's stream as the run loop gets it (with tolerant tool calls)."""
+    return TolerantAdapter(app.providers.adapter(API)).stream(req, cancel or CancelToken())
 
 
 def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
