@@ -423,9 +423,9 @@ class HostConnection:
         reader = self._reader
         if proc is not None and reader is not None:
             reader.read_to_end()
-            reader.done.wait(EXIT_WAIT)
-            reader.close()
-            _close_quietly(proc.stdout)
+            if reader.done.wait(EXIT_WAIT):  # else a thread may still poll the pipe: it stays open
+                reader.close()
+                _close_quietly(proc.stdout)
         with self._lock:
             pool, self._pool = self._pool, None
         if pool is not None:

@@ -50,9 +50,10 @@ class LineReader:
     def __init__(self, fd: int, *, handle: Callable[[bytes], str], on_end: Callable[[str], None], name: str,
                  max_line: int) -> None:
         self._fd, self._handle, self._on_end, self.name, self._max_line = fd, handle, on_end, name, max_line
-        self._turn = threading.Condition(threading.Lock())
+        self._turn = threading.Condition(threading.Lock())  # guards the roles; the background thread waits on it
         self._leader: object | None = None  # who reads: a waiting call's token, _BACKGROUND, or nobody
         self._waiting = 0  # threads inside `wait`
+        self._sleepers: dict[object, tuple[Callable[[], bool], threading.Event]] = {}  # waiting calls not reading
         self._handover = False  # a waiting call asked the background thread for the reading
         self._closing = False  # the host is being stopped: the background thread reads at once
         self._over = False
@@ -84,8 +85,8 @@ class LineReader:
         if cancel is not None:
             cancel.on_cancel(self._interrupt)
         me = object()
-        turn = self._turn
-        with turn:
+        wake: threading.Event | None = None  # made when this thread first has to sleep
+        with self._turn:
             self._waiting += 1
         try:
             while True:
@@ -96,24 +97,32 @@ class LineReader:
                 left = None if deadline is None else deadline - clock()
                 if left is not None and left <= 0:
                     return "timeout"
-                with turn:
+                with self._turn:
                     if finished() or self.done.is_set():
                         return ""
-                    if self._leader is None and not self._over and CAN_LEAD:
+                    leading = self._leader is None and not self._over and CAN_LEAD
+                    if leading:
                         self._leader = me
-                    elif self._leader is _BACKGROUND and CAN_LEAD and not self._handover:
-                        self._handover = True
-                        self._poke()
-                    if self._leader is not me:
-                        turn.wait(left)
-                        continue
+                    else:
+                        if self._leader is _BACKGROUND and CAN_LEAD and not (self._handover or self._closing):
+                            self._handover = True
+                            self._poke()
+                        wake = wake or threading.Event()
+                        wake.clear()
+                        self._sleepers[me] = (finished, wake)
+                if not leading:
+                    assert wake is not None
+                    wake.wait(left)
+                    continue
                 try:
                     self._lead(finished, cancel, deadline, clock)
                 finally:
                     self._release(me)
         finally:
-            with turn:
+            with self._turn:
                 self._waiting -= 1
+                self._sleepers.pop(me, None)
+                self._elect()
 
     def close(self) -> None:
         """Once the output ended: the wake pipe's descriptors are closed."""
@@ -149,9 +158,24 @@ class LineReader:
             if self._leader is me:
                 self._leader = None
                 self._released = time.monotonic()
-            others = self._waiting - (0 if me is _BACKGROUND else 1)  # a leading call is one of the waiting
-            if others > 0 or self._closing:
+                self._elect()
+            if self._closing:
                 self._turn.notify_all()
+
+    def _elect(self) -> None:
+        """With nobody reading: wake one sleeping call to read (under `_turn`)."""
+        if self._leader is None and not self._over:
+            for done, wake in self._sleepers.values():
+                if not done():
+                    wake.set()
+                    return
+
+    def _wake_finished(self) -> None:
+        """Wake the sleeping calls whose answer is in."""
+        with self._turn:
+            for done, wake in self._sleepers.values():
+                if done():
+                    wake.set()
 
     def _background(self) -> None:
         turn = self._turn
@@ -167,8 +191,8 @@ class LineReader:
                     turn.wait(IDLE_DELAY)
             try:
                 while self._read(None):
-                    with turn:
-                        if self._handover or (self._waiting and CAN_LEAD):
+                    with turn:  # a call takes the reading over, unless the host is being stopped
+                        if not self._closing and (self._handover or (self._waiting and CAN_LEAD)):
                             break
             finally:
                 self._release(_BACKGROUND)
@@ -206,9 +230,7 @@ class LineReader:
             if problem:
                 self._end(problem)
                 return False
-        with self._turn:
-            if self._waiting > 1 or (self._waiting and self._leader is _BACKGROUND):
-                self._turn.notify_all()  # answers of other waiting calls may be in
+        self._wake_finished()  # answers of other waiting calls may be in
         return True
 
     def _fill(self, timeout: float | None) -> str | None:
@@ -256,13 +278,16 @@ class LineReader:
         finally:
             self.done.set()
             with self._turn:
+                for _done, wake in self._sleepers.values():
+                    wake.set()
                 self._turn.notify_all()
 
     # -- waking ----------------------------------------------------------------------------
     def _interrupt(self) -> None:
-        """A cancel: wake the waiters and the thread in `poll`."""
+        """A cancel: wake the sleeping calls and the thread in `poll`."""
         with self._turn:
-            self._turn.notify_all()
+            for _done, wake in self._sleepers.values():
+                wake.set()
         self._poke()
 
     def _poke(self) -> None:
