@@ -155,7 +155,13 @@ def host_environment(spec: HostSpec, base: Mapping[str, str] | None = None,
     env["LLM_SPACE_HOME"] = str(spec.data_home)
     env["PYTHONIOENCODING"] = "utf-8"
     env.pop("PYTHONSTARTUP", None)
-    return confined_environment(spec, env, argv or [])
+    env = confined_environment(spec, env, argv or [])
+    if getattr(sys, "frozen", False) and "LD_LIBRARY_PATH" in env:
+        # The host is this executable again: its runtime hook (build/rthook_environment.py) puts
+        # back the value the bootloader kept aside, else drops it; keep the user's for Node, Bun
+        # and the programs a plugin starts.
+        env["LD_LIBRARY_PATH_ORIG"] = env["LD_LIBRARY_PATH"]
+    return env
 
 
 @dataclass
