@@ -88,11 +88,16 @@ def host(tmp_path: Path) -> Any:
     fake.conn.kill()
 
 
-def test_the_waiting_thread_reads_its_own_answer(host: _Host) -> None:
-    caller = threading.current_thread().name
-    for n in range(20):
-        assert host.call("echo", {"n": n}) == {"n": n}
-    assert host.readers[-20:] == [caller] * 20  # no hand-off from a reader thread
+def test_the_waiting_thread_reads_its_own_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reader, "IDLE_DELAY", 3600.0)  # a slow machine's pause between calls: still no background reading
+    host = _Host(tmp_path)
+    try:
+        caller = threading.current_thread().name
+        for n in range(20):
+            assert host.call("echo", {"n": n}) == {"n": n}
+        assert host.readers == [caller] * 20  # no hand-off from a reader thread
+    finally:
+        host.conn.kill()
 
 
 def test_concurrent_waits_each_get_their_answer_whichever_thread_reads(host: _Host) -> None:
