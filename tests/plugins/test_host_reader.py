@@ -34,6 +34,7 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": ident, "result": message["params"]})
     elif method == "hold":
         held.append(message)
+        sys.stderr.write(f"held {len(held)}\n"); sys.stderr.flush()
     elif method == "release":
         for m in reversed(held):
             send({"jsonrpc": "2.0", "id": m["id"], "result": m["params"]})
@@ -106,9 +107,8 @@ def test_concurrent_waits_each_get_their_answer_whichever_thread_reads(host: _Ho
                for n in range(6)]
     for t in threads:
         t.start()
-    deadline = time.monotonic() + 60
-    while len(host.conn._pending) < 6 and time.monotonic() < deadline:  # all six are waiting
-        threading.Event().wait(0.01)
+    with host.changed:  # the host holds all six (sent is not enough: release could overtake the last)
+        assert host.changed.wait_for(lambda: any("held 6" in line for line in host.output), 60)
     assert host.call("release") == "released"
     for t in threads:
         t.join(60)
