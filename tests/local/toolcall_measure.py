@@ -130,3 +130,36 @@ def measure(root: DataRoot, model: str, *, max_tokens: int = 128, tolerant: bool
             o = result.outcomes[-1]
             progress(f"{o.id}: {o.called or '-'} valid={o.valid} ({seconds:.1f} s) {o.text[:80]!r} {o.error[:120]}")
     return result
+
+
+def main(argv: list[str]) -> int:
+    """`python -m tests.local.toolcall_measure FILE.gguf`: measure any GGUF (e.g. the bench-only
+    1.5B model under .cache/models/) on the real engine and print each outcome and the figures."""
+    import sys
+    import tempfile
+
+    from llmspace.local import engine
+    from llmspace.local.engine_settings import EngineSettings, save
+    from llmspace.local.models import LocalModels
+
+    if len(argv) != 1:
+        print("usage: python -m tests.local.toolcall_measure FILE.gguf", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="llmspace-toolcalls-") as home:
+        root = DataRoot(Path(home))
+        save(root, EngineSettings(context_size=4096, threads=2, idle_minutes=30))
+        LocalModels(root).add(Path(argv[0]), name="m")
+        try:
+            result = measure(root, "m", progress=lambda line: print(line, flush=True))
+        finally:
+            engine.stop_engine(root)
+    print(result.summary())
+    for line in result.failures():
+        print("  ", line)
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    raise SystemExit(main(sys.argv[1:]))
