@@ -16,8 +16,9 @@ bootloader of its own in between, whose parent must then be the app; there the f
 to that bootloader, so a kill -9 of the app leaves it to the bootloader's own exit (the end of
 its input, the app's tree kill).
 `RLIMIT_AS` is set only for the Python host: Node and Bun reserve far more address space
-than they use. Before the exec, the app's Landlock plan (landlock.py) and, without `network`, the seccomp
-filter (seccomp.py) are applied, so the runtime starts confined. Standard library only.
+than they use. Before the exec, the app's Landlock plan (landlock.py) and, without `network`,
+the seccomp filter (seccomp.py) are applied, so the runtime starts confined. Standard library
+only.
 """
 
 from __future__ import annotations

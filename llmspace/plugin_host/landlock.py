@@ -212,7 +212,7 @@ def apply_plan(deny_network: Callable[[], str] | None = None) -> None:
             os.unlink(path)
         rules = decode_plan(text)
         own = getattr(sys, "_MEIPASS", "")
-        if own:  # a frozen host unpacked itself into a folder of its own, not the app's
+        if own:  # the folder a frozen host runs from: the app's, or one it unpacked itself into
             rules.read = (*rules.read, own)
         confine(rules)
         why = deny_network() if deny_network is not None and not rules.connect_tcp else ""
