@@ -4,7 +4,8 @@ model on the real engine, all tools of tests/fixtures/toolcalls_tools.json offer
 
 A valid call names an offered tool with arguments that validate against its schema (JSON
 Schema 2020-12); a greeting answered with any tool call is a spurious call. Used by
-tests/local/test_tool_calls.py (which asserts the targets) and `make bench`.
+tests/local/test_tool_calls.py (which asserts the targets) and by `python -m tests.local.toolcall_measure
+FILE.gguf` (any model, e.g. the bench-only 1.5B under .cache/models/).
 """
 
 from __future__ import annotations

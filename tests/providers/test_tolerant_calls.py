@@ -101,3 +101,11 @@ def test_calls_made_from_text_are_numbered_after_the_servers_own_calls() -> None
                                  TextDelta('{"name": "get_weather", "arguments": {"city": "Rome"}}'), Finish("tool_calls")]
     out = list(tolerant_tool_calls(iter(events), TOOLS))
     assert [(e.index, e.name) for e in out if isinstance(e, ToolCallStart)] == [(0, "add"), (1, "get_weather")]
+
+
+def test_a_call_wrapped_in_doubled_braces_is_recognised_but_doubled_braces_around_prose_are_not() -> None:
+    doubled = '{{"name": "get_weather", "arguments": {"city": "Lima"}}}'
+    out = run(doubled[:9], doubled[9:30], doubled[30:])
+    assert calls(out) == [("get_weather", {"city": "Lima"})]
+    for reply in ('{{"name": "get_weather", "arguments": {"city": "Lima"}}', '{{ user.name }} says hi'):
+        assert text(run(reply)) == reply
