@@ -63,6 +63,9 @@ CATALOG: tuple[CatalogEntry, ...] = (
         licence="Apache-2.0",
         context_window=32_768,
         sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        # python -m tests.local.toolcall_measure FILE: the same prompts, temperature 0; the one
+        # failure is a call wrapped in doubled braces ({{…}}), the form 4 of its 6 greetings take
+        tool_calls="96% valid, 0/6 spurious",
         note=_UNCHECKED,
     ),
 )

@@ -112,23 +112,6 @@ def _json_part(text: str) -> tuple[str, bool] | None:
     return (inner[:end], True) if end >= 0 else (inner, False)
 
 
-def _decode(body: str) -> tuple[Any, str]:
-    """The JSON value `body` starts with and the text after it; a value wrapped in doubled
-    braces (`{{"name": …}}`, as a template's escaping teaches some models) counts as itself."""
-    decoder = json.JSONDecoder()
-    try:
-        value, end = decoder.raw_decode(body)
-        return value, body[end:]
-    except ValueError:
-        if not body.startswith("{{"):
-            raise
-    value, end = decoder.raw_decode(body, 1)
-    rest = body[end:].lstrip()
-    if not rest.startswith("}"):
-        raise ValueError("doubled braces not closed")
-    return value, rest[1:]
-
-
 def classify(text: str, offered: set[str], final: bool) -> list[tuple[str, dict[str, Any]]] | Literal[False] | None:
     """Calls when the held `text` is a tool call; False when it is text; None: not yet known."""
     part = _json_part(text)
@@ -137,10 +120,10 @@ def classify(text: str, offered: set[str], final: bool) -> list[tuple[str, dict[
     body, closed = part
     body = body.strip()
     try:
-        value, rest = _decode(body)
+        value, end = json.JSONDecoder().raw_decode(body)
     except ValueError:
         return False if final else None
-    rest = rest.strip()
+    rest = body[end:].strip()
     if rest:
         return False  # JSON followed by prose
     if not closed and not final:
@@ -160,7 +143,7 @@ def classify(text: str, offered: set[str], final: bool) -> list[tuple[str, dict[
 _KEY = r'"(?:' + "|".join(_NAME_KEYS) + r')"'
 _ARG_KEY = r'"(?:' + "|".join(_ARG_KEYS) + r')"'
 # the start of a call written as text: fence?, "[" ?, {"name": "X", "arguments":
-_CALL_START = re.compile(r'\s*(?:```[\w-]*[ \t]*\n)?\s*\[?\s*\{\s*\{?\s*' + _KEY + r'\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*'
+_CALL_START = re.compile(r'\s*(?:```[\w-]*[ \t]*\n)?\s*\[?\s*\{\s*' + _KEY + r'\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*'
                          + _ARG_KEY + r'\s*:')
 # the start of the constrained reply: {"name": "X", "arguments":
 _CONSTRAINED_HEAD = re.compile(r'\s*\{\s*"name"\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*"arguments"\s*:\s*')

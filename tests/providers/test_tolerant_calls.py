@@ -103,9 +103,10 @@ def test_calls_made_from_text_are_numbered_after_the_servers_own_calls() -> None
     assert [(e.index, e.name) for e in out if isinstance(e, ToolCallStart)] == [(0, "add"), (1, "get_weather")]
 
 
-def test_a_call_wrapped_in_doubled_braces_is_recognised_but_doubled_braces_around_prose_are_not() -> None:
-    doubled = '{{"name": "get_weather", "arguments": {"city": "Lima"}}}'
-    out = run(doubled[:9], doubled[9:30], doubled[30:])
-    assert calls(out) == [("get_weather", {"city": "Lima"})]
-    for reply in ('{{"name": "get_weather", "arguments": {"city": "Lima"}}', '{{ user.name }} says hi'):
+
+def test_doubled_braces_stay_text_even_around_a_call() -> None:
+    # Qwen2.5-Coder-1.5B wraps calls in {{…}} for a request and for 4 of 6 greetings alike:
+    # reading them as calls would turn those greetings into tool calls
+    for reply in ('{{"name": "get_weather", "arguments": {"city": "Lima"}}}', '{{"name": "greet", "arguments": {}}}'):
         assert text(run(reply)) == reply
+        assert calls(run(reply)) == []

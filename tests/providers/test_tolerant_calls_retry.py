@@ -83,7 +83,8 @@ def test_the_constrained_reply_streams_the_name_first_then_the_arguments_in_piec
 
 def test_replies_that_are_not_calls_of_unknown_tools_are_never_asked_again() -> None:
     for first in (texts("Hello! How can I help?"), texts('{"name": "ls", "arguments": {"path": "."}}'),
-                  texts('{"name": "Ada", "age": 36}'), texts('```python\nprint("hi")\n```')):
+                  texts('{"name": "Ada", "age": 36}'), texts('```python\nprint("hi")\n```'),
+                  texts('{{"name": "greet", "arguments": {"message": "Hello!"}}}')):
         script = Script(first, texts("unused"))
         out = list(tolerant_tool_calls(script.first_stream(), TOOLS, retry=script.retry))
         assert script.schemas == [], first
