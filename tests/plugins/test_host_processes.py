@@ -157,6 +157,15 @@ def test_children_of_a_js_tool_are_gone_within_a_second_of_the_host_stop(
     assert stopped < EXIT_BOUND, f"the stop took {stopped:.1f} s"
 
 
+def _written(path: Path) -> bool:
+    """Whether `path` holds a whole JSON value yet."""
+    try:
+        json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
+    return True
+
+
 def _cli(home: Path, *args: str) -> subprocess.Popen[str]:
     env = {**os.environ, "LLM_SPACE_HOME": str(home), "LLM_SPACE_NO_OS_TRASH": "1"}
     return subprocess.Popen([sys.executable, "-m", "llmspace", "plugins", "call-tool", *args], env=env,
@@ -198,9 +207,9 @@ def test_after_a_kill_9_of_the_app_its_plugin_host_dies_too(home: Path, leftover
     try:
         deadline = time.monotonic() + 120
         pause = threading.Event()
-        while not pids.exists() and proc.poll() is None and time.monotonic() < deadline:
-            pause.wait(0.05)
-        assert pids.exists(), proc.communicate(timeout=5)
+        while not _written(pids) and proc.poll() is None and time.monotonic() < deadline:
+            pause.wait(0.05)  # the plugin writes the file in place: it may exist before it holds the JSON
+        assert _written(pids), proc.communicate(timeout=5)
         answer = json.loads(pids.read_text())
         leftovers += answer["children"] + [answer["host"]]
         proc.send_signal(signal.SIGKILL)
