@@ -70,9 +70,10 @@ def cmd_list(args: argparse.Namespace, app: App) -> int:
             data = s.to_json()
             if data.get("url"):  # a password or token in the URL is masked (settings/mcp.json keeps it)
                 data["url"] = mask_url(data["url"])
-            for key in ("headers", "env"):  # header and environment values are credentials: never printed
-                if isinstance(data.get(key), dict):
-                    data[key] = dict.fromkeys(data[key], "***")
+            if isinstance(data.get("headers"), dict):  # header values are credentials: never printed
+                data["headers"] = dict.fromkeys(data["headers"], "***")
+            if isinstance(data.get("env"), dict) and not is_plugin_server(s):  # nor what the user typed as env
+                data["env"] = dict.fromkeys(data["env"], "***")
             # plugin servers hold interpolated values: the secrets among them are masked
             return {**KNOWN.redactor.value(data), "source": f"plugin:{plugin_of(s.id)}"} if is_plugin_server(s) else {**data, "source": "user"}
 
