@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,7 @@ from llmspace.plugins.hosts.sandbox import landlock_abi
 from tests.packaging.test_dist import JS_TOOL, run
 from tests.plugins.builders import make_plugin
 from tests.plugins.test_capabilities_enforced import ALL, BUN_DIR, NODE22, PY_TOOL, TS_TOOL, _Listener, _UdpEcho
+from tests.ui.test_e2e import wait_for
 
 pytestmark = [pytest.mark.dist, pytest.mark.skipif(landlock_abi() < 4, reason="needs Landlock ABI 4 (Linux 6.7)")]
 
@@ -102,6 +105,43 @@ def test_in_the_executable_a_confined_host_is_the_apps_own_child_so_it_dies_with
     _install(exe, world, lang, [])
     parent, app = _call(exe, world, "parent").split()
     assert parent.split(":")[1] == app.split(":")[1], (parent, app)
+
+
+def _parent_and_state(pid: int) -> tuple[int, str] | None:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace").rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return int(fields[1]), fields[0]
+
+
+def _gone(pid: int) -> bool:
+    info = _parent_and_state(pid)
+    return info is None or info[1] in ("Z", "X")
+
+
+def test_a_kill_9_of_the_executable_ends_a_javascript_host_whose_plugin_holds_its_event_loop(
+        exe: Path, world: dict[str, Any]) -> None:
+    """Only PR_SET_PDEATHSIG can end it: the app's tree kill dies with the app, and a runtime
+    whose event loop is held never reads the end of its input."""
+    _install(exe, world, "ts-bun", [])
+    marker = world["home"] / "data" / "plugins" / "hostile" / "blocking.pid"
+    call = subprocess.Popen([str(exe), "plugins", "call-tool", "hostile", "probe",
+                             json.dumps({"step": "block", "arg": str(marker)})],
+                            env=world["env"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        wait_for(lambda: marker.is_file() and marker.read_text(encoding="utf-8"), timeout=120)
+        host = int(marker.read_text(encoding="utf-8"))
+        parent = _parent_and_state(host)
+        assert parent is not None
+        os.kill(parent[0], signal.SIGKILL)  # the app (the process that started the host)
+        wait_for(lambda: _gone(host), timeout=30)
+    finally:
+        call.kill()
+        call.communicate(timeout=60)
+        left = int(marker.read_text(encoding="utf-8") or 0) if marker.is_file() else 0
+        if left and not _gone(left):
+            os.kill(left, signal.SIGKILL)  # not ended with the app: do not leave it behind
 
 
 @pytest.mark.parametrize("lang", LANGS)

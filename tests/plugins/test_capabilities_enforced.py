@@ -103,6 +103,11 @@ export default class Probe {
       if (step === "spawn") return "ran:" + execFileSync("/bin/echo", ["hi"], { encoding: "utf8" }).trim();
       if (step === "env") return "env:" + (process.env.OPENAI_API_KEY ?? "(not set)");
       if (step === "parent") return `parent:${process.ppid} app:${process.env.LLM_SPACE_APP_PID}`;
+      if (step === "block") {  // mark `arg`, then hold the event loop (only a signal ends it)
+        writeFileSync(arg, String(process.pid));
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 120000);
+        return "unblocked";
+      }
       if (step === "settings") return "read:" + readFileSync(process.env.LLM_SPACE_HOME + "/settings/keys.json", "utf8");
       return "fine";
     } catch (e) {
