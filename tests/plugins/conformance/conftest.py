@@ -243,6 +243,10 @@ class LibraryService:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
+                # said, not only implied by HTTP/1.0: Bun's fetch pooled the socket of an
+                # HTTP/1.0 answer without it and sent the next request into the closed
+                # connection (ECONNRESET on a loaded machine)
+                self.send_header("Connection", "close")
                 self.end_headers()
                 self.wfile.write(data)
 
