@@ -49,8 +49,7 @@ CATALOG: tuple[CatalogEntry, ...] = (
         context_window=32_768,
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
         # tests/local/test_tool_calls.py: 28 tool requests over 7 tools, 6 greetings, temperature 0,
-        # tolerant tool calls on (a made-up tool's call asked again, constrained to the offered tools,
-        # arguments before the name: same figures as name first, re-measured 2026-12-01)
+        # tolerant tool calls on (a made-up tool's call asked again, constrained to the offered tools)
         tool_calls="100% valid (93% the expected tool), 1/6 spurious",
         default=True,
         note=_UNCHECKED,

@@ -18,15 +18,10 @@ arguments may be an object or a JSON string of one. The tool's name must be one 
 A call of a tool that was NOT offered (`{"name": "list_files", "arguments": …` when only `ls`
 is) is asked again, constrained: as soon as the reply's start shows such a name, the reply is
 dropped (its stream closed) and `retry(schema)` streams the same request whose answer must
-match `call_schema(tools)` — one object `{"arguments": <an offered tool's parameters>, "name":
-<that tool>}` — which llama-server (and any server honouring `response_format` JSON Schema)
-enforces with a grammar, so the name can only be an offered one. The arguments come first
-because llama.cpp's grammar writes properties in the schema's order: the model writes the
-arguments it meant (`"path": …`), which leaves only the tools taking them to be named. (For the
-general-agent example's `list_files`, Qwen2.5-Coder-0.5B named `todo_write` when the name came
-first; arguments first it names `read` with the folder's path.) So that reply becomes a tool
-call when it ends; a reply a server wrote name first streams as one: the name as soon as it is
-written, then the arguments as they come. The engine's own
+match `call_schema(tools)` — one object `{"name": <an offered tool>, "arguments": <its
+parameters>}` — which llama-server (and any server honouring `response_format` JSON Schema)
+enforces with a grammar, so the name can only be an offered one. That reply streams as a tool
+call: the name as soon as it is written, then the arguments as they come. The engine's own
 lazy grammar cannot do this: llama.cpp (b11434, `--jinja`, Qwen2.5's template) triggers it only
 on the template's `<tool_call>` tag, and `tool_choice: "required"` still lets the model write
 any text before that tag, so a bare JSON reply is never constrained.
@@ -155,12 +150,11 @@ _CONSTRAINED_HEAD = re.compile(r'\s*\{\s*"name"\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*
 
 
 def call_schema(tools: Sequence[ToolSpec]) -> dict[str, Any]:
-    """JSON Schema of one call of one of `tools`: `{"arguments": <its parameters>, "name": <tool>}`,
-    the arguments first (a grammar writes properties in this order)."""
+    """JSON Schema of one call of one of `tools`: `{"name": <tool>, "arguments": <its parameters>}`."""
     return {"anyOf": [{"type": "object",
-                       "properties": {"arguments": t.parameters or {"type": "object"},
-                                      "name": {"const": t.name}},
-                       "required": ["arguments", "name"], "additionalProperties": False} for t in tools]}
+                       "properties": {"name": {"const": t.name},
+                                      "arguments": t.parameters or {"type": "object"}},
+                       "required": ["name", "arguments"], "additionalProperties": False} for t in tools]}
 
 
 def constrained_request(request: ModelRequest, schema: dict[str, Any]) -> ModelRequest:

@@ -63,9 +63,7 @@ def test_local_add_then_run_the_general_agent_streams_a_reply_and_react_runs_a_t
         assert made.returncode == 0, made.stderr
         # The example's own question. At temperature 0 the 0.5B model answers it with a call
         # of a tool it made up ("list_files") written as JSON; tolerant tool calls ask again,
-        # constrained to the offered tools with the arguments written before the name, so a
-        # real tool that takes the folder's path runs (`read` at first, not `todo_write` as
-        # when the name came first).
+        # constrained to the offered tools, so a real tool runs.
         project = home.parent / "Desktop" / "llm-space-project"
         project.mkdir(parents=True)
         (project / "README.md").write_text("# A demo project\n")
@@ -82,7 +80,6 @@ def test_local_add_then_run_the_general_agent_streams_a_reply_and_react_runs_a_t
         assert calls, messages[-2:]
         offered = {t["name"] for t in thread["context"]["tools"]}
         assert {c["input"]["name"] for c in calls} <= offered
-        assert calls[0]["input"]["name"] in {"ls", "read"}, calls[0]
         assert any(c.get("output") is not None for c in calls), calls  # the tool ran and answered
     finally:
         engine.stop_engine(root)

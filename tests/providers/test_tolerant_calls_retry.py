@@ -72,20 +72,7 @@ def test_a_call_of_a_tool_not_offered_is_asked_again_constrained_and_becomes_a_c
     assert names == ["ls", "read"]
 
 
-def test_the_schema_asks_for_the_arguments_before_the_name_so_the_arguments_choose_the_tool() -> None:
-    # llama-server's grammar writes an object's properties in the schema's order: the model
-    # writes the arguments it means (a path), then only a tool taking them can be named.
-    schema = call_schema(TOOLS)
-    assert [list(alt["properties"]) for alt in schema["anyOf"]] == [["arguments", "name"]] * 2
-    assert [alt["required"] for alt in schema["anyOf"]] == [["arguments", "name"]] * 2
-    script = Script(texts(INVENTED), texts('{\n  "arguments": {\n    "path": "."', "\n  },\n", '  "name": "ls"\n}'))
-    out = list(tolerant_tool_calls(script.first_stream(), TOOLS, retry=script.retry))
-    assert calls(out) == [("ls", {"path": "."})]
-    assert not any(isinstance(e, TextDelta) for e in out)
-    assert isinstance(out[-1], Finish) and out[-1].reason == "tool_calls"
-
-
-def test_a_constrained_reply_written_name_first_streams_the_name_first_then_the_arguments_in_pieces() -> None:
+def test_the_constrained_reply_streams_the_name_first_then_the_arguments_in_pieces() -> None:
     script = Script(texts(INVENTED), texts('{"name": "ls", "arguments": {', '"path": ', '"src"', "}", "\n}"))
     out = list(tolerant_tool_calls(script.first_stream(), TOOLS, retry=script.retry))
     kinds = [type(e).__name__ for e in out]
