@@ -44,6 +44,7 @@ from typing import Protocol
 
 from ..errors import UserFacingError
 from ..paths import DataRoot
+from ..processes import pid_alive
 from . import engine_files as ef
 from . import engine_settings
 from .gguf_meta import read_metadata
@@ -478,17 +479,9 @@ def check_engine(model_path: Path) -> str:
         text = str(((answer.get("choices") or [{}])[0].get("message") or {}).get("content") or "")
         if tokens < 1:
             raise UserFacingError(f"The engine answered without a token: {json.dumps(answer)[:300]}")
-        if not _wait_until(lambda: not _pid_exists(handle.pid), 10.0):
+        if not _wait_until(lambda: not pid_alive(handle.pid), 10.0):
             raise UserFacingError(f"llama-server (pid {handle.pid}) still runs after the engine was stopped.")
     return (f"first token {text!r} in {took:.1f} s from {model_path.name}; llama-server pid {handle.pid} "
             f"({binary}) stopped")
 
 
-def _pid_exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..errors import UserFacingError
 from ..jsonio import read_json, write_json_atomic
 from ..paths import DataRoot
+from ..processes import pid_alive
 from .errors import PluginError
 
 if TYPE_CHECKING:
@@ -73,16 +74,6 @@ class DevEntry:
 
 def dev_file(root: DataRoot) -> Path:
     return root.root / "run" / DEV_FILE
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def read_entries(root: DataRoot, alive: Callable[[int], bool] = pid_alive) -> list[DevEntry]:
