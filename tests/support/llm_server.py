@@ -14,7 +14,9 @@ Used by tests of `providers/`, `agent/` and the CLI (`llmspace run`, `models`, `
         srv.push_hang(silent=True)                # never answers at all (not even headers)
         srv.requests                              # [RecordedRequest(path, headers, body_json, method)]
         srv.responder = lambda kind, body: Turn(text=answer_for(body))   # answers computed from each request
-        srv.max_active                            # the most POST requests it served at once
+        srv.max_active                            # the most POST requests it served at once (one
+                                                  # counts until its last event is being written: a
+                                                  # client may finish on that event, e.g. `[DONE]`)
         configure_provider(home, srv, api="openai-completions")   # writes settings/models.json
 
 Responses are queued FIFO and consumed by whichever API is called; with none queued the
@@ -240,6 +242,7 @@ class _Handler(BaseHTTPRequestHandler):
         for k, v in (headers or {}).items():
             self.send_header(k, v)
         self.end_headers()
+        self._uncount()
         self.wfile.write(data)
         self.wfile.flush()
         self.close_connection = True
@@ -314,6 +317,7 @@ class _Handler(BaseHTTPRequestHandler):
         with owner._lock:
             owner.active += 1
             owner.max_active = max(owner.max_active, owner.active)
+        self._counted = True
         try:
             if isinstance(item, RawResponse):
                 self._serve_raw(item)
@@ -328,6 +332,18 @@ class _Handler(BaseHTTPRequestHandler):
         except _ClientGone:
             owner.disconnected.set()
         finally:
+            self._uncount()
+
+    _counted = False
+
+    def _uncount(self) -> None:
+        """This request stops counting as active, once: called before its last bytes are
+        written, since the client may finish on them (the completions adapter stops at `[DONE]`)
+        and ask again before this thread runs its `finally` — on a loaded machine that gap
+        counted one request too many."""
+        if self._counted:
+            self._counted = False
+            owner = self.server_owner
             with owner._lock:
                 owner.active -= 1
 
@@ -343,7 +359,9 @@ class _Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
             else:
                 self._start_stream(item.status, item.content_type, item.headers)
-            for part in item.body:
+            for n, part in enumerate(item.body):
+                if n == len(item.body) - 1 and not item.hang:
+                    self._uncount()
                 if item.chunked:
                     self._chunk(part)
                 else:
@@ -382,6 +400,8 @@ class _Handler(BaseHTTPRequestHandler):
                     pass
                 self.server_owner.disconnected.set()
                 return
+            if n == len(events) - 1:
+                self._uncount()
             self._chunk(event)
             if turn.delay_per_chunk and n < len(events) - 1:  # none after the last: the reply is complete
                 time.sleep(turn.delay_per_chunk)
