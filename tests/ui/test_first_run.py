@@ -2,7 +2,8 @@
 model opens it; Escape changes nothing; the default model downloads from a loopback Hub mirror
 with visible progress, Cancel keeps the part downloaded and the next click resumes it with a
 Range request; a GGUF file picked in the sheet (the 0.5B model) runs the example thread to a
-streamed reply on the built-in engine."""
+streamed reply on the built-in engine; a detected local server's button makes its first model the
+thread's and Run streams its reply."""
 
 from __future__ import annotations
 
@@ -189,3 +190,49 @@ def test_an_api_key_typed_in_the_sheet_is_saved_and_its_providers_model_becomes_
     model = ed.p.thread.model
     assert model is not None and app.models.api_key(model.provider) == "sk-test"
     assert (app.models.default_model.provider, app.models.default_model.id) == (model.provider, model.id)
+
+
+def test_a_detected_server_clicked_in_the_sheet_becomes_the_model_and_runs_the_thread(window, app, home, monkeypatch):
+    """A model server found on its port (here an Ollama-shaped loopback server on a random port,
+    where the user's settings point the built-in Ollama provider) is one click away: its first
+    model becomes the thread's and the default model, and Run goes on to a streamed reply."""
+    import functools
+
+    from llmspace.jsonio import write_json_atomic
+    from llmspace.presenters.welcome import probe_local_servers
+    from llmspace.ui import first_run
+    from tests.support.llm_server import LoopbackLLM, Turn
+
+    with LoopbackLLM(models=["llama3.2:1b", "qwen2.5:0.5b"]) as srv:
+        write_json_atomic(home / "settings" / "models.json",
+                          {"providers": [{"id": "ollama", "builtin": True, "baseUrl": srv.base_url}]})
+        app.models.reload()
+        monkeypatch.setattr(first_run, "probe_local_servers",
+                            functools.partial(probe_local_servers, servers=(("ollama", "Ollama", srv.port),)))
+        srv.push(Turn(text="Hello from the detected server.", chunk_size=3, delay_per_chunk=0.02))
+        ed = open_thread(window)
+        click(window.root, ed.run_btn)
+        sheet = pump_until(window.root, lambda: sheet_of(window.root))
+        pump_until(window.root, lambda: any(o.kind == "server" for o in sheet.options), timeout=30)
+        (server,) = [o for o in sheet.options if o.kind == "server"]
+        assert server.label == f"Use Ollama on port {srv.port}" and srv.base_url in server.detail
+        assert ed.run.status != "running"
+        click(window.root, sheet.button("server"))
+        pump_until(window.root, lambda: not sheet.winfo_exists(), timeout=30)
+        assert (ed.p.thread.model.provider, ed.p.thread.model.id) == ("ollama", "llama3.2:1b")
+        default = app.models.default_model
+        assert default is not None and (default.provider, default.id) == ("ollama", "llama3.2:1b")
+        seen: set[str] = set()
+
+        def replied() -> bool:
+            last = ed.p.messages[-1]
+            if last.role == "assistant" and last.text():
+                seen.add(last.text())
+            return last.role == "assistant" and ed.run.status != "running"
+
+        pump_until(window.root, replied, timeout=60)
+        assert not ed.run.error, ed.run.error
+        assert ed.p.messages[-1].text() == "Hello from the detected server."
+        assert len(seen) >= 2, f"the reply did not stream: {seen}"
+        (asked,) = [r for r in srv.requests if r.path.endswith("/chat/completions")]
+        assert asked.body_json["model"] == "llama3.2:1b" and asked.body_json["stream"] is True
