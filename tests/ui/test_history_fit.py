@@ -14,6 +14,8 @@ from llmspace.ui import theme as themes
 
 from .conftest import pump_until
 
+DAY_MS = 86_400_000
+
 
 def _run(rid: str, ts: int) -> dict:
     return {"id": rid, "timestamp": ts, "model": {"provider": "openai", "id": "gpt-4o-mini"},
@@ -32,7 +34,10 @@ def long_thread(app, count: int = 10, words: int = 60) -> str:
                      "toolCalls": [{"id": "c1", "input": {"name": "city_facts", "arguments": {"city": "Lisbon"}}}]},
                     {"id": "a2", "role": "assistant", "content": [{"type": "text", "text": "Lisbon: hills, trams."}]}]
     write_bytes_atomic(app.workspace.root / "long.json", orjson.dumps({
-        "title": "long", "runHistory": [_run(f"r{i}", now_ms() - 600_000 * i) for i in range(1, 4)],
+        # runs of today, of three days ago and of last year: their times read "14:05", "Nov 28
+        # 14:05" and "2025-12-01 14:05" whatever the hour (a test at midnight saw a date only then)
+        "title": "long", "runHistory": [_run(f"r{i}", now_ms() - ago) for i, ago in
+                                        enumerate((600_000, 3 * DAY_MS, 400 * DAY_MS), start=1)],
         "context": {"systemPrompt": "You are helpful.", "messages": messages}}))
     return "long.json"
 

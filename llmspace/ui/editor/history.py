@@ -28,7 +28,8 @@ from .flow import FlowFrame
 from .fork import fork_and_open
 from .history_chart import HistoryChartView
 
-SUMMARY_WIDTH = 240  # at least, for the reply's first line; the other columns fit their longest text
+SUMMARY_WIDTH = 240  # for the reply's first line; the other columns fit their longest text
+SUMMARY_MIN = 120  # a narrow panel shrinks the summary down to this, so the run's time stays in view
 EVAL_ROWS = 4
 TALL_PANEL = 600  # px: a shorter panel shows 2 evaluation rows
 BUTTON_PADDING = (8, 3)  # compact: the panel is narrow
@@ -63,10 +64,11 @@ class HistoryPanel(tb.Frame):
         self.list = tb.Treeview(master, columns=columns, show="tree headings", height=9, selectmode="extended")
         # no column stretches: ttk would squeeze a stretching column down to its minimum in a
         # narrow panel; the summary takes the room the others leave (`_fit_summary`), or scrolls
-        self.list.column("#0", width=SUMMARY_WIDTH, minwidth=120, stretch=False)
+        self.list.column("#0", width=SUMMARY_WIDTH, minwidth=SUMMARY_MIN, stretch=False)
         for col in columns:
             self.list.column(col, minwidth=40, stretch=False, anchor="e" if col in NUMERIC else "w")
         self._headings()
+        self.list.bind("<Configure>", lambda e: self._fit_summary(), add=True)
         # the panel is narrow at 1280x800: scroll sideways to the columns that do not fit
         self.xscroll = tb.Scrollbar(master, orient="horizontal", command=self.list.xview)
         self.list.configure(xscrollcommand=self.xscroll.set)
@@ -175,9 +177,17 @@ class HistoryPanel(tb.Frame):
         self.show_detail()
 
     def _fit_summary(self) -> None:
-        """Give the summary column the width the other columns leave, at least `SUMMARY_WIDTH`."""
+        """Give the summary column the width the other columns leave; in a narrow panel
+        `SUMMARY_WIDTH`, or less (down to `SUMMARY_MIN`) where the run's time would otherwise be
+        scrolled out of view — a run of another day shows its date ("Dec 1 23:55")."""
+        avail = self.list.winfo_width() - 4
+        if avail <= 0:  # not laid out yet: the list's <Configure> comes back here
+            return
         others = sum(int(self.list.column(c, "width")) for c, _l in COLUMNS if c != "summary")
-        self.list.column("#0", width=max(SUMMARY_WIDTH, self.list.winfo_width() - others - 4))
+        when = int(self.list.column("when", "width"))
+        width = max(avail - others, min(SUMMARY_WIDTH, avail - when), SUMMARY_MIN)
+        if int(self.list.column("#0", "width")) != width:
+            self.list.column("#0", width=width)
 
     def sort_by(self, column: str) -> None:
         """Sort the runs by a column (the heading's click); the same column again reverses."""
