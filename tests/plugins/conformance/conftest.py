@@ -235,6 +235,12 @@ class LibraryService:
         service = self
 
         class Handler(BaseHTTPRequestHandler):
+            # HTTP/1.1 with keep-alive: the connection stays open until the client closes it.
+            # A server that closes after each answer races Bun's connection pool: an HTTP/1.0
+            # answer, and later one saying `Connection: close`, still saw the next request sent
+            # into the closing socket now and then on a loaded machine (ECONNRESET, twice in CI)
+            protocol_version = "HTTP/1.1"
+
             def log_message(self, *args: Any) -> None:
                 pass
 
@@ -243,12 +249,9 @@ class LibraryService:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
-                # said, not only implied by HTTP/1.0: Bun's fetch pooled the socket of an
-                # HTTP/1.0 answer without it and sent the next request into the closed
-                # connection (ECONNRESET on a loaded machine)
-                self.send_header("Connection", "close")
                 self.end_headers()
                 self.wfile.write(data)
+                self.wfile.flush()
 
             def _handle(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
