@@ -5,7 +5,7 @@ Two kinds of server, one `mcp_servers` registry (`llmspace/registries.py`):
 - user servers of `settings/mcp.json` (`settings.mcp.McpSettings`), registered with source
   `user` each time they are read; their readiness is saved in that file;
 - plugin servers, `plugin:<name>:mcp:<id>` with source `plugin:<name>`, registered by
-  `llmspace/plugins/contrib_mcp.py` with every string already interpolated. They are
+  `llmspace/plugins/contributions/plugin_contributions.py` with every string already interpolated. They are
   read-only here: `refuse_change` says to use the plugin's settings instead. Their
   readiness and tool count live in memory only, stamped with the configuration hash, so a
   plugin settings change shows them `stale` until the next test or tool discovery.

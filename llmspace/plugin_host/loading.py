@@ -2,7 +2,7 @@
 and check the contract of its kind (`docs/plugin-protocol.md`, the table under `initialize`).
 
 `prepare_path(root)` puts the plugin's `vendor/` and root first on `sys.path` and its
-extension folders last (so helper modules `_x.py` import by name). `load(files)` returns
+extension folders last (so helper modules such as `tools/_shared.py` import by name). `load(files)` returns
 one `Extension` per file: active with its metadata, or failed at the `import`,
 `constructor` or `contract` stage with a message and a traceback. One file's failure
 touches no other; `calls.py` runs the loaded instances.

@@ -13,7 +13,7 @@ registries of `app.registries`) fills two registries of the one mechanism (`llms
   built-in id such as `openai` only configures the built-in (key, base URL, models), so it is
   not a second registration. Two sources with one id make both inactive (an error names them).
   Plugin providers (`plugin:<name>:model-provider:<id>`, registered by
-  `llmspace/plugins/contrib_models.py`) carry their own settings in `ProviderEntry.view`;
+  `llmspace/plugins/contributions/plugin_contributions.py`) carry their own settings in `ProviderEntry.view`;
   when one is gone, `explain_missing(provider_id)` (set by `app.py`) says why, so a thread
   that names it fails with "provider … is unavailable (plugin … is disabled)".
 

@@ -103,7 +103,7 @@ def builtin_view(b: BuiltinProvider, entry: dict[str, Any], discovered: list[str
 def custom_view(p: dict[str, Any], provider_id: str | None = None) -> ProviderView:
     """A provider entry in the `models.json` shape (`{id, name, api, baseUrl, apiKey, headers,
     models, …}`) as a `ProviderView`; `provider_id` overrides its `id` (plugin providers are
-    namespaced, llmspace/plugins/contrib_models.py)."""
+    namespaced, llmspace/plugins/contributions/config_files.py)."""
     api = _api_name(p.get("api"), "openai-completions")
     pid = provider_id or str(p["id"])
     return ProviderView(

@@ -48,7 +48,7 @@ def write_plugin(root: Path, files: dict[str, str]) -> Path:
 
 
 def files_of(root: Path) -> list[dict[str, str]]:
-    """The code files of a plugin as `initialize` lists them (helpers `_x.py` left out)."""
+    """The code files of a plugin as `initialize` lists them (helpers such as `tools/_shared.py` left out)."""
     found = []
     for folder, kind in FOLDERS.items():
         for path in sorted((root / folder).glob("*.py")) if (root / folder).is_dir() else []:

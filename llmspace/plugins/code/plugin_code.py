@@ -267,7 +267,7 @@ class PluginCode:
     def _register(self, state: LoadedPlugin) -> None:
         register(state, self, self.registries, self.service.log, on_error=self._call_error)
 
-    # -- calls (the CallRoute of code_calls.py) ------------------------------------------------
+    # -- calls (the CallRoute of plugins/code/calls.py) ------------------------------------------------
     def new_state(self, plugin: str, kind: str, *, on_report: Callable[[Report], None] | None = None,
                   can_write_thread: bool = False) -> CallState:
         return CallState(new_call_id(), plugin, kind, self.workspace(), on_report=on_report,
