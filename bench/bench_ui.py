@@ -10,12 +10,14 @@
   (budget 50 ms each);
 - executable size.
 
-Needs a display: uses $DISPLAY, else starts its own Xvfb.
+Needs a display: uses $DISPLAY, else starts its own Xvfb and waits (bounded) until it accepts
+connections (`_ensure_display`).
 """
 
 from __future__ import annotations
 
 import os
+import select
 import shutil
 import statistics
 import subprocess
@@ -32,19 +34,57 @@ if str(ROOT) not in sys.path:
 Row = tuple[str, Any, str, Any]
 
 
-def _ensure_display() -> subprocess.Popen[bytes] | None:
+DISPLAY_TIMEOUT = 30.0  # seconds for a private Xvfb to accept connections (a loaded 2-core machine)
+
+
+def _ensure_display(timeout: float = DISPLAY_TIMEOUT) -> subprocess.Popen[bytes] | None:
+    """$DISPLAY when it is set (returns None); else a private Xvfb, returned once it accepts
+    connections, with DISPLAY set. Xvfb picks a free display number and writes it to the pipe
+    `-displayfd` names only when it is ready, so the benchmarks never connect to a server that
+    is still starting or has failed. Waits at most `timeout` seconds; fails with the reason:
+    Xvfb missing, Xvfb exited (its last words), or no display in time (the server is stopped)."""
     if os.environ.get("DISPLAY"):
         return None
-    for n in range(140, 200):
-        if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists():
-            proc = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            deadline = time.monotonic() + 10
-            while not Path(f"/tmp/.X11-unix/X{n}").exists() and time.monotonic() < deadline:
-                time.sleep(0.02)
-            os.environ["DISPLAY"] = f":{n}"
-            return proc
-    raise RuntimeError("no free X display number")
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        raise RuntimeError("Xvfb is not installed: the UI benchmarks need a display. Install it "
+                           "(apt-get install -y xvfb; scripts/setup-test-env.sh does) or set DISPLAY.")
+    read_fd, write_fd = os.pipe()
+    errors = tempfile.TemporaryFile()
+    try:
+        proc = subprocess.Popen([xvfb, "-displayfd", str(write_fd), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+                                pass_fds=(write_fd,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors)
+    finally:
+        os.close(write_fd)
+    answer = b""
+    deadline = time.monotonic() + timeout
+    try:
+        while b"\n" not in answer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([read_fd], [], [], left)[0]:
+                proc.kill()
+                proc.wait()
+                raise RuntimeError(f"Xvfb did not open a display within {timeout:.0f} s (the machine may be "
+                                   "overloaded); it was stopped. Try again, or set DISPLAY.")
+            chunk = os.read(read_fd, 64)
+            if not chunk:  # the pipe closed without a number: Xvfb exited
+                break
+            answer += chunk
+    finally:
+        os.close(read_fd)
+    number = answer.strip().decode("ascii", "replace")
+    if not number.isdigit():
+        try:
+            status = proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            status = proc.wait()
+        errors.seek(0)
+        said = " / ".join(line.strip() for line in errors.read().decode("utf-8", "replace").splitlines()[-5:] if line.strip())
+        raise RuntimeError(f"Xvfb exited (status {status}) before its display was ready: {said or 'it said nothing'}")
+    errors.close()
+    os.environ["DISPLAY"] = f":{number}"
+    return proc
 
 
 def _workspace(home: Path, n: int = 1000) -> None:
