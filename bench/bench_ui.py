@@ -37,20 +37,10 @@ Row = tuple[str, Any, str, Any]
 DISPLAY_TIMEOUT = 30.0  # seconds for a private Xvfb to accept connections (a loaded 2-core machine)
 
 
-def _ensure_display(timeout: float = DISPLAY_TIMEOUT) -> subprocess.Popen[bytes] | None:
-    """$DISPLAY when it is set (returns None); else a private Xvfb, returned once it accepts
-    connections, with DISPLAY set. Xvfb picks a free display number and writes it to the pipe
-    `-displayfd` names only when it is ready, so the benchmarks never connect to a server that
-    is still starting or has failed. Waits at most `timeout` seconds; fails with the reason:
-    Xvfb missing, Xvfb exited (its last words), or no display in time (the server is stopped)."""
-    if os.environ.get("DISPLAY"):
-        return None
-    xvfb = shutil.which("Xvfb")
-    if xvfb is None:
-        raise RuntimeError("Xvfb is not installed: the UI benchmarks need a display. Install it "
-                           "(apt-get install -y xvfb; scripts/setup-test-env.sh does) or set DISPLAY.")
+def _start_xvfb(xvfb: str, errors: Any, timeout: float) -> tuple[subprocess.Popen[bytes], str]:
+    """Start Xvfb with `-displayfd`; (the process, the display number it wrote, or "" when it
+    closed the pipe without one: it exited). Stops it and fails after `timeout` seconds."""
     read_fd, write_fd = os.pipe()
-    errors = tempfile.TemporaryFile()
     try:
         proc = subprocess.Popen([xvfb, "-displayfd", str(write_fd), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
                                 pass_fds=(write_fd,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors)
@@ -72,17 +62,33 @@ def _ensure_display(timeout: float = DISPLAY_TIMEOUT) -> subprocess.Popen[bytes]
             answer += chunk
     finally:
         os.close(read_fd)
-    number = answer.strip().decode("ascii", "replace")
-    if not number.isdigit():
-        try:
-            status = proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            status = proc.wait()
-        errors.seek(0)
-        said = " / ".join(line.strip() for line in errors.read().decode("utf-8", "replace").splitlines()[-5:] if line.strip())
-        raise RuntimeError(f"Xvfb exited (status {status}) before its display was ready: {said or 'it said nothing'}")
-    errors.close()
+    return proc, answer.strip().decode("ascii", "replace")
+
+
+def _ensure_display(timeout: float = DISPLAY_TIMEOUT) -> subprocess.Popen[bytes] | None:
+    """$DISPLAY when it is set (returns None); else a private Xvfb, returned once it accepts
+    connections, with DISPLAY set. Xvfb picks a free display number and writes it to the pipe
+    `-displayfd` names only when it is ready, so the benchmarks never connect to a server that
+    is still starting or has failed. Waits at most `timeout` seconds; fails with the reason:
+    Xvfb missing, Xvfb exited (its last words), or no display in time (the server is stopped)."""
+    if os.environ.get("DISPLAY"):
+        return None
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        raise RuntimeError("Xvfb is not installed: the UI benchmarks need a display. Install it "
+                           "(apt-get install -y xvfb; scripts/setup-test-env.sh does) or set DISPLAY.")
+    with tempfile.TemporaryFile() as errors:  # Xvfb's stderr: its last words if it fails
+        proc, number = _start_xvfb(xvfb, errors, timeout)
+        if not number.isdigit():
+            try:
+                status = proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                status = proc.wait()
+            errors.seek(0)
+            said = " / ".join(line.strip() for line in errors.read().decode("utf-8", "replace").splitlines()[-5:]
+                              if line.strip())
+            raise RuntimeError(f"Xvfb exited (status {status}) before its display was ready: {said or 'it said nothing'}")
     os.environ["DISPLAY"] = f":{number}"
     return proc
 

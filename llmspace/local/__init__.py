@@ -9,6 +9,7 @@
   engine_files.py  the shared files under `run/` (record, locks, last use, last crash)
   engine_settings.py  settings/local-engine.json: contextSize, threads, idleMinutes
   gguf_meta.py  reads a GGUF header (chat template, architecture) without loading tensors
+  build_status.py  a checkout's engine build in the background (`make run`): its status file
   templates/   chat templates for GGUF files that have none (Gemma base models)
 
 May import providers/, settings/, paths.py, jsonio.py and errors.py; nothing imports Tk.

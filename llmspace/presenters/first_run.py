@@ -2,17 +2,20 @@
 finds no usable model, which ways to get one the sheet offers — run the catalog's default
 model locally (downloaded only on click), an installed local model, a GGUF file, a detected
 Ollama / LM Studio / llama.cpp server, an API key — the download's progress text, and what a
-choice does: it becomes the thread's model and the default model. The widgets are
+choice does: it becomes the thread's model and the default model. In a checkout whose engine
+`make run` is still building (`local/build_status.py`), the sheet says how long is left and
+keeps the choices that need the engine closed (`engine_note`). The widgets are
 `ui/first_run.py`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, Protocol
 
 from ..errors import UserFacingError
+from ..local.build_status import BuildStatus
 from ..local.catalog import CatalogEntry
 from ..local.download import Progress
 from ..local.models import InstalledModel, human_size
@@ -23,6 +26,7 @@ Kind = Literal["download", "installed", "gguf", "server", "key"]
 # welcome.LOCAL_SERVERS ids → the built-in providers of settings/catalog.py
 SERVER_PROVIDERS = {"ollama": "ollama", "lmstudio": "lm-studio", "llama.cpp": "llama-cpp", "vllm": "vllm"}
 LOCAL_PROVIDER = "local"
+NEEDS_ENGINE: frozenset[Kind] = frozenset({"download", "installed", "gguf"})
 
 
 @dataclass(frozen=True)
@@ -32,12 +36,44 @@ class Option:
     detail: str  # the line under it
     provider: str = ""
     model: str = ""  # the model id to use (installed: its name; download: the catalog name)
+    enabled: bool = True  # False: it needs the built-in engine, which is not built yet
+
+
+def engine_missing(engine: BuildStatus | None) -> bool:
+    """The checkout's engine build has not (yet) installed the engine."""
+    return engine is not None and engine.state != "ready"
 
 
 def options(default: CatalogEntry, installed: Sequence[InstalledModel], servers: Sequence[LocalServer],
-            keys: Sequence[tuple[str, str]]) -> list[Option]:
+            keys: Sequence[tuple[str, str]], engine: BuildStatus | None = None) -> list[Option]:
     """The sheet's choices, in order: the local models (installed ones first, else the default
-    model to download), a GGUF file, each detected server, an API key."""
+    model to download), a GGUF file, each detected server, an API key. While the engine's
+    build (`engine`, a checkout's) has not installed it, the local ones are closed."""
+    out = _options(default, installed, servers, keys)
+    if engine_missing(engine):
+        out = [replace(o, enabled=False) if o.kind in NEEDS_ENGINE else o for o in out]
+    return out
+
+
+def engine_note(engine: BuildStatus | None, now: float) -> str:
+    """The line above the choices about the engine's build: how long is left, or why it is not
+    there and what to do; "" when it is ready or nothing is being built."""
+    if not engine_missing(engine):
+        return ""
+    assert engine is not None
+    if engine.in_progress:
+        return (f"The built-in engine is being built (about {engine.minutes_left(now)} min left). Running a model on "
+                "this computer needs it — a download or a GGUF file too; a local model server or an API key does not.")
+    without = "A local model server or an API key works without it."
+    if engine.state == "failed":
+        return (f"The built-in engine's build failed: {engine.message or 'see its log'} (log: {engine.log}). "
+                f"Run `make run` again to retry. {without}")
+    return (f"The built-in engine's build stopped before it finished (log: {engine.log}). Run `make run` again to "
+            f"finish it. {without}")
+
+
+def _options(default: CatalogEntry, installed: Sequence[InstalledModel], servers: Sequence[LocalServer],
+             keys: Sequence[tuple[str, str]]) -> list[Option]:
     out: list[Option] = []
     for m in installed:
         out.append(Option("installed", f"Run {m.name} locally", f"Installed, {human_size(m.size)}, {m.path}",

@@ -5,12 +5,18 @@ downloaded so the next click resumes), an installed local model, a GGUF file (a 
 detected Ollama / LM Studio / llama.cpp server, or an API key. The choice becomes the thread's
 model and the default model, then `on_chosen()` runs (Run starts the run); Cancel (or Escape)
 closes it and changes nothing. Downloads, hashing and server questions run on the worker pool
-and report through the pump. Logic in `presenters/first_run.py`.
+and report through the pump. Started by `make run` while the built-in engine still builds in
+the background, it says how long is left and keeps the choices that need the engine closed,
+reading the build's small status file every few seconds (`local/build_status.py`); when the
+build has installed the engine they open, and the engine is found without a restart (it is
+imported on first use). Logic in `presenters/first_run.py`.
 """
 
 from __future__ import annotations
 
+import importlib
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
@@ -18,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import ttkbootstrap as tb
 
 from ..errors import UserFacingError, error_text
-from ..local import catalog
+from ..local import build_status, catalog
 from ..local.download import Progress, parse_spec, pull
 from ..local.models import LocalModels
 from ..presenters import first_run as fr
@@ -30,6 +36,7 @@ if TYPE_CHECKING:
     from .services import UiServices
 
 GGUF_TYPES = (("GGUF model", "*.gguf"), ("All files", "*"))
+BUILD_POLL_MS = 3000  # how often the sheet reads the engine build's status file
 
 
 def needs_model(app: App, thread_model: Any) -> bool:
@@ -61,6 +68,10 @@ class FirstRunSheet(tb.Toplevel):
             anchor="w", padx=14, pady=(12, 2))
         tb.Label(self, text="Pick one way to get a model. Nothing is downloaded until you click.",
                  wraplength=520, justify="left").pack(anchor="w", padx=14)
+        self.build_file = build_status.status_file()
+        self.engine = build_status.read(self.build_file)
+        self.engine_label = tb.Label(self, text="", bootstyle="warning", wraplength=520, justify="left")
+        self.engine_label.pack(anchor="w", padx=14, pady=(6, 0))
         self.body = tb.Frame(self, padding=(14, 8))
         self.body.pack(fill="both", expand=True)
         self.key_area = tb.Frame(self, padding=(14, 0))  # the API key form (not redrawn with the options)
@@ -74,9 +85,12 @@ class FirstRunSheet(tb.Toplevel):
         self.cancel_button = tb.Button(row, text="Cancel", bootstyle="secondary", command=self.cancel)
         self.cancel_button.pack(side="right")
         self.buttons: dict[str, tb.Button] = {}
+        self.closed: set[str] = set()  # the keys of the buttons whose choice waits for the engine
         self.options: list[fr.Option] = []
         self.draw()
         ui.pump.run_in_worker(probe_local_servers, self._probed, name="first-run-probe")
+        if fr.engine_missing(self.engine):
+            self.after(BUILD_POLL_MS, self._poll_build)
         self.focus_set()
 
     # ---- drawing -----------------------------------------------------------------------------
@@ -87,8 +101,10 @@ class FirstRunSheet(tb.Toplevel):
             installed = LocalModels(self.app.root).installed()
         except UserFacingError:
             installed = []
-        self.options = fr.options(self.entry, installed, self.servers or [], detect_keys())
+        self.options = fr.options(self.entry, installed, self.servers or [], detect_keys(), engine=self.engine)
+        self.engine_label.configure(text=fr.engine_note(self.engine, time.time()))
         self.buttons = {}
+        self.closed = set()
         for i, opt in enumerate(self.options):
             key = f"{opt.kind}:{opt.provider}:{opt.model}"
             button = tb.Button(self.body, text=opt.label, bootstyle="primary" if i == 0 else "primary-outline",
@@ -97,6 +113,8 @@ class FirstRunSheet(tb.Toplevel):
             tb.Label(self.body, text=opt.detail, bootstyle="secondary", wraplength=500, justify="left").grid(
                 row=2 * i + 1, column=0, sticky="w")
             self.buttons[key] = button
+            if not opt.enabled:
+                self.closed.add(key)
             if opt.kind == "download":
                 self.bar = tb.Progressbar(self.body, variable=self.progress, maximum=1.0, bootstyle="info")
                 self.download_row = 2 * i + 1
@@ -119,15 +137,32 @@ class FirstRunSheet(tb.Toplevel):
 
     def _set_busy(self, busy: bool) -> None:
         self.working = busy
-        for b in self.buttons.values():
-            b.configure(state="disabled" if busy else "normal")
+        for key, b in self.buttons.items():
+            b.configure(state="disabled" if busy or key in self.closed else "normal")
+
+    def _poll_build(self) -> None:
+        """Read the engine build's status again: the note says the time left; the choices open
+        when the engine is installed (a changed state redraws them)."""
+        if not self.winfo_exists():
+            return
+        now = build_status.read(self.build_file)
+        changed = (now.state if now else None) != (self.engine.state if self.engine else None)
+        self.engine = now
+        if changed and not fr.engine_missing(now):
+            importlib.invalidate_caches()  # the engine's package is new in site-packages
+        if changed and not self.working:
+            self.draw()
+        else:
+            self.engine_label.configure(text=fr.engine_note(now, time.time()))
+        if fr.engine_missing(self.engine):
+            self.after(BUILD_POLL_MS, self._poll_build)
 
     def say(self, text: str, style: str = "danger") -> None:
         self.message.configure(text=text, bootstyle=style)
 
     # ---- choices -----------------------------------------------------------------------------
     def choose(self, opt: fr.Option) -> None:
-        if self.working:
+        if self.working or not opt.enabled:
             return
         self.say("")
         match opt.kind:

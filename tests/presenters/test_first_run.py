@@ -8,6 +8,7 @@ import pytest
 
 from llmspace.errors import UserFacingError
 from llmspace.local import catalog
+from llmspace.local.build_status import BuildStatus
 from llmspace.local.download import Progress
 from llmspace.local.models import InstalledModel
 from llmspace.presenters import first_run
@@ -68,3 +69,41 @@ def test_a_choice_becomes_the_default_and_the_threads_model() -> None:
     assert calls == [("default", "local", "qwen2.5-coder-0.5b"), ("thread", "local", "qwen2.5-coder-0.5b")]
     with pytest.raises(UserFacingError):
         first_run.first_server_model([], "Ollama")
+
+
+def _build(state: str, finish_in: float = 0.0, message: str = "") -> BuildStatus:
+    return BuildStatus(state=state, pid=1, started=1_000.0, finish=1_000.0 + finish_in,  # type: ignore[arg-type]
+                       log="/c/.cache/engine-build/build.log", message=message)
+
+
+def test_while_the_engine_builds_the_sheet_says_how_long_and_offers_only_what_runs_without_it() -> None:
+    """`make run` shows the window while the engine builds in the background: the local choices
+    (a download, an installed model, a GGUF file) need it and wait; a detected server and an
+    API key do not."""
+    building = _build("building", finish_in=5 * 60 + 10)
+    servers = [LocalServer("ollama", "Ollama", 11434, "http://127.0.0.1:11434/v1")]
+    opts = first_run.options(catalog.default_entry(), [_installed("mine")], servers, [], engine=building)
+    assert {o.kind: o.enabled for o in opts} == {"installed": False, "download": False, "gguf": False,
+                                                  "server": True, "key": True}
+    note = first_run.engine_note(building, now=1_000.0)
+    assert note.startswith("The built-in engine is being built (about 6 min left).")
+    assert "a GGUF file" in note and "a local model server or an API key does not" in note
+    assert first_run.engine_note(building, now=1_000.0 + 5 * 60 + 30).startswith(
+        "The built-in engine is being built (about 1 min left).")
+
+
+def test_a_ready_engine_or_none_being_built_leaves_every_choice_open_and_says_nothing() -> None:
+    for engine in (None, _build("ready")):
+        opts = first_run.options(catalog.default_entry(), [], [], [], engine=engine)
+        assert all(o.enabled for o in opts)
+        assert first_run.engine_note(engine, now=2_000.0) == ""
+
+
+def test_a_failed_or_stopped_build_says_what_to_do_and_keeps_the_local_choices_closed() -> None:
+    failed = first_run.engine_note(_build("failed", message="the build stopped (exit status 2)"), now=2_000.0)
+    assert "build failed: the build stopped (exit status 2)" in failed
+    assert "/c/.cache/engine-build/build.log" in failed and "make run" in failed
+    stopped = first_run.engine_note(_build("stopped"), now=2_000.0)
+    assert "stopped before it finished" in stopped and "make run" in stopped
+    opts = first_run.options(catalog.default_entry(), [], [], [], engine=_build("stopped"))
+    assert [o.kind for o in opts if o.enabled] == ["key"]

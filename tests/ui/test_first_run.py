@@ -3,12 +3,15 @@ model opens it; Escape changes nothing; the default model downloads from a loopb
 with visible progress, Cancel keeps the part downloaded and the next click resumes it with a
 Range request; a GGUF file picked in the sheet (the 0.5B model) runs the example thread to a
 streamed reply on the built-in engine; a detected local server's button makes its first model the
-thread's and Run streams its reply."""
+thread's and Run streams its reply; while `make run` still builds the engine in the background the
+sheet says how long is left and opens the local choices once the build is done."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +19,7 @@ from typing import Any
 import pytest
 
 from llmspace.core.model import ModelConfig, ModelParams
-from llmspace.local import catalog, engine
+from llmspace.local import build_status, catalog, engine
 from llmspace.paths import DataRoot
 from llmspace.ui.first_run import FirstRunSheet
 from tests.local.gguf import gguf_bytes
@@ -236,3 +239,35 @@ def test_a_detected_server_clicked_in_the_sheet_becomes_the_model_and_runs_the_t
         assert len(seen) >= 2, f"the reply did not stream: {seen}"
         (asked,) = [r for r in srv.requests if r.path.endswith("/chat/completions")]
         assert asked.body_json["model"] == "llama3.2:1b" and asked.body_json["stream"] is True
+
+
+def test_while_make_run_builds_the_engine_the_sheet_says_how_long_and_opens_the_local_choices_when_it_is_ready(
+        window, app, monkeypatch, tmp_path):
+    """`make run` names the background build's status file (LLMSPACE_ENGINE_BUILD_STATUS); the
+    sheet reads it: the time left above the choices, the local ones (they need the engine)
+    closed — a click on them does nothing — and the API key open; when the build writes
+    `ready` the note goes and the local choices open, in the same sheet."""
+    status = tmp_path / "engine-build" / "status.json"
+    log = str(tmp_path / "engine-build" / "build.log")
+    started = time.time()
+    build_status.write(status, build_status.BuildStatus("building", os.getpid(), started, started + 4 * 60 + 50, log,
+                                                        percent=40))
+    monkeypatch.setenv(build_status.ENV, str(status))
+    window.ui.dialogs.files = [str(tmp_path / "model.gguf")]
+    ed = open_thread(window)
+    sheet = FirstRunSheet(window.ui, app, ed.p)
+    window.root.update()
+    assert sheet.engine_label.cget("text").startswith("The built-in engine is being built (about 5 min left).")
+    assert sheet.engine_label.winfo_ismapped()
+    assert str(sheet.button("gguf").cget("state")) == "disabled"
+    assert str(sheet.button("download").cget("state")) == "disabled"
+    assert str(sheet.button("key").cget("state")) == "normal"
+    click(window.root, sheet.button("gguf"))
+    assert sheet.message.cget("text") == ""  # no "Checking the file…": the choice waits for the engine
+
+    build_status.write(status, build_status.BuildStatus("ready", os.getpid(), started, time.time(), log))
+    pump_until(window.root, lambda: str(sheet.button("gguf").cget("state")) == "normal", timeout=60)
+    assert sheet.engine_label.cget("text") == ""
+    assert str(sheet.button("download").cget("state")) == "normal"
+    click(window.root, sheet.cancel_button)
+    pump_until(window.root, lambda: not sheet.winfo_exists())
