@@ -8,8 +8,17 @@ ours, because huggingface_hub 1.x and 2.x restart a download killed with kill -9
 of the same file resumes it with a `Range: bytes=N-` request, hashing the part already there
 first. Before writing, the free disk is checked; the SHA-256 is checked against the catalog's
 or `--sha256` and against the Hub's own checksum (an LFS file's ETag is its SHA-256) before
-anything is installed: a wrong file is deleted and never registered. The blob, the
+anything is installed: a wrong file is deleted and never registered, and a file with neither
+(a git hash as ETag, no `--sha256`) is not downloaded. The blob, the
 `snapshots/<commit>/<file>` link and `refs/<revision>` are laid out as huggingface_hub does.
+
+What the server says is not trusted to choose a path or a size (HF_ENDPOINT may name any
+mirror): the ETag and the commit name files and folders, so only the Hub's hexadecimal forms
+are taken (commit: 40 digits; ETag: a SHA-256, 64, or a git hash, 40); a typed repository,
+file and revision must be names, not `..` or absolute; every path is checked to lead under
+`models/` before it is created; and no more than the announced size is written (a longer
+body or Content-Length stops the download and deletes the part; a part larger than its file,
+left by an older version, is deleted before the disk check).
 """
 
 from __future__ import annotations
@@ -39,6 +48,9 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_GIT_HASH = re.compile(r"^[0-9a-f]{40}$")  # a commit; the ETag of a file outside Git LFS
+# The Hub's repository names: letters, digits, '_', '.', '-', no '--' or '..', 96 at most.
+_REPO_PART = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,94}[A-Za-z0-9_])?$")
 _CHUNK = 256 * 1024
 _CONNECT_TIMEOUT = 15.0
 _READ_TIMEOUT = 60.0
@@ -109,8 +121,27 @@ def parse_spec(spec: str, *, sha256: str | None = None, name: str | None = None)
         raise UserFacingError(f"{spec!r} is neither a catalog model ({names}) nor ORG/REPO/FILE[@REVISION].",
                               hint="See `llmspace local models`; e.g. "
                                    f"`llmspace local pull {catalog.default_entry().repo}/{catalog.default_entry().file}`.")
+    problem = _spec_problem(parts, revision)
+    if problem:
+        raise UserFacingError(f"{spec!r} is not ORG/REPO/FILE[@REVISION]: {problem}.",
+                              hint="Copy the repository, file and revision from the file's page on the Hub.")
     return HubFile(repo="/".join(parts[:2]), file="/".join(parts[2:]), revision=revision, sha256=expected,
                    sha256_source="--sha256" if expected else "", name=check_name(name or default_name(parts[-1])))
+
+
+def _spec_problem(parts: list[str], revision: str) -> str:
+    """Why the repository, file or revision of a typed spec cannot be a folder of ours ("" when fine):
+    each becomes part of a path under `models/`."""
+    for part in parts[:2]:
+        if not _REPO_PART.match(part) or "--" in part or ".." in part:
+            return (f"{'/'.join(parts[:2])!r} is not a Hub repository name (letters, digits, '_', '.' and '-', "
+                    "no '--' or '..')")
+    for what, value in (("file path", "/".join(parts[2:])), ("revision", revision)):
+        for part in value.split("/"):
+            if part in ("", ".", "..") or len(part.encode()) > 255 or any(c in part for c in "\\:") \
+                    or not part.isprintable():
+                return f"the {what} {value!r} has a part {part!r} that cannot be a file name"
+    return ""
 
 
 def _hub() -> Any:
@@ -182,14 +213,37 @@ def _metadata(hub_file: HubFile) -> _Remote:
         raise _refused(hub_file, int(status or 0)) from None
     except _network_errors() as exc:
         raise _offline(hub_file, exc) from None
-    if not meta.commit_hash or not meta.etag or meta.size is None:
+    if not meta.commit_hash or not meta.etag or meta.size is None or int(meta.size) < 0:
         raise UserFacingError(f"{_endpoint()} did not describe {hub_file.repo}/{hub_file.file} as the Hub does "
                               "(no commit, ETag or size); nothing was downloaded.",
                               hint="Check HF_ENDPOINT: it must point at the Hub or a mirror of its resolve URLs.")
-    etag = str(meta.etag)
-    return _Remote(url=hub.hf_hub_url(hub_file.repo, hub_file.file, revision=meta.commit_hash, endpoint=_endpoint()),
-                   commit=str(meta.commit_hash), etag=etag, size=int(meta.size),
-                   hub_sha256=etag.lower() if _SHA256.match(etag.lower()) else None)
+    # Both name files and folders under models/: only the Hub's hexadecimal forms are taken.
+    commit, etag = str(meta.commit_hash).lower(), str(meta.etag).lower()
+    if not _GIT_HASH.match(commit):
+        raise _not_hub(hub_file, "commit", str(meta.commit_hash), "40 hexadecimal digits")
+    if not (_SHA256.match(etag) or _GIT_HASH.match(etag)):
+        raise _not_hub(hub_file, "ETag", str(meta.etag), "a SHA-256 (64 hexadecimal digits) or a git hash (40)")
+    return _Remote(url=hub.hf_hub_url(hub_file.repo, hub_file.file, revision=commit, endpoint=_endpoint()),
+                   commit=commit, etag=etag, size=int(meta.size), hub_sha256=etag if _SHA256.match(etag) else None)
+
+
+def _not_hub(hub_file: HubFile, what: str, value: str, wanted: str) -> UserFacingError:
+    shown = value if len(value) <= 200 else value[:200] + "…"
+    return UserFacingError(f"{_endpoint()} gave the {what} {shown!r} for {hub_file.repo}/{hub_file.file}, which is "
+                           f"not {wanted} as the Hub gives: nothing was downloaded.",
+                           hint="Check HF_ENDPOINT: it must point at the Hub or a faithful mirror of it.")
+
+
+def _inside(models: LocalModels, *paths: Path) -> None:
+    """Refuse when a path we are about to create leads outside `models/` (through a symbolic
+    link planted in it, or a name that is not what the checks above let through)."""
+    top = models.folder.resolve()
+    for path in paths:
+        real = path.resolve()
+        if top not in real.parents:
+            raise UserFacingError(f"{path} is outside {models.folder} (it leads to {real}): nothing was downloaded.",
+                                  hint=f"Remove that link or folder from {models.folder} and run the same command "
+                                       "again.")
 
 
 def _repo_folder(models: LocalModels, repo: str) -> Path:
@@ -237,22 +291,30 @@ def pull(models: LocalModels, hub_file: HubFile, listener: PullListener | None =
         out.note("No SHA-256 known for this file: checking only the Hub's own checksum "
                  f"({remote.hub_sha256}); give --sha256 HEX to check your own.")
     else:
-        out.note("No SHA-256 known for this file and the Hub gives none: the download is not verified; "
-                 "give --sha256 HEX to check it.")
+        raise UserFacingError(
+            f"{_endpoint()} gives no SHA-256 for {hub_file.repo}/{hub_file.file} (its ETag {remote.etag} is a git "
+            "hash: the file is not stored with Git LFS) and none was given, so the download could not be checked: "
+            "nothing was downloaded.",
+            hint="Give the file's SHA-256 with --sha256 HEX (the Hub shows it on the file's page), or download the "
+                 "file yourself and add it with `llmspace local add PATH`.")
     repo_dir = _repo_folder(models, hub_file.repo)
     blobs = repo_dir / "blobs"
-    blobs.mkdir(parents=True, exist_ok=True)
     blob = blobs / remote.etag
+    partial = blobs / f"{remote.etag}.incomplete"
     lock = models.folder / ".locks" / repo_dir.name / f"{remote.etag}.lock"
+    snapshot = repo_dir / "snapshots" / remote.commit / hub_file.file
+    ref = repo_dir / "refs" / hub_file.revision
+    _inside(models, blob, partial, lock, snapshot, ref)
+    blobs.mkdir(parents=True, exist_ok=True)
     with _file_lock(lock, f"{hub_file.repo}/{hub_file.file}"):
         if blob.is_file() and blob.stat().st_size == remote.size:
             out.note("The file is already in the cache; checking it.")
             digest = _hash_file(blob)
             _verify(digest, expected, remote, hub_file, blob)
         else:
-            digest = _download(remote, blobs / f"{remote.etag}.incomplete", hub_file, out)
-            _verify(digest, expected, remote, hub_file, blobs / f"{remote.etag}.incomplete")
-            os.replace(blobs / f"{remote.etag}.incomplete", blob)
+            digest = _download(remote, partial, hub_file, out)
+            _verify(digest, expected, remote, hub_file, partial)
+            os.replace(partial, blob)
         link = _link_snapshot(repo_dir, remote, hub_file, blob)
     st = link.stat()
     model = InstalledModel(name=hub_file.name, path=link, size=st.st_size, origin="downloaded", sha256=digest,
@@ -285,7 +347,8 @@ def _verify(digest: str, expected: str | None, remote: _Remote, hub_file: HubFil
 def _download(remote: _Remote, partial: Path, hub_file: HubFile, out: PullListener) -> str:
     """Fill `partial` up to `remote.size`, resuming what is there; returns the SHA-256."""
     start = partial.stat().st_size if partial.exists() else 0
-    if start > remote.size:
+    if start > remote.size:  # left by a server that sent more than it announced: its bytes are wrong
+        partial.unlink()
         start = 0
     check_free_disk(partial.parent, remote.size - start, f"{hub_file.file}")
     digest = hashlib.sha256()
@@ -322,10 +385,15 @@ def _download(remote: _Remote, partial: Path, hub_file: HubFile, out: PullListen
                 digest = hashlib.sha256()
             if response.status_code not in (200, 206):
                 raise _refused(hub_file, response.status_code)
+            announced = str(response.headers.get("Content-Length", "")).strip()
+            if announced and (not announced.isdigit() or start + int(announced) > remote.size):
+                raise _too_long(hub_file, partial, remote)
             with open(partial, "r+b" if start else "wb") as fh:
                 fh.seek(start)
                 fh.truncate()
                 for chunk in response.iter_content(_CHUNK):
+                    if len(chunk) > remote.size - done:  # never more than the Hub announced on the disk
+                        raise _too_long(hub_file, partial, remote)
                     fh.write(chunk)
                     digest.update(chunk)
                     done += len(chunk)
@@ -355,6 +423,14 @@ def _download(remote: _Remote, partial: Path, hub_file: HubFile, out: PullListen
     return digest.hexdigest()
 
 
+def _too_long(hub_file: HubFile, partial: Path, remote: _Remote) -> UserFacingError:
+    partial.unlink(missing_ok=True)
+    return UserFacingError(
+        f"The server sent more than the {human_size(remote.size)} the Hub announced for {hub_file.file}: the "
+        "download was stopped and deleted, and nothing was installed.",
+        hint="Run the same command again; if it happens again, check the mirror (HF_ENDPOINT).")
+
+
 def _stopped(hub_file: HubFile, partial: Path, remote: _Remote, reason: str) -> UserFacingError:
     kept = partial.stat().st_size if partial.exists() else 0
     return UserFacingError(
@@ -365,7 +441,7 @@ def _stopped(hub_file: HubFile, partial: Path, remote: _Remote, reason: str) -> 
 def _link_snapshot(repo_dir: Path, remote: _Remote, hub_file: HubFile, blob: Path) -> Path:
     """`snapshots/<commit>/<file>` → the blob (a relative symlink, or the blob moved there where
     symlinks are not allowed), and `refs/<revision>` → the commit, as huggingface_hub lays them out."""
-    link = repo_dir / "snapshots" / remote.commit / hub_file.file
+    link = repo_dir / "snapshots" / remote.commit / hub_file.file  # checked by `_inside` with the others
     link.parent.mkdir(parents=True, exist_ok=True)
     if link.is_symlink() or link.exists():
         link.unlink()

@@ -44,7 +44,7 @@ from typing import Protocol
 
 from ..errors import UserFacingError
 from ..paths import DataRoot
-from ..processes import pid_alive
+from ..processes import command_line, flock_holders, holds_flock, parent_pid, pid_alive
 from . import engine_files as ef
 from . import engine_settings
 from .gguf_meta import read_metadata
@@ -163,23 +163,48 @@ def _wait_until(done: Callable[[], bool], timeout: float) -> bool:
     return True
 
 
+def is_supervisor(pid: int, life_lock: Path) -> bool:
+    """Whether `pid` is an engine supervisor holding `life_lock`: its command line is
+    `supervisor_command()`'s and (where the system tells) it holds the lock. A record's pids
+    are only claims — pids are reused and a record can be wrong — so nothing else is signalled."""
+    if pid <= 0 or pid == os.getpid():
+        return False
+    args = command_line(pid) or []
+    if "llmspace.local.supervisor" not in args and "--local-supervisor" not in args:
+        return False
+    return holds_flock(pid, life_lock) is not False
+
+
+def _supervisors(run: Path, rec: dict[str, object] | None) -> list[int]:
+    """The supervisors to stop: the record's, and whoever the system says holds the life lock."""
+    lock = run / ef.LIFE_LOCK
+    claimed = [_int(rec.get("supervisorPid"))] if rec else []
+    return [pid for pid in dict.fromkeys(claimed + sorted(flock_holders(lock))) if is_supervisor(pid, lock)]
+
+
 def _stop_locked(run: Path, timeout: float) -> bool:
     rec = ef.read_record(run)
     if not _alive(run):
         ef.remove(run, ef.RECORD)
         return False
-    sup = _int(rec.get("supervisorPid")) if rec else 0
-    if sup <= 0:
-        return False
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(sup, 15)  # SIGTERM: the supervisor stops llama-server, then itself
-    if not _wait_until(lambda: not _alive(run), timeout + 2.0):
+    sups = _supervisors(run, rec)
+    if not sups:
+        if _wait_until(lambda: not _alive(run), 1.0):  # a process that only looked at the lock
+            ef.remove(run, ef.RECORD)
+            return False
+        raise UserFacingError(
+            f"The built-in engine's lock ({run / ef.LIFE_LOCK}) is held, but by no engine supervisor this "
+            "process can find (its record names another process): nothing was stopped.",
+            hint="Stop the process that holds that file (`fuser` or `lsof` names it), or restart the computer.")
+    for sup in sups:
         with contextlib.suppress(ProcessLookupError):
-            os.kill(sup, 9)  # llama-server dies with it (parent-death signal)
+            os.kill(sup, 15)  # SIGTERM: the supervisor stops llama-server, then itself
+    if not _wait_until(lambda: not _alive(run), timeout + 2.0):
         pid = _int(rec.get("pid")) if rec else 0
-        if pid > 0:
+        servers = [pid] if pid > 0 and parent_pid(pid) in sups else []  # llama-server is its supervisor's child
+        for victim in [*sups, *servers]:  # SIGKILL (on Linux llama-server dies with its supervisor anyway)
             with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, 9)
+                os.kill(victim, 9)
         _wait_until(lambda: not _alive(run), 5.0)
     ef.remove(run, ef.RECORD)
     return True

@@ -28,6 +28,7 @@ from ..errors import NameConflict, UserFacingError
 from ..jsonio import open_regular_file, read_json, write_json_atomic
 from ..paths import DataRoot, expand_home
 from . import catalog
+from .gguf_meta import read_metadata
 
 try:  # POSIX: one writer of the index at a time across processes
     import fcntl
@@ -254,6 +255,7 @@ class LocalModels:
             raise UserFacingError(f"{source} is not a GGUF model file (it does not start with a GGUF v2 or v3 header).",
                                   hint="The built-in engine loads GGUF files, e.g. from a Hugging Face repository "
                                        "whose name ends in -GGUF.")
+        read_metadata(source, keys=set())  # the whole header: a header alone, cut short or corrupt is refused
         for m in self._load():
             if m.origin == "in-place" and not copy and m.path == source:
                 raise NameConflict(f"{source} is already added as {m.name!r}.",

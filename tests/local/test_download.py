@@ -15,8 +15,10 @@ from typing import Any
 
 import pytest
 
+from llmspace.errors import UserFacingError
 from llmspace.jsonio import read_json
 from llmspace.local import catalog
+from llmspace.local.download import parse_spec
 from tests.local.gguf import gguf_bytes
 from tests.support.hf_hub import COMMIT, FakeHub
 
@@ -281,3 +283,103 @@ def test_a_file_the_hub_does_not_have_is_reported_with_where_to_look(home: Path,
     assert f"{hub.endpoint}/{REPO}" in done.stderr
     bad_spec = _pull(home, hub.endpoint, "just-a-name")
     assert bad_spec.returncode == 1 and "neither a catalog model" in bad_spec.stderr
+
+
+def _outside(tmp_path: Path) -> set[str]:
+    return {p.name for p in tmp_path.iterdir()} - {"hf-home"}
+
+
+@pytest.mark.parametrize(("header", "value"), [
+    ("X-Linked-Etag", "{victim}"),  # an absolute path: the file the mirror wants replaced
+    ("X-Linked-Etag", "../../../../victim.sh"),
+    ("X-Linked-Etag", ".."),
+    ("X-Linked-Etag", "not-a-checksum"),
+    ("X-Repo-Commit", "../../../../escaped"),
+    ("X-Repo-Commit", "{victim}"),
+])
+def test_a_mirror_whose_etag_or_commit_is_not_hex_is_refused_and_nothing_is_written_outside_models(
+        home: Path, hub: FakeHub, tmp_path: Path, header: str, value: str) -> None:
+    victim = tmp_path / "victim.sh"
+    victim.write_text("echo mine\n")
+    before = _outside(tmp_path)
+    hub.add(REPO, FILE, gguf_bytes(padding=1000))
+    shown = value.format(victim=victim)
+    hub.resolve_headers = {header: f'"{shown}"' if header == "X-Linked-Etag" else shown}
+    done = _pull(home, hub.endpoint, f"{REPO}/{FILE}")
+    assert done.returncode == 1, done.stdout + done.stderr
+    what = "ETag" if header == "X-Linked-Etag" else "commit"
+    assert f"gave the {what} {shown!r} for {REPO}/{FILE}" in done.stderr and "nothing was downloaded" in done.stderr
+    assert "Internal error" not in done.stderr
+    assert victim.read_text() == "echo mine\n" and _outside(tmp_path) == before
+    assert hub.gets() == [] and _index(home) == []
+
+
+def test_a_typed_repository_file_or_revision_that_leaves_its_folder_is_refused() -> None:
+    for spec in ("acme/Tiny-GGUF/../../x.gguf", "acme/../x.gguf", "../../acme/x.gguf", "acme/Tiny-GGUF/./x.gguf",
+                 "acme/Tiny-GGUF/a\\..\\..\\x.gguf", "acme/Tiny-GGUF/x.gguf@../../../x", "acme/Tiny--GGUF/x.gguf",
+                 "acme/Tiny-GGUF/x\x00.gguf", "/acme/Tiny-GGUF/x.gguf"):
+        with pytest.raises(UserFacingError) as caught:
+            parse_spec(spec)
+        assert "ORG/REPO/FILE[@REVISION]" in caught.value.message or "cannot be" in caught.value.message, spec
+    ok = parse_spec("acme/Tiny-GGUF/sub/x.Q4_K_M.gguf@refs/pr/1")
+    assert (ok.repo, ok.file, ok.revision) == ("acme/Tiny-GGUF", "sub/x.Q4_K_M.gguf", "refs/pr/1")
+
+
+def test_a_repository_folder_that_leads_outside_models_is_refused(home: Path, hub: FakeHub, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (home / "models").mkdir(parents=True)
+    _repo_dir(home).symlink_to(elsewhere)
+    hub.add(REPO, FILE, gguf_bytes(padding=1000))
+    done = _pull(home, hub.endpoint, f"{REPO}/{FILE}")
+    assert done.returncode == 1
+    assert "is outside" in done.stderr and "nothing was downloaded" in done.stderr
+    assert list(elsewhere.iterdir()) == [] and hub.gets() == [] and _index(home) == []
+
+
+def test_a_file_the_hub_gives_no_sha256_for_needs_one_given_with_sha256(home: Path, hub: FakeHub) -> None:
+    data = gguf_bytes(padding=1000)
+    git_hash = "0123456789abcdef0123456789abcdef01234567"  # a file outside Git LFS: its ETag is its git hash
+    hub.add(REPO, FILE, data, etag=git_hash)
+    refused = _pull(home, hub.endpoint, f"{REPO}/{FILE}")
+    assert refused.returncode == 1, refused.stdout
+    assert "gives no SHA-256 for acme/Tiny-GGUF/tiny.Q4_K_M.gguf" in refused.stderr and "--sha256" in refused.stderr
+    assert hub.gets() == [] and _index(home) == []
+    sha = hashlib.sha256(data).hexdigest()
+    done = _pull(home, hub.endpoint, f"{REPO}/{FILE}", "--sha256", sha)
+    assert done.returncode == 0, done.stderr
+    assert (_repo_dir(home) / "blobs" / git_hash).read_bytes() == data
+
+
+@pytest.mark.parametrize("chunked", [True, False])
+def test_a_body_longer_than_the_hub_announced_is_stopped_and_not_kept(home: Path, hub: FakeHub, chunked: bool) -> None:
+    data = gguf_bytes(padding=1000)
+    sha = hub.add(REPO, FILE, data, served=data + bytes(8 * MB)).etag
+    hub.chunked = chunked  # without a Content-Length, or with one longer than the Hub's size
+    done = _pull(home, hub.endpoint, f"{REPO}/{FILE}")
+    assert done.returncode == 1
+    assert f"more than the {len(data) / 1000:.1f} KB the Hub announced for {FILE}" in done.stderr
+    assert "nothing was installed" in done.stderr and "100.1%" not in done.stderr
+    assert not (_repo_dir(home) / "blobs" / f"{sha}.incomplete").exists() and _index(home) == []
+
+
+def test_a_partial_download_larger_than_its_file_is_deleted_before_the_disk_is_checked(
+        home: Path, hub: FakeHub) -> None:
+    data = gguf_bytes(padding=1000)
+    sha = hub.add(REPO, FILE, data).etag
+    partial = _repo_dir(home) / "blobs" / f"{sha}.incomplete"
+    partial.parent.mkdir(parents=True)
+    partial.write_bytes(bytes(3 * MB))  # left by a mirror that sent more than it announced
+    capacity = 64 * 1024 * 1024 + 2 * MB  # the pull's margin, the file, and less than the partial's 3 MB
+    small_disk = ("import shutil, sys\n"
+                  "from pathlib import Path\n"
+                  "real = shutil.disk_usage\n"
+                  f"models = Path({str(home / 'models')!r})\n"
+                  "used = lambda: sum(p.stat().st_size for p in models.rglob('*') if p.is_file() and not p.is_symlink())\n"
+                  f"shutil.disk_usage = lambda path: real(path)._replace(free={capacity} - used())\n"
+                  "from llmspace.cli import main\n"
+                  f"sys.exit(main(['local', 'pull', '{REPO}/{FILE}']))\n")
+    done = subprocess.run([sys.executable, "-c", small_disk], cwd=ROOT, env=_env(home, hub.endpoint),
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert (_repo_dir(home) / "blobs" / sha).read_bytes() == data and not partial.exists()

@@ -296,3 +296,47 @@ def test_a_lock_held_by_another_thread_of_this_process_counts_as_held(tmp_path: 
     t.join(10)
     held.close()
     assert result == [True] and not ef.is_held(path)
+
+
+_FAKE_SERVER = """#!{python}
+import sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+class Health(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200 if self.path == "/health" else 404)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"{{}}")
+
+    def log_message(self, *args):
+        pass
+
+HTTPServer(("127.0.0.1", int(sys.argv[sys.argv.index("--port") + 1])), Health).serve_forever()
+"""
+
+
+def test_local_stop_signals_the_engines_supervisor_never_the_processes_a_wrong_record_names(
+        home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    server = tmp_path / "llama-server"  # answers /health as llama-server does; the supervisor is the real one
+    server.write_text(_FAKE_SERVER.format(python=sys.executable))
+    server.chmod(server.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("LLMSPACE_LLAMA_SERVER", str(server))
+    root = DataRoot(home)
+    handle = engine.ensure_engine(root, _Model("tiny", write_gguf(home / "tiny.gguf", architecture="gemma3")))
+    run = ef.run_dir(home)
+    bystanders = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"]) for _ in range(2)]
+    try:
+        record = ef.read_record(run)
+        assert record is not None and record["supervisorPid"] == handle.supervisor_pid
+        ef.write_record(run, {**record, "supervisorPid": bystanders[0].pid, "pid": bystanders[1].pid})
+        assert engine.stop_engine(root, timeout=3.0) is True
+        assert [p.poll() for p in bystanders] == [None, None]  # unrelated processes: not signalled
+        assert not ef.is_held(run / ef.LIFE_LOCK)  # the real engine stopped, found by its lock
+        wait_for(lambda: pid_gone(handle.pid), 30, "llama-server to end with its supervisor")
+        assert engine.stop_engine(root) is False
+    finally:
+        for p in bystanders:
+            p.kill()
+            p.wait(30)
+        engine.stop_engine(root)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import struct
 from pathlib import Path
 
 import pytest
@@ -11,9 +12,10 @@ import pytest
 from llmspace.errors import NameConflict, UserFacingError
 from llmspace.jsonio import read_json
 from llmspace.local import catalog
+from llmspace.local.gguf_meta import read_metadata
 from llmspace.local.models import INDEX_NAME, LocalModels, default_name, is_gguf
 from llmspace.paths import DataRoot
-from tests.local.gguf import gguf_bytes, write_gguf
+from tests.local.gguf import gguf_bytes, gguf_string, write_gguf
 
 
 @pytest.fixture
@@ -109,3 +111,43 @@ def test_the_catalog_marks_the_half_billion_model_as_default_with_its_known_chec
     assert all(e.licence and e.context_window and e.tool_calls for e in catalog.CATALOG)
     assert catalog.by_sha256(entry.sha256.upper()) == entry
     assert default_name("org/Qwen2.5-Coder-0.5B-Instruct-Q4_K_M.gguf") == "qwen2.5-coder-0.5b-instruct-q4_k_m"
+
+
+def _gguf(pairs: bytes, keys: int, tensors: int = 1) -> bytes:
+    return b"GGUF" + struct.pack("<IQQ", 3, tensors, keys) + pairs
+
+
+def _refused_everywhere(models: LocalModels, path: Path, data: bytes, match: str) -> None:
+    path.write_bytes(data)
+    with pytest.raises(UserFacingError, match=match):
+        read_metadata(path)
+    with pytest.raises(UserFacingError, match=match):
+        models.add(path)
+    assert models.installed() == []
+
+
+def test_a_gguf_with_arrays_nested_200000_deep_is_refused_clearly(models: LocalModels, tmp_path: Path) -> None:
+    nested = gguf_string("x") + struct.pack("<I", 9) + struct.pack("<IQ", 9, 1) * 200_000 + struct.pack("<IQ", 0, 0)
+    _refused_everywhere(models, tmp_path / "nested.gguf", _gguf(nested, 1), r"corrupt GGUF header \(arrays nested")
+
+
+def test_a_gguf_array_of_2_to_the_62_values_is_refused_clearly(models: LocalModels, tmp_path: Path) -> None:
+    for inner in (4, 8):  # 2^62 uint32 (2^64 bytes to skip), 2^62 strings
+        huge = gguf_string("x") + struct.pack("<IIQ", 9, inner, 2**62) + bytes(64)
+        _refused_everywhere(models, tmp_path / f"huge-{inner}.gguf", _gguf(huge, 1),
+                            "an array of 4611686018427387904 values, more than the file holds")
+
+
+def test_a_gguf_with_3000000_keys_is_refused_without_reading_them(models: LocalModels, tmp_path: Path) -> None:
+    pair = gguf_string("k") + struct.pack("<IB", 0, 1)
+    _refused_everywhere(models, tmp_path / "keys.gguf", _gguf(pair * 3_000_000, 3_000_000),
+                        "3000000 metadata keys, more than")
+
+
+def test_a_gguf_header_without_tensors_or_cut_short_is_not_a_model(models: LocalModels, tmp_path: Path) -> None:
+    _refused_everywhere(models, tmp_path / "truncated.gguf", gguf_bytes()[:8], "is cut short")
+    for cut in (60, 75, len(gguf_bytes()) - 4):  # in the metadata, in the tensors' descriptions, before their data
+        _refused_everywhere(models, tmp_path / f"cut-{cut}.gguf", gguf_bytes()[:cut], "is cut short")
+    pair = gguf_string("general.architecture") + struct.pack("<I", 8) + gguf_string("llama")
+    _refused_everywhere(models, tmp_path / "empty.gguf", _gguf(pair, 1, tensors=0) + bytes(64), "has no tensors")
+    assert read_metadata(write_gguf(tmp_path / "ok.gguf")) == {"general.architecture": "llama"}

@@ -7,14 +7,18 @@ the bytes with `Accept-Ranges` and honours `Range: bytes=N-` (206, `Content-Rang
 Every request is logged (server, method, path, headers). `stall_after` makes the CDN send that
 many bytes, set `stalled` and hold the connection until `release` is set (a download to kill
 mid-way); `require_token` answers 403 (gated) without `Authorization: Bearer TOKEN`.
+A hostile mirror: `resolve_headers` replace the Hub's headers (an `X-Linked-Etag` or
+`X-Repo-Commit` that is a path), `chunked` sends the CDN's body without a Content-Length.
 Point `HF_ENDPOINT` at `hub.endpoint` before huggingface_hub is imported (a subprocess).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 import threading
+import urllib.parse
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -46,6 +50,8 @@ class FakeHub:
     release: threading.Event = field(default_factory=threading.Event)
     require_token: str | None = None
     ranges: bool = True
+    resolve_headers: dict[str, str] = field(default_factory=dict)
+    chunked: bool = False
 
     def __post_init__(self) -> None:
         self._hub = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self, "hub"))
@@ -113,12 +119,13 @@ def _handler(hub: FakeHub, role: str) -> type[BaseHTTPRequestHandler]:
                 self._empty(403, {"X-Error-Code": "GatedRepo", "X-Error-Message": "Access to this model is restricted."})
                 return
             entry = hub.files.get((match.group(1), match.group(3))) if match else None
-            if match is None or entry is None or match.group(2) not in ("main", COMMIT):
+            commits = (COMMIT, hub.resolve_headers.get("X-Repo-Commit"))  # a mirror serves the commit it names
+            if match is None or entry is None or urllib.parse.unquote(match.group(2)) not in ("main", *commits):
                 self._empty(404, {"X-Error-Code": "EntryNotFound", "X-Error-Message": "Entry not found"})
                 return
             self._empty(302, {"Location": f"{hub.cdn}/blobs/{entry.etag}", "X-Repo-Commit": COMMIT,
                               "X-Linked-Etag": f'"{entry.etag}"', "X-Linked-Size": str(len(entry.data)),
-                              "ETag": '"0123456789abcdef0123456789abcdef01234567"'})
+                              "ETag": '"0123456789abcdef0123456789abcdef01234567"', **hub.resolve_headers})
 
         def _blob(self, body: bool) -> None:
             entry = next((f for f in hub.files.values() if self.path == f"/blobs/{f.etag}"), None)
@@ -139,11 +146,24 @@ def _handler(hub: FakeHub, role: str) -> type[BaseHTTPRequestHandler]:
                 self.send_response(200)
             self.send_header("Accept-Ranges", "bytes")
             self.send_header("Content-Type", "application/octet-stream")
-            self.send_header("Content-Length", str(len(data) - start))
+            if hub.chunked:
+                self.send_header("Transfer-Encoding", "chunked")
+            else:
+                self.send_header("Content-Length", str(len(data) - start))
             self.end_headers()
             if not body:
                 return
             rest = data[start:]
+            if hub.chunked:
+                for offset in range(0, len(rest), 64 * 1024):
+                    part = rest[offset:offset + 64 * 1024]
+                    try:
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+                    except OSError:
+                        return
+                with contextlib.suppress(OSError):
+                    self.wfile.write(b"0\r\n\r\n")
+                return
             if hub.stall_after is not None:
                 self.wfile.write(rest[:hub.stall_after])
                 self.wfile.flush()
