@@ -14,7 +14,8 @@ file (named pipe, device, socket, folder) and files over a size cap, and reads a
 cap + 1 bytes; `read_json` adds `loads_located`, which reports malformed JSON with path,
 line and column, and JSON the app cannot hold (too deep, lone surrogates, huge integers)
 with its JSON path. Every file the app writes goes through here, and every JSON, thread
-and settings file it reads.
+and settings file it reads. `load_yaml` is `yaml.safe_load` with aliases bounded ("billion
+laughs"), for the YAML a user or a stranger wrote (evaluation files, datasets, SKILL.md).
 """
 
 from __future__ import annotations
@@ -332,3 +333,95 @@ def read_json(path: Path | str, *, max_bytes: int = FILE_MAX_BYTES) -> Any:
     """Read and parse a JSON file, with a clear error for unreadable, special, oversized or
     malformed files. Settings files pass `max_bytes=SETTINGS_MAX_BYTES`."""
     return loads_located(read_file_bytes(path, max_bytes=max_bytes), path)
+
+
+# -- YAML ----------------------------------------------------------------------------------
+YAML_ALIAS_ALLOWANCE = 10_000_000  # values + characters that aliases may add to what a file spells out
+
+
+def load_yaml(text: str) -> Any:
+    """`yaml.safe_load(text)` for files a user or a stranger wrote (evaluation files, YAML
+    datasets, SKILL.md frontmatter). Aliases (`*name`) are kept, but a document whose
+    aliases expand to more than `YAML_ALIAS_ALLOWANCE` values and characters beyond those
+    it spells out ("billion laughs": nine anchors of ten aliases each, 10^9 strings), or
+    that holds an alias inside its own anchor, is refused with a `yaml.YAMLError` (a
+    `ComposerError` with a problem and a mark) before anything is built from it."""
+    import yaml
+
+    return yaml.load(text, Loader=_bounded_loader())  # a SafeLoader subclass
+
+
+_LOADER: Any = None
+
+
+def _bounded_loader() -> Any:
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+        from yaml.composer import ComposerError
+        from yaml.events import AliasEvent
+
+        class BoundedSafeLoader(yaml.SafeLoader):
+            """SafeLoader whose composed document is measured with its aliases expanded."""
+
+            alias_mark: Any = None
+
+            def compose_node(self, parent: Any, index: Any) -> Any:
+                if self.alias_mark is None and self.check_event(AliasEvent):
+                    self.alias_mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                return super().compose_node(parent, index)
+
+            def compose_document(self) -> Any:
+                node = super().compose_document()
+                if self.alias_mark is not None:
+                    problem = _alias_problem(node)
+                    if problem:
+                        raise ComposerError(None, None, problem, self.alias_mark)
+                return node
+
+        _LOADER = BoundedSafeLoader
+    return _LOADER
+
+
+def _alias_problem(root: Any) -> str | None:
+    """Why the node graph `root` (shared by aliases) may not be built, or None. Iterative."""
+    import yaml
+
+    def children(node: Any) -> list[Any]:
+        if isinstance(node, yaml.MappingNode):
+            return [n for pair in node.value for n in pair]
+        if isinstance(node, yaml.SequenceNode):
+            return list(node.value)
+        return []
+
+    def own(node: Any) -> int:
+        return 1 + (len(node.value) if isinstance(node, yaml.ScalarNode) else 0)
+
+    expanded: dict[int, int] = {}  # id(node) -> weight with aliases expanded (capped)
+    spelled = 0  # each node once
+    open_nodes: set[int] = set()  # the ancestors of the node being visited
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    cap = YAML_ALIAS_ALLOWANCE * 4
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        if finished:
+            open_nodes.discard(key)
+            expanded[key] = min(cap, own(node) + sum(expanded[id(c)] for c in children(node)))
+            continue
+        if key in expanded:
+            continue
+        if key in open_nodes:
+            return "an alias refers to a node that holds it (a recursive alias), which is not supported"
+        open_nodes.add(key)
+        spelled += own(node)
+        stack.append((node, True))
+        for child in children(node):
+            if id(child) in open_nodes:
+                return "an alias refers to a node that holds it (a recursive alias), which is not supported"
+            if id(child) not in expanded:
+                stack.append((child, False))
+    if expanded[id(root)] > spelled + YAML_ALIAS_ALLOWANCE:
+        return (f"its aliases (*name) expand to more than {YAML_ALIAS_ALLOWANCE:,} values and characters beyond "
+                "what the file spells out, which is not supported; write the repeated parts out")
+    return None

@@ -30,7 +30,7 @@ from typing import Any
 
 from ..core.eval_assertions import TYPES, Assertion, parse_assertion
 from ..errors import UserFacingError
-from ..jsonio import loads_located, read_file_bytes
+from ..jsonio import load_yaml, loads_located, read_file_bytes
 
 RESERVED = ("id", "expected", "assert", "threshold", "description", "vars", "metadata", "options")
 SUFFIXES = (".csv", ".jsonl", ".ndjson", ".json", ".yaml", ".yml")
@@ -117,7 +117,7 @@ def _rows(path: Path, raw: bytes, suffix: str) -> list[Any]:
         import yaml
 
         try:
-            data = yaml.safe_load(raw.decode("utf-8-sig"))
+            data = load_yaml(raw.decode("utf-8-sig"))
         except (yaml.YAMLError, UnicodeDecodeError) as exc:
             raise UserFacingError(f"{path.name} is not valid YAML ({exc}).") from None
     if isinstance(data, dict) and isinstance(data.get("tests"), list):
@@ -134,7 +134,7 @@ def _parse_asserts(value: Any, where: str) -> list[Assertion]:
         import yaml
 
         try:
-            value = yaml.safe_load(value)
+            value = load_yaml(value)
         except yaml.YAMLError as exc:
             raise UserFacingError(f"{where}: the `assert` cell is not JSON or YAML ({exc}).") from None
     if isinstance(value, dict):

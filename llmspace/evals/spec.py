@@ -34,7 +34,7 @@ from typing import Any
 from ..agent.matrix_spec import DEFAULT_VARIANT, parse_model, parse_variants
 from ..core.eval_assertions import Assertion, parse_assertion
 from ..errors import UserFacingError
-from ..jsonio import loads_located, read_file_bytes, write_bytes_atomic
+from ..jsonio import load_yaml, loads_located, read_file_bytes, write_bytes_atomic
 
 SUFFIXES = (".eval.yaml", ".eval.yml", ".eval.json")
 KEYS = {"thread", "dataset", "models", "variants", "repeat", "assert", "judge", "threshold", "passK", "budget",
@@ -133,7 +133,7 @@ def _read(path: Path) -> dict[str, Any]:
         import yaml
 
         try:
-            data = yaml.safe_load(raw.decode("utf-8-sig"))
+            data = load_yaml(raw.decode("utf-8-sig"))
         except (yaml.YAMLError, UnicodeDecodeError) as exc:
             raise UserFacingError(f"{path.name} is not valid YAML ({exc}).") from None
     if not isinstance(data, dict):

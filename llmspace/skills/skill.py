@@ -1,10 +1,11 @@
 """One Agent Skill: a folder with a `SKILL.md` whose YAML frontmatter names and describes it.
 
 `Skill` is what discovery returns; `parse_skill_text` splits and validates the frontmatter
-(PyYAML `safe_load`); `scan_folder` lists the skills of one discovery folder with the problems
-found (broken frontmatter, missing description, bad names, broken symlinks) — it never raises
-for bad skill folders. Name rule (Agent Skills): lowercase letters, digits and hyphens,
-1–64 characters, no leading, trailing or double hyphen.
+(`jsonio.load_yaml`: PyYAML's safe loader with aliases bounded); `scan_folder` lists the
+skills of one discovery folder with the problems found (broken frontmatter, missing
+description, bad names, broken symlinks) — it never raises for bad skill folders. Name rule
+(Agent Skills): lowercase letters, digits and hyphens, 1–64 characters, no leading, trailing
+or double hyphen.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from ..jsonio import UnreadableFileError, open_regular_file, read_file_bytes
+from ..jsonio import UnreadableFileError, load_yaml, open_regular_file, read_file_bytes
 
 SKILL_FILE = "SKILL.md"
 _SCAN_CHARS = 256 * 1024
@@ -50,7 +51,7 @@ def parse_skill_text(text: str) -> tuple[dict[str, Any], str]:
     if raw is None:
         raise SkillFormatError("SKILL.md has no YAML frontmatter (a block between '---' lines at the top)")
     try:
-        meta = yaml.safe_load(raw) if raw.strip() else {}
+        meta = load_yaml(raw) if raw.strip() else {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""

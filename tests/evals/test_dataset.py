@@ -11,6 +11,7 @@ import pytest
 
 from llmspace.errors import UserFacingError
 from llmspace.evals.dataset import load_dataset, unsupported_message
+from tests.support.limited import billion_laughs, billion_laughs_flow, run_limited
 
 ROWS = [{"id": "a", "question": "What is 1 + 1?", "expected": "2", "topic": "math"},
         {"question": "Name a colour.", "assert": [{"type": "icontains", "value": "red"}], "threshold": 0.5}]
@@ -116,3 +117,29 @@ def test_a_promptfoo_config_with_a_tests_key_is_read(tmp_path):
     text = json.dumps({"prompts": ["{{q}}"], "tests": [{"vars": {"q": "hi"}, "assert": [{"type": "equals", "value": "hi"}]}]})
     cases = load_dataset(_write(tmp_path, "promptfooconfig.json", text)).cases
     assert cases[0].values == {"q": "hi"} and cases[0].assertions[0].type == "equals"
+
+
+@pytest.mark.parametrize("name, text", [
+    ("laughs.yaml", "- question: boom\n" + billion_laughs("  ")),
+    ("laughs.csv", f'question,assert\nboom,"[{billion_laughs_flow()}]"\n'),
+], ids=["yaml-dataset", "csv-assert-cell"])
+def test_yaml_aliases_that_expand_a_billion_times_are_refused_with_a_clear_error(tmp_path, name, text):
+    path = _write(tmp_path, name, text)
+    code = ("from pathlib import Path\nfrom llmspace.errors import UserFacingError\nfrom llmspace.evals.dataset import load_dataset\n"
+            f"try:\n    load_dataset(Path({str(path)!r}))\nexcept UserFacingError as exc:\n    print(exc.message)\n")
+    done = run_limited(code, memory_mb=1024, timeout=120)
+    assert done.returncode == 0, done.stderr[-1500:]
+    assert "aliases (*name) expand to more than 10,000,000" in done.stdout and name in done.stdout
+    assert done.seconds < 60
+
+
+def test_yaml_anchors_that_share_an_assertion_are_read(tmp_path):
+    text = ("- vars: {question: one}\n  assert: [&same {type: icontains, value: paris}]\n"
+            "- vars: {question: two}\n  assert: [*same]\n")
+    first, second = load_dataset(_write(tmp_path, "tests.yaml", text)).cases
+    assert first.assertions == second.assertions and first.assertions[0].value == "paris"
+
+
+def test_a_yaml_alias_inside_its_own_anchor_is_refused(tmp_path):
+    with pytest.raises(UserFacingError, match="recursive alias"):
+        load_dataset(_write(tmp_path, "loop.yaml", "- question: &q [*q]\n"))

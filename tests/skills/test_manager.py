@@ -13,6 +13,7 @@ from llmspace.paths import DataRoot
 from llmspace.skills.manager import SEED_SKILLS, SkillManager
 from llmspace.skills.skill import SkillFormatError, is_valid_skill_name, parse_skill_text
 from tests.skills.conftest import write_skill
+from tests.support.limited import billion_laughs_flow, run_limited
 
 
 def agents(user_home: Path) -> Path:
@@ -216,6 +217,15 @@ def test_plugin_sources_join_after_the_configured_folders(root: DataRoot, user_h
                                      ("A", False), ("a_b", False), ("", False), ("a b", False)])
 def test_skill_name_rule(name: str, ok: bool) -> None:
     assert is_valid_skill_name(name) is ok
+
+
+def test_frontmatter_whose_aliases_expand_a_billion_times_is_a_format_error_not_a_memory_error() -> None:
+    text = f"---\ndescription: d\nrest: {billion_laughs_flow()}\nname: *l8\n---\nBody\n"
+    code = ("from llmspace.skills.skill import SkillFormatError, parse_skill_text\n"
+            f"try:\n    parse_skill_text({text!r})\nexcept SkillFormatError as exc:\n    print(exc)\n")
+    done = run_limited(code, memory_mb=1024, timeout=120)
+    assert done.returncode == 0, done.stderr[-1500:]
+    assert "frontmatter is not valid YAML at line 3: its aliases (*name) expand to more than" in done.stdout
 
 
 def test_frontmatter_fields_and_body_are_split() -> None:
