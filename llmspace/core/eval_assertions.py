@@ -14,7 +14,10 @@ the arguments are a subset of the call's); `no-tool-called` (none, or none of th
 `max-latency` (ms), `max-cost` (USD), `max-tokens` (output tokens); `template` (a Jinja
 expression without braces, such as `output | length < 200`, over `output`, `expected` and
 `vars`, run in the bounded sandbox of `core/templating/sandbox.py`); `llm-rubric`.
-A JSON output may be wrapped in one Markdown code fence.
+A JSON output may be wrapped in one Markdown code fence, and is read only up to the app's
+JSON depth (`llmspace/jsoncheck.py`); deeper JSON fails the check with that reason. Regexes
+(`regex` values and JSON Schema patterns) run time-limited (`core/eval_regex.py`): one that
+runs past the limit fails its check with that reason, whichever way the assertion points.
 
 `case_score(checks)` is the weighted mean of the checks' scores (1 pass, 0 fail) and
 `case_passes(checks, threshold)` applies a case's threshold (None: every check passes).
@@ -30,6 +33,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import UserFacingError
+from ..jsoncheck import DEPTH_REASON, MAX_JSON_DEPTH
+from .eval_regex import RegexError, RegexTimeout, compile_error, schema_patterns, search
 
 TYPES = ("equals", "contains", "icontains", "contains-any", "contains-all", "starts-with", "regex", "is-json",
          "json-schema", "tool-called", "no-tool-called", "max-latency", "max-cost", "max-tokens", "template",
@@ -152,10 +157,9 @@ def parse_assertion(raw: Any, where: str) -> Assertion:
     elif kind in ("contains-any", "contains-all"):
         value = _string_list(value, where, name)
     elif kind == "regex" and value is not None:
-        try:
-            re.compile(str(value))
-        except re.error as exc:
-            raise UserFacingError(f"{where}: the regex {value!r} does not compile ({exc}).") from None
+        problem = compile_error(str(value))
+        if problem is not None:
+            raise UserFacingError(f"{where}: the regex {value!r} does not compile ({problem}).")
     elif kind in ("json-schema", "is-json") and value is not None:
         _check_schema(value, where, name)
     elif kind == "tool-called":
@@ -199,6 +203,12 @@ def _check_schema(value: Any, where: str, name: str) -> None:
         jsonschema.validators.validator_for(value).check_schema(value)
     except jsonschema.SchemaError as exc:
         raise UserFacingError(f"{where}: the schema of {name} is not a valid JSON Schema ({exc.message}).") from None
+    except RecursionError:
+        raise UserFacingError(f"{where}: the schema of {name} is {DEPTH_REASON}.") from None
+    for pattern in schema_patterns(value):
+        problem = compile_error(pattern)
+        if problem is not None:
+            raise UserFacingError(f"{where}: the pattern {pattern!r} in the schema of {name} does not compile ({problem}).")
 
 
 def _template_expression(expr: str, where: str) -> Any:
@@ -219,17 +229,44 @@ def _template_expression(expr: str, where: str) -> Any:
 # -- checking ------------------------------------------------------------------------------
 
 
+class JsonTooDeep(ValueError):
+    """JSON nested deeper than the app reads (`MAX_JSON_DEPTH`)."""
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return False
+
+
 def parse_json_output(text: str) -> Any:
-    """The output as JSON (one surrounding Markdown code fence allowed); raises ValueError."""
+    """The output as JSON (one surrounding Markdown code fence allowed); raises ValueError
+    (`JsonTooDeep` for JSON nested more than `MAX_JSON_DEPTH` levels)."""
     m = _FENCE.match(text)
-    return json.loads(m.group(1) if m else text)
+    try:
+        value = json.loads(m.group(1) if m else text)
+    except RecursionError:
+        raise JsonTooDeep(DEPTH_REASON) from None
+    if isinstance(value, (dict, list)) and _deeper_than(value, MAX_JSON_DEPTH):
+        raise JsonTooDeep(DEPTH_REASON)
+    return value
 
 
 def check(a: Assertion, obs: Observation) -> Check:
     """Check one assertion (not llm-rubric) against one observation."""
     if a.type == JUDGED:
         raise ValueError("llm-rubric is checked by a judge (llmspace/evals/judge.py)")
-    passed, reason = _check(a, obs)
+    try:
+        passed, reason = _check(a, obs)
+    except RegexTimeout as exc:  # neither a match nor a miss: failed, whichever way the assertion points
+        return Check(a.label, False, a.weight, str(exc))
     if a.negate:
         passed = not passed
         reason = "" if passed else f"expected not: {reason or a.label}"
@@ -258,7 +295,10 @@ def _check(a: Assertion, obs: Observation) -> tuple[bool, str]:
             return want.casefold() in out.casefold(), f"output does not contain {_short(want, 80)!r} (any case)"
         if kind == "starts-with":
             return out.startswith(want), f"output does not start with {_short(want, 80)!r}"
-        return re.search(want, out) is not None, f"output does not match /{_short(want, 80)}/"
+        try:
+            return search(want, out), f"output does not match /{_short(want, 80)}/"
+        except RegexError as exc:  # the case's expected as a regex (a value was compiled when parsed)
+            return False, f"the regex /{_short(want, 80)}/ does not compile ({exc})"
     if kind == "contains-any":
         return any(v in out for v in a.value), "output contains none of " + ", ".join(map(repr, a.value))
     if kind == "contains-all":
@@ -267,6 +307,8 @@ def _check(a: Assertion, obs: Observation) -> tuple[bool, str]:
     if kind in ("is-json", "json-schema"):
         try:
             data = parse_json_output(out)
+        except JsonTooDeep as exc:
+            return False, f"output is not JSON the checks can read ({exc})"
         except ValueError as exc:
             return False, f"output is not JSON ({exc})"
         if a.value is None:
@@ -311,10 +353,12 @@ def _subset(want: Any, got: Any) -> bool:
 
 
 def _validate(data: Any, schema: dict[str, Any]) -> tuple[bool, str]:
-    import jsonschema
+    from .eval_regex import validator_for
 
-    validator = jsonschema.validators.validator_for(schema)(schema)
-    error = next(iter(validator.iter_errors(data)), None)
+    try:
+        error = next(iter(validator_for(schema).iter_errors(data)), None)
+    except RecursionError:
+        return False, f"schema: the output is too deeply nested to validate ({DEPTH_REASON})"
     if error is None:
         return True, ""
     where = "/".join(str(p) for p in error.absolute_path)

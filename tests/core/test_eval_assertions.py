@@ -3,12 +3,14 @@ plain and `not-` forms; weights, thresholds and the refusals made before a run."
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from llmspace.core.eval_assertions import Observation, case_passes, case_score, check, parse_assertion
 from llmspace.errors import UserFacingError
+from tests.support.limited import run_limited
 
 JSON_OUT = '{"name": "Ada", "age": 36}'
 SCHEMA = {"type": "object", "required": ["name", "age"], "properties": {"age": {"type": "integer"}}}
@@ -98,3 +100,58 @@ def test_weights_and_a_case_threshold_decide_the_case():
     assert case_passes(checks, 0.75)
     assert not case_passes(checks, 0.8)
     assert case_passes([], None) and case_score([]) == 1.0
+
+
+EVIL = "^(a|aa)+$"
+STUCK = "a" * 60 + "!"  # EVIL tries fib(60) ways to split this before giving up, in `re` and `regex` alike
+
+
+def _check_in_child(raw: dict[str, Any], output: str) -> dict[str, Any]:
+    """`check(parse_assertion(raw), output)` in a child interpreter (a regex that holds the
+    GIL for ever would freeze this test process too), within a deadline."""
+    code = ("import json, sys\nfrom llmspace.core.eval_assertions import Observation, check, parse_assertion\n"
+            f"c = check(parse_assertion({raw!r}, 'test'), Observation(output={output!r}))\n"
+            "print(json.dumps(c.to_data()))\n")
+    done = run_limited(code, memory_mb=1024, timeout=60)
+    assert done.returncode is not None, f"the check still ran after {done.seconds:.0f} s"
+    assert done.returncode == 0, done.stderr[-1500:]
+    assert done.seconds < 30
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+@pytest.mark.parametrize("raw, output", [
+    ({"type": "regex", "value": EVIL}, STUCK),
+    ({"type": "json-schema", "value": {"type": "string", "pattern": EVIL}}, json.dumps(STUCK)),
+    ({"type": "is-json", "value": {"type": "object", "patternProperties": {EVIL: {"type": "integer"}}}}, json.dumps({STUCK: 1})),
+    ({"type": "json-schema", "value": {"type": "object", "patternProperties": {EVIL: True}, "additionalProperties": False}},
+     json.dumps({STUCK: 1})),
+    ({"type": "json-schema", "value": {"type": "object", "patternProperties": {EVIL: True}, "unevaluatedProperties": False}},
+     json.dumps({STUCK: 1})),
+    ({"type": "json-schema", "value": {"type": "object", "propertyNames": {"pattern": EVIL}}}, json.dumps({STUCK: 1})),
+], ids=["regex", "pattern", "patternProperties", "additionalProperties", "unevaluatedProperties", "propertyNames"])
+def test_a_regex_that_backtracks_for_ever_fails_its_check_in_about_a_second_with_a_reason(raw, output):
+    result = _check_in_child(raw, output)
+    assert result["pass"] is False
+    assert f"the regex /{EVIL}/ took longer than 1 s" in result["reason"], result
+
+
+def test_a_time_limited_regex_still_matches_and_a_not_regex_inverts_a_time_out_into_no_pass():
+    assert check(parse_assertion({"type": "regex", "value": r"^\d+$"}, "t"), _obs("42")).passed
+    assert check(parse_assertion({"type": "json-schema", "value": {"patternProperties": {"^x": {"type": "integer"}},
+                                                                   "additionalProperties": False}}, "t"), _obs('{"xa": 1}')).passed
+    bad = check(parse_assertion({"type": "json-schema", "value": {"patternProperties": {"^x": {"type": "integer"}},
+                                                                  "additionalProperties": False}}, "t"), _obs('{"y": 1}'))
+    assert not bad.passed and "'y' does not match any of the regexes: '^x'" in bad.reason
+    result = _check_in_child({"type": "not-regex", "value": EVIL}, STUCK)
+    assert result["pass"] is False and "took longer than 1 s" in result["reason"]
+    result = _check_in_child({"type": "regex", "value": "(a+)+$"}, "a" * 40 + "!")  # the issue's: `regex` sees through it
+    assert result == {"assertion": "regex '(a+)+$'", "pass": False, "weight": 1.0, "reason": "output does not match /(a+)+$/"}
+
+
+def test_json_nested_100000_deep_fails_is_json_with_a_reason_instead_of_a_recursion_error():
+    deep = "[" * 100_000 + "]" * 100_000
+    for raw in ({"type": "is-json"}, {"type": "json-schema", "value": {"type": "array"}}):
+        result = check(parse_assertion(raw, "t"), _obs(deep))
+        assert not result.passed
+        assert "output is not JSON the checks can read (nested more than 254 levels deep" in result.reason
