@@ -5,7 +5,11 @@ run events plus, at the end, an `AssistantMessage` with text, thinking, tool cal
 read once at the end by `core/tool_arguments.read_arguments`, the raw text kept in
 `partialArguments` when it is not complete JSON), usage with cost, timing measured with
 `time.perf_counter`, and the provider's replay data (`Finish.raw["replay"]`) under the extra
-key `providerData`.
+key `providerData`. Text and thinking grow as lists of parts joined when read (appending to
+a string was quadratic: 20 MB of small deltas took 77 s). A reply — text, thinking and tool
+arguments together — holds at most `MAX_REPLY_CHARS` (32 MB of text, far past any model's
+output limit); the delta that would pass it ends the turn with an in-stream error (`error`),
+which the run loop and the evaluation cells report as they report a provider's.
 
 `fold_run_event(thread, event)` folds those run events into another copy of the thread as
 they arrive: the live view of a running tab (`presenters/run.RunPresenter`, on the UI thread)
@@ -35,6 +39,30 @@ from . import events as rev
 # conversation (Anthropic thinking signatures, OpenAI Responses reasoning items), tagged with
 # the provider id and API it came from; sent back only to that provider and API.
 PROVIDER_DATA = "providerData"
+MAX_REPLY_CHARS = 32 * 1024 * 1024
+TOO_LARGE = (f"The model's reply is larger than {MAX_REPLY_CHARS // (1024 * 1024)} MB of text, the most llmspace keeps "
+             "of one reply; it was cut there. Ask the model for a shorter answer, or set maxTokens in the thread's "
+             "model settings.")
+
+
+class _Parts:
+    """Text that grows by appending in linear time: its parts, joined once when read."""
+
+    __slots__ = ("_parts",)
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+
+    def append(self, text: str) -> None:
+        self._parts.append(text)
+
+    def value(self) -> str:
+        if len(self._parts) > 1:
+            self._parts[:] = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    def __bool__(self) -> bool:
+        return bool(self._parts)
 
 
 @dataclass
@@ -57,33 +85,52 @@ class TurnBuilder:
         self.started = time.perf_counter() if started is None else started
         self.first_token: float | None = None
         self.ended: float | None = None
-        self.text = ""
-        self.thinking = ""
+        self._text = _Parts()
+        self._thinking = _Parts()
+        self.size = 0  # characters of text, thinking and tool arguments so far
         self.calls: dict[int, _Call] = {}
         self.usage_events: list[pe.UsageEvent] = []
         self.finish_reason: str | None = None
         self.error: pe.ErrorEvent | None = None
         self.events_seen = 0
 
+    @property
+    def text(self) -> str:
+        return self._text.value()
+
+    @property
+    def thinking(self) -> str:
+        return self._thinking.value()
+
     # -- folding ------------------------------------------------------------------------
     def _token(self) -> None:
         if self.first_token is None:
             self.first_token = time.perf_counter()
 
+    def _fits(self, text: str) -> bool:
+        """Count `text` in; False (and the turn's error set) when it would pass the cap."""
+        if self.error is not None:
+            return False
+        if self.size + len(text) > MAX_REPLY_CHARS:
+            self.error = pe.ErrorEvent(message=TOO_LARGE, in_stream=True)
+            return False
+        self.size += len(text)
+        return True
+
     def feed(self, ev: pe.StreamEvent) -> list[rev.RunEvent]:
         self.events_seen += 1
         mid = self.message_id
         if isinstance(ev, pe.TextDelta):
-            if not ev.text:
+            if not ev.text or not self._fits(ev.text):
                 return []
             self._token()
-            self.text += ev.text
+            self._text.append(ev.text)
             return [rev.TextDelta(mid, ev.text)]
         if isinstance(ev, pe.ThinkingDelta):
-            if not ev.text:
+            if not ev.text or not self._fits(ev.text):
                 return []
             self._token()
-            self.thinking += ev.text
+            self._thinking.append(ev.text)
             return [rev.ThinkingDelta(mid, ev.text)]
         if isinstance(ev, pe.ToolCallStart):
             self._token()
@@ -94,6 +141,8 @@ class TurnBuilder:
                 call.name = call.name or ev.name
             return [rev.ToolCallDelta(mid, ev.index, call.id, call.name, call.args_text)]
         if isinstance(ev, pe.ToolCallArgsDelta):
+            if ev.text and not self._fits(ev.text):
+                return []
             call = self.calls.get(ev.index)
             if call is None:
                 call = self.calls[ev.index] = _Call(f"call_{uuid.uuid4().hex[:12]}", "")
@@ -117,7 +166,8 @@ class TurnBuilder:
             self.ended = time.perf_counter()
             return []
         if isinstance(ev, pe.ErrorEvent):
-            self.error = ev
+            if self.error is None:  # a reply cut at the cap keeps that reason
+                self.error = ev
             return []
         return []
 
@@ -131,7 +181,7 @@ class TurnBuilder:
         return None if is_zero(usage) else usage
 
     def has_content(self) -> bool:
-        return bool(self.text or self.thinking or self.calls)
+        return bool(self._text or self._thinking or self.calls)
 
     def build(self) -> AssistantMessage:
         """The stored assistant message (call at the end of the turn, or on Stop/error)."""

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from llmspace.agent.fold import TurnBuilder
+import time
+
+import pytest
+
+from llmspace.agent.fold import MAX_REPLY_CHARS, TurnBuilder
 from llmspace.core.model import TextContent, ToolCallOutput
 from llmspace.core.threadio import serialize_thread, thread_from_data
 from llmspace.providers import events as pe
@@ -110,3 +114,37 @@ def test_the_live_fold_adds_a_message_for_a_first_delta_and_drops_a_turn_that_wa
     assert fold_run_event(thread, rev.MessageFinished("m2", kept=False)) == "changed"
     assert [m.id for m in thread.messages] == ["u1"]
     assert fold_run_event(thread, rev.Retrying(2, 1.0, "busy")) == "unchanged"
+
+
+def test_twenty_megabytes_of_text_and_thinking_in_small_deltas_fold_in_linear_time():
+    b = TurnBuilder(MODEL, provider_id="p", api="anthropic-messages")
+    chunk = "x" * 63 + "\n"
+    n = 20 * 1024 * 1024 // len(chunk)
+    started = time.monotonic()
+    deadline = started + 30  # the quadratic fold needed 77 s for 20 MB; linear takes about 1 s here
+    for i in range(n):
+        b.feed(pe.TextDelta(chunk))
+        b.feed(pe.ThinkingDelta("t"))
+        if i % 4096 == 0 and time.monotonic() > deadline:
+            pytest.fail(f"folded only {i * len(chunk) / 1e6:.1f} MB of 21 MB in 30 s")
+    b.feed(pe.Finish("stop"))
+    message = b.build()
+    took = time.monotonic() - started
+    assert len(b.text) == n * len(chunk) and len(b.thinking) == n and message.thinking == b.thinking
+    assert message.content[0].text == b.text
+    print(f"20 MB in {n} deltas: {took:.2f} s")
+    assert took < 15
+
+
+def test_a_reply_past_the_size_cap_ends_the_turn_with_a_clear_error_and_keeps_what_fit():
+    b = TurnBuilder(MODEL, provider_id="p", api="anthropic-messages")
+    mb = "y" * (1024 * 1024)
+    for _ in range(MAX_REPLY_CHARS // len(mb)):
+        b.feed(pe.TextDelta(mb))
+    assert b.error is None
+    events = b.feed(pe.ToolCallArgsDelta(0, "{}"))
+    assert events == [] and b.error is not None
+    assert b.error.message == ("The model's reply is larger than 32 MB of text, the most llmspace keeps of one reply; "
+                               "it was cut there. Ask the model for a shorter answer, or set maxTokens in the thread's "
+                               "model settings.")
+    assert b.error.in_stream and len(b.text) == MAX_REPLY_CHARS
