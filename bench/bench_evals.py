@@ -7,7 +7,11 @@
   our overhead per cell in ms of wall time;
 - peak RSS of the evaluation process at 1,000 and at 10,000 cells (each in a fresh process)
   and the growth per cell between them: what remains is the journal records the summary is
-  computed from (a few KB per cell).
+  computed from (a few KB per cell);
+- a large dataset: `eval new` and a budget-stopped `eval run` (one cell) over a CSV of
+  20,000 and of 200,000 rows, each a `llmspace eval` process whose own peak RSS is read
+  with wait4: the dataset and the results stream, so the peak stays flat with rows (a bound
+  per process and on the growth per row; what grows is the set of ids checked for duplicates).
 
 The loopback server (`tests/support/llm_server.py`) runs in its own process, so its threads
 count in neither side. Each side runs in a child process (`python -m bench.bench_evals
@@ -31,6 +35,10 @@ ROOT = Path(__file__).resolve().parent.parent
 CONCURRENCY = 16
 BIG = 10_000
 SMALL = 1_000
+LARGE_ROWS = 200_000
+FEWER_ROWS = 20_000
+LARGE_PEAK_MB = 160  # per process, at 200,000 rows
+GROWTH_PER_ROW_BYTES = 150  # the id set, about 100 bytes a row
 
 
 def _server() -> None:
@@ -94,7 +102,7 @@ def _child_eval(cells: int, port: int) -> dict[str, Any]:
         assert outcome.summary["complete"] and outcome.summary["groups"][0]["passRate"] == 1.0, outcome.summary
     finally:
         app.close()
-    return {"seconds": seconds, "rss_mb": _rss_mb(), "cells": len(prepared.plan.cells)}
+    return {"seconds": seconds, "rss_mb": _rss_mb(), "cells": prepared.plan.cell_count}
 
 
 def _child_bare(cells: int, port: int) -> dict[str, Any]:
@@ -143,6 +151,36 @@ def _child(kind: str, cells: int, port: int) -> dict[str, Any]:
     return result
 
 
+def _cli_peak(home: Path, expect: int, *args: str) -> tuple[float, float]:
+    """Run `llmspace eval ARGS` on data root `home`: (seconds, the process's peak RSS in MB)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LLM_SPACE_HOME": str(home)}
+    with tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "llmspace", "eval", *args], cwd=ROOT, env=env,
+                                stdout=subprocess.DEVNULL, stderr=err)
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != expect:
+            err.seek(0)
+            raise RuntimeError(f"eval {args[0]} exited {proc.returncode}: {err.read()[-2000:].decode('utf-8', 'replace')}")
+    return seconds, usage.ru_maxrss / 1024
+
+
+def _large(rows: int, port: int) -> dict[str, float]:
+    """`eval new` and a budget-stopped `eval run` (one cell: the loopback answer costs $0.00002)
+    over a CSV of `rows` rows."""
+    home, ws = eval_workspace("bench-evals-large-", 4, port)
+    with (ws / "big.csv").open("w", encoding="utf-8", newline="") as f:
+        f.write("id,q,expected\n")
+        for i in range(rows):
+            f.write(f"c{i},question {i},ok\n")
+    new_s, new_mb = _cli_peak(home, 0, "new", "bench.json", "--dataset", str(ws / "big.csv"), "--models", "loop/m1",
+                              "-o", str(ws / "big.eval.yaml"))
+    run_s, run_mb = _cli_peak(home, 2, "run", str(ws / "big.eval.yaml"), "--budget", "0.00003", "--no-cache")
+    return {"new_s": new_s, "new_mb": new_mb, "run_s": run_s, "run_mb": run_mb}
+
+
 def run() -> list[tuple[str, float, str, float | None]]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     server = subprocess.Popen([sys.executable, "-m", "bench.bench_evals", "server"], cwd=ROOT, env=env,
@@ -153,6 +191,8 @@ def run() -> list[tuple[str, float, str, float | None]]:
         bare = _child("child-bare", BIG, port)
         ours = _child("child-eval", BIG, port)
         small = _child("child-eval", SMALL, port)
+        fewer = _large(FEWER_ROWS, port)
+        large = _large(LARGE_ROWS, port)
     finally:
         assert server.stdin is not None
         server.stdin.close()
@@ -167,6 +207,14 @@ def run() -> list[tuple[str, float, str, float | None]]:
         (f"evals: peak RSS at {SMALL:,} cells", small["rss_mb"], "MB", None),
         (f"evals: peak RSS at {BIG:,} cells", ours["rss_mb"], "MB", None),
         ("evals: RSS growth per cell, 1,000 → 10,000", (ours["rss_mb"] - small["rss_mb"]) * 1024 / (BIG - SMALL), "KB", None),
+        (f"evals: eval new over {LARGE_ROWS:,} CSV rows, time", large["new_s"], "s", None),
+        (f"evals: eval new over {LARGE_ROWS:,} CSV rows, peak RSS", large["new_mb"], "MB", LARGE_PEAK_MB),
+        (f"evals: budget-stopped eval run (1 cell) over {LARGE_ROWS:,} rows, time", large["run_s"], "s", None),
+        (f"evals: budget-stopped eval run (1 cell) over {LARGE_ROWS:,} rows, peak RSS", large["run_mb"], "MB", LARGE_PEAK_MB),
+        (f"evals: peak RSS growth per row, eval new, {FEWER_ROWS:,} → {LARGE_ROWS:,} rows",
+         (large["new_mb"] - fewer["new_mb"]) * 1024 * 1024 / (LARGE_ROWS - FEWER_ROWS), "bytes", GROWTH_PER_ROW_BYTES),
+        (f"evals: peak RSS growth per row, budget-stopped run, {FEWER_ROWS:,} → {LARGE_ROWS:,} rows",
+         (large["run_mb"] - fewer["run_mb"]) * 1024 * 1024 / (LARGE_ROWS - FEWER_ROWS), "bytes", GROWTH_PER_ROW_BYTES),
     ]
 
 

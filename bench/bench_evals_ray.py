@@ -46,7 +46,7 @@ def _child(cells: int, port: int, address: str | None) -> dict[str, Any]:
         assert outcome.summary["complete"] and outcome.summary["groups"][0]["passRate"] == 1.0, outcome.summary
     finally:
         app.close()
-    return {"seconds": seconds, "cells": len(prepared.plan.cells)}
+    return {"seconds": seconds, "cells": prepared.plan.cell_count}
 
 
 def _run_child(cells: int, port: int, address: str | None) -> dict[str, Any]:

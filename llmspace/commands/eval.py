@@ -149,7 +149,7 @@ def eval_new(args: argparse.Namespace, app: App) -> int:
 
 def _eval_new(args: argparse.Namespace, app: App) -> int:
     from ..agent.matrix_spec import parse_models, parse_variants
-    from ..evals.dataset import load_dataset
+    from ..evals.dataset import scan_dataset
     from ..evals.spec import is_eval_file, load_spec, write_spec
     from .run import thread_path
 
@@ -162,7 +162,7 @@ def _eval_new(args: argparse.Namespace, app: App) -> int:
     if out.exists():
         raise UserFacingError(f"{out} already exists.", hint="Edit it, or pass -o FILE to write another one.")
     dataset_file = Path(args.dataset).expanduser().absolute()
-    dataset = load_dataset(dataset_file)
+    dataset = scan_dataset(dataset_file)  # streamed: every row checked, none kept
     if args.models:
         models = [f"{p}/{m}" for p, m in parse_models(args.models)]
     else:
@@ -177,14 +177,13 @@ def _eval_new(args: argparse.Namespace, app: App) -> int:
     if args.variants:
         data["variants"] = parse_variants(args.variants, app.workspace.root)
     data["repeat"] = args.repeat
-    has_expected = any(c.expected is not None for c in dataset.cases)
-    data["assert"] = [{"type": "contains"}] if has_expected else []
+    data["assert"] = [{"type": "contains"}] if dataset.has_expected else []
     if args.judge:
         data["judge"] = args.judge
     data.update({"threshold": 1.0, "concurrency": 4})
     write_spec(out, data)
     load_spec(out).validate()
-    print(f"Wrote {out} ({len(dataset.cases)} cases, {len(models)} model(s), {args.repeat} repeat(s)).")
+    print(f"Wrote {out} ({dataset.count} cases, {len(models)} model(s), {args.repeat} repeat(s)).")
     print(f"Run it with: llmspace eval run {out}")
     return 0
 
@@ -277,8 +276,8 @@ def _eval_run(args: argparse.Namespace, app: App, progress: ProgressLine) -> int
     folder, records, notes = runmod.open_results(prepared, out, fresh=args.fresh)
     for note in notes:
         print(note, file=sys.stderr)
-    print(f"Evaluating {prepared.thread_rel}: {len(prepared.plan.case_ids)} cases × {len(prepared.plan.models)} model(s) × "
-          f"{len(prepared.plan.variants)} variant(s) × {prepared.plan.repeat} repeat(s) = {len(prepared.plan.cells)} cells "
+    print(f"Evaluating {prepared.thread_rel}: {prepared.plan.case_count} cases × {len(prepared.plan.models)} model(s) × "
+          f"{len(prepared.plan.variants)} variant(s) × {prepared.plan.repeat} repeat(s) = {prepared.plan.cell_count} cells "
           f"→ {folder}" + (f" on Ray ({spec.ray_address or 'auto'})" if spec.executor == "ray" else ""),
           file=sys.stderr)
     outcome = runmod.execute(prepared, folder, records, concurrency=spec.concurrency, budget=spec.budget,

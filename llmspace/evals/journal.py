@@ -13,22 +13,85 @@ write goes through jsonio" (an append-only log cannot be replaced atomically per
 `read_journal(path)` returns the records and whether a torn last line (a crash mid-write)
 was dropped; a bad line elsewhere is an error naming its line. `JournalWriter.open` drops a
 torn tail before appending, so new lines never follow half a line.
+
+`RunLock.take(folder)`: the run that writes a results folder holds an exclusive `flock` on
+its `run.lock` from choosing the folder to writing the results, so a second `eval run` on the
+same folder is refused ("a run is in progress") instead of resuming it too and paying for
+every missing cell twice; `choosing(base)` serialises choosing a folder among an evaluation's
+results (`evals/.<name>.lock`, beside its folder; so two runs started at once do not both
+start a new one). A lock dies with its
+process. Windows has no `flock`: no lock there.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from ..errors import UserFacingError
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
 NAME = "journal.jsonl"
+LOCK = "run.lock"
 VERSION = 1
+
+
+def _lock_file(path: Path) -> IO[bytes]:
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+    return os.fdopen(fd, "r+b")
+
+
+class RunLock:
+    """The exclusive lock of a results folder, held by the one run that writes it."""
+
+    def __init__(self, folder: Path, file: IO[bytes]) -> None:
+        self.folder = folder
+        self._file: IO[bytes] | None = file
+
+    @classmethod
+    def take(cls, folder: Path) -> RunLock:
+        """The lock of `folder`, or a UserFacingError when another run holds it."""
+        try:
+            f = _lock_file(folder / LOCK)
+        except OSError as exc:
+            raise UserFacingError(f"Could not lock the results folder {folder}: {exc.strerror or exc}.") from None
+        if fcntl is not None:
+            try:
+                fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                f.close()
+                raise UserFacingError(f"A run of this evaluation is in progress in {folder}; this one did nothing.",
+                                      hint="Wait for it to finish (it writes the results there), or pass --fresh "
+                                           "to start a new results folder.") from None
+        return cls(folder, f)
+
+    def release(self) -> None:
+        if self._file is not None:
+            self._file.close()  # closing the file drops the flock
+            self._file = None
+
+
+@contextlib.contextmanager
+def choosing(base: Path) -> Iterator[None]:
+    """Hold the lock on choosing a results folder under `base` (waits for another run's choice: milliseconds)."""
+    f = _lock_file(base.parent / f".{base.name}.lock")
+    try:
+        if fcntl is not None:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        yield
+    finally:
+        f.close()
 
 
 @dataclass

@@ -1,8 +1,10 @@
 """Planning an evaluation: cases × variants rendered on the driver, then × models × repeats.
 
-    plan = build_plan(spec, dataset, thread, skills)      # -> Plan; raises before anything runs
+    plan = build_plan(spec, scan, thread, skills)         # -> Plan; raises before anything runs
+    for cell in plan.iter_cells(wanted): …                 # streamed from the dataset
 
-Each case × variant is rendered once (`core/templating/render.py`, the case's values and then the
+Each case × variant is rendered once to check it (nothing kept), and again when a cell of it
+runs (`core/templating/render.py`, the case's values and then the
 variant's as `--var` overrides) into a request without credentials (`execute.request_data`);
 every model and repeat shares it. A variable the thread uses that a row leaves without a
 value is reported for all rows at once, before anything runs. A cell's `key`
@@ -12,6 +14,7 @@ results.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +29,7 @@ from .execute import request_data
 
 if TYPE_CHECKING:
     from ..core.model import Thread
-    from .dataset import Dataset
+    from .dataset import Case, DatasetScan
     from .spec import EvalSpec
 
 
@@ -45,14 +48,50 @@ class Cell:
     task: str = ""  # the rendered last user text (what a judge is shown as the task)
 
 
-@dataclass
 class Plan:
-    cells: list[Cell]
-    case_ids: list[str]
-    models: list[str]
-    variants: list[str]
-    repeat: int
-    has_judge: bool
+    """The cells of an evaluation, in order (case, variant, model, repeat).
+
+    A plan made from a dataset (`build_plan`) streams: `iter_cells(wanted)` reads the dataset
+    again and renders a case × variant only when one of its cells is wanted, so a run holds
+    the cells it runs, not one per row. `cells` and `case_ids` hold everything (the app's
+    grid, which shows every cell); `Plan(cells, case_ids, …)` is a plan given its cells."""
+
+    def __init__(self, cells: list[Cell] | None, case_ids: list[str] | None, models: list[str], variants: list[str],
+                 repeat: int, has_judge: bool, *, case_count: int | None = None,
+                 stream: Callable[[Callable[[str], bool] | None, bool], Iterator[Cell]] | None = None,
+                 stream_ids: Callable[[], Iterator[str]] | None = None) -> None:
+        self._cells = cells
+        self._case_ids = case_ids
+        self.models = models
+        self.variants = variants
+        self.repeat = repeat
+        self.has_judge = has_judge
+        self.case_count = case_count if case_count is not None else len(case_ids or [])
+        self._stream = stream
+        self._stream_ids = stream_ids
+
+    @property
+    def cell_count(self) -> int:
+        return self.case_count * len(self.models) * len(self.variants) * self.repeat
+
+    def iter_cells(self, wanted: Callable[[str], bool] | None = None, *, render: bool = True) -> Iterator[Cell]:
+        """The cells whose key `wanted` accepts (all by default), in plan order; with
+        `render=False` a streamed cell has no request (for results, which need none)."""
+        if self._stream is not None:
+            return self._stream(wanted, render)
+        return (c for c in self._cells or [] if wanted is None or wanted(c.key))
+
+    @property
+    def cells(self) -> list[Cell]:
+        if self._cells is None:
+            self._cells = list(self.iter_cells())
+        return self._cells
+
+    @property
+    def case_ids(self) -> list[str]:
+        if self._case_ids is None:
+            self._case_ids = list(self._stream_ids()) if self._stream_ids is not None else []
+        return self._case_ids
 
 
 def cell_key(case_id: str, model: str, variant: str, repeat: int) -> str:
@@ -66,43 +105,58 @@ def _last_user_text(request: dict[str, Any]) -> str:
     return ""
 
 
-def build_plan(spec: EvalSpec, dataset: Dataset, thread: Thread, skills: Any = None) -> Plan:
+def build_plan(spec: EvalSpec, dataset: DatasetScan, thread: Thread, skills: Any = None) -> Plan:
+    """Check every case × variant renders (one pass over the dataset, nothing kept but the
+    problems), then a plan that streams its cells."""
     names = all_names(thread) | {r.name for r in references(thread)}
     params = thread.model.params if thread.model is not None else None
     tools = tool_specs(thread.context.tools if thread.context else None)
+    models = [f"{p}/{m}" for p, m in spec.models]
+
+    def render(case: Case, variant: str, values: dict[str, str]) -> tuple[dict[str, Any] | None, str | None]:
+        overrides = {**case.variables_for(names), **values}
+        try:
+            out = render_thread(thread, RenderEnv(skills=skills, overrides=overrides))
+        except UserFacingError as exc:
+            return None, f"case {case.id} (row {case.row}): {exc.message}"
+        unresolved = [p.message for p in out.problems if p.kind == "unresolved"]
+        if unresolved:
+            return None, f"case {case.id} (row {case.row}): " + " ".join(unresolved)
+        return request_data(out.system_prompt, neutral_messages(thread, out), tools, params), None
+
     missing: list[str] = []
-    rendered: dict[tuple[str, str], tuple[dict[str, Any], dict[str, str]]] = {}
-    for case in dataset.cases:
+    missing_count = 0
+    has_judge = False
+    for case in dataset.cases():
+        has_judge = has_judge or any(a.type == JUDGED for a in (*spec.assertions, *case.assertions))
         for variant, values in spec.variants.items():
-            overrides = {**case.variables_for(names), **values}
-            try:
-                out = render_thread(thread, RenderEnv(skills=skills, overrides=overrides))
-            except UserFacingError as exc:
-                missing.append(f"case {case.id} (row {case.row}): {exc.message}")
-                continue
-            unresolved = [p.message for p in out.problems if p.kind == "unresolved"]
-            if unresolved:
-                missing.append(f"case {case.id} (row {case.row}): " + " ".join(unresolved))
-                continue
-            request = request_data(out.system_prompt, neutral_messages(thread, out), tools, params)
-            rendered[(case.id, variant)] = (request, {**{k: str(v) for k, v in case.values.items()}, **values})
+            _request, problem = render(case, variant, values)
+            if problem is not None:
+                missing_count += 1
+                if len(missing) < 20:
+                    missing.append(problem)
     if missing:
-        shown = "\n  ".join(missing[:20]) + (f"\n  … and {len(missing) - 20} more" if len(missing) > 20 else "")
+        shown = "\n  ".join(missing) + (f"\n  … and {missing_count - 20} more" if missing_count > 20 else "")
         raise UserFacingError(f"Variables without a value in {dataset.path.name}:\n  {shown}",
                               hint="Add a column named after each variable, or give the variable a value in the thread.")
-    models = [f"{p}/{m}" for p, m in spec.models]
-    cells: list[Cell] = []
-    has_judge = False
-    for case in dataset.cases:
-        assertions = tuple(spec.assertions) + tuple(case.assertions)
-        has_judge = has_judge or any(a.type == JUDGED for a in assertions)
-        for variant in spec.variants:
-            request, values = rendered[(case.id, variant)]
-            task = _last_user_text(request)
-            for model in models:
-                for r in range(1, spec.repeat + 1):
-                    cells.append(Cell(cell_key(case.id, model, variant, r), case.id, model, variant, r, request, assertions,
-                                      case.threshold, case.expected, values, task))
     if has_judge and spec.judge is None:
         raise UserFacingError("An llm-rubric assertion needs a judge model.", hint="Add `judge: PROVIDER/MODEL` to the file or pass --judge.")
-    return Plan(cells, [c.id for c in dataset.cases], models, list(spec.variants), spec.repeat, has_judge)
+
+    def stream(wanted: Callable[[str], bool] | None, rendered: bool) -> Iterator[Cell]:
+        for case in dataset.cases():
+            assertions = tuple(spec.assertions) + tuple(case.assertions)
+            for variant, values in spec.variants.items():
+                keys = [(model, r, cell_key(case.id, model, variant, r)) for model in models for r in range(1, spec.repeat + 1)]
+                keys = [k for k in keys if wanted is None or wanted(k[2])]
+                if not keys:
+                    continue
+                request, problem = render(case, variant, values) if rendered else ({}, None)
+                if request is None:  # the dataset changed since the plan was checked
+                    raise UserFacingError(f"{dataset.path.name} changed during the run: {problem}", hint="Run it again.")
+                task = _last_user_text(request) if rendered else ""
+                all_values = {**{k: str(v) for k, v in case.values.items()}, **values}
+                for model, r, key in keys:
+                    yield Cell(key, case.id, model, variant, r, request, assertions, case.threshold, case.expected, all_values, task)
+
+    return Plan(None, None, models, list(spec.variants), spec.repeat, has_judge, case_count=dataset.count, stream=stream,
+                stream_ids=lambda: (c.id for c in dataset.cases()))

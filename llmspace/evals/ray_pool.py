@@ -30,6 +30,7 @@ finished task, so a cell is recorded once. Ctrl-C cancels every outstanding task
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import logging
 import os
 import platform
@@ -87,8 +88,8 @@ def local_only_tools(p: Prepared) -> list[str]:
 
 def check_ray(p: Prepared) -> None:
     """Refuse, before anything runs, what cannot run on Ray (naming the cells), and a missing Ray."""
-    cells = p.plan.cells
-    shown = ", ".join(c.key for c in cells[:5]) + (f", … ({len(cells)} cells)" if len(cells) > 5 else "")
+    first = [c.key for c in itertools.islice(p.plan.iter_cells(), 5)]  # streamed: a million cells are not built for a message
+    shown = ", ".join(first) + (f", … ({p.plan.cell_count} cells)" if p.plan.cell_count > 5 else "")
     if p.spec.react:
         raise UserFacingError(f"These cells run the tool loop (--react), which needs this machine: {shown}.",
                               hint="Run them with --executor local, or leave out --react to run one model turn per cell.")

@@ -1,6 +1,6 @@
 """Results of an evaluation run, computed from its plan and journal records.
 
-    views = cell_views(plan, records)                     # each cell with its judges, checks and status
+    views = cell_views(plan, records)                     # each cell that ran (and its repeats) with its judges, checks and status
     outcome = summarise(plan, views, spec, meta)          # -> dict (summary.json)
     rows = cell_rows(views)                               # one row per cell (results.jsonl, the live grid)
     write_results(folder, plan, records, spec, meta)      # summary.json, junit.xml, results.csv, results.jsonl, report.html
@@ -17,6 +17,12 @@ p50/p95. `thresholdMet` compares the pass rate with the file's `threshold`.
 `junit.xml` has one test suite per model/variant and one test case per case, named with
 the case id and the model; a failure names the assertions that failed. Every file is
 written through `jsonio`.
+
+The files hold the cells that ran: a case × model × variant with a cell journaled is
+listed with all its repeats (those not run as pending), and one that never ran is only
+counted (`pending` in the summary, a line in the JUnit suite's system-out), so a run that the
+budget stopped after one cell of a million-row dataset writes a few rows, not a million; the
+plan is streamed (`Plan.iter_cells`), so memory follows the cells that ran.
 """
 
 from __future__ import annotations
@@ -83,7 +89,13 @@ class CellView:
         return sum(float(j.get("cost") or 0.0) for j in self.judges.values())
 
 
+def _repeats_of(key: str) -> str:
+    """What the keys of one case × model × variant share (`case|model|variant`)."""
+    return key.rsplit("|", 1)[0]
+
+
 def cell_views(plan: Plan, records: list[Record]) -> list[CellView]:
+    """The cells of every case × model × variant of which a cell was journaled, in plan order."""
     cells: dict[str, Record] = {}
     judges: dict[str, dict[int, Record]] = defaultdict(dict)
     for r in records:
@@ -91,8 +103,9 @@ def cell_views(plan: Plan, records: list[Record]) -> list[CellView]:
             cells[str(r.get("key"))] = r
         elif r.get("type") == "judge":
             judges[str(r.get("cell"))][int(r.get("assertion", -1))] = r
+    started = {_repeats_of(k) for k in cells}
     views = []
-    for cell in plan.cells:
+    for cell in plan.iter_cells(lambda key: _repeats_of(key) in started, render=False):
         rec = cells.get(cell.key)
         js = judges.get(cell.key, {})  # the last record per assertion wins
         views.append(CellView(cell, rec, js))
@@ -139,14 +152,16 @@ def summarise(plan: Plan, views: list[CellView], spec: EvalSpec, meta: dict[str,
                     tokens[k] += int(u.get({"total": "totalTokens"}.get(k, k)) or 0)
             rate = passed / len(decided) if decided else None
             low, high = wilson(passed, len(decided))
+            not_run = plan.case_count - len(cases)  # cases of which no cell ran: not in `views`
             groups.append({
                 "model": model, "variant": variant, "label": _group_label(model, variant),
-                "cases": len(cases), "passed": passed, "failed": len(decided) - passed,
-                "errors": sum(s == "error" for s in statuses.values()), "pending": sum(s == "pending" for s in statuses.values()),
+                "cases": plan.case_count, "passed": passed, "failed": len(decided) - passed,
+                "errors": sum(s == "error" for s in statuses.values()),
+                "pending": sum(s == "pending" for s in statuses.values()) + not_run, "notRun": not_run,
                 "passRate": rate, "passRateCI95": [round(low, 6), round(high, 6)] if decided else None,
                 "passHatK": pass_hat_k([[v.status == "pass" for v in vs] for cid, vs in cases.items() if statuses[cid] in ("pass", "fail")]),
                 "k": plan.repeat, "passK": need,
-                "cells": len(flat), "cellsPassed": sum(v.status == "pass" for v in flat),
+                "cells": plan.case_count * plan.repeat, "cellsPassed": sum(v.status == "pass" for v in flat),
                 "cellPassRate": (sum(v.status == "pass" for v in done) / len(done)) if done else None,
                 "meanScore": (sum(case_score(v.checks) for v in done) / len(done)) if done else None,
                 "rubricScores": {c: {"mean": round(sum(vals) / len(vals), 4), "ci95": _rounded(bootstrap_ci(vals)), "n": len(vals)}
@@ -157,12 +172,12 @@ def summarise(plan: Plan, views: list[CellView], spec: EvalSpec, meta: dict[str,
                 "latencyMs": {"p50": percentile(latencies, 50), "p95": percentile(latencies, 95)},
                 "thresholdMet": rate is not None and rate >= spec.threshold - 1e-12,
             })
-    complete = all(v.status != "pending" for v in views)
+    complete = len(views) == plan.cell_count and all(v.status != "pending" for v in views)
     errors = sum(g["errors"] for g in groups)
     all_met = all(g["thresholdMet"] for g in groups)
     exit_code = 2 if (errors or not complete) else (0 if all_met else 1)
     return {"version": 1, **meta, "threshold": spec.threshold, "repeat": plan.repeat, "passK": need,
-            "models": plan.models, "variants": plan.variants, "cases": len(plan.case_ids), "cells": len(plan.cells),
+            "models": plan.models, "variants": plan.variants, "cases": plan.case_count, "cells": plan.cell_count,
             "complete": complete, "errors": errors, "cost": round(sum(g["cost"] for g in groups), 8),
             "groups": groups, "exitCode": exit_code}
 
@@ -191,8 +206,7 @@ def junit_xml(plan: Plan, views: list[CellView], spec: EvalSpec, summary: dict[s
         suite = ET.SubElement(root, "testsuite", {"name": _xml_text(f"{spec.name}: {group['label']}")})
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         suite_time = 0.0
-        for cid in plan.case_ids:
-            vs = cases.get(cid, [])
+        for cid, vs in cases.items():
             status = _case_status(vs, need)
             seconds = sum(float((v.record or {}).get("latencyMs") or 0) for v in vs) / 1000
             suite_time += seconds
@@ -221,6 +235,9 @@ def junit_xml(plan: Plan, views: list[CellView], spec: EvalSpec, summary: dict[s
             elif status == "pending":
                 counts["skipped"] += 1
                 ET.SubElement(tc, "skipped", {"message": "not run (stopped by the budget or interrupted)"})
+        if group.get("notRun"):
+            out = ET.SubElement(suite, "system-out")
+            out.text = f"{group['notRun']} of {group['cases']} cases not run (stopped by the budget or interrupted); they are not listed."
         suite.set("tests", str(counts["tests"]))
         suite.set("failures", str(counts["failures"]))
         suite.set("errors", str(counts["errors"]))

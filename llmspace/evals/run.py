@@ -31,8 +31,7 @@ import logging
 import os
 import threading
 import time
-from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -41,12 +40,13 @@ from typing import TYPE_CHECKING, Any
 from ..cancel import CancelToken
 from ..core.threadio import thread_to_data
 from ..errors import UserFacingError
+from ..jsonio import open_regular_file
 from ..paths import safe_component
 from .cache import ResponseCache
-from .dataset import Dataset, load_dataset, unsupported_message
+from .dataset import DatasetScan, scan_dataset, unsupported_message
 from .execute import ExecContext, ProviderGate, Record, Target
 from .journal import NAME as JOURNAL
-from .journal import VERSION, JournalWriter, read_journal
+from .journal import VERSION, JournalWriter, RunLock, choosing, read_journal
 from .judge import Judge, judge_key
 from .plan import Plan, build_plan
 from .pool import CellPool, CellTask, LocalPool
@@ -67,11 +67,17 @@ class Prepared:
     spec: EvalSpec
     thread_rel: str
     thread: Thread
-    dataset: Dataset
+    dataset: DatasetScan
     plan: Plan
     targets: dict[str, Target]
     hashes: dict[str, str]
     runner: Runner
+    lock: RunLock | None = None  # the results folder's, from open_results until execute ends
+
+    def release(self) -> None:
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
 
 
 @dataclass
@@ -116,6 +122,18 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _file_sha(path: Path) -> str:
+    """The sha256 of a file, read in chunks (a dataset may be large)."""
+    try:
+        digest = hashlib.sha256()
+        with open_regular_file(path) as f:
+            while chunk := f.read(1 << 20):
+                digest.update(chunk)
+        return digest.hexdigest()
+    except OSError as exc:
+        raise UserFacingError(f"Could not read {path}: {exc.strerror or exc}.") from None
+
+
 def thread_hash(thread: Thread) -> str:
     """A hash of what a run sends (history and evaluations of runs left out)."""
     data = thread_to_data(thread)
@@ -147,11 +165,11 @@ def prepare(runner: Runner, spec: EvalSpec) -> Prepared:
     spec.validate()
     rel = resolve_thread(runner, spec)
     thread = runner.services.workspace.open(rel)
-    dataset = load_dataset(spec.dataset_path())
+    dataset = scan_dataset(spec.dataset_path())
     problem = unsupported_message(dataset)
     if problem:
         raise UserFacingError(problem, hint="Remove those assertions, or replace them with ones llmspace runs (see README, Evaluations).")
-    if not dataset.cases:
+    if not dataset.count:
         raise UserFacingError(f"The dataset {dataset.path} has no cases.")
     if spec.react:
         spec_react_check(thread)
@@ -162,7 +180,7 @@ def prepare(runner: Runner, spec: EvalSpec) -> Prepared:
     for provider, model in wanted:
         endpoint, info = registry.resolve(None, provider, model)  # refuses unknown models and missing keys now
         targets[f"{provider}/{model}"] = Target(endpoint.provider_id, info.id, endpoint, info, registry.model_api(endpoint.api))
-    hashes = {"evalFile": spec.raw_hash, "dataset": _sha(dataset.path.read_bytes()), "thread": thread_hash(thread),
+    hashes = {"evalFile": spec.raw_hash, "dataset": _file_sha(dataset.path), "thread": thread_hash(thread),
               "settings": spec.settings_hash()}
     prepared = Prepared(spec, rel, thread, dataset, plan, targets, hashes, runner)
     if spec.executor == "ray":
@@ -210,22 +228,38 @@ def _new_folder(base: Path) -> Path:
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     folder = base / stamp
     n = 2
-    while folder.exists():
-        folder = base / f"{stamp}-{n}"
-        n += 1
-    folder.mkdir(parents=True)
-    return folder
+    while True:
+        try:
+            folder.mkdir(parents=True)
+            return folder
+        except FileExistsError:
+            folder = base / f"{stamp}-{n}"
+            n += 1
 
 
 def open_results(p: Prepared, out: Path | None = None, fresh: bool = False) -> tuple[Path, list[Record], list[str]]:
-    """(folder, journaled records to reuse, notes to print). Writes the header of a new journal."""
-    notes: list[str] = []
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        candidates = [out] if (out / JOURNAL).exists() else []
-    else:
+    """(folder, journaled records to reuse, notes to print). Writes the header of a new journal.
+    Takes the folder's lock (`p.lock`, released by `execute`): a folder another run holds is
+    refused with a UserFacingError."""
+    try:
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)
+            p.lock = RunLock.take(out)
+            return _open_results(p, out, fresh, out)
         base = results_root(p.runner) / safe_component(p.spec.name)
         base.mkdir(parents=True, exist_ok=True)
+        with choosing(base):
+            return _open_results(p, out, fresh, base)
+    except BaseException:
+        p.release()
+        raise
+
+
+def _open_results(p: Prepared, out: Path | None, fresh: bool, base: Path) -> tuple[Path, list[Record], list[str]]:
+    notes: list[str] = []
+    if out is not None:
+        candidates = [out] if (out / JOURNAL).exists() else []
+    else:
         candidates = sorted((d for d in base.iterdir() if d.is_dir() and (d / JOURNAL).exists()), key=lambda d: d.name, reverse=True)
     if not fresh:
         for folder in candidates:
@@ -235,6 +269,9 @@ def open_results(p: Prepared, out: Path | None = None, fresh: bool = False) -> t
                     notes.append(f"{folder} holds a finished run; starting over in it.")
                     break
                 continue
+            if out is None:
+                p.lock = RunLock.take(folder)  # an unfinished folder another run holds: "in progress"
+                read = read_journal(folder / JOURNAL)  # again, under the lock
             changed = _changes(read.header, p.hashes)
             if not changed:
                 if read.torn:
@@ -242,6 +279,8 @@ def open_results(p: Prepared, out: Path | None = None, fresh: bool = False) -> t
                 records = read.records[1:]
                 notes.append(f"Resuming {folder} ({sum(r.get('type') == 'cell' for r in records)} cells done).")
                 return folder, records, notes
+            if out is None:
+                p.release()
             notes.append(f"Not resuming {folder}: " + ", ".join(changed) + " changed since it started. Starting a new run.")
             break
     if out is not None:
@@ -249,7 +288,8 @@ def open_results(p: Prepared, out: Path | None = None, fresh: bool = False) -> t
         for name in (JOURNAL, "summary.json", "junit.xml", "results.csv", "results.jsonl", "report.html"):
             (folder / name).unlink(missing_ok=True)
     else:
-        folder = _new_folder(results_root(p.runner) / safe_component(p.spec.name))
+        folder = _new_folder(base)
+        p.lock = RunLock.take(folder)
     writer = JournalWriter(folder / JOURNAL)
     writer.append(_header(p))
     writer.close()
@@ -259,23 +299,48 @@ def open_results(p: Prepared, out: Path | None = None, fresh: bool = False) -> t
 # -- running -------------------------------------------------------------------------------
 
 
-def _tasks(p: Prepared, records: list[Record]) -> list[CellTask]:
+def _tasks(p: Prepared, records: list[Record]) -> Iterator[CellTask]:
+    """What is left to run, in plan order, streamed from the dataset as the driver launches it."""
     done = {str(r["key"]): r for r in records if r.get("type") == "cell"}
     judged = {str(r["key"]) for r in records if r.get("type") == "judge"}
     judge = Judge("/".join(p.spec.judge), p.thread) if p.spec.judge else None
-    tasks = []
-    for cell in p.plan.cells:
+
+    def wanted(key: str) -> bool:
+        prior = done.get(key)
+        return prior is None or (judge is not None and not prior.get("error"))
+
+    for cell in p.plan.iter_cells(wanted):
         prior = done.get(cell.key)
         if prior is None:
-            tasks.append(CellTask(cell, None, judged))
+            yield CellTask(cell, None, judged)
             continue
-        if prior.get("error") or judge is None:
-            continue
+        assert judge is not None
         missing = [a for a in cell.assertions if a.type == "llm-rubric"
                    and judge_key(cell.key, judge.model, judge.plan(cell, a, prior.get("output") or "")[1]) not in judged]
         if missing:
-            tasks.append(CellTask(cell, prior, judged))
-    return tasks
+            yield CellTask(cell, prior, judged)
+
+
+class _Pending:
+    """The tasks not launched yet: an iterator that can say whether one is left."""
+
+    def __init__(self, tasks: Iterator[CellTask]) -> None:
+        self._tasks = tasks
+        self._next: CellTask | None = None
+        self._ended = False
+
+    def __bool__(self) -> bool:
+        if self._next is None and not self._ended:
+            self._next = next(self._tasks, None)
+            self._ended = self._next is None
+        return self._next is not None
+
+    def popleft(self) -> CellTask:
+        if not self:
+            raise IndexError("no task left")
+        task, self._next = self._next, None
+        assert task is not None
+        return task
 
 
 def open_pool(p: Prepared, ctx: ExecContext, concurrency: int, limits: dict[str, int]) -> CellPool:
@@ -298,7 +363,17 @@ def execute(p: Prepared, folder: Path, records: list[Record], *, concurrency: in
     or Ray through `evals/ray_pool.py`), journal what comes back and write the results.
     `on_record(record)` sees each cell and judge record as it is journaled (on the driver
     thread; the app's live grid posts it to the Tk thread). Setting `stop` (the app's Stop) ends the
-    run as Ctrl-C does."""
+    run as Ctrl-C does. The results folder's lock is released at the end."""
+    try:
+        return _execute(p, folder, records, concurrency=concurrency, budget=budget, use_cache=use_cache,
+                        on_progress=on_progress, on_record=on_record, stop=stop)
+    finally:
+        p.release()
+
+
+def _execute(p: Prepared, folder: Path, records: list[Record], *, concurrency: int, budget: float | None,
+             use_cache: bool, on_progress: Callable[[Progress], None] | None,
+             on_record: Callable[[Record], None] | None, stop: threading.Event | None) -> Outcome:
     spec = p.spec
     cancel = CancelToken()
     limits = {t.provider: spec.provider_concurrency.get(t.provider, concurrency) for t in p.targets.values()}
@@ -307,7 +382,7 @@ def execute(p: Prepared, folder: Path, records: list[Record], *, concurrency: in
                       judge=Judge("/".join(spec.judge), p.thread) if spec.judge and p.plan.has_judge else None,
                       react_thread=p.thread if spec.react else None, runner=p.runner, max_turns=spec.max_turns)
     records = list(records)
-    pending = deque(_tasks(p, records))
+    pending = _Pending(_tasks(p, records))
     pool = open_pool(p, ctx, concurrency, limits)
     journal, _torn = JournalWriter.open(folder / JOURNAL)
     in_flight: dict[str, float] = {}
@@ -315,7 +390,7 @@ def execute(p: Prepared, folder: Path, records: list[Record], *, concurrency: in
     spent = 0.0
     stopped_for_budget = interrupted = False
     started = time.monotonic()
-    cell_keys = {c.key for c in p.plan.cells}
+    total = p.plan.cell_count
     done_cells = {str(r["key"]) for r in records if r.get("type") == "cell"}
     tally: dict[str, Any] = {"passed": 0, "decided": 0, "cost": sum(float(r.get("cost") or 0.0) for r in records)}
     for r in records:
@@ -324,7 +399,7 @@ def execute(p: Prepared, folder: Path, records: list[Record], *, concurrency: in
 
     def progress() -> None:
         if on_progress is not None:
-            on_progress(Progress(len(done_cells), len(cell_keys), tally["passed"], tally["decided"], tally["cost"],
+            on_progress(Progress(len(done_cells), total, tally["passed"], tally["decided"], tally["cost"],
                                  time.monotonic() - started, len(done_cells) - base_done))
 
     def estimate() -> float | None:
@@ -389,7 +464,7 @@ def execute(p: Prepared, folder: Path, records: list[Record], *, concurrency: in
     if pending and budget is not None and not interrupted:
         stopped_for_budget = True
     pool.close()
-    complete = not interrupted and not stopped_for_budget and done_cells >= cell_keys
+    complete = not interrupted and not stopped_for_budget and len(done_cells) >= total
     meta = {"name": spec.name, "evalFile": str(spec.path), "thread": p.thread_rel, "dataset": str(p.dataset.path),
             "folder": str(folder), "hashes": p.hashes, "stoppedForBudget": stopped_for_budget, "interrupted": interrupted,
             "spentThisRun": round(spent, 8), "calls": ctx.stats["calls"], "cacheHits": ctx.stats["cacheHits"],

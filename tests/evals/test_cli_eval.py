@@ -206,3 +206,48 @@ def test_eval_run_help_and_the_evaluate_compare_help_say_how_they_differ(home):
 def test_errors_of_eval_exit_2(home, args):
     proc = _run(home, *args)
     assert proc.returncode == 2 and proc.stderr.startswith("error:")
+
+
+class GatedOracle(Oracle):
+    """An oracle that holds its first request until `gate` is set; `first` is set once it arrived."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.first = threading.Event()
+        self.gate = threading.Event()
+        self._seen = 0
+        self._count_lock = threading.Lock()
+
+    def __call__(self, kind: str, body: Any) -> Any:
+        with self._count_lock:
+            self._seen += 1
+            first = self._seen == 1
+        if first:
+            self.first.set()
+            self.gate.wait(300)
+        return super().__call__(kind, body)
+
+
+def test_a_second_run_on_a_results_folder_in_use_says_a_run_is_in_progress_and_no_cell_is_paid_twice(home):
+    oracle = GatedOracle()
+    with LoopbackLLM() as srv:
+        srv.responder = oracle
+        path = write_eval(home, srv, arithmetic_and_extraction(8))
+        first = _start(home, "run", str(path), "--no-cache", "--concurrency", "1")
+        try:
+            _wait_running(first, oracle.first, 240, "the first run sent no request")
+            (folder,) = (home / "evals" / "quiz").iterdir()
+
+            second = _run(home, "run", str(path), "--no-cache")  # the first run holds its first cell meanwhile
+
+            oracle.gate.set()
+            _out, err = first.communicate(timeout=240)
+        finally:
+            oracle.gate.set()
+            if first.poll() is None:
+                first.kill()
+        assert second.returncode == 2, second.stderr
+        assert "in progress" in second.stderr and str(folder) in second.stderr, second.stderr
+        assert first.returncode == 0, err
+        assert oracle.model_calls("good") == 8  # 8 cells, each paid once
+        assert read_journal(folder / "journal.jsonl").finished
