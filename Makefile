@@ -3,6 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 APP := $(VENV)/.app-installed
+DEV := $(VENV)/.dev-installed
 STAMP := $(VENV)/.installed
 
 .PHONY: run test test-env lint bench dist engine clean
@@ -28,11 +29,15 @@ $(APP): pyproject.toml
 	$(BIN)/python -m pip install -q -e .
 	touch $(APP)
 
-# Everything `make test` and `make dist` use: the development tools and the engine (built
-# here, or waited for when a `make run` is building it).
-$(STAMP): $(APP)
+# The development tools (tests, lint, dist); the engine's build starts first, to overlap.
+$(DEV): $(APP)
 	@$(ENGINE) --background
 	$(BIN)/python -m pip install -q -e ".[dev]"
+	touch $(DEV)
+
+# Everything `make test` and `make dist` use: the development tools and the engine (built
+# here, or waited for when a `make run` is building it).
+$(STAMP): $(DEV)
 	@$(ENGINE) --wait
 	touch $(STAMP)
 
@@ -62,7 +67,7 @@ test: test-env
 	PATH="$(CURDIR)/.cache/js/bun/node_modules/.bin:$$PATH" $(BIN)/python -m pytest
 
 # The static checks alone (mypy strict outside llmspace/ui, ruff); `make test` runs them first.
-lint: $(STAMP)
+lint: $(DEV)
 	$(BIN)/mypy
 	$(BIN)/ruff check .
 

@@ -90,7 +90,7 @@ class Checkout:
             (bin_dir / name).chmod(0o755)
         # the app and the dev tools count as installed (newer than pyproject.toml): only the engine is not
         t = (ROOT / "pyproject.toml").stat().st_mtime
-        for stamp, later in ((".app-installed", 10), (".installed", 20)):
+        for stamp, later in ((".app-installed", 10), (".dev-installed", 20), (".installed", 30)):
             (self.venv / stamp).touch()
             os.utime(self.venv / stamp, (t + later, t + later))
         self.env = dict(os.environ, FAKE_ENGINE_CTL=str(self.ctl), REAL_PYTHON=sys.executable)
