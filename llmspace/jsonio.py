@@ -83,7 +83,9 @@ def write_bytes_atomic(path: Path | str, data: bytes, *, mode: int | None = None
 
     The file gets `mode` when given (`0o600` for a file holding a secret: the temp file is
     created owner-only, so the content is never readable by others, not even for a moment);
-    otherwise an existing file's mode is kept and a new file gets 0644."""
+    otherwise an existing file's mode is kept and a new file gets 0644 — both without the
+    group and other bits in a folder only its owner may enter (settings/, run/:
+    `paths.private_folder`), so every file there is owner-only whoever writes it."""
     path = Path(path)
     target = _write_target(path)
     try:  # a read-only or full folder fails here, before any temp file exists
@@ -99,15 +101,8 @@ def write_bytes_atomic(path: Path | str, data: bytes, *, mode: int | None = None
         os.fsync(f.fileno())
         if os.name == "nt":  # pragma: no cover - Windows cannot rename an open file
             f.close()
-        if mode is not None:  # mkstemp created it 0600 (os.open with O_CREAT | O_EXCL, 0o600)
-            os.chmod(tmp, mode)
-        elif target.exists():
-            try:
-                os.chmod(tmp, target.stat().st_mode & 0o777)
-            except OSError:
-                pass
-        else:
-            os.chmod(tmp, 0o644)
+        # mkstemp created it 0600 (os.open with O_CREAT | O_EXCL, 0o600)
+        os.chmod(tmp, mode if mode is not None else _kept_mode(target))
         os.replace(tmp, target)  # POSIX: still locked until closed below
     except BaseException as exc:
         f.close()
@@ -120,6 +115,19 @@ def write_bytes_atomic(path: Path | str, data: bytes, *, mode: int | None = None
         raise
     finally:
         f.close()
+
+
+def _kept_mode(target: Path) -> int:
+    """The mode a rewritten `target` keeps (0644 when new), owner-only in an owner-only folder."""
+    try:
+        current = target.stat().st_mode & 0o777
+    except OSError:
+        current = 0o644
+    try:
+        private = os.stat(target.parent).st_mode & 0o077 == 0
+    except OSError:
+        private = False
+    return current & 0o700 if private else current
 
 
 def _write_error(path: Path, exc: OSError) -> UserFacingError:

@@ -2,8 +2,14 @@
 
 `LLM_SPACE_HOME` (default `~/.llm-space`) holds `workspace/`, `settings/`, `skills/`,
 `traces/` (ours in `traces/calls/`; the original app keeps `traces/projects/`), `plugins/`,
-`data/plugins/`, `logs/` and `models/`. Folders are created when first needed,
-never on import. Everything that needs a location asks a `DataRoot`.
+`data/plugins/`, `logs/`, `models/` and `run/` (records of running processes). Folders are
+created when first needed, never on import. Everything that needs a location asks a
+`DataRoot`.
+
+`settings/` (API keys, plugin settings) and `run/` (engine keys, dev plugins) are
+owner-only: `private_folder` makes them 0700 and the files in them 0600, tightening wider
+modes left by earlier versions when the folder is first used in a process; the atomic
+writer (llmspace/jsonio.py) keeps files it writes into such a folder owner-only.
 """
 
 from __future__ import annotations
@@ -38,6 +44,38 @@ def safe_component(name: str) -> str:
     return out
 
 
+_TIGHTENED: set[str] = set()  # private folders whose files were checked in this process
+
+
+def private_folder(path: Path, *, create: bool = True) -> Path:
+    """`path` as a folder only its owner may enter: created 0700 (with `create`), a wider
+    mode tightened to 0700, and — once per process and folder — every file in it that others
+    may read or write tightened to owner-only (0600 for a 0644 file). A folder or file owned
+    by another account is left as it is. Raises OSError when `path` cannot be made."""
+    if create:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        if os.stat(path).st_mode & 0o077:
+            os.chmod(path, 0o700)
+    except OSError:
+        return path
+    key = os.fspath(path)
+    if key not in _TIGHTENED:
+        _TIGHTENED.add(key)
+        try:
+            with os.scandir(path) as entries:
+                for entry in entries:
+                    try:
+                        mode = entry.stat(follow_symlinks=False).st_mode
+                        if entry.is_file(follow_symlinks=False) and mode & 0o077:
+                            os.chmod(entry.path, mode & 0o700)
+                    except OSError:
+                        continue
+        except OSError:
+            pass
+    return path
+
+
 def expand_home(path: str) -> Path:
     """Expand a leading `~` or `~/` only (`~user` is left alone), as the original app does."""
     if path == "~" or path.startswith(("~/", "~" + os.sep)):
@@ -60,10 +98,13 @@ class DataRoot:
     def from_env(cls) -> DataRoot:
         return cls(default_home().absolute())
 
-    def _dir(self, *parts: str) -> Path:
+    def _dir(self, *parts: str, private: bool = False) -> Path:
         p = self.root.joinpath(*parts)
         try:
-            p.mkdir(parents=True, exist_ok=True)
+            if private:
+                private_folder(p)
+            else:
+                p.mkdir(parents=True, exist_ok=True)
         except OSError as exc:  # e.g. LLM_SPACE_HOME (or a folder in it) is a file, or read-only
             from .errors import UserFacingError
 
@@ -77,11 +118,12 @@ class DataRoot:
 
     @property
     def settings(self) -> Path:
-        """`settings/`; temp files a killed writer left in it are swept on use (at most every
-        30 s, `temp_files.sweep_now_and_then`), as workspace scans sweep the workspace."""
+        """`settings/`, owner-only (`private_folder`); temp files a killed writer left in it
+        are swept on use (at most every 30 s, `temp_files.sweep_now_and_then`), as workspace
+        scans sweep the workspace."""
         from .temp_files import sweep_now_and_then
 
-        path = self._dir("settings")
+        path = self._dir("settings", private=True)
         sweep_now_and_then(path)
         return path
 
@@ -120,6 +162,12 @@ class DataRoot:
     def models(self) -> Path:
         """GGUF models of the built-in engine, in the Hugging Face cache layout (llmspace/local/)."""
         return self._dir("models")
+
+    @property
+    def run(self) -> Path:
+        """`run/`, owner-only (`private_folder`): records and locks of running processes (the
+        built-in engine's, the dev plugins', the GUI's instance server)."""
+        return self._dir("run", private=True)
 
     @property
     def trash(self) -> Path:

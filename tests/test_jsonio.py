@@ -121,3 +121,21 @@ def test_a_failed_first_write_says_nothing_was_written(tmp_path: Path, monkeypat
         write_bytes_atomic(tmp_path / "new.json", b"{}")
     monkeypatch.undo()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_written_into_an_owner_only_folder_is_owner_only_new_or_rewritten(tmp_path: Path):
+    private = tmp_path / "private"
+    private.mkdir()
+    private.chmod(0o700)
+    jsonio.write_json_atomic(private / "new.json", {"key": "secret"})
+    assert stat.S_IMODE((private / "new.json").stat().st_mode) == 0o600
+    older = private / "older.json"
+    older.write_text("{}")
+    older.chmod(0o644)
+    jsonio.write_json_atomic(older, {"key": "secret"})
+    assert stat.S_IMODE(older.stat().st_mode) == 0o600
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o755)
+    jsonio.write_json_atomic(shared / "new.json", {})
+    assert stat.S_IMODE((shared / "new.json").stat().st_mode) == 0o644

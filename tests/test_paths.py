@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 from llmspace.paths import DataRoot, default_home, expand_home
@@ -47,3 +48,27 @@ def test_a_data_root_that_is_a_file_is_a_clear_error_naming_llm_space_home(tmp_p
     with pytest.raises(UserFacingError, match="LLM_SPACE_HOME") as info:
         _ = DataRoot(tmp_path / "home").workspace
     assert str(tmp_path / "home" / "workspace") in str(info.value)
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_settings_and_run_are_made_owner_only(tmp_path: Path):
+    root = DataRoot(tmp_path / "home")
+    assert mode(root.settings) == 0o700 and mode(root.run) == 0o700
+
+
+def test_settings_and_run_left_0755_with_0644_files_are_tightened_when_first_used(tmp_path: Path):
+    home = tmp_path / "home"
+    for name, file in (("settings", "plugins.json"), ("run", "local-engine.json")):
+        (home / name).mkdir(parents=True)
+        (home / name).chmod(0o755)
+        (home / name / file).write_text('{"token": "secret"}')
+        (home / name / file).chmod(0o644)
+    (home / "settings" / "script.sh").write_text("")
+    (home / "settings" / "script.sh").chmod(0o755)
+    root = DataRoot(home)
+    assert mode(root.settings) == 0o700 and mode(home / "settings" / "plugins.json") == 0o600
+    assert mode(home / "settings" / "script.sh") == 0o700
+    assert mode(root.run) == 0o700 and mode(home / "run" / "local-engine.json") == 0o600
