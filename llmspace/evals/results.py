@@ -104,11 +104,15 @@ def cell_views(plan: Plan, records: list[Record]) -> list[CellView]:
         elif r.get("type") == "judge":
             judges[str(r.get("cell"))][int(r.get("assertion", -1))] = r
     started = {_repeats_of(k) for k in cells}
-    views = []
+    views: list[CellView] = []
+    if not started:
+        return views
     for cell in plan.iter_cells(lambda key: _repeats_of(key) in started, render=False):
         rec = cells.get(cell.key)
         js = judges.get(cell.key, {})  # the last record per assertion wins
         views.append(CellView(cell, rec, js))
+        if len(views) == len(started) * plan.repeat:  # all found: the rest of the dataset is not read
+            break
     return views
 
 
