@@ -4,7 +4,8 @@ library only (no maintained PyPI package exists); used by the plugin hosts (guar
 
     abi_version()                        # 0: no Landlock here; else the kernel's ABI (1…)
     confine(Rules(read=[…], write=[…], execute=[…], connect_tcp=False))
-    apply_plan()                         # the app's plan in $LLM_SPACE_HOST_CONFINE, if any
+    apply_plan()                         # the app's plan in $LLM_SPACE_HOST_CONFINE, if any (a long
+                                         # one in an inherited, sealed memory file: `&FD SHA256`)
 
 `read` paths get reading (files and directory listings), `write` paths reading and every
 change (create, write, remove, rename within), `execute` paths reading and running programs.
@@ -194,6 +195,31 @@ def decode_plan(text: str) -> Rules:
     return Rules(lists["r"], lists["w"], lists["x"], connect_tcp=flags["net"], allow_execute_everywhere=flags["proc"])
 
 
+def read_inherited_plan(reference: str) -> str:
+    """The plan in the file descriptor `reference` names (`<fd> <sha256>`: the sealed memory
+    file the app made and passed to this process alone), checked against its SHA-256 and
+    closed. `ValueError` when it does not match."""
+    number, _, digest = reference.partition(" ")
+    fd = int(number)
+    chunks: list[bytes] = []
+    try:
+        offset = 0
+        while True:  # from the start, whatever the shared offset is
+            chunk = os.pread(fd, 1 << 20, offset)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            offset += len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    import hashlib  # only for a long plan: its import costs start-up time
+
+    if hashlib.sha256(data).hexdigest() != digest:
+        raise ValueError("the sandbox plan it was given does not match its checksum")
+    return data.decode("utf-8")
+
+
 def apply_plan(deny_network: Callable[[], str] | None = None) -> None:
     """Confine this process to the plan the app put in `CONFINE_ENV` (removed from the
     environment first); without one nothing happens. A plan that cannot be applied ends the
@@ -205,11 +231,8 @@ def apply_plan(deny_network: Callable[[], str] | None = None) -> None:
     if not text:
         return
     try:
-        if text.startswith("@"):  # a long plan comes as a file (an environment string is capped)
-            path = text[1:]
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-            os.unlink(path)
+        if text.startswith("&"):  # a long plan comes in an inherited memory file (an environment string is capped)
+            text = read_inherited_plan(text[1:])
         rules = decode_plan(text)
         own = getattr(sys, "_MEIPASS", "")
         if own:  # the folder a frozen host runs from: the app's, or one it unpacked itself into

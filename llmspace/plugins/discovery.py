@@ -2,7 +2,8 @@
 
 `scan(plugins_dir)` lists candidates: `plugins/<name>` and `plugins/@scope/<name>` (one and
 two levels, never deeper; `node_modules` and hidden entries skipped). `load_plugin`
-checks the folder (real folder, `package.json` a regular file), the manifest
+checks the folder (real folder, `package.json` a regular file, no hard link to a file outside
+it: llmspace/plugins/package/hardlinks.py), the manifest
 (llmspace/plugins/package/manifest.py), that the folder equals `package.json.name`, engines,
 `icon.png`, the extensions (llmspace/plugins/package/extensions.py) and the settings form with
 the saved values (llmspace/plugins/settings_form.py). The values of secret settings are added to
@@ -26,6 +27,7 @@ from .diagnostics import DiagnosticLog, sanitizer
 from .errors import PluginError
 from .model import Diagnostic, Extension, ExtensionStatus, PluginRecord, Status
 from .package.extensions import find_extensions, path_problem, real_kind
+from .package.hardlinks import HINT, hard_link_problem
 from .package.icon import icon_problem
 from .package.manifest import APP_COMPAT_VERSION, Manifest, engines_compatible, is_valid_package_name, parse_manifest
 from .settings_form import SettingsForm, build_form
@@ -109,6 +111,9 @@ def _read_manifest(cand: Candidate, ctx: LoadContext) -> Manifest | PluginRecord
     if manifest.name != cand.key:
         return _failed(cand, ctx, f"plugins/{cand.key}: the folder must match package.json name "
                                   f"{manifest.name!r} (expected plugins/{manifest.name}).", manifest)
+    linked = hard_link_problem(root)
+    if linked:
+        return _failed(cand, ctx, f"plugins/{cand.key}: {linked}. {HINT}", manifest)
     return manifest
 
 

@@ -106,6 +106,24 @@ def test_symlinked_files_and_folders_are_rejected(home: Path, tmp_path: Path) ->
     assert records["linked-root"].status == "error" and "symbolic link" in records["linked-root"].diagnostics[0].summary
 
 
+def test_a_plugin_folder_holding_a_hard_link_to_a_file_outside_it_is_an_error_naming_the_file(home: Path) -> None:
+    """Landlock's rules follow paths: a hard link in a plugin's folder to `settings/models.json`
+    made it readable to a plugin confined to its folder. Such a folder is refused at load; a
+    file whose every name is inside the folder is fine."""
+    secret = home / "settings" / "models.json"
+    secret.parent.mkdir()
+    secret.write_text('{"key": "sk-settings"}')
+    linked = make_plugin(home, "linked", files={"tools/a.py": ""})
+    os.link(secret, linked / "tools" / "models.json")
+    twins = make_plugin(home, "twins", files={"tools/a.py": "x"})
+    os.link(twins / "tools" / "a.py", twins / "tools" / "b.py")
+    records = {r.key: r for r in _service(home).records()}
+    assert records["linked"].status == "error"
+    summary = records["linked"].diagnostics[0].summary
+    assert "hard link" in summary and "tools/models.json" in summary, summary
+    assert records["twins"].status == "active"
+
+
 def test_extensions_at_a_wrong_depth_are_ignored_with_a_warning(home: Path) -> None:
     make_plugin(home, "deep", files={"commands/admin/open.ts": "", "commands/top.ts": "",
                                      "skills/nested/inner/SKILL.md": SKILL, "tools/sub/x.py": ""})

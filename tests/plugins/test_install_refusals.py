@@ -189,3 +189,26 @@ def test_a_corrupt_entry_is_refused_and_the_staging_folder_removed(plugins: Path
 def test_a_file_and_a_folder_of_the_same_path_are_refused(plugins: Path, tmp_path: Path) -> None:
     path = write_zip(tmp_path / "clash.zip", [*plugin_entries(), Entry("tools/now.py/inner.py", b"x")])
     assert "'tools/now.py/inner.py'" in refused(path, plugins).message
+
+
+def test_a_hard_link_to_a_file_outside_the_package_is_refused_before_it_is_moved_into_place(
+        plugins: Path, tmp_path: Path) -> None:
+    """A hard link passes Landlock (its rules follow paths, not files): one planted in the
+    package while it is extracted, to the data root's settings, would let the confined plugin
+    read them. The extracted folder is checked before it replaces anything."""
+    import os
+
+    secret = tmp_path / "home" / "settings" / "models.json"
+    secret.parent.mkdir()
+    secret.write_text('{"key": "sk-settings"}')
+
+    def plant(point: str) -> None:
+        if point == "extracted":
+            (new,) = plugins.glob(".staging-*/new")
+            os.link(secret, new / "tools" / "models.json")
+
+    with pytest.raises(PluginError) as info:
+        install_zip(good_zip(tmp_path / "good.zip"), plugins, checkpoint=plant)
+    assert "hard link" in info.value.message and "tools/models.json" in info.value.message
+    assert sorted(p.name for p in plugins.iterdir()) == [".install.lock"]
+    assert secret.stat().st_nlink == 1

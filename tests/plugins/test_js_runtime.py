@@ -60,3 +60,39 @@ def test_plugins_runtime_saves_shows_and_clears_a_path(home: Path, capsys: pytes
     assert "set with `llmspace plugins runtime`" in capsys.readouterr().out
     assert main(["plugins", "runtime", "--clear"]) == 0
     assert "on PATH" in capsys.readouterr().out
+
+
+JS = Path(__file__).resolve().parents[2] / ".cache" / "js"
+BUN_DIR, NODE22_DIR = JS / "bun" / "node_modules" / ".bin", JS / "node22" / "node_modules" / ".bin"
+
+
+def test_a_confined_plugin_without_processes_gets_node_22_13_when_bun_and_it_are_on_path(tmp_path: Path) -> None:
+    """Bun may execute its own binary again inside the sandbox; Node's permission model
+    refuses child processes. Bun stays the runtime for a plugin with `processes`, a legacy
+    plugin, with the sandbox off, and when the user saved a runtime."""
+    if not (BUN_DIR / "bun").exists() or not (NODE22_DIR / "node").exists():
+        pytest.skip("needs the test runtimes in .cache/js")
+    rt = find_runtime(None, {"PATH": f"{BUN_DIR}:{NODE22_DIR}"})
+    assert rt.kind == "bun"
+    chosen = rt.for_plugin(("network",), {})
+    assert chosen.kind == "node" and chosen.permission_model() and "`processes`" in chosen.why
+    assert rt.for_plugin((), {}).kind == "node"
+    assert rt.for_plugin(("processes",), {}).kind == "bun"
+    assert rt.for_plugin(None, {}).kind == "bun"
+    assert rt.for_plugin((), {"LLM_SPACE_SANDBOX": "off"}).kind == "bun"
+    assert find_runtime(None, {"PATH": str(BUN_DIR)}).for_plugin((), {}).kind == "bun"  # no Node: Bun, as documented
+    settings = tmp_path / "js-runtime.json"
+    save_path(settings, str(BUN_DIR / "bun"))
+    assert find_runtime(settings, {"PATH": f"{BUN_DIR}:{NODE22_DIR}"}).for_plugin((), {}).kind == "bun"
+
+
+def test_an_older_node_on_path_beside_bun_is_not_chosen_for_a_confined_plugin(tmp_path: Path) -> None:
+    """Node before 22.13 has no permission model without the experimental flag: no gain."""
+    old = tmp_path / "bin"
+    old.mkdir()
+    (old / "node").write_text("#!/bin/sh\necho v22.12.0\n")
+    (old / "node").chmod(0o755)
+    if not (BUN_DIR / "bun").exists():
+        pytest.skip("needs Bun in .cache/js")
+    rt = find_runtime(None, {"PATH": f"{BUN_DIR}:{old}"})
+    assert rt.kind == "bun" and rt.for_plugin((), {}).kind == "bun"

@@ -94,40 +94,108 @@ def test_a_confined_plugin_under_node_22_gets_nodes_permission_model_too(tmp_pat
     assert "--permission" not in pool.launchers["js"](legacy)
 
 
-def test_a_plan_too_long_for_the_environment_goes_by_file_and_still_confines_the_host(tmp_path: Path) -> None:
-    """A data root among thousands of neighbours (pytest's own temp folders, a crowded home)
-    makes a plan over the kernel's 128 KiB cap on one environment string: the host could not
-    start at all ('Argument list too long'). The plan goes by a file the host reads and deletes."""
+CROWD = "neighbour-{:04d}-with-a-long-enough-name-to-fill-the-plan"
+PROBE = (
+    "from llmspace.plugin_host.landlock import apply_plan\n"
+    "import sys\n"
+    "apply_plan()\n"
+    "print(open(sys.argv[1]).read())\n"
+    "try:\n"
+    "    open(sys.argv[2]).read(); print('settings read')\n"
+    "except PermissionError:\n"
+    "    print('settings refused')\n"
+)
+
+
+def _crowded(tmp_path: Path) -> tuple[HostSpec, Path]:
+    """A data root among 3,000 neighbours: its read-outside-workspace plan is far over the
+    kernel's 128 KiB cap on one environment string."""
+    for k in range(3000):
+        (tmp_path / CROWD.format(k)).mkdir()
+    spec = _spec(tmp_path, ("read-outside-workspace",))
+    (spec.data_home / "settings" / "keys.json").write_text("{}")
+    note = tmp_path / CROWD.format(1) / "note.txt"
+    note.write_text("hello")
+    return spec, note
+
+
+def _files_under(*folders: Path) -> dict[str, bytes]:
+    return {str(p): p.read_bytes() for folder in folders for p in folder.rglob("*") if p.is_file()}
+
+
+def test_a_plan_too_long_for_the_environment_is_never_left_where_the_plugin_can_write_and_still_confines(
+        tmp_path: Path) -> None:
+    """A plan over the environment's share used to go through `.landlock-plan` in the
+    plugin's own temp folder, where a leftover child of the plugin could swap it for an
+    allow-everything plan before the next host read it. It goes through a sealed memory
+    file the host inherits, with its SHA-256 beside it in the environment."""
     import subprocess
-    import sys
 
-    import pytest
-
-    from llmspace.plugins.hosts.sandbox import landlock_abi
+    from llmspace.plugins.hosts.sandbox import data_folder, landlock_abi, temp_folder
 
     if not sys.platform.startswith("linux") or landlock_abi() <= 0:
         pytest.skip("Landlock is not available on this system")
-    for k in range(3000):
-        (tmp_path / f"neighbour-{k:04d}-with-a-long-enough-name-to-fill-the-plan").mkdir()
-    spec = _spec(tmp_path, ALL)
-    (spec.data_home / "settings" / "keys.json").write_text("{}")
-    (tmp_path / "neighbour-0001-with-a-long-enough-name-to-fill-the-plan" / "note.txt").write_text("hello")
+    spec, note = _crowded(tmp_path)
     env = confined_environment(spec, dict(os.environ), [sys.executable])
-    text = env[CONFINE_ENV]
-    assert text.startswith("@") and Path(text[1:]).is_file()
-    probe = (
-        "from llmspace.plugin_host.landlock import apply_plan\n"
-        "import os, sys\n"
-        "apply_plan()\n"
-        f"print(open({str(tmp_path / 'neighbour-0001-with-a-long-enough-name-to-fill-the-plan' / 'note.txt')!r}).read())\n"
-        "try:\n"
-        f"    open({str(spec.data_home / 'settings' / 'keys.json')!r}).read(); print('settings read')\n"
-        "except PermissionError:\n"
-        "    print('settings refused')\n"
-    )
+    writable = _files_under(temp_folder(spec), data_folder(spec))
+    assert [path for path, data in writable.items() if b"\nproc " in data] == []  # no plan where the plugin writes
+
+    from llmspace.plugins.hosts.sandbox import plan_descriptors
+
+    fds = plan_descriptors(env)
+    assert len(fds) == 1 and len(env[CONFINE_ENV]) < 200
     root = Path(__file__).resolve().parents[2]
-    done = subprocess.run([sys.executable, "-c", probe], env={**env, "PYTHONPATH": str(root)}, capture_output=True,
-                          text=True, timeout=120)
+    try:
+        done = subprocess.run([sys.executable, "-c", PROBE, str(note), str(spec.data_home / "settings" / "keys.json")],
+                              env={**env, "PYTHONPATH": str(root)}, pass_fds=fds, capture_output=True, text=True,
+                              timeout=120)
+    finally:
+        for fd in fds:
+            os.close(fd)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["hello", "settings", "refused"]
-    assert not Path(text[1:]).exists()  # read and deleted before the host confined itself
+
+
+def test_a_host_given_a_plan_that_does_not_match_its_checksum_does_not_start(tmp_path: Path) -> None:
+    import subprocess
+
+    from llmspace.plugins.hosts.sandbox import landlock_abi, plan_descriptors
+
+    if not sys.platform.startswith("linux") or landlock_abi() <= 0:
+        pytest.skip("Landlock is not available on this system")
+    spec, note = _crowded(tmp_path)
+    env = confined_environment(spec, dict(os.environ), [sys.executable])
+    (real,) = plan_descriptors(env)
+    forged = os.memfd_create("forged")  # an allow-everything plan at the number the app gave
+    os.close(real)
+    os.write(forged, b"w /\nnet 1\nproc 1")
+    number = env[CONFINE_ENV][1:].split(" ", 1)[0]
+    root = Path(__file__).resolve().parents[2]
+    settings = str(spec.data_home / "settings" / "keys.json")
+    swap = (f"import os; os.dup2({forged}, {number}); os.close({forged}); "
+            f"os.execv({sys.executable!r}, [{sys.executable!r}, '-c', {PROBE!r}, {str(note)!r}, {settings!r}])")
+    try:
+        done = subprocess.run([sys.executable, "-c", swap], env={**env, "PYTHONPATH": str(root)}, pass_fds=(forged,),
+                              capture_output=True, text=True, timeout=120)
+    finally:
+        os.close(forged)
+    assert done.returncode == 70, done.stdout + done.stderr
+    assert "checksum" in done.stderr and "settings read" not in done.stdout
+
+
+def test_write_outside_workspace_never_reaches_the_data_roots_own_folders(tmp_path: Path) -> None:
+    """Granted only `write-outside-workspace`, a plugin wrote a folder into `plugins/` and an
+    entry into `run/dev-plugins.json`, which the next command ran unconfined. The data root
+    stays out of its writes but for its own data and temp folders."""
+    spec = _spec(tmp_path, ("write-outside-workspace",))
+    for name in ("run", "cache", "models", "skills", "logs", "traces", "workspace", "data/plugins/other"):
+        (spec.data_home / name).mkdir(parents=True, exist_ok=True)
+    (tmp_path / "elsewhere").mkdir()
+    rules = plan(spec, ("write-outside-workspace",), [])
+    home = spec.data_home
+    for inside in ("plugins", "run", "cache", "settings", "models", "skills", "data/plugins/other", "workspace"):
+        assert _reaches(rules["write"], home / inside) == [], inside
+    assert _reaches(rules["write"], home) == []
+    assert sorted(p for p in rules["write"] if Path(p).is_relative_to(home)) == [
+        str(home / "cache" / "plugin-tmp" / "kit"), str(home / "data" / "plugins" / "kit")]
+    assert str(tmp_path / "elsewhere") in rules["write"]

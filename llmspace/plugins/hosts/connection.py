@@ -145,8 +145,9 @@ class HostConnection:
     def __init__(self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], label: str,
                  on_request: Callable[[str, dict[str, Any]], Any],
                  on_output: Callable[[str], None] | None = None, memory_mb: int | None = DEFAULT_MEMORY_MB,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, pass_fds: Sequence[int] = ()) -> None:
         self.argv, self.cwd, self.env, self.label = list(argv), cwd, dict(env), label
+        self.pass_fds = tuple(pass_fds)  # inherited by the host (its sealed sandbox plan: sandbox.py)
         self.memory_mb, self.clock = memory_mb, clock
         self.token = uuid.uuid4().hex
         self.env[proctree.TOKEN_ENV] = self.token
@@ -171,7 +172,8 @@ class HostConnection:
         """Start the process and its reader threads (raises OSError when it cannot start)."""
         proctree.become_subreaper()
         self.proc = proctree.SPAWNER.popen(self.argv, cwd=str(self.cwd), env=self.env, stdin=subprocess.PIPE,
-                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                                           pass_fds=self.pass_fds)
         assert self.proc.stdout is not None
         self._reader = LineReader(self.proc.stdout.fileno(), handle=self._dispatch, on_end=self._fail_all,
                                   name=self.label, max_line=MAX_LINE)

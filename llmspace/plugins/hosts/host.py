@@ -51,7 +51,7 @@ from ..diagnostics import DiagnosticLog
 from ..package.manifest import APP_COMPAT_VERSION
 from .callbacks import CallState, Frontend, handle_callback, plain_value
 from .connection import DEFAULT_MEMORY_MB, CallbackRefused, HostConnection, HostGone, RemoteError
-from .sandbox import GUARD_FLAG, confined_environment
+from .sandbox import GUARD_FLAG, confined_environment, plan_descriptors
 
 log = logging.getLogger("llmspace.plugins")
 
@@ -220,14 +220,19 @@ class PluginHost:
                              f"again in {left:.0f} s.", kind="unavailable",
                              hint=f"See `llmspace plugins info {self.spec.plugin}` for its logs.")
         argv = self.launch(self.spec)
-        conn = HostConnection(argv, cwd=self.spec.root, env=host_environment(self.spec, self.environ, argv),
-                              label=self.spec.label, on_request=self._on_request, on_output=self.output,
-                              memory_mb=self.memory_mb)
+        env = host_environment(self.spec, self.environ, argv)
+        inherited = plan_descriptors(env)  # a long sandbox plan: a sealed memory file for this host alone
         try:
+            conn = HostConnection(argv, cwd=self.spec.root, env=env, label=self.spec.label,
+                                  on_request=self._on_request, on_output=self.output, memory_mb=self.memory_mb,
+                                  pass_fds=inherited)
             conn.start()
         except OSError as exc:
             raise CallFailed(f"Could not start the plugin host of {self.spec.label}: {exc.strerror or exc}",
                              kind="crash") from None
+        finally:
+            for fd in inherited:
+                os.close(fd)
         self.starts += 1
         answer = conn.send(INITIALIZE, self._init_params())
         if not answer.wait(START_TIMEOUT):

@@ -6,7 +6,10 @@ JavaScript host with it (docs/plugin-protocol.md; the host is `llmspace/plugin_h
     argv = rt.argv(host_module, files)       # ["bun", ".../host.mjs"] or ["node", "--experimental-strip-types", …]
 
 The choice, first that applies: the path saved with `llmspace plugins runtime PATH`
-(`settings/js-runtime.json`, `{"path": "..."}`); `bun` on PATH; `node` on PATH. Bun runs
+(`settings/js-runtime.json`, `{"path": "..."}`); `bun` on PATH; `node` on PATH. When both
+are on PATH and Node is 22.13 or newer, a confined plugin without `processes` runs under
+Node (`rt.for_plugin(capabilities, environ)`): Bun keeps the right to execute its own binary
+inside the sandbox, Node's permission model refuses child processes. Bun runs
 `.ts`, `.js` and `.mjs`; Node ≥ 18 runs `.js/.mjs` and Node ≥ 22.6 `.ts` too (22.6–22.17
 and 23.0–23.5 with `--experimental-strip-types`). Without a suitable runtime each JS/TS
 extension fails with one message naming what to install; the rest of the plugin works.
@@ -20,8 +23,8 @@ import re
 import shutil
 import subprocess
 import threading
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ...errors import UserFacingError
@@ -47,6 +50,9 @@ class JsRuntime:
     path: str
     version: str
     why: str  # how it was found, or why none was
+    # Node ≥ 22.13 found on PATH beside a Bun found there: it runs the confined plugins
+    # without `processes` (`for_plugin`)
+    without_processes: JsRuntime | None = None
 
     @property
     def found(self) -> bool:
@@ -66,6 +72,17 @@ class JsRuntime:
     def permission_model(self) -> bool:
         """Node 22.13 or newer: `--permission` without the experimental flag."""
         return self.kind == "node" and self._node() >= (22, 13, 0)
+
+    def for_plugin(self, capabilities: Sequence[str] | None, environ: Mapping[str, str]) -> JsRuntime:
+        """The runtime of a plugin granted `capabilities`: Node ≥ 22.13 found beside Bun on
+        PATH for a confined plugin without `processes` (Bun may execute its own binary again,
+        which the launcher has to be allowed to start; Node's permission model refuses child
+        processes), else this one."""
+        alternative = self.without_processes
+        if (alternative is None or capabilities is None or "processes" in capabilities
+                or environ.get("LLM_SPACE_SANDBOX", "").strip().lower() in ("off", "0", "false", "no")):
+            return self
+        return alternative
 
     def refusal(self, path: Path) -> str | None:
         """Why this runtime cannot run `path` (None when it can)."""
@@ -89,7 +106,12 @@ class JsRuntime:
         if not self.found:
             return f"No JavaScript runtime: {self.why}. {INSTALL_HINT}"
         can = ".ts, .js and .mjs" if self.strips_types() else ".js and .mjs (not .ts)"
-        return f"{self.kind} {self.version} at {self.path} ({self.why}); runs {can} plugin files"
+        text = f"{self.kind} {self.version} at {self.path} ({self.why}); runs {can} plugin files"
+        alt = self.without_processes
+        if alt is not None:
+            text += (f"; plugins without `processes` run under {alt.kind} {alt.version} at {alt.path} "
+                     "(its permission model refuses child processes)")
+        return text
 
 
 def _version(path: str) -> tuple[str, str] | None:
@@ -149,10 +171,13 @@ def find_runtime(settings_file: Path | None = None, environ: dict[str, str] | No
             return JsRuntime(info[0], configured, info[1], "set with `llmspace plugins runtime`")
         return JsRuntime("", configured, "", f"the saved runtime {configured} does not run")
     search = env.get("PATH", os.defpath)
-    for name in ("bun", "node"):
-        path = shutil.which(name, path=search)
-        if path:
-            info = _version(path)
-            if info is not None:
-                return JsRuntime(info[0], path, info[1], f"`{name}` on PATH{note}")
-    return JsRuntime("", "", "", f"neither `bun` nor `node` is on PATH{note}")
+    found = [JsRuntime(info[0], path, info[1], f"`{name}` on PATH{note}") for name in ("bun", "node")
+             if (path := shutil.which(name, path=search)) and (info := _version(path)) is not None]
+    if not found:
+        return JsRuntime("", "", "", f"neither `bun` nor `node` is on PATH{note}")
+    first = found[0]
+    node = next((r for r in found[1:] if r.kind == "node"), None)
+    if first.kind == "bun" and node is not None and node.permission_model():
+        why = f"`node` on PATH, for plugins without `processes`: its permission model refuses child processes{note}"
+        return replace(first, without_processes=replace(node, why=why))
+    return first

@@ -75,7 +75,7 @@ class HostPool:
             self._js = None
 
     def _js_launch(self, spec: HostSpec) -> list[str]:
-        runtime = self.js()
+        runtime = self.js().for_plugin(spec.capabilities, self.environ)  # Node for a plugin without `processes`
         why = runtime.refusal(spec.files[0].path) if spec.files else None
         if why:
             raise RuntimeMissing(why)

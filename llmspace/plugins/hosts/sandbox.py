@@ -5,6 +5,7 @@ llmspace/plugin_host/__init__.py for Python and llmspace/plugin_host/guard.py be
 execs Node or Bun).
 
     env = confined_environment(spec, base, argv)   # the host's environment, with the plan
+    plan_descriptors(env)                          # what the host inherits (a long plan), for pass_fds
     enforcement(capabilities)                      # lines for `plugins info` and the page
     capability_summary(record)                     # declared, granted, enforced (those lines)
     node_permission_flags(spec, argv, environ)     # Node ≥ 22: its permission model as a second layer
@@ -15,7 +16,7 @@ folder per plugin), LLM_SPACE_HOME and what the protocol needs; on Linux with La
 may read its plugin folder, write its data folder (`data/plugins/<name>/`) and temp folder
 (`cache/plugin-tmp/<name>/`), read the runtime's own files, and nothing else unless granted:
 `read-outside-workspace` (everything but `$LLM_SPACE_HOME/settings/`),
-`write-outside-workspace` (the same, writable), `network` (TCP connect, ABI ≥ 4; and on
+`write-outside-workspace` (everything but `$LLM_SPACE_HOME`, writable), `network` (TCP connect, ABI ≥ 4; and on
 x86-64 any IP socket, UDP included, through the host's seccomp filter),
 `processes` (running programs). `LLM_SPACE_SANDBOX=off` turns all of it off.
 """
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import ctypes
 import glob
+import hashlib
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -31,7 +33,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...jsonio import write_bytes_atomic
+if sys.platform != "win32":
+    import fcntl
 
 if TYPE_CHECKING:
     from ..model import PluginRecord
@@ -40,7 +43,7 @@ if TYPE_CHECKING:
 SANDBOX_ENV = "LLM_SPACE_SANDBOX"
 CONFINE_ENV = "LLM_SPACE_HOST_CONFINE"  # the plan, read (and removed) by plugin_host/landlock.py
 GUARD_FLAG = "--plugin-guard"  # the frozen executable as the JavaScript host's launcher (host.py::guarded)
-PLAN_ENV_MAX = 16 * 1024  # bytes of plan passed in the environment; a longer one goes by file
+PLAN_ENV_MAX = 16 * 1024  # bytes of plan passed in the environment; a longer one in a sealed memory file
 KEPT_ENV = ("PATH", "HOME", "LANG", "TZ", "LLM_SPACE_HOME", "SYSTEMROOT", "PYTHONPATH", "PYTHONIOENCODING")
 # The one-file executable's bootloader variables: with them a host (this executable again) runs
 # in the folder the app unpacked, as the app's own child (no second unpack of the whole bundle,
@@ -141,11 +144,13 @@ def plan(spec: HostSpec, capabilities: Sequence[str], argv: Sequence[str]) -> di
     read += [str(spec.root), *SYSTEM_READ]
     write = [str(data_folder(spec)), str(temp_folder(spec)), "/dev/null"]
     settings = spec.data_home / "settings"
-    outside = everything_but(settings)
     if "read-outside-workspace" in caps:
-        read += outside
+        read += everything_but(settings)
     if "write-outside-workspace" in caps:
-        write += outside
+        # Never the data root's own folders (plugins/, run/, settings/, …): a plugin folder or
+        # a dev entry written there runs unconfined at the next start. Its data and temp
+        # folders are listed above; the workspace is written through the context API.
+        write = _not_over(write + everything_but(spec.data_home), spec.data_home)
     if "processes" in caps:
         read += list(PROGRAM_READ)
     return {"read": _not_over(read, settings), "write": _not_over(write, settings),
@@ -169,15 +174,41 @@ def confined_environment(spec: HostSpec, env: dict[str, str], argv: Sequence[str
         env["BUN_RUNTIME_TRANSPILER_CACHE_PATH"] = str(tmp / ".bun-transpiler-cache")
     if sys.platform.startswith("linux") and landlock_abi() > 0:
         text = encode_plan(plan(spec, caps, argv))
-        if len(text.encode("utf-8")) > PLAN_ENV_MAX:
+        data = text.encode("utf-8")
+        if len(data) > PLAN_ENV_MAX:
             # One environment string is capped by the kernel (128 KiB): a plan that lists every
-            # neighbour of a data root in a crowded folder goes through a file the host reads
-            # and deletes before it confines itself.
-            plan_file = tmp / ".landlock-plan"
-            write_bytes_atomic(plan_file, text.encode("utf-8"), mode=0o600)
-            text = "@" + str(plan_file)
+            # neighbour of a data root in a crowded folder goes through a sealed memory file the
+            # host inherits (never a file the plugin could swap), its SHA-256 beside it.
+            text = f"&{_sealed_memory_file(data)} {hashlib.sha256(data).hexdigest()}"
         env[CONFINE_ENV] = text
     return env
+
+
+def _sealed_memory_file(data: bytes) -> int:
+    """A memory file holding `data`, sealed against every change (close-on-exec: only a child
+    given it in `pass_fds` inherits it; `plan_descriptors` names it)."""
+    fd = os.memfd_create("llm-space-plan", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS,
+                    fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def plan_descriptors(env: Mapping[str, str]) -> tuple[int, ...]:
+    """The file descriptors a host started with `env` must inherit (`pass_fds`): the sealed
+    plan of `confined_environment`, if it made one. The caller closes them once the host started."""
+    text = env.get(CONFINE_ENV, "")
+    if text.startswith("&"):
+        number = text[1:].split(" ", 1)[0]
+        if number.isdigit():
+            return (int(number),)
+    return ()
 
 
 def encode_plan(rules: Mapping[str, Any]) -> str:
@@ -213,7 +244,8 @@ def enforcement(capabilities: Sequence[str] | None, environ: Mapping[str, str] |
         lines.append(f"{cap + ':':<24} {state}, {how}")
     if abi > 0:
         lines.append("JavaScript/TypeScript files: enforced the same way (the launcher confines itself, then starts "
-                     "Node or Bun)")
+                     "Node or Bun; Bun can start itself again, confined the same way, so a plugin without `processes` "
+                     "runs under Node 22.13 or newer when that is on PATH too)")
     return lines
 
 
@@ -243,7 +275,7 @@ def node_permission_flags(spec: HostSpec, argv: Sequence[str], environ: Mapping[
         return []
     rules = plan(spec, caps, argv)
     reads = ["*"] if "read-outside-workspace" in caps else [p for p in rules["read"] if os.path.exists(p)]
-    writes = ["*"] if "write-outside-workspace" in caps else [p for p in rules["write"] if os.path.exists(p)]
+    writes = [p for p in rules["write"] if os.path.exists(p)]  # the data root stays out, as under Landlock
     flags = ["--permission", *(f"--allow-fs-read={p}" for p in reads), *(f"--allow-fs-write={p}" for p in writes)]
     if "processes" in caps:
         flags.append("--allow-child-process")

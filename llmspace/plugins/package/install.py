@@ -3,7 +3,8 @@
 `install_zip(zip_path, plugins_dir)` checks the archive (llmspace/plugins/package/archive.py),
 reads its `package.json` with `parse_manifest` (llmspace/plugins/package/manifest.py) and installs
 the package into `plugin_folder(plugins_dir, name)`; the ZIP's file name and wrapper folder
-never choose the folder. A plugin of the same name is replaced (an update).
+never choose the folder. A plugin of the same name is replaced (an update). The extracted
+folder is refused if it holds a hard link to a file outside it (package/hardlinks.py).
 
 Every install works in one staging folder on the plugins file system,
 `plugins/.staging-<random>/`: the package is extracted into `new/`, a journal `swap.json`
@@ -36,6 +37,7 @@ from ...jsonio import read_json, write_json_atomic
 from ..errors import PluginError
 from . import archive
 from .archive import DEFAULT_LIMITS, Limits
+from .hardlinks import HINT, hard_link_problem
 from .manifest import name_problem, parse_manifest, plugin_folder
 
 try:
@@ -93,6 +95,9 @@ def install_zip(zip_path: Path | str, plugins_dir: Path, *, limits: Limits = DEF
                 archive.extract(zf, package, staging / "new", shown, limits)
                 if checkpoint:
                     checkpoint("extracted")
+                linked = hard_link_problem(staging / "new")
+                if linked:
+                    raise PluginError(f"Cannot install {shown}: {linked}.", hint=HINT)
                 previous, replaced = _swap(staging, target, checkpoint)
             finally:
                 _recover_one(plugins_dir, staging)
