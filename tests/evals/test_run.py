@@ -397,3 +397,30 @@ def test_passk_decides_a_case_over_its_repeats_and_pass_hat_k_counts_cases_that_
     groups = _summary(sorted((home / "evals" / "quiz").iterdir())[-1])["groups"]
     assert [(g["model"], g["cells"], g["k"]) for g in groups] == [("loop/good", 8, 2), ("loop/bad", 8, 2)]
     assert _run(str(path), "--repeat", "1") == 2  # passK 2 of the file cannot hold with one repeat
+
+
+def test_a_results_folder_in_use_is_refused_to_a_second_preparation_as_the_apps_action_opens_it(home, srv, app, tmp_path):
+    from llmspace.errors import UserFacingError
+    from llmspace.evals import run as runmod
+    from llmspace.evals.spec import load_spec
+
+    path = write_eval(home, srv, arithmetic_and_extraction(2))
+    first = runmod.prepare(app.runner, load_spec(path))
+    folder, records, _notes = runmod.open_results(first)
+    second = runmod.prepare(app.runner, load_spec(path))
+    with pytest.raises(UserFacingError, match="in progress") as refused:
+        runmod.open_results(second)  # what the app's New Evaluation does on a worker thread
+    assert str(folder) in refused.value.message
+    out = tmp_path / "out"
+    holder = runmod.prepare(app.runner, load_spec(path))
+    runmod.open_results(holder, out)
+    with pytest.raises(UserFacingError, match="in progress"):
+        runmod.open_results(runmod.prepare(app.runner, load_spec(path)), out)
+    holder.release()
+
+    outcome = runmod.execute(first, folder, records, concurrency=1, budget=None)
+
+    assert outcome.summary["complete"]
+    again = runmod.prepare(app.runner, load_spec(path))
+    later, _records, _notes = runmod.open_results(again)  # the lock went with the run; a finished folder is not resumed
+    assert later != folder
