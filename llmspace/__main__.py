@@ -27,9 +27,9 @@ def main(argv: list[str] | None = None) -> int:
     if args and args[0] == "--plugin-guard":  # before every JavaScript host: import only what it needs
         from .plugin_host.guard import exec_guarded
         from .plugin_host.landlock import apply_plan
-        from .plugin_host.seccomp import deny_ip_sockets
+        from .plugin_host.seccomp import install
 
-        exec_guarded(args[1:], lambda: apply_plan(deny_ip_sockets))
+        exec_guarded(args[1:], lambda: apply_plan(install))
     if args and args[0] == "--local-supervisor":
         from .local.supervisor import main as supervisor_main
 

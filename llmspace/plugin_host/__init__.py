@@ -30,9 +30,9 @@ def main() -> int:
     memory = os.environ.get("LLM_SPACE_HOST_MEMORY_MB", "")
     guard(int(memory) if memory.isdigit() else None)  # die with the app; stay under the memory limit
     from .landlock import apply_plan
-    from .seccomp import deny_ip_sockets
+    from .seccomp import install
 
-    apply_plan(deny_ip_sockets)  # Landlock and seccomp, as the plugin's capabilities say (before any plugin code)
+    apply_plan(install)  # Landlock and seccomp, as the plugin's capabilities say (before any plugin code)
     proto_in, proto_out = _take_stdio()
     # The app ends the host (end of input, shutdown, kill); a Ctrl-C that reaches the whole
     # process group must not. A handler, not SIG_IGN, so plugins' child processes get the default.

