@@ -34,17 +34,22 @@ if TYPE_CHECKING:
     from typing import NoReturn
 
 PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
 PARENT_ENV = "LLM_SPACE_APP_PID"
 
 
 def guard(memory_mb: int | None = None) -> None:
-    """Die with the app (SIGKILL when it ends) and cap the address space at `memory_mb`."""
+    """Die with the app (SIGKILL when it ends), stay the reaper of every process started
+    under this one (orphans come back here, not to the app: the host's tree holds them even
+    after `setsid`; seccomp.py keeps a plugin from undoing it) and cap the address space at
+    `memory_mb`."""
     if not sys.platform.startswith("linux"):
         return
     parent = os.environ.get(PARENT_ENV, "")
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL), 0, 0, 0)
+        libc.prctl(PR_SET_CHILD_SUBREAPER, ctypes.c_ulong(1), 0, 0, 0)
     except (OSError, AttributeError):
         pass
     if parent.isdigit() and not _child_of(int(parent)):

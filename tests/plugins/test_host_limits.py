@@ -155,3 +155,80 @@ def test_node_hosts_get_max_old_space_size_of_the_memory_setting(app: App, home:
     make_plugin(home, "js-kit", engines=">=4.9.0", files={"tools/hog.mjs": JS_HOG})
     app.plugins.refresh()
     assert "--max-old-space-size=300" in json.loads(_call(app, "js_hog", {"flags": True}).text())
+
+
+# A confined plugin's temp folder (its TMPDIR, cache/plugin-tmp/<name>/) has a quota,
+# `hostTempMB`, and is emptied when its host ends (issue 35: 2 GB in 3 s, left after the end).
+FILLER = '''
+import os
+
+class Filler:
+    name = "filler"
+    description = "Writes files into its temp folder."
+    parameters = {"type": "object"}
+    def execute(self, context, args):
+        folder = os.environ["TMPDIR"]
+        written = 0
+        try:
+            for k in range(int(args.get("files", 1))):
+                with open(os.path.join(folder, f"fill-{k}.bin"), "wb") as f:
+                    for _ in range(int(args.get("mb", 1))):
+                        f.write(b"x" * (1 << 20))
+                        written += 1
+        except OSError as exc:
+            error = f"{type(exc).__name__}: {exc.strerror}"
+        else:
+            error = ""
+        if args.get("clean"):
+            for name in os.listdir(folder):
+                os.unlink(os.path.join(folder, name))
+        return {"pid": os.getpid(), "written": written, "error": error}
+'''
+
+
+def _confined_filler(home: Path, temp_mb: int) -> Path:
+    (home / "settings").mkdir(exist_ok=True)
+    (home / "settings" / "plugin-hosts.json").write_text(json.dumps({"hostTempMB": temp_mb}))
+    code_plugin(home, tools={"filler": FILLER}, llmSpace={"capabilities": []})
+    return home / "cache" / "plugin-tmp" / "kit"
+
+
+def _emptied_within(folder: Path, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    pause = threading.Event()
+    while any(folder.iterdir()):
+        if time.monotonic() >= deadline:
+            return False
+        pause.wait(0.05)
+    return True
+
+
+def test_what_a_plugin_leaves_in_its_temp_folder_is_gone_once_its_host_ended(app: App, home: Path) -> None:
+    temp = _confined_filler(home, 64)
+    app.plugins.refresh()
+    out = json.loads(_call(app, "filler", {"files": 2, "mb": 1}).text())
+    assert out["error"] == "" and len(list(temp.iterdir())) >= 2
+    assert app.plugin_code.close() == []
+    assert list(temp.iterdir()) == []
+
+
+def test_one_file_cannot_grow_past_the_temp_quota(app: App, home: Path) -> None:
+    _confined_filler(home, 64)
+    app.plugins.refresh()
+    out = json.loads(_call(app, "filler", {"files": 1, "mb": 100, "clean": True}).text())
+    assert out["written"] == 64 and "File too large" in out["error"], out
+
+
+def test_a_temp_folder_over_its_quota_stops_the_host_and_is_emptied(app: App, home: Path) -> None:
+    temp = _confined_filler(home, 64)
+    app.plugins.refresh()
+    out = _call(app, "filler", {"files": 10, "mb": 10})
+    # The watch looks every second: the host may be stopped while the call still writes.
+    assert _emptied_within(temp, 30.0), sorted(p.name for p in temp.iterdir())
+    again = json.loads(_call(app, "filler", {"files": 1, "mb": 1}).text())
+    assert again["error"] == ""
+    if out.isError:
+        assert "more than its 64 MB" in out.text() and "hostTempMB" in out.text(), out.text()
+    else:
+        assert json.loads(out.text())["written"] == 100
+        assert again["pid"] != json.loads(out.text())["pid"]  # the host was stopped; this call started another

@@ -1,6 +1,7 @@
 """What plugin code starts ends with its host: a child that keeps the host's stderr open
-does not hold up the stop or the CLI, children (also after `setsid`) are gone right after
-the host's stop, and the host itself dies with the app even after a kill -9 of the app."""
+does not hold up the stop or the CLI, children (also after `setsid`, and those that left the
+host's tree and erased its token) are gone right after the host's stop and count towards its
+memory, and the host itself dies with the app even after a kill -9 of the app."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from llmspace.app import App
 from llmspace.core.model import ThreadContext, ToolCall, ToolCallInput, ToolCallOutput
 from llmspace.core.threadio import thread_from_data
 from llmspace.plugins.code.calls import plugin_tool_entry_for
+from llmspace.plugins.hosts import proctree
 from llmspace.plugins.hosts.js_runtime import find_runtime
 
 from .builders import make_plugin
@@ -218,3 +220,102 @@ def test_after_a_kill_9_of_the_app_its_plugin_host_dies_too(home: Path, leftover
         proc.kill()
         proc.communicate(timeout=30)
     assert _gone_within([answer["host"]], 5.0) == []
+
+
+# Children that leave the host's tree and its marks: each escapee is the child of a process
+# that called setsid and then exited, and runs with an environment without
+# LLM_SPACE_HOST_TOKEN, holding `mb` MB resident (issue 35: six such children held 2.8 GB
+# above hostMemoryMB and outlived the app).
+PY_ESCAPER = '''
+import json, os, sys
+
+HOLD = "import sys, time\\nkeep = b'x' * (int(sys.argv[1]) << 20)\\nprint('ready', flush=True)\\ntime.sleep(600)\\n"
+
+class Escaper:
+    name = "escaper"
+    description = "Starts children that leave its tree and erase its token."
+    parameters = {"type": "object"}
+    def execute(self, context, args):
+        env = {k: v for k, v in os.environ.items() if k != "LLM_SPACE_HOST_TOKEN"}
+        pids = []
+        for _ in range(int(args.get("count", 3))):
+            read, write = os.pipe()
+            middle = os.fork()
+            if middle == 0:
+                os.setsid()
+                escapee = os.fork()
+                if escapee == 0:
+                    os.dup2(write, 1)
+                    os.execve(sys.executable, [sys.executable, "-c", HOLD, str(args.get("mb", 8))], env)
+                os.write(write, f"{escapee}\\n".encode())
+                os._exit(0)
+            os.close(write)
+            os.waitpid(middle, 0)
+            with os.fdopen(read) as lines:
+                pids.append(int(lines.readline()))
+                with open(os.path.join(os.environ["LLM_SPACE_HOME"], "escapees.json"), "w") as f:
+                    json.dump({"host": os.getpid(), "escapees": pids}, f)
+                assert lines.readline().strip() == "ready"
+        return {"host": os.getpid(), "escapees": pids}
+'''
+
+
+def _cgroups_here() -> bool:
+    base = proctree.own_cgroup()
+    if base is None:
+        return False
+    probe = base / f"{proctree.CGROUP_PREFIX}probe-{os.getpid()}"
+    try:
+        probe.mkdir()
+        probe.rmdir()
+    except OSError:
+        return False
+    return True
+
+
+@pytest.fixture(params=["cgroup", "tree"])
+def tracking(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """How the app finds a host's processes: its own cgroup (where the app may make one), or
+    the host's tree (the host is its descendants' reaper)."""
+    if request.param == "cgroup" and not _cgroups_here():
+        pytest.skip("the app may not make a cgroup v2 here")
+    if request.param == "tree":
+        monkeypatch.setattr(proctree, "USE_CGROUPS", False)
+    return str(request.param)
+
+
+def _in_host_cgroup(pid: int) -> bool:
+    try:
+        return proctree.CGROUP_PREFIX in Path(f"/proc/{pid}/cgroup").read_text()
+    except OSError:
+        return False
+
+
+def test_children_that_setsid_and_erase_the_host_token_are_gone_after_the_host_stop(
+        app: App, home: Path, leftovers: list[int], tracking: str) -> None:
+    code_plugin(home, tools={"escaper": PY_ESCAPER})
+    app.plugins.refresh()
+    answer = json.loads(_call(app, "escaper", {"count": 3}).text())
+    leftovers += answer["escapees"]
+    assert all(_alive(p) for p in answer["escapees"])
+    if tracking == "cgroup":
+        assert all(_in_host_cgroup(p) for p in answer["escapees"])
+    assert app.plugin_code.close() == []
+    assert _gone_within(answer["escapees"] + [answer["host"]], GONE_BOUND) == []
+
+
+def test_the_memory_of_children_that_left_the_host_tree_counts_and_stops_the_host(
+        app: App, home: Path, leftovers: list[int], tracking: str) -> None:
+    (home / "settings").mkdir(exist_ok=True)
+    (home / "settings" / "plugin-hosts.json").write_text(json.dumps({"hostMemoryMB": 128}))
+    code_plugin(home, tools={"escaper": PY_ESCAPER})
+    app.plugins.refresh()
+    out = _call(app, "escaper", {"count": 3, "mb": 60})
+    answer = json.loads((home / "escapees.json").read_text())
+    leftovers += answer["escapees"]
+    # The watch looks every second: once the host and its escapees hold more than 128 MB (the
+    # second escapee's 60 MB may be enough), all of them are ended, the call too if it runs.
+    assert len(answer["escapees"]) >= 2
+    if len(answer["escapees"]) < 3 or out.isError:
+        assert "plugin host exceeded 128 MB" in out.text(), out.text()
+    assert _gone_within(answer["escapees"] + [answer["host"]], 30.0) == []

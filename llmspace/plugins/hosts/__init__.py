@@ -9,6 +9,7 @@ talks to them (docs/plugin-protocol.md; the hosts themselves are llmspace/plugin
 - `stderr.py`      what a host writes on stderr: capped lines to output.log, the tail for crash reports
 - `callbacks.py`   what plugin code may ask of the app while a call runs (notify, files, …)
 - `js_runtime.py`  which JavaScript runtime (Bun, Node) runs `.ts/.js/.mjs` files
-- `proctree.py`    the host's process tree on Linux: spawning, subreaper, tree kill, memory
+- `proctree.py`    the host's processes on Linux: spawning, its cgroup or its tree, stop and kill, memory
+- `tempdir.py`     a confined plugin's temp folder: its quota, emptied when its hosts end
 - `output_log.py`  each plugin's `output.log` (what its hosts print, tracebacks of failed calls)
 """

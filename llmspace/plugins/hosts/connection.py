@@ -17,10 +17,12 @@ complete the matching `Pending`; host requests (context callbacks) run on a smal
 error -32010 with its message). A second thread reads stderr (`StderrReader`,
 llmspace/plugins/hosts/stderr.py: lines to `on_output`, capped, the last 64 KiB kept for crash
 reports); it never blocks the stop. When the process ends or breaks
-the protocol every pending request fails with `HostGone`. The host runs in a new session;
-ending it kills its group, its process tree and the orphans it left (llmspace/plugins/
-proctree.py). On Linux a third thread measures the tree's resident memory every second and
-stops the host above `memory_mb`.
+the protocol every pending request fails with `HostGone`. The host runs in a new session and,
+where one can be made, a cgroup of its own; ending it (or its own end) kills its group, its
+cgroup, its process tree and the orphans it left (llmspace/plugins/hosts/proctree.py). On
+Linux a third thread measures the resident memory of all of them every second and stops the
+host above `memory_mb`, and above the quota of its plugin's temp folder (`temp`,
+llmspace/plugins/hosts/tempdir.py), which is emptied once the host ended.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from ...plugin_protocol import REFUSED, SHUTDOWN
 from . import proctree
 from .reader import Cancel, LineReader
 from .stderr import StderrReader
+from .tempdir import TempFolder
 
 log = logging.getLogger("llmspace.plugins")
 
@@ -145,6 +148,7 @@ class HostConnection:
     def __init__(self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], label: str,
                  on_request: Callable[[str, dict[str, Any]], Any],
                  on_output: Callable[[str], None] | None = None, memory_mb: int | None = DEFAULT_MEMORY_MB,
+                 temp: TempFolder | None = None,
                  clock: Callable[[], float] = time.monotonic, pass_fds: Sequence[int] = ()) -> None:
         self.argv, self.cwd, self.env, self.label = list(argv), cwd, dict(env), label
         self.pass_fds = tuple(pass_fds)  # inherited by the host (its sealed sandbox plan: sandbox.py)
@@ -156,6 +160,9 @@ class HostConnection:
             self.env["LLM_SPACE_HOST_MEMORY_MB"] = str(memory_mb)
         self._ended = threading.Event()  # the host was stopped: the stderr reader and the watch end
         self._adopted: set[int] = set()  # orphans of the host's children that this process adopted
+        self._seen: dict[int, str] = {}  # the host's processes at the last look (pid → start time)
+        self.cgroup: proctree.HostCgroup | None = None
+        self.temp = temp
         self.on_request, self.on_output = on_request, on_output
         self.stderr = StderrReader(label, on_output, ended=self._ended, clock=clock)
         self.proc: subprocess.Popen[bytes] | None = None
@@ -174,13 +181,17 @@ class HostConnection:
         self.proc = proctree.SPAWNER.popen(self.argv, cwd=str(self.cwd), env=self.env, stdin=subprocess.PIPE,
                                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
                                            pass_fds=self.pass_fds)
+        self.cgroup = proctree.HostCgroup.make(self.token, self.proc.pid)  # before it reads a request
+        if self.temp is not None:
+            self.temp.use()
+            self.temp.limit(self.proc.pid)
         assert self.proc.stdout is not None
         self._reader = LineReader(self.proc.stdout.fileno(), handle=self._dispatch, on_end=self._fail_all,
                                   name=self.label, max_line=MAX_LINE)
         self._reader.start()
         threading.Thread(target=self.stderr.read, args=(self.proc.stderr,), name=f"plugin-host-err {self.label}",
                          daemon=True).start()
-        if proctree.LINUX and self.memory_mb:
+        if proctree.LINUX and (self.memory_mb or self.temp is not None):
             threading.Thread(target=self._watch, name=f"plugin-host-watch {self.label}", daemon=True).start()
 
     @property
@@ -305,33 +316,44 @@ class HostConnection:
 
     # -- the process tree ------------------------------------------------------------------
     def _watch(self) -> None:
-        """Every `WATCH_EVERY` s: the resident memory of the host's process tree; above
-        `memory_mb` the host is stopped. Orphans it left this process are noted (and reaped
-        when they end)."""
+        """Every `WATCH_EVERY` s: the resident memory of the host's processes (its cgroup and
+        its tree); above `memory_mb` the host is stopped, and so it is when its temp folder
+        holds more than its quota. Orphans it left this process are noted (and reaped when
+        they end)."""
         proc = self.proc
-        assert proc is not None and self.memory_mb
+        assert proc is not None
         while not self._ended.wait(WATCH_EVERY) and proc.poll() is None:
-            tree = proctree.host_tree(proc.pid, self.token)
+            tree = proctree.host_processes(proc.pid, self.token, self.cgroup)
             me = os.getpid()
             stats = {pid: proctree.stat(pid) for pid in tree if pid != proc.pid}
             adopted = {pid for pid, (ppid, _) in stats.items() if ppid == me}
             with self._lock:
                 gone = self._adopted - set(tree)
                 self._adopted = (self._adopted | adopted) - gone
+                self._seen = tree
             proctree.reap_adopted(gone | {pid for pid in adopted if stats[pid][1] == "Z"})
-            used = proctree.rss_mb(tree)
-            if used > self.memory_mb:
-                self.mark_stopping(f"The plugin host of {self.label} was stopped: plugin host exceeded "
-                                   f"{self.memory_mb} MB ({used:.0f} MB resident). The limit is "
-                                   "`hostMemoryMB` in settings/plugin-hosts.json.")
-                log.warning("plugin host %s exceeded %s MB (%.0f MB resident); stopped",
-                            self.label, self.memory_mb, used)
+            why = self._over_limits(tree)
+            if why:
+                self.mark_stopping(f"The plugin host of {self.label} was stopped: {why}")
+                log.warning("plugin host %s stopped: %s", self.label, why)
                 self.kill()
                 return
 
+    def _over_limits(self, tree: dict[int, str]) -> str:
+        """Why the host's processes take more than they may ("" when they do not)."""
+        used = proctree.rss_mb(tree)
+        if self.memory_mb and used > self.memory_mb:
+            return (f"plugin host exceeded {self.memory_mb} MB ({used:.0f} MB resident). The limit is "
+                    "`hostMemoryMB` in settings/plugin-hosts.json.")
+        why = self.temp.over() if self.temp is not None else ""
+        if why:
+            return (f"{why}; it was emptied. The limit is `hostTempMB` in settings/plugin-hosts.json.")
+        return ""
+
     def _end_tree(self, tree: dict[int, str] | None = None) -> None:
-        """Kill the host's process group, then every process of its tree (taken before it
-        ended, and again now) and the orphans it left this process, reaping them."""
+        """Kill the host's process group, its cgroup, then every process of its tree (taken
+        before it ended, at the last look, and again now) and the orphans it left this process,
+        reaping them; then its temp folder is done with."""
         proc = self.proc
         if proc is None:
             return
@@ -339,12 +361,18 @@ class HostConnection:
             os.killpg(proc.pid, signal.SIGKILL)
         except (OSError, AttributeError):
             pass
+        if self.cgroup is not None:
+            self.cgroup.end(skip=proc.pid)
         every = dict(tree or {})
         every.update(proctree.host_tree(None, self.token))
         with self._lock:
             adopted, self._adopted = self._adopted, set()
+            seen, self._seen = self._seen, {}
         every.update({pid: "" for pid in adopted if pid not in every})
+        every.update({pid: started for pid, started in seen.items() if pid not in every})
         proctree.kill_tree(every, skip=proc.pid)
+        if self.temp is not None:
+            self.temp.ended()
 
     def _fail_all(self, problem: str) -> None:
         proc = self.proc
@@ -367,6 +395,8 @@ class HostConnection:
             pending, self._pending = list(self._pending.values()), {}
         for p in pending:
             p.settle(error=HostGone(self._gone))
+        if code is not None and not problem:  # it ended by itself: what it started ends too
+            self._end_tree()
 
     # -- ending --------------------------------------------------------------------------
     def mark_stopping(self, reason: str) -> None:
@@ -403,7 +433,8 @@ class HostConnection:
         proc = self.proc
         if proc is None:
             return
-        tree = proctree.host_tree(proc.pid, self.token) if proc.poll() is None else {}
+        # every process of the host stopped first: none forks or leaves the tree meanwhile
+        tree = proctree.stop_tree(proc.pid, self.token, self.cgroup) if proc.poll() is None else {}
         if proc.poll() is None:
             try:
                 os.killpg(proc.pid, signal.SIGKILL)

@@ -51,7 +51,8 @@ from ..diagnostics import DiagnosticLog
 from ..package.manifest import APP_COMPAT_VERSION
 from .callbacks import CallState, Frontend, handle_callback, plain_value
 from .connection import DEFAULT_MEMORY_MB, CallbackRefused, HostConnection, HostGone, RemoteError
-from .sandbox import GUARD_FLAG, confined_environment, plan_descriptors
+from .sandbox import GUARD_FLAG, confined_environment, plan_descriptors, sandbox_off, temp_folder
+from .tempdir import TempFolder
 
 log = logging.getLogger("llmspace.plugins")
 
@@ -59,7 +60,8 @@ CANCEL_GRACE = 2.0
 START_TIMEOUT = 20.0
 CRASH_WINDOW = 60.0
 MAX_BACKOFF = 30.0
-HOSTS_SETTINGS = "plugin-hosts"  # settings/plugin-hosts.json: {"hostMemoryMB": 2048}
+HOSTS_SETTINGS = "plugin-hosts"  # settings/plugin-hosts.json: {"hostMemoryMB": 2048, "hostTempMB": 1024}
+DEFAULT_TEMP_MB = 1024
 _ids = itertools.count(1)
 
 
@@ -128,20 +130,29 @@ def guarded(argv: list[str]) -> list[str]:
 
 
 def memory_limit_mb(settings_file: Path) -> int:
-    """`hostMemoryMB` of settings/plugin-hosts.json: the most a plugin host's process tree may
+    """`hostMemoryMB` of settings/plugin-hosts.json: the most a plugin host's processes may
     keep resident (default 2048; a missing, unreadable or invalid value gives the default)."""
+    return _limit_mb(settings_file, "hostMemoryMB", DEFAULT_MEMORY_MB)
+
+
+def temp_limit_mb(settings_file: Path) -> int:
+    """`hostTempMB` of settings/plugin-hosts.json: the most a confined plugin's temp folder may
+    hold, and the largest file its host may write (default 1024; llmspace/plugins/hosts/tempdir.py)."""
+    return _limit_mb(settings_file, "hostTempMB", DEFAULT_TEMP_MB)
+
+
+def _limit_mb(settings_file: Path, key: str, default: int) -> int:
     try:
         data = read_json(settings_file, max_bytes=SETTINGS_MAX_BYTES) if settings_file.exists() else {}
     except UserFacingError as exc:
-        log.warning("%s; plugin hosts keep the default memory limit", exc.message)
-        return DEFAULT_MEMORY_MB
-    value = data.get("hostMemoryMB") if isinstance(data, dict) else None
+        log.warning("%s; plugin hosts keep the default %s", exc.message, key)
+        return default
+    value = data.get(key) if isinstance(data, dict) else None
     if isinstance(value, int) and not isinstance(value, bool) and value >= 64:
         return value
     if value is not None:
-        log.warning("%s: hostMemoryMB must be a whole number of MB, at least 64; using %d",
-                    settings_file, DEFAULT_MEMORY_MB)
-    return DEFAULT_MEMORY_MB
+        log.warning("%s: %s must be a whole number of MB, at least 64; using %d", settings_file, key, default)
+    return default
 
 
 def host_environment(spec: HostSpec, base: Mapping[str, str] | None = None,
@@ -182,9 +193,10 @@ class _Crashes:
 class PluginHost:
     def __init__(self, spec: HostSpec, *, launch: Launch, frontend: Frontend, log: DiagnosticLog,
                  output: Callable[[str], None] | None = None, environ: Mapping[str, str] | None = None,
-                 clock: Callable[[], float] = time.monotonic, memory_mb: int = DEFAULT_MEMORY_MB) -> None:
+                 clock: Callable[[], float] = time.monotonic, memory_mb: int = DEFAULT_MEMORY_MB,
+                 temp_mb: int = DEFAULT_TEMP_MB) -> None:
         self.spec, self.launch, self.frontend, self.log = spec, launch, frontend, log
-        self.memory_mb = memory_mb
+        self.memory_mb, self.temp_mb = memory_mb, temp_mb
         self.output, self.environ, self.clock = output, environ, clock
         self._lock = threading.RLock()
         self._conn: HostConnection | None = None
@@ -225,6 +237,7 @@ class PluginHost:
         try:
             conn = HostConnection(argv, cwd=self.spec.root, env=env, label=self.spec.label,
                                   on_request=self._on_request, on_output=self.output, memory_mb=self.memory_mb,
+                                  temp=self._temp_folder(),
                                   pass_fds=inherited)
             conn.start()
         except OSError as exc:
@@ -251,6 +264,13 @@ class PluginHost:
         self._conn, self._meta = conn, plain_value(meta)  # what the plugin reports is shown: no control characters
         self.last_used = self.clock()
         return conn
+
+    def _temp_folder(self) -> TempFolder | None:
+        """The plugin's private temp folder with its quota (a confined plugin's: sandbox.py
+        makes one; a legacy plugin or LLM_SPACE_SANDBOX=off has none)."""
+        if self.spec.capabilities is None or sandbox_off(os.environ if self.environ is None else self.environ):
+            return None
+        return TempFolder(temp_folder(self.spec), self.temp_mb)
 
     def _init_params(self) -> InitializeParams:
         s = self.spec

@@ -11,7 +11,8 @@
   (`js_runtime.py`: Bun or Node, found once and again after `forget_js_runtime`), through
   `guard.py` so it dies with the app, Node with `--max-old-space-size` of the memory limit
   and, from Node 22 on, its permission model for a confined plugin (`sandbox.py`).
-- **Memory**: every host gets `hostMemoryMB` of `settings/plugin-hosts.json`.
+- **Memory**: every host gets `hostMemoryMB` of `settings/plugin-hosts.json`; a confined
+  plugin's temp folder gets `hostTempMB` (llmspace/plugins/hosts/tempdir.py).
 - **Idle stop**: a reaper thread, started with the first host, stops hosts that made no call
   for `idle_seconds` (their next call starts them again).
 """
@@ -25,7 +26,17 @@ from collections.abc import Callable, Mapping
 from ...paths import DataRoot
 from ..diagnostics import DiagnosticLog
 from .callbacks import ConsoleFrontend, Frontend
-from .host import HOSTS_SETTINGS, HostSpec, Launch, PluginHost, RuntimeMissing, guarded, memory_limit_mb, python_launch
+from .host import (
+    HOSTS_SETTINGS,
+    HostSpec,
+    Launch,
+    PluginHost,
+    RuntimeMissing,
+    guarded,
+    memory_limit_mb,
+    python_launch,
+    temp_limit_mb,
+)
 from .js_runtime import SETTINGS_NAME, JsRuntime, find_runtime, host_module
 from .output_log import OutputLogs
 from .sandbox import node_permission_flags
@@ -89,6 +100,9 @@ class HostPool:
     def memory_mb(self) -> int:
         return memory_limit_mb(self.root.settings_file(HOSTS_SETTINGS))
 
+    def temp_mb(self) -> int:
+        return temp_limit_mb(self.root.settings_file(HOSTS_SETTINGS))
+
     # -- starting and ending ---------------------------------------------------------------------
     def start(self, spec: HostSpec) -> PluginHost:
         """A host for `spec` (its process starts with its first call); `RuntimeMissing` when no
@@ -97,7 +111,8 @@ class HostPool:
         if launch is None:
             raise RuntimeMissing(f"No host runs {spec.runtime} extensions.")
         host = PluginHost(spec, launch=launch, frontend=self.frontend, log=self.log,
-                          output=self.outputs.writer(spec.plugin), environ=self.environ, memory_mb=self.memory_mb())
+                          output=self.outputs.writer(spec.plugin), environ=self.environ, memory_mb=self.memory_mb(),
+                          temp_mb=self.temp_mb())
         self._start_reaper()
         return host
 
