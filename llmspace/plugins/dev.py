@@ -3,47 +3,66 @@
 
     session = DevSession(app, Path("~/src/echo-kit"), out=print)
     session.start()          # checks the folder, registers it in run/dev-plugins.json, loads it
-    session.poll()           # one look at the folder (the CLI calls it every `POLL` s)
+    session.poll()           # reloads what changed since the last poll (the CLI calls it every `POLL` s)
     session.stop()           # unregisters it; nothing stays installed
 
 `run/dev-plugins.json` lists the dev plugins with the pid of the process that serves each
 one: `{"plugins": [{"name": "echo-kit", "folder": "/home/…/echo-kit", "pid": 4242}]}`.
 `PluginService.refresh` reads it (`dev_candidates`), so the app and every CLI process load
 the same folder through the same loader as an installed plugin, marked `dev`; a dev plugin
-shadows an installed plugin of the same name. Entries whose process is gone are dropped.
+shadows an installed plugin of the same name. An entry counts only while its process
+serves it: the serving process holds a `flock` on `run/dev-<pid>-<hash of name and
+folder>.lock` (`ServingLock`), and a reader checks that the lock is held, on Linux by that
+very pid (`processes.holds_flock`). Writing the file therefore serves nothing: an entry
+whose lock nobody holds (its process ended, or nobody ever served it), or whose pid is 1,
+is dropped. `run/` is owner-only (0700, `paths.private_folder`) and its files 0600.
 `DevFollower` is what a long-running process (the app) uses to follow the file and the
 folders: a changed folder reloads that plugin.
 
-A change is seen by polling modification times (every `POLL` s; `node_modules`, hidden
-entries and `__pycache__` skipped). Before a changed version replaces the running one, its
-code files are loaded by a trial host; when a file fails to load (a syntax error, a broken
-contract) the errors are printed with file and line and the previous version keeps running.
-The plugin's output.log is streamed to `out` as it grows.
+Changes are seen through the OS's file events (`dev_watch.FolderWatch`: `node_modules`,
+hidden entries and `__pycache__` skipped; polling with back-off where events cannot be
+had); a folder more than `dev_watch.MAX_DEPTH` levels deep is refused. Before a changed
+version replaces the running one, its code files are loaded by a trial host; when a file
+fails to load (a syntax error, a broken contract) the errors are printed with file and line
+and the previous version keeps running. The plugin's output.log is streamed to `out` as it
+grows.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import re
+import stat
+import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import UserFacingError
 from ..jsonio import read_json, write_json_atomic
-from ..paths import DataRoot
-from ..processes import pid_alive
+from ..paths import DataRoot, private_folder
+from ..processes import holds_flock, pid_alive
+from .dev_watch import POLL, FolderWatch, snapshot
 from .errors import PluginError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: an entry counts while its pid runs
+    fcntl = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:
     from .code.plugin_code import PluginCode
     from .discovery import Candidate
     from .model import PluginRecord
     from .service import PluginService
+
+__all__ = ["POLL", "DevEntry", "DevFollower", "DevSession", "ServingLock", "add_entry", "dev_candidates", "dev_file",
+           "read_entries", "remove_entry", "serving", "snapshot"]
 
 
 class App(Protocol):
@@ -60,9 +79,9 @@ class App(Protocol):
 
 log = logging.getLogger("llmspace.plugins")
 
-POLL = 0.2
 DEV_FILE = "dev-plugins.json"
-_SKIP = {"node_modules", "__pycache__"}
+_LOCK_GLOB = "dev-*.lock"
+_OPEN_LOCK = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 @dataclass(frozen=True)
@@ -76,11 +95,86 @@ def dev_file(root: DataRoot) -> Path:
     return root.root / "run" / DEV_FILE
 
 
-def read_entries(root: DataRoot, alive: Callable[[int], bool] = pid_alive) -> list[DevEntry]:
-    """The dev plugins whose serving process still runs (a missing or unreadable file: none)."""
+def lock_file(run: Path, entry: DevEntry) -> Path:
+    """The lock the process serving `entry` holds (named after its pid, name and folder, so
+    an entry naming another folder or pid has a lock nobody holds)."""
+    key = f"{entry.name}\0{entry.folder}".encode("utf-8", "surrogatepass")
+    return run / f"dev-{entry.pid}-{hashlib.sha256(key).hexdigest()[:16]}.lock"
+
+
+class ServingLock:
+    """The lock a `plugins dev` process holds on `run/` while it serves `entry` (taken before
+    the entry is written; the file appears already locked, so no reader sees it free)."""
+
+    def __init__(self, root: DataRoot, entry: DevEntry) -> None:
+        self.path = lock_file(root.root / "run", entry)
+        for attempt in range(3):  # run/ may be removed by a process that just stopped serving
+            run = root.run
+            try:
+                fd, tmp = tempfile.mkstemp(prefix=".dev-", suffix=".lock-new", dir=run)  # 0600
+                break
+            except FileNotFoundError:
+                if attempt == 2:
+                    raise
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            os.replace(tmp, self.path)
+        except BaseException:
+            os.close(fd)
+            _unlink(Path(tmp))
+            raise
+        self._fd: int | None = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            _unlink(self.path)
+            os.close(self._fd)
+            self._fd = None
+
+
+def _lock_held(path: Path) -> bool | None:
+    """Whether some process holds a flock on the regular file `path` (None: no such file)."""
+    try:
+        fd = os.open(path, _OPEN_LOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        if fcntl is None:  # pragma: no cover
+            return True
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return None
+        return False
+    finally:
+        os.close(fd)
+
+
+def serving(run: Path, entry: DevEntry, *, by_pid: bool = True) -> bool:
+    """Whether `entry`'s process serves it now: its lock is held (with `by_pid`, where the
+    system tells, by that very process). Pid 1 and below never serve."""
+    if entry.pid <= 1:
+        return False
+    if fcntl is None:  # pragma: no cover
+        return pid_alive(entry.pid)
+    path = lock_file(run, entry)
+    if not _lock_held(path):
+        return False
+    return not by_pid or holds_flock(entry.pid, path) is not False
+
+
+def read_entries(root: DataRoot) -> list[DevEntry]:
+    """The dev plugins a live `plugins dev` process of this data root serves (a missing or
+    unreadable file: none). Tightens `run/` to owner-only on the way."""
     path = dev_file(root)
     if not path.is_file():
         return []
+    run = private_folder(path.parent, create=False)
     try:
         data = read_json(path)
     except UserFacingError:
@@ -91,30 +185,44 @@ def read_entries(root: DataRoot, alive: Callable[[int], bool] = pid_alive) -> li
         if not isinstance(item, dict):
             continue
         name, folder, pid = item.get("name"), item.get("folder"), item.get("pid")
-        if isinstance(name, str) and isinstance(folder, str) and isinstance(pid, int) and alive(pid):
-            out.append(DevEntry(name, Path(folder), pid))
+        if isinstance(name, str) and isinstance(folder, str) and type(pid) is int:
+            entry = DevEntry(name, Path(folder), pid)
+            if serving(run, entry):
+                out.append(entry)
     return out
 
 
 def _write_entries(root: DataRoot, entries: list[DevEntry]) -> None:
-    path = dev_file(root)
-    if not entries:
-        try:
-            path.unlink()
-        except FileNotFoundError:
-            pass
-        try:
-            path.parent.rmdir()  # run/ goes when it holds nothing else
-        except OSError:
-            pass
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(path, {"plugins": [{"name": e.name, "folder": str(e.folder), "pid": e.pid} for e in entries]},
-                      trailing_newline=True)
+    run = root.run if entries else root.root / "run"
+    path = run / DEV_FILE
+    if entries:
+        write_json_atomic(path, {"plugins": [{"name": e.name, "folder": str(e.folder), "pid": e.pid} for e in entries]},
+                          trailing_newline=True, mode=0o600)
+    else:
+        _unlink(path)
+    kept = {lock_file(run, e).name for e in entries}
+    for lock in run.glob(_LOCK_GLOB) if run.is_dir() else ():  # left by processes killed while serving
+        if lock.name not in kept and _lock_held(lock) is False:
+            _unlink(lock)
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+
+
+def _drop_empty_run(root: DataRoot) -> None:
+    try:
+        (root.root / "run").rmdir()  # run/ goes when it holds nothing else
+    except OSError:
+        pass
 
 
 def add_entry(root: DataRoot, entry: DevEntry) -> None:
-    """Register `entry` (stale entries and an older one of the same name are dropped)."""
+    """Register `entry` (stale entries and an older one of the same name are dropped); the
+    caller holds its `ServingLock`, or the entry counts for nothing."""
     kept = [e for e in read_entries(root) if e.name != entry.name]
     _write_entries(root, [*kept, entry])
 
@@ -143,30 +251,10 @@ def manifest_name(folder: Path) -> str:
     return name
 
 
-def snapshot(folder: Path) -> dict[str, int]:
-    """Every file of `folder` (relative path → mtime in ns), without node_modules, hidden
-    entries and __pycache__."""
-    out: dict[str, int] = {}
-    for path in _walk(folder):
-        try:
-            out[str(path.relative_to(folder))] = path.stat().st_mtime_ns
-        except OSError:
-            continue
-    return out
-
-
-def _walk(folder: Path) -> Iterator[Path]:
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return
-    for entry in entries:
-        if entry.name.startswith(".") or entry.name in _SKIP:
-            continue
-        if entry.is_dir(follow_symlinks=False):
-            yield from _walk(Path(entry.path))
-        elif entry.is_file(follow_symlinks=False):
-            yield Path(entry.path)
+def listed(changed: list[str], most: int = 10) -> str:
+    """`a, b, c` (and `… and N more` past `most`)."""
+    shown = ", ".join(changed[:most])
+    return shown + (f" and {len(changed) - most} more" if len(changed) > most else "")
 
 
 _FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
@@ -206,17 +294,23 @@ class DevSession:
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.app, self.folder, self.out, self.clock = app, folder.expanduser().resolve(), out, clock
         self.name = ""
-        self._seen: dict[str, int] = {}
+        self._watch: FolderWatch | None = None
+        self._lock: ServingLock | None = None
         self._log_offset = 0
         self.reloads = 0
 
     # -- lifetime ------------------------------------------------------------------------
     def start(self) -> PluginRecord:
-        """Register the folder and load it; raises PluginError when it cannot be served."""
-        self.name = manifest_name(self.folder)
-        self._seen = snapshot(self.folder)
-        add_entry(self.app.root, DevEntry(self.name, self.folder, os.getpid()))
+        """Register the folder and load it; raises PluginError when it cannot be served
+        (no package.json, no name, a folder too deep to watch)."""
+        name = manifest_name(self.folder)
+        self._watch = FolderWatch(self.folder)
+        self._watch.start()  # before loading: a change made while it loads is seen
         try:
+            entry = DevEntry(name, self.folder, os.getpid())
+            self.name = name
+            self._lock = ServingLock(self.app.root, entry)
+            add_entry(self.app.root, entry)
             self.app.plugins.refresh()
             self.app.plugin_code.ensure_loaded(self.name)
             record = self.app.plugins.get(self.name)
@@ -231,27 +325,32 @@ class DevSession:
 
     def stop(self) -> None:
         """Unregister the folder (nothing of it stays installed) and stop its hosts."""
-        if self.name:
-            remove_entry(self.app.root, self.name, os.getpid())
-            self.app.plugins.refresh()
+        if self._watch is not None:
+            self._watch.close()
+            self._watch = None
+        if self._lock is None:  # not serving (never started, or stopped already)
+            return
+        remove_entry(self.app.root, self.name, os.getpid())
+        self._lock.release()
+        self._lock = None
+        _drop_empty_run(self.app.root)
+        self.app.plugins.refresh()
 
     # -- watching ------------------------------------------------------------------------
     def poll(self) -> bool:
-        """Look at the folder once: reload what changed (True when it reloaded) and print
-        what the plugin's output.log gained."""
+        """Reload what changed since the last poll (True when it reloaded) and print what
+        the plugin's output.log gained. Cheap when nothing changed: the OS reports changes."""
         self._stream_log()
-        now = snapshot(self.folder)
-        if now == self._seen:
+        changed = self._watch.take() if self._watch is not None else []
+        if not changed:
             return False
-        changed = sorted(k for k in set(now) | set(self._seen) if now.get(k) != self._seen.get(k))
-        self._seen = now
         return self.reload(changed)
 
     def reload(self, changed: list[str]) -> bool:
         t0 = self.clock()
         problems = self.trial()
         if problems:
-            self.out(f"{self.name}: not reloaded ({', '.join(changed)} changed); the previous version keeps running:")
+            self.out(f"{self.name}: not reloaded ({listed(changed)} changed); the previous version keeps running:")
             for line in problems:
                 self.out(f"  {line}")
             return False
@@ -266,7 +365,7 @@ class DevSession:
         record = self.app.plugins.reload(self.name)
         self.app.plugin_code.ensure_loaded(self.name)
         self.reloads += 1
-        self.out(f"{self.name}: reloaded in {(self.clock() - t0) * 1000:.0f} ms ({', '.join(changed)})")
+        self.out(f"{self.name}: reloaded in {(self.clock() - t0) * 1000:.0f} ms ({listed(changed)})")
         self._print_failures(record)
         return True
 
@@ -305,13 +404,16 @@ class DevSession:
 
 class DevFollower:
     """Follows `run/dev-plugins.json` and the dev folders for a long-running process (the
-    app): a changed list refreshes the plugins, a changed folder reloads its plugin."""
+    app): a changed list refreshes the plugins, a changed folder reloads its plugin. A
+    folder that cannot be watched (too deep) is logged and its plugin stays loaded as it
+    is; a failed look is logged and tried again later (with back-off), never the end of
+    the following."""
 
     def __init__(self, app: App, *, poll: float = POLL) -> None:
         self.app, self.poll = app, poll
         self._stop = threading.Event()
-        self._folders: dict[str, tuple[DevEntry, dict[str, int]]] = {}
-        self._file_state: tuple[int, int] | None = None
+        self._folders: dict[str, tuple[DevEntry, FolderWatch | None]] = {}
+        self._file_state: tuple[int, int, int] | None = None
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
@@ -320,37 +422,65 @@ class DevFollower:
 
     def close(self) -> None:
         self._stop.set()
+        if self._thread is None:  # stepped by hand: nothing else uses the watches
+            self._follow([])
 
     def _run(self) -> None:
-        while not self._stop.wait(self.poll):
+        wait = self.poll
+        while not self._stop.wait(wait):
             try:
                 self.step()
-            except Exception:  # a broken folder must not end the following
-                log.warning("following dev plugins failed", exc_info=True)
+                wait = self.poll
+            except Exception:  # a broken folder or file must not end the following
+                wait = min(max(wait * 2, 1.0), 30.0)
+                log.warning("following dev plugins failed; trying again in %.0f s", wait, exc_info=True)
+        self._follow([])
 
-    def step(self) -> None:
+    def step(self) -> bool:
+        """One look: True when the plugins were refreshed or one was reloaded."""
         path = dev_file(self.app.root)
         try:
             st = path.stat()
-            state: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+            state: tuple[int, int, int] | None = (st.st_mtime_ns, st.st_size, st.st_ino)
         except OSError:
             state = None
-        ended = any(not pid_alive(entry.pid) for entry, _ in self._folders.values())
+        ended = any(not serving(path.parent, entry, by_pid=False) for entry, _ in self._folders.values())
         if state != self._file_state or ended:
-            self._file_state = state
-            entries = read_entries(self.app.root)
-            self._folders = {e.name: (e, snapshot(e.folder)) for e in entries}
+            self._follow(read_entries(self.app.root))
             self.app.plugins.refresh()
             self.app.plugin_code.load()
-            return
-        for name, (entry, seen) in list(self._folders.items()):
-            now = snapshot(entry.folder)
-            if now == seen:
+            self._file_state = state
+            return True
+        reloaded = False
+        for name, (entry, watch) in list(self._folders.items()):
+            changed = watch.take() if watch is not None else []
+            if not changed:
                 continue
-            self._folders[name] = (entry, now)
             problems = trial(self.app, name, entry.folder)
             if problems:  # the previous version keeps running; the dev process prints why
                 log.warning("dev plugin %s not reloaded: %s", name, "; ".join(problems))
                 continue
             self.app.plugins.reload(name)
             self.app.plugin_code.load()
+            reloaded = True
+        return reloaded
+
+    def _follow(self, entries: list[DevEntry]) -> None:
+        """Watch the folders of `entries` (and no others)."""
+        wanted = {e.name: e for e in entries}
+        for name, (entry, watch) in list(self._folders.items()):
+            if wanted.get(name) != entry:
+                if watch is not None:
+                    watch.close()
+                del self._folders[name]
+        for name, entry in wanted.items():
+            if name in self._folders or self._stop.is_set():
+                continue
+            fresh = FolderWatch(entry.folder)
+            try:
+                fresh.start()
+            except PluginError as exc:
+                log.warning("dev plugin %s: %s Its changes are not followed here.", name, exc.message)
+                self._folders[name] = (entry, None)
+                continue
+            self._folders[name] = (entry, fresh)
