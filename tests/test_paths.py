@@ -72,3 +72,15 @@ def test_settings_and_run_left_0755_with_0644_files_are_tightened_when_first_use
     assert mode(root.settings) == 0o700 and mode(home / "settings" / "plugins.json") == 0o600
     assert mode(home / "settings" / "script.sh") == 0o700
     assert mode(root.run) == 0o700 and mode(home / "run" / "local-engine.json") == 0o600
+
+
+def test_the_engines_run_folder_is_tightened_too(tmp_path: Path):
+    from llmspace.local import engine_files
+
+    run = tmp_path / "home" / "run"
+    run.mkdir(parents=True)
+    run.chmod(0o755)
+    (run / "local-engine.json").write_text("{}")
+    (run / "local-engine.json").chmod(0o644)
+    assert engine_files.run_dir(tmp_path / "home") == run
+    assert mode(run) == 0o700 and mode(run / "local-engine.json") == 0o600

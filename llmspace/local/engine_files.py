@@ -25,6 +25,7 @@ from typing import IO, Any
 
 from ..errors import UserFacingError
 from ..jsonio import read_json, write_json_atomic
+from ..paths import private_folder
 
 try:
     import fcntl
@@ -40,10 +41,9 @@ EXIT = "local-engine-exit.json"
 
 
 def run_dir(root_path: Path) -> Path:
-    """`run/` of the data root at `root_path` (created, private to the user)."""
-    path = root_path / "run"
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return path
+    """`run/` of the data root at `root_path` (created, private to the user: an older, wider
+    folder and its files are tightened, `paths.private_folder`)."""
+    return private_folder(root_path / "run")
 
 
 def _open(path: Path) -> IO[bytes]:
