@@ -319,3 +319,22 @@ def test_the_memory_of_children_that_left_the_host_tree_counts_and_stops_the_hos
     if len(answer["escapees"]) < 3 or out.isError:
         assert "plugin host exceeded 128 MB" in out.text(), out.text()
     assert _gone_within(answer["escapees"] + [answer["host"]], 30.0) == []
+
+
+def test_empty_host_cgroups_an_app_killed_with_kill_9_left_are_removed_by_the_next_one(
+        app: App, home: Path, leftovers: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    if not _cgroups_here():
+        pytest.skip("the app may not make a cgroup v2 here")
+    base = proctree.own_cgroup()
+    assert base is not None
+    stale = base / f"{proctree.CGROUP_PREFIX}left-by-a-killed-app-{os.getpid()}"
+    stale.mkdir()
+    monkeypatch.setattr(proctree, "_swept", set())  # this process is the next app
+    code_plugin(home, tools={"spawner": PY_SPAWNER})
+    app.plugins.refresh()
+    try:
+        leftovers += json.loads(_call(app, "spawner", {}).text())["children"]
+        assert not stale.exists()
+    finally:
+        if stale.exists():
+            stale.rmdir()

@@ -285,6 +285,28 @@ def own_cgroup() -> Path | None:
     return folder if folder.is_dir() else None
 
 
+_swept: set[Path] = set()
+
+
+def _sweep_once(base: Path) -> None:
+    """Remove the empty host cgroups left beside this process's own (by an app that was
+    killed before it could remove them); once per process. A cgroup still holding a process
+    cannot be removed, so another app's live host keeps its own."""
+    with _subreaper_lock:
+        if base in _swept:
+            return
+        _swept.add(base)
+    try:
+        names = [entry.name for entry in os.scandir(base) if entry.name.startswith(CGROUP_PREFIX)]
+    except OSError:
+        return
+    for name in names:
+        try:
+            (base / name).rmdir()
+        except OSError:
+            pass
+
+
 class HostCgroup:
     """The cgroup v2 of one host: made beside the app's own, the host moved in before it reads
     its first request; everything it starts is born in it and stays there."""
@@ -298,6 +320,7 @@ class HostCgroup:
         base = own_cgroup() if USE_CGROUPS else None
         if base is None:
             return None
+        _sweep_once(base)
         group = cls(base / f"{CGROUP_PREFIX}{token}")
         try:
             group.path.mkdir()
