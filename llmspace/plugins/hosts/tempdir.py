@@ -14,7 +14,7 @@ check itself). One file cannot pass it at all: the host and everything it starts
 runtime that does not ignore the signal; this caps every file the host writes, wherever). Many
 files together pass it by at most what the plugin writes until the next check; then the host
 is stopped and the folder emptied. Linux (and other systems with `prlimit`); elsewhere only the
-check. Used by llmspace/plugins/hosts/connection.py; no imports from the rest of the app.
+check. No imports from the rest of the app.
 """
 
 from __future__ import annotations
