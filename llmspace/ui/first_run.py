@@ -32,14 +32,14 @@ from ..presenters.welcome import detect_keys, probe_local_servers
 from . import download_progress, tkvars
 
 if TYPE_CHECKING:
-    from ..app import App
+    from .app_services import ModelServices
     from .services import UiServices
 
 GGUF_TYPES = (("GGUF model", "*.gguf"), ("All files", "*"))
 BUILD_POLL_MS = 3000  # how often the sheet reads the engine build's status file
 
 
-def needs_model(app: App, thread_model: Any) -> bool:
+def needs_model(app: ModelServices, thread_model: Any) -> bool:
     """No model can run a thread saved with `thread_model` (the installed local models counted)."""
     models = app.models
     if not models.was_refreshed(fr.LOCAL_PROVIDER):
@@ -51,7 +51,7 @@ class FirstRunSheet(tb.Toplevel):
     """Choose how to get a model. `thread` is the editor presenter of the thread to run (None
     from the welcome page); `on_chosen()` runs after a choice was adopted."""
 
-    def __init__(self, ui: UiServices, app: App, thread: fr.ThreadModel | None,
+    def __init__(self, ui: UiServices, app: ModelServices, thread: fr.ThreadModel | None,
                  on_chosen: Callable[[], Any] = lambda: None) -> None:
         super().__init__(title="Choose a model to run", master=ui.root, resizable=(True, True))
         self.transient(ui.root)

@@ -27,12 +27,12 @@ from .first_run import GGUF_TYPES
 from .list_page import fit_headings
 
 if TYPE_CHECKING:
-    from ..app import App
+    from .app_services import ModelServices
     from .services import UiServices
 
 
 class LocalPage(tb.Frame):
-    def __init__(self, master: Any, ui: UiServices, app: App) -> None:
+    def __init__(self, master: Any, ui: UiServices, app: ModelServices) -> None:
         super().__init__(master, padding=6)
         self.ui, self.app = ui, app
         self.worker: Future[Any] | None = None

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import logging
 import os
-from functools import cached_property
+from collections.abc import Callable
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
@@ -49,6 +50,9 @@ from .window_frame import WindowFrame
 
 if TYPE_CHECKING:
     from ..app import App
+    from ..presenters.editor import EditorPresenter
+    from ..presenters.plugins_page import PluginsPagePresenter
+    from .editor.context import EditorContext
     from .evals.actions import EvalActions
     from .storage_actions import StorageActions
 
@@ -108,7 +112,7 @@ class MainWindow:
         self.tree_p = TreePresenter(ws, self.frame.ui_state.expanded)
         self.tree_view = TreeView(self.paned, ui, self.tree_p, on_change=self.state_changed,
                                   on_drop=lambda paths: self.drops.route(paths))
-        self.installer = PluginInstaller(ui, app, self.open_settings)
+        self.installer = PluginInstaller(ui, self.plugins_presenter, self.open_settings)
         # enabled after the window maps: ZIPs install, other files import into the tree
         self.drops = DropOverlay(root, self.paned, self.installer.install, self.tree_view.import_files)
         self.paned.add(self.tree_view, weight=1)
@@ -118,10 +122,9 @@ class MainWindow:
         self.notebook = tb.Notebook(self.right)
         saved = TabsPresenter(self.frame.ui_state.open_tabs, self.frame.ui_state.active_tab)
         existing = [t for t in saved.tabs if thread_exists(ws, t)]
-        self.tab_pages = TabPages(ui, app, self.notebook, TabsPresenter(existing, saved.active), self.tree_view,
-                                  switches=self.switches, rendering=self.appearance.render_var.get,
-                                  show_right=self.show_right, on_change=self.state_changed,
-                                  markdown=self.appearance.markdown_var.get)
+        self.tab_pages = TabPages(ui, ws, self.notebook, TabsPresenter(existing, saved.active), self.tree_view,
+                                  editor_context=self._editor_context(), show_right=self.show_right,
+                                  on_change=self.state_changed)
         self.tree_view.tabs = self.tab_pages
         self.starter = ThreadStarter(root, ui.errors, self.tree_view, self.tab_pages)
         self.welcome = WelcomeView(self.right, ui, app, self.starter, self.configure_models)
@@ -133,6 +136,55 @@ class MainWindow:
         if self.tabs.active:
             self.notebook.select(self.pages[self.tabs.active])
         self.sidebar_visible = True
+
+    @cached_property
+    def plugins_presenter(self) -> PluginsPagePresenter:
+        """The plugins as File › Install Plugin… and Settings › Plugins list them (the App's
+        plugin service is built on first use)."""
+        from ..presenters.plugins_page import PluginsPagePresenter
+
+        return PluginsPagePresenter(self.app)
+
+    def _editor_context(self) -> EditorContext:
+        """What every editor tab is built with: the App's services it uses, bound here (each
+        read from the App when used), and what the tabs and the tree do for an editor."""
+        from ..presenters import catalog
+        from ..presenters.run import RunPresenter
+        from .editor.context import Catalog, EditorContext
+
+        app = self.app
+        pickers = Catalog(model_label=partial(catalog.run_model_label, app), model_choices=partial(catalog.model_choices, app),
+                          mcp_servers=partial(catalog.mcp_servers, app), mcp_tools=partial(catalog.mcp_tools, app),
+                          plugin_tool_groups=lambda tools: catalog.plugin_tool_groups(tools, app))
+        return EditorContext(self.ui, app.workspace, pickers, self.switches, self.appearance.render_var.get,
+                             run_presenter=lambda p: RunPresenter(p, app), skills=lambda: app.skills,
+                             load_trace=lambda name: app.traces.load(name), offer_model=self._offer_model,
+                             rename_thread=self._rename_thread, open_thread=self._open_new_thread,
+                             markdown=self.appearance.markdown_var.get)
+
+    def _rename_thread(self, rel: str, title: str) -> str:
+        """An editor's title edit: rename the file; the tab and the tree follow."""
+        new_rel = self.tab_pages.rename_entry(rel, title)
+        self.tree_view.redraw(select=new_rel)
+        return new_rel
+
+    def _open_new_thread(self, rel: str) -> None:
+        """A thread an editor wrote (a forked run): into the tree, and open in a tab."""
+        self.tree_view.refresh()
+        self.tab_pages.open_thread(rel)
+
+    def _offer_model(self, presenter: EditorPresenter, then: Callable[[], object]) -> bool:
+        """Before a run: the first-run sheet (`ui/first_run.py`) when no model can run the
+        thread, which runs `then` once one is chosen (True: the sheet is open)."""
+        from .first_run import FirstRunSheet, needs_model
+
+        try:
+            if not needs_model(self.app, presenter.thread.model):
+                return False
+        except UserFacingError:
+            return False  # the run says what is wrong
+        FirstRunSheet(self.ui, self.app, presenter, on_chosen=then)
+        return True
 
     @cached_property
     def storage(self) -> StorageActions:
@@ -197,9 +249,11 @@ class MainWindow:
                             lambda command, args: run_plugin_command(self.ui, self.tab_pages, command, args))
 
     def open_settings(self) -> Any:
+        from ..presenters.catalog import model_choices
         from .settings_dialog import SettingsDialog
 
-        dialog = SettingsDialog(self.ui, self.app, self.appearance, self.installer, self.reveal_workspace)
+        dialog = SettingsDialog(self.ui, self.app, partial(model_choices, self.app), self.plugins_presenter, self.appearance,
+                                self.installer, self.reveal_workspace)
         dialog.bind("<Destroy>", lambda e: self.models_changed() if e.widget is dialog else None, add=True)
         return dialog
 

@@ -6,25 +6,27 @@ plugin, with their models (expand a provider). Logic in `presenters/models_page.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
-from ..presenters.catalog import model_choices
 from ..presenters.models_page import APIS, ModelsPagePresenter
 from . import tkvars
 from .follow import follow
 from .list_page import ListActions, fit_headings
 
 if TYPE_CHECKING:
-    from ..app import App
+    from ..presenters.catalog import ModelChoice
+    from .app_services import ModelsPageServices
     from .services import UiServices
 
 
 class ModelsPage(tb.Frame):
-    def __init__(self, master: Any, ui: UiServices, app: App) -> None:
+    def __init__(self, master: Any, ui: UiServices, app: ModelsPageServices,
+                 model_choices: Callable[[], tuple[list[ModelChoice], str | None]]) -> None:
         super().__init__(master, padding=6)
-        self.ui, self.app = ui, app
+        self.ui, self.app, self.model_choices = ui, app, model_choices
         self.p = ModelsPagePresenter(app.models, app.providers)
         self.list = tb.Treeview(self, columns=("api", "status", "models"), show="tree headings", height=6, selectmode="browse")
         self.list.heading("#0", text="Provider")
@@ -91,7 +93,7 @@ class ModelsPage(tb.Frame):
         if not rows:
             self.plugin_list.insert("", "end", text="(none)", values=("", "", "", "No active plugin brings a model provider."))
         self.plugin_notes.configure(text="\n".join(self.p.plugin_conflicts()))
-        choices, _ = model_choices(self.app)
+        choices, _ = self.model_choices()
         self.default_box.configure(values=[f"{c.provider}/{c.model_id}" for c in choices  # the default is one of models.json
                                            if c.available and not c.provider.startswith("plugin:")])
 

@@ -29,7 +29,6 @@ import ttkbootstrap as tb
 from ..presenters.plugins_page import InstallOutcome, PluginsPagePresenter
 
 if TYPE_CHECKING:
-    from ..app import App
     from .services import UiServices
 
 log = logging.getLogger("llmspace.ui")
@@ -53,8 +52,8 @@ class PluginInstaller:
     """Installs plugin ZIPs for File › Install Plugin…, Settings › Plugins and drops;
     `open_settings()` opens the Settings dialog (for the **View plugin** action)."""
 
-    def __init__(self, ui: UiServices, app: App, open_settings: Callable[[], Any]) -> None:
-        self.ui, self.app, self.open_settings = ui, app, open_settings
+    def __init__(self, ui: UiServices, plugins: PluginsPagePresenter, open_settings: Callable[[], Any]) -> None:
+        self.ui, self.plugins, self.open_settings = ui, plugins, open_settings
         self._said = ""  # the "Installed …" message on the status bar, while it is shown
         self._installed: list[str] = []
         self._following = False
@@ -63,15 +62,15 @@ class PluginInstaller:
         """Say which plugins were installed, for as long as they stay installed."""
         self._said, self._installed = f"Installed {', '.join(names)}.", names
         self.ui.status.set(self._said)
-        if not self._following:  # subscribed on first use: `app.plugins` is not built at start
+        if not self._following:  # subscribed on first use: the plugin service is not built at start
             self._following = True
-            self.app.plugins.subscribe(lambda: self.ui.pump.post(self._plugins_changed))
+            self.plugins.service.subscribe(lambda: self.ui.pump.post(self._plugins_changed))
 
     def _plugins_changed(self) -> None:
         if not self._said or self.ui.status.msg.cget("text") != self._said:
             self._said = ""  # something else was said since
             return
-        present = {r.key for r in self.app.plugins.records()}
+        present = {r.key for r in self.plugins.service.records()}
         gone = [n for n in self._installed if n not in present]
         if gone:
             self._said = ""
@@ -84,7 +83,7 @@ class PluginInstaller:
         if not chosen:
             return False
         progress = InstallProgress(ui.root, [Path(p).name for p in chosen])
-        presenter = PluginsPagePresenter(self.app)
+        presenter = self.plugins
         ui.status.set(f"Installing {len(chosen)} plugin ZIP(s)…")
 
         def done(future: Future[list[InstallOutcome]]) -> None:

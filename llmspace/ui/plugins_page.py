@@ -28,7 +28,6 @@ from .scroll_column import ScrollColumn
 from .wrapped_label import WrappedLabel
 
 if TYPE_CHECKING:
-    from ..app import App
     from .plugin_install import PluginInstaller
     from .services import UiServices
 
@@ -39,10 +38,11 @@ GENERAL_HEIGHT = 300  # px the General tab asks for; more scrolls
 
 
 class PluginsPage(tb.Frame):
-    def __init__(self, master: Any, ui: UiServices, app: App, installer: PluginInstaller) -> None:
+    def __init__(self, master: Any, ui: UiServices, plugins: PluginsPagePresenter, plugins_folder: Path,
+                 installer: PluginInstaller) -> None:
         super().__init__(master, padding=6)
-        self.ui, self.app, self.installer = ui, app, installer
-        self.p = PluginsPagePresenter(app)
+        self.ui, self.plugins_folder, self.installer = ui, plugins_folder, installer
+        self.p = plugins
         self.icons: dict[str, Any] = {}
         self.selected_ext: Path | None = None
         self.settings_form: PluginSettingsForm | None = None
@@ -137,7 +137,7 @@ class PluginsPage(tb.Frame):
             w.destroy()
         tb.Label(self.general, text="No plugins installed yet.\n\nInstall one from a ZIP (the button above, File › "
                  f"{INSTALL_LABEL}, or drop the ZIP on the window), or copy a plugin folder into "
-                 f"{self.app.root.plugins} and press Refresh plugins.", wraplength=520,
+                 f"{self.plugins_folder} and press Refresh plugins.", wraplength=520,
                  justify="left").pack(anchor="w")
 
     # -- details -------------------------------------------------------------------------

@@ -6,7 +6,8 @@
 
 `ui/main_window.py` is the composition root: it makes these once and hands each part only
 what it uses (the App's typed services, such as `app.registries.commands` or `app.skills`,
-are passed the same way). No UI part outside the root takes the window or an untyped App
+are passed the same way, or the App seen through a small protocol of `ui/app_services.py`).
+No UI part outside the root takes the window, an untyped App or view, or the App whole
 (tests/ui/test_composition_root.py checks it).
 """
 

@@ -5,7 +5,8 @@ for the two files whose pages do not cover every field — `models.json` (header
 disabled models, custom model details) and `mcp.json` (env, headers, cwd, timeouts) —
 checked before saving through `llmspace.jsonio`. A raw editor left untouched is re-read
 when its tab is shown, so it never writes back what a page has just changed.
-Built by `ui/main_window.py` with the services, the App, the window's appearance
+Built by `ui/main_window.py` with the services, the App's settings services (`ui/app_services.py`),
+the model choices and the plugins presenter (bound to the App there), the window's appearance
 (`ui/appearance.py`), the plugin installer and a reveal-the-workspace action.
 """
 
@@ -22,7 +23,9 @@ from .scroll_column import fit_to_content
 from .wrapped_label import WrappedLabel
 
 if TYPE_CHECKING:
-    from ..app import App
+    from ..presenters.catalog import ModelChoice
+    from ..presenters.plugins_page import PluginsPagePresenter
+    from .app_services import SettingsServices
     from .appearance import Appearance
     from .plugin_install import PluginInstaller
     from .services import UiServices
@@ -33,7 +36,8 @@ RAW_FILES = (("models.json", "models"), ("mcp.json", "mcp"))
 class SettingsDialog(tb.Toplevel):
     """The settings pages; Save writes the Search form and the raw editors (after checking them)."""
 
-    def __init__(self, ui: UiServices, app: App, appearance: Appearance, installer: PluginInstaller,
+    def __init__(self, ui: UiServices, app: SettingsServices, model_choices: Callable[[], tuple[list[ModelChoice], str | None]],
+                 plugins: PluginsPagePresenter, appearance: Appearance, installer: PluginInstaller,
                  reveal_workspace: Callable[[], Any]) -> None:
         super().__init__(title="Settings", master=ui.root, size=(980, 680))
         self.bind("<Escape>", lambda e: self.destroy())
@@ -49,12 +53,12 @@ class SettingsDialog(tb.Toplevel):
         from .search_page import SearchPage
         from .skills_page import SkillsPage
 
-        self.models_page: Any = self._page("Models", lambda nb: ModelsPage(nb, ui, app))
+        self.models_page: Any = self._page("Models", lambda nb: ModelsPage(nb, ui, app, model_choices))
         self.local_page: Any = self._page("Local models", lambda nb: LocalPage(nb, ui, app))
         self.mcp_page: Any = self._page("MCP", lambda nb: McpPage(nb, ui, app.mcp))
         self.skills_page: Any = self._page("Skills", lambda nb: SkillsPage(nb, ui, app.skills))
         self.search_page: Any = self._page("Search", lambda nb: SearchPage(nb, ui, app.root))
-        self.plugins_page: Any = self._page("Plugins", lambda nb: PluginsPage(nb, ui, app, installer))
+        self.plugins_page: Any = self._page("Plugins", lambda nb: PluginsPage(nb, ui, plugins, app.root.plugins, installer))
         self.general = self._general_page()
         for label, name in RAW_FILES:
             self._raw_editor(label, name)

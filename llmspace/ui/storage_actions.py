@@ -22,7 +22,7 @@ from . import tkvars
 from .storage_import import ImportDialog
 
 if TYPE_CHECKING:
-    from ..app import App
+    from .app_services import StorageServices
     from .services import UiServices
     from .tab_pages import TabPages
     from .tree_view import TreeView
@@ -80,7 +80,7 @@ class StorageActions:
     """The storage commands of the File menu and `llm-space://` links; imported threads are
     shown in the workspace tree and opened in a tab."""
 
-    def __init__(self, ui: UiServices, app: App, tabs: TabPages, tree: TreeView) -> None:
+    def __init__(self, ui: UiServices, app: StorageServices, tabs: TabPages, tree: TreeView) -> None:
         self.ui, self.app, self.tabs, self.tree = ui, app, tabs, tree
 
     def _storages(self, capability: str) -> list[PluginStorage]:

@@ -4,9 +4,10 @@ and keeping tabs right when the tree renames, moves or deletes files.
 
 `TabPages` is a component of `ui/main_window.MainWindow` (`window.tab_pages`); it owns the
 tab list (`presenters.tabs.TabsPresenter`), the pages and the editors. It gets the UI
-services, the App, the notebook, the workspace tree and the window's run switches and
-rendering choice (handed to each editor in an `ui/editor/context.EditorContext`), and two
-callbacks: `show_right` (the notebook or the welcome view) and `on_change` (save the tabs).
+services, the workspace, the notebook, the workspace tree, the window's
+`ui/editor/context.EditorContext` (made by the composition root, handed to each editor it
+builds), and two callbacks: `show_right` (the notebook or the welcome view) and
+`on_change` (save the tabs).
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from ..presenters.tabs import TabsPresenter, tab_title
 from .theme import style_menu
 
 if TYPE_CHECKING:
-    from ..app import App
-    from .services import RunSwitches, UiServices
+    from ..core.workspace import Workspace
+    from .editor.context import EditorContext
+    from .services import UiServices
     from .tree_view import TreeView
 
 LARGE_FILE = 1_000_000  # bytes; larger threads load in a worker thread
@@ -41,16 +43,13 @@ def thread_exists(workspace: Any, rel: str) -> bool:
 class TabPages:
     """Tab pages and their editors."""
 
-    def __init__(self, ui: UiServices, app: App, notebook: tb.Notebook, tabs: TabsPresenter, tree: TreeView, *,
-                 switches: RunSwitches, rendering: Callable[[], str], show_right: Callable[[], None],
-                 on_change: Callable[[], None], markdown: Callable[[], bool] = lambda: True) -> None:
-        from .editor.context import EditorContext
-
+    def __init__(self, ui: UiServices, workspace: Workspace, notebook: tb.Notebook, tabs: TabsPresenter, tree: TreeView, *,
+                 editor_context: EditorContext, show_right: Callable[[], None], on_change: Callable[[], None]) -> None:
         self.ui = ui
-        self.workspace = app.workspace
+        self.workspace = workspace
         self.tree = tree
         self.show_right, self.on_change = show_right, on_change
-        self.editor_context = EditorContext(ui, app, switches, rendering, self, tree, markdown)
+        self.editor_context = editor_context
         self.notebook = notebook
         self.tabs = tabs
         self.pages: dict[str, tb.Frame] = {}

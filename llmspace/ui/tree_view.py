@@ -9,8 +9,8 @@ poll of folder mtimes shows what other programs change.
 The logic lives in `presenters.tree.TreePresenter`; this file only draws and routes.
 Built by `ui/main_window.py` with the UI services, `on_change` (the window saves the
 expanded folders) and `on_drop` (dropped files: ZIPs install, the rest import); the tabs
-(`ui/tab_pages.TabPages`, built after the tree) are attached as `tree.tabs`: opening, renaming,
-moving and removing files keep them right.
+(`ui/tab_pages.TabPages`, built after the tree) are attached as `tree.tabs` (seen through
+`TreeTabs`): opening, renaming, moving and removing files keep them right.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 import tkinter as tk
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import ttkbootstrap as tb
 
@@ -31,7 +31,6 @@ from .reveal import reveal_path
 
 if TYPE_CHECKING:
     from .services import UiServices
-    from .tab_pages import TabPages
 
 POLL_MS = 2000
 
@@ -54,10 +53,30 @@ def inline_entry_style(widget: Any) -> str:
     return INLINE_ENTRY
 
 
+class TreeTabs(Protocol):
+    """What the tree asks of the open tabs (`ui/tab_pages.TabPages`): open a thread, rename
+    a file (the tab follows), keep tabs right around a move or a delete, and check the open
+    files against the disk."""
+
+    def open_thread(self, rel: str) -> Any: ...
+
+    def rename_entry(self, rel: str, name: str) -> str: ...
+
+    def before_move(self, rel: str) -> None: ...
+
+    def after_move(self, old: str, new: str) -> None: ...
+
+    def before_remove(self, rel: str) -> None: ...
+
+    def after_remove(self, rel: str) -> None: ...
+
+    def check_open_files(self) -> None: ...
+
+
 class TreeView(tb.Frame):
     """Workspace tree widget."""
 
-    tabs: TabPages  # attached by the composition root once the tabs are built
+    tabs: TreeTabs  # attached by the composition root once the tabs are built
 
     def __init__(self, master: Any, ui: UiServices, presenter: TreePresenter, *, on_change: Callable[[], None],
                  on_drop: Callable[[list[str]], None]) -> None:

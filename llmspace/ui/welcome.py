@@ -20,7 +20,7 @@ from ..presenters.welcome import detect_keys, detected_lines, probe_local_server
 from .theme import style_listbox
 
 if TYPE_CHECKING:
-    from ..app import App
+    from .app_services import ModelServices
     from .services import ErrorReporter, UiServices
     from .tab_pages import TabPages
     from .tree_view import TreeView
@@ -104,7 +104,7 @@ class ThreadStarter:
 class WelcomeView(tb.Frame):
     """Empty state of the right-hand side."""
 
-    def __init__(self, master: Any, ui: UiServices, app: App, starter: ThreadStarter,
+    def __init__(self, master: Any, ui: UiServices, app: ModelServices, starter: ThreadStarter,
                  open_settings: Callable[[], Any]) -> None:
         super().__init__(master, padding=40)
         self.ui, self.app, self.starter = ui, app, starter
@@ -188,7 +188,7 @@ class WelcomeView(tb.Frame):
 class WelcomeDialog(tb.Toplevel):
     """Help › Welcome: the same view in its own window."""
 
-    def __init__(self, ui: UiServices, app: App, starter: ThreadStarter, open_settings: Callable[[], Any],
+    def __init__(self, ui: UiServices, app: ModelServices, starter: ThreadStarter, open_settings: Callable[[], Any],
                  local: list[Any] | None) -> None:
         super().__init__(title="Welcome", master=ui.root)
         self.bind("<Escape>", lambda e: self.destroy())

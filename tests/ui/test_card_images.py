@@ -74,7 +74,7 @@ def test_message_and_tool_result_pictures_show_as_thumbnails_decoded_off_the_ui_
         return decode(data, long_side)
 
     monkeypatch.setattr(thumbnails, "decode_thumbnail", spy)
-    ed._thumbnails = None  # a fresh cache that decodes through the spy
+    ed.pictures.__dict__.pop("cache", None)  # a fresh cache that decodes through the spy
     ed.list.render()
     root = window.root
     user = strips(ed.list.cards["u1"])[0]

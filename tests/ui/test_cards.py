@@ -87,8 +87,8 @@ def test_collapse_switch_role_reorder_insert_and_remove(ed):
 
 
 def test_editing_the_title_renames_the_file_and_the_tab(ed, window, app):
-    ed.title_var.set("renamed-cards")
-    ed.commit_title()
+    ed.header.title_var.set("renamed-cards")
+    ed.header.title.commit()
     assert app.workspace.exists("renamed-cards.json") and not app.workspace.exists("cards.json")
     assert window.tabs.active == "renamed-cards.json"
     assert window.notebook.tab(window.pages["renamed-cards.json"], "text").strip() == "renamed-cards"

@@ -113,8 +113,8 @@ def dialogs(window, app, home):
 
     return [
         ("Settings", window.open_settings),
-        ("Tools", ed.edit_tools),
-        ("Variables", ed.edit_variables),
+        ("Tools", ed.settings.edit_tools),
+        ("Variables", ed.settings.edit_variables),
         ("Model parameters", lambda: ParamsPopover(ed, ed.p, lambda: None)),
         ("JSON editor", lambda: JsonEditor(ed, "Function tool", "{}", lambda t: None, example="{}")),
         ("Examples", lambda: ExamplesDialog(window.root, window.starter.example)),

@@ -69,7 +69,7 @@ def hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeHub]:
 
 def test_run_with_no_model_opens_the_sheet_and_escape_changes_nothing(window, app, home):
     ed = open_thread(window)
-    click(window.root, ed.run_btn)
+    click(window.root, ed.header.run_btn)
     sheet = pump_until(window.root, lambda: sheet_of(window.root))
     kinds = [o.kind for o in sheet.options]
     assert kinds[0] == "download" and "gguf" in kinds and kinds[-1] == "key"
@@ -136,7 +136,7 @@ def test_a_gguf_file_picked_in_the_sheet_runs_the_example_thread_to_a_streamed_r
         ed.p.thread.model = ModelConfig(provider="local", id="not-installed",
                                         params=ModelParams(temperature=0, maxTokens=160))
         window.root.update()
-        click(window.root, ed.run_btn)
+        click(window.root, ed.header.run_btn)
         sheet = pump_until(window.root, lambda: sheet_of(window.root))
         window.ui.dialogs.files = [str(path)]
         click(window.root, sheet.button("gguf"))
@@ -214,7 +214,7 @@ def test_a_detected_server_clicked_in_the_sheet_becomes_the_model_and_runs_the_t
                             functools.partial(probe_local_servers, servers=(("ollama", "Ollama", srv.port),)))
         srv.push(Turn(text="Hello from the detected server.", chunk_size=3, delay_per_chunk=0.02))
         ed = open_thread(window)
-        click(window.root, ed.run_btn)
+        click(window.root, ed.header.run_btn)
         sheet = pump_until(window.root, lambda: sheet_of(window.root))
         pump_until(window.root, lambda: any(o.kind == "server" for o in sheet.options), timeout=30)
         (server,) = [o for o in sheet.options if o.kind == "server"]

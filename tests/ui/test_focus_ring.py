@@ -81,7 +81,7 @@ def test_a_focused_button_entry_text_box_and_tree_row_show_a_ring_2px_wide_at_3_
     colors = window.root.style.colors
     primary = window.root.winfo_rgb(colors.primary)
     primary = tuple(v // 257 for v in primary)
-    widgets = {"button": (ed.history_btn, None), "entry": (ed.title_entry, None), "text box": (ed.prompt, None),
+    widgets = {"button": (ed.header.history_btn, None), "entry": (ed.header.title_entry, None), "text box": (ed.settings.prompt, None),
                "tree row": (tree, "ring.json")}
     report = {}
     try:

@@ -93,10 +93,10 @@ def test_restore_is_undoable_and_remove_asks_then_drops_the_runs_evaluations(win
     panel.list.selection_set("r1")
     window.root.update()
     panel.restore()
-    assert ed.prompt.get("1.0", "end-1c") == "sp r1"
+    assert ed.settings.prompt.get("1.0", "end-1c") == "sp r1"
     ed.undo()
     window.root.update()
-    assert ed.prompt.get("1.0", "end-1c") == "now"
+    assert ed.settings.prompt.get("1.0", "end-1c") == "now"
     panel.list.selection_set("r1")
     window.dialogs.answer = False
     panel.remove()

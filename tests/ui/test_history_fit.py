@@ -100,16 +100,16 @@ def test_opening_history_and_switching_theme_leave_no_blank_gap_in_the_messages(
 
 
 def test_the_history_button_looks_pressed_while_the_panel_is_open(ed, window):
-    closed = str(ed.history_btn.cget("style"))
+    closed = str(ed.header.history_btn.cget("style"))
     ed.toggle_history()
     window.root.update()
-    opened = str(ed.history_btn.cget("style"))
+    opened = str(ed.header.history_btn.cget("style"))
     style = window.root.style
     assert opened != closed
     assert style.lookup(opened, "background") != style.lookup(closed, "background")
     ed.toggle_history()
     window.root.update()
-    assert str(ed.history_btn.cget("style")) == closed
+    assert str(ed.header.history_btn.cget("style")) == closed
 
 
 def test_at_1280x800_the_runs_table_shows_the_reply_and_the_time_whole_and_the_settings_stack(ed, window):
@@ -124,8 +124,8 @@ def test_at_1280x800_the_runs_table_shows_the_reply_and_the_time_whole_and_the_s
     needed = int(tree.column("#0", "width")) + int(tree.column("when", "width"))
     assert needed <= tree.winfo_width(), (needed, tree.winfo_width())
     assert ed.list.winfo_width() >= 380  # the messages keep a comfortable column
-    assert ed.stacker.narrow  # the settings rows put labels above values: the model button gets the width
-    assert ed.model_btn.winfo_width() >= ed.settings.body.winfo_width() - 60
+    assert ed.settings.stacker.narrow  # the settings rows put labels above values: the model button gets the width
+    assert ed.settings.model_btn.winfo_width() >= ed.settings.body.winfo_width() - 60
 
 
 def test_in_the_dark_theme_the_inline_rename_box_shows_whole_glyphs_and_a_readable_selection(window, app):

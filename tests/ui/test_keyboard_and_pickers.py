@@ -24,7 +24,7 @@ def in_editor(widget, ed) -> bool:
 @pytest.mark.parametrize("where", ["prompt", "message", "title", "tree"])
 def test_ctrl_tab_switches_tabs_wherever_the_focus_is(two_tabs, window, where):
     _first, second = two_tabs
-    widget = {"prompt": second.prompt, "message": second.list.order[0].text, "title": second.title_entry,
+    widget = {"prompt": second.settings.prompt, "message": second.list.order[0].text, "title": second.header.title_entry,
               "tree": window.tree_view.tree}[where]
     widget.focus_force()
     window.root.update()
@@ -68,7 +68,7 @@ def test_a_click_on_the_temperature_track_moves_the_slider_there(window, app):
     window.tree_view.refresh()
     ed = window.open_thread(rel)
     ed.p.set_model("openai", "gpt-4.1")
-    pop = ed.edit_params()
+    pop = ed.settings.edit_params()
     window.root.update()
     scale = next(w for w in pop.winfo_children()[0].winfo_children() if w.winfo_class() == "TScale")
     var = pop.vars["temperature"][1]

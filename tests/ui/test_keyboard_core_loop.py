@@ -73,13 +73,13 @@ def test_the_core_loop_by_keyboard_only(window, app, srv):
     ed = window.tab_pages.active_editor()
     # the title
     key(window, "F6")
-    assert root.focus_get() is ed.title_entry
+    assert root.focus_get() is ed.header.title_entry
     key(window, "Control-slash")  # select all
     type_text(window, "Keyboard loop")
     key(window, "Return")
     pump_until(root, lambda: ed.p.title == "Keyboard loop", 10)
     # the system prompt: Tab through the settings
-    tab_to(window, ed.prompt)
+    tab_to(window, ed.settings.prompt)
     type_text(window, "Be brief.")
     assert ed.p.system_prompt == "Be brief."
     # a user message: F6 to the messages
@@ -89,7 +89,7 @@ def test_the_core_loop_by_keyboard_only(window, app, srv):
     assert ed.p.messages[0].text() == "Hello there?"
     # the model: back to the settings, Tab to the model button, the menu with the arrows
     key(window, "Shift-F6")
-    tab_to(window, ed.model_btn)
+    tab_to(window, ed.settings.model_btn)
     key(window, "Return")
     menu = pump_until(root, lambda: root.focus_get() if root.focus_get() and root.focus_get().winfo_class() == "Menu"
                       else None, 10)
@@ -102,7 +102,7 @@ def test_the_core_loop_by_keyboard_only(window, app, srv):
     key(window, "Return")
     pump_until(root, lambda: ed.p.thread.model is not None, 10)
     assert ed.p.thread.model.provider == "loop"
-    assert root.focus_get() is ed.model_btn  # back on the button the menu came from
+    assert root.focus_get() is ed.settings.model_btn  # back on the button the menu came from
     # run: Ctrl+Enter wherever the focus is (here: on the model button, which it must not press)
     srv.push(Turn(text="First answer."))
     srv.push(Turn(text="Second answer."))
@@ -117,7 +117,7 @@ def test_the_core_loop_by_keyboard_only(window, app, srv):
     assert ed.run.error is None and len(srv.requests) == 2
     # open the history: Tab to its button, Enter
     key(window, "Shift-F6")
-    tab_to(window, ed.history_btn)
+    tab_to(window, ed.header.history_btn)
     key(window, "Return")
     panel = pump_until(root, lambda: ed.history_panel, 10)
     pump_until(root, lambda: len(panel.list.get_children()) >= 2, 20)

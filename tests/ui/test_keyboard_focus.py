@@ -48,7 +48,7 @@ def ed(window, app):
 
 @pytest.mark.parametrize("where", ["prompt", "message", "title"])
 def test_tab_and_shift_tab_leave_the_title_prompt_and_message_boxes_without_typing_a_tab(ed, window, where):
-    box = {"prompt": ed.prompt, "message": ed.list.order[0].text, "title": ed.title_entry}[where]
+    box = {"prompt": ed.settings.prompt, "message": ed.list.order[0].text, "title": ed.header.title_entry}[where]
     box.focus_force()
     window.root.update()
     before = box.get() if where == "title" else box.get("1.0", "end-1c")
@@ -61,15 +61,15 @@ def test_tab_and_shift_tab_leave_the_title_prompt_and_message_boxes_without_typi
 
 
 def test_escape_then_tab_in_the_system_prompt_still_leaves_it(ed, window):
-    ed.prompt.focus_force()
+    ed.settings.prompt.focus_force()
     window.root.update()
-    press(ed.prompt, "Escape")
-    press(ed.prompt, "Tab")
-    assert focused(window) is not ed.prompt and "\t" not in ed.prompt.get("1.0", "end")
+    press(ed.settings.prompt, "Escape")
+    press(ed.settings.prompt, "Tab")
+    assert focused(window) is not ed.settings.prompt and "\t" not in ed.settings.prompt.get("1.0", "end")
 
 
 def test_ctrl_m_switches_the_focused_box_to_inserting_tabs_and_the_status_bar_says_so(ed, window):
-    prompt, message = ed.prompt, ed.list.order[0].text
+    prompt, message = ed.settings.prompt, ed.list.order[0].text
     prompt.focus_force()
     window.root.update()
     assert window.status.mode.cget("text") == ""
@@ -94,13 +94,13 @@ def test_ctrl_m_switches_the_focused_box_to_inserting_tabs_and_the_status_bar_sa
 def test_f6_and_shift_f6_cycle_the_tree_the_settings_the_messages_and_the_history(ed, window):
     ed.toggle_history()
     window.root.update()
-    ed.prompt.focus_force()
+    ed.settings.prompt.focus_force()
     window.root.update()
     seen = []
     for _ in range(4):
         press(focused(window), "F6")
         seen.append(focused(window))
-    assert seen == [ed.list.order[0].text, ed.history_panel.list, window.tree_view.tree, ed.title_entry]
+    assert seen == [ed.list.order[0].text, ed.history_panel.list, window.tree_view.tree, ed.header.title_entry]
     press(focused(window), "Shift-F6")
     assert focused(window) is window.tree_view.tree
     press(focused(window), "Shift-F6")
@@ -111,9 +111,9 @@ def test_ctrl_enter_on_a_focused_button_does_not_press_it(ed, window, monkeypatc
     runs = []
     monkeypatch.setattr(window.tab_pages, "run_or_stop", lambda: runs.append(1))
     window.menus._bind_keys()  # the shortcut table holds the method bound at start
-    ed.history_btn.focus_force()
+    ed.header.history_btn.focus_force()
     window.root.update()
-    press(ed.history_btn, "Control-Return")
+    press(ed.header.history_btn, "Control-Return")
     assert ed.history_panel is None  # History was not pressed
     assert runs == [1]  # Ctrl+Enter still did its own job
 
@@ -132,7 +132,7 @@ def test_escape_in_the_trees_rename_box_gives_the_focus_back_to_the_tree(window,
 
 
 def test_tab_leaves_a_text_variables_value_box_in_the_variables_dialog(ed, window):
-    dlg = ed.edit_variables()
+    dlg = ed.settings.edit_variables()
     dlg.add_row("city", "Paris")
     window.root.update()
     _name, box = dlg.entries[-1]
@@ -146,12 +146,12 @@ def test_tab_leaves_a_text_variables_value_box_in_the_variables_dialog(ed, windo
 
 
 def test_escape_closes_the_model_menu_and_the_focus_is_back_on_its_button(ed, window):
-    ed.model_btn.focus_force()
+    ed.settings.model_btn.focus_force()
     window.root.update()
-    press(ed.model_btn, "Return")
+    press(ed.settings.model_btn, "Return")
     menu = pump_until(window.root, lambda: focused(window) if focused(window) is not None
                       and focused(window).winfo_class() == "Menu" else None, 10)
     assert menu.winfo_ismapped()
     press(menu, "Escape")
     pump_until(window.root, lambda: not menu.winfo_ismapped(), 10)
-    assert focused(window) is ed.model_btn
+    assert focused(window) is ed.settings.model_btn

@@ -100,10 +100,10 @@ def test_system_prompt_edits_highlight_variables_and_hint_missing_ones(window, a
     rel = app.workspace.create_thread("", "prompt")
     window.tree_view.refresh()
     ed = window.open_thread(rel)
-    ed.prompt.insert("1.0", "Hello {{who}} {% if x %}y{% endif %}")
+    ed.settings.prompt.insert("1.0", "Hello {{who}} {% if x %}y{% endif %}")
     window.root.update()
-    assert ed.prompt.tag_ranges("var") and ed.prompt.tag_ranges("tag")
-    assert "Missing: who" in ed.hints.cget("text")
+    assert ed.settings.prompt.tag_ranges("var") and ed.settings.prompt.tag_ranges("tag")
+    assert "Missing: who" in ed.settings.hints.cget("text")
     ed.flush()
     assert read(app, rel)["context"]["systemPrompt"].startswith("Hello {{who}}")
 
@@ -192,7 +192,7 @@ def test_run_history_panel_lists_restores_and_removes_runs(window, app):
     window.root.update()
     panel.inspect().destroy()
     panel.restore()
-    assert ed.prompt.get("1.0", "end-1c") == "then"
+    assert ed.settings.prompt.get("1.0", "end-1c") == "then"
     panel.list.selection_set("r1")
     window.root.update()
     panel.remove()
@@ -271,13 +271,13 @@ def test_typing_two_braces_in_the_prompt_offers_variables(window, app):
     rel = app.workspace.create_thread("", "complete")
     window.tree_view.refresh()
     ed = window.open_thread(rel)
-    ed.prompt.insert("end", "Today is {{")
-    ed.prompt.mark_set("insert", "end")
-    completion = ed.prompt_assist.completion
+    ed.settings.prompt.insert("end", "Today is {{")
+    ed.settings.prompt.mark_set("insert", "end")
+    completion = ed.settings.prompt_assist.completion
     assert completion.open()
     assert any(label.startswith("current_date") for label in completion.listbox.get(0, "end"))
     assert completion.accept(completion.names().index("current_date"))
-    assert ed.prompt.get("1.0", "end-1c") == "Today is {{current_date}}"
+    assert ed.settings.prompt.get("1.0", "end-1c") == "Today is {{current_date}}"
 
 
 def test_the_poll_does_not_redraw_the_tree_for_our_own_saves(window, app):

@@ -38,19 +38,19 @@ def open_editor(window, app, model=None):
 
 def test_a_saved_model_without_a_key_shows_the_model_that_will_run_and_why(window, app, srv):
     ed = open_editor(window, app, ("openai", "gpt-4.1-mini"))
-    assert shown(ed.model_btn) == "loop/loopback-model (openai/gpt-4.1-mini has no API key)"
+    assert shown(ed.settings.model_btn) == "loop/loopback-model (openai/gpt-4.1-mini has no API key)"
 
 
 def test_adding_the_key_shows_the_saved_model_again(window, app, srv):
     ed = open_editor(window, app, ("openai", "gpt-4.1-mini"))
     app.models.set_api_key("openai", "sk-test-0001")
     window.models_changed()
-    assert shown(ed.model_btn) == "openai/gpt-4.1-mini"
+    assert shown(ed.settings.model_btn) == "openai/gpt-4.1-mini"
 
 
 def test_a_thread_without_a_model_shows_the_default_it_runs_on(window, app, srv):
     ed = open_editor(window, app)
-    assert shown(ed.model_btn) == "Default: loop/loopback-model"
+    assert shown(ed.settings.model_btn) == "Default: loop/loopback-model"
 
 
 def test_the_parameters_have_their_own_line_and_are_not_clipped(window, app, srv):
@@ -60,10 +60,10 @@ def test_the_parameters_have_their_own_line_and_are_not_clipped(window, app, srv
     ed.p.set_param("temperature", 0.7)
     ed.p.set_param("maxTokens", 4096)
     window.root.update()
-    assert shown(ed.model_btn) == "loop/loopback-model"
-    assert ed.params_lbl.cget("text") == "temperature 0.7 · max tokens 4096"
-    assert fully_inside(ed.params_lbl, ed.params_lbl.master)
-    assert fully_inside(ed.model_btn, ed.model_btn.master)
+    assert shown(ed.settings.model_btn) == "loop/loopback-model"
+    assert ed.settings.params_lbl.cget("text") == "temperature 0.7 · max tokens 4096"
+    assert fully_inside(ed.settings.params_lbl, ed.settings.params_lbl.master)
+    assert fully_inside(ed.settings.model_btn, ed.settings.model_btn.master)
 
 
 def test_a_run_says_which_model_it_runs_on_and_history_records_it(window, app, srv):

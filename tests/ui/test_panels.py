@@ -32,17 +32,17 @@ def test_the_model_picker_lists_providers_and_sets_the_model(window, app, home):
         rel = app.workspace.create_thread("", "m")
         window.tree_view.refresh()
         ed = window.open_thread(rel)
-        menu = ed.pick_model()
+        menu = ed.settings.pick_model()
         labels = [menu.entrycget(i, "label") for i in range(menu.index("end") + 1) if menu.type(i) == "cascade"]
         assert any("Loopback" in label for label in labels)
         menu.unpost()
         ed.p.set_model("loop", "loopback-model")
-        assert ed.model_btn.cget("text") == "loop/loopback-model"
+        assert ed.settings.model_btn.cget("text") == "loop/loopback-model"
 
 
 def test_the_parameter_popover_applies_enabled_parameters_only(ed, app):
     ed.p.set_model("openai", "gpt-4.1")
-    pop = ed.edit_params()
+    pop = ed.settings.edit_params()
     on, var = pop.vars["temperature"]
     on.set(True)
     var.set(0.7)
@@ -51,11 +51,11 @@ def test_the_parameter_popover_applies_enabled_parameters_only(ed, app):
     assert pop.apply()
     ed.flush()
     assert saved(app, ed.p.rel)["model"]["params"] == {"temperature": 0.7, "responseType": {"type": "json_object"}}
-    assert "temperature 0.7" in ed.params_lbl.cget("text")
+    assert "temperature 0.7" in ed.settings.params_lbl.cget("text")
 
 
 def test_the_tools_dialog_adds_builtins_and_validates_custom_function_tools(ed, app):
-    dlg = ed.edit_tools()
+    dlg = ed.settings.edit_tools()
     assert "read" in dlg.checks
     dlg.checks["read"][0].set(True)
     editor = dlg.edit_function(None)
@@ -67,21 +67,21 @@ def test_the_tools_dialog_adds_builtins_and_validates_custom_function_tools(ed, 
     assert editor.save()
     dlg.apply()
     assert ed.p.tool_names() == {"read", "lookup"}
-    assert "lookup" in ed.tools_lbl.cget("text")
+    assert "lookup" in ed.settings.tools_lbl.cget("text")
 
 
 def test_the_variables_dialog_saves_values_and_clears_hints(ed, app):
-    ed.prompt.insert("1.0", "Hi {{customer}}")
+    ed.settings.prompt.insert("1.0", "Hi {{customer}}")
     ed.ui.root.update()
-    assert "Missing: customer" in ed.hints.cget("text")
-    dlg = ed.edit_variables()
+    assert "Missing: customer" in ed.settings.hints.cget("text")
+    dlg = ed.settings.edit_variables()
     names = [nv.get() for nv, _ in dlg.entries]
     assert "customer" in names
     for nv, text in dlg.entries:
         if nv.get() == "customer":
             text.insert("1.0", "Acme")
     assert dlg.save()
-    assert ed.hints.cget("text") == ""
+    assert ed.settings.hints.cget("text") == ""
     ed.flush()
     assert saved(app, ed.p.rel)["context"]["variableVariants"]["variants"]["default"]["customer"] == "Acme"
 
@@ -164,7 +164,7 @@ def test_the_models_page_adds_a_provider_that_the_picker_then_offers(window, app
     rel = app.workspace.create_thread("", "pick")
     window.tree_view.refresh()
     ed = window.open_thread(rel)
-    menu = ed.pick_model()
+    menu = ed.settings.pick_model()
     labels = [menu.entrycget(i, "label") for i in range(menu.index("end") + 1) if menu.type(i) == "cascade"]
     menu.unpost()
     assert any(label.startswith("Lab") for label in labels)
@@ -211,7 +211,7 @@ def test_mcp_tools_are_listed_per_server_and_added_to_the_thread(ed, app):
 
     demo = Path(__file__).resolve().parents[1] / "support" / "mcp_servers" / "demo_server.py"
     app.mcp.add_server(name="demo", transport="stdio", command=sys.executable, args=[str(demo), "stdio"])
-    dlg = ed.edit_tools()
+    dlg = ed.settings.edit_tools()
     key = next(iter(dlg.mcp_holders))
     dlg._load_mcp(key, dlg.mcp_holders[key])
     pump_until(ed.ui.root, lambda: any(n.startswith("mcp__demo__") for n in dlg.checks), 60)
@@ -223,7 +223,7 @@ def test_mcp_tools_are_listed_per_server_and_added_to_the_thread(ed, app):
 
 
 def test_the_variables_dialog_edits_typed_variables_and_refuses_bad_names(ed, app):
-    dlg = ed.edit_variables()
+    dlg = ed.settings.edit_variables()
     assert "current_working_directory" in dlg.typed_fields
     dlg.typed_fields["current_working_directory"][1].set("/tmp/elsewhere")
     dlg.typed_fields["current_date"][1].set("iso-date")
@@ -275,12 +275,12 @@ def test_the_mcp_page_adds_tests_disables_and_removes_a_server(window, app):
 
 
 def test_the_skills_variable_can_be_limited_to_chosen_skills(ed, app):
-    dlg = ed.edit_variables()
+    dlg = ed.settings.edit_variables()
     assert dlg.skill_boxes
     name, (_v, lb, all_var, names) = next(iter(dlg.skill_boxes.items()))
     assert dlg.save()  # untouched: nothing written for the skills variable
     assert ed.p.typed_variables()[name].includeAll is not False
-    dlg = ed.edit_variables()
+    dlg = ed.settings.edit_variables()
     _, lb, all_var, names = dlg.skill_boxes[name]
     all_var.set(False)
     if names:

@@ -38,7 +38,7 @@ def ed(window, app):
 
 
 def test_the_tools_row_and_the_call_card_name_the_plugin(ed):
-    assert ed.tools_lbl.cget("text") == "snap (plugin kit)"
+    assert ed.settings.tools_lbl.cget("text") == "snap (plugin kit)"
     assert "Tool call: snap (plugin kit)" in labels(ed.list.cards["a1"])
 
 
@@ -54,13 +54,13 @@ def test_a_result_image_shows_its_type_and_size_and_typing_the_text_keeps_it(ed)
 
 
 def test_the_tools_dialog_lists_plugin_tools_by_plugin_and_removes_an_unticked_one(ed):
-    dlg = ed.edit_tools()
+    dlg = ed.settings.edit_tools()
     assert "plugin kit" in labels(dlg)
     var, tool = dlg.checks["snap"]
     assert var.get() is True and tool.type == "plugin"
     var.set(False)
     dlg.apply()
-    assert ed.p.tool_names() == set() and ed.tools_lbl.cget("text") == "No tools"
+    assert ed.p.tool_names() == set() and ed.settings.tools_lbl.cget("text") == "No tools"
 
 
 def test_the_tools_dialog_offers_the_tools_of_active_plugins_and_adds_a_ticked_one(ed, app, home):
@@ -69,7 +69,7 @@ def test_the_tools_dialog_offers_the_tools_of_active_plugins_and_adds_a_ticked_o
     code_plugin(home, tools={"plain": TEXT_TOOL})
     app.plugins.refresh()
     app.plugin_code.ensure_loaded()
-    dlg = ed.edit_tools()
+    dlg = ed.settings.edit_tools()
     var, tool = dlg.checks["plain_text"]
     assert var.get() is False and tool.toolId == "plugin:kit:tool:plain"
     var.set(True)

@@ -75,7 +75,7 @@ def test_one_action_has_one_name_install_plugin_and_the_plugin_buttons_wait_for_
 
 def _tools_dialog(window, app):
     (editor,) = open_tabs(window, app, "tools")
-    return editor, editor.edit_tools()
+    return editor, editor.settings.edit_tools()
 
 
 def test_long_tool_descriptions_end_at_a_word_with_the_whole_text_in_a_tooltip(window, app):
@@ -147,17 +147,17 @@ def test_no_column_header_of_settings_models_is_clipped(window):
 def test_the_title_field_keeps_its_width_while_the_run_status_changes(window, app):
     (editor,) = open_tabs(window, app, "steady")
     window.root.update()
-    before = editor.title_entry.winfo_width()
+    before = editor.header.title_entry.winfo_width()
     for text in ("Running…", "Stopping…", "Retrying…", "Stopped", ""):
-        editor.status.configure(text=text)
+        editor.header.status.configure(text=text)
         window.root.update()
-        assert editor.title_entry.winfo_width() == before, text
+        assert editor.header.title_entry.winfo_width() == before, text
 
 
 def test_run_switches_show_their_state_on_or_off_in_the_run_menu_and_the_editors_settings_menu(window, app):
     (editor,) = open_tabs(window, app, "switches")
     window.switches.auto_run.set(False)
-    for menu in (window.menus.run_menu, editor.settings_menu):
+    for menu in (window.menus.run_menu, editor.header.settings_menu):
         labels = {menu.entrycget(i, "label"): i for i in range(menu.index("end") + 1)
                   if menu.type(i) == "checkbutton"}
         for label in ("Enable ReAct loop", "Auto run tools"):

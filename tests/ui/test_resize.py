@@ -84,9 +84,9 @@ def test_the_window_stops_at_its_minimum_size_with_the_run_button_visible(tabs, 
     try:
         root = window.root
         assert root.winfo_width() >= 800 and root.winfo_height() >= 500
-        assert fully_inside(ed.run_btn, root)
-        assert fully_inside(ed.run_btn, ed.run_btn.master)
-        assert fully_inside(ed.history_btn, ed.history_btn.master)
+        assert fully_inside(ed.header.run_btn, root)
+        assert fully_inside(ed.header.run_btn, ed.header.run_btn.master)
+        assert fully_inside(ed.header.history_btn, ed.header.history_btn.master)
         assert fully_inside(ed.add_btn, root)
         assert fully_inside(window.status.msg, root)
     finally:
@@ -162,12 +162,12 @@ def test_a_narrow_settings_column_puts_its_labels_above_the_values(window):
     ed.toggle_history()
     try:
         resize(window, "800x500")
-        pump_until(window.root, lambda: ed.stacker.narrow, timeout=5)
-        label, button = ed.model_row.label, ed.model_btn
+        pump_until(window.root, lambda: ed.settings.stacker.narrow, timeout=5)
+        label, button = ed.settings.model_row.label, ed.settings.model_btn
         assert button.winfo_rooty() >= label.winfo_rooty() + label.winfo_height() - 2  # the button is below
-        assert button.winfo_width() >= 100 and ed.tools_lbl.winfo_width() >= 80
+        assert button.winfo_width() >= 100 and ed.settings.tools_lbl.winfo_width() >= 80
     finally:
         ed.toggle_history()
         resize(window, "1280x800")
-    pump_until(window.root, lambda: not ed.stacker.narrow, timeout=5)
-    assert abs(ed.model_btn.winfo_rooty() - ed.model_row.label.winfo_rooty()) < 12  # side by side again
+    pump_until(window.root, lambda: not ed.settings.stacker.narrow, timeout=5)
+    assert abs(ed.settings.model_btn.winfo_rooty() - ed.settings.model_row.label.winfo_rooty()) < 12  # side by side again

@@ -37,11 +37,11 @@ def test_a_run_streams_into_the_assistant_card_and_lands_in_the_file(window, app
     srv.push(Turn(text="Streaming into the window works.", chunk_size=2, delay_per_chunk=0.002))
     ed = open_editor(window, app)
     assert ed.run_controls.start_run()
-    assert ed.run_btn.cget("text") == "■ Stop"
-    assert str(ed.prompt.cget("state")) == "disabled"
+    assert ed.header.run_btn.cget("text") == "■ Stop"
+    assert str(ed.settings.prompt.cget("state")) == "disabled"
     pump_until(window.root, lambda: ed.run.status != "running")
     assert card_text(ed) == "Streaming into the window works."
-    assert ed.run_btn.cget("text") == "▶ Run"
+    assert ed.header.run_btn.cget("text") == "▶ Run"
     assert "Streaming into the window works." in app.workspace.resolve(ed.p.rel).read_text("utf-8")
     assert window.pump.text_flushes >= 1
 
@@ -55,7 +55,7 @@ def test_stop_ends_the_run_and_keeps_the_partial_text(window, app, srv):
     pump_until(window.root, lambda: ed.run.status != "running")
     assert 0 < len(ed.p.messages[-1].text()) < 2000
     assert not ed.p.read_only
-    assert ed.status.cget("text") == "Stopped"
+    assert ed.header.status.cget("text") == "Stopped"
 
 
 def test_a_function_tool_result_is_entered_in_its_box_and_the_run_continues(window, app, srv):
@@ -159,7 +159,7 @@ def test_render_warnings_of_a_run_show_in_the_status_bar_and_the_prompt_hints(wi
     pump_until(window.root, lambda: ed.run.status != "running")
     status = window.status.msg.cget("text")
     assert status.startswith("Run finished with 1 warning: Template error in message 1"), status
-    assert "Last run: Template error in message 1" in ed.hints.cget("text")
+    assert "Last run: Template error in message 1" in ed.settings.hints.cget("text")
 
 
 def test_a_finished_reply_whose_lines_wrap_is_shown_whole(window, app, srv):
@@ -188,6 +188,6 @@ def test_a_reply_cut_at_max_tokens_is_kept_and_a_warning_toast_says_so(window, a
     assert ed.run_controls.start_run()
     pump_until(window.root, lambda: ed.run.status != "running")
     assert ed.p.messages[-1].text() == "Half an answer"
-    assert ed.status.cget("text") == "Done"
+    assert ed.header.status.cget("text") == "Done"
     texts = list(window.ui.toasts.texts.values())
     assert any(t.startswith("loop: the reply was cut at the model's output limit (finish reason length)") for t in texts), texts

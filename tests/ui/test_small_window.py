@@ -62,26 +62,26 @@ def descendants(widget) -> list:
 
 
 def heading(ed, text: str):
-    return next(w for w in descendants(ed.settings_column) if w.winfo_class() == "TLabel" and str(w.cget("text")) == text)
+    return next(w for w in descendants(ed.settings) if w.winfo_class() == "TLabel" and str(w.cget("text")) == text)
 
 
 def sections(ed) -> dict[str, object]:
-    return {"model": ed.model_btn, "parameters": ed.params_btn, "tools": ed.tools_lbl, "edit tools": ed.tools_btn,
-            "variables": ed.vars_lbl, "edit variables": ed.vars_btn, "system prompt heading": heading(ed, "System prompt"),
-            "system prompt": ed.prompt}
+    return {"model": ed.settings.model_btn, "parameters": ed.settings.params_btn, "tools": ed.settings.tools_lbl, "edit tools": ed.settings.tools_btn,
+            "variables": ed.settings.vars_lbl, "edit variables": ed.settings.vars_btn, "system prompt heading": heading(ed, "System prompt"),
+            "system prompt": ed.settings.prompt}
 
 
 def test_at_800x500_every_editor_section_can_be_scrolled_into_view_and_is_then_whole(small, window):
     ed = small
-    area = ed.settings_column
+    area = ed.settings
     line = tkfont.nametofont("TkTextFont", root=ed).metrics("linespace")
     for name, widget in sections(ed).items():
         scroll_into_view(widget)
         assert visible_in(widget, area), name
-        assert widget.winfo_height() >= widget.winfo_reqheight() - 1 or widget is ed.prompt, name
+        assert widget.winfo_height() >= widget.winfo_reqheight() - 1 or widget is ed.settings.prompt, name
     # the system prompt shows several lines to type in, not a sliver under its heading
-    assert ed.prompt.winfo_height() >= 5 * line
-    assert fully_inside(ed.run_btn, window.root)
+    assert ed.settings.prompt.winfo_height() >= 5 * line
+    assert fully_inside(ed.header.run_btn, window.root)
 
 
 def test_at_800x500_the_wheel_scrolls_the_settings_column_to_its_end(small, window):
@@ -92,36 +92,36 @@ def test_at_800x500_the_wheel_scrolls_the_settings_column_to_its_end(small, wind
     for _ in range(40):
         if column.yview()[1] >= 1.0:
             break
-        ed.tools_lbl.event_generate("<Button-5>", x=2, y=2)  # the wheel over a label of the column
+        ed.settings.tools_lbl.event_generate("<Button-5>", x=2, y=2)  # the wheel over a label of the column
         window.root.update()
     assert column.yview()[0] > 0 and column.yview()[1] >= 1.0
-    assert visible_in(ed.hints, ed.settings_column) and visible_in(ed.prompt, ed.settings_column)
+    assert visible_in(ed.settings.hints, ed.settings) and visible_in(ed.settings.prompt, ed.settings)
     for _ in range(40):
         if column.yview()[0] <= 0.0:
             break
-        ed.prompt.event_generate("<Button-4>", x=2, y=2)  # over the prompt, which has nothing to scroll
+        ed.settings.prompt.event_generate("<Button-4>", x=2, y=2)  # over the prompt, which has nothing to scroll
         window.root.update()
-    assert column.yview()[0] == 0.0 and visible_in(ed.model_btn, ed.settings_column)
+    assert column.yview()[0] == 0.0 and visible_in(ed.settings.model_btn, ed.settings)
 
 
 def test_a_section_that_gets_the_keyboard_focus_is_scrolled_into_view(small, window):
     ed = small
-    ed.settings.see(ed.model_btn)
+    ed.settings.see(ed.settings.model_btn)
     window.root.update()
-    ed.prompt.focus_force()
-    pump_until(window.root, lambda: visible_in(ed.prompt, ed.settings_column), timeout=5)
-    ed.model_btn.focus_force()
-    pump_until(window.root, lambda: visible_in(ed.model_btn, ed.settings_column), timeout=5)
+    ed.settings.prompt.focus_force()
+    pump_until(window.root, lambda: visible_in(ed.settings.prompt, ed.settings), timeout=5)
+    ed.settings.model_btn.focus_force()
+    pump_until(window.root, lambda: visible_in(ed.settings.model_btn, ed.settings), timeout=5)
 
 
 def test_at_1280x800_the_system_prompt_fills_the_column_without_a_scrollbar(window):
     ed = window.open_thread(SAMPLE)
     pump_until(window.root, ed.winfo_ismapped, timeout=10)
     resize(window, "1280x800")
-    pump_until(window.root, lambda: ed.prompt.winfo_height() > 300, timeout=5)
+    pump_until(window.root, lambda: ed.settings.prompt.winfo_height() > 300, timeout=5)
     assert tuple(ed.settings.yview()) == (0.0, 1.0)
-    bottom = ed.prompt.winfo_rooty() + ed.prompt.winfo_height()
-    column_bottom = ed.settings_column.winfo_rooty() + ed.settings_column.winfo_height()
+    bottom = ed.settings.prompt.winfo_rooty() + ed.settings.prompt.winfo_height()
+    column_bottom = ed.settings.winfo_rooty() + ed.settings.winfo_height()
     assert column_bottom - bottom < 80  # only the hints line and padding below it
 
 
@@ -150,9 +150,9 @@ def test_tool_and_variable_names_wrap_between_names_never_inside_one(window, geo
         names = list(ed.p.typed_variables()) + list(ed.p.custom_variables())
         tools = [catalog.tool_label(t) for t in ed.p.tools]
         assert len(names) >= 3 and len(tools) >= 3
-        pump_until(window.root, lambda: "\n" in str(ed.vars_lbl.cget("text")) or geometry != "800x500", timeout=5)
-        whole_names(ed.vars_lbl, names)
-        whole_names(ed.tools_lbl, [t for tool in tools for t in tool.split()])
+        pump_until(window.root, lambda: "\n" in str(ed.settings.vars_lbl.cget("text")) or geometry != "800x500", timeout=5)
+        whole_names(ed.settings.vars_lbl, names)
+        whole_names(ed.settings.tools_lbl, [t for tool in tools for t in tool.split()])
     finally:
         if ed.history_panel is not None:
             ed.toggle_history()
@@ -173,11 +173,11 @@ def test_the_focus_ring_follows_the_window_down_to_800x500_and_stays_in_the_sett
     ed = window.open_thread(SAMPLE)
     pump_until(window.root, ed.winfo_ismapped, timeout=10)
     resize(window, "1280x800")
-    ed.prompt.focus_force()
+    ed.settings.prompt.focus_force()
     window.root.update()
     resize(window, "800x500")
     try:
-        ed.settings.see(ed.model_btn)  # the prompt partly scrolled out of the column
+        ed.settings.see(ed.settings.model_btn)  # the prompt partly scrolled out of the column
         window.root.update()
         canvas = ed.settings.canvas
         top, bottom = canvas.winfo_rooty(), canvas.winfo_rooty() + canvas.winfo_height()
@@ -187,7 +187,7 @@ def test_the_focus_ring_follows_the_window_down_to_800x500_and_stays_in_the_sett
             assert bar.winfo_rooty() >= top - 3 and bar.winfo_rooty() + bar.winfo_height() <= bottom + 3, \
                 (bar.winfo_rooty(), bar.winfo_height(), top, bottom)
         right = max(b.winfo_rootx() + b.winfo_width() for b in bars)
-        assert abs(right - (ed.prompt.winfo_rootx() + ed.prompt.winfo_width())) <= 3  # the new width, not the old
+        assert abs(right - (ed.settings.prompt.winfo_rootx() + ed.settings.prompt.winfo_width())) <= 3  # the new width, not the old
     finally:
         window.root.focus_force()
         resize(window, "1280x800")

@@ -28,8 +28,8 @@ def two_tabs(window, app):
 
 def failed_rename(window, ed) -> str:
     """Rename `ed` to the other tab's name: refused, and said in the status bar."""
-    ed.title_var.set("other")
-    ed.commit_title()
+    ed.header.title_var.set("other")
+    ed.header.title.commit()
     message = window.status.msg.cget("text")
     assert "already" in message.lower() or "exists" in message.lower(), message
     return message
@@ -46,8 +46,8 @@ def test_a_rename_error_leaves_the_status_bar_when_the_user_switches_tabs(two_ta
 def test_a_rename_error_leaves_the_status_bar_after_a_success_or_a_while(two_tabs, window, app):
     ed, _other = two_tabs
     message = failed_rename(window, ed)
-    ed.title_var.set("support-reply-2")
-    ed.commit_title()
+    ed.header.title_var.set("support-reply-2")
+    ed.header.title.commit()
     assert window.status.msg.cget("text") != message
     window.status.error_ms = 50  # errors fade after a while (shortened for the test)
     message = failed_rename(window, ed)
@@ -71,7 +71,7 @@ def test_undo_takes_the_error_banner_of_a_failed_run_with_it(window, app, home):
     window.tab_pages.undo()
     window.root.update()
     assert not ed.banner.winfo_ismapped()
-    assert ed.run.error is None and ed.status.cget("text") == ""
+    assert ed.run.error is None and ed.header.status.cget("text") == ""
 
 
 def welcome_text(window) -> str:

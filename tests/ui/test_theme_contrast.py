@@ -25,8 +25,8 @@ def selected_colours(root, widget) -> tuple[str, str]:
 def menus_of(window, ed) -> dict[str, object]:
     m = window.menus
     menus = {"menu bar": m.menubar, "File": m.file_menu, "View": m.view_menu, "tree": window.tree_view.menu,
-             "editor ⚙": ed.settings_menu}
-    model = ed.pick_model()
+             "editor ⚙": ed.header.settings_menu}
+    model = ed.settings.pick_model()
     model.unpost()
     menus["model"] = model
     for i in range(model.index("end") + 1):
@@ -101,9 +101,9 @@ def test_highlighted_prompt_text_and_thinking_are_readable(ed, window, theme):
     use_theme(window, theme)
     try:
         root = window.root
-        bg = ed.prompt.cget("background")
+        bg = ed.settings.prompt.cget("background")
         for tag in ("var", "tag"):
-            assert ratio(root, ed.prompt.tag_cget(tag, "foreground"), bg) >= AA, (theme, tag)
+            assert ratio(root, ed.settings.prompt.tag_cget(tag, "foreground"), bg) >= AA, (theme, tag)
         from llmspace.ui.theme import palette
 
         assert ratio(root, palette(root)["muted"], bg) >= AA, theme

@@ -39,23 +39,23 @@ def test_clicking_a_tab_leaves_the_title_alone_so_a_stray_keystroke_renames_noth
     click_tab(window, "support-reply.json")
     assert window.tabs.active == "support-reply.json"
     focus = pump_until(window.root, window.root.focus_get, timeout=5)
-    assert focus is not ed.title_entry
+    assert focus is not ed.header.title_entry
     type_keys(focus, "x")  # the keystroke goes wherever the focus is
-    ed.prompt.focus_force()  # then the user clicks elsewhere
+    ed.settings.prompt.focus_force()  # then the user clicks elsewhere
     window.root.update()
     ed.flush()
     assert app.workspace.exists("support-reply.json")
     assert not app.workspace.exists("x.json")
-    assert ed.title_var.get() == "support-reply"
+    assert ed.header.title_var.get() == "support-reply"
 
 
 def test_setting_the_title_text_without_typing_does_not_rename_on_leaving_the_field(two_tabs, window, app):
     ed, _other = two_tabs
     click_tab(window, "support-reply.json")
-    ed.title_entry.focus_force()
+    ed.header.title_entry.focus_force()
     window.root.update()
-    ed.show_title("something-else")  # the program, not the user, changed the text
-    ed.prompt.focus_force()
+    ed.header.show_title("something-else")  # the program, not the user, changed the text
+    ed.settings.prompt.focus_force()
     window.root.update()
     assert app.workspace.exists("support-reply.json")
 
@@ -63,7 +63,7 @@ def test_setting_the_title_text_without_typing_does_not_rename_on_leaving_the_fi
 def test_a_typed_title_renames_on_enter_and_undo_renames_it_back(two_tabs, window, app):
     ed, _other = two_tabs
     click_tab(window, "support-reply.json")
-    entry = ed.title_entry
+    entry = ed.header.title_entry
     entry.focus_force()
     window.root.update()
     entry.selection_range(0, "end")
@@ -78,7 +78,7 @@ def test_a_typed_title_renames_on_enter_and_undo_renames_it_back(two_tabs, windo
     window.root.update()
     assert app.workspace.exists("support-reply.json") and not app.workspace.exists("xy.json")
     assert window.tabs.active == "support-reply.json"
-    assert ed.title_var.get() == "support-reply"
+    assert ed.header.title_var.get() == "support-reply"
     assert window.notebook.tab(window.pages["support-reply.json"], "text").strip() == "support-reply"
 
     window.tab_pages.redo()
@@ -89,12 +89,12 @@ def test_a_typed_title_renames_on_enter_and_undo_renames_it_back(two_tabs, windo
 def test_leaving_the_field_after_typing_renames_and_escape_reverts(two_tabs, window, app):
     ed, _other = two_tabs
     click_tab(window, "support-reply.json")
-    entry = ed.title_entry
+    entry = ed.header.title_entry
     entry.focus_force()
     window.root.update()
     entry.icursor("end")
     type_keys(entry, "2")
-    ed.prompt.focus_force()
+    ed.settings.prompt.focus_force()
     window.root.update()
     assert app.workspace.exists("support-reply2.json")
 
@@ -102,7 +102,7 @@ def test_leaving_the_field_after_typing_renames_and_escape_reverts(two_tabs, win
     window.root.update()
     type_keys(entry, "9")
     entry.event_generate("<KeyPress>", keysym="Escape")
-    ed.prompt.focus_force()
+    ed.settings.prompt.focus_force()
     window.root.update()
-    assert ed.title_var.get() == "support-reply2"
+    assert ed.header.title_var.get() == "support-reply2"
     assert app.workspace.exists("support-reply2.json")

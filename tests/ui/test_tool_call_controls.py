@@ -32,10 +32,10 @@ def test_the_run_button_stops_a_tool_call_started_from_its_card(window, app, tmp
     ed = open_with_calls(window, app, tmp_path, ("long", "sleep 30"))
     assert ed.run_controls.call_tool("long")
     window.root.update()
-    assert ed.run_btn.cget("text") == "■ Stop"
-    ed.run_btn.invoke()
+    assert ed.header.run_btn.cget("text") == "■ Stop"
+    ed.header.run_btn.invoke()
     pump_until(window.root, lambda: not ed.run.running, timeout=5)
-    assert ed.run_btn.cget("text") == "▶ Run"
+    assert ed.header.run_btn.cget("text") == "▶ Run"
     out = ed.p.messages[-1].toolCalls[0].output
     assert out.isError is True and out.text() == "Cancelled"
 

@@ -39,7 +39,7 @@ def tool_names(app, rel) -> list[str]:
 
 
 def test_a_function_tool_is_deleted_after_a_confirmation_and_undo_brings_it_back(ed, window, app):
-    dlg = ed.edit_tools()
+    dlg = ed.settings.edit_tools()
     window.root.update()
     assert set(rows(dlg)) == {"get_weather", "get_time"}
     window.dialogs.answer = False
@@ -51,7 +51,7 @@ def test_a_function_tool_is_deleted_after_a_confirmation_and_undo_brings_it_back
     window.root.update()
     assert ed.p.tool_names() == {"get_time"} and set(rows(dlg)) == {"get_time"}
     assert "Undo" in dlg.msg.cget("text")
-    assert "get_weather" not in ed.tools_lbl.cget("text")
+    assert "get_weather" not in ed.settings.tools_lbl.cget("text")
     ed.flush()
     assert tool_names(app, ed.p.rel) == ["get_time"]
     ed.undo()
@@ -63,7 +63,7 @@ def test_a_function_tool_is_deleted_after_a_confirmation_and_undo_brings_it_back
 
 
 def test_ctrl_z_in_the_tools_dialog_undoes_the_deletion(ed, window):
-    dlg = ed.edit_tools()
+    dlg = ed.settings.edit_tools()
     window.root.update()
     rows(dlg)["get_time"]["Delete"].invoke()
     assert ed.p.tool_names() == {"get_weather"}

@@ -62,7 +62,7 @@ def test_the_settings_dialog_shows_its_save_and_close_buttons_and_closes_with_es
 
 
 def test_the_tools_dialog_shows_every_builtin_and_its_buttons(ed):
-    dlg = ed.edit_tools()
+    dlg = ed.settings.edit_tools()
     ed.ui.root.update()
     groups = catalog.builtin_tool_groups()
     last = list(groups.values())[-1][-1].name
@@ -86,7 +86,7 @@ def _all(widget) -> list:
 def test_every_editor_dialog_closes_with_escape(ed):
     ed.p.set_model("openai", "gpt-4.1")
     root = ed.ui.root
-    for make in (ed.edit_params, ed.edit_variables, lambda: ed.edit_tools().edit_function(None)):
+    for make in (ed.settings.edit_params, ed.settings.edit_variables, lambda: ed.settings.edit_tools().edit_function(None)):
         dlg = make()
         root.update()
         press_escape(root, dlg, dlg)
@@ -95,7 +95,7 @@ def test_every_editor_dialog_closes_with_escape(ed):
 
 def test_the_parameter_popover_can_be_cancelled_without_changing_anything(ed, app):
     ed.p.set_model("openai", "gpt-4.1")
-    pop = ed.edit_params()
+    pop = ed.settings.edit_params()
     pop.vars["temperature"][0].set(True)
     (cancel,) = buttons(pop, "Cancel")
     cancel.invoke()
@@ -128,7 +128,7 @@ def test_long_tool_lists_and_model_labels_never_hide_the_edit_and_parameter_butt
     root = ed.ui.root
     root.update()
     try:
-        for btn in (ed.tools_btn, ed.vars_btn, ed.params_btn):
+        for btn in (ed.settings.tools_btn, ed.settings.vars_btn, ed.settings.params_btn):
             assert fully_inside(btn, btn.master), btn
     finally:
         window.appearance.zoom(0)
@@ -175,7 +175,7 @@ def test_the_compare_dialog_shows_each_runs_result_first_even_under_a_long_syste
 
 
 def test_the_variables_dialog_explains_an_empty_text_variable_list_and_fits_its_fields(ed):
-    dlg = ed.edit_variables()
+    dlg = ed.settings.edit_variables()
     ed.ui.root.update()
     assert dlg.empty_lbl.winfo_ismapped() and "Add variable" in dlg.empty_lbl.cget("text")
     assert "current_working_directory" in dlg.typed_fields
@@ -239,7 +239,7 @@ def test_the_run_history_list_can_scroll_sideways_to_columns_that_do_not_fit(ed)
 
 def test_the_temperature_slider_shows_its_value(ed):
     ed.p.set_model("openai", "gpt-4.1")
-    pop = ed.edit_params()
+    pop = ed.settings.edit_params()
     pop.vars["temperature"][1].set(0.34)
     ed.ui.root.update()
     assert pop.temp_lbl.cget("text") == "0.3"

@@ -65,8 +65,8 @@ def hover_over(window, text, index: str):
 
 
 def test_two_braces_in_the_system_prompt_offer_the_variables_filtered_as_you_type(ed, window):
-    t = ed.prompt
-    completion = ed.prompt_assist.completion
+    t = ed.settings.prompt
+    completion = ed.settings.prompt_assist.completion
     t.mark_set("insert", "end")
     type_keys(t, " Date: {{")
     assert completion.is_open
@@ -111,9 +111,9 @@ def test_enter_completes_in_a_message_and_a_click_in_a_tool_result(ed, window):
 
 
 def test_resting_on_a_variable_shows_its_value_as_the_run_would_use_it(ed, window):
-    t = ed.prompt
+    t = ed.settings.prompt
     hover_over(window, t, "1.12")  # inside {{customer}}
-    tip = ed.prompt_assist.hover
+    tip = ed.settings.prompt_assist.hover
     pump_until(window.root, lambda: tip.tip_text(), 10)
     assert tip.tip_text() == "customer · text\nAcme Corp"
     assert tip.tip is not None and tip.tip.winfo_ismapped()
@@ -131,12 +131,12 @@ def test_resting_on_a_variable_shows_its_value_as_the_run_would_use_it(ed, windo
 
 
 def test_the_tooltip_says_why_there_is_no_value_and_that_assistant_text_is_sent_as_written(ed, window):
-    t = ed.prompt
+    t = ed.settings.prompt
     t.insert("end", " {{stranger}}")
     window.root.update()
     start = t.search("{{stranger}}", "1.0")
     hover_over(window, t, f"{start}+4c")
-    tip = ed.prompt_assist.hover
+    tip = ed.settings.prompt_assist.hover
     pump_until(window.root, lambda: tip.tip_text(), 10)
     assert "Unknown variable" in tip.tip_text()
     card = ed.list.cards["a1"]
@@ -167,7 +167,7 @@ def test_message_text_boxes_highlight_variables_in_readable_colours(ed, window, 
         assert ranges(card.text, "var") == ["{{customer}}", "{{long_note}}"]
         assert ranges(ed.list.cards["a1"].text, "var") == ["{{customer}}"]
         assert ranges(ed.list.cards["a1"].results["c1"], "var") == ["{{customer}}"]
-        assert ranges(ed.prompt, "tag") == ["{% if vip %}", "{% endif %}"]
+        assert ranges(ed.settings.prompt, "tag") == ["{% if vip %}", "{% endif %}"]
         card.text.insert("end", " {% for x in y %}{{ x }}{% endfor %}")
         window.root.update()
         card = ed.list.cards["u1"]
@@ -185,8 +185,8 @@ def test_message_text_boxes_highlight_variables_in_readable_colours(ed, window, 
 def test_two_braces_open_the_list_even_when_shift_is_released_before_the_bracket_key(ed, window):
     """On a real keyboard `{` is Shift+[: released Shift first, the key's release reports
     `bracketleft`. The list follows the inserted text, not the release's keysym."""
-    t = ed.prompt
-    completion = ed.prompt_assist.completion
+    t = ed.settings.prompt
+    completion = ed.settings.prompt_assist.completion
     t.mark_set("insert", "end")
     t.focus_force()
     for _ in range(2):

@@ -36,7 +36,7 @@ def button(widget, text: str):
 
 
 def test_a_json_variable_is_checked_as_typed_and_saved_to_the_file(ed, app, window):
-    dlg = ed.edit_variables()
+    dlg = ed.settings.edit_variables()
     button(dlg, "Add JSON variable").invoke()
     row = dlg.value_rows[-1]
     assert isinstance(row, ValueRow) and row.kind == "json"
@@ -52,14 +52,14 @@ def test_a_json_variable_is_checked_as_typed_and_saved_to_the_file(ed, app, wind
     assert dlg.save() and not dlg.winfo_exists()
     ed.flush()
     assert saved(app, ed.p.rel)["variables"]["profile"] == {"type": "json", "value": '{"city": "Paris"}'}
-    assert "profile" in ed.vars_lbl.cget("text")
+    assert "profile" in ed.settings.vars_lbl.cget("text")
 
 
 def test_a_file_variable_is_picked_relative_to_the_working_directory_and_undone_in_one_step(ed, app, window, tmp_path):
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "notes.txt").write_text("hello", "utf-8")
     ed.p.set_typed_variable("current_working_directory", {"type": "workingDirectory", "value": str(tmp_path)})
-    dlg = ed.edit_variables()
+    dlg = ed.settings.edit_variables()
     button(dlg, "Add file variable").invoke()
     button(dlg, "Add JSON variable").invoke()
     file_row, json_row = dlg.value_rows[-2:]
@@ -83,7 +83,7 @@ def test_a_file_variable_is_picked_relative_to_the_working_directory_and_undone_
 def test_deleting_a_json_variable_asks_first_when_it_is_still_used(ed, app, window):
     ed.p.save_variables({"cfg": {"type": "json", "value": "{}"}}, set(), {})
     ed.p.set_system_prompt("Settings: {{cfg}}")
-    dlg = ed.edit_variables()
+    dlg = ed.settings.edit_variables()
     row = next(r for r in dlg.value_rows if r.original == "cfg")
     window.dialogs.answer = False
     button(row, "✕").invoke()

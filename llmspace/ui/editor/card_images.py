@@ -2,7 +2,7 @@
 with Pillow on a worker and cached per editor, `presenters/thumbnails.ThumbnailCache`) for
 the images of a user message or of a tool result, each with its type and size and, in user
 messages, a ✕ to remove it; a click opens `ImagePreview`, the picture fitted to the screen
-(Escape or a click closes it).
+(Escape or a click closes it). They get the editor's thumbnail cache and the window's pump.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import tkinter as tk
 from collections.abc import Callable
 from concurrent.futures import Future
-from functools import partial
-from typing import Any
+from functools import cached_property, partial
+from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
@@ -19,32 +19,52 @@ from ...presenters.messages import image_label
 from ...presenters.thumbnails import THUMB_SIZE, ThumbnailCache, decode_fit, image_key
 from .flow import FlowFrame
 
+if TYPE_CHECKING:
+    from ..pump import Pump
+
 SCREEN_SHARE = 0.9  # the preview takes at most this share of the screen
 
 
-def thumbnail_cache(view: Any) -> ThumbnailCache:
-    """A cache of thumbnails for one editor view, decoding through the window's pump."""
+def thumbnail_cache(master: Any, pump: Pump) -> ThumbnailCache:
+    """A cache of thumbnails for one editor (`master`: its frame), decoding through the pump."""
     from PIL import ImageTk
 
     def submit(fn: Callable[[], Any], done: Callable[[Future[Any]], Any]) -> Any:
-        return view.ui.pump.run_in_worker(fn, done, name="thumbnail")
+        return pump.run_in_worker(fn, done, name="thumbnail")
 
-    return ThumbnailCache(submit, lambda img: ImageTk.PhotoImage(img, master=view))
+    return ThumbnailCache(submit, lambda img: ImageTk.PhotoImage(img, master=master))
+
+
+class Pictures:
+    """The pictures of one editor's cards: their thumbnail cache (made on first use) and the
+    full-size previews, children of the editor's frame `master`; decoded through the pump."""
+
+    def __init__(self, master: Any, pump: Pump) -> None:
+        self.master, self.pump = master, pump
+
+    @cached_property
+    def cache(self) -> ThumbnailCache:
+        return thumbnail_cache(self.master, self.pump)
+
+    def preview(self, mime: str, data: str) -> ImagePreview:
+        return ImagePreview(self.master, self.pump, mime, data)
 
 
 class ImageStrip(FlowFrame):
     """Thumbnails of `images` ((mime type, base64 data) pairs); `on_remove(i)` adds a ✕ per
-    image. `thumbs[i]` is the label that shows picture i."""
+    image. `thumbs[i]` is the label that shows picture i; `on_wheel` scrolls the message list
+    over a picture."""
 
-    def __init__(self, master: Any, view: Any, images: list[tuple[str, str]],
+    def __init__(self, master: Any, pictures: Pictures, images: list[tuple[str, str]],
+                 on_wheel: Callable[[Any], Any],
                  on_remove: Callable[[int], None] | None = None,
                  on_height_change: Callable[[], None] | None = None,
                  name_of: Callable[[str, str], str] | None = None) -> None:
         super().__init__(master, gap=8, on_height_change=on_height_change)
-        self.view = view
+        self.pictures = pictures
         self.images = images
         self.thumbs: list[Any] = []
-        cache = view.thumbnail_cache()
+        cache = pictures.cache
         for i, (mime, data) in enumerate(images):
             cell = tb.Frame(self)
             key = image_key(mime, data)
@@ -56,7 +76,7 @@ class ImageStrip(FlowFrame):
             thumb.pack(anchor="w")
             thumb.bind("<Button-1>", partial(self._on_click, i))
             for seq in ("<MouseWheel>", "<Button-4>", "<Button-5>"):  # the list scrolls over pictures too
-                thumb.bind(seq, view.list.on_wheel)
+                thumb.bind(seq, on_wheel)
             self.thumbs.append(thumb)
             row = tb.Frame(cell)
             row.pack(anchor="w")
@@ -67,7 +87,7 @@ class ImageStrip(FlowFrame):
                           command=lambda i=i: on_remove(i)).pack(side="left")
             self.add(cell)
             if photo is None:
-                cache.request(key, data, lambda p, why, i=i: self._ready(i, p, why))
+                cache.request(key, data, partial(self._ready, i))
         self.update_idletasks()  # the cells know their size: lay them out before the card is measured
         self.arrange()
 
@@ -87,14 +107,14 @@ class ImageStrip(FlowFrame):
 
     def zoom(self, i: int) -> ImagePreview:
         mime, data = self.images[i]
-        return ImagePreview(self.view, mime, data)
+        return self.pictures.preview(mime, data)
 
 
 class ImagePreview(tk.Toplevel):
     """One picture at up to 90 % of the screen (decoded on a worker); Escape or a click closes."""
 
-    def __init__(self, view: Any, mime: str, data: str) -> None:
-        super().__init__(view)
+    def __init__(self, master: Any, pump: Pump, mime: str, data: str) -> None:
+        super().__init__(master)
         self.title(f"Image — {image_label(mime, data).removeprefix('[image] ')}")
         self.photo: Any = None
         self.label = tb.Label(self, text="Loading…", padding=12, anchor="center")
@@ -124,7 +144,7 @@ class ImagePreview(tk.Toplevel):
             self.geometry(f"{w}x{h}+{x}+{y}")
             self.focus_set()
 
-        view.ui.pump.run_in_worker(lambda: decode_fit(data, max_w, max_h), done, name="image-preview")
+        pump.run_in_worker(lambda: decode_fit(data, max_w, max_h), done, name="image-preview")
 
     def image_size(self) -> tuple[int, int] | None:
         """The shown picture's size in px (None while it loads)."""

@@ -11,6 +11,7 @@ Tool calls show as the original app shows them (`tool_views.py`): todo checklist
 search hits, pretty JSON folded when long; a shaped result's Edit shows the raw result.
 A card reports edits to
 the `EditorPresenter` and receives streamed text through `append_text`/`append_thinking`.
+Cards are built with the editor's `CardServices` and their list (seen through `CardList`).
 """
 
 from __future__ import annotations
@@ -18,8 +19,11 @@ from __future__ import annotations
 import base64
 import os
 import tkinter as tk
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 import ttkbootstrap as tb
@@ -38,6 +42,13 @@ from .card_images import ImageStrip
 from .markdown_text import MarkdownText, warm_up
 from .text_assist import TextAssist
 from .tool_views import Checklist, FoldedJson, SearchResults
+
+if TYPE_CHECKING:
+    from ...presenters.editor import EditorPresenter
+    from ..services import UiServices
+    from .card_images import Pictures
+    from .context import TextServices
+    from .drag import MessageDrag
 
 MAX_LINES = 18
 
@@ -95,13 +106,73 @@ def usage_line(msg: Any) -> str:
     return " · ".join(parts)
 
 
+def _and_break(fn: Callable[[], object]) -> Callable[[Any], str]:
+    """A key binding that runs `fn` and stops Tk's own handling (no newline typed)."""
+
+    def handler(_e: Any) -> str:
+        fn()
+        return "break"
+
+    return handler
+
+
+class RunActions(Protocol):
+    """What a card asks of the editor's run controls (`run_controls.RunControls`)."""
+
+    def run_from(self, message_id: str) -> None: ...
+
+    def continue_run(self) -> None: ...
+
+    def call_tool(self, call_id: str) -> bool: ...
+
+    def call_tools(self, message_id: str) -> int: ...
+
+    def tool_status(self, call_id: str) -> str | None: ...
+
+
+class CardList(Protocol):
+    """What a card uses of its message list (`messages.MessageList`)."""
+
+    markdown: bool  # View › Render Markdown
+    raw: set[str]  # the replies and results switched to raw text
+    drag: MessageDrag
+
+    def request_layout(self) -> None: ...
+
+    def layout(self) -> None: ...
+
+    def toggle_raw(self, key: str) -> None: ...
+
+    def card_width(self) -> int: ...
+
+    def on_wheel(self, e: Any) -> str: ...
+
+    def quietly(self) -> AbstractContextManager[None]: ...
+
+
+@dataclass(frozen=True)
+class CardServices:
+    """What every card of one editor uses: the UI services, the run controls, the variable
+    help of its text boxes (with the editor presenter) and the editor's pictures."""
+
+    ui: UiServices
+    run: RunActions
+    text: TextServices
+    pictures: Pictures
+
+    @property
+    def presenter(self) -> EditorPresenter:
+        return self.text.presenter
+
+
 class MessageCard(tb.Frame):
     """One message; `index` is its position in the thread."""
 
-    def __init__(self, master: Any, view: Any, index: int, msg: Any) -> None:
+    def __init__(self, master: Any, services: CardServices, cards: CardList, index: int, msg: Any) -> None:
         super().__init__(master, padding=(6, 4), bootstyle="default")
-        self.view, self.index, self.msg = view, index, msg
-        self.p = view.p
+        self.services, self.list, self.index, self.msg = services, cards, index, msg
+        self.ui, self.run = services.ui, services.run
+        self.p = services.presenter
         self.text: tb.Text | None = None
         self.thinking: tb.Text | None = None
         self.results: dict[str, tb.Text] = {}
@@ -112,15 +183,15 @@ class MessageCard(tb.Frame):
         self.edit_btn: tb.Button | None = None
         self.shaped: dict[str, Any] = {}  # call id → its read-only result view (tool_views)
         ro = self.p.read_only
-        rendered = msg.role == "assistant" and view.list.markdown and msg.id not in view.list.raw
-        head = self.header = CardHeader(self, view.list.request_layout)
+        rendered = msg.role == "assistant" and cards.markdown and msg.id not in cards.raw
+        head = self.header = CardHeader(self, cards.request_layout)
         head.pack(fill="x")
         collapsed = msg.id in self.p.collapsed
         self.handle = tb.Label(head, text="⠿", cursor="fleur" if not ro else "", padding=(2, 2), bootstyle="secondary")
         self.handle.tooltip = "Drag to move"  # type: ignore[attr-defined]
         head.left.append(self.handle)
-        view.list.drag.bind(self.handle, self)
-        view.list.drag.bind(head, self)
+        cards.drag.bind(self.handle, self)
+        cards.drag.bind(head, self)
         head.left.append(tb.Button(head, text="▸" if collapsed else "▾", width=2, bootstyle="secondary-link",
                                    padding=(4, 2), command=lambda: self.p.message_intents.toggle_collapsed(msg.id)))
         self.role_btn = tb.Button(head, text=msg.role.capitalize(), width=9,
@@ -140,23 +211,23 @@ class MessageCard(tb.Frame):
                              command=lambda: self.copy_raw())
             copy.tooltip = "Copy the reply as Markdown"  # type: ignore[attr-defined]
             head.actions.append(copy)
-            if view.list.markdown:
+            if cards.markdown:
                 self.edit_btn = tb.Button(head, text="Preview" if not rendered else "Edit", bootstyle="secondary-link",
-                                          padding=(6, 2), command=lambda: view.list.toggle_raw(msg.id))
+                                          padding=(6, 2), command=lambda: cards.toggle_raw(msg.id))
                 self.edit_btn.tooltip = ("Show the raw text" if rendered  # type: ignore[attr-defined]
                                          else "Show the reply as Markdown")
                 head.actions.append(self.edit_btn)
         for label, tip, cmd in (("↑", "Move up", lambda: self._do(self.p.message_intents.move_message, index, index - 1)),
                                 ("↓", "Move down", lambda: self._do(self.p.message_intents.move_message, index, index + 1)),
                                 ("+", "Insert before", lambda: self._do(self.p.message_intents.add_message, None, index)),
-                                ("▶", "Run from this message", lambda: view.run_controls.run_from(msg.id)),
+                                ("▶", "Run from this message", lambda: self.run.run_from(msg.id)),
                                 ("✕", "Remove", lambda: self._do(self.p.message_intents.remove_message, index))):
             b = tb.Button(head, text=label, width=2, bootstyle="secondary-link", padding=(4, 2), command=cmd)
             b.tooltip = tip  # type: ignore[attr-defined]
             if ro and label != "▶":
                 b.configure(state="disabled")
             head.actions.append(b)
-        head.arrange(view.list.card_width())
+        head.arrange(cards.card_width())
         if collapsed:
             preview = (msg.text() or "").replace("\n", " ")[:120]
             tb.Label(self, text=preview or "(empty)", bootstyle="secondary").pack(anchor="w")
@@ -169,17 +240,17 @@ class MessageCard(tb.Frame):
             self.text = self._text_box(msg.text(), editable=False)
             self.markdown = MarkdownText(self.text, self.open_link)
             if not msg.text():  # a reply about to stream
-                warm_up(view.ui.pump)
+                warm_up(self.ui.pump)
             self.markdown.show(msg.text())
             # {{var}} marked and explained on hover as in the raw text (a reply is sent as written)
-            self.text_assist = TextAssist(self.text, view, lambda: (message_place(msg.id), is_trusted_message(msg)),
+            self.text_assist = TextAssist(self.text, services.text, lambda: (message_place(msg.id), is_trusted_message(msg)),
                                           complete=False)
         else:
             self.text = self._text_box(msg.text(), editable=not ro)
-            self.text_assist = TextAssist(self.text, view, lambda: (message_place(msg.id), is_trusted_message(msg)),
+            self.text_assist = TextAssist(self.text, services.text, lambda: (message_place(msg.id), is_trusted_message(msg)),
                                           complete=not ro)
             self.text.bind("<<Modified>>", self._on_text_modified)
-        self.text.bind("<Control-Return>", lambda e: (view.run_controls.run_from(msg.id), "break")[1])
+        self.text.bind("<Control-Return>", _and_break(partial(self.run.run_from, msg.id)))
         if msg.role == "assistant":
             for call in msg.toolCalls or []:
                 self._tool_call(call)
@@ -194,9 +265,9 @@ class MessageCard(tb.Frame):
         if not editable:
             t.configure(state="disabled")
         t.pack(fill="x", pady=2)
-        t.bind("<MouseWheel>", self.view.list.on_wheel)
-        t.bind("<Button-4>", self.view.list.on_wheel)
-        t.bind("<Button-5>", self.view.list.on_wheel)
+        t.bind("<MouseWheel>", self.list.on_wheel)
+        t.bind("<Button-4>", self.list.on_wheel)
+        t.bind("<Button-5>", self.list.on_wheel)
         return t
 
     def _images(self, msg: Any) -> None:
@@ -204,27 +275,34 @@ class MessageCard(tb.Frame):
         if not images:
             return
         remove = None if self.p.read_only else (lambda i: self._do(self.p.message_intents.remove_image, self.index, i))
-        self.images = ImageStrip(self, self.view, images, on_remove=remove, on_height_change=self.view.list.request_layout,
+        self.images = ImageStrip(self, self.services.pictures, images, self.list.on_wheel, on_remove=remove,
+                                 on_height_change=self.list.request_layout,
                                  name_of=self.p.message_intents.image_name)
         self.images.pack(fill="x", pady=2)
 
     def _thinking(self, text: str) -> None:
         key = ("thinking", self.msg.id)
-        shown = key not in self.p.collapsed
+        collapsed: set[Any] = self.p.collapsed  # message ids, and ("thinking", id) for a folded thinking
+        shown = key not in collapsed
+
+        def toggle() -> None:
+            collapsed.symmetric_difference_update({key})
+            self.p.notify(MessagesChanged())
+
         tb.Button(self, text=("▾ Thinking" if shown else "▸ Thinking"), bootstyle="secondary-link",
-                  command=lambda: (self.p.collapsed.symmetric_difference_update({key}), self.p.notify(MessagesChanged()))).pack(anchor="w")
+                  command=toggle).pack(anchor="w")
         if shown:
             self.thinking = self._text_box(text, editable=False, height=min(6, text_height(text)))
-            self.thinking.configure(foreground=self.view.text_colours()["muted"])
+            self.thinking.configure(foreground=self.services.text.colours()["muted"])
 
     def _tool_call(self, call: Any) -> None:
         tool = next((t for t in self.p.tools if t.name == call.input.name), None)
         box = tb.Labelframe(self, text=f"Tool call: {tool_label(tool) if tool is not None else call.input.name}", padding=4)
         box.pack(fill="x", pady=2)
-        status = self.view.run.tool_status.get(call.id)
+        status = self.run.tool_status(call.id)
         if tool is not None and tool.is_executable() and not self.p.read_only:
             tb.Button(box, text="▶ Call this tool", bootstyle="link",
-                      command=lambda c=call.id: self.view.run_controls.call_tool(c)).pack(anchor="e")
+                      command=lambda c=call.id: self.run.call_tool(c)).pack(anchor="e")
         if status:
             tb.Label(box, text={"running": "running…", "done": "done", "error": "failed"}.get(status, status),
                      bootstyle="warning" if status == "running" else ("danger" if status == "error" else "success")).pack(anchor="e")
@@ -233,7 +311,7 @@ class MessageCard(tb.Frame):
         if todos is not None:
             Checklist(box, todos).pack(fill="x")
         else:
-            FoldedJson(box, shape_result("", orjson.dumps(args).decode()), self.view.list.request_layout).pack(fill="x")
+            FoldedJson(box, shape_result("", orjson.dumps(args).decode()), self.list.request_layout).pack(fill="x")
         ro = self.p.read_only
         if call.input.name == "ask_user_question" and isinstance(args.get("questions"), list) and not ro:
             AskUserForm(box, self, call, args["questions"]).pack(fill="x")
@@ -246,14 +324,14 @@ class MessageCard(tb.Frame):
                  bootstyle="danger" if failed else "secondary").pack(side="left")
         raw_key = f"result:{call.id}"
         if shaped.kind != "text":
-            raw = raw_key in self.view.list.raw
+            raw = raw_key in self.list.raw
             tb.Button(head, text="Done" if raw else "Edit", bootstyle="secondary-link", padding=(6, 0),
-                      command=lambda: self.view.list.toggle_raw(raw_key)).pack(side="left")
+                      command=lambda: self.list.toggle_raw(raw_key)).pack(side="left")
             if not raw:
-                view: Any = (SearchResults(box, shaped.hits, self.open_link) if shaped.kind == "search"
-                             else FoldedJson(box, shaped, self.view.list.request_layout))
-                view.pack(fill="x")
-                self.shaped[call.id] = view
+                shown: Any = (SearchResults(box, shaped.hits, self.open_link) if shaped.kind == "search"
+                              else FoldedJson(box, shaped, self.list.request_layout))
+                shown.pack(fill="x")
+                self.shaped[call.id] = shown
                 self._result_footer(box, call)
                 return
         rt = tb.Text(box, wrap="word", height=text_height(out_text, 80) if out_text else 2, font="TkFixedFont")
@@ -263,16 +341,17 @@ class MessageCard(tb.Frame):
         if ro:
             rt.configure(state="disabled")
         rt.bind("<<Modified>>", lambda e: self._on_result_modified(call.id))
-        rt.bind("<Control-Return>", lambda e: (self.view.run_controls.continue_run(), "break")[1])
+        rt.bind("<Control-Return>", _and_break(self.run.continue_run))
         self.results[call.id] = rt
-        self.result_assists[call.id] = TextAssist(rt, self.view, partial(self._result_place, call), complete=not ro)
+        self.result_assists[call.id] = TextAssist(rt, self.services.text, partial(self._result_place, call), complete=not ro)
         self._result_footer(box, call)
 
     def _result_footer(self, box: Any, call: Any) -> None:
         """The result's pictures and its "Mark as error" switch."""
         pictures = [(img.mimeType, img.data) for img in (call.output.images() if call.output is not None else ())]
         if pictures:
-            ImageStrip(box, self.view, pictures, on_height_change=self.view.list.request_layout).pack(fill="x", pady=2)
+            ImageStrip(box, self.services.pictures, pictures, self.list.on_wheel,
+                       on_height_change=self.list.request_layout).pack(fill="x", pady=2)
         err = tkvars.BooleanVar(self, bool(call.output is not None and call.output.isError))
         tb.Checkbutton(box, text="Mark as error", variable=err, bootstyle="danger-round-toggle",
                        state="disabled" if self.p.read_only else "normal",
@@ -288,12 +367,12 @@ class MessageCard(tb.Frame):
 
     def open_link(self, url: str) -> None:
         """A link in a reply or a search result: opens in the browser once the user agrees."""
-        confirm_open(self.view.ui.dialogs, url)
+        confirm_open(self.ui.dialogs, url)
 
     def copy_raw(self) -> None:
         """Copy the reply's raw Markdown (not the text as drawn)."""
         copy_text(self, self.msg.text())
-        self.view.ui.status.set("Copied the reply as Markdown.")
+        self.ui.status.set("Copied the reply as Markdown.")
 
     def _result_place(self, call: Any) -> tuple[str, bool]:
         """A tool result's snapshot place and whether the run renders it (function tools only)."""
@@ -307,16 +386,16 @@ class MessageCard(tb.Frame):
         tb.Label(row, text=f"{n} tool call{'s' if n != 1 else ''}", bootstyle="secondary").pack(side="left")
         state = "disabled" if self.p.read_only else "normal"
         tb.Button(row, text="Continue", bootstyle="primary-link", state=state,
-                  command=lambda: self.view.run_controls.run_from(msg.id)).pack(side="right")
+                  command=lambda: self.run.run_from(msg.id)).pack(side="right")
         tb.Button(row, text="Call tools", bootstyle="link", state=state,
-                  command=lambda: self.view.run_controls.call_tools(msg.id)).pack(side="right")
+                  command=lambda: self.run.call_tools(msg.id)).pack(side="right")
 
     # -- edits ---------------------------------------------------------------------------
     def _do(self, fn: Any, *args: Any) -> None:
         try:
             fn(*args)
         except UserFacingError as exc:
-            self.view.ui.errors.show(str(exc))
+            self.ui.errors.show(str(exc))
         except IndexError:
             pass
 
@@ -325,31 +404,25 @@ class MessageCard(tb.Frame):
         if t is None or not t.edit_modified():
             return
         t.edit_modified(False)
-        self.view.suppress_redraw = True
-        try:
+        with self.list.quietly():  # the card shows the edit already: no redraw
             self._do(self.p.message_intents.set_message_text, self.index, t.get("1.0", "end-1c"))
-        finally:
-            self.view.suppress_redraw = False
         if self.text_assist is not None:
             self.text_assist.highlight()
         if fit(t, MAX_LINES):
             self.update_idletasks()
-            self.view.list.layout()  # cards below move with this one
+            self.list.layout()  # cards below move with this one
 
     def _on_result_modified(self, call_id: str) -> None:
         t = self.results[call_id]
         if not t.edit_modified():
             return
         t.edit_modified(False)
-        self.view.suppress_redraw = True
-        try:
+        with self.list.quietly():
             self._do(self.p.message_intents.set_tool_result, self.index, call_id, t.get("1.0", "end-1c"), None)
-        finally:
-            self.view.suppress_redraw = False
         self.result_assists[call_id].highlight()
 
     def pick_image(self, path: str | None = None) -> None:
-        path = path or self.view.ui.dialogs.open_file("Add image", (("Images", "*.png *.jpg *.jpeg *.gif *.webp"), ("All files", "*")))
+        path = path or self.ui.dialogs.open_file("Add image", (("Images", "*.png *.jpg *.jpeg *.gif *.webp"), ("All files", "*")))
         if not path:
             return
         ext = path.rsplit(".", 1)[-1].lower()
@@ -358,7 +431,7 @@ class MessageCard(tb.Frame):
             with open(path, "rb") as fh:
                 data = base64.b64encode(fh.read()).decode("ascii")
         except OSError as exc:
-            self.view.ui.errors.show(f"Could not read {path}: {exc.strerror or exc}.")
+            self.ui.errors.show(f"Could not read {path}: {exc.strerror or exc}.")
             return
         self._do(self.p.message_intents.add_image, self.index, mime, data, os.path.basename(path))
 
@@ -372,7 +445,7 @@ class MessageCard(tb.Frame):
         except Exception:
             img = None
         if img is None or isinstance(img, list):
-            self.view.ui.errors.show("The clipboard holds no image.")
+            self.ui.errors.show("The clipboard holds no image.")
             return
         buf = io.BytesIO()
         img.save(buf, "PNG")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import tkinter as tk
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
@@ -20,6 +20,10 @@ from ...core.evaluation import CriterionInput
 from ...core.evaluation_records import DESCRIPTION_MAX, MAX_CRITERIA, MIN_CRITERIA, NAME_MAX
 from ...errors import UserFacingError, error_text
 from ...presenters.compare import VERDICT_LABELS, ComparePresenter
+
+if TYPE_CHECKING:
+    from ...presenters.editor import EditorPresenter
+    from ..services import UiServices
 
 SCORES = ("", "1", "2", "3", "4", "5")
 
@@ -57,11 +61,11 @@ def _fill_diff(box: tb.Text, lines: list[Any]) -> None:
 class CompareDialog(tb.Toplevel):
     """Evaluate a pair of runs; see the module docstring."""
 
-    def __init__(self, view: Any, run_a: str, run_b: str) -> None:
-        self.p = ComparePresenter(view.p, run_a, run_b)  # may refuse before any widget exists
+    def __init__(self, ui: UiServices, editor: EditorPresenter, run_a: str, run_b: str) -> None:
+        self.p = ComparePresenter(editor, run_a, run_b)  # may refuse before any widget exists
         lines = self.p.diff_lines()
-        super().__init__(title=self.p.title(), master=view.ui.root, size=(1000, 720))
-        self.view, self.run_a, self.run_b = view, run_a, run_b
+        super().__init__(title=self.p.title(), master=ui.root, size=(1000, 720))
+        self.ui, self.run_a, self.run_b = ui, run_a, run_b
         self.bind("<Escape>", lambda e: self.destroy())
         self.tabs = tb.Notebook(self)
         self.tabs.pack(fill="both", expand=True, padx=8, pady=(8, 0))
@@ -202,7 +206,7 @@ class CompareDialog(tb.Toplevel):
         box.event_generate("<<ComboboxSelected>>")
 
     def save(self, verdict: str) -> bool:
-        confirm = self.view.ui.dialogs.confirm
+        confirm = self.ui.dialogs.confirm
         try:
             ev = self.p.save(verdict, self.note.get(), confirm=confirm)
         except UserFacingError as exc:
@@ -228,7 +232,7 @@ class CompareDialog(tb.Toplevel):
         rubric = self.p.rubric
         if rubric is None:
             return False
-        if not self.view.ui.dialogs.confirm(
+        if not self.ui.dialogs.confirm(
                 f"Delete rubric {rubric.name!r}? Saved evaluations keep their scores.", "Delete rubric"):
             return False
         try:

@@ -4,18 +4,22 @@ A press without a move is no drag. Only the cards shown can be drop targets (the
 buttons still move a message one place at a time). Logic in `presenters/messages.py`
 (`drop_slot`, `drop_line`, `MessageIntents.drop_message`).
 
-`MessageDrag(message_list)` is a component of `ui/editor/messages.MessageList`
-(`list.drag`); `ui/editor/cards.MessageCard` calls `bind(widget, card)` for its handle and header.
+`MessageDrag(message_list, presenter, errors)` is a component of `ui/editor/messages.MessageList`
+(`list.drag`; it uses the list's `body` and shown cards, `order`); `ui/editor/cards.MessageCard` calls `bind(widget, card)` for its handle and header.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
 from ...errors import UserFacingError
 from ...presenters.messages import drop_line, drop_slot
+
+if TYPE_CHECKING:
+    from ...presenters.editor import EditorPresenter
+    from ..services import ErrorReporter
 
 THRESHOLD = 4  # px the pointer moves before a press becomes a drag
 
@@ -23,8 +27,9 @@ THRESHOLD = 4  # px the pointer moves before a press becomes a drag
 class MessageDrag:
     """State of the drag in progress: the message index, the gap it would drop into."""
 
-    def __init__(self, message_list: Any) -> None:
+    def __init__(self, message_list: Any, presenter: EditorPresenter, errors: ErrorReporter) -> None:
         self.list = message_list
+        self.p, self.errors = presenter, errors
         self.index: int | None = None
         self.slot: int | None = None
         self._start_y = 0
@@ -41,7 +46,7 @@ class MessageDrag:
         return int(e.widget.winfo_rooty() + e.y - self.list.body.winfo_rooty())
 
     def press(self, card: Any, e: Any) -> None:
-        if self.list.view.p.read_only:
+        if self.p.read_only:
             return
         self.index, self.slot, self.dragging = card.index, None, False
         self._start_y = self._y(e)
@@ -75,9 +80,9 @@ class MessageDrag:
         if index is None or not dragging or slot is None:
             return None
         try:
-            self.list.view.p.message_intents.drop_message(index, slot)
+            self.p.message_intents.drop_message(index, slot)
         except UserFacingError as exc:  # a refused edit (read-only while running): say why
-            self.list.view.ui.errors.show(str(exc))
+            self.errors.show(str(exc))
         except IndexError:
             pass  # the message went away meanwhile
         return "break"

@@ -9,14 +9,15 @@ step), Remove (with confirmation; its evaluations go too), Compare two selected 
 saved evaluations by run time and model, verdict, rubric, averages and B − A (Open, Remove).
 The buttons wrap onto more rows in a narrow panel (`flow.FlowFrame`) and never give up their
 room in a short one.
-Logic in `presenters/history.HistoryIntents` (`view.p.history_intents`),
+Built with `context.RunRecords` (the UI services, the editor presenter, traces, opening a
+thread). Logic in `presenters/history.HistoryIntents` (`runs.intents`),
 `presenters/history_rows.py`, `presenters/history_chart.py` and `core.history`.
 """
 
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
@@ -27,6 +28,9 @@ from .compare import CompareDialog
 from .flow import FlowFrame
 from .fork import fork_and_open
 from .history_chart import HistoryChartView
+
+if TYPE_CHECKING:
+    from .context import RunRecords
 
 SUMMARY_WIDTH = 240  # for the reply's first line; the other columns fit their longest text
 SUMMARY_MIN = 120  # a narrow panel shrinks the summary down to this, so the run's time stays in view
@@ -40,9 +44,10 @@ EVAL_COLUMNS = (("verdict", "Verdict"), ("delta", "B − A"), ("runs", "Runs"), 
 class HistoryPanel(tb.Frame):
     """List of recorded runs of one thread."""
 
-    def __init__(self, master: Any, view: Any) -> None:
+    def __init__(self, master: Any, runs: RunRecords) -> None:
         super().__init__(master, padding=4)
-        self.view = view
+        self.runs = runs
+        self.ui = runs.ui
         self.sort = HistorySort()
         self.rows: dict[str, HistoryRow] = {}
         self.short = False  # the panel is less than TALL_PANEL high: one row of evaluations, no detail line
@@ -50,11 +55,11 @@ class HistoryPanel(tb.Frame):
         self._build_evaluations()  # packed at the bottom before the tabs take the rest
         self.tabs = tb.Notebook(self)
         self.tabs.pack(fill="both", expand=True, pady=(2, 0))
-        runs = tb.Frame(self.tabs, padding=(0, 4, 0, 0))
+        runs_tab = tb.Frame(self.tabs, padding=(0, 4, 0, 0))
         self.chart_tab = tb.Frame(self.tabs, padding=4)
-        self.tabs.add(runs, text="Runs")
+        self.tabs.add(runs_tab, text="Runs")
         self.tabs.add(self.chart_tab, text="Chart")
-        self._build_runs(runs)
+        self._build_runs(runs_tab)
         self.chart = HistoryChartView(self.chart_tab)
         self.chart.pack(fill="both", expand=True)
         self.bind("<Configure>", self._on_resize, add=True)
@@ -145,7 +150,7 @@ class HistoryPanel(tb.Frame):
                               command=partial(self.sort_by, col))
 
     def refresh(self) -> None:
-        intents = self.view.p.history_intents
+        intents = self.runs.intents
         self._fill_runs()
         self.evals.delete(*self.evals.get_children(""))
         cells = []
@@ -160,7 +165,7 @@ class HistoryPanel(tb.Frame):
     def _fill_runs(self) -> None:
         keep = self.list.selection()
         self.list.delete(*self.list.get_children(""))
-        rows = self.view.p.history_intents.rows(self.sort)
+        rows = self.runs.intents.rows(self.sort)
         self.rows = {r.id: r for r in rows}
         columns = [c for c, _l in COLUMNS if c != "summary"]
         table = []
@@ -223,27 +228,27 @@ class HistoryPanel(tb.Frame):
     def compare(self) -> Any:
         sel = self.list.selection()
         if len(sel) != 2:
-            self.view.ui.status.set("Select two runs to compare.")
+            self.ui.status.set("Select two runs to compare.")
             return None
         try:
-            a, b = self.view.p.history_intents.ordered_pair(sel[0], sel[1])  # A is the earlier run
-            return CompareDialog(self.view, a, b)
+            a, b = self.runs.intents.ordered_pair(sel[0], sel[1])  # A is the earlier run
+            return CompareDialog(self.ui, self.runs.presenter, a, b)
         except UserFacingError as exc:
-            self.view.ui.errors.show(str(exc))
+            self.ui.errors.show(str(exc))
             return None
 
     def inspect(self) -> Any:
         """Open the read-only view of the selected run (Previous/Next, Fork from a message)."""
         run_id = self.selected()
         if not run_id:
-            self.view.ui.status.set("Select a run to inspect.")
+            self.ui.status.set("Select a run to inspect.")
             return None
         from .inspect import RunInspector
 
         try:
-            return RunInspector(self.view, run_id)
+            return RunInspector(self.runs, run_id)
         except UserFacingError as exc:
-            self.view.ui.errors.show(str(exc))
+            self.ui.errors.show(str(exc))
             return None
 
     def trace(self) -> Any:
@@ -251,48 +256,48 @@ class HistoryPanel(tb.Frame):
         with timing, what was sent and answered."""
         run_id = self.selected()
         if not run_id:
-            self.view.ui.status.set("Select a run to see its trace.")
+            self.ui.status.set("Select a run to see its trace.")
             return None
         from .trace_view import TraceWindow
 
         try:
-            run, title = self.view.p.history_intents.trace_source(run_id)
+            run, title = self.runs.intents.trace_source(run_id)
         except UserFacingError as exc:
-            self.view.ui.errors.show(str(exc))
+            self.ui.errors.show(str(exc))
             return None
-        return TraceWindow(self.view.ui, run, self.view.app.traces.load, title)
+        return TraceWindow(self.ui, run, self.runs.load_trace, title)
 
     def fork(self) -> str | None:
         """Fork the selected run at its last message into a new thread (opened in a new tab);
         Inspect forks from any message."""
         run_id = self.selected()
         if not run_id:
-            self.view.ui.status.set("Select a run to fork.")
+            self.ui.status.set("Select a run to fork.")
             return None
-        msgs = self.view.p.history_intents.inspect(run_id).messages
+        msgs = self.runs.intents.inspect(run_id).messages
         if not msgs:
-            self.view.ui.errors.show("This run has no messages to fork from.")
+            self.ui.errors.show("This run has no messages to fork from.")
             return None
-        return fork_and_open(self.view, run_id, msgs[-1].id)
+        return fork_and_open(self.runs, run_id, msgs[-1].id)
 
     def restore(self) -> None:
         run_id = self.selected()
         if run_id:
             try:
-                self.view.p.history_intents.restore_run(run_id)
+                self.runs.intents.restore_run(run_id)
             except UserFacingError as exc:
-                self.view.ui.errors.show(str(exc))
+                self.ui.errors.show(str(exc))
 
     def remove(self) -> None:
         run_id = self.selected()
         if not run_id:
             return
-        if not self.view.ui.dialogs.confirm("Remove this run? Evaluations that use it are removed too.", "Remove run"):
+        if not self.ui.dialogs.confirm("Remove this run? Evaluations that use it are removed too.", "Remove run"):
             return
         try:
-            self.view.p.history_intents.remove_run(run_id)
+            self.runs.intents.remove_run(run_id)
         except UserFacingError as exc:
-            self.view.ui.errors.show(str(exc))
+            self.ui.errors.show(str(exc))
 
     def open_evaluation(self) -> Any:
         """Open the compare dialog of the selected evaluation's pair (as it was saved: A, B)."""
@@ -300,22 +305,22 @@ class HistoryPanel(tb.Frame):
         if not sel:
             return None
         try:
-            a, b = self.view.p.history_intents.evaluation_pair(sel[0])
-            return CompareDialog(self.view, a, b)
+            a, b = self.runs.intents.evaluation_pair(sel[0])
+            return CompareDialog(self.ui, self.runs.presenter, a, b)
         except UserFacingError as exc:
-            self.view.ui.errors.show(str(exc))
+            self.ui.errors.show(str(exc))
             return None
 
     def remove_evaluation(self) -> bool:
         sel = self.evals.selection()
         if not sel:
             return False
-        if not self.view.ui.dialogs.confirm("Remove this evaluation?", "Remove evaluation"):
+        if not self.ui.dialogs.confirm("Remove this evaluation?", "Remove evaluation"):
             return False
         try:
-            self.view.p.history_intents.remove_evaluation(sel[0])
+            self.runs.intents.remove_evaluation(sel[0])
         except UserFacingError as exc:
-            self.view.ui.errors.show(str(exc))
+            self.ui.errors.show(str(exc))
             return False
         return True
 

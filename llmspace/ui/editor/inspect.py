@@ -1,17 +1,20 @@
 """Read-only view of one recorded run ("Inspect" in the run history): model, message count,
 captured time, usage, the system prompt and the messages with their tool calls; Previous /
 Next walk the history; "Fork from this message" writes a new thread up to the selected
-message (`Workspace.fork_run`) and opens it in a new tab. Logic in
+message (`Workspace.fork_run`) and opens it in a new tab. Built with `context.RunRecords`. Logic in
 `presenters/history.HistoryIntents`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
 from .fork import fork_and_open
+
+if TYPE_CHECKING:
+    from .context import RunRecords
 
 
 def _excerpt(text: str, limit: int = 70) -> str:
@@ -22,10 +25,10 @@ def _excerpt(text: str, limit: int = 70) -> str:
 class RunInspector(tb.Toplevel):
     """One run, read-only, with navigation and fork."""
 
-    def __init__(self, view: Any, run_id: str) -> None:
-        run = view.p.history_intents.inspect(run_id)  # may refuse before any widget exists
-        super().__init__(title="Inspect run", master=view.ui.root, size=(900, 600))
-        self.view = view
+    def __init__(self, runs: RunRecords, run_id: str) -> None:
+        run = runs.intents.inspect(run_id)  # may refuse before any widget exists
+        super().__init__(title="Inspect run", master=runs.ui.root, size=(900, 600))
+        self.runs = runs
         self.run_id = run_id
         self.bind("<Escape>", lambda e: self.destroy())
         nav = tb.Frame(self, padding=(6, 6, 6, 0))
@@ -76,7 +79,7 @@ class RunInspector(tb.Toplevel):
         kids = self.messages.get_children("")
         if kids:
             self.messages.selection_set(kids[-1])
-        prev_id, next_id = self.view.p.history_intents.neighbours(run.id)
+        prev_id, next_id = self.runs.intents.neighbours(run.id)
         self.prev_btn.configure(state="normal" if prev_id else "disabled")
         self.next_btn.configure(state="normal" if next_id else "disabled")
         self._sync_fork()
@@ -85,10 +88,10 @@ class RunInspector(tb.Toplevel):
         self.fork_btn.configure(state="normal" if self.messages.selection() else "disabled")
 
     def _go(self, index: int) -> str | None:
-        target = self.view.p.history_intents.neighbours(self.run_id)[index]
+        target = self.runs.intents.neighbours(self.run_id)[index]
         if target is None:
             return None
-        self.show(self.view.p.history_intents.inspect(target))
+        self.show(self.runs.intents.inspect(target))
         return target
 
     def previous(self) -> str | None:
@@ -104,4 +107,4 @@ class RunInspector(tb.Toplevel):
         sel = self.messages.selection()
         if not sel:
             return None
-        return fork_and_open(self.view, self.run_id, sel[0])
+        return fork_and_open(self.runs, self.run_id, sel[0])

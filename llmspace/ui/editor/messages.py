@@ -5,25 +5,30 @@ by their header to reorder (`drag.MessageDrag`, `self.drag`). Fast mode shows th
 whole conversation as plain text in one read-only `tb.Text` (Tk handles 10 MB there).
 `markdown` (View › Render Markdown) draws assistant replies as Markdown; `raw` holds the
 replies (message ids) and tool results (`result:<call id>`) switched to their raw text.
+Built with the editor's `cards.CardServices` (the presenter's messages, what cards use).
 """
 
 from __future__ import annotations
 
 import tkinter as tk
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import ttkbootstrap as tb
 
-from .cards import MessageCard
+from .cards import CardServices, MessageCard
 from .drag import MessageDrag
 
 
 class MessageList(tb.Frame):
     """Virtualised list of message cards (rich) or one plain-text view (fast)."""
 
-    def __init__(self, master: Any, view: Any, mode: str = "rich", markdown: bool = True) -> None:
+    def __init__(self, master: Any, services: CardServices, mode: str = "rich", markdown: bool = True) -> None:
         super().__init__(master)
-        self.view = view
+        self.services = services
+        self.p = services.presenter
+        self._quiet = False  # a card is reporting its own edit: it shows it already
         self.mode = mode
         self.markdown = markdown
         self.raw: set[str] = set()
@@ -44,7 +49,7 @@ class MessageList(tb.Frame):
         self._fit_job: str | None = None
         self._layout_job: str | None = None
         self._fit_retries = 0
-        self.drag = MessageDrag(self)  # drag a card by its header to reorder
+        self.drag = MessageDrag(self, self.p, services.ui.errors)  # drag a card by its header to reorder
         for w in (self.body,):
             w.bind("<MouseWheel>", self.on_wheel)
             w.bind("<Button-4>", self.on_wheel)
@@ -98,6 +103,20 @@ class MessageList(tb.Frame):
         self.raw.symmetric_difference_update({key})
         self.render()
 
+    @contextmanager
+    def quietly(self) -> Iterator[None]:
+        """While a card reports an edit it already shows, `message_changed` draws nothing."""
+        self._quiet = True
+        try:
+            yield
+        finally:
+            self._quiet = False
+
+    def message_changed(self) -> None:
+        """One message changed: draw the list again, unless a card is reporting its own edit."""
+        if not self._quiet:
+            self.render()
+
     def clear(self) -> None:
         for c in self.order:
             c.destroy()
@@ -148,6 +167,26 @@ class MessageList(tb.Frame):
         card.text.focus_set()
         return True
 
+    def render_when_sized(self) -> None:
+        """Render now when the list has its real size; else its first <Configure> renders it
+        (not twice)."""
+        if self.body.winfo_height() > 50:
+            self.render()
+
+    def last_text(self) -> Any:
+        """The text box of the last message shown (None when no card with text is shown)."""
+        for card in reversed(self.order):
+            if card.text is not None and card.winfo_ismapped():
+                return card.text
+        return None
+
+    def show_typed(self, message_id: str) -> None:
+        """A message added by hand: raw text (it is typed in, not Markdown), shown at the end
+        with the keyboard focus in it."""
+        self.raw.add(message_id)
+        self.scroll_to_end()
+        self.focus_message(message_id)
+
     def request_render(self) -> None:
         """Render once at the next idle moment (many run events in one frame → one render)."""
         if not self._pending:
@@ -160,7 +199,7 @@ class MessageList(tb.Frame):
 
     def _render(self) -> None:
         self.clear()
-        msgs = self.view.p.messages
+        msgs = self.p.messages
         if self.mode == "lite":
             self._render_plain(msgs)
             return
@@ -196,7 +235,7 @@ class MessageList(tb.Frame):
         self.layout()
 
     def _card(self, i: int, msg: Any) -> MessageCard:
-        card = MessageCard(self.body, self.view, i, msg)
+        card = MessageCard(self.body, self.services, self, i, msg)
         self.cards[msg.id] = card
         for w in (card, *card.winfo_children()):
             w.bind("<MouseWheel>", self.on_wheel, add=True)
@@ -241,7 +280,7 @@ class MessageList(tb.Frame):
 
     def layout(self) -> None:
         """Place the built cards from the top (browsing) or from the bottom (follow)."""
-        total = len(self.view.p.messages)
+        total = len(self.p.messages)
         used = sum(c.winfo_reqheight() + 4 for c in self.order)
         if self.follow and used > self._avail():
             y = 0
@@ -291,7 +330,7 @@ class MessageList(tb.Frame):
         return "break"
 
     def scroll(self, delta: int) -> None:
-        total = len(self.view.p.messages)
+        total = len(self.p.messages)
         if delta < 0:
             if self.follow:
                 self.follow = False
@@ -303,7 +342,7 @@ class MessageList(tb.Frame):
         self.render()
 
     def on_scrollbar(self, *args: Any) -> None:
-        total = len(self.view.p.messages)
+        total = len(self.p.messages)
         if not total:
             return
         if args[0] == "moveto":

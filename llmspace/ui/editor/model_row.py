@@ -4,13 +4,15 @@ call (and, when the thread's saved model cannot run, which one runs instead and 
 parameters; and the parameters on a line of their own below. Both texts wrap to the width
 they get, so nothing is clipped however narrow the column is.
 
-`ModelRow(master, view, app, presenter)` is a component of `ui/editor/view.EditorView`
-(`view.model_row`); `view.pick_model` and `view.edit_params` are its commands.
+`ModelRow(master, presenter, model_label, pick_model, edit_params)` is a component of
+`ui/editor/settings_column.SettingsColumn` (`settings.model_row`): `model_label` is the
+catalog's (`context.Catalog`), the two commands open the model menu and the parameters.
 """
 
 from __future__ import annotations
 
 import tkinter.font as tkfont
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
@@ -20,7 +22,7 @@ from ...presenters.editor import EditorPresenter
 from ..wrapped_label import WrappedLabel, wrap_to_width
 
 if TYPE_CHECKING:
-    from ...app import App
+    from ...core.model import ModelConfig
 
 BUTTON_PADDING = 28  # px the button's border and padding take from its text width
 
@@ -28,15 +30,16 @@ BUTTON_PADDING = 28  # px the button's border and padding take from its text wid
 class ModelRow:
     """Model button, parameters button and the parameters line."""
 
-    def __init__(self, master: Any, view: Any, app: App, presenter: EditorPresenter) -> None:
-        self.app = app
+    def __init__(self, master: Any, presenter: EditorPresenter, model_label: Callable[[ModelConfig | None], str],
+                 pick_model: Callable[[], object], edit_params: Callable[[], object]) -> None:
+        self.model_label = model_label
         self.p = presenter
         row = tb.Frame(master)
         row.pack(fill="x", pady=2)
         # label | button | ⚙, gridded by the view's `LabelStacker` (`cells`)
         self.label = tb.Label(row, text="Model", width=9)
-        self.params_btn = tb.Button(row, text="⚙", width=3, bootstyle="secondary-link", command=view.edit_params)
-        self.button = tb.Button(row, text="", bootstyle="secondary-outline", command=view.pick_model)
+        self.params_btn = tb.Button(row, text="⚙", width=3, bootstyle="secondary-link", command=edit_params)
+        self.button = tb.Button(row, text="", bootstyle="secondary-outline", command=pick_model)
         self.cells = (self.label, self.button, self.params_btn)
         self.button.bind("<Configure>", lambda e: self._rewrap(), add=True)
         self.params_row = tb.Frame(master)
@@ -48,7 +51,7 @@ class ModelRow:
         self._text = ""
 
     def refresh(self) -> None:
-        self._text = catalog.run_model_label(self.app, self.p.thread.model)
+        self._text = self.model_label(self.p.thread.model)
         self._rewrap()
         params = catalog.params_label(self.p.params())
         self.params.set_text(params)

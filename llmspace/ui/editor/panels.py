@@ -26,8 +26,8 @@ from .. import tkvars
 from ..theme import style_menu
 
 if TYPE_CHECKING:
-    from ...app import App
     from ..services import UiServices
+    from .context import Catalog
 
 FUNCTION_EXAMPLE = """{
   "name": "get_weather",
@@ -40,10 +40,12 @@ FUNCTION_EXAMPLE = """{
 }"""
 
 
-def model_menu(parent: Any, app: App, p: EditorPresenter, on_done: Callable[[], None]) -> tk.Menu:
-    """A cascade per provider; unavailable models are listed but disabled with the reason."""
+def model_menu(parent: Any, choices_of: Callable[[], tuple[list[catalog.ModelChoice], str | None]], p: EditorPresenter,
+               on_done: Callable[[], None]) -> tk.Menu:
+    """A cascade per provider (`choices_of`: `Catalog.model_choices`); unavailable models are
+    listed but disabled with the reason."""
     menu = style_menu(parent, tk.Menu(parent, tearoff=False))
-    choices, err = catalog.model_choices(app)
+    choices, err = choices_of()
     if err:
         menu.add_command(label=err, state="disabled")
     by_provider: dict[str, list[Any]] = {}
@@ -222,10 +224,10 @@ class ToolsDialog(tb.Toplevel):
     (new, edit, delete with a confirmation — Ctrl+Z undoes), and the thread's plugin tools by
     plugin (when it has any)."""
 
-    def __init__(self, master: Any, ui: UiServices, app: App, p: EditorPresenter, on_done: Callable[[], None]) -> None:
+    def __init__(self, master: Any, ui: UiServices, pickers: Catalog, p: EditorPresenter, on_done: Callable[[], None]) -> None:
         super().__init__(title="Tools", master=master, size=(660, 600))
         self.bind("<Escape>", lambda e: self.destroy())
-        self.ui, self.app, self.p, self.on_done = ui, app, p, on_done
+        self.ui, self.catalog, self.p, self.on_done = ui, pickers, p, on_done
         nb = tb.Notebook(self)
         nb.pack(fill="both", expand=True, padx=8, pady=8)
         self.checks: dict[str, tuple[tk.BooleanVar, Any]] = {}
@@ -249,7 +251,7 @@ class ToolsDialog(tb.Toplevel):
         self.mcp_page = tb.Frame(nb, padding=8)
         nb.add(self.mcp_page, text="MCP")
         self.mcp_holders: dict[str, Any] = {}
-        servers, err = catalog.mcp_servers(app)
+        servers, err = pickers.mcp_servers()
         if err or not servers:
             tb.Label(self.mcp_page, text=err or "No MCP servers configured (Settings › MCP).", bootstyle="secondary").pack(anchor="w")
         for s in servers:
@@ -284,7 +286,7 @@ class ToolsDialog(tb.Toplevel):
 
     def _plugin_page(self, nb: Any, have: set[str]) -> None:
         """The thread's plugin tools, by plugin: untick one to remove it from the thread."""
-        groups = catalog.plugin_tool_groups(self.p.tools, self.app)
+        groups = self.catalog.plugin_tool_groups(self.p.tools)
         page = tb.Frame(nb, padding=8)
         nb.add(page, text="Plugin")
         if not groups:
@@ -319,7 +321,7 @@ class ToolsDialog(tb.Toplevel):
 
     def _load_mcp(self, server: str, holder: Any) -> None:
         tb.Label(holder, text="Connecting…", bootstyle="secondary").pack(anchor="w")
-        app = self.app
+        mcp_tools = self.catalog.mcp_tools
 
         def done(future: Future[list[Any]]) -> None:
             try:
@@ -329,7 +331,7 @@ class ToolsDialog(tb.Toplevel):
                 return
             self._show_mcp(holder, tools, None)
 
-        self.ui.pump.run_in_worker(lambda: catalog.mcp_tools(app, server), done, name="mcp-tools")
+        self.ui.pump.run_in_worker(lambda: mcp_tools(server), done, name="mcp-tools")
 
     def _show_mcp(self, holder: Any, tools: list[Any], err: str | None) -> None:
         if not holder.winfo_exists():

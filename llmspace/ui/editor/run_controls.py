@@ -2,9 +2,11 @@
 after typed tool results, the pause/error banner, confirming a risky command, and calling
 one executable tool from its card. State lives in `presenters.run.RunPresenter`.
 `RunControls` is a component of `ui/editor/view.EditorView` (`view.run_controls`); it gets
-the view (seen through `RunHost`), the UI services (`ui/services.UiServices`), the window's
-run switches (`RunSwitches`), the App, the editor presenter and the run presenter. Runs and tool calls go through the run presenter (which
-submits them to `app.runner`); this module only asks the user and shows the outcome.
+the editor (seen through `RunHost`), the banner frame, the UI services
+(`ui/services.UiServices`), the window's run switches (`RunSwitches`), `offer_model` (the
+first-run sheet, `context.EditorContext.offer_model`), the editor presenter and the run
+presenter; `show_in(message_list)` once the list is built. Runs and tool calls go through the run presenter (which submits them to the
+App's runner); this module only asks the user and shows the outcome.
 """
 
 from __future__ import annotations
@@ -18,19 +20,14 @@ from ...errors import UserFacingError
 from ...presenters import view_updates as vu
 
 if TYPE_CHECKING:
-    from ...app import App
     from ...presenters.editor import EditorPresenter
     from ...presenters.run import RunPresenter
     from ..services import RunSwitches, UiServices
+    from .messages import MessageList
 
 
 class RunHost(Protocol):
-    """What `RunControls` uses of the editor view."""
-
-    list: Any  # ui/editor/messages.MessageList
-    banner: Any  # the frame above the message list
-    status: Any  # the status label in the header
-    history_panel: Any  # ui/editor/history.HistoryPanel or None
+    """What `RunControls` asks of the editor it runs in."""
 
     def flush(self) -> bool: ...
 
@@ -38,21 +35,36 @@ class RunHost(Protocol):
 
     def refresh_hints(self) -> None: ...
 
+    def refresh_history(self) -> None: ...
+
+    def show_run_status(self, text: str) -> None: ...
+
 
 class RunControls:
     """Running from the editor of one thread."""
 
-    def __init__(self, view: RunHost, ui: UiServices, switches: RunSwitches, app: App, presenter: EditorPresenter,
+    def __init__(self, host: RunHost, banner: Any, ui: UiServices, switches: RunSwitches,
+                 offer_model: Callable[[EditorPresenter, Callable[[], object]], bool], presenter: EditorPresenter,
                  run: RunPresenter) -> None:
-        self.view = view
+        self.host = host
+        self.banner = banner  # the frame above the message list
+        self.list: MessageList | Any = None  # `show_in`: its cards call back here, so it is built after
         self.ui = ui
         self.switches = switches
-        self.app = app
+        self.offer_model = offer_model
         self.p = presenter
         self.run = run
 
+    def show_in(self, messages: MessageList) -> None:
+        """The message list the run shows in (rendered, followed, focused in a pending result)."""
+        self.list = messages
+
+    def tool_status(self, call_id: str) -> str | None:
+        """"running", "done" or "error" while and after a tool call runs from its card."""
+        return self.run.tool_status.get(call_id)
+
     def draw_banner(self) -> None:
-        for w in self.view.banner.winfo_children():
+        for w in self.banner.winfo_children():
             w.destroy()
         r = self.run
         items = []
@@ -61,44 +73,43 @@ class RunControls:
         if r.status == "paused" and r.pause_reason:
             items.append(("warning", r.pause_reason))
         if not items:
-            self.view.banner.pack_forget()
+            self.banner.pack_forget()
             return
         for style, text in items:
-            tb.Label(self.view.banner, text=text, bootstyle=style, wraplength=520, justify="left").pack(anchor="w")
+            tb.Label(self.banner, text=text, bootstyle=style, wraplength=520, justify="left").pack(anchor="w")
         if r.status == "paused":
-            row = tb.Frame(self.view.banner)
+            row = tb.Frame(self.banner)
             row.pack(anchor="w")
             if r.pause_risky:
                 tb.Button(row, text="Run the tools anyway…", bootstyle="warning-outline", command=self.confirm_risky).pack(side="left")
             tb.Button(row, text="Continue", bootstyle="primary-outline", command=self.continue_run).pack(side="left", padx=4)
-        self.view.banner.pack(fill="x", before=self.view.list)
+        self.banner.pack(fill="x", before=self.list)
 
     def on_run(self, update: vu.RunUpdate) -> None:
         match update:
             case vu.StatusChanged(status=status):
-                self.view.status.configure(text={"running": "Running…", "stopping": "Stopping…", "paused": "Paused",
-                                            "error": "Failed", "idle": "Stopped" if self.run.stopped else "Done",
-                                            }[status])
+                self.host.show_run_status({"running": "Running…", "stopping": "Stopping…", "paused": "Paused",
+                                           "error": "Failed", "idle": "Stopped" if self.run.stopped else "Done",
+                                           }[status])
                 if status in ("idle", "paused", "error"):
-                    self.view.flush()
-                    self.view.list.render()
-                    if self.view.history_panel is not None:
-                        self.view.history_panel.refresh()
+                    self.host.flush()
+                    self.list.render()
+                    self.host.refresh_history()
                     self.show_run_warnings()
                 if status == "paused":
                     self.focus_pending_result()
             case vu.ToolCallChanged():
-                self.view.list.request_render()
+                self.list.request_render()
             case vu.RunningOn():
                 self.ui.status.set(f"Running on {update.model}")
             case vu.RetryNote():
-                self.view.status.configure(text="Retrying…")
+                self.host.show_run_status("Retrying…")
                 self.ui.status.set(update.note)
             case vu.RunPaused() | vu.RunError():
                 pass  # the banner below shows them (`draw_banner`, from `refresh_controls`)
             case _:
                 assert_never(update)
-        self.view.refresh_controls()
+        self.host.refresh_controls()
 
     def show_run_warnings(self) -> None:
         """Warnings of the finished run: render warnings in the status bar and under the system
@@ -110,16 +121,16 @@ class RunControls:
         for warning in self.run.reply_warnings:
             self.ui.toasts.show(warning, "warning", title="Reply cut short")
         self.run.reply_warnings = []
-        self.view.refresh_hints()
+        self.host.refresh_hints()
 
     def focus_pending_result(self) -> Any:
         """Show the last message and put the cursor in the first result a human must type."""
         pending = self.p.message_intents.pending_function_calls()
         if not pending:
             return None
-        self.view.list.scroll_to_end()
+        self.list.scroll_to_end()
         index, call = pending[0]
-        card = self.view.list.cards.get(self.p.messages[index].id)
+        card = self.list.cards.get(self.p.messages[index].id)
         box = card.results.get(call.id) if card is not None else None
         if box is not None:
             box.focus_set()
@@ -142,21 +153,13 @@ class RunControls:
 
     def _offer_model(self, then: Callable[[], object]) -> bool:
         """Open the first-run sheet when no model can run this thread (True: it is open)."""
-        from ..first_run import FirstRunSheet, needs_model
-
-        try:
-            if not needs_model(self.app, self.p.thread.model):
-                return False
-        except UserFacingError:
-            return False  # the run says what is wrong
-        FirstRunSheet(self.ui, self.app, self.p, on_chosen=then)
-        return True
+        return self.offer_model(self.p, then)
 
     def _launch(self, begin: Callable[[Any, Any, bool, bool], object]) -> bool:
         """Save pending edits, start a run through `begin(post, post_text, auto_tools, react)`
         with the window's run switches, and follow its output; an error is shown, not raised."""
         try:
-            self.view.flush()
+            self.host.flush()
         except UserFacingError:
             pass
         pump = self.ui.pump
@@ -165,8 +168,8 @@ class RunControls:
         except UserFacingError as exc:
             self.ui.errors.show(str(exc))
             return False
-        self.view.list.follow = True
-        self.view.list.render()
+        self.list.follow = True
+        self.list.render()
         return True
 
     def run_from(self, message_id: str) -> None:
@@ -206,7 +209,7 @@ class RunControls:
         except UserFacingError as exc:
             self.ui.errors.show(str(exc))
             return False
-        self.view.list.render()
+        self.list.render()
         return True
 
     def call_tools(self, message_id: str) -> int:

@@ -2,18 +2,21 @@
 `{{var}}` and `{% tag %}` highlighted in the theme's readable colours (`theme.palette`),
 the `{{` completion list (`completion.py`) and the value tooltip (`var_hover.py`).
 
-    assist = TextAssist(text, view, where=lambda: ("systemPrompt", True))
+    assist = TextAssist(text, services, where=lambda: ("systemPrompt", True))  # services: context.TextServices
     assist.highlight()  # after the text changed
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...presenters.variable_assist import highlight_spans
 from .completion import Completion
 from .var_hover import VariableHover
+
+if TYPE_CHECKING:
+    from .context import TextServices
 
 TAGS = ("var", "tag")
 
@@ -21,12 +24,13 @@ TAGS = ("var", "tag")
 class TextAssist:
     """Components: `completion` (None for a read-only text) and `hover`."""
 
-    def __init__(self, text: Any, view: Any, where: Callable[[], tuple[str | None, bool]], *,
+    def __init__(self, text: Any, services: TextServices, where: Callable[[], tuple[str | None, bool]], *,
                  complete: bool = True) -> None:
         self.text = text
-        self.colour(view.text_colours())
-        self.completion = Completion(text, view.p.completion_items, lambda: not view.p.read_only) if complete else None
-        self.hover = VariableHover(text, view, where)
+        self.colour(services.colours())
+        p = services.presenter
+        self.completion = Completion(text, p.completion_items, lambda: not p.read_only) if complete else None
+        self.hover = VariableHover(text, services, where)
         self.highlight()
 
     def colour(self, colours: dict[str, str]) -> None:

@@ -4,13 +4,15 @@ it. Escape (or Ctrl+Z before the rename) puts the title back. A rename is one un
 the editor (`presenters/undo.RenameStep`): undo calls `rename_to`, which renames the file
 back and makes the tab and the tree follow.
 
-`TitleField(master, ui, tabs, tree, presenter)` is a component of `ui/editor/view.EditorView`
-(`view.title`); it gets the header frame, the UI services (status, errors), the tabs (which
-rename the file and follow it), the workspace tree and the editor presenter.
+`TitleField(master, ui, presenter, rename_thread)` is a component of
+`ui/editor/header.EditorHeader` (`header.title`); it gets the header frame, the UI services
+(status, errors), the editor presenter and `rename_thread(path, title)` (renames the file;
+the tab and the tree follow — `context.EditorContext.rename_thread`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
@@ -21,15 +23,14 @@ from .. import tkvars
 
 if TYPE_CHECKING:
     from ..services import UiServices
-    from ..tab_pages import TabPages
-    from ..tree_view import TreeView
 
 
 class TitleField:
     """The title entry and its rename rules."""
 
-    def __init__(self, master: Any, ui: UiServices, tabs: TabPages, tree: TreeView, presenter: EditorPresenter) -> None:
-        self.ui, self.tabs, self.tree = ui, tabs, tree
+    def __init__(self, master: Any, ui: UiServices, presenter: EditorPresenter,
+                 rename_thread: Callable[[str, str], str]) -> None:
+        self.ui, self.rename_thread = ui, rename_thread
         self.p = presenter
         self.var = tkvars.StringVar(master, presenter.title)
         # Narrow by default and allowed to shrink: the Run button beside it must stay visible.
@@ -91,8 +92,7 @@ class TitleField:
     def rename_to(self, title: str) -> str:
         """Rename the file to `title` (tabs and tree follow); returns the new path."""
         before = self.p.title
-        new_rel: str = self.tabs.rename_entry(self.p.rel, title)
-        self.tree.redraw(select=new_rel)
+        new_rel = self.rename_thread(self.p.rel, title)
         self.show(self.p.title)
         self.ui.status.set(f"Renamed {before} → {self.p.title}")
         return new_rel

@@ -4,7 +4,7 @@ highlighted reference, the value the run would put there (resolved on a worker, 
 Logic in `presenters/variable_assist.py` (`hover_query` on the UI thread, `resolve_hover`
 on a worker through the window's pump).
 
-`VariableHover(text, view, where)` is a component of `ui/editor/text_assist.TextAssist`;
+`VariableHover(text, services, where)` (`context.TextServices`) is a component of `ui/editor/text_assist.TextAssist`;
 `where()` returns (snapshot place key, whether the run renders this text).
 """
 
@@ -13,12 +13,15 @@ from __future__ import annotations
 import tkinter as tk
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
 from ...core.templating.resolution import RenderEnv
 from ...presenters.variable_assist import hover_query, resolve_hover
+
+if TYPE_CHECKING:
+    from .context import TextServices
 
 DELAY_MS = 350
 WRAP_PX = 440
@@ -27,9 +30,9 @@ WRAP_PX = 440
 class VariableHover:
     """`tip` is the shown tooltip (None when hidden); `tip_text()` its text."""
 
-    def __init__(self, text: Any, view: Any, where: Callable[[], tuple[str | None, bool]]) -> None:
+    def __init__(self, text: Any, services: TextServices, where: Callable[[], tuple[str | None, bool]]) -> None:
         self.text = text
-        self.view = view
+        self.services = services
         self.where = where
         self.span: tuple[str, str] | None = None
         self.tip: tk.Toplevel | None = None
@@ -83,13 +86,13 @@ class VariableHover:
         if span is None:
             return
         place, trusted = self.where()
-        query = hover_query(self.view.p.thread, str(self.text.get(*span)), place, trusted)
+        query = hover_query(self.services.presenter.thread, str(self.text.get(*span)), place, trusted)
         if query is None:
             return
         self._asked += 1
         asked = self._asked
         try:
-            skills = self.view.app.skills
+            skills = self.services.skills()
         except Exception:  # skills that cannot be listed: the value says the skill is missing
             skills = None
 
@@ -102,8 +105,8 @@ class VariableHover:
                 text = f"Cannot resolve {query.written}: {exc}"
             self.show(text)
 
-        self.view.ui.pump.run_in_worker(lambda: resolve_hover(query, RenderEnv(skills=skills)), done,
-                                            name="variable-hover")
+        self.services.pump.run_in_worker(lambda: resolve_hover(query, RenderEnv(skills=skills)), done,
+                                        name="variable-hover")
 
     def show(self, message: str) -> None:
         span = self.span

@@ -27,9 +27,9 @@ from .results_window import ResultsWindow
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ...app import App
     from ...core.model import Thread
     from ...evals.run import Outcome, Prepared
+    from ..app_services import EvalServices
 
 
 def eval_file_for(thread_file: Path) -> Path:
@@ -42,7 +42,7 @@ def eval_file_for(thread_file: Path) -> Path:
 
 
 class EvalActions:
-    def __init__(self, ui: UiServices, app: App, open_thread: Callable[[str], Any], refresh_tree: Callable[[], Any],
+    def __init__(self, ui: UiServices, app: EvalServices, open_thread: Callable[[str], Any], refresh_tree: Callable[[], Any],
                  active_thread: Callable[[], str | None]) -> None:
         self.ui, self.app = ui, app
         self.open_thread, self.refresh_tree, self.active_thread = open_thread, refresh_tree, active_thread
