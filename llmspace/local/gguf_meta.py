@@ -28,6 +28,8 @@ from ..errors import UserFacingError
 
 _SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
 _STRING, _ARRAY = 8, 9
+_U64 = struct.Struct("<Q")
+_BLOCK = 256 * 1024
 _MIN_SIZE = {_STRING: 8, _ARRAY: 12}  # bytes of the smallest value of the type: a length, a type and a count
 _MAX_STRING = 64 * 1024 * 1024  # a chat template is a few KB; more than this is a corrupt file
 _MAX_KEY = 65_535  # GGUF: a key is at most 2^16 - 1 bytes
@@ -112,8 +114,32 @@ class _Reader:
         self.items += count
         if self.items > MAX_ITEMS:
             raise self.corrupt(f"more than {MAX_ITEMS} values in arrays")
+        if inner == _STRING:
+            self.skip_strings(count)
+            return
         for _ in range(count):
             self.value(inner, keep=False, depth=depth)
+
+    def skip_strings(self, count: int) -> None:
+        """Skip `count` strings (a vocabulary): their lengths are read from blocks of the file,
+        not with one read and one seek each."""
+        pos = block_at = self.pos
+        block = b""
+        for _ in range(count):
+            at = pos - block_at
+            if at < 0 or at + 8 > len(block):
+                self.f.seek(pos)
+                block, block_at, at = self.f.read(_BLOCK), pos, 0
+                if len(block) < 8:
+                    raise self.short()
+            n = _U64.unpack_from(block, at)[0]
+            if n > _MAX_STRING:
+                raise self.corrupt(f"a {n}-byte string")
+            pos += 8 + n
+            if pos > self.size:
+                raise self.short()
+        self.f.seek(pos)
+        self.pos = pos
 
 
 def read_metadata(path: Path, keys: set[str] | None = None) -> dict[str, Any]:
