@@ -271,8 +271,8 @@ def _eval_run(args: argparse.Namespace, app: App, progress: ProgressLine) -> int
 
         flags["ray_address"] = default_address(args.ray_address, spec.ray_address, setting.get("rayAddress"))
     spec = spec.override(**flags)
+    out = results_out(args.out) if args.out else None
     prepared = runmod.prepare(app.runner, spec)
-    out = Path(args.out).expanduser().absolute() if args.out else None
     folder, records, notes = runmod.open_results(prepared, out, fresh=args.fresh)
     for note in notes:
         print(note, file=sys.stderr)
@@ -285,6 +285,37 @@ def _eval_run(args: argparse.Namespace, app: App, progress: ProgressLine) -> int
     progress.end()
     _print_summary(outcome)
     return outcome.exit_code
+
+
+RESULT_FILES = ("journal.jsonl", "summary.json", "junit.xml", "results.csv", "results.jsonl", "report.html")
+
+
+def results_out(value: str) -> Path:
+    """The folder of `--out`: a new one (made later), an empty one, or the results folder of an
+    earlier run (it holds journal.jsonl), whose result files are regular files. Anything else is
+    refused before a file is read, written or removed there: a run starting over in a results
+    folder replaces its result files, which must not be the user's own files, a file instead
+    of a folder, or a named pipe that blocks the first read."""
+    import stat
+
+    out = Path(value).expanduser().absolute()
+    hint = "Pass a new or empty folder, or the results folder of an earlier run."
+    try:
+        if not stat.S_ISDIR(out.stat().st_mode):
+            raise UserFacingError(f"--out {out} is a file, not a folder.", hint=hint)
+        names = set(os.listdir(out))
+        for name in sorted(names.intersection(RESULT_FILES)):
+            if not stat.S_ISREG(os.lstat(out / name).st_mode):
+                raise UserFacingError(f"--out {out}: {name} there is not a regular file (a named pipe, folder, link or "
+                                      "device); nothing in the folder was used or changed.", hint=hint)
+    except FileNotFoundError:
+        return out
+    except OSError as exc:
+        raise UserFacingError(f"Could not use --out {out}: {exc.strerror or exc}.") from None
+    if names and RESULT_FILES[0] not in names:
+        raise UserFacingError(f"--out {out} holds other files and is not a results folder (it has no journal.jsonl); "
+                              "nothing in it was changed.", hint=hint)
+    return out
 
 
 def _print_summary(outcome: Any) -> None:

@@ -33,7 +33,7 @@ from typing import Any
 from ..agent.matrix_spec import DEFAULT_VARIANT
 from ..core.eval_stats import PAIRED_RESAMPLES, PairedBootstrap, mcnemar_exact, paired_bootstrap
 from ..errors import UserFacingError
-from ..jsonio import read_json
+from ..jsonio import UnreadableFileError, read_file_bytes, read_json
 
 ALPHA = 0.05
 MAX_BOOTSTRAP_DRAWS = 5_000_000  # pairs × resamples per test (about 1 s): fewer resamples for large runs
@@ -162,12 +162,14 @@ class Comparison:
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
     try:
-        text = path.read_text("utf-8")
-    except FileNotFoundError:
-        raise UserFacingError(f"{path.parent} has no results.jsonl.",
-                              hint="Finish the run (`llmspace eval run FILE` resumes it), then compare.") from None
-    except OSError as exc:
-        raise UserFacingError(f"Could not read {path}: {exc.strerror or exc}.") from None
+        text = read_file_bytes(path).decode("utf-8")  # a named pipe or device is refused, never waited on
+    except UnreadableFileError as exc:
+        if exc.missing:
+            raise UserFacingError(f"{path.parent} has no results.jsonl.",
+                                  hint="Finish the run (`llmspace eval run FILE` resumes it), then compare.") from None
+        raise
+    except UnicodeDecodeError:
+        raise UserFacingError(f"{path} is not UTF-8 text.", hint="Run `llmspace eval run FILE` again to rewrite it.") from None
     rows = []
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():

@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..core.eval_assertions import Assertion, Check, parse_json_output
+from ..core.eval_assertions import Assertion, Check, JsonTooDeep, parse_json_output
 from ..errors import UserFacingError
 
 if TYPE_CHECKING:
@@ -87,12 +87,16 @@ def parse_answer(text: str, names: list[str]) -> tuple[dict[str, float], str]:
         return _all(float(m.group(1)), names), ""
     try:
         data = parse_json_output(text)
+    except JsonTooDeep as exc:
+        raise ValueError(f"the answer's JSON is {exc}") from None
     except ValueError:
         start, end = text.find("{"), text.rfind("}")
         if start < 0 or end <= start:
             raise ValueError("the answer is neither JSON nor a number") from None
         try:
-            data = json.loads(text[start:end + 1])
+            data = parse_json_output(text[start:end + 1])
+        except JsonTooDeep as exc:
+            raise ValueError(f"the answer's JSON is {exc}") from None
         except ValueError:
             raise ValueError("the answer's JSON does not parse") from None
     if isinstance(data, (int, float)) and not isinstance(data, bool):

@@ -15,7 +15,8 @@ pass^k, cell pass rate, mean judge scores per criterion with bootstrap 95 % inte
 p50/p95. `thresholdMet` compares the pass rate with the file's `threshold`.
 
 `junit.xml` has one test suite per model/variant and one test case per case, named with
-the case id and the model; a failure names the assertions that failed. Every file is
+the case id and the model; a failure names the assertions that failed. In `results.csv` a
+text that a spreadsheet would run as a formula is written as text (`csv_cell`). Every file is
 written through `jsonio`.
 
 The files hold the cells that ran: a case × model × variant with a cell journaled is
@@ -47,6 +48,8 @@ if TYPE_CHECKING:
     from .spec import EvalSpec
 
 Record = dict[str, Any]
+_FORMULA_FIRST = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _XML_BAD = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
@@ -197,6 +200,14 @@ def _xml_text(text: str) -> str:
     return _XML_BAD.sub("\ufffd", text)
 
 
+def csv_cell(value: Any) -> Any:
+    """A text that a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, TAB or CR first)
+    written as text, with a `'` in front (OWASP's advice for CSV files); numbers as they are."""
+    if isinstance(value, str) and value[:1] in _FORMULA_FIRST and not _NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
 def junit_xml(plan: Plan, views: list[CellView], spec: EvalSpec, summary: dict[str, Any]) -> bytes:
     need = spec.pass_k or plan.repeat
     by_group: dict[tuple[str, str], dict[str, list[CellView]]] = defaultdict(lambda: defaultdict(list))
@@ -294,7 +305,7 @@ def write_results(folder: Path, plan: Plan, records: list[Record], spec: EvalSpe
     writer = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore")
     writer.writeheader()
     for r in rows:
-        writer.writerow({**r, "failed": "; ".join(r["failed"])})
+        writer.writerow({k: csv_cell(v) for k, v in {**r, "failed": "; ".join(r["failed"])}.items()})
     write_bytes_atomic(folder / "results.csv", buf.getvalue().encode("utf-8"))
     write_report(folder, summary, rows)
     return summary

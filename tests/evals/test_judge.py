@@ -46,3 +46,10 @@ def test_the_prompt_hash_changes_with_the_prompt():
     one = prompt_hash(SYSTEM, judge_prompt("Q", "A", None, c))
     assert one == prompt_hash(SYSTEM, judge_prompt("Q", "A", None, c))
     assert one != prompt_hash(SYSTEM, judge_prompt("Q", "B", None, c))
+
+
+@pytest.mark.parametrize("text", ['{"scores": ' + "[" * 100_000 + "]" * 100_000 + "}",
+                                  'Sure: {"scores": ' + "[" * 100_000 + "]" * 100_000 + "} done"])
+def test_an_answer_nested_100000_deep_is_unreadable_with_the_reason_not_a_recursion_error(text):
+    with pytest.raises(ValueError, match="the answer's JSON is nested more than 254 levels deep"):
+        parse_answer(text, NAMES)
