@@ -37,10 +37,11 @@ from typing import Any, BinaryIO
 
 from ..core.eval_assertions import TYPES, Assertion, parse_assertion
 from ..errors import UserFacingError
-from ..jsonio import loads_located, open_regular_file, read_file_bytes
+from ..jsonio import load_yaml, loads_located, open_regular_file, read_file_bytes
 
 RESERVED = ("id", "expected", "assert", "threshold", "description", "vars", "metadata", "options")
 SUFFIXES = (".csv", ".jsonl", ".ndjson", ".json", ".yaml", ".yml")
+CSV_CELL_MAX = 32 * 1024 * 1024  # characters in one CSV cell (the csv module's own limit is 131,072)
 
 
 @dataclass
@@ -164,6 +165,7 @@ def _open(path: Path) -> BinaryIO:
 
 def _csv_rows(path: Path) -> Iterator[dict[str, Any]]:
     with _open(path) as raw, io.TextIOWrapper(raw, encoding="utf-8-sig", newline="") as text:
+        csv.field_size_limit(CSV_CELL_MAX)
         reader = csv.DictReader(text)
         try:
             for row in reader:
@@ -172,6 +174,12 @@ def _csv_rows(path: Path) -> Iterator[dict[str, Any]]:
                 yield {k.strip(): v for k, v in row.items() if k is not None and k.strip()}
         except UnicodeDecodeError:
             raise UserFacingError(f"{path.name} is not UTF-8 text.") from None
+        except csv.Error as exc:
+            if "field larger than field limit" in str(exc):
+                raise UserFacingError(f"{path.name} line {reader.line_num + 1}: a cell is larger than {CSV_CELL_MAX:,} characters, "
+                                      "the most a dataset cell may hold.", hint="Shorten that cell, or keep long texts "
+                                      "in a JSON Lines dataset.") from None
+            raise UserFacingError(f"{path.name} line {reader.line_num + 1} is not valid CSV ({exc}).") from None
 
 
 def _jsonl_rows(path: Path) -> Iterator[Any]:
@@ -193,7 +201,7 @@ def _rows(path: Path, raw: bytes, suffix: str) -> list[Any]:
         import yaml
 
         try:
-            data = yaml.safe_load(raw.decode("utf-8-sig"))
+            data = load_yaml(raw.decode("utf-8-sig"))
         except (yaml.YAMLError, UnicodeDecodeError) as exc:
             raise UserFacingError(f"{path.name} is not valid YAML ({exc}).") from None
     if isinstance(data, dict) and isinstance(data.get("tests"), list):
@@ -210,7 +218,7 @@ def _parse_asserts(value: Any, where: str) -> list[Assertion]:
         import yaml
 
         try:
-            value = yaml.safe_load(value)
+            value = load_yaml(value)
         except yaml.YAMLError as exc:
             raise UserFacingError(f"{where}: the `assert` cell is not JSON or YAML ({exc}).") from None
     if isinstance(value, dict):

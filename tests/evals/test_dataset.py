@@ -143,3 +143,12 @@ def test_yaml_anchors_that_share_an_assertion_are_read(tmp_path):
 def test_a_yaml_alias_inside_its_own_anchor_is_refused(tmp_path):
     with pytest.raises(UserFacingError, match="recursive alias"):
         load_dataset(_write(tmp_path, "loop.yaml", "- question: &q [*q]\n"))
+
+
+def test_a_csv_cell_over_131072_characters_is_read_and_one_over_32_mb_is_a_clear_error(tmp_path):
+    big = "x" * 200_000
+    (case,) = load_dataset(_write(tmp_path, "big.csv", f"id,question\na,{big}\n")).cases
+    assert case.values["question"] == big
+    huge = _write(tmp_path, "huge.csv", "id,question\na,short\nb," + "y" * (32 * 1024 * 1024 + 1) + "\n")
+    with pytest.raises(UserFacingError, match=r"huge\.csv line 3: a cell is larger than 33,554,432 characters"):
+        load_dataset(huge)
