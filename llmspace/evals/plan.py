@@ -3,11 +3,12 @@
     plan = build_plan(spec, scan, thread, skills)         # -> Plan; raises before anything runs
     for cell in plan.iter_cells(wanted): …                 # streamed from the dataset
 
-Each case × variant is rendered once to check it (nothing kept), and again when a cell of it
-runs (`core/templating/render.py`, the case's values and then the
+Each case × variant is rendered once to check it (kept for up to `KEEP_RENDERED` of them;
+beyond that nothing is kept), and again when a cell of it runs (`core/templating/render.py`, the case's values and then the
 variant's as `--var` overrides) into a request without credentials (`execute.request_data`);
 every model and repeat shares it. A variable the thread uses that a row leaves without a
-value is reported for all rows at once, before anything runs. A cell's `key`
+value is reported for all rows at once, before anything runs, and so is a case without an
+`expected` whose assertion compares the output with it (`contains` without a value). A cell's `key`
 (`case|provider/model|variant|#repeat`) identifies it in the journal, the cache and the
 results.
 """
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..agent.convert import neutral_messages, tool_specs
-from ..core.eval_assertions import JUDGED, Assertion
+from ..core.eval_assertions import JUDGED, Assertion, needs_expected
 from ..core.templating.references import references
 from ..core.templating.render import render_thread
 from ..core.templating.resolution import RenderEnv
@@ -94,6 +95,9 @@ class Plan:
         return self._case_ids
 
 
+KEEP_RENDERED = 5_000  # case × variants whose requests the plan keeps from its check (a few MB at most)
+
+
 def cell_key(case_id: str, model: str, variant: str, repeat: int) -> str:
     return f"{case_id}|{model}|{variant}|#{repeat}"
 
@@ -127,14 +131,32 @@ def build_plan(spec: EvalSpec, dataset: DatasetScan, thread: Thread, skills: Any
     missing: list[str] = []
     missing_count = 0
     has_judge = False
+    kept: dict[tuple[str, str], dict[str, Any]] | None = {}  # the checked requests of a small plan, not rendered again
+    no_expected: list[str] = []  # cases whose assertions compare with an `expected` they lack
+    no_expected_count = 0
     for case in dataset.cases():
         has_judge = has_judge or any(a.type == JUDGED for a in (*spec.assertions, *case.assertions))
+        if case.expected is None:
+            wanting = [a.label for a in (*spec.assertions, *case.assertions) if needs_expected(a)]
+            if wanting:
+                no_expected_count += 1
+                if len(no_expected) < 20:
+                    no_expected.append(f"case {case.id} (row {case.row}): " + ", ".join(wanting))
         for variant, values in spec.variants.items():
-            _request, problem = render(case, variant, values)
+            request, problem = render(case, variant, values)
             if problem is not None:
                 missing_count += 1
                 if len(missing) < 20:
                     missing.append(problem)
+            elif kept is not None and request is not None:
+                kept[(case.id, variant)] = request
+                if len(kept) > KEEP_RENDERED:
+                    kept = None
+    if no_expected:
+        shown = "\n  ".join(no_expected) + (f"\n  … and {no_expected_count - 20} more" if no_expected_count > 20 else "")
+        raise UserFacingError(f"{no_expected_count} {'cases have' if no_expected_count != 1 else 'case has'} no `expected` for an "
+                              f"assertion that compares the output with it:\n  {shown}",
+                              hint="Add an `expected` column (or key) to the dataset, or give those assertions a value.")
     if missing:
         shown = "\n  ".join(missing) + (f"\n  … and {missing_count - 20} more" if missing_count > 20 else "")
         raise UserFacingError(f"Variables without a value in {dataset.path.name}:\n  {shown}",
@@ -150,7 +172,10 @@ def build_plan(spec: EvalSpec, dataset: DatasetScan, thread: Thread, skills: Any
                 keys = [k for k in keys if wanted is None or wanted(k[2])]
                 if not keys:
                     continue
-                request, problem = render(case, variant, values) if rendered else ({}, None)
+                request = kept.get((case.id, variant)) if kept is not None else None
+                problem = None
+                if request is None:
+                    request, problem = render(case, variant, values) if rendered else ({}, None)
                 if request is None:  # the dataset changed since the plan was checked
                     raise UserFacingError(f"{dataset.path.name} changed during the run: {problem}", hint="Run it again.")
                 task = _last_user_text(request) if rendered else ""
