@@ -15,6 +15,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,16 @@ import pytest
 from llmspace.plugins.hosts.sandbox import landlock_abi
 from tests.packaging.test_dist import JS_TOOL, run
 from tests.plugins.builders import make_plugin
-from tests.plugins.test_capabilities_enforced import ALL, BUN_DIR, NODE22, PY_TOOL, TS_TOOL, _Listener, _UdpEcho
+from tests.plugins.test_capabilities_enforced import (
+    ALL,
+    BUN_DIR,
+    NODE22,
+    PLAN_SWAPPER,
+    PY_TOOL,
+    TS_TOOL,
+    _Listener,
+    _UdpEcho,
+)
 from tests.ui.test_e2e import wait_for
 
 pytestmark = [pytest.mark.dist, pytest.mark.skipif(landlock_abi() < 4, reason="needs Landlock ABI 4 (Linux 6.7)")]
@@ -175,3 +185,26 @@ def test_a_javascript_host_started_through_the_executables_launcher_keeps_the_us
     proc = run(exe, "plugins", "call-tool", "where", "where", "{}", env={**world["env"], "LD_LIBRARY_PATH": "/opt/mine/lib"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert json.loads(proc.stdout) == {"runtime": "bun", "ld": "/opt/mine/lib"}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_in_the_executable_a_plan_too_long_for_the_environment_reaches_each_host_whole(
+        exe: Path, world: dict[str, Any], lang: str, tmp_path: Path) -> None:
+    """A data root among thousands of neighbours: the `read-outside-workspace` plan is over the
+    environment's share and goes in a sealed memory file the host (the executable again, or
+    its `--plugin-guard` launcher) inherits and checks; the host starts confined by it."""
+    for k in range(3000):
+        (tmp_path / f"neighbour-{k:04d}-with-a-long-enough-name-to-fill-the-plan").mkdir()
+    _install(exe, world, lang, ["read-outside-workspace"])
+    (world["home"] / "settings" / "keys.json").write_text('{"key": "sk-settings"}', encoding="utf-8")
+    tmp = world["home"] / "cache" / "plugin-tmp" / "hostile"
+    tmp.mkdir(parents=True, exist_ok=True)
+    racer = subprocess.Popen([sys.executable, "-c", PLAN_SWAPPER, str(tmp), "600"], stdout=subprocess.PIPE, text=True)
+    try:  # a leftover child of the plugin swaps every plan it finds where the plugin may write
+        assert "read:FAKE-PRIVATE-KEY" in _call(exe, world, "read")
+        settings = _call(exe, world, "settings")
+        assert "refused" in settings and "sk-settings" not in settings, settings
+    finally:
+        racer.kill()
+        swapped, _ = racer.communicate(timeout=60)
+    assert "swapped" not in swapped
