@@ -279,6 +279,11 @@ def _expected_value(a: Assertion, obs: Observation) -> str | None:
     return obs.expected
 
 
+def needs_expected(a: Assertion) -> bool:
+    """True for an assertion without a value that compares the output with the case's `expected`."""
+    return a.type in _USES_EXPECTED and a.value is None
+
+
 def _check(a: Assertion, obs: Observation) -> tuple[bool, str]:
     out = obs.output
     kind = a.type

@@ -7,7 +7,8 @@ Each case × variant is rendered once to check it (kept for up to `KEEP_RENDERED
 beyond that nothing is kept), and again when a cell of it runs (`core/templating/render.py`, the case's values and then the
 variant's as `--var` overrides) into a request without credentials (`execute.request_data`);
 every model and repeat shares it. A variable the thread uses that a row leaves without a
-value is reported for all rows at once, before anything runs. A cell's `key`
+value is reported for all rows at once, before anything runs, and so is a case without an
+`expected` whose assertion compares the output with it (`contains` without a value). A cell's `key`
 (`case|provider/model|variant|#repeat`) identifies it in the journal, the cache and the
 results.
 """
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..agent.convert import neutral_messages, tool_specs
-from ..core.eval_assertions import JUDGED, Assertion
+from ..core.eval_assertions import JUDGED, Assertion, needs_expected
 from ..core.templating.references import references
 from ..core.templating.render import render_thread
 from ..core.templating.resolution import RenderEnv
@@ -131,8 +132,16 @@ def build_plan(spec: EvalSpec, dataset: DatasetScan, thread: Thread, skills: Any
     missing_count = 0
     has_judge = False
     kept: dict[tuple[str, str], dict[str, Any]] | None = {}  # the checked requests of a small plan, not rendered again
+    no_expected: list[str] = []  # cases whose assertions compare with an `expected` they lack
+    no_expected_count = 0
     for case in dataset.cases():
         has_judge = has_judge or any(a.type == JUDGED for a in (*spec.assertions, *case.assertions))
+        if case.expected is None:
+            wanting = [a.label for a in (*spec.assertions, *case.assertions) if needs_expected(a)]
+            if wanting:
+                no_expected_count += 1
+                if len(no_expected) < 20:
+                    no_expected.append(f"case {case.id} (row {case.row}): " + ", ".join(wanting))
         for variant, values in spec.variants.items():
             request, problem = render(case, variant, values)
             if problem is not None:
@@ -147,6 +156,11 @@ def build_plan(spec: EvalSpec, dataset: DatasetScan, thread: Thread, skills: Any
         shown = "\n  ".join(missing) + (f"\n  … and {missing_count - 20} more" if missing_count > 20 else "")
         raise UserFacingError(f"Variables without a value in {dataset.path.name}:\n  {shown}",
                               hint="Add a column named after each variable, or give the variable a value in the thread.")
+    if no_expected:
+        shown = "\n  ".join(no_expected) + (f"\n  … and {no_expected_count - 20} more" if no_expected_count > 20 else "")
+        raise UserFacingError(f"{no_expected_count} {'cases have' if no_expected_count != 1 else 'case has'} no `expected` for an "
+                              f"assertion that compares the output with it:\n  {shown}",
+                              hint="Add an `expected` column (or key) to the dataset, or give those assertions a value.")
     if has_judge and spec.judge is None:
         raise UserFacingError("An llm-rubric assertion needs a judge model.", hint="Add `judge: PROVIDER/MODEL` to the file or pass --judge.")
 

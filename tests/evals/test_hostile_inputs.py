@@ -196,3 +196,17 @@ def test_a_named_pipe_named_like_a_result_file_is_refused_by_eval_run_and_eval_r
 
     assert ran.returncode == 2 and f"--out {out}: journal.jsonl there is not a regular file" in ran.stderr
     assert rebuilt.returncode == 2 and "is a named pipe (FIFO), not a regular file; it was not read." in rebuilt.stderr
+
+
+def test_an_assertion_that_needs_expected_on_cases_without_one_is_reported_before_any_request(home, srv, oracle, capsys):
+    rows = [{"id": "has", "question": "What is 1 + 1?", "expected": "2"}, {"id": "lacks", "question": "What is 2 + 2?"},
+            {"id": "own", "question": "What is 3 + 3?", "assert": [{"type": "contains", "value": "6"}]}]
+    rows[1]["assert"] = [{"type": "regex"}]
+    path = write_eval(home, srv, rows, assertions=[{"type": "contains"}])
+
+    assert _run(str(path), "--no-cache") == 2
+
+    err = capsys.readouterr().err
+    assert ("error: 2 cases have no `expected` for an assertion that compares the output with it:\n"
+            "  case lacks (row 2): contains, regex\n  case own (row 3): contains") in err
+    assert oracle.model_calls("good") == 0 and not (home / "evals").exists()
