@@ -94,6 +94,22 @@ def test_a_symbolic_link_in_the_folder_is_refused(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["weather-kit"]
 
 
+def test_a_hard_link_to_a_file_outside_the_folder_is_refused_and_its_content_not_packed(tmp_path: Path) -> None:
+    folder = plugin_folder(tmp_path)
+    secret = tmp_path / "models.json"
+    secret.write_text('{"apiKey": "sk-settings"}')
+    os.link(secret, folder / "tools" / "models.json")
+    with pytest.raises(PluginError, match=r"tools/models\.json is a hard link to a file outside"):
+        pack(folder)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["models.json", "weather-kit"]
+
+
+def test_two_names_of_one_file_inside_the_folder_pack(tmp_path: Path) -> None:
+    folder = plugin_folder(tmp_path)
+    os.link(folder / "tools" / "now.py", folder / "tools" / "again.py")
+    assert pack(folder).files == 7
+
+
 def test_a_link_inside_data_is_not_looked_at(tmp_path: Path) -> None:
     folder = plugin_folder(tmp_path)
     (folder / "data" / "link").symlink_to("/etc")

@@ -4,8 +4,8 @@ The ZIP has `package.json` at its root, as `zip -r ../name-1.2.3.zip . -x "data/
 ".DS_Store" "__MACOSX/*"` makes it: the top-level `data/` and `.git/` folders, macOS metadata
 anywhere (`.DS_Store`, `__MACOSX/`, `._*`) and the output file itself are left out;
 everything else ships, `node_modules/` included (LLM Space runs no package manager after
-install). Symbolic links and special files are refused, as the installer would refuse
-them. Entries are sorted by path, with a fixed time stamp and modes (0644, or 0755 for
+install). Symbolic links, special files and hard links to files outside the folder are
+refused, as the installer and the loader would refuse them. Entries are sorted by path, with a fixed time stamp and modes (0644, or 0755 for
 executables), so packing the same files twice gives the same bytes. The archive is checked
 against the installer's limits and written atomically (a temp file beside the output,
 renamed over it).
@@ -25,6 +25,8 @@ from ...errors import UserFacingError
 from ...jsonio import read_file_bytes
 from ..errors import PluginError
 from .archive import DEFAULT_LIMITS, MANIFEST, MANIFEST_MAX_BYTES, Limits, is_ignored
+from .hardlinks import HINT as HARD_LINK_HINT
+from .hardlinks import hard_link_problem
 from .manifest import Manifest, parse_manifest
 
 EXCLUDED_TOP = ("data", ".git")
@@ -102,6 +104,9 @@ def pack(folder: Path, out: Path | None = None, *, limits: Limits = DEFAULT_LIMI
     if out.is_dir():
         out = out / zip_name(manifest.name, manifest.version)
     files = release_files(folder, skip=out)
+    problem = hard_link_problem(folder)
+    if problem:  # the ZIP would carry the other file's bytes, and the installer refuses the folder
+        raise PluginError(f"{folder}: {problem}.", hint=HARD_LINK_HINT)
     if len(files) > limits.entries:
         raise PluginError(f"{folder} has {len(files)} files to pack, over the installer's limit of {limits.entries} entries.")
     total = sum(p.stat().st_size for _, p in files)
