@@ -149,7 +149,7 @@ def eval_new(args: argparse.Namespace, app: App) -> int:
 
 def _eval_new(args: argparse.Namespace, app: App) -> int:
     from ..agent.matrix_spec import parse_models, parse_variants
-    from ..evals.dataset import scan_dataset
+    from ..evals.dataset import inside_folder, scan_dataset
     from ..evals.spec import is_eval_file, load_spec, write_spec
     from .run import thread_path
 
@@ -162,6 +162,11 @@ def _eval_new(args: argparse.Namespace, app: App) -> int:
     if out.exists():
         raise UserFacingError(f"{out} already exists.", hint="Edit it, or pass -o FILE to write another one.")
     dataset_file = Path(args.dataset).expanduser().absolute()
+    if not (inside_folder(dataset_file, out.absolute().parent) or inside_folder(dataset_file, app.workspace.root)):
+        raise UserFacingError(f"The dataset {dataset_file} is outside the workspace and the evaluation file's folder, "
+                              "where an evaluation file may name it.",
+                              hint="Move or copy it into the workspace, or name it for one run with "
+                                   "`llmspace eval run FILE --dataset PATH`.")
     dataset = scan_dataset(dataset_file)  # streamed: every row checked, none kept
     if args.models:
         models = [f"{p}/{m}" for p, m in parse_models(args.models)]

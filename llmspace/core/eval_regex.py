@@ -14,7 +14,6 @@ JSON Schema: `pattern` (also under `propertyNames`), `patternProperties` and the
 `additionalProperties` are matched here; `unevaluatedProperties` is left to jsonschema after
 every `patternProperties` key of the schema has been tried here, time-limited, on the
 object's keys. Formats are not asserted (no format checker), so `format: regex` runs nothing.
-Used by `core/eval_assertions.py`.
 """
 
 from __future__ import annotations

@@ -276,14 +276,21 @@ def _case(path: Path, row: Any, n: int) -> Case:
 # -- promptfoo -----------------------------------------------------------------------------
 
 
+def inside_folder(path: Path, folder: Path) -> bool:
+    """True when `path`, symbolic links resolved, is `folder` or lies in it (the rule for the
+    files a dataset or an evaluation file may name: `file://` values, `dataset:`)."""
+    target = Path(os.path.realpath(path))
+    root = Path(os.path.realpath(folder))
+    return target == root or root in target.parents
+
+
 def _file_value(base: Path, value: Any, where: str) -> Any:
     if not isinstance(value, str) or not value.startswith("file://"):
         return value
     rel = value[len("file://"):]
     target = Path(os.path.realpath(base / rel))
-    root = Path(os.path.realpath(base))
-    if target != root and root not in target.parents:
-        raise UserFacingError(f"{where}: {value} points outside the test file's folder ({root}).",
+    if not inside_folder(target, base):
+        raise UserFacingError(f"{where}: {value} points outside the test file's folder ({os.path.realpath(base)}).",
                               hint="Keep the files a test file uses in its folder.")
     try:
         return read_file_bytes(target).decode("utf-8")

@@ -165,7 +165,7 @@ def prepare(runner: Runner, spec: EvalSpec) -> Prepared:
     spec.validate()
     rel = resolve_thread(runner, spec)
     thread = runner.services.workspace.open(rel)
-    dataset = scan_dataset(spec.dataset_path())
+    dataset = scan_dataset(spec.dataset_path(runner.services.workspace.root))  # confined to its folder and the workspace
     problem = unsupported_message(dataset)
     if problem:
         raise UserFacingError(problem, hint="Remove those assertions, or replace them with ones llmspace runs (see README, Evaluations).")

@@ -1,7 +1,7 @@
 """The evaluation file `<stem>.eval.yaml` (or `.eval.json`): what to run, read and written.
 
     thread: demo.json            # beside this file, or a workspace path
-    dataset: cases.csv           # relative to this file
+    dataset: cases.csv           # relative to this file; in its folder or the workspace
     models: [openai/gpt-4.1, anthropic/claude-sonnet-4-5]
     variants: {formal: {tone: formal}}   # as matrix runs: NAME: {VAR: value}, or files / "A=1;B=2"
     repeat: 3
@@ -35,6 +35,7 @@ from ..agent.matrix_spec import DEFAULT_VARIANT, parse_model, parse_variants
 from ..core.eval_assertions import Assertion, parse_assertion
 from ..errors import UserFacingError
 from ..jsonio import load_yaml, loads_located, read_file_bytes, write_bytes_atomic
+from .dataset import inside_folder
 
 SUFFIXES = (".eval.yaml", ".eval.yml", ".eval.json")
 KEYS = {"thread", "dataset", "models", "variants", "repeat", "assert", "judge", "threshold", "passK", "budget",
@@ -64,18 +65,31 @@ class EvalSpec:
     executor: str | None = None  # None: not in the file (the setting, else "local")
     ray_address: str | None = None
     node_local: dict[str, dict[str, float]] = field(default_factory=dict)  # provider -> Ray resources per cell
+    dataset_flag: bool = False  # `dataset` was given on the command line (the user's own choice), not by the file
 
     @property
     def folder(self) -> Path:
         return self.path.parent
 
-    def dataset_path(self) -> Path:
+    def dataset_path(self, workspace: Path | None = None) -> Path:
+        """The dataset file. One the evaluation file names must lie, symbolic links resolved, in
+        the file's folder or in `workspace` (when given), as a promptfoo `file://` value must lie
+        in its test file's folder: its content is sent to the models, and an evaluation file may
+        come from someone else. A dataset given with `--dataset` may lie anywhere."""
         p = Path(self.dataset).expanduser()
-        return p if p.is_absolute() else self.folder / p
+        path = p if p.is_absolute() else self.folder / p
+        if workspace is not None and not self.dataset_flag and not any(inside_folder(path, f) for f in (self.folder, workspace)):
+            raise UserFacingError(f"The dataset {self.dataset} of {self.path.name} is outside the evaluation file's folder and "
+                                  f"the workspace ({workspace}); it was not read.",
+                                  hint="Move or copy the dataset into the workspace, or name it for one run with "
+                                       "`llmspace eval run FILE --dataset PATH`.")
+        return path
 
     def override(self, **flags: Any) -> EvalSpec:
         """A copy with the flags that were given (None = not given) applied, validated."""
         changes = {k: v for k, v in flags.items() if v is not None}
+        if "dataset" in changes:
+            changes["dataset_flag"] = True
         spec = replace(self, **changes)
         spec.validate()
         return spec

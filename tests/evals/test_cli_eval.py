@@ -166,14 +166,15 @@ def test_eval_new_writes_a_file_beside_the_thread_that_runs_and_list_and_cache_c
         srv.responder = Oracle()
         write_eval(home, srv, arithmetic_and_extraction(4))
         (home / "workspace" / "quiz.eval.yaml").unlink()
-        csv_path = home / "cases.csv"
+        csv_path = home / "workspace" / "data" / "cases.csv"  # a dataset outside the workspace is refused
+        csv_path.parent.mkdir()
         csv_path.write_text("id,question,expected\nq1,What is 2 + 2?,4\nq2,What is 3 + 3?,6\n", encoding="utf-8")
 
         made = _run(home, "new", "quiz.json", "--dataset", str(csv_path), "--models", "loop/good,loop/bad", "--repeat", "2")
         assert made.returncode == 0, made.stderr
         spec_path = home / "workspace" / "quiz.eval.yaml"
         text = spec_path.read_text("utf-8")
-        assert "thread: quiz.json" in text and "dataset: ../cases.csv" in text and "- loop/bad" in text
+        assert "thread: quiz.json" in text and "dataset: data/cases.csv" in text and "- loop/bad" in text
         assert "type: contains" in text
 
         ran = _run(home, "run", str(spec_path))

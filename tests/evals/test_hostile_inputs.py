@@ -210,3 +210,42 @@ def test_an_assertion_that_needs_expected_on_cases_without_one_is_reported_befor
     assert ("error: 2 cases have no `expected` for an assertion that compares the output with it:\n"
             "  case lacks (row 2): contains, regex\n  case own (row 3): contains") in err
     assert oracle.model_calls("good") == 0 and not (home / "evals").exists()
+
+
+def test_an_evaluation_files_dataset_outside_its_folder_and_the_workspace_is_refused_before_any_request(home, srv, oracle,
+                                                                                                        tmp_path, capsys):
+    path = write_eval(home, srv, arithmetic_and_extraction(2))
+    secret = tmp_path / "secret.jsonl"
+    secret.write_text(json.dumps({"question": "the user's private notes", "expected": "x"}) + "\n", encoding="utf-8")
+    link = home / "workspace" / "link.jsonl"
+    link.symlink_to(secret)
+    inside = home / "workspace" / "data"
+    inside.mkdir()
+    (inside / "cases.jsonl").write_text((home / "workspace" / "cases.jsonl").read_text("utf-8"), encoding="utf-8")
+    text = path.read_text("utf-8")
+
+    for value in (os.path.relpath(secret, path.parent), str(secret), "link.jsonl"):
+        path.write_text(text.replace("dataset: cases.jsonl", f"dataset: {value}"), encoding="utf-8")
+        assert _run(str(path), "--no-cache") == 2, value
+        err = capsys.readouterr().err
+        assert f"The dataset {value} of quiz.eval.yaml is outside the evaluation file's folder and the workspace" in err
+    assert oracle.model_calls("good") == 0
+
+    sub = home / "workspace" / "evals"
+    sub.mkdir()
+    (sub / "quiz.eval.yaml").write_text(text.replace("dataset: cases.jsonl", "dataset: ../data/cases.jsonl"), encoding="utf-8")
+    assert _run(str(sub / "quiz.eval.yaml"), "--no-cache") == 0  # another folder of the workspace is fine
+    assert _run(str(path), "--no-cache", "--dataset", str(secret), "--fresh") == 1  # a dataset the user names on the command line too
+    assert oracle.model_calls("good") == 3
+
+
+def test_eval_new_refuses_a_dataset_an_evaluation_file_could_not_name(home, srv, tmp_path, capsys):
+    write_eval(home, srv, arithmetic_and_extraction(2))
+    (home / "workspace" / "quiz.eval.yaml").unlink()
+    outside = tmp_path / "cases.jsonl"
+    outside.write_text((home / "workspace" / "cases.jsonl").read_text("utf-8"), encoding="utf-8")
+
+    assert main(["eval", "new", "quiz.json", "--dataset", str(outside), "--models", "loop/good"]) == 2
+
+    assert f"The dataset {outside} is outside the workspace" in capsys.readouterr().err
+    assert not (home / "workspace" / "quiz.eval.yaml").exists()
