@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import UserFacingError
+from ..jsonio import UnreadableFileError, open_regular_file
 
 try:
     import fcntl
@@ -109,13 +110,24 @@ class JournalRead:
         return any(r.get("type") == "end" for r in self.records)
 
 
-def read_journal(path: Path) -> JournalRead:
+def _journal_bytes(path: Path) -> bytes | None:
+    """The journal's bytes, or None when there is none; a named pipe, device or socket in its
+    place is refused, never waited on."""
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return JournalRead([], False)
+        with open_regular_file(path) as f:
+            return f.read()
+    except UnreadableFileError as exc:
+        if exc.missing:
+            return None
+        raise
     except OSError as exc:
         raise UserFacingError(f"Could not read the journal {path}: {exc.strerror or exc}.") from None
+
+
+def read_journal(path: Path) -> JournalRead:
+    data = _journal_bytes(path)
+    if data is None:
+        return JournalRead([], False)
     lines = data.split(b"\n")
     tail = lines.pop() if lines else b""  # the part after the last newline: empty, or a torn line
     records: list[dict[str, Any]] = []
@@ -135,10 +147,7 @@ def read_journal(path: Path) -> JournalRead:
 
 def _truncate_torn_tail(path: Path) -> bool:
     """Cut a torn last line off the file; True when something was cut."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return False
+    data = _journal_bytes(path)
     if not data or data.endswith(b"\n"):
         return False
     keep = data.rfind(b"\n") + 1

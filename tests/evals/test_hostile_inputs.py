@@ -249,3 +249,19 @@ def test_eval_new_refuses_a_dataset_an_evaluation_file_could_not_name(home, srv,
 
     assert f"The dataset {outside} is outside the workspace" in capsys.readouterr().err
     assert not (home / "workspace" / "quiz.eval.yaml").exists()
+
+
+def test_a_named_pipe_as_the_journal_of_a_results_folder_is_refused_without_waiting(tmp_path):
+    os.mkfifo(tmp_path / "journal.jsonl")
+    probe = ("import sys\nfrom pathlib import Path\nfrom llmspace.errors import UserFacingError\n"
+             "from llmspace.evals.journal import JournalWriter, read_journal\n"
+             "for step in (read_journal, JournalWriter.open):\n"
+             "    try:\n        step(Path(sys.argv[1]))\n"
+             "    except UserFacingError as exc:\n        print(step.__name__, exc)\n")
+    try:
+        done = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "journal.jsonl")], cwd=ROOT,
+                              capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("reading or appending to a named pipe as the journal was still waiting after 60 s")
+    assert done.returncode == 0, done.stderr[-1500:]
+    assert done.stdout.count("is a named pipe (FIFO), not a regular file") == 2, done.stdout
