@@ -5,7 +5,7 @@ builds what it needs on first use, so the steps run in this order whatever is as
 
   1. `root` (DataRoot) and `registries` (every extension registry, one mechanism; the
      user's MCP servers of mcp.json registered).
-  2. `workspace`; `models` (provider settings; local discovery wired to
+  2. `workspace` (with `trace_projects` mounted at `trace/`); `models` (provider settings; local discovery wired to
      providers/discovery.py and the built-in engine's installed models).
   3. What active plugins declare joins the registries: `contributions` (skill folders, MCP
      servers, model providers of `plugins`, the discovery and settings of installed
@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from .settings.models import ModelSettings
     from .skills.manager import SkillManager
     from .tools.router import ToolRouter
+    from .traces.store import TraceStore
 
 
 class App:
@@ -119,8 +120,28 @@ class App:
     @cached_property
     def workspace(self) -> Workspace:
         from .core.workspace import Workspace
+        from .traces.workbench import mount_traces
 
-        return Workspace(self.root.workspace, trash_dir=self.root.root / ".trash")
+        workspace = Workspace(self.root.workspace, trash_dir=self.root.root / ".trash")
+        mount_traces(workspace, self.trace_projects)  # trace/<projectId>/<traceKey>/workbench.json
+        return workspace
+
+    @cached_property
+    def trace_projects(self) -> TraceStore:
+        """The trace workbench's projects (`traces/projects/`, the original app's layout)."""
+        from .traces.store import TraceStore
+
+        return TraceStore(self.root.traces / "projects", trash_dir=self.root.root / ".trash", resolve_model=self._configured_model)
+
+    def _configured_model(self, model_id: str) -> dict[str, str] | None:
+        """{provider, id} of the first configured provider offering `model_id` (None if none does)."""
+        try:
+            for provider in self.models.providers():
+                if any(m.id == model_id for m in provider.enabled_models()):
+                    return {"provider": provider.id, "id": model_id}
+        except Exception:  # no readable model settings: the thread gets no model
+            logging.getLogger("llmspace").info("model settings unreadable while mapping a trace", exc_info=True)
+        return None
 
     @cached_property
     def models(self) -> ModelSettings:

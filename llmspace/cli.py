@@ -38,6 +38,7 @@ COMMAND_MODULES = (
     "eval",
     "plugins",
     "storage",
+    "traces",
 )
 
 if TYPE_CHECKING:

@@ -163,8 +163,10 @@ def test_the_shared_designs_layer_list_and_the_package_name_the_same_units() -> 
             named |= {n.strip() for n in m.group(1).split(",")}
     packages = {p.name + "/" for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     modules = {p.name for p in PACKAGE.glob("*.py")} - {"__init__.py", "__main__.py"}
-    assert sorted(packages - named) == [], "packages the design's layer list does not name"
-    assert sorted(n for n in named if not (PACKAGE / n).exists()) == [], "units the design names that llmspace/ lacks"
     differences = _doc().split("\n## Where the code differs from the shared design", 1)[1]
+    # A unit added after the design's list was written is accepted when "Where the code differs" names it.
+    assert sorted(p for p in packages - named if f"`llmspace/{p}`" not in differences) == [], \
+        "packages neither in the design's layer list nor under 'Where the code differs'"
+    assert sorted(n for n in named if not (PACKAGE / n).exists()) == [], "units the design names that llmspace/ lacks"
     unexplained = sorted(m for m in modules - named if f"`llmspace/{m}`" not in differences)
     assert unexplained == [], "top-level modules neither in the design's layer list nor under 'Where the code differs'"

@@ -14,5 +14,6 @@ Modules:
 - `render.py`     `render THREAD`
 - `history.py`    `history`, `compare`, `evaluate`, `rubric`, `fork`
 - `matrix.py`     `matrix THREAD`
+- `traces.py`     `traces projects|new|import|list|open|to-thread|remove`
 - `parsers.py`    helpers shared by the `register` functions
 """

@@ -86,6 +86,8 @@ def thread_path(app: App, arg: str) -> str:
         try:
             candidates.append(real.relative_to(root).as_posix())
         except ValueError:
+            if (mounted := ws.thread_rel(real)) is not None:  # a trace workbench's file
+                return mounted
             raise UserFacingError(f"{arg} is not inside the workspace ({ws.root}).",
                                   hint="Move or import it into the workspace first (`llmspace import`).") from None
     else:

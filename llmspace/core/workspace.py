@@ -15,6 +15,12 @@ new bytes, on the thread that made the change (the UI hops onto its own thread t
 pump). Listeners follow `llmspace/registry.py`'s `Listeners`: thread-safe, unsubscribed by
 the function `subscribe` returns; one that raises is logged and the others still hear.
 
+Mounts: `mount(prefix, mount)` makes paths under a first segment (`trace/…`) name threads kept
+outside the root, by a `Mount` the upper layer gives (the trace workbenches,
+`llmspace/traces/workbench.py`): opening, saving, running, history and forks take such a
+path like any other; the title of a mounted thread is its own (not forced to the file stem);
+rename, duplicate, move and delete refuse it; a fork of it goes to the workspace root.
+
 Components, each built or used here: `names` (naming rules, free names), `tree` (listing
 the tree from file names), `trash` (moving entries, the trash). This module keeps path
 confinement, reading and saving threads, and the tree operations that combine them.
@@ -31,7 +37,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Literal
+from typing import Literal, Protocol
 
 import orjson
 
@@ -58,6 +64,16 @@ class WorkspaceChange:
     kind: Literal["created", "renamed", "removed", "saved"]
     rel: str
     old: str = ""
+
+
+class Mount(Protocol):
+    """Threads kept outside the workspace root, named by paths under one first segment."""
+
+    def resolve(self, parts: tuple[str, ...]) -> Path | None:
+        """The file for the path segments after the prefix; None when they name none of its threads."""
+
+    def pseudo_path(self, real: Path) -> str | None:
+        """The workspace path (prefix included) of a real file of this mount, or None."""
 
 
 class _ChangeListeners:
@@ -106,6 +122,32 @@ class Workspace:
         # realpath -> (bytes last read or written, whether those bytes are our own serialisation)
         self._loaded: dict[str, tuple[bytes, bool]] = {}
         self._listeners = _ChangeListeners()
+        self._mounts: dict[str, Mount] = {}
+
+    def mount(self, prefix: str, mount: Mount) -> None:
+        """Let paths `prefix/…` name threads of `mount` (see the module docstring)."""
+        self._mounts[prefix] = mount
+
+    def is_mounted(self, rel: str) -> bool:
+        """True when `rel` names a thread kept outside the root (a mounted path)."""
+        return self._outside(self.resolve(rel))
+
+    def _outside(self, path: Path) -> bool:
+        real_root, real = os.path.realpath(self.root), os.path.realpath(path)
+        return real != real_root and not real.startswith(real_root + os.sep)
+
+    def thread_rel(self, path: Path) -> str | None:
+        """The workspace path of a file: inside the root, or a mounted thread; None otherwise."""
+        real = Path(os.path.realpath(path))
+        try:
+            return real.relative_to(os.path.realpath(self.root)).as_posix()
+        except ValueError:
+            pass
+        for mount in self._mounts.values():
+            found = mount.pseudo_path(real)
+            if found is not None:
+                return found
+        return None
 
     def subscribe(self, listener: Callable[[WorkspaceChange], None]) -> Callable[[], None]:
         """Call `listener(change)` after every change; returns the function that unsubscribes."""
@@ -125,6 +167,10 @@ class Workspace:
         parts = PurePosixPath(text).parts
         if any(p == ".." for p in parts):
             raise PathOutsideWorkspace(f"{text!r} leaves the workspace; '..' is not allowed.")
+        if parts and parts[0] in self._mounts:
+            mounted = self._mounts[parts[0]].resolve(tuple(parts[1:]))
+            if mounted is not None:
+                return mounted
         path = self.root.joinpath(*parts) if parts else self.root
         real_root = os.path.realpath(self.root)
         real = os.path.realpath(path)
@@ -169,7 +215,7 @@ class Workspace:
 
     def _opened(self, path: Path, raw: bytes, thread: Thread) -> Thread:
         self._loaded[self._key(path)] = (raw, False)
-        if thread.title != path.stem:
+        if thread.title != path.stem and not self._outside(path):
             thread.title = path.stem
         return thread
 
@@ -177,7 +223,7 @@ class Workspace:
         """Write `thread` atomically through `threadio.write_thread_file` (title forced to the
         stem). Returns False when nothing changed (the file already holds these bytes)."""
         path = self.resolve(rel)
-        if thread.title != path.stem:
+        if thread.title != path.stem and not self._outside(path):
             thread.title = path.stem
         key = self._key(path)
         old = self._loaded.get(key)
@@ -230,6 +276,8 @@ class Workspace:
         return scan_tree(str(base), prefix + "/" if prefix else "", real_root)
 
     def _rel_of(self, path: Path) -> str:
+        if self._outside(path) and (found := self.thread_rel(path)) is not None:
+            return found
         rel = Path(path).relative_to(self.root).as_posix()
         return "" if rel == "." else rel
 
@@ -245,6 +293,9 @@ class Workspace:
         path = self.resolve(rel)
         if not os.path.lexists(path):
             raise UserFacingError(f"{rel} does not exist in the workspace.", hint="Refresh the workspace tree.")
+        if self._outside(path):
+            raise UserFacingError(f"{rel} is kept outside the workspace folder; it cannot be renamed, duplicated, moved or deleted here.",
+                                  hint="Copy it to the workspace first.")
         return path
 
     def unique_thread_rel(self, folder: str, stem: str) -> str:
@@ -299,6 +350,8 @@ class Workspace:
         new = fork_thread(thread, run_id, message_id)
         folder, _, name = rel.replace("\\", "/").rpartition("/")
         stem = name[:-5] if name.endswith(".json") else name
+        if self.is_mounted(rel):  # e.g. trace/<project>/<key>/workbench.json: the fork is `<key>-fork` at the root
+            folder, stem = "", folder.rpartition("/")[2] or stem
         return self.create_thread(folder, f"{stem}-fork", new)
 
     def rename(self, rel: str, new_stem: str) -> str:

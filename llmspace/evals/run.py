@@ -151,6 +151,8 @@ def resolve_thread(runner: Runner, spec: EvalSpec) -> str:
         try:
             return beside.relative_to(root).as_posix()
         except ValueError:
+            if (mounted := ws.thread_rel(beside)) is not None:  # a trace workbench: trace/<project>/<key>/workbench.json
+                return mounted
             raise UserFacingError(f"The thread {beside} is not inside the workspace ({ws.root}).",
                                   hint="Keep the evaluation file beside its thread in the workspace.") from None
     rel = spec.thread.replace("\\", "/").strip("/")

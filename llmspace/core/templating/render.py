@@ -15,7 +15,8 @@ template that exceeds a work limit (time, output size, number size, loop count �
 Trust — where an `@include` in a model reply is kept from reading a file (README.md,
 "Security: what gets evaluated"; `is_trusted_message`, `is_trusted_tool_result`): only text a
 person wrote is evaluated — the system prompt, user messages and results of `function` tools
-(a person fills them in). Text a model or an executed tool produced (a model reply, i.e. an
+(a person fills them in), except text marked `"literal": true` (user turns and tool results
+imported from a production trace, `is_literal`). Text a model or an executed tool produced (a model reply, i.e. an
 assistant message; results of built-in, MCP, plugin and unknown tools, e.g. web pages) is not
 evaluated: it is sent literally — no variables, no templates — so no `@include`/`exists()`/
 file variable in it can read or probe a local file on its behalf. This is stricter than the
@@ -193,14 +194,25 @@ class _Renderer:
             values[INCLUDE_VERSION_KEY] = INCLUDE_VERSION
 
 
+def is_literal(node: Any) -> bool:
+    """True for a message or tool result marked `"literal": true`: text imported from someone
+    else's system (a production trace, `llmspace/traces/mapping.py`), sent as written."""
+    extra = getattr(node, "__pydantic_extra__", None) or {}
+    return extra.get("literal") is True
+
+
 def is_trusted_message(msg: Any) -> bool:
-    """Whether a message's text is evaluated: user messages only (a person wrote them)."""
-    return getattr(msg, "role", None) == "user"
+    """Whether a message's text is evaluated: user messages only (a person wrote them), unless
+    marked literal (imported from a trace)."""
+    return getattr(msg, "role", None) == "user" and not is_literal(msg)
 
 
 def is_trusted_tool_result(thread: Thread, call: ToolCall) -> bool:
     """Whether a tool result is evaluated: only results of the thread's `function` tools
-    (a person fills them in). Built-in, MCP, plugin and unknown tools produced theirs."""
+    (a person fills them in), unless marked literal. Built-in, MCP, plugin and unknown tools
+    produced theirs."""
+    if call.output is not None and is_literal(call.output):
+        return False
     tools = (thread.context.tools if thread.context is not None else None) or []
     return any(t.name == call.input.name and t.type == "function" for t in tools)
 
