@@ -23,7 +23,7 @@ CASES, MODELS = 2_500, 4
 
 
 def _grid() -> Any:
-    from llmspace.core.eval_assertions import Assertion
+    from llmspace.evals.assertions import Assertion
     from llmspace.evals.plan import Cell, Plan, cell_key
     from llmspace.presenters.eval_grid import EvalGrid
 

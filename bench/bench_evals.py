@@ -1,6 +1,6 @@
 """Evaluation figures (`llmspace eval`): 10,000 cells at concurrency 16 against a loopback server.
 
-- cells per second of `evals.run.execute` (journal with fsync per line, assertions, results
+- cells per second of `evals.run.run_cells` (journal with fsync per line, assertions, results
   files; no cache), 2,500 cases × 2 models × 2 repeats;
 - the same number of requests sent by a bare loop (16 threads, the same HTTP client: a
   `providers.http.new_session()` per call, streaming the body) — the ratio ours / bare and
@@ -97,7 +97,7 @@ def _child_eval(cells: int, port: int) -> dict[str, Any]:
         t0 = time.perf_counter()
         prepared = runmod.prepare(app.runner, spec)
         folder, records, _notes = runmod.open_results(prepared)
-        outcome = runmod.execute(prepared, folder, records, concurrency=CONCURRENCY, budget=None, use_cache=False)
+        outcome = runmod.run_cells(prepared, folder, records, concurrency=CONCURRENCY, budget=None, use_cache=False)
         seconds = time.perf_counter() - t0
         assert outcome.summary["complete"] and outcome.summary["groups"][0]["passRate"] == 1.0, outcome.summary
     finally:

@@ -41,7 +41,7 @@ def _child(cells: int, port: int, address: str | None) -> dict[str, Any]:
         t0 = time.perf_counter()
         prepared = runmod.prepare(app.runner, spec)
         folder, records, _notes = runmod.open_results(prepared)
-        outcome = runmod.execute(prepared, folder, records, concurrency=CONCURRENCY, budget=None, use_cache=False)
+        outcome = runmod.run_cells(prepared, folder, records, concurrency=CONCURRENCY, budget=None, use_cache=False)
         seconds = time.perf_counter() - t0
         assert outcome.summary["complete"] and outcome.summary["groups"][0]["passRate"] == 1.0, outcome.summary
     finally:

@@ -285,7 +285,7 @@ def _eval_run(args: argparse.Namespace, app: App, progress: ProgressLine) -> int
           f"{len(prepared.plan.variants)} variant(s) × {prepared.plan.repeat} repeat(s) = {prepared.plan.cell_count} cells "
           f"→ {folder}" + (f" on Ray ({spec.ray_address or 'auto'})" if spec.executor == "ray" else ""),
           file=sys.stderr)
-    outcome = runmod.execute(prepared, folder, records, concurrency=spec.concurrency, budget=spec.budget,
+    outcome = runmod.run_cells(prepared, folder, records, concurrency=spec.concurrency, budget=spec.budget,
                              use_cache=not args.no_cache, on_progress=progress)
     progress.end()
     _print_summary(outcome)

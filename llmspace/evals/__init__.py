@@ -3,9 +3,9 @@ on models × variants × repeats, checked by assertions and model judges, journa
 resumes after a crash, summarised as pass rates with intervals and JUnit for CI.
 
 Modules: `spec` (the `.eval.yaml` file), `dataset` (CSV, JSON Lines, JSON, YAML, promptfoo),
-`plan` (cells rendered on the driver), `execute` (one cell: call, assertions, judges — the
-unit of work), `judge` (llm-rubric), `cache` (response cache), `journal` (JSONL journal),
-`run` (results folder, resume, the pool, budget, Ctrl-C), `results` (summary.json,
-junit.xml, CSV/JSONL). The pure assertion checks and statistics are `core/eval_assertions.py`
-and `core/eval_stats.py`; the command line is `commands/eval.py`.
+`plan` (cells rendered on the driver), `cell` (one cell: call, assertions, judges — the
+unit of work, `run_cell`), `judge` (llm-rubric), `cache` (response cache), `journal` (JSONL journal),
+`run` (results folder, resume, `run_cells` on the pool, budget, Ctrl-C), `results` (summary.json,
+junit.xml, CSV/JSONL). The pure assertion checks and statistics are `assertions`
+(regexes time-limited by `timed_regex`) and `stats`; the command line is `commands/eval.py`.
 """

@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from ..agent.matrix_spec import DEFAULT_VARIANT
-from ..core.eval_stats import PAIRED_RESAMPLES, PairedBootstrap, mcnemar_exact, paired_bootstrap
 from ..errors import UserFacingError
 from ..jsonio import UnreadableFileError, read_file_bytes, read_json
+from .stats import PAIRED_RESAMPLES, PairedBootstrap, mcnemar_exact, paired_bootstrap
 
 ALPHA = 0.05
 MAX_BOOTSTRAP_DRAWS = 5_000_000  # pairs × resamples per test (about 1 s): fewer resamples for large runs

@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..core.eval_stats import PairedBootstrap
 from .compare import ALPHA, CaseResult, Comparison, Key, Pair, ResultSet, Stats, group_label
 from .html_page import esc, page
+from .stats import PairedBootstrap
 
 MAX_LISTED = 200
 JUDGE_SCORES = "judge scores (1–5)"

@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ..core.eval_assertions import TYPES, Assertion, parse_assertion
 from ..errors import UserFacingError
 from ..jsonio import load_yaml, loads_located, open_regular_file, read_file_bytes
+from .assertions import TYPES, Assertion, parse_assertion
 
 RESERVED = ("id", "expected", "assert", "threshold", "description", "vars", "metadata", "options")
 SUFFIXES = (".csv", ".jsonl", ".ndjson", ".json", ".yaml", ".yml")

@@ -12,7 +12,7 @@ Each judge call is a journal record of its own, keyed by the judged cell, the ju
 the hash of the judge prompt (so a changed prompt or output is judged again) and the judge
 repeat; it stores the prompt, the raw answer, the scores and the reason, and its cost
 counts toward the budget. Judge calls go through the same cache and provider limits as
-cells (`evals/execute.py`).
+cells (`evals/cell.py`).
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..core.eval_assertions import Assertion, Check, JsonTooDeep, parse_json_output
 from ..errors import UserFacingError
+from .assertions import Assertion, Check, JsonTooDeep, parse_json_output
 
 if TYPE_CHECKING:
     from ..core.model import Thread
-    from .execute import ExecContext, Record
+    from .cell import ExecContext, Record
     from .plan import Cell
 
 PROMPT_VERSION = 1
@@ -148,7 +148,7 @@ class Judge:
 
     def run(self, cell: Cell, index: int, assertion: Assertion, record: Record, judged: set[str],
             ctx: ExecContext) -> Record | None:
-        from .execute import call_model
+        from .cell import call_model
 
         prompt, phash, criteria = self.plan(cell, assertion, record.get("output") or "")
         key = judge_key(cell.key, self.model, phash)

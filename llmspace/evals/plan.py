@@ -5,7 +5,7 @@
 
 Each case × variant is rendered once to check it (kept for up to `KEEP_RENDERED` of them;
 beyond that nothing is kept), and again when a cell of it runs (`core/templating/render.py`, the case's values and then the
-variant's as `--var` overrides) into a request without credentials (`execute.request_data`);
+variant's as `--var` overrides) into a request without credentials (`cell.request_data`);
 every model and repeat shares it. A variable the thread uses that a row leaves without a
 value is reported for all rows at once, before anything runs, and so is a case without an
 `expected` whose assertion compares the output with it (`contains` without a value). A cell's `key`
@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..agent.convert import neutral_messages, tool_specs
-from ..core.eval_assertions import JUDGED, Assertion, needs_expected
 from ..core.templating.references import references
 from ..core.templating.render import render_thread
 from ..core.templating.resolution import RenderEnv
 from ..core.templating.variables import all_names
 from ..errors import UserFacingError
-from .execute import request_data
+from .assertions import JUDGED, Assertion, needs_expected
+from .cell import request_data
 
 if TYPE_CHECKING:
     from ..core.model import Thread

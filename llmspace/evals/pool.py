@@ -8,7 +8,7 @@
     pool.cancel()                               # Ctrl-C: stop every call now
     pool.close()
 
-An executor runs `execute.run_cell` for each task it is given and hands every record back as
+An executor runs `cell.run_cell` for each task it is given and hands every record back as
 soon as it is complete, then one "done" per task ("crash" first when the task failed; its
 cell stays unrecorded and a re-run does it). Only the driver journals records and counts
 the budget; an executor never writes anything.
@@ -22,7 +22,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .execute import ExecContext, Record, run_cell
+from .cell import ExecContext, Record, run_cell
 from .plan import Cell
 
 log = logging.getLogger("llmspace.evals")

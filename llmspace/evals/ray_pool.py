@@ -18,7 +18,7 @@ out `--concurrency`/`providerConcurrency` slots to the calls of every worker, an
 Retry-After) pauses that provider's calls everywhere. A node-local provider (`nodeLocal` in
 the evaluation file: provider -> Ray resources such as `{GPU: 1}`) has its cells scheduled
 with those resources; its base URL may use `${env:VAR}`, resolved on the worker
-(`execute.node_url`).
+(`cell.node_url`).
 
 The driver keeps `concurrency` tasks in flight, waits on them (`ray.wait`) and hands their
 records to the one journal writer as they finish. A task whose worker or node died is run
@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError
 from .cache import cache_key
-from .execute import ExecContext, Record
+from .cell import ExecContext, Record
 from .judge import JUDGE_REPEAT, SYSTEM
 from .ray_tasks import ProviderSlots, cell_task, quiet_ray, target_data
 

@@ -4,7 +4,7 @@
     cell_task(payload) -> {"records", "stats", "puts"}   # one cell on a worker
     ProviderSlots(limit)                                  # a Ray actor per provider, on the head node
 
-`cell_task` runs `execute.run_cell` with targets rebuilt on the worker (`worker_target`: the
+`cell_task` runs `cell.run_cell` with targets rebuilt on the worker (`worker_target`: the
 key read from that node's environment under the variable the payload names — a payload
 never holds a key), a `ClusterGate` per provider over its `ProviderSlots` actor (at most
 `limit` calls at once across the cluster, a pause of every worker after a 429, and the cost
@@ -21,7 +21,7 @@ from typing import Any
 
 from ..cancel import CancelToken
 from ..providers.base import Endpoint
-from .execute import ExecContext, Record, Target, run_cell
+from .cell import ExecContext, Record, Target, run_cell
 from .judge import Judge
 
 
@@ -80,7 +80,7 @@ class ProviderSlots:
 
 
 class ClusterGate:
-    """`execute.ProviderGate`'s interface over a `ProviderSlots` actor (used on workers)."""
+    """`cell.ProviderGate`'s interface over a `ProviderSlots` actor (used on workers)."""
 
     def __init__(self, slots: Any, holder: str) -> None:
         self.slots = slots

@@ -38,10 +38,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..agent.matrix_spec import DEFAULT_VARIANT
-from ..core.eval_assertions import JUDGED, Check, case_passes, case_score
-from ..core.eval_stats import bootstrap_ci, pass_hat_k, percentile, wilson
 from ..jsonio import write_bytes_atomic, write_json_atomic
+from .assertions import JUDGED, Check, case_passes, case_score
 from .report import write_report
+from .stats import bootstrap_ci, pass_hat_k, percentile, wilson
 
 if TYPE_CHECKING:
     from .plan import Cell, Plan

@@ -3,7 +3,7 @@
 
     prepared = prepare(runner, spec)                       # everything checked before any call
     folder, journal, notes = open_results(prepared, out=None, fresh=False)
-    outcome = execute(prepared, folder, journal, concurrency=4, budget=None, cache=…, on_progress=…)
+    outcome = run_cells(prepared, folder, journal, concurrency=4, budget=None, cache=…, on_progress=…)
 
 Results live in `$LLM_SPACE_HOME/evals/<name>/<YYYYMMDD-HHMMSS>/` (or `--out DIR`):
 `journal.jsonl` (`evals/journal.py`), then `summary.json`, `junit.xml`, `results.csv` and
@@ -13,7 +13,7 @@ matches, and otherwise says what changed and starts a new folder; `fresh` always
 over. A journaled cell is never requested again: its record is reused, and only its missing
 judges run.
 
-The pool (`evals/pool.py`): `concurrency` daemon worker threads run `execute.run_cell`, or
+The pool (`evals/pool.py`): `concurrency` daemon worker threads run `cell.run_cell`, or
 with `executor: ray` tasks on a Ray cluster do (`evals/ray_pool.py`); the driver (the calling
 thread) alone launches cells, journals the records the executor hands back and counts the
 budget. Budget: the cost of a cell (judges included) is estimated as the mean of the cells
@@ -43,8 +43,8 @@ from ..errors import UserFacingError
 from ..jsonio import open_regular_file
 from ..paths import safe_component
 from .cache import ResponseCache
+from .cell import ExecContext, ProviderGate, Record, Target
 from .dataset import DatasetScan, scan_dataset, unsupported_message
-from .execute import ExecContext, ProviderGate, Record, Target
 from .journal import NAME as JOURNAL
 from .journal import VERSION, JournalWriter, RunLock, choosing, read_journal
 from .judge import Judge, judge_key
@@ -72,7 +72,7 @@ class Prepared:
     targets: dict[str, Target]
     hashes: dict[str, str]
     runner: Runner
-    lock: RunLock | None = None  # the results folder's, from open_results until execute ends
+    lock: RunLock | None = None  # the results folder's, from open_results until run_cells ends
 
     def release(self) -> None:
         if self.lock is not None:
@@ -241,7 +241,7 @@ def _new_folder(base: Path) -> Path:
 
 def open_results(p: Prepared, out: Path | None = None, fresh: bool = False) -> tuple[Path, list[Record], list[str]]:
     """(folder, journaled records to reuse, notes to print). Writes the header of a new journal.
-    Takes the folder's lock (`p.lock`, released by `execute`): a folder another run holds is
+    Takes the folder's lock (`p.lock`, released by `run_cells`): a folder another run holds is
     refused with a UserFacingError."""
     try:
         if out is not None:
@@ -358,7 +358,7 @@ def _record_cost(r: Record) -> float:
     return 0.0 if r.get("cached") else float(r.get("cost") or 0.0)
 
 
-def execute(p: Prepared, folder: Path, records: list[Record], *, concurrency: int, budget: float | None,
+def run_cells(p: Prepared, folder: Path, records: list[Record], *, concurrency: int, budget: float | None,
             use_cache: bool = True, on_progress: Callable[[Progress], None] | None = None,
             on_record: Callable[[Record], None] | None = None, stop: threading.Event | None = None) -> Outcome:
     """Run the cells not journaled yet on the spec's executor (`spec.executor`: the local pool,
@@ -367,13 +367,13 @@ def execute(p: Prepared, folder: Path, records: list[Record], *, concurrency: in
     thread; the app's live grid posts it to the Tk thread). Setting `stop` (the app's Stop) ends the
     run as Ctrl-C does. The results folder's lock is released at the end."""
     try:
-        return _execute(p, folder, records, concurrency=concurrency, budget=budget, use_cache=use_cache,
+        return _run_cells(p, folder, records, concurrency=concurrency, budget=budget, use_cache=use_cache,
                         on_progress=on_progress, on_record=on_record, stop=stop)
     finally:
         p.release()
 
 
-def _execute(p: Prepared, folder: Path, records: list[Record], *, concurrency: int, budget: float | None,
+def _run_cells(p: Prepared, folder: Path, records: list[Record], *, concurrency: int, budget: float | None,
              use_cache: bool, on_progress: Callable[[Progress], None] | None,
              on_record: Callable[[Record], None] | None, stop: threading.Event | None) -> Outcome:
     spec = p.spec

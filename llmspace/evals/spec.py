@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from ..agent.matrix_spec import DEFAULT_VARIANT, parse_model, parse_variants
-from ..core.eval_assertions import Assertion, parse_assertion
 from ..errors import UserFacingError
 from ..jsonio import load_yaml, loads_located, read_file_bytes, write_bytes_atomic
+from .assertions import Assertion, parse_assertion
 from .dataset import inside_folder
 
 SUFFIXES = (".eval.yaml", ".eval.yml", ".eval.json")

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..agent.matrix_spec import parse_model
-from ..core.eval_assertions import JUDGED, parse_assertion
 from ..core.templating.references import references
 from ..core.templating.variables import custom_values, typed_variables
 from ..errors import UserFacingError
+from ..evals.assertions import JUDGED, parse_assertion
 from ..evals.dataset import RESERVED, load_dataset, unsupported_message
 
 if TYPE_CHECKING:

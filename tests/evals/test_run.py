@@ -418,7 +418,7 @@ def test_a_results_folder_in_use_is_refused_to_a_second_preparation_as_the_apps_
         runmod.open_results(runmod.prepare(app.runner, load_spec(path)), out)
     holder.release()
 
-    outcome = runmod.execute(first, folder, records, concurrency=1, budget=None)
+    outcome = runmod.run_cells(first, folder, records, concurrency=1, budget=None)
 
     assert outcome.summary["complete"]
     again = runmod.prepare(app.runner, load_spec(path))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from llmspace.core.eval_assertions import Assertion
 from llmspace.core.threadio import thread_from_data
+from llmspace.evals.assertions import Assertion
 from llmspace.evals.plan import Cell, Plan, cell_key
 from llmspace.presenters.eval_grid import EvalGrid, open_as_thread
 

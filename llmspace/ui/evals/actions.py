@@ -4,7 +4,7 @@ Results…, and "Open as thread" of a cell.
 A run from the dialog writes `<thread>.eval.yaml` beside the thread (a free name: `-2`, `-3`
 … when taken), then on the worker pool reads and checks it (`evals/run.prepare`: nothing is
 called before everything is checked) and opens its results folder; the results window
-opens on the Tk thread, and `evals/run.execute` runs on the worker pool, each journaled
+opens on the Tk thread, and `evals/run.run_cells` runs on the worker pool, each journaled
 record posted through the pump (`ui/pump.py`) to the window as it lands.
 """
 
@@ -124,7 +124,7 @@ class EvalActions:
         window.running(stop)
 
         def run() -> Outcome:
-            return runmod.execute(prepared, folder, records, concurrency=spec.concurrency, budget=spec.budget,
+            return runmod.run_cells(prepared, folder, records, concurrency=spec.concurrency, budget=spec.budget,
                                   on_record=lambda r: pump.post(window.add_record, r), stop=stop)
 
         def done(f: Future[Outcome]) -> None:

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from llmspace.core.eval_assertions import Observation, case_passes, case_score, check, parse_assertion
 from llmspace.errors import UserFacingError
+from llmspace.evals.assertions import Observation, case_passes, case_score, check, parse_assertion
 from tests.support.limited import run_limited
 
 JSON_OUT = '{"name": "Ada", "age": 36}'
@@ -109,7 +109,7 @@ STUCK = "a" * 60 + "!"  # EVIL tries fib(60) ways to split this before giving up
 def _check_in_child(raw: dict[str, Any], output: str) -> dict[str, Any]:
     """`check(parse_assertion(raw), output)` in a child interpreter (a regex that holds the
     GIL for ever would freeze this test process too), within a deadline."""
-    code = ("import json, sys\nfrom llmspace.core.eval_assertions import Observation, check, parse_assertion\n"
+    code = ("import json, sys\nfrom llmspace.evals.assertions import Observation, check, parse_assertion\n"
             f"c = check(parse_assertion({raw!r}, 'test'), Observation(output={output!r}))\n"
             "print(json.dumps(c.to_data()))\n")
     done = run_limited(code, memory_mb=1024, timeout=60)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from llmspace.core.eval_stats import bootstrap_ci, mcnemar_exact, paired_bootstrap, pass_hat_k, percentile, wilson
+from llmspace.evals.stats import bootstrap_ci, mcnemar_exact, paired_bootstrap, pass_hat_k, percentile, wilson
 
 
 def test_wilson_matches_known_intervals():

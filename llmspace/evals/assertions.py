@@ -16,7 +16,7 @@ expression without braces, such as `output | length < 200`, over `output`, `expe
 `vars`, run in the bounded sandbox of `core/templating/sandbox.py`); `llm-rubric`.
 A JSON output may be wrapped in one Markdown code fence, and is read only up to the app's
 JSON depth (`llmspace/jsoncheck.py`); deeper JSON fails the check with that reason. Regexes
-(`regex` values and JSON Schema patterns) run time-limited (`core/eval_regex.py`): one that
+(`regex` values and JSON Schema patterns) run time-limited (`evals/timed_regex.py`): one that
 runs past the limit fails its check with that reason, whichever way the assertion points.
 
 `case_score(checks)` is the weighted mean of the checks' scores (1 pass, 0 fail) and
@@ -34,7 +34,7 @@ from typing import Any
 
 from ..errors import UserFacingError
 from ..jsoncheck import DEPTH_REASON, MAX_JSON_DEPTH
-from .eval_regex import RegexError, RegexTimeout, compile_error, schema_patterns, search
+from .timed_regex import RegexError, RegexTimeout, compile_error, schema_patterns, search
 
 TYPES = ("equals", "contains", "icontains", "contains-any", "contains-all", "starts-with", "regex", "is-json",
          "json-schema", "tool-called", "no-tool-called", "max-latency", "max-cost", "max-tokens", "template",
@@ -215,7 +215,7 @@ def _template_expression(expr: str, where: str) -> Any:
     """The compiled `{% if EXPR %}` template (syntax errors refused before the run)."""
     from jinja2 import TemplateSyntaxError
 
-    from .templating.sandbox import harden, new_env
+    from ..core.templating.sandbox import harden, new_env
 
     env = new_env()
     try:
@@ -358,7 +358,7 @@ def _subset(want: Any, got: Any) -> bool:
 
 
 def _validate(data: Any, schema: dict[str, Any]) -> tuple[bool, str]:
-    from .eval_regex import validator_for
+    from .timed_regex import validator_for
 
     try:
         error = next(iter(validator_for(schema).iter_errors(data)), None)
@@ -371,7 +371,7 @@ def _validate(data: Any, schema: dict[str, Any]) -> tuple[bool, str]:
 
 
 def _run_template(expr: str, obs: Observation) -> tuple[bool, str]:
-    from .templating.jinja_values import wrap_json
+    from ..core.templating.jinja_values import wrap_json
 
     env, template = _template_expression(expr, "template")
     env.budget.reset()

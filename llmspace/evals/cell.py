@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any
 from ..agent.fold import TurnBuilder
 from ..agent.services import redactor_for
 from ..cancel import CancelToken
-from ..core.eval_assertions import JUDGED, Check, Observation, check
 from ..core.model import ModelParams
 from ..core.tool_arguments import read_arguments
 from ..core.usage import cost_of
@@ -39,6 +38,7 @@ from ..providers.base import AdapterContext, Endpoint, ModelApi, ModelInfo, Mode
 from ..providers.events import ErrorEvent
 from ..providers.retry import stream_with_retries
 from ..providers.tolerant_calls import TolerantAdapter
+from .assertions import JUDGED, Check, Observation, check
 from .cache import ResponseCache, cache_key
 
 if TYPE_CHECKING:
