@@ -1,6 +1,8 @@
 """docs/architecture.md stays true: every repository path it names exists, and the imports
 inside `llmspace/` follow its layer table: each unit imports only the units its row allows,
 and its row allows only what it imports (a right nobody uses is a right someone will).
+A unit with a "Floors of `unit/`" sub-table places each of its modules on one floor, and its
+imports (type-checking and lazy ones too) stay on their floor or go down.
 README.md's Layout section names every top-level unit of `llmspace/`, and the shared design's
 layer list (`../shared/DESIGN.md`, when it is beside the checkout) names the same packages."""
 
@@ -34,7 +36,7 @@ def _layer_rows() -> dict[str, set[str]]:
     """Each row of the layer table: unit -> the words of its "May import" cell
     (`foundation` stays one word)."""
     rows: dict[str, set[str]] = {}
-    section = _doc().split("\n## Layers", 1)[1].split("\n## ", 1)[0]
+    section = _doc().split("\n## Layers", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
     for line in section.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) != 3 or cells[0] in ("Unit", "---"):
@@ -135,6 +137,102 @@ def test_the_layer_table_allows_each_unit_only_the_units_it_imports() -> None:
         if unused:
             problems.append(f"{row} may import {', '.join(unused)} but imports none of it")
     assert problems == [], "rows of docs/architecture.md's layer table to narrow:\n" + "\n".join(problems)
+
+
+FLOORED_UNITS = ("plugins",)
+
+
+def _floors(unit: str) -> list[tuple[int, list[str]]]:
+    """The "Floors of `unit/`" sub-table of the Layers section: (floor, the paths of its
+    cell, relative to `llmspace/unit/`), the ground first."""
+    section = _doc().split("\n## Layers", 1)[1].split("\n## ", 1)[0]
+    parts = section.split(f"\n### Floors of `{unit}/`", 1)
+    assert len(parts) == 2, f"docs/architecture.md's Layers section has no 'Floors of `{unit}/`' sub-table"
+    floors = []
+    for line in parts[1].split("\n### ", 1)[0].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].isdigit():
+            floors.append((int(cells[0]), re.findall(r"`([^`]+)`", cells[1])))
+    return sorted(floors)
+
+
+def _floor_of(unit: str) -> dict[Path, int]:
+    """Each module of `llmspace/unit/` -> its floor (the longest entry naming it: a folder
+    entry places every module under it)."""
+    base = PACKAGE / unit
+    entries: dict[str, int] = {}
+    for floor, paths in _floors(unit):
+        for entry in paths:
+            assert (base / entry).exists(), f"the floors of {unit}/ name {entry}, which does not exist"
+            assert entry not in entries, f"the floors of {unit}/ name {entry} twice"
+            entries[entry] = floor
+    placed: dict[Path, int] = {}
+    for path in sorted(base.rglob("*.py")):
+        rel = path.relative_to(base).as_posix()
+        if rel == "__init__.py":
+            continue  # the unit's own face
+        named = [e for e in entries if rel == e or (e.endswith("/") and rel.startswith(e))]
+        if named:
+            placed[path] = entries[max(named, key=len)]
+    return placed
+
+
+def _imported_files(path: Path) -> set[Path]:
+    """The files of `llmspace/` that `path` imports, every import statement counted (at the
+    top, lazy, and under `if TYPE_CHECKING:`)."""
+    package = ["llmspace", *path.relative_to(PACKAGE).parts[:-1]]
+    found: set[Path] = set()
+
+    def resolve(dotted: list[str]) -> Path | None:
+        where = PACKAGE.parent.joinpath(*dotted)
+        for candidate in (where.with_suffix(".py"), where / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+        return None
+
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        modules: list[list[str]] = []
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - (node.level - 1)]
+                module = [*base, *node.module.split(".")] if node.module else base
+            else:
+                module = (node.module or "").split(".")
+            modules = [[*module, a.name] for a in node.names if resolve([*module, a.name])] or [module]
+        elif isinstance(node, ast.Import):
+            modules = [a.name.split(".") for a in node.names]
+        for module in modules:
+            if module[0] == "llmspace" and (file := resolve(module)) is not None:
+                found.add(file)
+    return found
+
+
+@pytest.mark.parametrize("unit", FLOORED_UNITS)
+def test_every_module_of_a_floored_unit_stands_on_one_floor(unit: str) -> None:
+    placed = _floor_of(unit)
+    missing = sorted(p.relative_to(PACKAGE / unit).as_posix() for p in (PACKAGE / unit).rglob("*.py")
+                     if p not in placed and p != PACKAGE / unit / "__init__.py")
+    assert missing == [], f"modules of {unit}/ on no floor of docs/architecture.md's 'Floors of `{unit}/`': {missing}"
+    assert {f for f, _ in _floors(unit)} == set(range(1, len(_floors(unit)) + 1)), "floors are numbered 1, 2, … from the ground"
+
+
+@pytest.mark.parametrize("unit", FLOORED_UNITS)
+def test_imports_inside_a_floored_unit_stay_on_their_floor_or_go_down(unit: str) -> None:
+    placed = _floor_of(unit)
+    problems = []
+    for path, floor in sorted(placed.items()):
+        for target in sorted(_imported_files(path)):
+            if target in placed and placed[target] > floor:
+                problems.append(f"{path.relative_to(ROOT)} (floor {floor}) imports "
+                                f"{target.relative_to(ROOT)} (floor {placed[target]})")
+    assert problems == [], f"imports that run up the floors of {unit}/ (docs/architecture.md):\n" + "\n".join(problems)
+
+
+def test_the_floor_scan_sees_lazy_type_checking_relative_and_package_imports(tmp_path: Path) -> None:
+    found = _imported_files(PACKAGE / "plugins" / "hosts" / "pool.py")
+    assert PACKAGE / "plugins" / "hosts" / "host.py" in found
+    assert PACKAGE / "paths.py" in found
+    assert all(p.is_file() for p in found)
 
 
 def test_the_readme_layout_names_every_top_level_unit() -> None:

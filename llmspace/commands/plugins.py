@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError
-from ..plugins.model import Diagnostic, PluginRecord
-from ..plugins.package.manifest import APP_COMPAT_VERSION
+from ..plugins.contract import APP_COMPAT_VERSION
+from ..plugins.diagnostics import Diagnostic
+from ..plugins.model import PluginRecord
 from ..plugins.settings_form import MASK, FormField, SettingsForm, get_path
 from .approval import approver
 from .parsers import help_handler
@@ -244,7 +245,7 @@ def cmd_approve(args: argparse.Namespace, app: App) -> int:
 
 
 def _print_capabilities(r: PluginRecord) -> None:
-    from ..plugins.hosts.sandbox import capability_summary
+    from ..plugins.model import capability_summary
 
     print("  capabilities:")
     for line in capability_summary(r):

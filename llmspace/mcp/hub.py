@@ -90,7 +90,7 @@ class McpHub:
 
     def _target(self, cfg: McpServerConfig) -> Target:
         """Resolve `$VAR`s (raises "Environment variable NAME is not set."); plugin servers
-        arrive interpolated (llmspace/plugins/contributions/interpolate.py) and are taken as they are."""
+        arrive interpolated (llmspace/plugins/package/interpolate.py) and are taken as they are."""
         plugin = is_plugin_server(cfg)
         headers = dict(cfg.headers or {}) if plugin else interpolate_map(cfg.headers)
         configured = dict(cfg.env or {}) if plugin else interpolate_map(cfg.env)

@@ -6,18 +6,11 @@
     session.poll()           # reloads what changed since the last poll (the CLI calls it every `POLL` s)
     session.stop()           # unregisters it; nothing stays installed
 
-`run/dev-plugins.json` lists the dev plugins with the pid of the process that serves each
-one: `{"plugins": [{"name": "echo-kit", "folder": "/home/…/echo-kit", "pid": 4242}]}`.
-`PluginService.refresh` reads it (`dev_candidates`), so the app and every CLI process load
-the same folder through the same loader as an installed plugin, marked `dev`; a dev plugin
-shadows an installed plugin of the same name. An entry counts only while its process
-serves it: the serving process holds a `flock` on `run/dev-<pid>-<hash of name and
-folder>.lock` (`ServingLock`), and a reader checks that the lock is held, on Linux by that
-very pid (`processes.holds_flock`). Writing the file therefore serves nothing: an entry
-whose lock nobody holds (its process ended, or nobody ever served it), or whose pid is 1,
-is dropped. `run/` is owner-only (0700, `paths.private_folder`) and its files 0600.
-`DevFollower` is what a long-running process (the app) uses to follow the file and the
-folders: a changed folder reloads that plugin.
+A session registers its folder in `run/dev-plugins.json` (llmspace/plugins/dev_entries.py:
+the entries, each counting only while its serving process holds its lock), which
+`PluginService.refresh` reads, so the app and every CLI process load the same folder through
+the same loader as an installed plugin, marked `dev`. `DevFollower` is what a long-running
+process (the app) uses to follow the file and the folders: a changed folder reloads that plugin.
 
 Changes are seen through the OS's file events (`dev_watch.FolderWatch`: `node_modules`,
 hidden entries and `__pycache__` skipped; polling with back-off where events cannot be
@@ -30,39 +23,37 @@ grows.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
-import re
-import stat
-import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..errors import UserFacingError
-from ..jsonio import read_json, write_json_atomic
-from ..paths import DataRoot, private_folder
-from ..processes import holds_flock, pid_alive
-from .dev_watch import POLL, FolderWatch, snapshot
+from ..jsonio import read_json
+from ..paths import DataRoot
+from .dev_entries import (
+    DevEntry,
+    ServingLock,
+    add_entry,
+    dev_file,
+    drop_empty_run,
+    read_entries,
+    remove_entry,
+    serving,
+)
+from .dev_watch import POLL, FolderWatch
+from .discovery import Candidate
 from .errors import PluginError
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: an entry counts while its pid runs
-    fcntl = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:
     from .code.plugin_code import PluginCode
-    from .discovery import Candidate
     from .model import PluginRecord
     from .service import PluginService
 
-__all__ = ["POLL", "DevEntry", "DevFollower", "DevSession", "ServingLock", "add_entry", "dev_candidates", "dev_file",
-           "read_entries", "remove_entry", "serving", "snapshot"]
+__all__ = ["POLL", "DevFollower", "DevSession"]
 
 
 class App(Protocol):
@@ -78,164 +69,6 @@ class App(Protocol):
     def plugin_code(self) -> PluginCode: ...
 
 log = logging.getLogger("llmspace.plugins")
-
-DEV_FILE = "dev-plugins.json"
-_LOCK_GLOB = "dev-*.lock"
-_OPEN_LOCK = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-
-
-@dataclass(frozen=True)
-class DevEntry:
-    name: str
-    folder: Path
-    pid: int
-
-
-def dev_file(root: DataRoot) -> Path:
-    return root.root / "run" / DEV_FILE
-
-
-def lock_file(run: Path, entry: DevEntry) -> Path:
-    """The lock the process serving `entry` holds (named after its pid, name and folder, so
-    an entry naming another folder or pid has a lock nobody holds)."""
-    key = f"{entry.name}\0{entry.folder}".encode("utf-8", "surrogatepass")
-    return run / f"dev-{entry.pid}-{hashlib.sha256(key).hexdigest()[:16]}.lock"
-
-
-class ServingLock:
-    """The lock a `plugins dev` process holds on `run/` while it serves `entry` (taken before
-    the entry is written; the file appears already locked, so no reader sees it free)."""
-
-    def __init__(self, root: DataRoot, entry: DevEntry) -> None:
-        self.path = lock_file(root.root / "run", entry)
-        for attempt in range(3):  # run/ may be removed by a process that just stopped serving
-            run = root.run
-            try:
-                fd, tmp = tempfile.mkstemp(prefix=".dev-", suffix=".lock-new", dir=run)  # 0600
-                break
-            except FileNotFoundError:
-                if attempt == 2:
-                    raise
-        try:
-            if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-            os.replace(tmp, self.path)
-        except BaseException:
-            os.close(fd)
-            _unlink(Path(tmp))
-            raise
-        self._fd: int | None = fd
-
-    def release(self) -> None:
-        if self._fd is not None:
-            _unlink(self.path)
-            os.close(self._fd)
-            self._fd = None
-
-
-def _lock_held(path: Path) -> bool | None:
-    """Whether some process holds a flock on the regular file `path` (None: no such file)."""
-    try:
-        fd = os.open(path, _OPEN_LOCK)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        if fcntl is None:  # pragma: no cover
-            return True
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
-        except OSError:
-            return None
-        return False
-    finally:
-        os.close(fd)
-
-
-def serving(run: Path, entry: DevEntry, *, by_pid: bool = True) -> bool:
-    """Whether `entry`'s process serves it now: its lock is held (with `by_pid`, where the
-    system tells, by that very process). Pid 1 and below never serve."""
-    if entry.pid <= 1:
-        return False
-    if fcntl is None:  # pragma: no cover
-        return pid_alive(entry.pid)
-    path = lock_file(run, entry)
-    if not _lock_held(path):
-        return False
-    return not by_pid or holds_flock(entry.pid, path) is not False
-
-
-def read_entries(root: DataRoot) -> list[DevEntry]:
-    """The dev plugins a live `plugins dev` process of this data root serves (a missing or
-    unreadable file: none). Tightens `run/` to owner-only on the way."""
-    path = dev_file(root)
-    if not path.is_file():
-        return []
-    run = private_folder(path.parent, create=False)
-    try:
-        data = read_json(path)
-    except UserFacingError:
-        return []
-    items = data.get("plugins") if isinstance(data, dict) else None
-    out = []
-    for item in items if isinstance(items, list) else []:
-        if not isinstance(item, dict):
-            continue
-        name, folder, pid = item.get("name"), item.get("folder"), item.get("pid")
-        if isinstance(name, str) and isinstance(folder, str) and type(pid) is int:
-            entry = DevEntry(name, Path(folder), pid)
-            if serving(run, entry):
-                out.append(entry)
-    return out
-
-
-def _write_entries(root: DataRoot, entries: list[DevEntry]) -> None:
-    run = root.run if entries else root.root / "run"
-    path = run / DEV_FILE
-    if entries:
-        write_json_atomic(path, {"plugins": [{"name": e.name, "folder": str(e.folder), "pid": e.pid} for e in entries]},
-                          trailing_newline=True, mode=0o600)
-    else:
-        _unlink(path)
-    kept = {lock_file(run, e).name for e in entries}
-    for lock in run.glob(_LOCK_GLOB) if run.is_dir() else ():  # left by processes killed while serving
-        if lock.name not in kept and _lock_held(lock) is False:
-            _unlink(lock)
-
-
-def _unlink(path: Path) -> None:
-    try:
-        path.unlink()
-    except FileNotFoundError:
-        pass
-
-
-def _drop_empty_run(root: DataRoot) -> None:
-    try:
-        (root.root / "run").rmdir()  # run/ goes when it holds nothing else
-    except OSError:
-        pass
-
-
-def add_entry(root: DataRoot, entry: DevEntry) -> None:
-    """Register `entry` (stale entries and an older one of the same name are dropped); the
-    caller holds its `ServingLock`, or the entry counts for nothing."""
-    kept = [e for e in read_entries(root) if e.name != entry.name]
-    _write_entries(root, [*kept, entry])
-
-
-def remove_entry(root: DataRoot, name: str, pid: int) -> None:
-    kept = [e for e in read_entries(root) if not (e.name == name and e.pid == pid)]
-    _write_entries(root, kept)
-
-
-def dev_candidates(root: DataRoot) -> list[Candidate]:
-    from .discovery import Candidate
-
-    return [Candidate(e.name, e.folder, dev=True) for e in read_entries(root)]
 
 
 def manifest_name(folder: Path) -> str:
@@ -257,30 +90,9 @@ def listed(changed: list[str], most: int = 10) -> str:
     return shown + (f" and {len(changed) - most} more" if len(changed) > most else "")
 
 
-_FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
-
-
-def located(error: dict[str, Any], fallback: str) -> str:
-    """`file:line: message` of a load error the host reported (the last frame of its
-    traceback inside the plugin, else the file the extension lives in)."""
-    message = str(error.get("message") or "failed to load")
-    stack = str(error.get("stack") or "")
-    where = fallback
-    frames = _FILE_LINE.findall(stack) or _FILE_LINE.findall(message)
-    if frames:
-        where = f"{frames[-1][0]}:{frames[-1][1]}"
-    else:
-        js = re.search(r"(/[^\s():]+\.(?:ts|js|mjs)):(\d+)", stack + "\n" + message)
-        if js:
-            where = f"{js.group(1)}:{js.group(2)}"
-    return f"{where}: {message}"
-
-
 def trial(app: App, name: str, folder: Path) -> list[str]:
     """Load `folder` as plugin `name` and its code files in throwaway hosts, keeping nothing:
     the load errors, each `file:line: message` (none: the version may replace the running one)."""
-    from .discovery import Candidate
-
     record = app.plugins.load_candidate(Candidate(name, folder, dev=True))
     if record.status == "error":
         return [f"{folder / 'package.json'}: {d.summary}" for d in record.diagnostics]
@@ -333,7 +145,7 @@ class DevSession:
         remove_entry(self.app.root, self.name, os.getpid())
         self._lock.release()
         self._lock = None
-        _drop_empty_run(self.app.root)
+        drop_empty_run(self.app.root)
         self.app.plugins.refresh()
 
     # -- watching ------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 `DiagnosticLog(logs_dir).write(plugin, stage, summary, …)` writes
 `logs/plugins/<safe_component(plugin)>/<timestamp>-<stage>-<error-id>.log` (or
 `logs/plugins/_invalid/…` when `plugin` is None: no valid plugin ID) and returns the
-`Diagnostic` the user sees: the safe summary, the error-id and the log path.
+`Diagnostic` the user sees: the safe summary, the error-id and the log path (a record's
+problems are `Diagnostic`s too, with no log for a warning).
 
 The file holds the full error chain. Before anything is written (and in the summary) the
 values of secret settings, of the environment variables the plugin names and of every
@@ -20,20 +21,33 @@ import os
 import re
 import traceback
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 
 from ..errors import UserFacingError
 from ..jsonio import write_bytes_atomic
 from ..paths import safe_component
 from ..redact import KNOWN, MIN_KEY, Redactor
-from .model import Diagnostic, Level
-from .package.manifest import APP_COMPAT_VERSION
+from .contract import APP_COMPAT_VERSION
 
+Level = Literal["error", "warning"]
 INVALID_FOLDER = "_invalid"
 LOG_MAX_CHARS = 64 * 1024
 SUMMARY_MAX_CHARS = 500
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS\b|AUTH|CREDENTIAL|COOKIE|SESSION|PRIVATE", re.I)
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem to show. Errors have an `error_id` and the `log_path` of the full report."""
+
+    stage: str
+    summary: str
+    level: Level = "error"
+    error_id: str = ""
+    log_path: Path | None = None
 
 
 def secret_env_values(names: Iterable[str] = (), environ: Mapping[str, str] | None = None) -> set[str]:

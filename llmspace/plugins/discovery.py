@@ -22,14 +22,15 @@ from pathlib import Path
 from ..errors import UserFacingError
 from ..jsonio import SETTINGS_MAX_BYTES, read_file_bytes, read_json
 from ..redact import KNOWN, Redactor
-from .contributions.interpolate import env_references
-from .diagnostics import DiagnosticLog, sanitizer
+from .contract import APP_COMPAT_VERSION
+from .diagnostics import Diagnostic, DiagnosticLog, sanitizer
 from .errors import PluginError
-from .model import Diagnostic, Extension, ExtensionStatus, PluginRecord, Status
-from .package.extensions import find_extensions, path_problem, real_kind
+from .model import PluginRecord, Status
+from .package.extensions import Extension, ExtensionStatus, find_extensions, path_problem, real_kind
 from .package.hardlinks import HINT, hard_link_problem
 from .package.icon import icon_problem
-from .package.manifest import APP_COMPAT_VERSION, Manifest, engines_compatible, is_valid_package_name, parse_manifest
+from .package.interpolate import env_references
+from .package.manifest import Manifest, engines_compatible, is_valid_package_name, parse_manifest
 from .settings_form import SettingsForm, build_form
 from .settings_store import PluginEntry
 

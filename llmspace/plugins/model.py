@@ -1,4 +1,6 @@
-"""What discovery finds: `PluginRecord`, its `Extension`s and `Diagnostic`s.
+"""What discovery finds: `PluginRecord`, its `Extension`s (llmspace/plugins/package/extensions.py)
+and `Diagnostic`s (llmspace/plugins/diagnostics.py);
+`capability_summary(record)`, the lines `plugins info` and the plugin page show of its capabilities.
 
 Plain frozen values, built by llmspace/plugins/discovery.py and held by
 llmspace/plugins/service.py (`app.plugins`); the CLI (llmspace/commands/plugins.py) and
@@ -13,60 +15,20 @@ Extension status: `active`, `failed` (with a reason) or `inactive` (the plugin i
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from .diagnostics import Diagnostic
+from .hosts.sandbox import enforcement
+from .package.extensions import Extension
 from .package.manifest import Manifest
 
 Status = Literal["active", "degraded", "error", "incompatible", "disabled"]
-# "disabled": its plugin is disabled (by the user or for the start); "inactive": its plugin is incompatible.
-ExtensionStatus = Literal["active", "failed", "inactive", "disabled"]
-Level = Literal["error", "warning"]
 
 # Extension kinds, in display order, as they appear in canonical IDs.
 KINDS = ("skill", "mcp", "model-provider", "tool", "command", "thread-storage", "settings")
-# Kinds whose description the plugin's code reports when its host starts (not read from files).
-CODE_KINDS = ("tool", "command", "thread-storage")
-NOT_LOADED = "described by its code, which runs once the plugin is enabled"
-
-
-@dataclass(frozen=True)
-class Diagnostic:
-    """One problem to show. Errors have an `error_id` and the `log_path` of the full report."""
-
-    stage: str
-    summary: str
-    level: Level = "error"
-    error_id: str = ""
-    log_path: Path | None = None
-
-
-@dataclass(frozen=True)
-class Extension:
-    """One contribution found at a guide path. `path` is the file or folder declaring it."""
-
-    plugin: str
-    kind: str
-    id: str
-    path: Path
-    status: ExtensionStatus = "active"
-    reason: str = ""
-    description: str = ""
-    error_id: str = ""
-    log_path: Path | None = None
-
-    @property
-    def canonical_id(self) -> str:
-        return f"plugin:{self.plugin}:{self.kind}:{self.id}"
-
-    @property
-    def shown_description(self) -> str:
-        """The description; for a code extension of a plugin that is off and never reported
-        one, why there is none (its code has not run)."""
-        if self.description or self.kind not in CODE_KINDS or self.status not in ("disabled", "inactive"):
-            return self.description
-        return NOT_LOADED
 
 
 @dataclass(frozen=True)
@@ -116,3 +78,21 @@ class PluginRecord:
 
     def failed(self) -> list[Extension]:
         return [e for e in self.extensions if e.status == "failed"]
+
+
+def capability_summary(r: PluginRecord, environ: Mapping[str, str] | None = None) -> list[str]:
+    """What `plugins info` and the plugin page show: declared, granted, enforced."""
+    m = r.manifest
+    if m is None:
+        return []
+    declared = "not declared (a legacy plugin)" if m.capabilities is None else ", ".join(m.capabilities) or "none"
+    lines = [f"declared:    {declared}"]
+    if r.pending is not None:
+        lines.append(f"granted:     nothing yet; asks for {', '.join(r.pending) or 'none'} "
+                     f"(llmspace plugins approve {r.key})")
+    elif r.granted is not None:
+        lines.append(f"granted:     {', '.join(r.granted) or 'none'}")
+    else:
+        lines.append("granted:     " + ("never asked: it runs unconfined as before (a folder placed by hand)"
+                                      if r.capabilities is None else "its declaration (a folder placed by hand)"))
+    return lines + enforcement(r.capabilities, environ)

@@ -34,7 +34,7 @@ from ..errors import UserFacingError
 from ..jsonio import SETTINGS_MAX_BYTES, read_json
 from ..paths import DataRoot
 from ..registry import Listeners
-from .dev import dev_candidates
+from .dev_entries import dev_candidates
 from .diagnostics import DiagnosticLog
 from .discovery import Candidate, LoadContext, load_plugin, scan, with_dev
 from .errors import PluginError

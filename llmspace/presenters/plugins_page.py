@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError
-from ..plugins.hosts.sandbox import capability_summary
-from ..plugins.model import KINDS, Diagnostic, Extension, PluginRecord
-from ..plugins.package.manifest import APP_COMPAT_VERSION
+from ..plugins.contract import APP_COMPAT_VERSION
+from ..plugins.diagnostics import Diagnostic
+from ..plugins.model import KINDS, PluginRecord, capability_summary
+from ..plugins.package.extensions import Extension
 from ..plugins.settings_form import FormField, SettingsForm, get_path
 from ..redact import KNOWN
 

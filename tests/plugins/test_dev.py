@@ -25,7 +25,8 @@ import pytest
 from llmspace.app import App
 from llmspace.errors import UserFacingError
 from llmspace.paths import DataRoot
-from llmspace.plugins.dev import DevEntry, DevFollower, DevSession, add_entry, dev_file, read_entries
+from llmspace.plugins.dev import DevFollower, DevSession
+from llmspace.plugins.dev_entries import DevEntry, add_entry, dev_file, read_entries
 from llmspace.plugins.errors import PluginError
 from llmspace.plugins.hosts.host import CallFailed
 from llmspace.presenters.plugins_page import PluginsPagePresenter

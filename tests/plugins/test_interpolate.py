@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from llmspace.plugins.contributions.interpolate import env_references, interpolate
+from llmspace.plugins.package.interpolate import env_references, interpolate
 
 SETTINGS = {"endpoint": "https://api.example.com", "workspace": "demo", "timeout": 30, "debug": False,
             "network": {"endpoint": "https://net.example"}, "tags": ["a", "b"], "nothing": None, "obj": {"k": 1}}

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from llmspace.plugins.contract import APP_COMPAT_VERSION
 from llmspace.plugins.errors import PluginError
 from llmspace.plugins.package.manifest import (
-    APP_COMPAT_VERSION,
     engines_compatible,
     is_valid_package_name,
     parse_manifest,

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from llmspace.plugins.hosts.host import HostSpec
 from llmspace.plugins.hosts.pool import HostPool
 from llmspace.plugins.hosts.sandbox import CONFINE_ENV, confined_environment, plan
+from llmspace.plugins.hosts.spec import HostSpec
 
 ALL = ("network", "processes", "read-outside-workspace", "write-outside-workspace", "environment")
 
@@ -72,9 +72,9 @@ def test_a_confined_plugin_under_node_22_gets_nodes_permission_model_too(tmp_pat
 
     from llmspace.paths import DataRoot
     from llmspace.plugins.diagnostics import DiagnosticLog
-    from llmspace.plugins.hosts.host import CodeFile
     from llmspace.plugins.hosts.js_runtime import JsRuntime
     from llmspace.plugins.hosts.output_log import OutputLogs
+    from llmspace.plugins.hosts.spec import CodeFile
 
     if not NODE22.is_file():
         pytest.skip("no Node 22")

@@ -82,7 +82,7 @@ def test_the_detail_shows_declared_granted_and_enforced_capabilities(home: Path,
 
 
 def test_a_plugin_disabled_at_start_says_where_its_code_extensions_descriptions_come_from(home: Path, app: App) -> None:
-    from llmspace.plugins.model import NOT_LOADED
+    from llmspace.plugins.package.extensions import NOT_LOADED
 
     PluginsPagePresenter(app).set_enabled("kit", False)
     app.close()

@@ -22,7 +22,7 @@ from typing import Any
 from ...errors import UserFacingError
 from ...jsonio import read_file_bytes, write_json_atomic
 from ...paths import safe_component
-from ..hosts.host import CodeFile
+from ..hosts.spec import CodeFile
 
 log = logging.getLogger("llmspace.plugins")
 CACHE_VERSION = 3  # 2: metadata without control characters (cached before that, it may hold them); 3: storages report capabilities.list

@@ -20,6 +20,7 @@ what they print goes to each plugin's output.log (llmspace/plugins/hosts/output_
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import replace
@@ -31,13 +32,15 @@ from ...cancel import CancelToken
 from ...errors import UserFacingError
 from ...paths import DataRoot
 from ...registry import plugin_source
+from ..contract import APP_COMPAT_VERSION
 from ..hosts.callbacks import CallState, Frontend, Report
-from ..hosts.host import CallFailed, CodeFile, HostSpec, Launch, PluginHost, RuntimeMissing, new_call_id
+from ..hosts.host import CallFailed, PluginHost, RuntimeMissing, new_call_id
 from ..hosts.js_runtime import JsRuntime
 from ..hosts.output_log import OutputLogs
 from ..hosts.pool import IDLE_SECONDS, HostPool
+from ..hosts.spec import CodeFile, HostSpec, Launch, runtime_of
 from ..model import PluginRecord, Status
-from ..package.manifest import APP_COMPAT_VERSION
+from ..package.extensions import CODE_KINDS
 from .calls import PluginCommand, PluginStorage, ToolSpec
 from .metadata_cache import cache_key, read_cached, write_cached
 from .registration import LoadedPlugin, register, register_storages
@@ -46,12 +49,24 @@ if TYPE_CHECKING:
     from ...registries import Registries
     from ..service import PluginService
 
-CODE_KINDS = ("tool", "command", "thread-storage")
 USABLE = ("active", "degraded")
+_FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
 
 
-def runtime_of(path: Path) -> str:
-    return "python" if path.suffix == ".py" else "js"
+def located(error: dict[str, Any], fallback: str) -> str:
+    """`file:line: message` of a load error the host reported (the last frame of its
+    traceback inside the plugin, else the file the extension lives in)."""
+    message = str(error.get("message") or "failed to load")
+    stack = str(error.get("stack") or "")
+    where = fallback
+    frames = _FILE_LINE.findall(stack) or _FILE_LINE.findall(message)
+    if frames:
+        where = f"{frames[-1][0]}:{frames[-1][1]}"
+    else:
+        js = re.search(r"(/[^\s():]+\.(?:ts|js|mjs)):(\d+)", stack + "\n" + message)
+        if js:
+            where = f"{js.group(1)}:{js.group(2)}"
+    return f"{where}: {message}"
 
 
 class PluginCode:
@@ -222,8 +237,6 @@ class PluginCode:
     def trial_load(self, record: PluginRecord) -> list[str]:
         """Load `record`'s code files in throwaway hosts (dev mode checks a changed version
         before it replaces the running one): the load errors as `file:line: message`."""
-        from ..dev import located
-
         files: dict[str, list[CodeFile]] = {}
         for ext in record.extensions:
             if ext.kind in CODE_KINDS and ext.status == "active":

@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...registry import plugin_source
-from ..diagnostics import DiagnosticLog
-from ..hosts.host import CallFailed, CodeFile, PluginHost
-from ..model import Diagnostic, PluginRecord
+from ..diagnostics import Diagnostic, DiagnosticLog
+from ..hosts.host import CallFailed, PluginHost
+from ..hosts.spec import CodeFile
+from ..model import PluginRecord
 from .calls import CallRoute, ExtensionRef, PluginCommand, PluginStorage, PluginToolRunner, ToolSpec
 
 if TYPE_CHECKING:

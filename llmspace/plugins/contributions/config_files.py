@@ -4,7 +4,7 @@
     providers, problems = model_providers(record, settings, environ)  # canonical ID -> ProviderEntry
 
 Both files have the user files' format (`{"servers": [...]}`, `{"providers": [...]}`).
-Every string is interpolated after loading (llmspace/plugins/contributions/interpolate.py: whole-string
+Every string is interpolated after loading (llmspace/plugins/package/interpolate.py: whole-string
 `$ENV`, `${settings.a.b}`); the files are never written. IDs are namespaced:
 `plugin:<name>:mcp:<id>` and `plugin:<name>:model-provider:<id>`. Only entries whose
 extension the loader found valid (`Extension.status == "active"`) are read; an entry that
@@ -32,7 +32,7 @@ from ...settings.mcp import McpServerConfig, normalize_name
 from ...settings.provider_entries import custom_view
 from ..diagnostics import secret_env_values
 from ..model import PluginRecord
-from .interpolate import interpolate
+from ..package.interpolate import interpolate
 
 Problems = dict[str, str]
 

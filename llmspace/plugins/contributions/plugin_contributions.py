@@ -33,8 +33,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...registry import Registry, plugin_source
+from ..diagnostics import Diagnostic
 from ..errors import PluginError
-from ..model import Diagnostic, PluginRecord, Status
+from ..model import PluginRecord, Status
 from .config_files import files_of, mcp_servers, model_providers
 
 if TYPE_CHECKING:

@@ -3,6 +3,7 @@ talks to them (docs/plugin-protocol.md; the hosts themselves are llmspace/plugin
 
 - `host.py`        `PluginHost`: one host process of one plugin and runtime — start on demand,
                    calls with timeouts and cancel, crash restarts with backoff, stop
+- `spec.py`        `HostSpec`: what a host is started for (plugin, runtime, files, capabilities)
 - `pool.py`        `HostPool`: every plugin's hosts, how each runtime is launched (the Python
                    host, the JavaScript host under the chosen runtime), idle stops, closing
 - `connection.py`  `HostConnection`: the JSON-RPC pipe to one host process, its memory watch, its end

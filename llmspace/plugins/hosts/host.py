@@ -48,10 +48,10 @@ from ...plugin_protocol import (
 )
 from ...redact import KNOWN
 from ..diagnostics import DiagnosticLog
-from ..package.manifest import APP_COMPAT_VERSION
 from .callbacks import CallState, Frontend, handle_callback, plain_value
 from .connection import DEFAULT_MEMORY_MB, CallbackRefused, HostConnection, HostGone, RemoteError
 from .sandbox import GUARD_FLAG, confined_environment, plan_descriptors, sandbox_off, temp_folder
+from .spec import HostSpec, Launch
 from .tempdir import TempFolder
 
 log = logging.getLogger("llmspace.plugins")
@@ -63,32 +63,6 @@ MAX_BACKOFF = 30.0
 HOSTS_SETTINGS = "plugin-hosts"  # settings/plugin-hosts.json: {"hostMemoryMB": 2048, "hostTempMB": 1024}
 DEFAULT_TEMP_MB = 1024
 _ids = itertools.count(1)
-
-
-@dataclass(frozen=True)
-class CodeFile:
-    kind: str  # tool | command | thread-storage
-    id: str  # the file stem
-    path: Path
-
-
-@dataclass(frozen=True)
-class HostSpec:
-    """What a host is started for."""
-
-    plugin: str
-    version: str
-    root: Path
-    runtime: str  # "python" | "js"
-    files: tuple[CodeFile, ...]
-    workspace: Path
-    data_home: Path
-    app_version: str = APP_COMPAT_VERSION
-    capabilities: tuple[str, ...] | None = None  # granted (llmspace/plugins/hosts/sandbox.py); None: unconfined
-
-    @property
-    def label(self) -> str:
-        return f"{self.plugin} ({self.runtime})"
 
 
 class CallFailed(UserFacingError):
@@ -104,9 +78,6 @@ class CallFailed(UserFacingError):
 
 class RuntimeMissing(UserFacingError):
     """No runtime can run these files (the message names what to install)."""
-
-
-Launch = Callable[[HostSpec], list[str]]
 
 
 def python_launch(spec: HostSpec) -> list[str]:

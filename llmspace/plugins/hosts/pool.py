@@ -26,20 +26,11 @@ from collections.abc import Callable, Mapping
 from ...paths import DataRoot
 from ..diagnostics import DiagnosticLog
 from .callbacks import ConsoleFrontend, Frontend
-from .host import (
-    HOSTS_SETTINGS,
-    HostSpec,
-    Launch,
-    PluginHost,
-    RuntimeMissing,
-    guarded,
-    memory_limit_mb,
-    python_launch,
-    temp_limit_mb,
-)
+from .host import HOSTS_SETTINGS, PluginHost, RuntimeMissing, guarded, memory_limit_mb, python_launch, temp_limit_mb
 from .js_runtime import SETTINGS_NAME, JsRuntime, find_runtime, host_module
 from .output_log import OutputLogs
 from .sandbox import node_permission_flags
+from .spec import HostSpec, Launch
 
 log = logging.getLogger("llmspace.plugins")
 

@@ -7,7 +7,6 @@ execs Node or Bun).
     env = confined_environment(spec, base, argv)   # the host's environment, with the plan
     plan_descriptors(env)                          # what the host inherits (a long plan), for pass_fds
     enforcement(capabilities)                      # lines for `plugins info` and the page
-    capability_summary(record)                     # declared, granted, enforced (those lines)
     node_permission_flags(spec, argv, environ)     # Node ≥ 22: its permission model as a second layer
 
 A plugin whose capabilities are None (a legacy plugin never asked) runs as before.
@@ -34,12 +33,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..contract import CAPABILITIES
+
 if sys.platform != "win32":
     import fcntl
 
 if TYPE_CHECKING:
-    from ..model import PluginRecord
-    from .host import HostSpec
+    from .spec import HostSpec
 
 SANDBOX_ENV = "LLM_SPACE_SANDBOX"
 CONFINE_ENV = "LLM_SPACE_HOST_CONFINE"  # the plan, read (and removed) by plugin_host/landlock.py
@@ -230,8 +230,6 @@ def enforcement(capabilities: Sequence[str] | None, environ: Mapping[str, str] |
         return ["enforced:    nothing (a legacy plugin never asked runs unconfined)"]
     if sandbox_off(environ):
         return [f"enforced:    nothing: {SANDBOX_ENV}=off is set, so every capability is declared, not enforced here"]
-    from ..package.capabilities import CAPABILITIES
-
     abi = landlock_abi() if sys.platform.startswith("linux") else 0
     lines = []
     for cap in CAPABILITIES:
@@ -294,21 +292,3 @@ def node_permission_flags(spec: HostSpec, argv: Sequence[str], environ: Mapping[
     if "processes" in caps:
         flags.append("--allow-child-process")
     return flags
-
-
-def capability_summary(r: PluginRecord, environ: Mapping[str, str] | None = None) -> list[str]:
-    """What `plugins info` and the plugin page show: declared, granted, enforced."""
-    m = r.manifest
-    if m is None:
-        return []
-    declared = "not declared (a legacy plugin)" if m.capabilities is None else ", ".join(m.capabilities) or "none"
-    lines = [f"declared:    {declared}"]
-    if r.pending is not None:
-        lines.append(f"granted:     nothing yet; asks for {', '.join(r.pending) or 'none'} "
-                     f"(llmspace plugins approve {r.key})")
-    elif r.granted is not None:
-        lines.append(f"granted:     {', '.join(r.granted) or 'none'}")
-    else:
-        lines.append("granted:     " + ("never asked: it runs unconfined as before (a folder placed by hand)"
-                                      if r.capabilities is None else "its declaration (a folder placed by hand)"))
-    return lines + enforcement(r.capabilities, environ)

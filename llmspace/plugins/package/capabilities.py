@@ -7,7 +7,7 @@ its own folders, declared in `package.json` → `llmSpace.capabilities`, granted
     requested(raw, folder)           # what an install asks for: declared, else inferred
     question(name, asked, legacy)    # the sentence the user is shown at install
 
-The list is fixed (`CAPABILITIES`). Inference reads imports and calls in `.py`, `.js`,
+The list is fixed (`CAPABILITIES`, llmspace/plugins/contract.py). Inference reads imports and calls in `.py`, `.js`,
 `.mjs`, `.cjs`, `.ts`, `.mts`, `.cts` files under the guide's code folders: subprocess and
 child_process → processes; socket, urllib, requests, httpx, aiohttp, fetch, net, http(s) →
 network; AF_UNIX, a `socketPath`, a `path` to connect to, a `.sock` file, D-Bus or X11 →
@@ -22,8 +22,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-CAPABILITIES = ("network", "unix-sockets", "processes", "read-outside-workspace", "write-outside-workspace",
-                "environment")
+from ..contract import CAPABILITIES
+
 KEY = "llmSpace"
 FIELD = "capabilities"
 CODE_DIRS = ("tools", "commands", "thread-storages", "lib", "src")

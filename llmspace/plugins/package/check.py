@@ -34,12 +34,13 @@ from typing import Any
 
 from ...errors import UserFacingError
 from ...jsonio import SETTINGS_MAX_BYTES, read_json
+from ..contract import APP_COMPAT_VERSION
 from ..errors import PluginError
 from ..settings_form import build_form
 from .capabilities import declared, declared_problem, infer_by_file, ordered
 from .extensions import MCP_TRANSPORTS, find_extensions
 from .icon import icon_problem
-from .manifest import APP_COMPAT_VERSION, ENGINE_KEY, engines_compatible, is_valid_version, name_problem, range_problem
+from .manifest import ENGINE_KEY, engines_compatible, is_valid_version, name_problem, range_problem
 from .pack import EXCLUDED_TOP
 
 SUPPORTED_APIS = ("anthropic-messages", "openai-completions", "openai-responses")

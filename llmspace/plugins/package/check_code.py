@@ -21,16 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import UserFacingError
-from ..code.plugin_code import runtime_of
 from ..diagnostics import DiagnosticLog
 from ..hosts.callbacks import ConsoleFrontend
-from ..hosts.host import CodeFile, HostSpec, Launch, PluginHost, python_launch
+from ..hosts.host import PluginHost, python_launch
 from ..hosts.js_runtime import find_runtime, host_module
+from ..hosts.spec import CodeFile, HostSpec, Launch, runtime_of
 from .check import CheckItem
-from .extensions import find_extensions
+from .extensions import CODE_KINDS, find_extensions
 
 _SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
-CODE_KINDS = ("tool", "command", "thread-storage")
 
 
 def _load(folder: Path, name: str, version: str, files: list[CodeFile], scratch: Path, runtime: str,

@@ -1,6 +1,7 @@
 """Extension discovery inside one plugin folder (docs/plugins.md, "Layout"), without running anything.
 
-`find_extensions(root, plugin)` looks only at these paths:
+`find_extensions(root, plugin)` looks only at these paths, and finds an `Extension` (with its
+`canonical_id`, `plugin:<name>:<kind>:<id>`) at each:
 
     skills/<dir>/SKILL.md      skill            mcp.json      mcp (one per server id)
     tools/<file>               tool             models.json   model-provider (one per provider id)
@@ -21,19 +22,51 @@ from __future__ import annotations
 import os
 import re
 import stat
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ...core.names import plain_text, shown_name
 from ...errors import UserFacingError
 from ...jsonio import SETTINGS_MAX_BYTES, read_file_bytes, read_json
-from ..model import Extension
 
+# "disabled": its plugin is disabled (by the user or for the start); "inactive": its plugin is incompatible.
+ExtensionStatus = Literal["active", "failed", "inactive", "disabled"]
+# Kinds whose description the plugin's code reports when its host starts (not read from files).
+CODE_KINDS = ("tool", "command", "thread-storage")
+NOT_LOADED = "described by its code, which runs once the plugin is enabled"
 CODE_FOLDERS = {"tools": "tool", "commands": "command", "thread-storages": "thread-storage"}
 CODE_SUFFIXES = (".py", ".ts", ".js", ".mjs")
 SKILL_FILE = "SKILL.md"
 MCP_TRANSPORTS = ("stdio", "streamableHttp", "sse")
 _DESCRIPTION = re.compile(r"^description:\s*(.+?)\s*$", re.M)
+
+
+@dataclass(frozen=True)
+class Extension:
+    """One contribution found at a guide path. `path` is the file or folder declaring it."""
+
+    plugin: str
+    kind: str
+    id: str
+    path: Path
+    status: ExtensionStatus = "active"
+    reason: str = ""
+    description: str = ""
+    error_id: str = ""
+    log_path: Path | None = None
+
+    @property
+    def canonical_id(self) -> str:
+        return f"plugin:{self.plugin}:{self.kind}:{self.id}"
+
+    @property
+    def shown_description(self) -> str:
+        """The description; for a code extension of a plugin that is off and never reported
+        one, why there is none (its code has not run)."""
+        if self.description or self.kind not in CODE_KINDS or self.status not in ("disabled", "inactive"):
+            return self.description
+        return NOT_LOADED
 
 
 def real_kind(path: Path) -> str | None:

@@ -6,8 +6,9 @@ control characters, core/names.py `plain_text`: they are printed and shown); npm
 such as `scripts`, `main` or `bin` stay in `raw` and are never acted upon.
 `is_valid_package_name` applies npm's rules for new package names,
 `llmSpace.capabilities` (llmspace/plugins/package/capabilities.py) is checked and kept;
-`engines_compatible` checks a range against `APP_COMPAT_VERSION` (npm range syntax, see
-llmspace/plugins/package/semrange.py), and `plugin_folder` maps a name to its install folder.
+`engines_compatible` checks a range against `APP_COMPAT_VERSION` (llmspace/plugins/contract.py;
+npm range syntax, see llmspace/plugins/package/semrange.py), and `plugin_folder` maps a name to
+its install folder.
 """
 
 from __future__ import annotations
@@ -22,12 +23,10 @@ import semver
 from ...core.names import plain_text
 from ...errors import MalformedJsonError
 from ...jsonio import loads_located
+from ..contract import APP_COMPAT_VERSION
 from ..errors import PluginError
 from .capabilities import declared, declared_problem
 from .semrange import parse_range
-
-APP_COMPAT_VERSION = "4.9.0"
-"""The LLM Space version whose plugins this app runs (not this package's own version)."""
 
 ENGINE_KEY = "llm-space"
 NAME_MAX = 214

@@ -10,7 +10,9 @@ and models.json").
 - only values are rewritten (not keys); the result is a new object, nothing is written
   back, and inserted text is never interpolated again.
 
-A pure function: the contribution loaders apply it after reading the file.
+A pure function: the contribution loaders apply it after reading the file
+(llmspace/plugins/contributions/config_files.py); discovery reads `env_references` to keep
+the values of the variables a plugin names out of its logs.
 """
 
 from __future__ import annotations
