@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "architecture.md"
 PACKAGE = ROOT / "llmspace"
-FOUNDATION = {"errors", "redact", "origin", "origin_session", "paths", "jsonio", "jsoncheck", "temp_files", "processes", "cancel", "registry", "__init__"}
+FOUNDATION = {"errors", "redact", "secrets", "origin", "origin_session", "paths", "jsonio", "jsoncheck", "temp_files", "processes", "cancel", "registry", "__init__"}
 REPO_PREFIXES = ("llmspace/", "tests/", "docs/", "bench/", "build/", "scripts/")
 
 
