@@ -63,7 +63,7 @@ def set_theme(window, name: str) -> None:
 def blank_px(lst) -> int:
     """Pixels of the message area no card covers while messages are left out of it."""
     body = lst.body
-    total = len(lst.view.p.messages)
+    total = len(lst.p.messages)
     shown = [c for c in lst.order if c.winfo_ismapped()]
     if not shown or len(shown) >= total:
         return 0
