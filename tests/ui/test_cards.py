@@ -48,7 +48,7 @@ def test_assistant_cards_show_thinking_todos_and_the_question_form(ed, app):
     assert card.thinking is not None and "pondering" in card.thinking.get("1.0", "end")
     texts = labels(card)
     assert "☑ Write tests" in texts and "☐ Ship" in texts
-    from llmspace.ui.editor.cards import AskUserForm
+    from llmspace.ui.editor.ask_user_form import AskUserForm
 
     form = next(w for w in card.winfo_children() for w in [w, *w.winfo_children()] if isinstance(w, AskUserForm))
     form.fields[0][1][1][1].set(True)  # Blue

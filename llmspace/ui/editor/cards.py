@@ -18,12 +18,9 @@ from __future__ import annotations
 
 import base64
 import os
-import tkinter as tk
 from collections.abc import Callable
-from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import ttkbootstrap as tb
@@ -37,18 +34,16 @@ from ...presenters.tool_results import shape_result, todo_items
 from ...presenters.view_updates import MessagesChanged
 from .. import tkvars
 from ..reveal import confirm_open, copy_text
+from .ask_user_form import AskUserForm
 from .card_header import CardHeader
 from .card_images import ImageStrip
+from .card_services import CardList, CardServices
 from .markdown_text import MarkdownText, warm_up
 from .text_assist import TextAssist
 from .tool_views import Checklist, FoldedJson, SearchResults
 
 if TYPE_CHECKING:
-    from ...presenters.editor import EditorPresenter
-    from ..services import UiServices
-    from .card_images import Pictures
-    from .context import TextServices
-    from .drag import MessageDrag
+    pass
 
 MAX_LINES = 18
 
@@ -114,55 +109,6 @@ def _and_break(fn: Callable[[], object]) -> Callable[[Any], str]:
         return "break"
 
     return handler
-
-
-class RunActions(Protocol):
-    """What a card asks of the editor's run controls (`run_controls.RunControls`)."""
-
-    def run_from(self, message_id: str) -> None: ...
-
-    def continue_run(self) -> None: ...
-
-    def call_tool(self, call_id: str) -> bool: ...
-
-    def call_tools(self, message_id: str) -> int: ...
-
-    def tool_status(self, call_id: str) -> str | None: ...
-
-
-class CardList(Protocol):
-    """What a card uses of its message list (`messages.MessageList`)."""
-
-    markdown: bool  # View › Render Markdown
-    raw: set[str]  # the replies and results switched to raw text
-    drag: MessageDrag
-
-    def request_layout(self) -> None: ...
-
-    def layout(self) -> None: ...
-
-    def toggle_raw(self, key: str) -> None: ...
-
-    def card_width(self) -> int: ...
-
-    def on_wheel(self, e: Any) -> str: ...
-
-    def quietly(self) -> AbstractContextManager[None]: ...
-
-
-@dataclass(frozen=True)
-class CardServices:
-    """What every card of one editor uses: the UI services, the run controls, the variable
-    help of its text boxes (with the editor presenter) and the editor's pictures."""
-
-    ui: UiServices
-    run: RunActions
-    text: TextServices
-    pictures: Pictures
-
-    @property
-    def presenter(self) -> EditorPresenter:
-        return self.text.presenter
 
 
 class MessageCard(tb.Frame):
@@ -314,7 +260,8 @@ class MessageCard(tb.Frame):
             FoldedJson(box, shape_result("", orjson.dumps(args).decode()), self.list.request_layout).pack(fill="x")
         ro = self.p.read_only
         if call.input.name == "ask_user_question" and isinstance(args.get("questions"), list) and not ro:
-            AskUserForm(box, self, call, args["questions"]).pack(fill="x")
+            use = partial(self._use_answers, call.id)
+            AskUserForm(box, use, args["questions"]).pack(fill="x")
         out_text = call.output.text() if call.output is not None else ""
         failed = call.output is not None and call.output.isError is True
         shaped = shape_result(call.input.name, out_text)
@@ -399,6 +346,9 @@ class MessageCard(tb.Frame):
         except IndexError:
             pass
 
+    def _use_answers(self, call_id: str, text: str) -> None:
+        self._do(self.p.message_intents.set_tool_result, self.index, call_id, text, None)
+
     def _on_text_modified(self, _e: Any = None) -> None:
         t = self.text
         if t is None or not t.edit_modified():
@@ -476,43 +426,3 @@ class MessageCard(tb.Frame):
         self.thinking.configure(state="disabled")
         grow(self.thinking, 6)
         self.thinking.see("end")
-
-
-class AskUserForm(tb.Frame):
-    """ask_user_question: single/multi select + "Other"; writes {"answers": {question: [labels]}}."""
-
-    def __init__(self, master: Any, card: MessageCard, call: Any, questions: list[Any]) -> None:
-        super().__init__(master)
-        self.card, self.call = card, call
-        self.fields: list[tuple[str, list[tuple[str, tk.BooleanVar]], tk.StringVar]] = []
-        for q in questions:
-            if not isinstance(q, dict):
-                continue
-            text = str(q.get("question", ""))
-            tb.Label(self, text=text, font="TkHeadingFont").pack(anchor="w")
-            opts: list[tuple[str, tk.BooleanVar]] = []
-            for o in q.get("options", []) or []:
-                label = str(o.get("label", o)) if isinstance(o, dict) else str(o)
-                v = tkvars.BooleanVar(self, False)
-                tb.Checkbutton(self, text=label, variable=v).pack(anchor="w", padx=12)
-                opts.append((label, v))
-            other = tkvars.StringVar(self, "")
-            row = tb.Frame(self)
-            row.pack(fill="x", padx=12)
-            tb.Label(row, text="Other:").pack(side="left")
-            tb.Entry(row, textvariable=other).pack(side="left", fill="x", expand=True)
-            self.fields.append((text, opts, other))
-        tb.Button(self, text="Use answers", bootstyle="primary-outline", command=self.submit).pack(anchor="w", pady=4)
-
-    def answers(self) -> dict[str, Any]:
-        out: dict[str, list[str]] = {}
-        for text, opts, other in self.fields:
-            chosen = [label for label, v in opts if v.get()]
-            if other.get().strip():
-                chosen.append(other.get().strip())
-            out[text] = chosen
-        return {"answers": out}
-
-    def submit(self) -> None:
-        text = orjson.dumps(self.answers(), option=orjson.OPT_INDENT_2).decode()
-        self.card._do(self.card.p.message_intents.set_tool_result, self.card.index, self.call.id, text, None)

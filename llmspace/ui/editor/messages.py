@@ -5,7 +5,7 @@ by their header to reorder (`drag.MessageDrag`, `self.drag`). Fast mode shows th
 whole conversation as plain text in one read-only `tb.Text` (Tk handles 10 MB there).
 `markdown` (View › Render Markdown) draws assistant replies as Markdown; `raw` holds the
 replies (message ids) and tool results (`result:<call id>`) switched to their raw text.
-Built with the editor's `cards.CardServices` (the presenter's messages, what cards use).
+Built with the editor's `card_services.CardServices` (the presenter's messages, what cards use).
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from typing import Any
 
 import ttkbootstrap as tb
 
-from .cards import CardServices, MessageCard
+from .card_services import CardServices
+from .cards import MessageCard
 from .drag import MessageDrag
 
 

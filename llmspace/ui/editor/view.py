@@ -25,7 +25,7 @@ from ..keyboard import Region
 from ..panes import PaneKeeper
 from .autosave import ThreadFile
 from .card_images import Pictures
-from .cards import CardServices
+from .card_services import CardServices
 from .context import RunRecords, TextServices
 from .header import EditorHeader, HeaderCommands
 from .messages import MessageList
