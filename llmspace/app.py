@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from .providers.registry import ProviderRegistry
     from .providers.traces import TraceWriter
     from .registries import Registries
+    from .secrets import SecretStore
     from .settings.models import ModelSettings
     from .skills.manager import SkillManager
     from .tools.router import ToolRouter
@@ -131,7 +132,15 @@ class App:
         """The trace workbench's projects (`traces/projects/`, the original app's layout)."""
         from .traces.store import TraceStore
 
-        return TraceStore(self.root.traces / "projects", trash_dir=self.root.root / ".trash", resolve_model=self._configured_model)
+        return TraceStore(self.root.traces / "projects", trash_dir=self.root.root / ".trash", resolve_model=self._configured_model,
+                          secrets=self.secrets)
+
+    @cached_property
+    def secrets(self) -> SecretStore:
+        """The one secret store (`llmspace/secrets.py`): the OS keyring, else settings/secrets.json (0600)."""
+        from .secrets import SecretStore
+
+        return SecretStore(self.root.settings)
 
     def _configured_model(self, model_id: str) -> dict[str, str] | None:
         """{provider, id} of the first configured provider offering `model_id` (None if none does)."""

@@ -19,6 +19,13 @@
   more than one Langfuse project id, or another id than the linked one, is refused whole.
 - The workbench is written at import and, for a folder written by the original, on first
   open (`workbench_path`); later reads never rebuild it, so edits are kept.
+- Connected projects (`create_connected_project`, `upsert_synced`; the network is in
+  `connect.py`): `source.mode` `connected` with `baseUrl`, key previews and no key — keys are in
+  the app's secret store (`llmspace/secrets.py`) under `trace-project:<id>:<secret-key|api-key>`. A
+  project the original wrote with `secretKey` in it has the key moved there on first read
+  (`notices` says so). A sync upserts by remote trace id, keeping the key and `importedAt`; it
+  rebuilds the workbench only when it is as the last build left it (`workbenchSha256` in
+  trace.json), or when asked (`rebuild=True`): an edited workbench is kept.
 
 All writes go through `jsonio`'s atomic writer; removal goes to the trash. No network.
 """
@@ -37,7 +44,8 @@ from typing import Any
 from ..core.threadio import write_thread_file
 from ..core.trash import Trash
 from ..errors import UserFacingError
-from ..jsonio import UnreadableFileError, read_json, write_json_atomic
+from ..jsonio import UnreadableFileError, read_file_bytes, read_json, write_json_atomic
+from ..secrets import SecretStore
 from . import langfuse
 from .files import SOURCE_LABELS, TraceFile, TraceRows, read_trace_file, spans_of
 from .mapping import ModelResolver, map_spans
@@ -77,10 +85,13 @@ class ImportReport:
 class TraceStore:
     """The trace projects under `root` (the data root's `traces/projects`)."""
 
-    def __init__(self, root: Path, *, trash_dir: Path | None = None, resolve_model: ModelResolver | None = None) -> None:
+    def __init__(self, root: Path, *, trash_dir: Path | None = None, resolve_model: ModelResolver | None = None,
+                 secrets: SecretStore | None = None) -> None:
         self.root = Path(root)
         self.trash = Trash(self.root, trash_dir)
         self.resolve_model = resolve_model
+        self.secrets = secrets
+        self.notices: list[str] = []  # what reading changed on disk (keys moved to the secret store)
 
     # -- paths ----------------------------------------------------------------------------
     def project_dir(self, project_id: str) -> Path:
@@ -100,6 +111,9 @@ class TraceStore:
                 continue
         return sorted(found, key=lambda p: (-_num(p.get("updatedAt")), str(p.get("name", ""))))
 
+    def read_project(self, project_id: str) -> dict[str, Any]:
+        return self._read_project(project_id)
+
     def _read_project(self, project_id: str) -> dict[str, Any]:
         path = self.project_dir(project_id) / "project.json"
         try:
@@ -111,7 +125,26 @@ class TraceStore:
             raise
         if not isinstance(data, dict) or not isinstance(data.get("id"), str) or not isinstance(data.get("source"), dict):
             raise UserFacingError(f"{path} is not a trace project file.")
+        if self.secrets is not None and any(k in data["source"] for k in PLAIN_KEYS):
+            data = self._move_keys(data)
         return data
+
+    def _move_keys(self, project: dict[str, Any]) -> dict[str, Any]:
+        """A project the original wrote keeps its keys in plain text: the secret ones go to the
+        secret store, project.json keeps previews only."""
+        assert self.secrets is not None
+        source = dict(project["source"])
+        for field_name, secret in PLAIN_KEYS.items():
+            value = source.pop(field_name, None)
+            if isinstance(value, str) and value:
+                self.secrets.set(secret_name(project["id"], secret), value)
+                source.setdefault(f"{field_name}Preview", key_preview(value))
+        project = {**project, "source": source}
+        self._write_project(project)
+        self.notices.append(
+            f"Trace project {project.get('name')!r}: its keys were in project.json in plain text and are now in "
+            f"{self.secrets.where}. The original app can still open this project but can no longer sync it.")
+        return project
 
     def create_project(self, name: str, source_type: str = "langfuse") -> dict[str, Any]:
         trimmed = name.strip()
@@ -125,6 +158,45 @@ class TraceStore:
         project_id = f"proj_{short_hash(f'{trimmed}:{now}:{uuid.uuid4()}')}"
         project = {"id": project_id, "name": trimmed, "source": {"type": source_type, "mode": "manual"},
                    "createdAt": now, "updatedAt": now}
+        self._write_project(project)
+        return project
+
+    def create_connected_project(self, name: str, source: dict[str, Any], secrets: dict[str, str]) -> dict[str, Any]:
+        """A connected project: `source` holds `type`, `baseUrl` and what the check found;
+        `secrets` ({"secret-key"|"api-key": value}) go to the secret store, never to a file here."""
+        trimmed = name.strip()
+        if not trimmed or any(ord(c) < 32 for c in trimmed):
+            raise UserFacingError("A trace project needs a name without control characters.")
+        if any(k in source for k in PLAIN_KEYS):
+            raise UserFacingError("A connected project's keys go to the secret store, not to project.json.")
+        if secrets and self.secrets is None:
+            raise UserFacingError("No secret store to keep the keys in.")
+        now = int(time.time() * 1000)
+        base_url = source.get("baseUrl")
+        project_id = f"proj_{short_hash(f'{trimmed}:{base_url}:{now}:{uuid.uuid4()}')}"
+        for secret, value in secrets.items():
+            assert self.secrets is not None
+            self.secrets.set(secret_name(project_id, secret), value)
+        project = {"id": project_id, "name": trimmed, "source": {**source, "mode": "connected"},
+                   "createdAt": now, "updatedAt": now}
+        self._write_project(project)
+        return project
+
+    def secret(self, project_id: str, secret: str) -> str | None:
+        return self.secrets.get(secret_name(project_id, secret)) if self.secrets is not None else None
+
+    def set_sync_status(self, project_id: str, error: str | None) -> dict[str, Any]:
+        """lastSyncAt now; lastSyncStatus `success` (an old error cleared) or `error` with lastSyncError."""
+        project = self._read_project(project_id)
+        source = dict(project["source"])
+        now = int(time.time() * 1000)
+        source["lastSyncAt"] = now
+        source["lastSyncStatus"] = "error" if error else "success"
+        if error:
+            source["lastSyncError"] = error
+        else:
+            source.pop("lastSyncError", None)
+        project = {**project, "source": source, "updatedAt": now}
         self._write_project(project)
         return project
 
@@ -293,9 +365,7 @@ class TraceStore:
         if kind == "langfuse":
             title = langfuse.title_of(group.trace_id, group.rows, group.trace)
         else:
-            roots = [s for s in spans if not s.parent_id or s.parent_id not in {x.id for x in spans}]
-            title = first_string(*(s.name for s in sorted(roots, key=lambda s: (s.start_ms or 0, s.order)))) \
-                or f"Trace {group.trace_id[:8]}"
+            title = _root_title(spans, group.trace_id)
         key = self._unique_key(project["id"], title, group.trace_id)
         record = trace_record(project["id"], key, kind, group, title, file_name, now, spans)
         folder = self.trace_dir(project["id"], key)
@@ -308,6 +378,53 @@ class TraceStore:
             record["notes"] = notes
         write_json_atomic(folder / "trace.json", record)
         return record, notes
+
+    # -- sync -----------------------------------------------------------------------------
+    def find_trace_by_id(self, project_id: str, trace_id: str) -> dict[str, Any] | None:
+        return next((r for r in self.traces(project_id)
+                     if trace_id in (r.get("id"), (r.get("source") or {}).get("traceId"))), None)
+
+    def upsert_synced(self, project_id: str, trace_id: str, rows: list[dict[str, Any]], *,
+                      rebuild: bool = False) -> tuple[dict[str, Any], str]:
+        """Store one synced trace (all its rows), keyed by its remote id. Returns the record and
+        what became of the workbench: `built`, `rebuilt` or `kept` (edited since it was built)."""
+        project = self._read_project(project_id)
+        kind = str(project["source"].get("type"))
+        now = int(time.time() * 1000)
+        existing = self.find_trace_by_id(project_id, trace_id)
+        group = TraceRows(trace_id, rows)
+        spans = spans_of(kind, rows)
+        title = langfuse.title_of(trace_id, rows) if kind == "langfuse" else _root_title(spans, trace_id)
+        key = str(existing["key"]) if existing else self._unique_key(project_id, title, trace_id)
+        record = trace_record(project_id, key, kind, group, title, "", now, spans)
+        record["source"].pop("fileName", None)
+        record["source"]["mode"] = "connected"
+        if existing:
+            record["importedAt"] = existing.get("importedAt", now)
+            if existing.get("title"):
+                record["title"] = existing["title"]  # a rename is the user's
+        folder = self.trace_dir(project_id, key)
+        raw: dict[str, Any] = {"source": record["source"], "importedAt": record["importedAt"], "syncedAt": now,
+                               "rows": rows}
+        write_json_atomic(folder / "raw.json", raw)
+        path = folder / WORKBENCH
+        built = (existing or {}).get("workbenchSha256")
+        if not path.exists():
+            state = "built"
+        elif rebuild or (built and _sha256(path) == built):
+            state = "rebuilt"
+        else:
+            state = "kept"
+        if state == "kept":
+            if built:
+                record["workbenchSha256"] = built
+        else:
+            notes = self._write_workbench(path, record, raw)
+            if notes:
+                record["notes"] = notes
+            record["workbenchSha256"] = _sha256(path)
+        write_json_atomic(folder / "trace.json", record)
+        return record, state
 
     # -- removal --------------------------------------------------------------------------
     def remove_project(self, project_id: str) -> str:
@@ -363,6 +480,28 @@ def trace_record(project_id: str, key: str, kind: str, group: TraceRows, title: 
             source["projectName"] = pname
     record["source"] = source
     return record
+
+
+PLAIN_KEYS = {"secretKey": "secret-key", "apiKey": "api-key"}  # project.json field -> secret store name
+
+
+def secret_name(project_id: str, secret: str) -> str:
+    return f"trace-project:{project_id}:{secret}"
+
+
+def key_preview(key: str) -> str:
+    """The original's preview: first 5 + "..." + last 4; 10 characters or fewer: first 2 + "..."."""
+    return f"{key[:2]}..." if len(key) <= 10 else f"{key[:5]}...{key[-4:]}"
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(read_file_bytes(path, shown=path.name)).hexdigest()
+
+
+def _root_title(spans: list[Any], trace_id: str) -> str:
+    roots = [s for s in spans if not s.parent_id or s.parent_id not in {x.id for x in spans}]
+    return first_string(*(s.name for s in sorted(roots, key=lambda s: (s.start_ms or 0, s.order)))) \
+        or f"Trace {trace_id[:8]}"
 
 
 def _usage_sum(usages: list[SpanUsage]) -> dict[str, Any]:
