@@ -90,7 +90,36 @@ class RunPresenter:
         if last.role == "user" or (last.role == "assistant" and last.toolCalls):
             return
         raise UserFacingError("The last message must be a user message or a tool call result.",
-                              hint="Add a user message, or run from an earlier message.")
+                              hint="Add a user message, or Regenerate (Ctrl+R) to run the last turn again.")
+
+    def ends_with_reply(self) -> bool:
+        """The thread ends with the model's reply (no tool call waiting): Run has nothing to
+        answer, Regenerate runs the last turn again."""
+        msgs = self.editor.thread.messages
+        return bool(msgs) and msgs[-1].role == "assistant" and not getattr(msgs[-1], "toolCalls", None)
+
+    def regenerate_from(self) -> str:
+        """The id of the user message Regenerate runs again from: the last user message before
+        the last message, which must be the assistant's (raises UserFacingError otherwise)."""
+        msgs = self.editor.thread.messages
+        if not msgs or msgs[-1].role != "assistant":
+            raise UserFacingError("There is no reply to regenerate: the last message is not the assistant's.",
+                                  hint="Run the thread to get a reply.")
+        for msg in reversed(msgs[:-1]):
+            if msg.role == "user":
+                return msg.id
+        raise UserFacingError("There is no user message before this reply to run again from.",
+                              hint="Add a user message above it.")
+
+    def can_regenerate(self) -> bool:
+        """Regenerate applies: nothing runs and the last message is a reply to a user turn."""
+        if self.running:
+            return False
+        try:
+            self.regenerate_from()
+        except UserFacingError:
+            return False
+        return True
 
     # -- intents -------------------------------------------------------------------------
     def start(self, post: Post, post_text: PostText, *, auto_tools: bool = False, react: bool = False,
@@ -137,6 +166,14 @@ class RunPresenter:
             self._finish_error(exc)
             raise
         self.future.add_done_callback(lambda f: post(self._done, f))
+
+    def regenerate(self, post: Post, post_text: PostText, *, auto_tools: bool = False, react: bool = False) -> None:
+        """Run again from the user turn before the last reply: the old reply leaves the
+        messages (it stays in the run history, and Ctrl+Z brings it back: the cut and the new
+        run are one undo step, as for any run from a message)."""
+        if self.running:
+            raise UserFacingError("This thread is already running.", hint="Stop it first.")
+        self.start(post, post_text, auto_tools=auto_tools, react=react, from_message_id=self.regenerate_from())
 
     def continue_run(self, post: Post, post_text: PostText, *, auto_tools: bool = False, react: bool = False) -> None:
         """Run again after tool results were typed in; refused while a call has no result."""

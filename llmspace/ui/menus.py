@@ -137,7 +137,8 @@ class Menus:
             ("check", "Render Markdown", self.look.markdown_var, self.look.apply_markdown),
         ])
         self.run_menu = sub("Run", [
-            ("Run / Stop", self.tab_pages.run_or_stop, "Ctrl+Enter"), None,
+            ("Run / Stop", self.tab_pages.run_or_stop, "Ctrl+Enter"),
+            ("Regenerate", self.tab_pages.regenerate, "Ctrl+R"), None,
             ("check", "Enable ReAct loop", self.switches.react, self.switches.changed),
             ("check", "Auto run tools", self.switches.auto_run, self.switches.changed),
         ])
@@ -170,6 +171,7 @@ class Menus:
             "<Control-b>": self.window.toggle_sidebar, "<Control-plus>": lambda: self.look.zoom(+1),
             "<Control-equal>": lambda: self.look.zoom(+1), "<Control-minus>": lambda: self.look.zoom(-1),
             "<Control-0>": lambda: self.look.zoom(0), "<Control-Return>": self.tab_pages.run_or_stop,
+            "<Control-r>": self.tab_pages.regenerate,
             "<Control-Alt-Left>": lambda: self.tab_pages.step_tab(-1), "<Control-Alt-Right>": lambda: self.tab_pages.step_tab(+1),
             "<Control-L>": partial(_choose, self.look.theme_var, "light", self.look.apply_theme),
             "<Control-D>": partial(_choose, self.look.theme_var, "dark", self.look.apply_theme),

@@ -201,6 +201,12 @@ class TabPages:
         if ed is not None:
             ed.run_controls.run_or_stop()
 
+    def regenerate(self) -> None:
+        """Ctrl+R: the active editor runs its last turn again (`RunControls.regenerate`)."""
+        ed = self.active_editor()
+        if ed is not None:
+            ed.run_controls.regenerate()
+
     def _on_tab_changed(self, _e: Any = None) -> None:
         try:
             cur = self.notebook.select()

@@ -131,6 +131,38 @@ def test_run_from_a_message_cuts_after_it_in_one_undo_step(app, srv):
     assert [m.text() for m in ed.messages] == ["first", "old answer", ""]
 
 
+def test_regenerate_runs_again_from_the_user_turn_before_the_last_reply_in_one_undo_step(app, srv):
+    srv.push(Turn(text="new answer"))
+    ed, run = make(app, "first")
+    ed.message_intents.add_message("assistant")
+    ed.message_intents.set_message_text(1, "call made")
+    ed.message_intents.add_message("user")
+    ed.message_intents.set_message_text(2, "second")
+    ed.message_intents.add_message("assistant")
+    ed.message_intents.set_message_text(3, "old answer")
+    assert run.ends_with_reply() and run.can_regenerate()
+    assert run.regenerate_from() == ed.messages[2].id
+    pump = QueuePump()
+    run.regenerate(pump.post, pump.post_text)
+    assert not run.can_regenerate()
+    with pytest.raises(UserFacingError, match="already running"):
+        run.regenerate(pump.post, pump.post_text)
+    pump.drain_until(lambda: run.status != "running")
+    assert [m.text() for m in ed.messages] == ["first", "call made", "second", "new answer"]
+    ed.undo()
+    assert [m.text() for m in ed.messages] == ["first", "call made", "second", "old answer"]
+
+
+def test_regenerate_needs_a_reply_after_a_user_message(app, srv):
+    ed, run = make(app, "only a question")
+    assert not run.can_regenerate()
+    with pytest.raises(UserFacingError, match="no reply to regenerate"):
+        run.regenerate_from()
+    ed.message_intents.set_message_text(0, "")
+    ed.message_intents.toggle_role(0)
+    assert not run.can_regenerate()
+
+
 def test_auto_run_executes_builtin_tools_and_reports_their_status(app, srv, tmp_path):
     target = tmp_path / "note.txt"
     target.write_text("hello file", "utf-8")

@@ -152,6 +152,13 @@ class MessageCard(tb.Frame):
                                           command=self.pick_image, state="disabled" if ro else "normal"))
             head.actions.append(tb.Button(head, text="Paste image", bootstyle="secondary-link", padding=(6, 2),
                                           command=self.paste_image, state="disabled" if ro else "normal"))
+        self.regen_btn: tb.Button | None = None
+        if msg.role == "assistant" and index == len(self.p.messages) - 1:
+            regen = self.regen_btn = tb.Button(head, text="↻ Regenerate", bootstyle="secondary-link", padding=(6, 2),
+                                               command=self.run.regenerate,
+                                               state="normal" if self.run.can_regenerate() else "disabled")
+            regen.tooltip = "Run again from the user message before this reply (Ctrl+R)"  # type: ignore[attr-defined]
+            head.actions.append(regen)
         if msg.role == "assistant":
             copy = tb.Button(head, text="Copy", bootstyle="secondary-link", padding=(6, 2),
                              command=lambda: self.copy_raw())

@@ -1,4 +1,4 @@
-"""Run controls of the thread editor: Run/Stop (Ctrl+Enter), run from a message, continue
+"""Run controls of the thread editor: Run/Stop (Ctrl+Enter), Regenerate (Ctrl+R), run from a message, continue
 after typed tool results, the pause/error banner, confirming a risky command, and calling
 one executable tool from its card. State lives in `presenters.run.RunPresenter`.
 `RunControls` is a component of `ui/editor/view.EditorView` (`view.run_controls`); it gets
@@ -146,10 +146,34 @@ class RunControls:
     def start_run(self, from_message_id: str | None = None, tool_results: dict[str, tuple[str, bool]] | None = None) -> bool:
         """Run the thread; with no usable model, the first-run sheet (`ui/first_run.py`) asks
         how to get one first and runs once one is chosen."""
+        if from_message_id is None and not tool_results and not self.run.running and self.run.ends_with_reply():
+            # nothing to answer: say so where the user looks, no modal error (issue 38)
+            self.ui.toasts.show("The last message is the model's reply. Add a user message, or Regenerate "
+                                "(Ctrl+R) to run the last turn again.", "info", title="Nothing to run")
+            self.ui.status.set("Nothing to run: the last message is the reply. Regenerate (Ctrl+R) runs the last turn again.")
+            return False
         if not self.run.running and self._offer_model(lambda: self.start_run(from_message_id, tool_results)):
             return False
         return self._launch(lambda post, post_text, auto, react: self.run.start(
             post, post_text, auto_tools=auto, react=react, from_message_id=from_message_id, tool_results=tool_results))
+
+    def can_regenerate(self) -> bool:
+        """Regenerate applies now (nothing runs, the last message is a reply to a user turn)."""
+        return self.run.can_regenerate()
+
+    def regenerate(self) -> bool:
+        """Regenerate (the button on the last reply, Ctrl+R): run again from the user turn
+        before the last reply. Does nothing while a run goes; with no reply to regenerate the
+        status bar says why."""
+        if self.run.running:
+            return False
+        if not self.run.can_regenerate():
+            self.ui.status.set("Nothing to regenerate: the last message is not a reply to a user message.")
+            return False
+        if self._offer_model(self.regenerate):
+            return False
+        return self._launch(lambda post, post_text, auto, react: self.run.regenerate(
+            post, post_text, auto_tools=auto, react=react))
 
     def _offer_model(self, then: Callable[[], object]) -> bool:
         """Open the first-run sheet when no model can run this thread (True: it is open)."""
