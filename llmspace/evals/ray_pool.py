@@ -48,7 +48,7 @@ from .ray_tasks import ProviderSlots, cell_task, quiet_ray, target_data
 if TYPE_CHECKING:
     from .plan import Cell
     from .pool import CellTask, Event
-    from .run import Prepared
+    from .prepared import Prepared
 
 log = logging.getLogger("llmspace.evals")
 INSTALL_HINT = "Install it with: pip install 'llmspace[ray]' (on this machine, with the Ray version the cluster runs)."

@@ -44,12 +44,13 @@ from ..jsonio import open_regular_file
 from ..paths import safe_component
 from .cache import ResponseCache
 from .cell import ExecContext, ProviderGate, Record, Target
-from .dataset import DatasetScan, scan_dataset, unsupported_message
+from .dataset import scan_dataset, unsupported_message
 from .journal import NAME as JOURNAL
 from .journal import VERSION, JournalWriter, RunLock, choosing, read_journal
 from .judge import Judge, judge_key
-from .plan import Plan, build_plan
+from .plan import build_plan
 from .pool import CellPool, CellTask, LocalPool
+from .prepared import Prepared
 from .results import write_results
 
 if TYPE_CHECKING:
@@ -60,24 +61,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("llmspace.evals")
 CHANGED = {"evalFile": "the evaluation file", "dataset": "the dataset", "thread": "the thread",
            "settings": "the models, variants, repeats, assertions or judge"}
-
-
-@dataclass
-class Prepared:
-    spec: EvalSpec
-    thread_rel: str
-    thread: Thread
-    dataset: DatasetScan
-    plan: Plan
-    targets: dict[str, Target]
-    hashes: dict[str, str]
-    runner: Runner
-    lock: RunLock | None = None  # the results folder's, from open_results until run_cells ends
-
-    def release(self) -> None:
-        if self.lock is not None:
-            self.lock.release()
-            self.lock = None
 
 
 @dataclass
