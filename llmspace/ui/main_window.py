@@ -1,4 +1,5 @@
-"""The main window, and the composition root of the desktop UI: workspace tree on the left,
+"""The main window, and the composition root of the desktop UI: the sidebar on the left (Files,
+the workspace tree, | Traces, `ui/traces_panel.py`),
 thread tabs on the right (a welcome view when none is open), a menu bar with Ctrl shortcuts
 (`ui/menus.py`), and a status bar.
 
@@ -8,6 +9,7 @@ App's typed services, and the components it needs (`tab_pages`, `tree_view`, …
 gets the window itself, except `ui/menus.Menus` through the narrow `MenuHost`. The
 components: `self.frame` (`ui/window_frame.py`: size, position, saved state),
 `self.appearance` (theme, rendering, zoom), `self.switches` (run switches), `self.tree_view`,
+`self.traces_panel`,
 `self.tab_pages` (`ui/tab_pages.TabPages`: tabs, pages, editors), `self.welcome`,
 `self.starter` (new threads), `self.installer` (plugin ZIPs), `self.drops`, `self.menus`, and
 `self.evals` (the Evaluations menu, `ui/evals/actions.py`, built on first use).
@@ -30,6 +32,7 @@ import ttkbootstrap as tb
 from ..errors import UserFacingError, error_text
 from ..presenters.state import StateStore, UiState
 from ..presenters.tabs import TabsPresenter
+from ..presenters.traces_panel import TracesPanelPresenter
 from ..presenters.tree import TreePresenter
 from . import theme as themes
 from .appearance import Appearance
@@ -44,6 +47,7 @@ from .services import ErrorReporter, RunSwitches, UiServices
 from .status_bar import StatusBar
 from .tab_pages import TabPages, thread_exists
 from .toasts import Toasts
+from .traces_panel import TracesPanel
 from .tree_view import TreeView
 from .welcome import ThreadStarter, WelcomeView
 from .window_frame import WindowFrame
@@ -110,12 +114,17 @@ class MainWindow:
         except Exception:
             log.exception("seeding the workspace failed")
         self.tree_p = TreePresenter(ws, self.frame.ui_state.expanded)
-        self.tree_view = TreeView(self.paned, ui, self.tree_p, on_change=self.state_changed,
+        self.sidebar = tb.Notebook(self.paned)  # Files | Traces
+        self.tree_view = TreeView(self.sidebar, ui, self.tree_p, on_change=self.state_changed,
                                   on_drop=lambda paths: self.drops.route(paths))
+        self.traces_panel = TracesPanel(self.sidebar, ui, TracesPanelPresenter(app.trace_projects, ws),
+                                        open_link=self.open_link, thread_written=self._open_new_thread)
+        self.sidebar.add(self.tree_view, text="Files")
+        self.sidebar.add(self.traces_panel, text="Traces")
         self.installer = PluginInstaller(ui, self.plugins_presenter, self.open_settings)
         # enabled after the window maps: ZIPs install, other files import into the tree
         self.drops = DropOverlay(root, self.paned, self.installer.install, self.tree_view.import_files)
-        self.paned.add(self.tree_view, weight=1)
+        self.paned.add(self.sidebar, weight=1)
         self.right = tb.Frame(self.paned)
         self.paned.add(self.right, weight=4)
         self.pane_keeper = PaneKeeper(self.paned, [0.2, 0.8], [160, 560])  # the tree keeps its share
@@ -125,7 +134,9 @@ class MainWindow:
         self.tab_pages = TabPages(ui, ws, self.notebook, TabsPresenter(existing, saved.active), self.tree_view,
                                   editor_context=self._editor_context(), show_right=self.show_right,
                                   on_change=self.state_changed)
-        self.tree_view.tabs = self.tab_pages
+        self.tree_view.tabs = self.traces_panel.tabs = self.tab_pages
+        # a workbench tab is named after its trace and shows its source
+        self.notebook.bind("<<NotebookTabChanged>>", lambda e: root.after_idle(self.traces_panel.show_sources), add=True)
         self.starter = ThreadStarter(root, ui.errors, self.tree_view, self.tab_pages)
         self.welcome = WelcomeView(self.right, ui, app, self.starter, self.configure_models)
         self.tree_p.refresh()
@@ -322,9 +333,9 @@ class MainWindow:
 
     def toggle_sidebar(self) -> None:
         if self.sidebar_visible:
-            self.paned.forget(self.tree_view)
+            self.paned.forget(self.sidebar)
         else:
-            self.paned.insert(0, self.tree_view, weight=1)
+            self.paned.insert(0, self.sidebar, weight=1)
             self.root.after_idle(self.pane_keeper.apply)
         self.sidebar_visible = not self.sidebar_visible
 
@@ -386,6 +397,7 @@ class MainWindow:
         self.tree_view.start_polling()
         self.drops.enable()  # ZIPs dropped anywhere install plugins
         self.tree_view.enable_file_drops()
+        self.traces_panel.enable_file_drops()
         self.welcome.start_probe()
         self.root.after_idle(self._prefetch_editor)
         if os.environ.get("LLMSPACE_NO_MCP_PRELOAD") is None:

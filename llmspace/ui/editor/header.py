@@ -64,9 +64,16 @@ class EditorHeader(tb.Frame):
             w.grid(row=0, column=col, padx=padx, sticky="ew" if col == 0 else "")
         self.columnconfigure(0, weight=1)
         self.columnconfigure(3, weight=1)
+        self.source_row: Any = None
 
     def show_title(self, title: str) -> None:
         self.title.show(title)
+
+    def show_source_row(self, row: Any) -> None:
+        """A row under the title saying where the thread came from (a trace workbench's source,
+        `ui/traces_panel.TraceSourceRow`, a child of this header)."""
+        self.source_row = row
+        row.grid(row=1, column=0, columnspan=7, sticky="w", pady=(4, 0))
 
     def show_status(self, text: str) -> None:
         self.status.configure(text=text)
