@@ -122,6 +122,12 @@ def test_imports_follow_the_layer_table_of_the_architecture_doc() -> None:
     assert problems == [], "imports that break docs/architecture.md's layer table:\n" + "\n".join(problems)
 
 
+def test_the_ui_draws_and_reaches_the_engine_only_through_presenters() -> None:
+    """The UI draws; presenters decide: `ui` imports nothing of `local` (downloads, the
+    engine, the models), not even for types — `presenters/local_models.py` works them."""
+    assert "local" not in _layer_table()["ui"], "the ui row of the layer table names local"
+
+
 def test_the_layer_table_allows_each_unit_only_the_units_it_imports() -> None:
     """allowed == used: a row naming a unit its code never imports fails, so the table
     says what the code depends on today (a new dependency is a deliberate table edit)."""

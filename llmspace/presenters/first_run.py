@@ -10,15 +10,17 @@ keeps the choices that need the engine closed (`engine_note`). The widgets are
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, Protocol
 
 from ..errors import UserFacingError
+from ..local import build_status, catalog
 from ..local.build_status import BuildStatus
 from ..local.catalog import CatalogEntry
-from ..local.download import Progress
 from ..local.models import InstalledModel, human_size
+from .local_models import LocalModelsPresenter
 from .welcome import LocalServer
 
 Kind = Literal["download", "installed", "gguf", "server", "key"]
@@ -72,6 +74,40 @@ def engine_note(engine: BuildStatus | None, now: float) -> str:
             f"finish it. {without}")
 
 
+class EngineBuild:
+    """The engine build `make run` started in the background, as the sheet follows it: read from
+    its status file (named in the environment) now and at each `poll()`."""
+
+    def __init__(self) -> None:
+        self.file = build_status.status_file()
+        self.status = build_status.read(self.file)
+
+    @property
+    def missing(self) -> bool:
+        return engine_missing(self.status)
+
+    def note(self, now: float) -> str:
+        return engine_note(self.status, now)
+
+    def poll(self) -> bool:
+        """Read the status again; True when its state changed (the choices are redrawn). When
+        the engine has just been installed, the import system is told to look again (its
+        package is new in site-packages, and is imported on first use: no restart)."""
+        now = build_status.read(self.file)
+        changed = (now.state if now else None) != (self.status.state if self.status else None)
+        self.status = now
+        if changed and not engine_missing(now):
+            importlib.invalidate_caches()
+        return changed
+
+
+def choices(models: LocalModelsPresenter, servers: Sequence[LocalServer], keys: Sequence[tuple[str, str]],
+            build: EngineBuild) -> list[Option]:
+    """The sheet's choices for the data root of `models` (its installed models, the catalog's
+    default model), the servers and keys detected and the engine's build."""
+    return options(catalog.default_entry(), models.installed(), servers, keys, engine=build.status)
+
+
 def _options(default: CatalogEntry, installed: Sequence[InstalledModel], servers: Sequence[LocalServer],
              keys: Sequence[tuple[str, str]]) -> list[Option]:
     out: list[Option] = []
@@ -96,61 +132,6 @@ def _options(default: CatalogEntry, installed: Sequence[InstalledModel], servers
                       f"Keys found but not set up: {keys_found}." if keys_found
                       else "OpenAI, Anthropic, Gemini, OpenRouter, … (Settings › Models).", ""))
     return out
-
-
-def _duration(seconds: float) -> str:
-    s = round(seconds)
-    if s < 60:
-        return f"{s} s"
-    if s < 3600:
-        return f"{s // 60} min {s % 60:02d} s"
-    return f"{s // 3600} h {s % 3600 // 60:02d} min"
-
-
-def progress_text(p: Progress) -> str:
-    """`120.0 MB of 491.4 MB (24%) · 4.2 MB/s · 1 min 28 s left`."""
-    pct = f" ({100 * p.done // p.total}%)" if p.total else ""
-    parts = [f"{human_size(p.done)} of {human_size(p.total)}{pct}"]
-    if p.speed > 0:
-        parts.append(f"{human_size(p.speed)}/s")
-    if p.eta is not None:
-        parts.append(f"{_duration(p.eta)} left")
-    if p.resumed_from:
-        parts.append(f"resumed at {human_size(p.resumed_from)}")
-    return " · ".join(parts)
-
-
-class Cancelled(UserFacingError):
-    """The user pressed Cancel during a download (the partial file stays: the next one resumes)."""
-
-
-class CancellableListener:
-    """A `download.PullListener` that reports to `on_progress`/`on_note` (worker thread) and
-    stops the transfer when `cancelled()` is true, by raising `Cancelled` from the chunk loop."""
-
-    def __init__(self, on_progress: ProgressSink, on_note: NoteSink, cancelled: CancelCheck) -> None:
-        self._progress, self._note, self._cancelled = on_progress, on_note, cancelled
-
-    def note(self, text: str) -> None:
-        self._note(text)
-
-    def progress(self, p: Progress) -> None:
-        if self._cancelled():
-            raise Cancelled("The download was cancelled; what was downloaded is kept.",
-                            hint="Download again to resume from there.")
-        self._progress(p)
-
-
-class ProgressSink(Protocol):
-    def __call__(self, p: Progress, /) -> None: ...
-
-
-class NoteSink(Protocol):
-    def __call__(self, text: str, /) -> None: ...
-
-
-class CancelCheck(Protocol):
-    def __call__(self) -> bool: ...
 
 
 class ModelChoice(Protocol):

@@ -9,13 +9,12 @@ and report through the pump. Started by `make run` while the built-in engine sti
 the background, it says how long is left and keeps the choices that need the engine closed,
 reading the build's small status file every few seconds (`local/build_status.py`); when the
 build has installed the engine they open, and the engine is found without a restart (it is
-imported on first use). Logic in `presenters/first_run.py`.
+imported on first use). Logic in `presenters/first_run.py`; the download and the GGUF file
+are `presenters/local_models.py`'s.
 """
 
 from __future__ import annotations
 
-import importlib
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -24,10 +23,8 @@ from typing import TYPE_CHECKING, Any
 import ttkbootstrap as tb
 
 from ..errors import UserFacingError, error_text
-from ..local import build_status, catalog
-from ..local.download import Progress, parse_spec, pull
-from ..local.models import LocalModels
 from ..presenters import first_run as fr
+from ..presenters.local_models import Cancelled, Download, DownloadProgress, LocalModelsPresenter
 from ..presenters.welcome import detect_keys, probe_local_servers
 from . import download_progress, tkvars
 
@@ -56,20 +53,19 @@ class FirstRunSheet(tb.Toplevel):
         super().__init__(title="Choose a model to run", master=ui.root, resizable=(True, True))
         self.transient(ui.root)
         self.ui, self.app, self.thread, self.on_chosen = ui, app, thread, on_chosen
-        self.entry = catalog.default_entry()
+        self.models = LocalModelsPresenter(app.root)
         self.servers: list[Any] | None = None
         self.working = False
         self.downloading = False
         self.worker: Future[tuple[str, str]] | None = None  # the last job on the worker pool
-        self._cancel = threading.Event()
+        self.job: Download | None = None  # the last download
         self.bind("<Escape>", lambda e: self.cancel())
         self.protocol("WM_DELETE_WINDOW", self.cancel)
         tb.Label(self, text="No model can run this thread yet", font=("TkDefaultFont", 13, "bold")).pack(
             anchor="w", padx=14, pady=(12, 2))
         tb.Label(self, text="Pick one way to get a model. Nothing is downloaded until you click.",
                  wraplength=520, justify="left").pack(anchor="w", padx=14)
-        self.build_file = build_status.status_file()
-        self.engine = build_status.read(self.build_file)
+        self.build = fr.EngineBuild()
         self.engine_label = tb.Label(self, text="", bootstyle="warning", wraplength=520, justify="left")
         self.engine_label.pack(anchor="w", padx=14, pady=(6, 0))
         self.body = tb.Frame(self, padding=(14, 8))
@@ -89,7 +85,7 @@ class FirstRunSheet(tb.Toplevel):
         self.options: list[fr.Option] = []
         self.draw()
         ui.pump.run_in_worker(probe_local_servers, self._probed, name="first-run-probe")
-        if fr.engine_missing(self.engine):
+        if self.build.missing:
             self.after(BUILD_POLL_MS, self._poll_build)
         self.focus_set()
 
@@ -97,12 +93,8 @@ class FirstRunSheet(tb.Toplevel):
     def draw(self) -> None:
         for w in self.body.winfo_children():
             w.destroy()
-        try:
-            installed = LocalModels(self.app.root).installed()
-        except UserFacingError:
-            installed = []
-        self.options = fr.options(self.entry, installed, self.servers or [], detect_keys(), engine=self.engine)
-        self.engine_label.configure(text=fr.engine_note(self.engine, time.time()))
+        self.options = fr.choices(self.models, self.servers or [], detect_keys(), self.build)
+        self.engine_label.configure(text=self.build.note(time.time()))
         self.buttons = {}
         self.closed = set()
         for i, opt in enumerate(self.options):
@@ -145,16 +137,12 @@ class FirstRunSheet(tb.Toplevel):
         when the engine is installed (a changed state redraws them)."""
         if not self.winfo_exists():
             return
-        now = build_status.read(self.build_file)
-        changed = (now.state if now else None) != (self.engine.state if self.engine else None)
-        self.engine = now
-        if changed and not fr.engine_missing(now):
-            importlib.invalidate_caches()  # the engine's package is new in site-packages
+        changed = self.build.poll()
         if changed and not self.working:
             self.draw()
         else:
-            self.engine_label.configure(text=fr.engine_note(now, time.time()))
-        if fr.engine_missing(self.engine):
+            self.engine_label.configure(text=self.build.note(time.time()))
+        if self.build.missing:
             self.after(BUILD_POLL_MS, self._poll_build)
 
     def say(self, text: str, style: str = "danger") -> None:
@@ -199,7 +187,7 @@ class FirstRunSheet(tb.Toplevel):
             self.cancel_button.configure(text="Cancel")
             try:
                 provider, model = future.result()
-            except fr.Cancelled:
+            except Cancelled:
                 return  # cancel() has said so
             except UserFacingError as exc:
                 self.say(error_text(exc))
@@ -215,42 +203,39 @@ class FirstRunSheet(tb.Toplevel):
         if self.worker is not None and not self.worker.done():
             self.say("The cancelled download is still stopping; click again in a moment.", "secondary")
             return
-        self._cancel = cancel = threading.Event()
         self.progress.set(0.0)
         self.bar.grid(row=self.download_row, column=0, sticky="ew", pady=(2, 0))
         self.body.columnconfigure(0, weight=1)
         self.progress_text.pack(anchor="w", padx=14, before=self.message)
         self.progress_text.configure(text="Starting the download…")
         self.cancel_button.configure(text="Cancel download")
-        root, models, pump = self.app.root, self.app.models, self.ui.pump
-        listener = fr.CancellableListener(lambda p: pump.post(self._show_progress, p, cancel),
-                                          lambda text: pump.post(self._show_note, text, cancel), cancel.is_set)
+        models, pump = self.app.models, self.ui.pump
+        self.job = job = self.models.download(opt.model)
 
         def work() -> tuple[str, str]:
-            model, _already = pull(LocalModels(root), parse_spec(opt.model), listener)
+            model, _already = job.run(lambda p: pump.post(self._show_progress, p, job),
+                                      lambda text: pump.post(self._show_note, text, job))
             models.refresh_local([fr.LOCAL_PROVIDER])
             return fr.LOCAL_PROVIDER, model.name
 
         self._work(work, "first-run-download")
         self.downloading = True
 
-    def _show_progress(self, p: Progress, cancel: threading.Event) -> None:
-        download_progress.show_progress(self, self.progress, self.progress_text, p, cancel)
+    def _show_progress(self, p: DownloadProgress, job: Download) -> None:
+        download_progress.show_progress(self, self.progress, self.progress_text, p, job)
 
-    def _show_note(self, text: str, cancel: threading.Event) -> None:
-        download_progress.show_note(self, self.progress_text, text, cancel)
+    def _show_note(self, text: str, job: Download) -> None:
+        download_progress.show_note(self, self.progress_text, text, job)
 
     def pick_gguf(self) -> None:
         path = self.ui.dialogs.open_file("Choose a GGUF model file", GGUF_TYPES)
         if not path:
             return
-        root, models = self.app.root, self.app.models
+        local, models = self.models, self.app.models
         self.say("Checking the file (SHA-256)…", "secondary")
 
         def work() -> tuple[str, str]:
-            store = LocalModels(root)
-            same = next((m for m in store.installed() if m.origin == "in-place" and str(m.path) == path), None)
-            model = same or store.add(path)
+            model = local.add_file(path, reuse=True)
             models.refresh_local([fr.LOCAL_PROVIDER])
             return fr.LOCAL_PROVIDER, model.name
 
@@ -303,12 +288,13 @@ class FirstRunSheet(tb.Toplevel):
     def cancel(self) -> None:
         """Cancel a download in progress (what was downloaded stays, for resuming), else close
         the sheet without changing anything."""
-        if self.downloading and not self._cancel.is_set():
-            self._cancel.set()
+        if self.downloading and self.job is not None and not self.job.cancelled:
+            self.job.cancel()
             self._set_busy(False)
             self.downloading = False
             self.cancel_button.configure(text="Cancel")
             self.progress_text.configure(text="Download cancelled; what was downloaded is kept. Click again to resume.")
             return
-        self._cancel.set()
+        if self.job is not None:
+            self.job.cancel()
         self.destroy()

@@ -3,12 +3,11 @@ download stopped earlier, even in another session) and a progress bar with size,
 time left and a Cancel that keeps the part downloaded; the installed models with their size,
 origin and where they live, Add GGUF file… and Remove; the engine's status (running, port,
 model loaded, memory) with Stop. Downloads, hashing and stopping run on the worker pool and
-report through the pump. Logic in `presenters/local_page.py`.
+report through the pump. What to list and do is `presenters/local_models.py`'s.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
@@ -16,12 +15,9 @@ from typing import TYPE_CHECKING, Any
 import ttkbootstrap as tb
 
 from ..errors import UserFacingError, error_text
-from ..local import catalog
-from ..local.download import Progress, parse_spec, pull
-from ..local.engine import engine_status, stop_engine
-from ..local.models import LocalModels
 from ..presenters import first_run as fr
 from ..presenters import local_page as lp
+from ..presenters.local_models import Cancelled, Download, DownloadProgress, LocalModelsPresenter
 from . import download_progress, tkvars
 from .first_run import GGUF_TYPES
 from .list_page import fit_headings
@@ -35,9 +31,10 @@ class LocalPage(tb.Frame):
     def __init__(self, master: Any, ui: UiServices, app: ModelServices) -> None:
         super().__init__(master, padding=6)
         self.ui, self.app = ui, app
+        self.models = LocalModelsPresenter(app.root)
         self.worker: Future[Any] | None = None
         self.downloading: str | None = None  # the catalog name being downloaded
-        self._cancel = threading.Event()
+        self.job: Download | None = None  # the last download
         box = tb.Labelframe(self, text="Catalog (downloaded from the Hugging Face Hub only when you click)", padding=4)
         box.pack(fill="x")
         self.catalog = tb.Treeview(box, columns=("size", "licence", "tools", "state"), show="tree headings", height=3,
@@ -87,40 +84,30 @@ class LocalPage(tb.Frame):
         self.msg.pack(anchor="w", pady=4)
         for tree in (self.catalog, self.installed):
             fit_headings(tree)
-        self.bind("<Destroy>", lambda e: self._cancel.set() if e.widget is self else None, add=True)
+        self.bind("<Destroy>", lambda e: self.job.cancel() if e.widget is self and self.job else None, add=True)
         self.refresh()
 
     # ---- reading -----------------------------------------------------------------------------
-    def _store(self) -> LocalModels:
-        return LocalModels(self.app.root)
-
     def refresh(self) -> None:
-        store = self._store()
-        try:
-            installed, partial = store.installed(), store.partial_downloads()
-        except UserFacingError as exc:
-            installed, partial = [], []
-            self.say(error_text(exc))
+        listing = self.models.listing()
+        if listing.problem:
+            self.say(listing.problem)
         selected = self.catalog.selection()
         self.catalog.delete(*self.catalog.get_children(""))
-        for r in lp.catalog_rows(catalog.CATALOG, installed, partial):
+        for r in listing.catalog:
             self.catalog.insert("", "end", iid=r.name, text=r.name, values=(r.size, r.licence, r.tool_calls, r.state))
         keep = [s for s in selected if self.catalog.exists(s)]
         self.catalog.selection_set(keep or self.catalog.get_children("")[:1])
         self.installed.delete(*self.installed.get_children(""))
-        for m in lp.installed_rows(installed):
+        for m in listing.installed:
             self.installed.insert("", "end", iid=m.name, text=m.name, values=(m.size, m.origin, m.path))
-        status = engine_status(self.app.root)
-        self.engine.configure(text=lp.engine_text(status))
-        self.stop_button.configure(state="normal" if status is not None else "disabled")
+        self.engine.configure(text=listing.engine)
+        self.stop_button.configure(state="normal" if listing.engine_running else "disabled")
         self._sync_download_button()
 
     def _row(self) -> lp.CatalogRow | None:
         sel = self.catalog.selection()
-        if not sel:
-            return None
-        rows = lp.catalog_rows(catalog.CATALOG, self._store().installed(), self._store().partial_downloads())
-        return next((r for r in rows if r.name == sel[0]), None)
+        return self.models.catalog_row(sel[0]) if sel else None
 
     def _sync_download_button(self) -> None:
         if self.downloading:
@@ -139,7 +126,7 @@ class LocalPage(tb.Frame):
                 return
             try:
                 value = future.result()
-            except fr.Cancelled:
+            except Cancelled:
                 value = None
             except UserFacingError as exc:
                 self.say(error_text(exc))
@@ -170,32 +157,30 @@ class LocalPage(tb.Frame):
             self.say("The last download is still stopping; click again in a moment.", "secondary")
             return
         self.say("")
-        self._cancel = cancel = threading.Event()
-        self.downloading = row.name
+        self.downloading = name = row.name
         self.download_button.configure(state="disabled")
         self.cancel_button.configure(state="normal")
         self.progress.set(0.0)
         self.progress_text.configure(text="Starting the download…")
-        pump, root = self.ui.pump, self.app.root
-        listener = fr.CancellableListener(lambda p: pump.post(self._show_progress, p, cancel),
-                                          lambda text: pump.post(self._show_note, text, cancel), cancel.is_set)
-        name = row.name
-        self._work(lambda: pull(LocalModels(root), parse_spec(name), listener),
+        pump = self.ui.pump
+        self.job = job = self.models.download(name)
+        self._work(lambda: job.run(lambda p: pump.post(self._show_progress, p, job),
+                                   lambda text: pump.post(self._show_note, text, job)),
                    lambda result: self.progress_text.configure(
                        text=f"{name} is installed." if not result[1] else f"{name} was already installed."),
                    "local-download")
 
-    def _show_progress(self, p: Progress, cancel: threading.Event) -> None:
-        download_progress.show_progress(self, self.progress, self.progress_text, p, cancel)
+    def _show_progress(self, p: DownloadProgress, job: Download) -> None:
+        download_progress.show_progress(self, self.progress, self.progress_text, p, job)
 
-    def _show_note(self, text: str, cancel: threading.Event) -> None:
-        download_progress.show_note(self, self.progress_text, text, cancel)
+    def _show_note(self, text: str, job: Download) -> None:
+        download_progress.show_note(self, self.progress_text, text, job)
 
     def cancel(self) -> None:
         """Stop the download; what was downloaded stays and the next Download resumes it."""
-        if not self.downloading:
+        if not self.downloading or self.job is None:
             return
-        self._cancel.set()
+        self.job.cancel()
         self.downloading = None
         self.cancel_button.configure(state="disabled")
         self.progress_text.configure(text="Download cancelled; what was downloaded is kept. Resume continues it.")
@@ -206,9 +191,9 @@ class LocalPage(tb.Frame):
         if not path:
             return
         self.say("Checking the file (SHA-256)…", "secondary")
-        root = self.app.root
         self.add_button.configure(state="disabled")
-        self._work(lambda: LocalModels(root).add(path),
+        models = self.models
+        self._work(lambda: models.add_file(path),
                    lambda model: self.say(f"Added {model.name} ({model.path}).", "secondary"), "local-add")
 
     def remove(self) -> None:
@@ -217,15 +202,11 @@ class LocalPage(tb.Frame):
             self.say("Select an installed model first.")
             return
         name = sel[0]
-        model = self._store().find(name)
-        if model is None:
-            return
-        what = ("Its file is deleted." if model.origin in ("downloaded", "copied")
-                else f"Its file stays where it is ({model.path}).")
-        if not self.ui.dialogs.confirm(f"Remove the model {name}? {what}", "Remove model"):
+        question = self.models.removal_question(name)
+        if question is None or not self.ui.dialogs.confirm(question, "Remove model"):
             return
         try:
-            self._store().remove(name)
+            self.models.remove(name)
         except UserFacingError as exc:
             self.say(error_text(exc))
             return
@@ -233,7 +214,6 @@ class LocalPage(tb.Frame):
         self._finish()
 
     def stop(self) -> None:
-        root = self.app.root
         self.stop_button.configure(state="disabled")
         self.engine.configure(text="Stopping…")
-        self._work(lambda: stop_engine(root), lambda _stopped: None, "local-stop")
+        self._work(self.models.stop_engine, lambda _stopped: None, "local-stop")

@@ -132,26 +132,14 @@ def _drop_support(root: Any) -> str:
 
 def _engine_line(argv: list[str]) -> tuple[bool, str]:
     """`--engine-model GGUF`: start the built-in engine on it, get a token, stop it
-    (llmspace/local/engine.py `check_engine`); without it the check is skipped, and says so."""
+    (`presenters/self_test.py`); without it the check is skipped, and says so."""
     import argparse
+
+    from ..presenters.self_test import engine_check
 
     parser = argparse.ArgumentParser(prog="llmspace --self-test")
     parser.add_argument("--engine-model", metavar="GGUF", help="a GGUF model to start the built-in engine on")
-    options = parser.parse_args(argv)
-    if not options.engine_model:
-        return True, ("engine: skipped (no model to load: pass --engine-model PATH to a GGUF file, "
-                      "e.g. the 270M Gemma of `llmspace local models`)")
-    from pathlib import Path
-
-    from ..errors import UserFacingError
-    from ..local.engine import check_engine
-
-    try:
-        return True, "engine: ok (" + check_engine(Path(options.engine_model)) + ")"
-    except UserFacingError as exc:
-        return False, f"engine: FAILED ({exc})"
-    except Exception as exc:  # the self-test reports every failure and goes on
-        return False, f"engine: FAILED ({type(exc).__name__}: {exc})"
+    return engine_check(parser.parse_args(argv).engine_model)
 
 
 def self_test(argv: list[str] | None = None) -> int:

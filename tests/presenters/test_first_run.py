@@ -1,4 +1,4 @@
-"""The first-run sheet's choices, progress text and what a choice changes (no Tk)."""
+"""The first-run sheet's choices, the engine build it follows and what a choice changes (no Tk)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import pytest
 from llmspace.errors import UserFacingError
 from llmspace.local import catalog
 from llmspace.local.build_status import BuildStatus
-from llmspace.local.download import Progress
 from llmspace.local.models import InstalledModel
 from llmspace.presenters import first_run
 from llmspace.presenters.welcome import LocalServer
@@ -34,24 +33,6 @@ def test_an_installed_default_model_replaces_the_download_and_detected_servers_a
     assert [o.kind for o in opts] == ["installed", "gguf", "server", "server", "key"]
     assert [o.provider for o in opts if o.kind == "server"] == ["ollama", "lm-studio"]
     assert "$OPENAI_API_KEY" in opts[-1].detail
-
-
-def test_progress_text_says_size_speed_and_time_left() -> None:
-    text = first_run.progress_text(Progress(done=120_000_000, total=491_400_064, speed=4_200_000, eta=88.4,
-                                            resumed_from=0))
-    assert text == "120.0 MB of 491.4 MB (24%) · 4.2 MB/s · 1 min 28 s left"
-    assert "resumed at 50.0 MB" in first_run.progress_text(Progress(60_000_000, 100_000_000, 0, None, 50_000_000))
-
-
-def test_a_cancelled_listener_stops_at_the_next_chunk() -> None:
-    seen: list[int] = []
-    stop = [False]
-    listener = first_run.CancellableListener(lambda p: seen.append(p.done), lambda _t: None, lambda: stop[0])
-    listener.progress(Progress(1, 10, 1.0, 9.0, 0))
-    stop[0] = True
-    with pytest.raises(first_run.Cancelled):
-        listener.progress(Progress(2, 10, 1.0, 8.0, 0))
-    assert seen == [1]
 
 
 def test_a_choice_becomes_the_default_and_the_threads_model() -> None:
@@ -107,3 +88,27 @@ def test_a_failed_or_stopped_build_says_what_to_do_and_keeps_the_local_choices_c
     assert "stopped before it finished" in stopped and "make run" in stopped
     opts = first_run.options(catalog.default_entry(), [], [], [], engine=_build("stopped"))
     assert [o.kind for o in opts if o.enabled] == ["key"]
+
+
+def test_the_engine_build_is_read_again_at_each_poll_and_a_change_to_ready_opens_the_local_choices(
+        home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import time
+
+    from llmspace.local import build_status
+    from llmspace.paths import DataRoot
+    from llmspace.presenters.local_models import LocalModelsPresenter
+
+    status = tmp_path / "engine-build" / "status.json"
+    now = time.time()
+    build_status.write(status, BuildStatus("building", os.getpid(), now, now + 4 * 60 + 50, str(tmp_path / "log")))
+    monkeypatch.setenv(build_status.ENV, str(status))
+    build = first_run.EngineBuild()
+    models = LocalModelsPresenter(DataRoot(home))
+    assert build.missing and build.note(now).startswith("The built-in engine is being built (about 5 min left).")
+    assert [o.kind for o in first_run.choices(models, [], [], build) if o.enabled] == ["key"]
+    assert build.poll() is False  # nothing changed
+    build_status.write(status, BuildStatus("ready", os.getpid(), now, time.time(), str(tmp_path / "log")))
+    assert build.poll() is True and not build.missing and build.note(time.time()) == ""
+    assert all(o.enabled for o in first_run.choices(models, [], [], build))
+    assert first_run.choices(models, [], [], build)[0].model == catalog.default_entry().name
