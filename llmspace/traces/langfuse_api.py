@@ -59,7 +59,9 @@ class TooLong(Exception):
 def _cursor(page: Any) -> str | None:
     if not isinstance(page, dict):
         return None
-    meta = page.get("meta") if isinstance(page.get("meta"), dict) else {}
+    meta = page.get("meta")
+    if not isinstance(meta, dict):
+        meta = {}
     return first_string(meta.get("nextCursor"), meta.get("cursor"), page.get("nextCursor"))
 
 

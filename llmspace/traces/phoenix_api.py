@@ -85,7 +85,8 @@ class PhoenixClient:
                        "sessionId": None, "environment": None, "observationCount": None}
             root = self._root_span(tid)
             if root:
-                attrs = flatten(root.get("attributes")) if isinstance(root.get("attributes"), dict) else {}
+                given = root.get("attributes")
+                attrs = flatten(given) if isinstance(given, dict) else {}
                 summary["name"] = str(root.get("name") or "")
                 summary["userId"] = first_string(attrs.get("user.id"))
                 summary["sessionId"] = first_string(attrs.get("session.id"), attrs.get("gen_ai.conversation.id"))

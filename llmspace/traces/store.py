@@ -49,7 +49,8 @@ from ..secrets import SecretStore
 from . import langfuse
 from .files import SOURCE_LABELS, TraceFile, TraceRows, read_trace_file, spans_of
 from .mapping import ModelResolver, map_spans
-from .spans import SpanUsage, first_string, iso_ms, iso_text
+from .records import root_title, trace_record
+from .spans import iso_ms
 
 KEY_SLUG_MAX = 48
 SOURCE_TYPES = ("langfuse", "otlp", "phoenix")
@@ -125,9 +126,10 @@ class TraceStore:
             raise
         if not isinstance(data, dict) or not isinstance(data.get("id"), str) or not isinstance(data.get("source"), dict):
             raise UserFacingError(f"{path} is not a trace project file.")
-        if self.secrets is not None and any(k in data["source"] for k in PLAIN_KEYS):
-            data = self._move_keys(data)
-        return data
+        project: dict[str, Any] = data
+        if self.secrets is not None and any(k in project["source"] for k in PLAIN_KEYS):
+            project = self._move_keys(project)
+        return project
 
     def _move_keys(self, project: dict[str, Any]) -> dict[str, Any]:
         """A project the original wrote keeps its keys in plain text: the secret ones go to the
@@ -365,7 +367,7 @@ class TraceStore:
         if kind == "langfuse":
             title = langfuse.title_of(group.trace_id, group.rows, group.trace)
         else:
-            title = _root_title(spans, group.trace_id)
+            title = root_title(spans, group.trace_id)
         key = self._unique_key(project["id"], title, group.trace_id)
         record = trace_record(project["id"], key, kind, group, title, file_name, now, spans)
         folder = self.trace_dir(project["id"], key)
@@ -394,7 +396,7 @@ class TraceStore:
         existing = self.find_trace_by_id(project_id, trace_id)
         group = TraceRows(trace_id, rows)
         spans = spans_of(kind, rows)
-        title = langfuse.title_of(trace_id, rows) if kind == "langfuse" else _root_title(spans, trace_id)
+        title = langfuse.title_of(trace_id, rows) if kind == "langfuse" else root_title(spans, trace_id)
         key = str(existing["key"]) if existing else self._unique_key(project_id, title, trace_id)
         record = trace_record(project_id, key, kind, group, title, "", now, spans)
         record["source"].pop("fileName", None)
@@ -436,52 +438,6 @@ class TraceStore:
         return self.trash.send(self.trace_dir(project_id, key), key)
 
 
-def trace_record(project_id: str, key: str, kind: str, group: TraceRows, title: str, file_name: str,
-                 now: int, spans: list[Any]) -> dict[str, Any]:
-    """trace.json for one trace: the original's fields (its rules for Langfuse rows)."""
-    rows = group.rows
-    if kind == "langfuse":
-        starts = [t for r in rows if (t := langfuse.row_start(r))]
-        ends = [t for r in rows if (t := langfuse.row_end(r))]
-        started = min(starts, key=lambda t: iso_ms(t) or 0) if starts else None
-        ended = max(ends, key=lambda t: iso_ms(t) or 0) if ends else None
-        model = langfuse.model_of(rows)
-        usages = [u for r in rows if (u := langfuse.usage_of(r)) is not None]
-        status = "error" if any(langfuse.row_error(r)[0] for r in rows) else "ok"
-    else:
-        start_ms = [s.start_ms for s in spans if s.start_ms]
-        end_ms = [s.end_ms for s in spans if s.end_ms]
-        started = iso_text(min(start_ms)) if start_ms else None
-        ended = iso_text(max(end_ms)) if end_ms else None
-        model = next((s.model for s in spans if s.kind == "generation" and s.model), None) or \
-            next((s.model for s in spans if s.model), None)
-        usages = [s.usage for s in spans if s.usage is not None]
-        status = "error" if any(s.is_error for s in spans) else "ok"
-    record: dict[str, Any] = {"id": group.trace_id, "key": key, "projectId": project_id, "title": title,
-                              "observationCount": len(rows), "importedAt": now, "updatedAt": now}
-    if started:
-        record["startedAt"] = started
-    if ended:
-        record["endedAt"] = ended
-    if started and ended:
-        record["latencyMs"] = max(0, round((iso_ms(ended) or 0) - (iso_ms(started) or 0)))
-    if model:
-        record["model"] = model
-    record["status"] = status
-    if usages:
-        record["usage"] = _usage_sum(usages)
-    source: dict[str, Any] = {"type": kind, "mode": "manual", "traceId": group.trace_id, "fileName": file_name}
-    if kind == "langfuse":
-        pid = first_string(*(r.get("projectId") for r in rows), *(r.get("project_id") for r in rows))
-        pname = first_string(*(r.get("projectName") for r in rows), *(r.get("project_name") for r in rows))
-        if pid:
-            source["projectId"] = pid
-        if pname:
-            source["projectName"] = pname
-    record["source"] = source
-    return record
-
-
 PLAIN_KEYS = {"secretKey": "secret-key", "apiKey": "api-key"}  # project.json field -> secret store name
 
 
@@ -496,23 +452,6 @@ def key_preview(key: str) -> str:
 
 def _sha256(path: Path) -> str:
     return hashlib.sha256(read_file_bytes(path, shown=path.name)).hexdigest()
-
-
-def _root_title(spans: list[Any], trace_id: str) -> str:
-    roots = [s for s in spans if not s.parent_id or s.parent_id not in {x.id for x in spans}]
-    return first_string(*(s.name for s in sorted(roots, key=lambda s: (s.start_ms or 0, s.order)))) \
-        or f"Trace {trace_id[:8]}"
-
-
-def _usage_sum(usages: list[SpanUsage]) -> dict[str, Any]:
-    def total(attr: str) -> float:
-        value = sum(getattr(u, attr) for u in usages)
-        return int(value) if float(value).is_integer() else value
-
-    return {"input": total("input"), "output": total("output"), "cacheRead": total("cache_read"),
-            "cacheWrite": total("cache_write"), "totalTokens": total("total_tokens"),
-            "cost": {"input": total("cost_input"), "output": total("cost_output"), "cacheRead": 0, "cacheWrite": 0,
-                     "total": total("cost_total")}}
 
 
 def _ids(ids: set[str]) -> str:
