@@ -25,6 +25,7 @@ CASES, MODELS = 2_500, 4
 def _grid() -> Any:
     from llmspace.evals.assertions import Assertion
     from llmspace.evals.plan import Cell, Plan, cell_key
+    from llmspace.evals.records import parse_record
     from llmspace.presenters.eval_grid import EvalGrid
 
     models = [f"loop/model-{m}" for m in range(MODELS)]
@@ -35,9 +36,9 @@ def _grid() -> Any:
     records = []
     for n, cell in enumerate(cells):
         ok = n % 7 != 0
-        records.append({"type": "cell", "key": cell.key, "output": "x" if ok else "y", "cost": 0.0001, "latencyMs": 100 + n % 300,
-                        "checks": [{"assertion": "contains", "pass": ok, "score": 1.0 if ok else 0.0, "reason": ""}]})
-    grid.add_records(records)
+        records.append(parse_record({"type": "cell", "key": cell.key, "output": "x" if ok else "y", "cost": 0.0001, "latencyMs": 100 + n % 300,
+                        "checks": [{"assertion": "contains", "pass": ok, "score": 1.0 if ok else 0.0, "reason": ""}]}))
+    grid.add_records([r for r in records if r is not None])
     return grid
 
 

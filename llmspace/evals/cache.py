@@ -19,6 +19,8 @@ from typing import Any
 
 from ..jsonio import read_json, write_json_atomic
 
+CacheEntry = dict[str, Any]  # a call's reply as `records.reply_data` writes it (read back with `records.parse_reply`)
+
 DEFAULT_CAP_BYTES = 500 * 1024 * 1024
 
 
@@ -35,7 +37,7 @@ class ResponseCache:
     def _path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: str) -> CacheEntry | None:
         path = self._path(key)
         if not path.exists():
             return None
@@ -45,7 +47,7 @@ class ResponseCache:
             return None
         return value if isinstance(value, dict) else None
 
-    def put(self, key: str, value: dict[str, Any]) -> None:
+    def put(self, key: str, value: CacheEntry) -> None:
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         write_json_atomic(path, value)

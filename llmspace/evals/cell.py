@@ -31,6 +31,7 @@ from ..agent.fold import TurnBuilder
 from ..agent.services import redactor_for
 from ..cancel import CancelToken
 from ..core.model import ModelParams
+from ..core.model import Usage as TokenUsage
 from ..core.tool_arguments import read_arguments
 from ..core.usage import cost_of
 from ..errors import UserFacingError, describe_exception
@@ -40,6 +41,7 @@ from ..providers.retry import stream_with_retries
 from ..providers.tolerant_calls import TolerantAdapter
 from .assertions import JUDGED, Check, Observation, check
 from .cache import ResponseCache, cache_key
+from .records import CellRecord, JudgeRecord, Reply, Usage, parse_reply, reply_data
 
 if TYPE_CHECKING:
     from ..agent.runner import Runner
@@ -47,7 +49,6 @@ if TYPE_CHECKING:
     from .judge import Judge
     from .plan import Cell
 
-Record = dict[str, Any]
 MAX_ATTEMPTS = 6
 
 
@@ -197,14 +198,14 @@ def model_request(target: Target, data: dict[str, Any]) -> ModelRequest:
 # -- one model call ------------------------------------------------------------------------
 
 
-def call_model(target: Target, data: dict[str, Any], repeat: int, ctx: ExecContext) -> Record | None:
-    """The outcome of one call (from the cache when there); None when Ctrl-C stopped it."""
+def call_model(target: Target, data: dict[str, Any], repeat: int, ctx: ExecContext) -> Reply | None:
+    """The reply of one call (from the cache when there); None when Ctrl-C stopped it."""
     key = cache_key(target.provider, target.model, target.endpoint.base_url, data, repeat)
     if ctx.cache is not None:
         hit = ctx.cache.get(key)
         if hit is not None:
             ctx.count("cacheHits")
-            return {**hit, "cached": True}
+            return replace(parse_reply(hit), cached=True)
     gate = ctx.gates[target.provider]
     if not gate.acquire(ctx.cancel):
         return None
@@ -217,17 +218,16 @@ def call_model(target: Target, data: dict[str, Any], repeat: int, ctx: ExecConte
         ctx.done_token(token)
     if outcome is None:
         return None
-    if ctx.cache is not None and outcome.get("error") is None:
-        ctx.cache.put(key, outcome)
-    return {**outcome, "cached": False}
+    if ctx.cache is not None and outcome.error is None:
+        ctx.cache.put(key, reply_data(outcome))
+    return outcome
 
 
-def _stream_once(target: Target, data: dict[str, Any], cancel: CancelToken, gate: ProviderGate) -> Record | None:
+def _stream_once(target: Target, data: dict[str, Any], cancel: CancelToken, gate: ProviderGate) -> Reply | None:
     try:
         request = model_request(target, data)
     except UserFacingError as exc:  # a node-local base URL whose variable is not set here
-        return {"output": "", "toolCalls": [], "usage": None, "cost": 0.0, "latencyMs": 0.0, "firstTokenMs": None,
-                "finish": None, "error": str(exc)}
+        return Reply(latency_ms=0.0, error=str(exc))
     adapter = TolerantAdapter(target.api.create(AdapterContext()))  # compat.tolerantToolCalls
     builder = TurnBuilder(target.info, provider_id=target.provider, api=target.endpoint.api)
     started = time.perf_counter()
@@ -254,17 +254,21 @@ def _stream_once(target: Target, data: dict[str, Any], cancel: CancelToken, gate
         error = "The model's reply ended before it was complete (the connection closed early)."
     elapsed = (time.perf_counter() - started) * 1000
     usage = builder.usage()
-    calls = [{"name": c.name, "arguments": read_arguments(c.args_text)[0]} for _, c in sorted(builder.calls.items())]
+    calls = tuple((c.name, read_arguments(c.args_text)[0]) for _, c in sorted(builder.calls.items()))
     first = (builder.first_token - started) * 1000 if builder.first_token is not None else None
-    return {"output": builder.text, "toolCalls": calls,
-            "usage": usage.model_dump(exclude_none=True) if usage is not None else None,
-            "cost": cost_of(usage), "latencyMs": round(elapsed, 1),
-            "firstTokenMs": round(first, 1) if first is not None else None,
-            "finish": builder.finish_reason,
-            "error": redactor_for(target.endpoint).text(error) if error else None}
+    return Reply(builder.text, calls, _usage(usage), cost_of(usage), round(elapsed, 1),
+                 round(first, 1) if first is not None else None, builder.finish_reason,
+                 redactor_for(target.endpoint).text(error) if error else None)
 
 
-def _react_call(cell: Cell, target: Target, ctx: ExecContext) -> Record | None:
+def _usage(usage: TokenUsage | None) -> Usage | None:
+    if usage is None:
+        return None
+    data = usage.model_dump(exclude_none=True)
+    return Usage(int(usage.input), int(usage.output), int(usage.totalTokens), data)
+
+
+def _react_call(cell: Cell, target: Target, ctx: ExecContext) -> Reply | None:
     """The tool loop on a copy of the thread (nothing is saved)."""
     from ..agent.matrix import _cell_thread, _message_text
     from ..agent.run_types import RunOptions
@@ -292,45 +296,39 @@ def _react_call(cell: Cell, target: Target, ctx: ExecContext) -> Record | None:
     new = [m for m in result.thread.messages if m.id in ids and isinstance(m, AssistantMessage)]
     usage = run_usage(new)
     first, _duration = run_latency_ms(new)
-    calls = [{"name": c.input.name, "arguments": dict(c.input.arguments or {})} for m in new for c in m.toolCalls or []]
-    return {"output": "\n\n".join(t for t in (m.text().strip() for m in new) if t), "toolCalls": calls,
-            "usage": usage.model_dump(exclude_none=True), "cost": cost_of(usage),
-            "latencyMs": round((time.perf_counter() - started) * 1000, 1), "firstTokenMs": first,
-            "finish": result.status, "turns": result.turns, "cached": False,
-            "error": result.error if result.status == "failed" else None,
-            "transcript": [_message_text(m) for m in new]}
+    calls = tuple((c.input.name, dict(c.input.arguments or {})) for m in new for c in m.toolCalls or [])
+    return Reply("\n\n".join(t for t in (m.text().strip() for m in new) if t), calls, _usage(usage), cost_of(usage),
+                 round((time.perf_counter() - started) * 1000, 1), first, result.status,
+                 result.error if result.status == "failed" else None, False, result.turns,
+                 tuple(_message_text(m) for m in new))
 
 
 # -- the cell ------------------------------------------------------------------------------
 
 
-def observation(cell: Cell, record: Record) -> Observation:
-    usage = record.get("usage") or {}
-    out_tokens = usage.get("output") if isinstance(usage, dict) else None
-    return Observation(output=record.get("output") or "",
-                       tool_calls=tuple((c.get("name", ""), c.get("arguments") or {}) for c in record.get("toolCalls") or []),
-                       latency_ms=record.get("latencyMs"), cost=float(record.get("cost") or 0.0),
-                       output_tokens=int(out_tokens) if isinstance(out_tokens, (int, float)) else None,
+def observation(cell: Cell, reply: Reply) -> Observation:
+    return Observation(output=reply.output, tool_calls=reply.tool_calls, latency_ms=reply.latency_ms, cost=reply.cost,
+                       output_tokens=reply.usage.output if reply.usage is not None else None,
                        expected=cell.expected, vars=dict(cell.vars))
 
 
-def run_cell(cell: Cell, ctx: ExecContext, prior: Record | None, judged: set[str],
-             emit: Callable[[Record], None]) -> None:
+def run_cell(cell: Cell, ctx: ExecContext, prior: CellRecord | None, judged: set[str],
+             emit: Callable[[CellRecord | JudgeRecord], None]) -> None:
     """Run what is missing of `cell` (its call unless `prior`, then its judges not in `judged`)."""
     record = prior
     if record is None:
         target = ctx.targets[cell.model]
-        outcome = _react_call(cell, target, ctx) if ctx.react_thread is not None else call_model(target, cell.request, cell.repeat, ctx)
-        if outcome is None:
+        reply = _react_call(cell, target, ctx) if ctx.react_thread is not None else call_model(target, cell.request, cell.repeat, ctx)
+        if reply is None:
             return
         checks: list[Check] = []
-        if outcome.get("error") is None:
-            obs = observation(cell, outcome)
+        if reply.error is None:
+            obs = observation(cell, reply)
             checks = [check(a, obs) for a in cell.assertions if a.type != JUDGED]
-        record = {"type": "cell", "key": cell.key, "case": cell.case_id, "model": cell.model, "variant": cell.variant,
-                  "repeat": cell.repeat, **outcome, "checks": [c.to_data() for c in checks], "finishedAt": int(time.time() * 1000)}
+        record = CellRecord(cell.key, cell.case_id, cell.model, cell.variant, cell.repeat, reply, tuple(checks),
+                            int(time.time() * 1000))
         emit(record)
-    if record.get("error") is not None or ctx.judge is None:
+    if record.error is not None or ctx.judge is None:
         return
     for index, assertion in enumerate(cell.assertions):
         if assertion.type != JUDGED or ctx.cancel.cancelled:

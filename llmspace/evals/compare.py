@@ -33,6 +33,7 @@ from typing import Any
 from ..agent.matrix_spec import DEFAULT_VARIANT
 from ..errors import UserFacingError
 from ..jsonio import UnreadableFileError, read_file_bytes, read_json
+from .records import ResultRow, parse_row
 from .stats import PAIRED_RESAMPLES, PairedBootstrap, mcnemar_exact, paired_bootstrap
 
 ALPHA = 0.05
@@ -160,7 +161,7 @@ class Comparison:
 # -- reading -------------------------------------------------------------------------------
 
 
-def read_rows(path: Path) -> list[dict[str, Any]]:
+def read_rows(path: Path) -> list[ResultRow]:
     try:
         text = read_file_bytes(path).decode("utf-8")  # a named pipe or device is refused, never waited on
     except UnreadableFileError as exc:
@@ -179,7 +180,7 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
         except ValueError:
             raise UserFacingError(f"{path} line {n} is not JSON.", hint="Run `llmspace eval run FILE` again to rewrite it.") from None
         if isinstance(value, dict):
-            rows.append(value)
+            rows.append(parse_row(value))
     return rows
 
 
@@ -203,26 +204,21 @@ def read_summary(folder: Path) -> dict[str, Any]:
     return summary
 
 
-def case_results(rows: list[dict[str, Any]], need: int) -> dict[Key, CaseResult]:
+def case_results(rows: list[ResultRow], need: int) -> dict[Key, CaseResult]:
     """Per (case, model, variant), in the rows' order: their cells folded into one outcome."""
-    cells: dict[Key, list[dict[str, Any]]] = defaultdict(list)
+    cells: dict[Key, list[ResultRow]] = defaultdict(list)
     for r in rows:
-        cells[(str(r.get("case")), str(r.get("model")), str(r.get("variant") or DEFAULT_VARIANT))].append(r)
+        cells[(r.case, r.model, r.variant or DEFAULT_VARIANT)].append(r)
     return {key: _case(key, rs, need) for key, rs in cells.items()}
 
 
-def _reasons(row: dict[str, Any]) -> tuple[str, ...]:
-    out = []
-    for c in row.get("checks") or []:
-        if not c.get("pass"):
-            reason = str(c.get("reason") or "")
-            out.append(f"{c.get('assertion', '')}: {reason}" if reason else str(c.get("assertion", "")))
-    return tuple(out)
+def _reasons(row: ResultRow) -> tuple[str, ...]:
+    return tuple(f"{c.assertion}: {c.reason}" if c.reason else c.assertion for c in row.checks if not c.passed)
 
 
-def _case(key: Key, rows: list[dict[str, Any]], need: int) -> CaseResult:
-    statuses = [str(r.get("status")) for r in rows]
-    decided = [r for r in rows if r.get("status") in ("pass", "fail")]
+def _case(key: Key, rows: list[ResultRow], need: int) -> CaseResult:
+    statuses = [r.status for r in rows]
+    decided = [r for r in rows if r.status in ("pass", "fail")]
     passed = sum(s == "pass" for s in statuses)
     if "error" in statuses:
         status = "error"
@@ -230,18 +226,14 @@ def _case(key: Key, rows: list[dict[str, Any]], need: int) -> CaseResult:
         status = "pending"
     else:
         status = "pass" if passed >= need else "fail"
-    scores = [float(r["score"]) for r in decided if r.get("score") is not None]
-    judged = [float(c["score"]) for r in decided for c in r.get("checks") or [] if isinstance(c.get("score"), (int, float))]
-    first_fail = next((r for r in rows if r.get("status") == "fail"), None)
+    scores = [r.score for r in decided if r.score is not None]
+    judged = [float(c.score) for r in decided for c in r.checks if isinstance(c.score, (int, float))]
+    first_fail = next((r for r in rows if r.status == "fail"), None)
     shown = first_fail or (decided[0] if decided else None)
-    error = next((str(r.get("error")) for r in rows if r.get("status") == "error"), None)
+    error = next((str(r.error) for r in rows if r.status == "error"), None)
     return CaseResult(key[0], key[1], key[2], status, sum(scores) / len(scores) if scores else None, len(rows), passed,
-                      sum(judged) / len(judged) if judged else None, _reasons(first_fail) if first_fail else (), None if shown is None else _text(shown.get("output")),
+                      sum(judged) / len(judged) if judged else None, _reasons(first_fail) if first_fail else (), None if shown is None else shown.output,
                       error)
-
-
-def _text(value: Any) -> str | None:
-    return None if value is None else str(value)
 
 
 # -- comparing -----------------------------------------------------------------------------

@@ -5,7 +5,7 @@ order, and fsynced before the writer takes the next record off its queue; lines 
 already queued together (a burst of fast cells) are written one after the other and share
 one fsync (group commit: an fsync costs about 2 ms here, so one per line would cap a run at
 a few hundred cells per second). A process crash loses nothing written; a crash of the
-machine loses at most the last batch, and a torn last line is dropped on reading. Records: `{"type": "header", …}` first (the hashes of the evaluation
+machine loses at most the last batch, and a torn last line is dropped on reading. Records (typed in `evals/records.py`): `{"type": "header", …}` first (the hashes of the evaluation
 file, dataset, thread and settings), then `cell` and `judge` records keyed by `key`, and
 `{"type": "end"}` when every cell has a result. This file is the one exception to "every
 write goes through jsonio" (an append-only log cannot be replaced atomically per line).
@@ -33,10 +33,11 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from ..errors import UserFacingError
 from ..jsonio import UnreadableFileError, open_regular_file
+from .records import End, Header, JournalRecord, parse_record, record_data
 
 try:
     import fcntl
@@ -97,17 +98,17 @@ def choosing(base: Path) -> Iterator[None]:
 
 @dataclass
 class JournalRead:
-    records: list[dict[str, Any]]
+    records: list[JournalRecord]  # parsed by `records.parse_record`; kinds this version does not know are left out
     torn: bool  # a torn last line was dropped
 
     @property
-    def header(self) -> dict[str, Any] | None:
+    def header(self) -> Header | None:
         first = self.records[0] if self.records else None
-        return first if first is not None and first.get("type") == "header" else None
+        return first if isinstance(first, Header) else None
 
     @property
     def finished(self) -> bool:
-        return any(r.get("type") == "end" for r in self.records)
+        return any(isinstance(r, End) for r in self.records)
 
 
 def _journal_bytes(path: Path) -> bytes | None:
@@ -130,7 +131,7 @@ def read_journal(path: Path) -> JournalRead:
         return JournalRead([], False)
     lines = data.split(b"\n")
     tail = lines.pop() if lines else b""  # the part after the last newline: empty, or a torn line
-    records: list[dict[str, Any]] = []
+    records: list[JournalRecord] = []
     torn = bool(tail.strip())
     for n, line in enumerate(lines, 1):
         if not line.strip():
@@ -140,8 +141,9 @@ def read_journal(path: Path) -> JournalRead:
         except ValueError:
             raise UserFacingError(f"{path} line {n} is not JSON; the journal is damaged.",
                                   hint="Start over with `llmspace eval run FILE --fresh`.") from None
-        if isinstance(value, dict):
-            records.append(value)
+        record = parse_record(value) if isinstance(value, dict) else None
+        if record is not None:
+            records.append(record)
     return JournalRead(records, torn)
 
 
@@ -163,7 +165,7 @@ class JournalWriter:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._queue: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self._queue: queue.Queue[JournalRecord | None] = queue.Queue()
         self._error: BaseException | None = None
         self._file = open(path, "ab")  # noqa: SIM115 - owned by the writer thread, closed in close()
         self._thread = threading.Thread(target=self._run, name="eval-journal", daemon=True)
@@ -174,7 +176,7 @@ class JournalWriter:
         torn = _truncate_torn_tail(path)
         return cls(path), torn
 
-    def append(self, record: dict[str, Any]) -> None:
+    def append(self, record: JournalRecord) -> None:
         if self._error is not None:
             raise UserFacingError(f"Could not write the journal {self.path}: {self._error}.")
         self._queue.put(record)
@@ -197,7 +199,7 @@ class JournalWriter:
                     if record is None:
                         stop = True
                         break
-                    f.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
+                    f.write(json.dumps(record_data(record), ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
                 f.flush()
                 os.fsync(f.fileno())
             except OSError as exc:

@@ -21,15 +21,16 @@ import hashlib
 import json
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError
 from .assertions import Assertion, Check, JsonTooDeep, parse_json_output
+from .records import CellRecord, JudgeRecord
 
 if TYPE_CHECKING:
     from ..core.model import Thread
-    from .cell import ExecContext, Record
+    from .cell import ExecContext
     from .plan import Cell
 
 PROMPT_VERSION = 1
@@ -146,33 +147,28 @@ class Judge:
         prompt = judge_prompt(cell.task, output, cell.expected, criteria)
         return prompt, prompt_hash(SYSTEM, prompt), criteria
 
-    def run(self, cell: Cell, index: int, assertion: Assertion, record: Record, judged: set[str],
-            ctx: ExecContext) -> Record | None:
+    def run(self, cell: Cell, index: int, assertion: Assertion, record: CellRecord, judged: set[str],
+            ctx: ExecContext) -> JudgeRecord | None:
         from .cell import call_model
 
-        prompt, phash, criteria = self.plan(cell, assertion, record.get("output") or "")
+        prompt, phash, criteria = self.plan(cell, assertion, record.reply.output)
         key = judge_key(cell.key, self.model, phash)
         if key in judged:
             return None
         data = {"system": SYSTEM, "messages": [{"role": "user", "text": prompt}], "tools": [], "params": None}
-        outcome = call_model(ctx.targets[self.model], data, JUDGE_REPEAT, ctx)
-        if outcome is None:
+        reply = call_model(ctx.targets[self.model], data, JUDGE_REPEAT, ctx)
+        if reply is None:
             return None
         threshold = assertion.threshold if assertion.threshold is not None else DEFAULT_THRESHOLD
-        rec: Record = {"type": "judge", "key": key, "cell": cell.key, "assertion": index, "judgeModel": self.model,
-                       "promptHash": phash, "repeat": JUDGE_REPEAT, "prompt": prompt, "raw": outcome.get("output") or "",
-                       "usage": outcome.get("usage"), "cost": outcome.get("cost") or 0.0, "cached": outcome.get("cached"),
-                       "latencyMs": outcome.get("latencyMs"), "finishedAt": int(time.time() * 1000)}
-        if outcome.get("error"):
-            rec["error"] = f"judge call failed: {outcome['error']}"
-            return rec
+        rec = JudgeRecord(key, cell.key, index, self.model, phash, JUDGE_REPEAT, prompt, reply.output, reply.usage,
+                          reply.cost, reply.cached, reply.latency_ms, int(time.time() * 1000))
+        if reply.error:
+            return replace(rec, error=f"judge call failed: {reply.error}")
         try:
-            scores, reason = parse_answer(rec["raw"], criteria.names)
+            scores, reason = parse_answer(rec.raw, criteria.names)
         except ValueError as exc:
-            rec["error"] = f"the judge's answer could not be read ({exc})"
-            return rec
+            return replace(rec, error=f"the judge's answer could not be read ({exc})")
         mean = sum(scores.values()) / len(scores) if scores else 0.0
         check = Check(assertion.label, mean >= threshold - 1e-9, assertion.weight,
                       reason if mean >= threshold - 1e-9 else f"score {mean:.2f} < {threshold:g}: {reason}", round(mean, 4))
-        rec.update({"scores": scores, "reason": reason, "check": check.to_data()})
-        return rec
+        return replace(rec, scores=scores, reason=reason, check=check)

@@ -22,8 +22,9 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .cell import ExecContext, Record, run_cell
+from .cell import ExecContext, run_cell
 from .plan import Cell
+from .records import CellRecord, JudgeRecord
 
 log = logging.getLogger("llmspace.evals")
 Event = tuple[str, str, Any]
@@ -32,7 +33,7 @@ Event = tuple[str, str, Any]
 @dataclass
 class CellTask:
     cell: Cell
-    prior: Record | None  # the cell's journaled record (then only its missing judges run)
+    prior: CellRecord | None  # the cell's journaled record (then only its missing judges run)
     judged: set[str]  # keys of the judge records already journaled
 
 
@@ -64,7 +65,7 @@ class LocalPool:
                 return
             key = task.cell.key
 
-            def emit(r: Record, key: str = key) -> None:
+            def emit(r: CellRecord | JudgeRecord, key: str = key) -> None:
                 self._results.put(("record", key, r))
 
             try:

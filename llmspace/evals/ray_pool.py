@@ -36,14 +36,15 @@ import os
 import platform
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError
-from .cache import cache_key
-from .cell import ExecContext, Record
+from .cache import CacheEntry, cache_key
+from .cell import ExecContext
 from .judge import JUDGE_REPEAT, SYSTEM
 from .ray_tasks import ProviderSlots, cell_task, quiet_ray, target_data
+from .records import CellRecord, JudgeRecord, parse_reply, spent_now
 
 if TYPE_CHECKING:
     from .plan import Cell
@@ -248,12 +249,12 @@ class RayPool:
             options["resources"] = wanted
         return options
 
-    def _cached(self, task: CellTask) -> dict[str, Record]:
+    def _cached(self, task: CellTask) -> dict[str, CacheEntry]:
         """The cached answers this task will ask for: its call, and its judges' when the output is known."""
         cache = self.ctx.cache
         if cache is None:
             return {}
-        hits: dict[str, Record] = {}
+        hits: dict[str, CacheEntry] = {}
         cell = task.cell
         output: str | None = None
         if task.prior is None:
@@ -262,9 +263,9 @@ class RayPool:
             hit = cache.get(key)
             if hit is not None:
                 hits[key] = hit
-                output = hit.get("output") or ""
+                output = parse_reply(hit).output
         else:
-            output = task.prior.get("output") or ""
+            output = task.prior.reply.output
         judge = self.ctx.judge
         if judge is not None and output is not None:
             jt = self.ctx.targets[judge.model]
@@ -335,13 +336,14 @@ class RayPool:
             self.events.append(("done", key, None))
             return
         lost = self.lost.pop(key, 0.0)
-        records: list[Record] = out["records"]
-        if lost and records:
-            first = records[0]
-            first["cost"] = float(first.get("cost") or 0.0) + lost
-            first["lostCost"] = lost
-        if run.attempt > 1 and records:
-            records[0]["attempts"] = run.attempt
+        records: list[CellRecord | JudgeRecord] = out["records"]
+        first = records[0] if records else None
+        if lost and isinstance(first, CellRecord):
+            first = replace(first, reply=replace(first.reply, cost=first.reply.cost + lost), lost_cost=lost)
+        if run.attempt > 1 and isinstance(first, CellRecord):
+            first = replace(first, attempts=run.attempt)
+        if first is not None:
+            records[0] = first
         for name, n in out["stats"].items():
             self.ctx.stats[name] = self.ctx.stats.get(name, 0) + int(n)
         if self.ctx.cache is not None:
@@ -353,7 +355,7 @@ class RayPool:
         for r in records:
             self.events.append(("record", key, r))
         self.events.append(("done", key, None))
-        if any(not r.get("cached") and r.get("cost") for r in records):
+        if any(spent_now(r) for r in records):
             for actor in self.slots.values():
                 actor.forget.remote(run.holder)
 

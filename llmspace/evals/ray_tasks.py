@@ -21,8 +21,10 @@ from typing import Any
 
 from ..cancel import CancelToken
 from ..providers.base import Endpoint
-from .cell import ExecContext, Record, Target, run_cell
+from .cache import CacheEntry
+from .cell import ExecContext, Target, run_cell
 from .judge import Judge
+from .records import CellRecord, JudgeRecord, called_model, spent_now
 
 
 def quiet_ray() -> None:
@@ -107,14 +109,14 @@ class ClusterGate:
 class PrefetchedCache:
     """The response cache a task sees: the answers the driver found for it; new ones go back."""
 
-    def __init__(self, hits: dict[str, Record]) -> None:
+    def __init__(self, hits: dict[str, CacheEntry]) -> None:
         self.hits = hits
-        self.puts: dict[str, Record] = {}
+        self.puts: dict[str, CacheEntry] = {}
 
-    def get(self, key: str) -> Record | None:
+    def get(self, key: str) -> CacheEntry | None:
         return self.hits.get(key)
 
-    def put(self, key: str, value: Record) -> None:
+    def put(self, key: str, value: CacheEntry) -> None:
         self.puts[key] = value
 
 
@@ -148,14 +150,13 @@ def cell_task(payload: dict[str, Any]) -> dict[str, Any]:
                       gates={provider: ClusterGate(actor, holder) for provider, actor in slots.items()},  # type: ignore[misc]
                       cancel=CancelToken(), cache=cache,  # type: ignore[arg-type]
                       judge=Judge(payload["judge"], payload["rubrics"]) if payload["judge"] else None)
-    records: list[Record] = []
+    records: list[CellRecord | JudgeRecord] = []
 
-    def emit(r: Record) -> None:
+    def emit(r: CellRecord | JudgeRecord) -> None:
         records.append(r)
-        cost = 0.0 if r.get("cached") else float(r.get("cost") or 0.0)
+        cost = spent_now(r)
         if cost:
-            model = r.get("judgeModel") or r.get("model") or ""
-            slots[str(model).split("/", 1)[0]].spent.remote(holder, cost)
+            slots[called_model(r).split("/", 1)[0]].spent.remote(holder, cost)
 
     run_cell(payload["cell"], ctx, payload["prior"], set(payload["judged"]), emit)
     return {"records": records, "stats": dict(ctx.stats), "puts": cache.puts}

@@ -27,6 +27,7 @@ from ..errors import UserFacingError
 from ..jsonio import write_bytes_atomic
 from .compare import group_label, read_rows, read_summary
 from .html_page import esc, page
+from .records import ResultRow
 
 NAME = "report.html"
 MAX_FAILURES = 5000
@@ -195,14 +196,14 @@ def _summary_table(summary: dict[str, Any]) -> str:
     return "".join(out)
 
 
-def _reasons(row: dict[str, Any]) -> list[tuple[str, str]]:
+def _reasons(row: ResultRow) -> list[tuple[str, str]]:
     """(assertion, reason) of what failed in a cell: its failed checks, then judges' reasons and errors."""
-    out = [(str(c.get("assertion", "")), str(c.get("reason") or "")) for c in row.get("checks") or [] if not c.get("pass")]
-    for j in row.get("judges") or []:
-        if j.get("error"):
-            out.append(("judge " + str(j.get("judgeModel") or ""), str(j["error"])))
-    if row.get("error") and not any(r == str(row["error"]) for _a, r in out):
-        out.append(("error", str(row["error"])))
+    out = [(c.assertion, c.reason) for c in row.checks if not c.passed]
+    for j in row.judges:
+        if j.error:
+            out.append(("judge " + j.judge_model, j.error))
+    if row.error and not any(r == row.error for _a, r in out):
+        out.append(("error", row.error))
     return out
 
 
@@ -210,8 +211,8 @@ def _label(model: Any, variant: Any) -> str:
     return group_label(str(model), str(variant))
 
 
-def _failures(summary: dict[str, Any], rows: list[dict[str, Any]]) -> str:
-    failing = [r for r in rows if r.get("status") in ("fail", "error")]
+def _failures(summary: dict[str, Any], rows: list[ResultRow]) -> str:
+    failing = [r for r in rows if r.status in ("fail", "error")]
     if not failing:
         return '<p id="no-failures">No failing cases: every cell that ran passed.</p>'
     groups = [(i, g.get("label", "")) for i, g in enumerate(summary.get("groups") or [])]
@@ -232,18 +233,18 @@ def _failures(summary: dict[str, Any], rows: list[dict[str, Any]]) -> str:
                "<th>Status</th><th>What failed</th><th>Output</th></tr></thead><tbody>")
     for r in shown:
         reasons = _reasons(r)
-        gid = group_of.get((r.get("model"), r.get("variant")))
-        output = r.get("output")
-        text = "" if output is None else str(output)
+        gid = group_of.get((r.model, r.variant))
+        output = r.output
+        text = "" if output is None else output
         cut = text[:MAX_OUTPUT]
         more = f"\n… ({len(text) - MAX_OUTPUT} more characters in results.jsonl)" if len(text) > MAX_OUTPUT else ""
-        status = str(r.get("status"))
+        status = r.status
         shown_output = f"<pre>{esc(cut + more)}</pre>" if output is not None else '<span class="pending">no output</span>'
         items = "".join(f"<li><b>{esc(a)}</b>{': ' + esc(why) if why else ''}</li>" for a, why in reasons)
         out.append(f'<tr data-group="{"" if gid is None else f"g{gid}"}" data-status="{esc(status)}" '
                    f'data-failed="{esc(json.dumps([a for a, _ in reasons], ensure_ascii=False))}">'
-                   f"<td>{esc(r.get('case'))}</td><td>{esc(_label(r.get('model'), r.get('variant')))}</td>"
-                   f'<td class="num">{esc(r.get("repeat"))}</td>{_status_cell(status)}'
+                   f"<td>{esc(r.case)}</td><td>{esc(_label(r.model, r.variant))}</td>"
+                   f'<td class="num">{esc(r.repeat)}</td>{_status_cell(status)}'
                    f'<td><ul class="reasons">{items}</ul></td>'
                    f"<td>{shown_output}</td></tr>")
     out.append("</tbody></table>")
@@ -265,10 +266,10 @@ def _facts(summary: dict[str, Any]) -> str:
     return '<p class="meta">' + "".join(f"<span>{esc(k)}: <b>{esc(v)}</b></span>" for k, v in facts) + "</p>"
 
 
-def render_report(summary: dict[str, Any], rows: list[dict[str, Any]]) -> str:
+def render_report(summary: dict[str, Any], rows: list[ResultRow]) -> str:
     name = str(summary.get("name") or "Evaluation")
     groups = list(summary.get("groups") or [])
-    failing = sum(1 for r in rows if r.get("status") in ("fail", "error"))
+    failing = sum(1 for r in rows if r.status in ("fail", "error"))
     body = "".join([
         f"<h1>{esc(name)}</h1>", _facts(summary),
         "<h2>Summary</h2>", _summary_table(summary),
@@ -278,7 +279,7 @@ def render_report(summary: dict[str, Any], rows: list[dict[str, Any]]) -> str:
     return page(f"{name} — evaluation report", body, SCRIPT)
 
 
-def write_report(folder: Path, summary: dict[str, Any], rows: list[dict[str, Any]]) -> Path:
+def write_report(folder: Path, summary: dict[str, Any], rows: list[ResultRow]) -> Path:
     path = folder / NAME
     write_bytes_atomic(path, render_report(summary, rows).encode("utf-8"))
     return path

@@ -35,11 +35,12 @@ import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from ..agent.matrix_spec import DEFAULT_VARIANT
 from ..jsonio import write_bytes_atomic, write_json_atomic
 from .assertions import JUDGED, Check, case_passes, case_score
+from .records import CellRecord, End, Header, JournalRecord, JudgeRecord, JudgeSeen, ResultRow, row_data
 from .report import write_report
 from .stats import bootstrap_ci, pass_hat_k, percentile, wilson
 
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
     from .plan import Cell, Plan
     from .spec import EvalSpec
 
-Record = dict[str, Any]
 _FORMULA_FIRST = ("=", "+", "-", "@", "\t", "\r")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _XML_BAD = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -56,7 +56,7 @@ _XML_BAD = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 class CellView:
     """One cell's outcome: its record, its judges' records, its checks and status."""
 
-    def __init__(self, cell: Cell, record: Record | None, judges: dict[int, Record]) -> None:
+    def __init__(self, cell: Cell, record: CellRecord | None, judges: dict[int, JudgeRecord]) -> None:
         self.cell = cell
         self.record = record
         self.judges = judges
@@ -65,10 +65,10 @@ class CellView:
         if record is None:
             self.status = "pending"
             return
-        if record.get("error"):
-            self.status, self.error = "error", str(record["error"])
+        if record.error:
+            self.status, self.error = "error", record.error
             return
-        self.checks = [Check.from_data(c) for c in record.get("checks") or []]
+        self.checks = list(record.checks)
         for index, a in enumerate(cell.assertions):
             if a.type != JUDGED:
                 continue
@@ -76,20 +76,20 @@ class CellView:
             if j is None:
                 self.status = "pending"
                 return
-            if j.get("error"):
-                self.status, self.error = "error", str(j["error"])
+            if j.error or j.check is None:
+                self.status, self.error = "error", j.error or "the judge record has no check"
                 return
-            self.checks.append(Check.from_data(j["check"]))
+            self.checks.append(j.check)
         self.status = "pass" if case_passes(self.checks, cell.threshold) else "fail"
 
     @property
     def cost(self) -> float:
-        own = float((self.record or {}).get("cost") or 0.0)
-        return own + sum(float(j.get("cost") or 0.0) for j in self.judges.values())
+        own = self.record.cost if self.record is not None else 0.0
+        return own + self.judge_cost
 
     @property
     def judge_cost(self) -> float:
-        return sum(float(j.get("cost") or 0.0) for j in self.judges.values())
+        return sum(j.cost for j in self.judges.values())
 
 
 def _repeats_of(key: str) -> str:
@@ -97,15 +97,20 @@ def _repeats_of(key: str) -> str:
     return key.rsplit("|", 1)[0]
 
 
-def cell_views(plan: Plan, records: list[Record]) -> list[CellView]:
+def cell_views(plan: Plan, records: list[JournalRecord]) -> list[CellView]:
     """The cells of every case × model × variant of which a cell was journaled, in plan order."""
-    cells: dict[str, Record] = {}
-    judges: dict[str, dict[int, Record]] = defaultdict(dict)
+    cells: dict[str, CellRecord] = {}
+    judges: dict[str, dict[int, JudgeRecord]] = defaultdict(dict)
     for r in records:
-        if r.get("type") == "cell":
-            cells[str(r.get("key"))] = r
-        elif r.get("type") == "judge":
-            judges[str(r.get("cell"))][int(r.get("assertion", -1))] = r
+        match r:
+            case CellRecord():
+                cells[r.key] = r
+            case JudgeRecord():
+                judges[r.cell][r.assertion] = r
+            case Header() | End():
+                pass
+            case _:
+                assert_never(r)
     started = {_repeats_of(k) for k in cells}
     views: list[CellView] = []
     if not started:
@@ -148,15 +153,16 @@ def summarise(plan: Plan, views: list[CellView], spec: EvalSpec, meta: dict[str,
             scores: dict[str, list[float]] = defaultdict(list)
             for v in flat:
                 for j in v.judges.values():
-                    for crit, s in (j.get("scores") or {}).items():
-                        scores[crit].append(float(s))
-            latencies = [float(v.record["latencyMs"]) for v in flat if v.record and v.record.get("latencyMs") is not None
-                         and not v.record.get("cached")]
+                    for crit, s in (j.scores or {}).items():
+                        scores[crit].append(s)
+            replies = [v.record.reply for v in flat if v.record is not None]
+            latencies = [r.latency_ms for r in replies if r.latency_ms is not None and not r.cached]
             tokens = {"input": 0, "output": 0, "total": 0}
-            for v in flat:
-                u = (v.record or {}).get("usage") or {}
-                for k in tokens:
-                    tokens[k] += int(u.get({"total": "totalTokens"}.get(k, k)) or 0)
+            for u in (r.usage for r in replies):
+                if u is not None:
+                    tokens["input"] += u.input or 0
+                    tokens["output"] += u.output or 0
+                    tokens["total"] += u.total or 0
             rate = passed / len(decided) if decided else None
             low, high = wilson(passed, len(decided))
             not_run = plan.case_count - len(cases)  # cases of which no cell ran: not in `views`
@@ -174,7 +180,7 @@ def summarise(plan: Plan, views: list[CellView], spec: EvalSpec, meta: dict[str,
                 "rubricScores": {c: {"mean": round(sum(vals) / len(vals), 4), "ci95": _rounded(bootstrap_ci(vals)), "n": len(vals)}
                                  for c, vals in sorted(scores.items())},
                 "cost": round(sum(v.cost for v in flat), 8), "judgeCost": round(sum(v.judge_cost for v in flat), 8),
-                "cachedCells": sum(1 for v in flat if v.record and v.record.get("cached")),
+                "cachedCells": sum(1 for r in replies if r.cached),
                 "tokens": tokens,
                 "latencyMs": {"p50": percentile(latencies, 50), "p95": percentile(latencies, 95)},
                 "thresholdMet": rate is not None and rate >= spec.threshold - 1e-12,
@@ -223,7 +229,7 @@ def junit_xml(plan: Plan, views: list[CellView], spec: EvalSpec, summary: dict[s
         suite_time = 0.0
         for cid, vs in cases.items():
             status = _case_status(vs, need)
-            seconds = sum(float((v.record or {}).get("latencyMs") or 0) for v in vs) / 1000
+            seconds = sum(v.record.reply.latency_ms or 0.0 for v in vs if v.record is not None) / 1000
             suite_time += seconds
             tc = ET.SubElement(suite, "testcase", {"name": _xml_text(f"{cid} [{group['label']}]"),
                                                    "classname": _xml_text(spec.name), "time": f"{seconds:.3f}"})
@@ -239,7 +245,8 @@ def junit_xml(plan: Plan, views: list[CellView], spec: EvalSpec, summary: dict[s
                             reasons.append(f"repeat {v.cell.repeat}: {c.assertion}: {c.reason}")
                 message = "; ".join(f"{a} failed in {n} of {len(vs)} repeats" for a, n in failed.items()) or "the weighted score is below the threshold"
                 first = next((v for v in vs if v.status == "fail"), None)
-                body = "\n".join(reasons) + (f"\n\noutput (repeat {first.cell.repeat}):\n{(first.record or {}).get('output', '')}" if first else "")
+                output = first.record.reply.output if first is not None and first.record is not None else ""
+                body = "\n".join(reasons) + (f"\n\noutput (repeat {first.cell.repeat}):\n{output}" if first else "")
                 el = ET.SubElement(tc, "failure", {"type": "assertion", "message": _xml_text(message)})
                 el.text = _xml_text(body)
             elif status == "error":
@@ -269,24 +276,24 @@ def junit_xml(plan: Plan, views: list[CellView], spec: EvalSpec, summary: dict[s
     return b'<?xml version="1.0" encoding="UTF-8"?>\n' + xml + b"\n"
 
 
-def cell_rows(views: list[CellView]) -> list[dict[str, Any]]:
-    """One row per cell, the shape of results.jsonl (the live grid shows the same rows)."""
+def cell_rows(views: list[CellView]) -> list[ResultRow]:
+    """One row per cell, the rows of results.jsonl (the live grid shows the same rows)."""
     rows = []
     for v in views:
-        rec = v.record or {}
-        usage = rec.get("usage") or {}
-        rows.append({"key": v.cell.key, "case": v.cell.case_id, "model": v.cell.model, "variant": v.cell.variant,
-                     "repeat": v.cell.repeat, "status": v.status, "score": case_score(v.checks) if v.status in ("pass", "fail") else None,
-                     "output": rec.get("output"), "toolCalls": rec.get("toolCalls") or [],
-                     "failed": [c.assertion for c in v.checks if not c.passed], "checks": [c.to_data() for c in v.checks],
-                     "judges": [{k: j.get(k) for k in ("judgeModel", "promptHash", "scores", "reason", "raw", "error", "cost")}
-                                for j in v.judges.values()],
-                     "cost": v.cost, "inputTokens": usage.get("input"), "outputTokens": usage.get("output"),
-                     "latencyMs": rec.get("latencyMs"), "cached": rec.get("cached"), "error": v.error})
+        reply = v.record.reply if v.record is not None else None
+        usage = reply.usage if reply is not None else None
+        rows.append(ResultRow(
+            v.cell.key, v.cell.case_id, v.cell.model, v.cell.variant, v.cell.repeat, v.status,
+            case_score(v.checks) if v.status in ("pass", "fail") else None,
+            reply.output if reply is not None else None, reply.tool_calls if reply is not None else (),
+            tuple(c.assertion for c in v.checks if not c.passed), tuple(v.checks),
+            tuple(JudgeSeen(j.judge_model, j.prompt_hash, j.scores, j.reason, j.raw, j.error, j.cost) for j in v.judges.values()),
+            v.cost, usage.input if usage is not None else None, usage.output if usage is not None else None,
+            reply.latency_ms if reply is not None else None, reply.cached if reply is not None else None, v.error))
     return rows
 
 
-def write_results(folder: Path, plan: Plan, records: list[Record], spec: EvalSpec, meta: dict[str, Any]) -> dict[str, Any]:
+def write_results(folder: Path, plan: Plan, records: list[JournalRecord], spec: EvalSpec, meta: dict[str, Any]) -> dict[str, Any]:
     views = cell_views(plan, records)
     summary = summarise(plan, views, spec, meta)
     write_json_atomic(folder / "summary.json", summary, trailing_newline=True)
@@ -295,7 +302,7 @@ def write_results(folder: Path, plan: Plan, records: list[Record], spec: EvalSpe
     del views
     jsonl = io.StringIO()
     for r in rows:
-        jsonl.write(json.dumps(r, ensure_ascii=False))
+        jsonl.write(json.dumps(row_data(r), ensure_ascii=False))
         jsonl.write("\n")
     write_bytes_atomic(folder / "results.jsonl", jsonl.getvalue().encode("utf-8"))
     del jsonl
@@ -305,7 +312,8 @@ def write_results(folder: Path, plan: Plan, records: list[Record], spec: EvalSpe
     writer = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore")
     writer.writeheader()
     for r in rows:
-        writer.writerow({k: csv_cell(v) for k, v in {**r, "failed": "; ".join(r["failed"])}.items()})
+        data = row_data(r)
+        writer.writerow({k: csv_cell(v) for k, v in {**data, "failed": "; ".join(r.failed)}.items()})
     write_bytes_atomic(folder / "results.csv", buf.getvalue().encode("utf-8"))
     write_report(folder, summary, rows)
     return summary

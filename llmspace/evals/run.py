@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from ..cancel import CancelToken
 from ..core.threadio import thread_to_data
@@ -43,7 +43,7 @@ from ..errors import UserFacingError
 from ..jsonio import open_regular_file
 from ..paths import safe_component
 from .cache import ResponseCache
-from .cell import ExecContext, ProviderGate, Record, Target
+from .cell import ExecContext, ProviderGate, Target
 from .dataset import scan_dataset, unsupported_message
 from .journal import NAME as JOURNAL
 from .journal import VERSION, JournalWriter, RunLock, choosing, read_journal
@@ -51,6 +51,7 @@ from .judge import Judge, judge_key
 from .plan import build_plan
 from .pool import CellPool, CellTask, LocalPool
 from .prepared import Prepared
+from .records import CellRecord, End, Header, JournalRecord, JudgeRecord, spent_now
 from .results import write_results
 
 if TYPE_CHECKING:
@@ -197,16 +198,14 @@ def spec_react_check(thread: Thread) -> None:
 # -- the results folder --------------------------------------------------------------------
 
 
-def _header(p: Prepared) -> dict[str, Any]:
-    return {"type": "header", "version": VERSION, "name": p.spec.name, "evalFile": str(p.spec.path), "thread": p.thread_rel,
-            "dataset": str(p.dataset.path), "hashes": p.hashes, "createdAt": int(time.time() * 1000)}
+def _header(p: Prepared) -> Header:
+    return Header(VERSION, p.spec.name, str(p.spec.path), p.thread_rel, str(p.dataset.path), p.hashes, int(time.time() * 1000))
 
 
-def _changes(old: dict[str, Any] | None, new: dict[str, str]) -> list[str]:
-    hashes = (old or {}).get("hashes") or {}
-    if (old or {}).get("version") != VERSION:
+def _changes(old: Header | None, new: dict[str, str]) -> list[str]:
+    if old is None or old.version != VERSION:
         return ["the journal's format"]
-    return [CHANGED[k] for k in CHANGED if hashes.get(k) != new.get(k)]
+    return [CHANGED[k] for k in CHANGED if old.hashes.get(k) != new.get(k)]
 
 
 def _new_folder(base: Path) -> Path:
@@ -222,7 +221,7 @@ def _new_folder(base: Path) -> Path:
             n += 1
 
 
-def open_results(p: Prepared, out: Path | None = None, fresh: bool = False) -> tuple[Path, list[Record], list[str]]:
+def open_results(p: Prepared, out: Path | None = None, fresh: bool = False) -> tuple[Path, list[JournalRecord], list[str]]:
     """(folder, journaled records to reuse, notes to print). Writes the header of a new journal.
     Takes the folder's lock (`p.lock`, released by `run_cells`): a folder another run holds is
     refused with a UserFacingError."""
@@ -240,7 +239,7 @@ def open_results(p: Prepared, out: Path | None = None, fresh: bool = False) -> t
         raise
 
 
-def _open_results(p: Prepared, out: Path | None, fresh: bool, base: Path) -> tuple[Path, list[Record], list[str]]:
+def _open_results(p: Prepared, out: Path | None, fresh: bool, base: Path) -> tuple[Path, list[JournalRecord], list[str]]:
     notes: list[str] = []
     if out is not None:
         candidates = [out] if (out / JOURNAL).exists() else []
@@ -262,7 +261,7 @@ def _open_results(p: Prepared, out: Path | None, fresh: bool, base: Path) -> tup
                 if read.torn:
                     notes.append("The journal's last line was cut off by a crash; that cell runs again.")
                 records = read.records[1:]
-                notes.append(f"Resuming {folder} ({sum(r.get('type') == 'cell' for r in records)} cells done).")
+                notes.append(f"Resuming {folder} ({sum(isinstance(r, CellRecord) for r in records)} cells done).")
                 return folder, records, notes
             if out is None:
                 p.release()
@@ -284,15 +283,25 @@ def _open_results(p: Prepared, out: Path | None, fresh: bool, base: Path) -> tup
 # -- running -------------------------------------------------------------------------------
 
 
-def _tasks(p: Prepared, records: list[Record]) -> Iterator[CellTask]:
+def _tasks(p: Prepared, records: list[JournalRecord]) -> Iterator[CellTask]:
     """What is left to run, in plan order, streamed from the dataset as the driver launches it."""
-    done = {str(r["key"]): r for r in records if r.get("type") == "cell"}
-    judged = {str(r["key"]) for r in records if r.get("type") == "judge"}
+    done: dict[str, CellRecord] = {}
+    judged: set[str] = set()
+    for r in records:
+        match r:
+            case CellRecord():
+                done[r.key] = r
+            case JudgeRecord():
+                judged.add(r.key)
+            case Header() | End():
+                pass
+            case _:
+                assert_never(r)
     judge = Judge("/".join(p.spec.judge), p.thread) if p.spec.judge else None
 
     def wanted(key: str) -> bool:
         prior = done.get(key)
-        return prior is None or (judge is not None and not prior.get("error"))
+        return prior is None or (judge is not None and not prior.error)
 
     for cell in p.plan.iter_cells(wanted):
         prior = done.get(cell.key)
@@ -301,7 +310,7 @@ def _tasks(p: Prepared, records: list[Record]) -> Iterator[CellTask]:
             continue
         assert judge is not None
         missing = [a for a in cell.assertions if a.type == "llm-rubric"
-                   and judge_key(cell.key, judge.model, judge.plan(cell, a, prior.get("output") or "")[1]) not in judged]
+                   and judge_key(cell.key, judge.model, judge.plan(cell, a, prior.reply.output)[1]) not in judged]
         if missing:
             yield CellTask(cell, prior, judged)
 
@@ -337,13 +346,9 @@ def open_pool(p: Prepared, ctx: ExecContext, concurrency: int, limits: dict[str,
     return LocalPool(ctx, concurrency)
 
 
-def _record_cost(r: Record) -> float:
-    return 0.0 if r.get("cached") else float(r.get("cost") or 0.0)
-
-
-def run_cells(p: Prepared, folder: Path, records: list[Record], *, concurrency: int, budget: float | None,
+def run_cells(p: Prepared, folder: Path, records: list[JournalRecord], *, concurrency: int, budget: float | None,
             use_cache: bool = True, on_progress: Callable[[Progress], None] | None = None,
-            on_record: Callable[[Record], None] | None = None, stop: threading.Event | None = None) -> Outcome:
+            on_record: Callable[[CellRecord | JudgeRecord], None] | None = None, stop: threading.Event | None = None) -> Outcome:
     """Run the cells not journaled yet on the spec's executor (`spec.executor`: the local pool,
     or Ray through `evals/ray_pool.py`), journal what comes back and write the results.
     `on_record(record)` sees each cell and judge record as it is journaled (on the driver
@@ -356,9 +361,9 @@ def run_cells(p: Prepared, folder: Path, records: list[Record], *, concurrency: 
         p.release()
 
 
-def _run_cells(p: Prepared, folder: Path, records: list[Record], *, concurrency: int, budget: float | None,
+def _run_cells(p: Prepared, folder: Path, records: list[JournalRecord], *, concurrency: int, budget: float | None,
              use_cache: bool, on_progress: Callable[[Progress], None] | None,
-             on_record: Callable[[Record], None] | None, stop: threading.Event | None) -> Outcome:
+             on_record: Callable[[CellRecord | JudgeRecord], None] | None, stop: threading.Event | None) -> Outcome:
     spec = p.spec
     cancel = CancelToken()
     limits = {t.provider: spec.provider_concurrency.get(t.provider, concurrency) for t in p.targets.values()}
@@ -376,8 +381,8 @@ def _run_cells(p: Prepared, folder: Path, records: list[Record], *, concurrency:
     stopped_for_budget = interrupted = False
     started = time.monotonic()
     total = p.plan.cell_count
-    done_cells = {str(r["key"]) for r in records if r.get("type") == "cell"}
-    tally: dict[str, Any] = {"passed": 0, "decided": 0, "cost": sum(float(r.get("cost") or 0.0) for r in records)}
+    done_cells = {r.key for r in records if isinstance(r, CellRecord)}
+    tally: dict[str, Any] = {"passed": 0, "decided": 0, "cost": 0.0}
     for r in records:
         _tally(tally, r)
     base_done = len(done_cells)
@@ -406,12 +411,11 @@ def _run_cells(p: Prepared, folder: Path, records: list[Record], *, concurrency:
             records.append(payload)
             if on_record is not None:
                 on_record(payload)
-            cost = _record_cost(payload)
+            cost = spent_now(payload)
             spent += cost
-            tally["cost"] += float(payload.get("cost") or 0.0)
             if key in in_flight:
                 in_flight[key] += cost
-            if payload.get("type") == "cell":
+            if isinstance(payload, CellRecord):
                 done_cells.add(key)
             _tally(tally, payload)
             progress()
@@ -450,13 +454,14 @@ def _run_cells(p: Prepared, folder: Path, records: list[Record], *, concurrency:
         stopped_for_budget = True
     pool.close()
     complete = not interrupted and not stopped_for_budget and len(done_cells) >= total
+    finished_at = int(time.time() * 1000)
     meta = {"name": spec.name, "evalFile": str(spec.path), "thread": p.thread_rel, "dataset": str(p.dataset.path),
             "folder": str(folder), "hashes": p.hashes, "stoppedForBudget": stopped_for_budget, "interrupted": interrupted,
             "spentThisRun": round(spent, 8), "calls": ctx.stats["calls"], "cacheHits": ctx.stats["cacheHits"],
-            "finishedAt": int(time.time() * 1000)}
+            "finishedAt": finished_at}
     summary = write_results(folder, p.plan, records, spec, meta)
     if complete and summary["complete"]:
-        journal.append({"type": "end", "finishedAt": meta["finishedAt"]})
+        journal.append(End(finished_at))
     journal.close()
     if ctx.cache is not None:
         try:
@@ -466,10 +471,17 @@ def _run_cells(p: Prepared, folder: Path, records: list[Record], *, concurrency:
     return Outcome(summary, folder, interrupted, stopped_for_budget, spent, dict(ctx.stats))
 
 
-def _tally(tally: dict[str, Any], r: Record) -> None:
-    """Pass rate so far, for progress: cells whose own checks (judges aside) all passed."""
-    if r.get("type") != "cell" or r.get("error"):
-        return
-    tally["decided"] += 1
-    if all(c.get("pass") for c in r.get("checks") or []):
-        tally["passed"] += 1
+def _tally(tally: dict[str, Any], r: JournalRecord) -> None:
+    """Cost and pass rate so far, for progress: cells whose own checks (judges aside) all passed."""
+    match r:
+        case CellRecord():
+            tally["cost"] += r.cost
+            if not r.error:
+                tally["decided"] += 1
+                tally["passed"] += all(c.passed for c in r.checks)
+        case JudgeRecord():
+            tally["cost"] += r.cost
+        case Header() | End():
+            pass
+        case _:
+            assert_never(r)

@@ -23,12 +23,13 @@ import statistics
 import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from ..agent.matrix_spec import DEFAULT_VARIANT
 from ..core.templating.references import references
 from ..core.templating.variables import all_names, set_text_variable
 from ..core.threadio import thread_from_data, thread_to_data
+from ..evals.records import CellRecord, End, Header, JournalRecord, JudgeRecord, ResultRow
 from ..evals.results import CellView, cell_rows  # cell_rows: the rows of results.jsonl, one shape for live and finished
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 
 STATUSES = ("pass", "fail", "error", "pending")
 MARKS = {"pass": "✓ pass", "fail": "✗ fail", "error": "! error", "pending": "…"}
-Row = dict[str, Any]
+Row = ResultRow
 
 
 def column_label(model: str, variant: str) -> str:
@@ -46,7 +47,7 @@ def column_label(model: str, variant: str) -> str:
 
 def fold_status(rows: list[Row], repeats: int, need: int) -> str:
     """A case's status over its repeats (`rows`: the ones with a result so far)."""
-    statuses = [str(r.get("status")) for r in rows]
+    statuses = [r.status for r in rows]
     if "error" in statuses:
         return "error"
     if len(rows) < repeats or "pending" in statuses:
@@ -92,33 +93,34 @@ class GridCell:
     def shown(self) -> Row | None:
         """The repeat shown in the detail: the first that failed or errored, else the first."""
         for r in self.rows:
-            if r.get("status") in ("fail", "error"):
+            if r.status in ("fail", "error"):
                 return r
         return self.rows[0] if self.rows else None
 
     @property
     def score(self) -> float | None:
-        scores = [float(r["score"]) for r in self.rows if r.get("score") is not None]
+        scores = [r.score for r in self.rows if r.score is not None]
         return sum(scores) / len(scores) if scores else None
 
     @property
     def cost(self) -> float:
-        return sum(float(r.get("cost") or 0.0) for r in self.rows)
+        return sum(r.cost for r in self.rows)
 
     @property
     def latency_ms(self) -> float | None:
-        values = [float(r["latencyMs"]) for r in self.rows if r.get("latencyMs") is not None and not r.get("cached")]
+        values = [r.latency_ms for r in self.rows if r.latency_ms is not None and not r.cached]
         return sum(values) / len(values) if values else None
 
     def detail(self) -> CellDetail:
         """What the cell's window shows: output, each assertion with its reason, the judges' reasons."""
-        row = self.shown or {}
-        checks = [(str(c.get("assertion", "")), bool(c.get("pass")), str(c.get("reason") or ""))
-                  for c in row.get("checks") or []]
-        judges = [(str(j.get("judgeModel") or ""), str(j.get("reason") or j.get("error") or ""),
-                   dict(j.get("scores") or {})) for j in row.get("judges") or []]
-        return CellDetail(self.case, self.column, self.status, row.get("output") or "", checks, judges,
-                          row.get("error"), int(row.get("repeat") or 1), self.repeats, self.cost, self.latency_ms)
+        row = self.shown
+        if row is None:
+            return CellDetail(self.case, self.column, self.status, "", [], [], None, 1, self.repeats, self.cost, self.latency_ms)
+        checks = [(c.assertion, c.passed, c.reason) for c in row.checks]
+        judges: list[tuple[str, str, dict[str, Any]]] = [
+            (j.judge_model, j.reason or j.error or "", dict(j.scores or {})) for j in row.judges]
+        return CellDetail(self.case, self.column, self.status, row.output or "", checks, judges,
+                          row.error, row.repeat, self.repeats, self.cost, self.latency_ms)
 
 
 @dataclass(frozen=True)
@@ -170,8 +172,8 @@ class EvalGrid:
         self.cells: dict[tuple[str, str], GridCell] = {
             (case, col): GridCell(case, col, repeats, need) for case in case_ids for col in columns}
         self._plan_cells: dict[str, Cell] = {}
-        self._records: dict[str, Row] = {}
-        self._judges: dict[str, dict[int, Row]] = defaultdict(dict)
+        self._records: dict[str, CellRecord] = {}
+        self._judges: dict[str, dict[int, JudgeRecord]] = defaultdict(dict)
         self.filter_text = ""
         self.status_filter = "all"  # all, or one of STATUSES
         self.sort_key = "case"
@@ -197,8 +199,8 @@ class EvalGrid:
         cases: dict[str, None] = {}
         columns: dict[str, None] = {}
         for r in rows:
-            cases.setdefault(str(r.get("case")), None)
-            columns.setdefault(column_label(str(r.get("model")), str(r.get("variant") or DEFAULT_VARIANT)), None)
+            cases.setdefault(r.case, None)
+            columns.setdefault(column_label(r.model, r.variant or DEFAULT_VARIANT), None)
         grid = cls(list(cases), list(columns), repeats, need or repeats)
         for r in rows:
             grid._put(r)
@@ -207,17 +209,19 @@ class EvalGrid:
         grid.refresh()
         return grid
 
-    def add_record(self, record: Row) -> bool:
+    def add_record(self, record: JournalRecord) -> bool:
         """A journal record as it lands; True when a cell changed."""
-        kind = record.get("type")
-        if kind == "cell":
-            key = str(record.get("key"))
-            self._records[key] = record
-        elif kind == "judge":
-            key = str(record.get("cell"))
-            self._judges[key][int(record.get("assertion", -1))] = record
-        else:
-            return False
+        match record:
+            case CellRecord():
+                key = record.key
+                self._records[key] = record
+            case JudgeRecord():
+                key = record.cell
+                self._judges[key][record.assertion] = record
+            case Header() | End():
+                return False
+            case _:
+                assert_never(record)
         cell = self._plan_cells.get(key)
         if cell is None or key not in self._records:
             return False
@@ -225,7 +229,7 @@ class EvalGrid:
         self._put(cell_rows([view])[0])
         return True
 
-    def add_records(self, records: list[Row]) -> None:
+    def add_records(self, records: list[JournalRecord]) -> None:
         changed = False
         for r in records:
             changed = self.add_record(r) or changed
@@ -233,13 +237,11 @@ class EvalGrid:
             self.refresh()
 
     def _put(self, row: Row) -> None:
-        col = column_label(str(row.get("model")), str(row.get("variant") or DEFAULT_VARIANT))
-        cell = self.cells.get((str(row.get("case")), col))
+        col = column_label(row.model, row.variant or DEFAULT_VARIANT)
+        cell = self.cells.get((row.case, col))
         if cell is None:
             return
-        repeat = int(row.get("repeat") or 1)
-        cell.set_rows(sorted([r for r in cell.rows if int(r.get("repeat") or 1) != repeat] + [row],
-                             key=lambda r: int(r.get("repeat") or 1)))
+        cell.set_rows(sorted([r for r in cell.rows if r.repeat != row.repeat] + [row], key=lambda r: r.repeat))
         self.version += 1
 
     # -- filter, sort, window -----------------------------------------------------------
@@ -325,8 +327,9 @@ def open_as_thread(thread: Thread, cell: GridCell) -> Thread:
     data = thread_to_data(thread)
     for key in ("runHistory", "evaluations"):
         data.pop(key, None)
-    row = cell.shown or {}
-    reply = {"id": str(uuid.uuid4()), "role": "assistant", "content": [{"type": "text", "text": str(row.get("output") or "")}]}
+    row = cell.shown
+    text = row.output or "" if row is not None else ""
+    reply = {"id": str(uuid.uuid4()), "role": "assistant", "content": [{"type": "text", "text": text}]}
     context = data.setdefault("context", {})
     context["messages"] = [*(context.get("messages") or []), reply]
     base = (thread.title or "thread").strip() or "thread"

@@ -23,11 +23,18 @@ from typing import Any
 import yaml
 
 from llmspace.core.threadio import serialize_thread, thread_from_data
+from llmspace.evals.journal import JournalRead
+from llmspace.evals.records import record_data
 from tests.support.llm_server import LoopbackLLM, RawResponse, Turn, configure_provider
 
 ARITH = re.compile(r"What is (\d+) \+ (\d+)\?")
 EXTRACT = re.compile(r"Extract as JSON: (\w+) is (\d+) years old\.")
 GRADER = "You are a strict, fair grader"
+
+
+def journal_lines(read: JournalRead) -> list[dict[str, Any]]:
+    """A journal's records as the JSON objects of its lines (what the tests check)."""
+    return [record_data(r) for r in read.records]
 
 
 def _text(content: Any) -> str:

@@ -20,7 +20,7 @@ import pytest
 import xmlschema
 
 from llmspace.evals.journal import read_journal
-from tests.evals.support import Oracle, arithmetic_and_extraction, write_eval
+from tests.evals.support import Oracle, arithmetic_and_extraction, journal_lines, write_eval
 from tests.support.llm_server import LoopbackLLM
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,8 +98,8 @@ def test_acceptance_40_cases_two_models_3_repeats_killed_halfway_resume_without_
         (folder,) = (home / "evals" / "quiz").iterdir()
         journal = read_journal(folder / "journal.jsonl")
         assert not journal.finished and not (folder / "summary.json").exists()
-        cells = [r for r in journal.records if r["type"] == "cell"]
-        judges = [r for r in journal.records if r["type"] == "judge"]
+        cells = [r for r in journal_lines(journal) if r["type"] == "cell"]
+        judges = [r for r in journal_lines(journal) if r["type"] == "judge"]
         assert 0 < len(cells) < 240
         oracle.calls.clear()
 
@@ -125,7 +125,7 @@ def test_acceptance_40_cases_two_models_3_repeats_killed_halfway_resume_without_
     assert groups["loop/good"]["rubricScores"]["correct"]["n"] == 120
     xmlschema.XMLSchema(str(XSD)).validate(str(folder / "junit.xml"))
     assert read_journal(folder / "journal.jsonl").finished
-    keys = [r["key"] for r in read_journal(folder / "journal.jsonl").records if r["type"] in ("cell", "judge")]
+    keys = [r["key"] for r in journal_lines(read_journal(folder / "journal.jsonl")) if r["type"] in ("cell", "judge")]
     assert len(keys) == len(set(keys)) == 480
 
 
@@ -151,7 +151,7 @@ def test_ctrl_c_stops_the_run_promptly_keeps_what_finished_and_the_next_run_resu
         (folder,) = (home / "evals" / "quiz").iterdir()
         summary = json.loads((folder / "summary.json").read_text("utf-8"))
         assert summary["interrupted"] and not summary["complete"]
-        kept = [r for r in read_journal(folder / "journal.jsonl").records if r["type"] == "cell"]
+        kept = [r for r in journal_lines(read_journal(folder / "journal.jsonl")) if r["type"] == "cell"]
         oracle.delay_per_chunk = 0.0
         oracle.calls.clear()
 

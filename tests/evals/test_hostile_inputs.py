@@ -22,7 +22,7 @@ import pytest
 from llmspace.cli import main
 from llmspace.evals.journal import read_journal
 from llmspace.evals.results import csv_cell
-from tests.evals.support import Oracle, arithmetic_and_extraction, write_eval
+from tests.evals.support import Oracle, arithmetic_and_extraction, journal_lines, write_eval
 from tests.support.limited import billion_laughs_flow, run_limited
 from tests.support.llm_server import LoopbackLLM, Turn
 
@@ -124,7 +124,7 @@ def test_json_nested_100000_deep_from_the_model_or_the_judge_is_a_journaled_resu
     assert _run(str(path), "--no-cache") == 2  # the judge's answer is an error for the cell
 
     (folder,) = (home / "evals" / "quiz").iterdir()
-    records = read_journal(folder / "journal.jsonl").records
+    records = journal_lines(read_journal(folder / "journal.jsonl"))
     (cell,) = [r for r in records if r.get("type") == "cell"]
     (judge,) = [r for r in records if r.get("type") == "judge"]
     assert cell["checks"][0]["pass"] is False

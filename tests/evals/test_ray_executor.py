@@ -26,7 +26,7 @@ import pytest
 
 from llmspace.evals.journal import read_journal
 from tests.evals.ray_cluster import RayCluster, require_ray
-from tests.evals.support import Oracle, arithmetic_and_extraction, is_judge, write_eval
+from tests.evals.support import Oracle, arithmetic_and_extraction, is_judge, journal_lines, write_eval
 from tests.evals.test_cli_eval import CountingOracle, _env, _run, _start, _wait_running
 from tests.support.llm_server import LoopbackLLM, configure_provider
 
@@ -80,7 +80,7 @@ def _ray(c: RayCluster) -> tuple[str, ...]:
 
 
 def _cells(folder: Path) -> list[dict[str, Any]]:
-    return [r for r in read_journal(folder / "journal.jsonl").records if r["type"] == "cell"]
+    return [r for r in journal_lines(read_journal(folder / "journal.jsonl")) if r["type"] == "cell"]
 
 
 def _outcomes(folder: Path) -> dict[str, tuple[Any, ...]]:
@@ -156,7 +156,7 @@ def test_a_worker_killed_with_kill_9_mid_run_loses_no_cell_duplicates_none_and_c
     assert proc.returncode == 0, err
     outcomes = _outcomes(home / "out")  # each cell once
     assert len(outcomes) == 30 and all(error is None for _o, error, _c in outcomes.values())
-    records = read_journal(home / "out" / "journal.jsonl").records
+    records = journal_lines(read_journal(home / "out" / "journal.jsonl"))
     judges = Counter(r["cell"] for r in records if r["type"] == "judge")
     assert len(judges) == 30 and max(judges.values()) == 1
     (retried,) = [r for r in _cells(home / "out") if r.get("attempts", 1) > 1]  # the killed worker's cell, only it

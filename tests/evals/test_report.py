@@ -173,9 +173,10 @@ def test_eval_report_writes_report_html_again_from_the_folder(home, srv, capsys)
 
 
 def _report_for(rows: list[dict[str, Any]], groups: list[dict[str, Any]]) -> str:
+    from llmspace.evals.records import parse_row
     from llmspace.evals.report import render_report
 
-    return render_report({"name": "n", "groups": groups, "threshold": 1.0}, rows)
+    return render_report({"name": "n", "groups": groups, "threshold": 1.0}, [parse_row(r) for r in rows])
 
 
 def test_a_long_output_is_cut_and_says_where_the_rest_is():

@@ -12,7 +12,7 @@ import xmlschema
 
 from llmspace.cli import main
 from llmspace.evals.journal import read_journal
-from tests.evals.support import Oracle, arithmetic_and_extraction, write_eval
+from tests.evals.support import Oracle, arithmetic_and_extraction, journal_lines, write_eval
 from tests.support.llm_server import LoopbackLLM
 
 XSD = Path(__file__).with_name("JUnit.xsd")
@@ -93,7 +93,7 @@ def test_a_judge_scores_each_cell_and_its_prompt_answer_and_reason_are_journaled
     assert _run(str(path)) == 0
 
     folder = _only_folder(home)
-    judges = [r for r in read_journal(folder / "journal.jsonl").records if r["type"] == "judge"]
+    judges = [r for r in journal_lines(read_journal(folder / "journal.jsonl")) if r["type"] == "judge"]
     assert len(judges) == 4 and oracle.judge_calls() == 4
     j = judges[0]
     assert j["judgeModel"] == "loop/judge" and len(j["promptHash"]) == 16 and j["repeat"] == 1
@@ -211,11 +211,11 @@ def test_a_torn_last_journal_line_is_dropped_and_that_cell_runs_again(home, srv,
     assert _run(str(path), "--budget", "0.00006", "--no-cache", "--concurrency", "1") == 2
     folder = _only_folder(home)
     journal = folder / "journal.jsonl"
-    done = [r for r in read_journal(journal).records if r["type"] == "cell"]
+    done = [r for r in journal_lines(read_journal(journal)) if r["type"] == "cell"]
     assert len(done) == 2
     journal.write_bytes(journal.read_bytes()[:-20])  # the last record cut mid-line, as by a crash
     read = read_journal(journal)
-    assert read.torn and len([r for r in read.records if r["type"] == "cell"]) == 1
+    assert read.torn and len([r for r in journal_lines(read) if r["type"] == "cell"]) == 1
 
     assert _run(str(path), "--no-cache") == 0
 

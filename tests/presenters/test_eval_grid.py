@@ -8,6 +8,7 @@ from typing import Any
 from llmspace.core.threadio import thread_from_data
 from llmspace.evals.assertions import Assertion
 from llmspace.evals.plan import Cell, Plan, cell_key
+from llmspace.evals.records import JournalRecord, parse_record, parse_row
 from llmspace.presenters.eval_grid import EvalGrid, open_as_thread
 
 
@@ -22,11 +23,17 @@ def _plan(cases: int = 4, models: tuple[str, ...] = ("p/good", "p/bad"), repeat:
     return Plan(cells, ids, list(models), ["default"], repeat, False)
 
 
-def _record(case: str, model: str, ok: bool, repeat: int = 1, **extra: Any) -> dict[str, Any]:
-    return {"type": "cell", "key": cell_key(case, model, "default", repeat), "output": "4" if ok else "5",
+def _parsed(data: dict[str, Any]) -> JournalRecord:
+    record = parse_record(data)
+    assert record is not None
+    return record
+
+
+def _record(case: str, model: str, ok: bool, repeat: int = 1, **extra: Any) -> JournalRecord:
+    return _parsed({"type": "cell", "key": cell_key(case, model, "default", repeat), "output": "4" if ok else "5",
             "checks": [{"assertion": "contains", "pass": ok, "score": 1.0 if ok else 0.0,
                         "reason": "" if ok else "expected '4' in the output"}],
-            "cost": 0.001, "latencyMs": 100 if ok else 300, **extra}
+            "cost": 0.001, "latencyMs": 100 if ok else 300, **extra})
 
 
 def test_records_fill_cells_live_and_fold_repeats():
@@ -37,7 +44,7 @@ def test_records_fill_cells_live_and_fold_repeats():
     grid.add_records([_record("c0", "p/good", True, repeat=2), _record("c0", "p/bad", True), _record("c0", "p/bad", False, repeat=2)])
     assert grid.cells[("c0", "p/good")].status == "pass"
     assert grid.cells[("c0", "p/bad")].status == "fail"  # passK defaults to every repeat
-    grid.add_records([{"type": "cell", "key": cell_key("c1", "p/good", "default", 1), "error": "HTTP 500"}])
+    grid.add_records([_parsed({"type": "cell", "key": cell_key("c1", "p/good", "default", 1), "error": "HTTP 500"})])
     assert grid.cells[("c1", "p/good")].status == "error"
 
 
@@ -73,8 +80,9 @@ def test_window_returns_only_the_visible_rows_of_a_large_grid():
 def test_a_cells_detail_has_its_output_assertion_reasons_and_judge_reason():
     grid = EvalGrid.from_plan(_plan())
     grid.add_records([_record("c0", "p/bad", False),
-                      {"type": "judge", "cell": cell_key("c0", "p/bad", "default", 1), "assertion": 5, "judgeModel": "p/judge",
-                       "reason": "Wrong sum.", "scores": {"correct": 1}, "check": {"assertion": "llm-rubric", "pass": False}}])
+                      _parsed({"type": "judge", "cell": cell_key("c0", "p/bad", "default", 1), "assertion": 5,
+                                    "judgeModel": "p/judge", "reason": "Wrong sum.", "scores": {"correct": 1},
+                                    "check": {"assertion": "llm-rubric", "pass": False}})])
     detail = grid.cells[("c0", "p/bad")].detail()
     assert detail.output == "5" and detail.status == "fail"
     assert ("contains", False, "expected '4' in the output") in detail.checks
@@ -95,7 +103,7 @@ def test_chart_gives_pass_rate_cost_and_latency_per_model():
 def test_finished_results_rows_build_the_same_grid():
     rows = [{"case": "x", "model": "p/m", "variant": "default", "repeat": 1, "status": "fail", "output": "no",
              "checks": [{"assertion": "equals", "pass": False, "reason": "differs"}], "judges": [], "cost": 0.0}]
-    grid = EvalGrid.from_rows(rows)
+    grid = EvalGrid.from_rows([parse_row(r) for r in rows])
     assert grid.columns == ["p/m"] and grid.cells[("x", "p/m")].status == "fail"
 
 

@@ -268,6 +268,7 @@ def test_acceptance_two_40_case_runs_with_a_changed_prompt_show_the_flips_first_
 def test_a_grid_of_many_models_scrolls_sideways_and_a_click_there_opens_the_right_cell(tk_root):
     import tkinter as tk
 
+    from llmspace.evals.records import parse_row
     from llmspace.presenters.eval_grid import EvalGrid
     from llmspace.ui.evals.grid_view import ResultsGrid
 
@@ -276,7 +277,7 @@ def test_a_grid_of_many_models_scrolls_sideways_and_a_click_there_opens_the_righ
     opened: list[Any] = []
     top = tk.Toplevel(tk_root)
     top.geometry("800x300+0+0")
-    view = ResultsGrid(top, EvalGrid.from_rows(rows), opened.append)
+    view = ResultsGrid(top, EvalGrid.from_rows([parse_row(r) for r in rows]), opened.append)
     view.pack(fill="both", expand=True)
     pump_until(top, lambda: view._rows)
     assert float(view.hbar.get()[1]) < 1.0  # 12 columns do not fit in 800 px

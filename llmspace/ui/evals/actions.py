@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from ...core.model import Thread
     from ...evals.prepared import Prepared
+    from ...evals.records import JournalRecord
     from ...evals.run import Outcome
     from ..app_services import EvalServices
 
@@ -76,7 +77,7 @@ class EvalActions:
         return NewEvaluationDialog(self.ui, self.app.workspace, self.threads(), self.active_thread(),
                                    self.default_models, self.start)
 
-    def start(self, form: NewEvalForm) -> Future[tuple[Prepared, Path, list[dict[str, Any]]]]:
+    def start(self, form: NewEvalForm) -> Future[tuple[Prepared, Path, list[JournalRecord]]]:
         """Write the evaluation file, prepare it off the Tk thread, then run it into a results window."""
         from ...evals import run as runmod
         from ...evals.spec import load_spec, write_spec
@@ -84,7 +85,7 @@ class EvalActions:
         thread_file = self.app.workspace.resolve(form.thread_rel)
         runner = self.app.runner
 
-        def prepare() -> tuple[Prepared, Path, list[dict[str, Any]]]:
+        def prepare() -> tuple[Prepared, Path, list[JournalRecord]]:
             out = eval_file_for(thread_file)
             write_spec(out, form.spec_data(thread_file, out.parent))
             spec = load_spec(out)
@@ -101,7 +102,7 @@ class EvalActions:
         self.ui.status.set("Preparing the evaluation…")
         return self.ui.pump.run_in_worker(prepare, self._prepared, name="eval-prepare")
 
-    def _prepared(self, future: Future[tuple[Prepared, Path, list[dict[str, Any]]]]) -> None:
+    def _prepared(self, future: Future[tuple[Prepared, Path, list[JournalRecord]]]) -> None:
         from ...evals import run as runmod
 
         try:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import gc
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
@@ -24,6 +24,9 @@ from .. import tkvars
 from .cell_window import CellWindow
 from .chart_view import EvalChart
 from .grid_view import ResultsGrid
+
+if TYPE_CHECKING:
+    from ...evals.records import JournalRecord
 
 SORTS = {"Dataset order": "case", "Most failures first": "failures"}
 
@@ -74,7 +77,7 @@ class ResultsWindow(tb.Toplevel):
         gc.collect()  # the grid's new objects become old now, not in a scroll frame (see above)
 
     # -- live records --------------------------------------------------------------------
-    def add_record(self, record: dict[str, Any]) -> None:
+    def add_record(self, record: JournalRecord) -> None:
         """A journal record (on the Tk thread, from the pump); the grid redraws once per idle."""
         if self.grid_model.add_record(record) and not self._pending_draw:
             self._pending_draw = True
