@@ -185,7 +185,17 @@ class EditorPresenter:
     # -- header --------------------------------------------------------------------------
     @property
     def title(self) -> str:
+        """The file's stem; a thread kept outside the workspace (a trace's workbench) has a title
+        of its own, which its own rename changes (`Workspace.mount`)."""
+        if self.thread.title and self._mounted():
+            return self.thread.title
         return self.rel.rpartition("/")[2][:-5] if self.rel.endswith(".json") else self.rel
+
+    def _mounted(self) -> bool:
+        try:
+            return bool(self.ws.is_mounted(self.rel))
+        except UserFacingError:  # gone: the stem is shown
+            return False
 
     def rename(self, new_title: str) -> str:
         """Rename the file (title = file name); returns the new path."""

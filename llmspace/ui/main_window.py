@@ -174,7 +174,10 @@ class MainWindow:
                              markdown=self.appearance.markdown_var.get)
 
     def _rename_thread(self, rel: str, title: str) -> str:
-        """An editor's title edit: rename the file; the tab and the tree follow."""
+        """An editor's title edit: rename the file; the tab and the tree follow. A trace's
+        workbench keeps its path: the trace is renamed (the original's rule)."""
+        if self.traces_panel.is_workbench(rel):
+            return self.traces_panel.rename_workbench(rel, title)
         new_rel = self.tab_pages.rename_entry(rel, title)
         self.tree_view.redraw(select=new_rel)
         return new_rel

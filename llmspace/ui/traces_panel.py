@@ -241,18 +241,28 @@ class TracesPanel(tb.Frame):
         title = self.ui.dialogs.ask_string("New title of the trace:", "Rename", row.title if row else "")
         if not title:
             return False
-        ed = self.tabs.editors.get(item)
+        return self._guard(lambda: self.rename_workbench(item, title)) is not None
+
+    @staticmethod
+    def is_workbench(rel: str) -> bool:
+        return parse_path(rel) is not None
+
+    def rename_workbench(self, rel: str, title: str) -> str:
+        """Rename the trace of workbench `rel` (from the panel, or the title field of its tab);
+        its path stays. An open editor saves its edits first and then reloads the new title."""
+        found = parse_path(rel)
+        if found is None:
+            raise UserFacingError(f"{rel} is not a trace's workbench.")
+        ed = self.tabs.editors.get(rel)
         if ed is not None:
-            ed.flush()  # its edits first; the title is then written into the workbench
-        written = self._guard(lambda: self.p.rename_trace(project_id, found[1], title))
-        if written is None:
-            return False
-        self.tabs.check_open_files()  # an open, saved workbench reloads with its new title
-        page = self.tabs.pages.get(item)
+            ed.flush()
+        written = self.p.rename_trace(found[0], found[1], title)
+        self.tabs.check_open_files()  # the saved workbench changed on disk: the editor reloads it
+        page = self.tabs.pages.get(rel)
         if page is not None:
             self.tabs.notebook.tab(page, text=written + "  ")
-        self.redraw(select=item)
-        return True
+        self.redraw(select=rel)
+        return rel
 
     def remove(self) -> bool:
         item = self.selected()

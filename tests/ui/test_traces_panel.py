@@ -156,3 +156,27 @@ def test_renaming_and_removing_a_trace_from_the_panel(window, app, tmp_path):
     assert row.startswith("empty:")
     trashed = [p.name for p in (app.root.root / ".trash").rglob("trace.json")]
     assert trashed
+
+
+def test_a_workbench_tab_shows_the_traces_title_and_renaming_it_there_renames_the_trace(window, app, tmp_path):
+    panel = _show_panel(window)
+    window.dialogs.files = [_file(tmp_path, "export.json", shapes.langfuse_rows())]
+    (rel,) = panel.import_files()
+    ed = panel.open_trace(rel)
+    pump_until(window.root, ed.winfo_ismapped, timeout=10)
+    assert ed.header.title_var.get() == "weather agent"
+    ed.header.title_var.set("Paris and Rome")
+    ed.header.title.commit()
+    window.root.update()
+    assert window.dialogs.errors == []
+    assert ed.p.rel == rel and ed.header.title_var.get() == "Paris and Rome"
+    project_id, key = rel.split("/")[1:3]
+    assert app.trace_projects.read_trace(project_id, key)["title"] == "Paris and Rome"
+    assert window.notebook.tab(window.pages[rel], "text").strip() == "Paris and Rome"
+    # a later edit autosaves without taking the old title back
+    ed.add_btn.invoke()
+    window.root.update()
+    ed.list.cards[ed.p.messages[-1].id].text.insert("1.0", "One more question")
+    workbench = app.workspace.resolve(rel)
+    pump_until(window.root, lambda: "One more question" in workbench.read_text("utf-8"), timeout=30)
+    assert json.loads(workbench.read_text("utf-8"))["title"] == "Paris and Rome"
