@@ -38,7 +38,7 @@ def _next(page: Any) -> str | None:
 
 class PhoenixClient:
     def __init__(self, base_url: str, project: str, api_key: str | None = None, *,
-                 timeout: tuple[float, float] | None = None) -> None:
+                 timeout: tuple[float, float] | None = None, page_size: int = PAGE_SIZE) -> None:
         headers = {}
         if api_key:
             KNOWN.add([api_key])
@@ -46,6 +46,7 @@ class PhoenixClient:
         kwargs: dict[str, Any] = {"timeout": timeout} if timeout else {}
         self.http = JsonClient(base_url, LABEL, headers, **kwargs)
         self.project = project
+        self.page_size = page_size
         self._path = f"/v1/projects/{quote(project, safe='')}"
 
     def close(self) -> None:
@@ -110,7 +111,7 @@ class PhoenixClient:
         cursor: str | None = None
         for _ in range(MAX_PAGES):
             page = self.http.get(f"{self._path}/spans", {"trace_id": trace_id, "sort": "start_time", "order": "asc",
-                                                         "limit": PAGE_SIZE, "cursor": cursor},
+                                                         "limit": self.page_size, "cursor": cursor},
                                  not_found=self._missing_project())
             rows.extend(_rows(page))
             cursor = _next(page)

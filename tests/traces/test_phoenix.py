@@ -15,7 +15,8 @@ import pytest
 from llmspace.core.threadio import parse_thread
 from llmspace.jsonio import read_file_bytes
 from llmspace.traces.connect import connect_phoenix, search, sync
-from llmspace.traces.langfuse_api import SearchFilters
+from llmspace.traces.langfuse_api import SearchFilters, TooLong
+from llmspace.traces.phoenix_api import PhoenixClient
 from llmspace.traces.remote import RemoteError
 
 from . import shapes
@@ -97,3 +98,16 @@ def test_an_unknown_phoenix_project_is_named_with_the_ones_there_are_and_nothing
         connect_phoenix(app.trace_projects, "x", phoenix.url, "no-such-project")
     assert err.value.what == "project" and sent["project"] in err.value.message
     assert app.trace_projects.projects() == []
+
+
+def test_spans_are_read_page_by_page_and_a_trace_longer_than_five_pages_is_refused_whole(phoenix, sent) -> None:
+    client = PhoenixClient(phoenix.url, sent["project"], page_size=2)  # 6 spans: 3 pages
+    try:
+        spans = client.spans(sent["trace_id"])
+        assert len({s["context"]["span_id"] for s in spans}) == 6
+        assert [s["name"] for s in spans][:2] == ["invoke_agent Weather agent", "chat gpt-4o-mini"]
+        client.page_size = 1  # 6 pages
+        with pytest.raises(TooLong):
+            client.spans(sent["trace_id"])
+    finally:
+        client.close()
