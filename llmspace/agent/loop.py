@@ -44,7 +44,7 @@ from .convert import is_unanswered, neutral_messages, tool_specs
 from .fold import TurnBuilder
 from .run_services import RunServices
 from .run_types import RunOptions, RunResult, RunStatus
-from .services import RunTraces, append_history, model_stream, redactor_for, tool_context, trace_tool_calls, usage_sum
+from .services import RunTraces, append_history, model_stream, offered_tools, redactor_for, tool_context, trace_tool_calls, usage_sum
 
 log = logging.getLogger("llmspace.agent")
 
@@ -246,9 +246,11 @@ class RunSession:
               rendered: RenderedThread) -> tuple[AssistantMessage | None, RunStatus | Literal["ok"], str | None]:
         thread = self.thread
         params = thread.model.params if thread.model is not None else None
+        offered, left_out = offered_tools(self.services, thread.context.tools if thread.context else None)
+        self.reply_warnings.extend(w for w in left_out if w not in self.reply_warnings)  # MCP tools changed since trusted
         request = ModelRequest(endpoint=endpoint, model=info, system_prompt=rendered.system_prompt,
                                messages=neutral_messages(thread, rendered, endpoint),
-                               tools=tool_specs(thread.context.tools if thread.context else None), params=params)
+                               tools=tool_specs(offered), params=params)
         builder = TurnBuilder(info, started=time.perf_counter(), provider_id=endpoint.provider_id, api=endpoint.api)
         self.emit(rev.MessageStarted(builder.message_id))
         error: str | None = None
@@ -327,7 +329,7 @@ class RunSession:
         for call in calls:
             self.emit(rev.ToolStarted(message.id, call.id, call.input.name))
         timings: dict[int, tuple[float, float]] = {}
-        outputs = router.execute_calls(tools, calls, tool_context(self.services, self.thread, self.opts.variables), self.cancel,
+        outputs = router.execute_calls(tools, calls, tool_context(self.services, self.thread, self.opts.variables, self.opts.elicit), self.cancel,
                                        self.opts.tool_timeout,
                                        on_timed=lambda i, started, ms: timings.__setitem__(i, (started, ms)))
         for call, out in zip(calls, outputs, strict=True):

@@ -10,7 +10,7 @@ matrix and evaluations read it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from ..core.model import Thread, Usage
 
@@ -30,6 +30,7 @@ class RunOptions:
     tool_results: dict[str, tuple[str, bool]] = field(default_factory=dict)  # call id -> (text, is_error)
     replay_run: str | None = None  # with provider "replay": the run to replay (default: latest)
     tool_timeout: float | None = None  # seconds per tool call (None: the tool's own limit)
+    elicit: Any = None  # answers MCP servers' requests for input (`mcp.elicitation.Elicitor`); None declines
 
 
 @dataclass

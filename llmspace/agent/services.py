@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..cancel import CancelToken
 from ..core.history import append_run
-from ..core.model import ModelConfig, Thread, ToolCall, ToolCallOutput, Usage
+from ..core.model import ModelConfig, Thread, Tool, ToolCall, ToolCallOutput, Usage
 from ..core.templating.resolution import RenderEnv, resolve_variables
 from ..core.templating.variables import DEFAULT_CWD, typed_variables
 from ..core.threadio import thread_to_data
@@ -161,8 +161,32 @@ def working_directory(thread: Thread, overrides: dict[str, str] | None = None) -
     return DEFAULT_CWD
 
 
-def tool_context(services: RunServices, thread: Thread, overrides: dict[str, str] | None = None) -> ToolContext:
-    """Where `thread`'s tools run. The MCP hub is asked for only when the thread has MCP tools."""
+def offered_tools(services: RunServices, tools: list[Tool] | None) -> tuple[list[Tool], list[str]]:
+    """The tools offered to the model: the thread's, minus MCP tools whose definition changed
+    since the user trusted it (`mcp/pins.py`), with a warning naming each and the command that trusts it."""
+    tools = list(tools or [])
+    if not any(t.type == "mcp" for t in tools):
+        return tools, []
+    try:
+        blocked = getattr(services.mcp(), "blocked_tool", None)
+    except Exception:  # MCP unavailable: its tools report it when called
+        return tools, []
+    if blocked is None:
+        return tools, []
+    offered, notes = [], []
+    for t in tools:
+        why = blocked(t.serverId, t.toolName) if t.type == "mcp" and t.serverId and t.toolName else None
+        if why:
+            notes.append(why)
+        else:
+            offered.append(t)
+    return offered, notes
+
+
+def tool_context(services: RunServices, thread: Thread, overrides: dict[str, str] | None = None,
+                 elicit: Any = None) -> ToolContext:
+    """Where `thread`'s tools run. The MCP hub is asked for only when the thread has MCP tools;
+    `elicit` answers its servers' requests for input (None declines them)."""
     mcp: McpToolCaller | None = None
     tools = thread.context.tools if thread.context is not None else None
     if any(t.type == "mcp" for t in tools or []):
@@ -171,7 +195,7 @@ def tool_context(services: RunServices, thread: Thread, overrides: dict[str, str
         except Exception:  # MCP unavailable: its tools report it as their result
             log.warning("the MCP hub is not available", exc_info=True)
     ctx = ToolContext(working_directory=working_directory(thread, overrides), data_root=services.root,
-                      skills=services.skills, workspace_root=services.root.workspace, mcp=mcp)
+                      skills=services.skills, workspace_root=services.root.workspace, mcp=mcp, elicit=elicit)
     if any(t.type == "plugin" for t in tools or []):
         ctx.thread_data = _once(lambda: thread_to_data(thread))
         ctx.variables = _once(lambda: resolve_variables(thread, RenderEnv(skills=services.skills,

@@ -6,9 +6,19 @@
   llmspace mcp add NAME [--env K=V] [--header K=V] [--cwd DIR] [--timeout S]
                         (--http URL | --sse URL | --stdio CMD [ARGS...])   (--stdio comes last)
   llmspace mcp remove NAME
-  llmspace mcp test SERVER                         connect + list tools; saved as readiness
-  llmspace mcp tools|prompts|resources SERVER
-  llmspace mcp call SERVER TOOL [JSON_ARGS] [--timeout S]   prints the flattened result; exit 1 on isError
+  llmspace mcp test SERVER                         connect + list tools; saved as readiness; names the
+                                                   protocol revision and the features offered
+  llmspace mcp tools SERVER                        list the tools and check them against their pins
+  llmspace mcp trust SERVER [--tool NAME] [--yes]  show how changed tools differ; accept them
+  llmspace mcp prompts|resources SERVER            (resources: with the resource templates)
+  llmspace mcp prompt SERVER NAME [--arg K=V …] [--into THREAD]   the prompt's messages (JSON, or
+                                                   inserted into the thread, marked literal)
+  llmspace mcp complete SERVER prompt NAME|resource TEMPLATE ARG PREFIX   the server's completions
+  llmspace mcp read SERVER URI [--into THREAD [--message ID]]   print a resource, or attach it to a
+                                                   user message (a new one without --message)
+  llmspace mcp call SERVER TOOL [JSON_ARGS] [--timeout S] [--no-input]   prints the flattened result;
+                                                   exit 1 on isError; a server's request for input is
+                                                   asked on a terminal, else declined
 SERVER may be a plugin server's canonical ID (`plugin:NAME:mcp:ID`); those cannot be
 removed here (their plugin's settings configure them). Backed by `app.mcp` (`llmspace.mcp.hub.McpHub`).
 """
@@ -46,13 +56,14 @@ def _warn_settings(app: App) -> None:
         print(f"warning: {app.mcp.settings.error}", file=sys.stderr)
 
 
-def _rows(servers: list[Any], first: tuple[str, ...], key: Any) -> None:
+def _rows(servers: list[Any], first: tuple[str, ...], key: Any, changed_of: Any) -> None:
     rows = [first]
     for s in servers:
         r = s.readiness
         status = (r.status if r else "untested") + ("" if s.is_enabled else " (disabled)")
         count = "-" if r is None or r.toolCount is None else str(r.toolCount)
-        rows.append((key(s), s.transport, status, count))
+        changed = len(changed_of(s.id)) if r is not None else 0
+        rows.append((key(s), s.transport, status + (f", {changed} changed" if changed else ""), count))
     widths = [max(len(row[i]) for row in rows) for i in range(len(first))]
     for row in rows:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
@@ -86,10 +97,11 @@ def cmd_list(args: argparse.Namespace, app: App) -> int:
     elif not servers:
         print("No MCP servers configured. Add one with `llmspace mcp add NAME --stdio CMD [ARGS...]`.")
     else:
-        _rows(servers, ("NAME", "TRANSPORT", "READINESS", "TOOLS"), lambda s: s.name)
+        _rows(servers, ("NAME", "TRANSPORT", "READINESS", "TOOLS"), lambda s: s.name, app.mcp.pins.last_changed)
     if plugins:
         print("\nMCPs in plugins (configure them with `llmspace plugins settings NAME`):")
-        _rows(plugins, ("ID", "TRANSPORT", "READINESS", "TOOLS"), lambda s: f"{s.id}  ({s.name})")
+        _rows(plugins, ("ID", "TRANSPORT", "READINESS", "TOOLS"), lambda s: f"{s.id}  ({s.name})",
+              app.mcp.pins.last_changed)
     return 0
 
 
@@ -127,6 +139,8 @@ def _print_tools(tools: list[Any]) -> None:
             line += f"  (MCP name {t.name!r})"
         if t.description:
             line += f" — {t.description.strip().splitlines()[0]}"
+        if t.pin == "new":
+            line += "  [new]"
         print(line)
         if not t.available:
             print(f"      unavailable: {t.reason}")
@@ -138,13 +152,94 @@ def cmd_test(args: argparse.Namespace, app: App) -> int:
         print(f"{args.server}: {readiness.status}: {readiness.lastError}", file=sys.stderr)
         return 1
     tools = app.mcp.list_tools(args.server)
-    print(f"{args.server}: ready, {readiness.toolCount} tool(s)")
+    info = app.mcp.features(args.server)
+    version = str(info.get("protocolVersion") or "?")
+    era = "stateless" if version >= "2026-07-28" else "with initialize"
+    server = info.get("server") or {}
+    named = f" {server.get('name')}" + (f" {server['version']}" if server.get("version") else "") if server.get("name") else ""
+    print(f"{args.server}: ready, protocol {version} ({era}),{named} {readiness.toolCount} tool(s)")
+    print(f"  offers: {', '.join(info.get('features') or []) or 'nothing declared'}")
     _print_tools(tools)
     return 0
 
 
 def cmd_tools(args: argparse.Namespace, app: App) -> int:
     _print_tools(app.mcp.list_tools(args.server, refresh=True))
+    return 0
+
+
+def cmd_trust(args: argparse.Namespace, app: App) -> int:
+    changed = [(t, d) for t, d in app.mcp.changed_tools(args.server) if args.tool in (None, t.name, t.directName)]
+    if not changed:
+        print(f"{args.server}: no changed tool{f' named {args.tool!r}' if args.tool else ''}; nothing to trust.")
+        return 0
+    for tool, diff in changed:
+        print(f"{tool.name} changed since you trusted it:\n{diff}")
+    if not args.yes:
+        if not sys.stdin.isatty():
+            print("Not trusted: standard input is not a terminal; give --yes to accept the changes.", file=sys.stderr)
+            return 1
+        try:
+            answer = input(f"Trust the new definition of {', '.join(t.name for t, _d in changed)}? [y/N] ")
+        except EOFError:
+            answer = ""
+        if answer.strip().lower() not in ("y", "yes"):
+            print("Not trusted.", file=sys.stderr)
+            return 1
+    for tool, _d in changed:
+        app.mcp.trust(args.server, tool.name)
+    print(f"Trusted: {', '.join(t.name for t, _d in changed)}.")
+    return 0
+
+
+def cmd_prompt(args: argparse.Namespace, app: App) -> int:
+    from ..mcp.content import prompt_messages
+
+    result = app.mcp.get_prompt(args.server, args.name, _pairs(args.arg, "arg") or {})
+    messages = prompt_messages(result)
+    if not args.into:
+        print(json.dumps(messages, indent=2, ensure_ascii=False))
+        return 0
+    from ..mcp.content import insert_messages
+    from .run import thread_path
+
+    rel = thread_path(app, args.into)
+    thread = app.workspace.open(rel)
+    insert_messages(thread, messages)
+    app.workspace.save(rel, thread)
+    print(f"Inserted {len(messages)} message(s) of prompt {args.name!r} into {rel} (sent as written, never "
+          "rendered as a template).")
+    return 0
+
+
+def cmd_complete(args: argparse.Namespace, app: App) -> int:
+    for value in app.mcp.complete(args.server, args.kind, args.ref, args.argument, args.prefix,
+                                  _pairs(args.context, "context")):
+        print(value)
+    return 0
+
+
+def cmd_read(args: argparse.Namespace, app: App) -> int:
+    from ..mcp.content import resource_parts
+
+    contents = app.mcp.read_resource(args.server, args.uri)
+    if args.message and not args.into:
+        raise UserFacingError("--message needs --into THREAD.")
+    if not args.into:
+        from ..mcp.flatten import flatten_part
+
+        print("\n\n".join(flatten_part({"type": "resource", "resource": c}) for c in contents))
+        return 0
+    parts = resource_parts(contents)
+    from ..mcp.content import attach
+    from .run import thread_path
+
+    rel = thread_path(app, args.into)
+    thread = app.workspace.open(rel)
+    attach(thread, args.message, parts)
+    app.workspace.save(rel, thread)
+    print(f"Attached {args.uri} to {'message ' + args.message if args.message else 'a new user message'} in {rel} "
+          "(sent as written, never rendered as a template).")
     return 0
 
 
@@ -160,6 +255,12 @@ def cmd_resources(args: argparse.Namespace, app: App) -> int:
     for r in app.mcp.list_resources(args.server):
         mime = f" [{r['mimeType']}]" if r.get("mimeType") else ""
         print(f"  {r['uri']}  {r.get('name', '')}{mime}")
+    templates = app.mcp.list_resource_templates(args.server)
+    if templates:
+        print("templates (fill them with `llmspace mcp complete SERVER resource TEMPLATE ARG PREFIX`):")
+    for t in templates:
+        mime = f" [{t['mimeType']}]" if t.get("mimeType") else ""
+        print(f"  {t['uriTemplate']}  {t.get('name', '')}{mime}")
     return 0
 
 
@@ -171,7 +272,9 @@ def cmd_call(args: argparse.Namespace, app: App) -> int:
                               hint='Example: \'{"text": "hello"}\'') from None
     if not isinstance(arguments, dict):
         raise UserFacingError("JSON_ARGS must be a JSON object, e.g. '{\"a\": 1}'.")
-    out = app.mcp.call_tool(args.server, args.tool, arguments, timeout=args.timeout)
+    from .elicit_terminal import elicitor
+
+    out = app.mcp.call_tool(args.server, args.tool, arguments, timeout=args.timeout, elicit=elicitor(args.no_input))
     text = out.text()
     if out.isError:
         print(text, file=sys.stderr)
@@ -205,8 +308,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     q.add_argument("name")
     q.set_defaults(handler=cmd_remove)
 
-    for name, fn, text in (("test", cmd_test, "connect and list tools; saves the readiness"),
-                           ("tools", cmd_tools, "list the server's tools"),
+    for name, fn, text in (("test", cmd_test, "connect and list tools; saves the readiness; names the protocol revision"),
+                           ("tools", cmd_tools, "list the server's tools and check them against their pins"),
                            ("prompts", cmd_prompts, "list the server's prompts"),
                            ("resources", cmd_resources, "list the server's resources")):
         q = msub.add_parser(name, help=text)
@@ -218,4 +321,34 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     q.add_argument("tool")
     q.add_argument("json_args", nargs="?", default="{}", metavar="JSON_ARGS")
     q.add_argument("--timeout", type=float, help="seconds (default: the server's timeoutSeconds or 300)")
+    q.add_argument("--no-input", action="store_true", help="decline the server's requests for input")
     q.set_defaults(handler=cmd_call)
+
+    q = msub.add_parser("trust", help="show how the server's changed tools differ and accept them")
+    q.add_argument("server")
+    q.add_argument("--tool", metavar="NAME", help="only this tool")
+    q.add_argument("--yes", action="store_true", help="accept without asking (needed without a terminal)")
+    q.set_defaults(handler=cmd_trust)
+
+    q = msub.add_parser("prompt", help="get a prompt: print its messages as JSON, or insert them into a thread")
+    q.add_argument("server")
+    q.add_argument("name")
+    q.add_argument("--arg", action="append", metavar="KEY=VALUE", help="a prompt argument (repeatable)")
+    q.add_argument("--into", metavar="THREAD", help="append the messages to this thread")
+    q.set_defaults(handler=cmd_prompt)
+
+    q = msub.add_parser("complete", help="the server's completions of a prompt or resource-template argument")
+    q.add_argument("server")
+    q.add_argument("kind", choices=["prompt", "resource"])
+    q.add_argument("ref", metavar="NAME|TEMPLATE", help="the prompt's name or the resource template's URI template")
+    q.add_argument("argument", metavar="ARG")
+    q.add_argument("prefix", metavar="PREFIX", nargs="?", default="")
+    q.add_argument("--context", action="append", metavar="KEY=VALUE", help="an argument already filled (repeatable)")
+    q.set_defaults(handler=cmd_complete)
+
+    q = msub.add_parser("read", help="read a resource: print it, or attach it to a user message of a thread")
+    q.add_argument("server")
+    q.add_argument("uri")
+    q.add_argument("--into", metavar="THREAD", help="attach it to this thread (a new user message without --message)")
+    q.add_argument("--message", metavar="ID", help="the user message to attach it to")
+    q.set_defaults(handler=cmd_read)

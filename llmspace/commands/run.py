@@ -56,6 +56,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--tool-result", action="append", default=[], metavar="CALL_ID=TEXT", help="result of a paused tool call (repeatable)")
     p.add_argument("--tool-error", action="append", default=[], metavar="CALL_ID=TEXT", help="error result of a paused tool call (repeatable)")
     p.add_argument("--from", dest="from_message", metavar="MESSAGE_ID", help="run from this message (later messages are cut)")
+    p.add_argument("--no-input", action="store_true",
+                   help="decline an MCP server's requests for input (the default without a terminal)")
     p.add_argument("--replay-run", metavar="RUN_ID", help="with --provider replay: the recorded run to replay (default: latest)")
     p.set_defaults(handler=run_command)
 
@@ -103,6 +105,7 @@ def thread_path(app: App, arg: str) -> str:
 
 def options(args: argparse.Namespace) -> RunOptions:
     from ..agent.run_types import RunOptions
+    from .elicit_terminal import elicitor
 
     results: dict[str, tuple[str, bool]] = {}
     for cid, text in _pairs(args.tool_result, "--tool-result"):
@@ -116,7 +119,8 @@ def options(args: argparse.Namespace) -> RunOptions:
         provider = "replay"
     return RunOptions(provider=provider, model=args.model, variables=dict(_pairs(args.var, "--var")),
                       max_turns=args.max_turns, auto_tools=args.auto_tools, react=args.react,
-                      from_message_id=args.from_message, tool_results=results, replay_run=args.replay_run)
+                      from_message_id=args.from_message, tool_results=results, replay_run=args.replay_run,
+                      elicit=elicitor(args.no_input))
 
 
 # -- streaming output ------------------------------------------------------------------------

@@ -6,6 +6,8 @@ the task that entered them). Everything here runs on the loop thread of
 import. Each stdio server's stderr (and notes about non-MCP lines on its stdout) goes to
 `logs/mcp-<serverName>.log` (the name encoded by `paths.safe_component`). Over HTTP/SSE the
 SDK gets its httpx client from `mcp_http_client`, which refuses a redirect to another origin.
+Every client declares elicitation (form and URL); a request reaches the tool call it belongs
+to through its `CallChannel` (`mcp/elicitation.py` says who answers).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import asyncio
 import contextvars
 import logging
 import os
+import queue
 import signal
 import sys
 from collections.abc import Callable
@@ -21,18 +24,20 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO, cast
 from urllib.parse import urljoin
 
 from .. import __version__
 from ..errors import UserFacingError, redact
 from ..origin import refusal, same_origin
 from ..redact import mask_url
+from .elicitation import Decline, ElicitationAnswer, ElicitationRequest, note, unsupported_schema
 
 log = logging.getLogger("llmspace.mcp")
 
 CONNECTION_CLOSED = -32000
 _CURRENT: contextvars.ContextVar[Connection | None] = contextvars.ContextVar("llmspace_mcp_conn", default=None)
+_CHANNEL: contextvars.ContextVar[CallChannel | None] = contextvars.ContextVar("llmspace_mcp_call", default=None)
 
 
 @dataclass
@@ -52,6 +57,30 @@ class Target:
     headers: dict[str, str] = field(default_factory=dict)
     secrets: list[str] = field(default_factory=list)
     log_path: Path | None = None
+
+
+class CallChannel:
+    """One tool call's line to the thread that made it: the loop puts each elicitation in
+    `inbox` (with a future for the answer); that thread answers it (`McpHub.call_tool`). The
+    notes for the tool result gather in `notes`."""
+
+    def __init__(self, tool: str) -> None:
+        self.tool = tool
+        self.inbox: queue.Queue[tuple[ElicitationRequest, asyncio.Future[ElicitationAnswer]] | None] = queue.Queue()
+        self.notes: list[str] = []
+        self._loop = asyncio.get_running_loop()
+
+    async def ask(self, request: ElicitationRequest) -> ElicitationAnswer:
+        reply: asyncio.Future[ElicitationAnswer] = self._loop.create_future()
+        self.inbox.put((request, reply))
+        return await reply
+
+    def answer(self, reply: asyncio.Future[ElicitationAnswer], answer: ElicitationAnswer) -> None:
+        """From any thread."""
+        def settle() -> None:
+            if not reply.done():
+                reply.set_result(answer)
+        self._loop.call_soon_threadsafe(settle)
 
 
 class CrossOriginRedirect(UserFacingError):
@@ -133,6 +162,7 @@ class Connection:
         self._done = False
         self._stdio_cm: Any = None  # the SDK's stdio transport context manager (to find the child)
         self.listed = False  # tools/list answered on this session (so the SDK never lists inside a call)
+        self.channels: list[CallChannel] = []  # tool calls in flight, latest last
 
     # -- log -----------------------------------------------------------------------------
     def note(self, text: str) -> None:
@@ -187,7 +217,8 @@ class Connection:
                 if self._errlog is not None:
                     stack.callback(self._errlog.close)
                 transport = await self._transport(stack)
-                client = Client(transport, cache=None, client_info=Implementation(name="llm-space", version=__version__))
+                client = Client(transport, cache=None, client_info=Implementation(name="llm-space", version=__version__),
+                                elicitation_callback=cast(Any, self._on_elicit))
                 await stack.enter_async_context(client)
                 self.client = client
                 if not self._ready.done():
@@ -283,6 +314,33 @@ class Connection:
             self._ready.exception()  # mark as retrieved
         self._done = True
 
+    # -- elicitation ---------------------------------------------------------------------
+    async def _on_elicit(self, _ctx: Any, params: Any) -> Any:
+        """The SDK's elicitation callback: find the call it belongs to (the calling task's
+        channel — a 2026-07-28 input request runs in it — else, for a request of its own from
+        a 2025-era server, the latest call in flight) and let its caller answer."""
+        from mcp_types import ElicitResult
+
+        channel = _CHANNEL.get() or (self.channels[-1] if self.channels else None)
+        mode: Literal["form", "url"] = "url" if getattr(params, "mode", "form") == "url" else "form"
+        request = ElicitationRequest(server=self.target.name, tool=channel.tool if channel else "", mode=mode,
+                                     message=str(getattr(params, "message", "") or ""),
+                                     schema=dict(getattr(params, "requested_schema", None) or {}),
+                                     url=str(getattr(params, "url", "") or ""))
+        why = unsupported_schema(request.schema) if mode == "form" else None
+        if channel is None:
+            answer = Decline("it did not come during a tool call")(request, lambda: False)
+        elif why:
+            answer = ElicitationAnswer("decline", reason=f"the form cannot be shown: {why}")
+        else:
+            answer = await channel.ask(request)
+        text = note(request, answer)
+        self.note(text)
+        if channel is not None:
+            channel.notes.append(text)
+        content = answer.content if answer.action == "accept" and mode == "form" else None
+        return ElicitResult(action=answer.action, content=content)
+
     # -- requests ------------------------------------------------------------------------
     async def list_all(self, method: str, attr: str, timeout: float) -> list[Any]:
         """All pages of tools/prompts/resources within `timeout` seconds."""
@@ -314,5 +372,25 @@ class Connection:
                 except Exception:
                     log.exception("MCP progress callback failed")
 
-        async with asyncio.timeout(timeout):
-            return await self.client.call_tool(tool, arguments, progress_callback=progress if on_progress else None)
+        channel = _CHANNEL.get()
+        if channel is not None:
+            self.channels.append(channel)
+        try:
+            async with asyncio.timeout(timeout):
+                return await self.client.call_tool(tool, arguments, progress_callback=progress if on_progress else None)
+        finally:
+            if channel is not None:
+                self.channels.remove(channel)
+
+    def features(self) -> dict[str, Any]:
+        """The negotiated protocol revision, the server's name and what it offers."""
+        caps = self.client.server_capabilities
+        info = self.client.server_info
+        offered = [name for name in ("tools", "prompts", "resources", "completions", "logging")
+                   if getattr(caps, name, None) is not None]
+        resources = getattr(caps, "resources", None)
+        if resources is not None and getattr(resources, "subscribe", None):
+            offered.append("resources/subscribe")
+        return {"protocolVersion": self.client.protocol_version,
+                "server": {"name": getattr(info, "name", None), "version": getattr(info, "version", None)},
+                "features": offered, "instructions": self.client.instructions}

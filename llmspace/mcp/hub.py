@@ -9,8 +9,12 @@ is imported only on the loop thread, on first use.
 
 Contract used by `llmspace.tools.router` and `llmspace.commands.mcp`:
   servers(), test(s), list_tools(s, refresh), thread_tools(s), call_tool(s, tool, args,
-  timeout, cancel, on_progress), list_prompts(s), list_resources(s), close();
-  plus add_server / update_server / remove_server for the settings UI and the CLI.
+  timeout, cancel, on_progress, elicit), list_prompts(s), list_resources(s), close();
+  trust(s, tool), changed_tools(s) (pinned definitions, `mcp/pins.py`); the prompts,
+  completions, resources and features of `mcp/extras.py`; plus add_server / update_server /
+  remove_server for the settings UI and the CLI.
+Pins: a tool whose definition changed since it was trusted is listed unavailable (so
+`thread_tools` leaves it out) and a call of it is refused, naming `llmspace mcp trust`.
 `call_tool` raises `UserFacingError` only for configuration problems (unknown or disabled
 server, unset `$VAR`); every failure of the server itself becomes an `isError` output.
 Servers come from `servers.ServerDirectory`: the user's `settings/mcp.json` and the plugin
@@ -21,7 +25,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import os
+import queue
 import threading
 import time
 from collections.abc import Callable
@@ -35,10 +41,13 @@ from ..paths import DataRoot, safe_component
 from ..redact import secret_values
 from ..registry import Registry
 from ..settings.mcp import McpServerConfig, McpSettings, Readiness, now_iso
-from .connection import CONNECTION_CLOSED, Target
+from .connection import _CHANNEL, CONNECTION_CLOSED, CallChannel, Target
 from .diagnose import describe, leaf
+from .elicitation import NOBODY, ElicitationAnswer, Elicitor
 from .env import child_env, interpolate_map
+from .extras import McpExtras
 from .naming import McpToolInfo, build_tool_infos
+from .pins import PinStore, ToolDefinition
 from .pool import SHUTDOWN_GRACE, ConnectionPool
 from .servers import ServerDirectory, is_plugin_server
 
@@ -62,7 +71,16 @@ def _output(text: str, is_error: bool) -> ToolCallOutput:
     return ToolCallOutput(content=[TextContent(type="text", text=text)], isError=is_error)
 
 
-class McpHub:
+def trust_command(server_name: str, tool: str) -> str:
+    return f"llmspace mcp trust {server_name} --tool {tool}"
+
+
+def changed_reason(server_name: str, tool: str) -> str:
+    return (f"The MCP tool {tool!r} of server {server_name!r} changed its definition since you trusted it; "
+            f"it is not offered or called until you accept the change: `{trust_command(server_name, tool)}`.")
+
+
+class McpHub(McpExtras):
     """All MCP servers of one data root. Thread-safe; `close()` ends every child process."""
 
     def __init__(self, root: DataRoot, *, connect_timeout: float = CONNECT_TIMEOUT,
@@ -73,6 +91,7 @@ class McpHub:
         self.connect_timeout = connect_timeout
         self.list_timeout = float(list_timeout) if list_timeout else _list_timeout_from_env()
         self.pool = ConnectionPool(root.logs / "mcp.log", connect_timeout)
+        self.pins = PinStore(root)
         self._lock = threading.Lock()
         self._tools: dict[str, tuple[str, list[McpToolInfo]]] = {}  # id -> (config hash, tools)
         self._unwatch = self.directory.watch(self._drop)  # a withdrawn or changed plugin server
@@ -162,12 +181,57 @@ class McpHub:
                 status="error", testedAt=now_iso(), toolCount=previous.toolCount, lastError=message,
                 tools=previous.tools, configHash=cfg.config_hash()))
             raise UserFacingError(message) from None
+        infos = self._check_pins(cfg, infos)
         with self._lock:
             self._tools[cfg.id] = (cfg.config_hash(), infos)
         self.directory.set_readiness(cfg, Readiness(
             status="ready", testedAt=now_iso(), toolCount=len(infos), tools=[i.summary() for i in infos],
             configHash=cfg.config_hash()))
         return infos
+
+    def _check_pins(self, cfg: McpServerConfig, infos: list[McpToolInfo]) -> list[McpToolInfo]:
+        """Compare with `settings/mcp-pins.json`: a changed tool becomes unavailable."""
+        status = self.pins.check(cfg.id, [ToolDefinition(i.name, i.description, i.inputSchema) for i in infos])
+        out = []
+        for info in infos:
+            pin = status.get(info.name, "pinned")
+            if pin == "changed":
+                info = dataclasses.replace(info, available=False, reason=changed_reason(cfg.serverName, info.name))
+            out.append(dataclasses.replace(info, pin=pin))
+        return out
+
+    def changed_tools(self, server: str) -> list[tuple[McpToolInfo, str]]:
+        """The server's tools whose definition changed since trusted, each with its diff (lists the tools)."""
+        cfg = self._resolve(server)
+        return [(i, self.pins.diff(cfg.id, ToolDefinition(i.name, i.description, i.inputSchema)))
+                for i in self.list_tools(server, refresh=True) if i.pin == "changed"]
+
+    def trust(self, server: str, tool: str | None = None) -> list[str]:
+        """Accept the current definition of `tool` (else of every changed tool); returns the names."""
+        cfg = self._resolve(server)
+        changed = [i for i, _d in self.changed_tools(server)]
+        if tool is not None:
+            changed = [i for i in changed if tool in (i.name, i.directName)]
+        self.pins.trust(cfg.id, [ToolDefinition(i.name, i.description, i.inputSchema) for i in changed])
+        self._drop_tools(cfg.id)
+        return [i.name for i in changed]
+
+    def blocked_tool(self, server: str, tool_name: str) -> str | None:
+        """Why a thread's MCP tool must not be offered (changed since trusted), or None (also
+        when the server cannot be listed now: its call then reports that)."""
+        try:
+            cfg = self._resolve(server)
+            infos = self.list_tools(cfg.id)
+        except UserFacingError:
+            return None
+        for info in infos:
+            if tool_name in (info.name, info.directName) and info.pin == "changed":
+                return changed_reason(cfg.serverName, info.name)
+        return None
+
+    def _drop_tools(self, server_id: str) -> None:
+        with self._lock:
+            self._tools.pop(server_id, None)
 
     def test(self, server: str) -> Readiness:
         """Connect and list tools; the result is persisted as the server's readiness."""
@@ -203,21 +267,30 @@ class McpHub:
 
     # -- calls -------------------------------------------------------------------------------
     def _raw_tool_name(self, cfg: McpServerConfig, tool_name: str) -> str:
-        prefix = f"mcp__{cfg.serverName}__"
-        if not tool_name.startswith(prefix):
-            return tool_name
-        with self._lock:
-            cached = self._tools.get(cfg.id)
-        infos = cached[1] if cached else []
-        if not infos:
-            infos = self.list_tools(cfg.id)  # a failure (e.g. tools/list timed out) is the call's error
+        """The raw MCP name; raises `UserFacingError` for a tool changed since trusted (pins)."""
+        infos = self.list_tools(cfg.id)  # cached; a failure (e.g. tools/list timed out) is the call's error
         for info in infos:
-            if info.directName == tool_name:
+            if tool_name in (info.directName, info.name):
+                if info.pin == "changed":
+                    raise UserFacingError(changed_reason(cfg.serverName, info.name))
                 return info.name
         return tool_name
 
     async def _call_async(self, target: Target, tool: str, arguments: dict[str, Any], timeout: float,
-                          on_progress: ProgressFn | None) -> ToolCallOutput:
+                          on_progress: ProgressFn | None, channel: CallChannel | None = None) -> ToolCallOutput:
+        if channel is None:
+            return await self._call_unnoted(target, tool, arguments, timeout, on_progress)
+        token = _CHANNEL.set(channel)
+        try:
+            out = await self._call_unnoted(target, tool, arguments, timeout, on_progress)
+        finally:
+            _CHANNEL.reset(token)
+        if channel.notes:  # that the server asked and what became of it; never the answers
+            out.content.append(TextContent(type="text", text="\n".join(channel.notes)))
+        return out
+
+    async def _call_unnoted(self, target: Target, tool: str, arguments: dict[str, Any], timeout: float,
+                            on_progress: ProgressFn | None) -> ToolCallOutput:
         from .flatten import flatten_result
 
         try:
@@ -252,12 +325,14 @@ class McpHub:
 
     def call_tool(self, server: str, tool_name: str, arguments: dict[str, Any] | None = None,
                   timeout: float | None = None, cancel: CancelToken | threading.Event | None = None,
-                  on_progress: ProgressFn | None = None) -> ToolCallOutput:
+                  on_progress: ProgressFn | None = None, elicit: Elicitor | None = None) -> ToolCallOutput:
         """Call one tool and wait for its flattened result.
 
         `tool_name` is the raw MCP name (or the exposed `mcp__server__tool` name).
         `timeout` defaults to the server's `timeoutSeconds`, else 5 minutes. `cancel` may be a
         `CancelToken` or a `threading.Event` (polled every 50 ms). `on_progress(progress, total, message)` runs on the MCP loop thread.
+        `elicit` answers the server's requests for input during the call, on this thread
+        (default: declined, with a note in the result; `mcp/elicitation.py`).
         """
         cfg = self._resolve(server)
         target = self._target(cfg)
@@ -266,25 +341,41 @@ class McpHub:
             raw = self._raw_tool_name(cfg, tool_name)
         except UserFacingError as exc:
             return _output(str(exc), True)
-        fut = self.pool.submit(self._call_async(target, raw, dict(arguments or {}), limit, on_progress))
+        channel = self.pool.run(_new_channel(raw), 15)
+        fut = self.pool.submit(self._call_async(target, raw, dict(arguments or {}), limit, on_progress, channel))
+        fut.add_done_callback(lambda _f: channel.inbox.put(None))
         is_set: Callable[[], bool] | None = None
         if isinstance(cancel, CancelToken):
             cancel.on_cancel(fut.cancel)
         elif cancel is not None:
             is_set = cancel.is_set
+        answerer = elicit or NOBODY
+
+        def stopped() -> bool:
+            return fut.done() or (is_set is not None and is_set()) or (isinstance(cancel, CancelToken) and cancel.cancelled)
+
         deadline = time.monotonic() + limit + self.connect_timeout + self.list_timeout + 15
         while True:
             try:
-                return fut.result(0.05 if is_set else max(0.0, deadline - time.monotonic()))
-            except concurrent.futures.CancelledError:
-                return _output(f"The call to MCP tool {raw!r} was cancelled.", True)
-            except concurrent.futures.TimeoutError:
+                item = channel.inbox.get(timeout=0.05 if is_set else max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
                 if is_set is not None and is_set():
                     fut.cancel()
-                    continue
-                if time.monotonic() >= deadline:
+                elif time.monotonic() >= deadline:
                     fut.cancel()
                     return _output(f"MCP tool {raw!r} on server {cfg.name!r} did not finish within {limit:g} s.", True)
+                continue
+            if item is None:
+                try:
+                    return fut.result(0)
+                except concurrent.futures.CancelledError:
+                    return _output(f"The call to MCP tool {raw!r} was cancelled.", True)
+            request, reply = item
+            try:
+                answer = answerer(request, stopped)
+            except Exception as exc:  # a broken form must not hang the call
+                answer = ElicitationAnswer("cancel", reason=f"the form failed ({type(exc).__name__}: {exc})")
+            channel.answer(reply, answer)
 
     # -- prompts and resources ---------------------------------------------------------------
     async def _list_async(self, target: Target, method: str, attr: str) -> list[dict[str, Any]]:
@@ -317,6 +408,28 @@ class McpHub:
         """The server's resources as JSON dicts (`uri`, `name`, `mimeType`, …)."""
         return self._list_other(server, "list_resources", "resources")
 
+    def _request(self, server: str, make: Callable[[Any], Any], phase: str) -> Any:
+        """Run `await make(client)` on the server's connection (for `McpExtras`), bounded like a listing."""
+        cfg = self._resolve(server)
+        target = self._target(cfg)
+
+        async def go() -> Any:
+            conn = await self.pool.connection(target)
+            try:
+                async with asyncio.timeout(self.list_timeout):
+                    return await make(conn)
+            except asyncio.CancelledError:
+                raise
+            except BaseException as exc:
+                if not conn.alive:
+                    await self.pool.close_connection(target.server_id)
+                raise UserFacingError(describe(exc, target, phase=phase, timeout=self.list_timeout)) from None
+
+        try:
+            return self.pool.run(go(), self.connect_timeout + self.list_timeout + 15)
+        except TimeoutError:
+            raise UserFacingError(f"MCP server {cfg.name!r} did not answer.") from None
+
     # -- shutdown ----------------------------------------------------------------------------
     def close(self, grace: float = SHUTDOWN_GRACE) -> None:
         """Cancel every request in flight, close every connection (ending stdio children
@@ -325,3 +438,7 @@ class McpHub:
             self._tools.clear()
         self._unwatch()
         self.pool.close(grace)
+
+
+async def _new_channel(tool: str) -> CallChannel:
+    return CallChannel(tool)

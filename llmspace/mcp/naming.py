@@ -29,6 +29,7 @@ class McpToolInfo:
     reason: str | None = None
     required: list[str] = field(default_factory=list)
     properties: list[str] = field(default_factory=list)
+    pin: str = "pinned"  # pins.PinStatus: "pinned", "new" or "changed" (blocked until trusted)
 
     def summary(self) -> McpToolSummary:
         return McpToolSummary(name=self.name, directName=self.directName, description=self.description,
