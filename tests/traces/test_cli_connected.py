@@ -76,3 +76,20 @@ def test_a_wrong_key_is_an_error_that_names_the_key_and_never_shows_it(server, c
     monkeypatch.setenv("LANGFUSE_SECRET_KEY", "sk-lf-typo-0000000000")
     code, _, err = _run(capsys, "new", "prod", "--langfuse", server.url)
     assert code == 1 and "rejected the key (HTTP 401)" in err and "sk-lf-typo" not in err
+
+
+def test_a_project_the_original_wrote_with_plain_keys_is_fixed_and_the_command_says_so(server, capsys, home) -> None:
+    import json
+
+    folder = home / "traces" / "projects" / "proj_0a1b2c3d4e"
+    folder.mkdir(parents=True)
+    (folder / "project.json").write_text(json.dumps({
+        "id": "proj_0a1b2c3d4e", "name": "Original prod", "createdAt": 1, "updatedAt": 2,
+        "source": {"type": "langfuse", "mode": "connected", "baseUrl": server.url, "publicKey": PUBLIC_KEY,
+                   "secretKey": SECRET_KEY}}))
+    code, out, err = _run(capsys, "projects")
+    assert code == 0 and "Original prod" in out
+    assert "note: Trace project 'Original prod': its keys were in project.json in plain text" in err
+    assert "The original app can still open this project but can no longer sync it." in err
+    assert SECRET_KEY not in (folder / "project.json").read_text()
+    assert _run(capsys, "projects")[2] == ""  # moved once
