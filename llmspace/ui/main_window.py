@@ -137,6 +137,7 @@ class MainWindow:
         self.tree_view.tabs = self.traces_panel.tabs = self.tab_pages
         # a workbench tab is named after its trace and shows its source
         self.notebook.bind("<<NotebookTabChanged>>", lambda e: root.after_idle(self.traces_panel.show_sources), add=True)
+        root.after_idle(self.traces_panel.show_sources)  # the tabs restored
         self.starter = ThreadStarter(root, ui.errors, self.tree_view, self.tab_pages)
         self.welcome = WelcomeView(self.right, ui, app, self.starter, self.configure_models)
         self.tree_p.refresh()

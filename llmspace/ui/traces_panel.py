@@ -87,6 +87,10 @@ class TracesPanel(tb.Frame):
         self.tree.pack(side="left", fill="both", expand=True)
         self.tree.tag_configure("project", font="TkHeadingFont")
         self.tree.tag_configure("empty", foreground="gray")
+        try:  # a trace whose status is error reads in the theme's danger colour
+            self.tree.tag_configure("error", foreground=str(ui.root.style.colors.danger))
+        except Exception:
+            log.debug("no danger colour for error traces", exc_info=True)
         self.tree.bind("<Double-Button-1>", lambda e: self.open_selected())
         self.tree.bind("<Return>", lambda e: self.open_selected())
         self.tree.bind("<F2>", lambda e: self.rename())
@@ -207,17 +211,25 @@ class TracesPanel(tb.Frame):
         return ed
 
     def show_sources(self) -> None:
-        """Name every open workbench tab after its trace and show its source in the header."""
-        for rel, ed in list(self.tabs.editors.items()):
-            if ed is None or parse_path(rel) is None or getattr(ed.header, "source_row", None) is not None:
+        """Name every workbench tab after its trace, and show the source in the header of
+        each one whose editor is built (editors are built when their tab is first shown)."""
+        if not self.winfo_exists():  # asked after idle, the window may be gone
+            return
+        for rel, page in list(self.tabs.pages.items()):
+            if parse_path(rel) is None:
+                continue
+            ed = self.tabs.editors.get(rel)
+            named = getattr(page, "trace_named", False)
+            if named and (ed is None or ed.header.source_row is not None):
                 continue
             source = self.p.source_of(rel)
             if source is None:
                 continue
-            ed.header.show_source_row(TraceSourceRow(ed.header, source, self.copy_text, self.open_link))
-            page = self.tabs.pages.get(rel)
-            if page is not None:
+            if not named:
                 self.tabs.notebook.tab(page, text=source.title + "  ")
+                page.trace_named = True  # type: ignore[attr-defined]
+            if ed is not None and ed.header.source_row is None:
+                ed.header.show_source_row(TraceSourceRow(ed.header, source, self.copy_text, self.open_link))
 
     def copy_text(self, text: str) -> None:
         self.clipboard_clear()

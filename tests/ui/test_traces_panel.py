@@ -180,3 +180,17 @@ def test_a_workbench_tab_shows_the_traces_title_and_renaming_it_there_renames_th
     workbench = app.workspace.resolve(rel)
     pump_until(window.root, lambda: "One more question" in workbench.read_text("utf-8"), timeout=30)
     assert json.loads(workbench.read_text("utf-8"))["title"] == "Paris and Rome"
+
+
+def test_a_workbench_tab_restored_at_start_is_named_after_its_trace(make_window, app, tmp_path):
+    window = make_window()
+    panel = _show_panel(window)
+    window.dialogs.files = [_file(tmp_path, "export.json", shapes.langfuse_rows())]
+    (rel,) = panel.import_files()
+    panel.open_trace(rel)
+    other = app.workspace.create_thread("", "notes")
+    window.open_thread(other)  # the workbench's tab is restored but not shown
+    window.root.update()
+    again = make_window()
+    assert rel in again.pages and again.tabs.active == other
+    pump_until(again.root, lambda: again.notebook.tab(again.pages[rel], "text").strip() == "weather agent", timeout=10)
