@@ -253,6 +253,7 @@ def eval_run(args: argparse.Namespace, app: App) -> int:
 def _eval_run(args: argparse.Namespace, app: App, progress: ProgressLine) -> int:
     from ..evals import run as runmod
     from ..evals.spec import load_spec, parse_models_value, variants_value
+    from ..evals.start import start_run
 
     path = Path(args.file).expanduser()
     if not path.is_file():
@@ -269,17 +270,11 @@ def _eval_run(args: argparse.Namespace, app: App, progress: ProgressLine) -> int
         from ..agent.matrix_spec import parse_model
 
         flags["judge"] = parse_model(args.judge)
-    setting = runmod.executor_setting(app.runner)
-    flags["executor"] = args.executor or spec.executor or setting.get("executor") or "local"
-    if flags["executor"] == "ray":
-        from ..evals.ray_pool import default_address
-
-        flags["ray_address"] = default_address(args.ray_address, spec.ray_address, setting.get("rayAddress"))
     spec = spec.override(**flags)
     out = results_out(args.out) if args.out else None
-    prepared = runmod.prepare(app.runner, spec)
-    folder, records, notes = runmod.open_results(prepared, out, fresh=args.fresh)
-    for note in notes:
+    started = start_run(app.runner, spec, executor=args.executor, ray_address=args.ray_address, out=out, fresh=args.fresh)
+    prepared, folder, records, spec = started.prepared, started.folder, started.records, started.prepared.spec
+    for note in started.notes:
         print(note, file=sys.stderr)
     print(f"Evaluating {prepared.thread_rel}: {prepared.plan.case_count} cases × {len(prepared.plan.models)} model(s) × "
           f"{len(prepared.plan.variants)} variant(s) × {prepared.plan.repeat} repeat(s) = {prepared.plan.cell_count} cells "

@@ -167,3 +167,18 @@ def test_without_an_address_ray_joins_a_cluster_on_this_machine_and_never_starts
 
     assert done.returncode == 2 and "Could not join the Ray cluster at auto" in done.stderr, done.stderr
     assert srv.requests == [] and not (user_home / ".ray").exists()  # no cluster, no token of Ray's written
+
+
+def _calls(rel: str) -> set[str]:
+    """The names of the functions a module calls (`f(…)` and `x.f(…)`, its own methods `self.f(…)` aside)."""
+    tree = ast.parse((ROOT / rel).read_text("utf-8"))
+    return {n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and (isinstance(n.func, ast.Name) or (
+                isinstance(n.func, ast.Attribute) and not (isinstance(n.func.value, ast.Name) and n.func.value.id == "self")))}
+
+
+def test_the_command_line_and_the_app_start_a_run_the_one_way_start_run_does():
+    steps = {"executor_setting", "default_address", "prepare", "open_results"}  # start_run's own steps
+    for rel in ("llmspace/commands/eval.py", "llmspace/ui/evals/actions.py"):
+        calls = _calls(rel)
+        assert "start_run" in calls and not calls & steps, f"{rel} starts a run itself: {sorted(calls & steps)}"

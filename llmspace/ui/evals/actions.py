@@ -28,9 +28,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from ...core.model import Thread
-    from ...evals.prepared import Prepared
-    from ...evals.records import JournalRecord
     from ...evals.run import Outcome
+    from ...evals.start import Started
     from ..app_services import EvalServices
 
 
@@ -77,39 +76,31 @@ class EvalActions:
         return NewEvaluationDialog(self.ui, self.app.workspace, self.threads(), self.active_thread(),
                                    self.default_models, self.start)
 
-    def start(self, form: NewEvalForm) -> Future[tuple[Prepared, Path, list[JournalRecord]]]:
+    def start(self, form: NewEvalForm) -> Future[Started]:
         """Write the evaluation file, prepare it off the Tk thread, then run it into a results window."""
-        from ...evals import run as runmod
         from ...evals.spec import load_spec, write_spec
+        from ...evals.start import start_run
 
         thread_file = self.app.workspace.resolve(form.thread_rel)
         runner = self.app.runner
 
-        def prepare() -> tuple[Prepared, Path, list[JournalRecord]]:
+        def prepare() -> Started:
             out = eval_file_for(thread_file)
             write_spec(out, form.spec_data(thread_file, out.parent))
-            spec = load_spec(out)
-            setting = runmod.executor_setting(runner)
-            flags: dict[str, Any] = {"executor": spec.executor or setting.get("executor") or "local"}
-            if flags["executor"] == "ray":
-                from ...evals.ray_pool import default_address
-
-                flags["ray_address"] = default_address(None, spec.ray_address, setting.get("rayAddress"))
-            prepared = runmod.prepare(runner, spec.override(**flags))
-            folder, records, _notes = runmod.open_results(prepared)
-            return prepared, folder, records
+            return start_run(runner, load_spec(out))
 
         self.ui.status.set("Preparing the evaluation…")
         return self.ui.pump.run_in_worker(prepare, self._prepared, name="eval-prepare")
 
-    def _prepared(self, future: Future[tuple[Prepared, Path, list[JournalRecord]]]) -> None:
+    def _prepared(self, future: Future[Started]) -> None:
         from ...evals import run as runmod
 
         try:
-            prepared, folder, records = future.result()
+            started = future.result()
         except UserFacingError as exc:
             self.ui.errors.show(str(exc))
             return
+        prepared, folder, records = started.prepared, started.folder, started.records
         spec = prepared.spec
         grid = EvalGrid.from_plan(prepared.plan, spec.pass_k)
         grid.add_records(records)
