@@ -59,12 +59,19 @@ test-env: $(APP)
 	@$(ENGINE) --background
 	@scripts/setup-test-env.sh $(BIN)/python
 
+# The suite prints its ten slowest tests (CI's minutes, issue 37). PYTEST_WORKERS=2 runs it on
+# two pytest-xdist workers, each test file whole in one worker (its module fixtures: the Ray
+# cluster, the Qwen engine; the executable is built once for all workers); off by default: on
+# two busy cores it measured no faster. PYTEST_ADDOPTS adds any other pytest option.
+PYTEST_WORKERS ?= 0
+PYTEST_PARALLEL := $(if $(filter-out 0 1,$(PYTEST_WORKERS)),-n $(PYTEST_WORKERS) --dist loadfile)
+
 test: test-env
 	@$(MAKE) --no-print-directory $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/ruff check .
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/release.yml
-	PATH="$(CURDIR)/.cache/js/bun/node_modules/.bin:$$PATH" $(BIN)/python -m pytest
+	PATH="$(CURDIR)/.cache/js/bun/node_modules/.bin:$$PATH" $(BIN)/python -m pytest --durations=10 $(PYTEST_PARALLEL)
 
 # The static checks alone (mypy strict outside llmspace/ui, ruff); `make test` runs them first.
 lint: $(DEV)
