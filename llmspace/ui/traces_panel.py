@@ -91,6 +91,9 @@ class TracesPanel(tb.Frame):
             self.tree.tag_configure("error", foreground=str(ui.root.style.colors.danger))
         except Exception:
             log.debug("no danger colour for error traces", exc_info=True)
+        self.closed: set[str] = set()  # projects the user folded
+        self.tree.bind("<<TreeviewOpen>>", lambda e: self.closed.discard(self.tree.focus()))
+        self.tree.bind("<<TreeviewClose>>", lambda e: self.closed.add(self.tree.focus()))
         self.tree.bind("<Double-Button-1>", lambda e: self.open_selected())
         self.tree.bind("<Return>", lambda e: self.open_selected())
         self.tree.bind("<F2>", lambda e: self.rename())
@@ -119,7 +122,6 @@ class TracesPanel(tb.Frame):
         self.redraw(select=sel[0] if sel else None)
 
     def redraw(self, select: str | None = None) -> None:
-        opened = {i for i in self.tree.get_children() if self.tree.item(i, "open")}
         self.tree.delete(*self.tree.get_children())
         empty = self.p.empty_text
         if empty:
@@ -132,7 +134,7 @@ class TracesPanel(tb.Frame):
         for project in self.p.projects:
             pid = project_item(project.id)
             self.tree.insert("", "end", iid=pid, text=project.label, tags=("project",),
-                             open=pid in opened or not opened)
+                             open=pid not in self.closed)
             for trace in project.traces:
                 self.tree.insert(pid, "end", iid=trace.path, text=trace.label,
                                  tags=("error",) if trace.status == "error" else ())

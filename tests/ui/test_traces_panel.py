@@ -194,3 +194,19 @@ def test_a_workbench_tab_restored_at_start_is_named_after_its_trace(make_window,
     again = make_window()
     assert rel in again.pages and again.tabs.active == other
     pump_until(again.root, lambda: again.notebook.tab(again.pages[rel], "text").strip() == "weather agent", timeout=10)
+
+
+def test_a_project_folded_by_its_indicator_stays_folded_when_the_panel_redraws(window, tmp_path):
+    panel = _show_panel(window)
+    window.dialogs.files = [_file(tmp_path, "export.json", shapes.langfuse_rows())]
+    panel.import_files()
+    (project,) = panel.tree.get_children()
+    _x, y, _w, h = pump_until(window.root, lambda: panel.tree.bbox(project), timeout=10)
+    y += h // 2
+    x = next(x for x in range(0, 60) if "indicator" in panel.tree.identify_element(x, y))
+    panel.tree.event_generate("<ButtonPress-1>", x=x, y=y)
+    panel.tree.event_generate("<ButtonRelease-1>", x=x, y=y)
+    window.root.update()
+    assert not panel.tree.item(project, "open")
+    panel.refresh()
+    assert not panel.tree.item(project, "open")
