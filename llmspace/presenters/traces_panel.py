@@ -199,6 +199,14 @@ class TracesPanelPresenter:
         return str(project["id"])
 
     def import_files(self, project_id: str, paths: list[str]) -> ImportOutcome:
+        """Import trace files and list them again."""
+        outcome = self.import_work(project_id, paths)
+        self.refresh()
+        return outcome
+
+    def import_work(self, project_id: str, paths: list[str]) -> ImportOutcome:
+        """The import itself (files read, traces written), touching no state of the panel: a
+        worker may run it; `refresh()` afterwards lists the result."""
         report = self.store.import_files(project_id, [Path(p).expanduser() for p in paths])
         outcome = ImportOutcome(refused=list(report.refused))
         for record in report.imported:
@@ -209,7 +217,6 @@ class TracesPanelPresenter:
             reads = local_file_reads(parse_thread(read_file_bytes(path, shown=row.path), row.path))
             if reads:
                 outcome.warnings.append(reads.describe(row.path))
-        self.refresh()
         return outcome
 
     def rename_project(self, project_id: str, name: str) -> str:

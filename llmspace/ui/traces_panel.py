@@ -20,12 +20,13 @@ import importlib
 import logging
 import tkinter as tk
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
 from ..errors import UserFacingError, error_text
-from ..presenters.traces_panel import NO_TRACES, TraceSource, TracesPanelPresenter, parse_path
+from ..presenters.traces_panel import NO_TRACES, ImportOutcome, TraceSource, TracesPanelPresenter, parse_path
 from .wrapped_label import WrappedLabel
 
 if TYPE_CHECKING:
@@ -92,6 +93,7 @@ class TracesPanel(tb.Frame):
         except Exception:
             log.debug("no danger colour for error traces", exc_info=True)
         self.closed: set[str] = set()  # projects the user folded
+        self.importing = False
         self.tree.bind("<<TreeviewOpen>>", lambda e: self.closed.discard(self.tree.focus()))
         self.tree.bind("<<TreeviewClose>>", lambda e: self.closed.add(self.tree.focus()))
         self.tree.bind("<Double-Button-1>", lambda e: self.open_selected())
@@ -174,20 +176,36 @@ class TracesPanel(tb.Frame):
             self.ui.status.set(f"Made trace project {name.strip()}. Import trace files into it.")
         return project_id
 
-    def import_files(self, paths: list[str] | None = None, project_id: str | None = None) -> list[str]:
-        """Import trace files (the picker when `paths` is None); returns the workbench paths made."""
+    def import_files(self, paths: list[str] | None = None, project_id: str | None = None) -> bool:
+        """Import trace files (the picker when `paths` is None) on a worker; the panel lists
+        them, and names each refused file with its reason, when it is done. Returns True when
+        an import started."""
         paths = paths if paths is not None else self.ui.dialogs.open_files("Import trace files", TRACE_FILES)
-        if not paths:
-            return []
+        if not paths or self.importing:
+            return False
         target = self.p.import_target(project_id or self.selected_project())
         if target is None and not self.p.projects:
             target = self._guard(lambda: self.p.new_project(DEFAULT_PROJECT))
         if target is None:
             self.ui.errors.show("Select the trace project to import into, then import again.")
-            return []
-        outcome = self._guard(lambda: self.p.import_files(target, paths))
+            return False
+        self.importing = True
+        self.import_btn.configure(state="disabled")
+        self.ui.status.set(f"Importing {len(paths)} trace file(s)…")
+        self.ui.pump.run_in_worker(lambda: self.p.import_work(target, paths),
+                                   lambda future: self._imported(target, future), name="trace-import")
+        return True
+
+    def _imported(self, target: str, future: Future[ImportOutcome]) -> None:
+        self.importing = False
+        if not self.winfo_exists():
+            return
+        self.import_btn.configure(state="normal")
+        self._guard(self.p.refresh)
+        outcome = self._guard(future.result)
         if outcome is None:
-            return []
+            self.redraw()
+            return
         made = [row.path for row in outcome.imported]
         self.redraw(select=made[0] if made else project_item(target))
         self.ui.status.set(outcome.message)
@@ -198,7 +216,6 @@ class TracesPanel(tb.Frame):
             if outcome.warnings:
                 parts.append("Check these traces before you run them:\n" + "\n".join(outcome.warnings[:10]))
             self.ui.dialogs.info("\n\n".join(parts), "Import trace files")
-        return made
 
     def open_selected(self) -> Any:
         rel = self.selected()

@@ -39,6 +39,14 @@ def _show_panel(window):
     return panel
 
 
+def _import(window, panel, count: int = 1) -> list[str]:
+    """Import the picker's files and wait for them: the workbench paths of the first project."""
+    assert panel.import_files()
+    project = pump_until(window.root, lambda: next(iter(panel.tree.get_children()), None), timeout=30)
+    return list(pump_until(window.root, lambda: (rows := panel.tree.get_children(project)) and len(rows) >= count
+                           and not rows[0].startswith("empty:") and rows, timeout=30))
+
+
 def _drop(window, target, path: str, x: int, y: int) -> None:
     """Offer `path` on the XdndSelection and deliver enter, position and drop to `target`."""
     root = window.root
@@ -79,7 +87,7 @@ def test_traces_imported_by_picker_and_by_drop_open_edit_run_and_copy_to_the_wor
     window.dialogs.files = [_file(tmp_path, "export.json", {"data": shapes.langfuse_rows()}),
                             _file(tmp_path, "notes.json", {"hello": "world"})]
     panel.import_btn.invoke()
-    (project,) = panel.tree.get_children()
+    project = pump_until(window.root, lambda: next(iter(panel.tree.get_children()), None), timeout=30)
     assert panel.tree.item(project, "text") == "Imported traces  [Langfuse · manual]"
     (first,) = panel.tree.get_children(project)
     assert panel.tree.item(first, "text").startswith("weather agent — ")
@@ -140,9 +148,8 @@ def test_traces_imported_by_picker_and_by_drop_open_edit_run_and_copy_to_the_wor
 def test_renaming_and_removing_a_trace_from_the_panel(window, app, tmp_path):
     panel = _show_panel(window)
     window.dialogs.files = [_file(tmp_path, "export.json", shapes.langfuse_rows())]
-    panel.import_btn.invoke()
+    (first,) = _import(window, panel)
     (project,) = panel.tree.get_children()
-    (first,) = panel.tree.get_children(project)
     panel.open_trace(first)
     panel.tree.selection_set(first)
     window.dialogs.strings.append("Paris and Rome")
@@ -161,7 +168,7 @@ def test_renaming_and_removing_a_trace_from_the_panel(window, app, tmp_path):
 def test_a_workbench_tab_shows_the_traces_title_and_renaming_it_there_renames_the_trace(window, app, tmp_path):
     panel = _show_panel(window)
     window.dialogs.files = [_file(tmp_path, "export.json", shapes.langfuse_rows())]
-    (rel,) = panel.import_files()
+    (rel,) = _import(window, panel)
     ed = panel.open_trace(rel)
     pump_until(window.root, ed.winfo_ismapped, timeout=10)
     assert ed.header.title_var.get() == "weather agent"
@@ -186,7 +193,7 @@ def test_a_workbench_tab_restored_at_start_is_named_after_its_trace(make_window,
     window = make_window()
     panel = _show_panel(window)
     window.dialogs.files = [_file(tmp_path, "export.json", shapes.langfuse_rows())]
-    (rel,) = panel.import_files()
+    (rel,) = _import(window, panel)
     panel.open_trace(rel)
     other = app.workspace.create_thread("", "notes")
     window.open_thread(other)  # the workbench's tab is restored but not shown
@@ -199,14 +206,26 @@ def test_a_workbench_tab_restored_at_start_is_named_after_its_trace(make_window,
 def test_a_project_folded_by_its_indicator_stays_folded_when_the_panel_redraws(window, tmp_path):
     panel = _show_panel(window)
     window.dialogs.files = [_file(tmp_path, "export.json", shapes.langfuse_rows())]
-    panel.import_files()
+    _import(window, panel)
     (project,) = panel.tree.get_children()
     _x, y, _w, h = pump_until(window.root, lambda: panel.tree.bbox(project), timeout=10)
     y += h // 2
-    x = next(x for x in range(0, 60) if "indicator" in panel.tree.identify_element(x, y))
+    x = next(x for x in range(60) if "indicator" in panel.tree.identify_element(x, y))
     panel.tree.event_generate("<ButtonPress-1>", x=x, y=y)
     panel.tree.event_generate("<ButtonRelease-1>", x=x, y=y)
     window.root.update()
     assert not panel.tree.item(project, "open")
     panel.refresh()
     assert not panel.tree.item(project, "open")
+
+
+def test_files_are_imported_off_the_ui_thread_and_the_panel_says_so_meanwhile(window, tmp_path):
+    panel = _show_panel(window)
+    window.dialogs.files = [_file(tmp_path, "export.json", shapes.langfuse_rows())]
+    panel.import_btn.invoke()
+    # the work is on a worker; its result reaches the panel only through the pump
+    assert window.status.msg.cget("text") == "Importing 1 trace file(s)…"
+    assert str(panel.import_btn.cget("state")) == "disabled"
+    pump_until(window.root, lambda: panel.tree.get_children(), timeout=30)
+    assert window.status.msg.cget("text") == "Imported 1 trace(s)."
+    assert str(panel.import_btn.cget("state")) == "normal"
