@@ -93,9 +93,12 @@ class TerminalElicitor:
         if prop.get("description") and prop.get("description") != label:
             self.out.write(f"  {prop['description']}\n")
         while True:
-            text = self._readline(f"{label}{hint}{'' if required else ' (optional)'}: ", cancelled)
+            default = f" [default: {prop['default']}]" if "default" in prop else ""
+            text = self._readline(f"{label}{hint}{default}{'' if required else ' (optional)'}: ", cancelled)
             if text is None:
                 return _CANCEL
+            if not text.strip() and "default" in prop:
+                return prop["default"]
             if not text.strip() and not required:
                 return None
             titles = {t: v for v, t in options}

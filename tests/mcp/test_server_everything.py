@@ -8,15 +8,20 @@ so `-m "not npm"` runs the rest of the suite without them).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from llmspace.cli import main
+from llmspace.core.threadio import parse_thread, serialize_thread, thread_from_data
+from tests.support.llm_server import LoopbackLLM, ToolCallSpec, Turn, configure_provider
 
 from .conftest import free_port, start_server, stop_server
 
@@ -86,3 +91,76 @@ def test_server_everything_over_http_and_sse(home: Path, everything_url: dict[st
     flag = "--http" if transport == "streamableHttp" else "--sse"
     call(capsys, "mcp", "add", "everything", flag, everything_url[transport])
     check_echo_and_sum(capsys)
+
+
+# -- MCP beyond tools (issue 45): server-everything speaks 2025-11-25 (the 2.x client's auto
+# mode falls back to the initialize handshake), so it is also the old era's server here.
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "LLM_SPACE_HOME": str(home), "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "llmspace", *args], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=180)
+
+
+def thread_file(home: Path, tools: list[dict[str, Any]] | None = None) -> Path:
+    path = home / "workspace" / "t.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data: dict[str, Any] = {"title": "t", "context": {"tools": tools or [], "messages": [
+        {"id": "u1", "role": "user", "content": [{"type": "text", "text": "Summarise the attachment."}]}]}}
+    path.write_bytes(serialize_thread(thread_from_data(data)))
+    return path
+
+
+@pytest.fixture
+def llm() -> Iterator[LoopbackLLM]:
+    with LoopbackLLM() as server:
+        yield server
+
+
+def test_mcp_test_names_revision_2025_11_25_for_server_everything(home: Path, everything_bin: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    call(capsys, "mcp", "add", "everything", "--stdio", str(everything_bin), "stdio")
+    _, out = call(capsys, "mcp", "test", "everything")
+    assert "protocol 2025-11-25 (with initialize)" in out and "prompts" in out and "resources" in out
+    assert "mcp__everything__trigger_elicitation_request" in out  # offered: we declare elicitation
+
+
+def test_server_everything_prompt_into_a_thread_and_resource_sent_to_a_model(
+        home: Path, everything_bin: Path, llm: LoopbackLLM, capsys: pytest.CaptureFixture[str]) -> None:
+    call(capsys, "mcp", "add", "everything", "--stdio", str(everything_bin), "stdio")
+    path = thread_file(home)
+    call(capsys, "mcp", "prompt", "everything", "simple-prompt", "--into", "t.json")
+    uri = "demo://resource/static/document/architecture.md"
+    call(capsys, "mcp", "read", "everything", uri, "--into", "t.json", "--message", "u1")
+    saved = json.loads(path.read_text())["context"]["messages"]
+    assert saved[0]["literal"] is True and saved[0]["content"][1]["text"].startswith(f"[resource: {uri}]\n")
+    assert saved[1]["role"] == "user" and saved[1]["literal"] is True
+    configure_provider(home, llm)
+    llm.push(Turn(text="A summary."))
+
+    done = cli(home, "run", "t.json")
+
+    assert done.returncode == 0, done.stderr
+    sent = json.dumps(llm.requests[0].body_json)
+    assert f"[resource: {uri}]" in sent and "This is a simple prompt without arguments." in sent
+
+
+def test_server_everything_elicitation_is_declined_in_a_run_without_a_terminal(
+        home: Path, everything_bin: Path, llm: LoopbackLLM, capsys: pytest.CaptureFixture[str]) -> None:
+    call(capsys, "mcp", "add", "everything", "--stdio", str(everything_bin), "stdio")
+    server_id = json.loads((home / "settings" / "mcp.json").read_text())["servers"][0]["id"]
+    tool = {"type": "mcp", "name": "mcp__everything__trigger_elicitation_request", "serverId": server_id,
+            "serverName": "everything", "toolName": "trigger-elicitation-request",
+            "parameters": {"type": "object", "properties": {}}}
+    path = thread_file(home, [tool])
+    configure_provider(home, llm)
+    llm.push(Turn(tool_calls=[ToolCallSpec(id="call_1", name=tool["name"], arguments={})]))
+
+    done = cli(home, "run", "t.json", "--auto-tools")  # standard input is /dev/null, as in CI
+
+    assert done.returncode == 0, done.stderr
+    text = parse_thread(path.read_bytes()).messages[-1].toolCalls[0].output.text()
+    assert "declined: standard input is not a terminal" in text
