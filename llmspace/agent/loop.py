@@ -45,6 +45,7 @@ from .fold import TurnBuilder
 from .run_services import RunServices
 from .run_types import RunOptions, RunResult, RunStatus
 from .services import RunTraces, append_history, model_stream, offered_tools, redactor_for, tool_context, trace_tool_calls, usage_sum
+from .turn_stream import ENDED_EARLY, feed_turn
 
 log = logging.getLogger("llmspace.agent")
 
@@ -253,35 +254,23 @@ class RunSession:
                                tools=tool_specs(offered), params=params)
         builder = TurnBuilder(info, started=time.perf_counter(), provider_id=endpoint.provider_id, api=endpoint.api)
         self.emit(rev.MessageStarted(builder.message_id))
-        error: str | None = None
         stream = model_stream(self.services, api, adapter, request, self.cancel,
                               on_retry=lambda attempt, delay, err: self.emit(rev.Retrying(attempt, delay, err.message)),
                               run=self.traces)
-        try:
-            for ev in stream:
-                self.saw_events = True
-                for run_event in builder.feed(ev):
-                    self.emit(run_event)
-                if builder.error is not None or self.cancel.cancelled:
-                    break
-        except UserFacingError as exc:
-            error = str(exc)
-        except Exception as exc:
-            error = describe_exception(exc)
-        finally:
-            close = getattr(stream, "close", None)
-            if close is not None:
-                try:
-                    close()
-                except Exception:
-                    log.debug("closing a model stream failed", exc_info=True)
+
+        def on_events(events: list[rev.RunEvent]) -> None:
+            self.saw_events = True
+            for run_event in events:
+                self.emit(run_event)
+
+        error = feed_turn(stream, builder, self.cancel, on_events)
         if error is None and builder.error is not None and not self.cancel.cancelled:
             error = builder.error.message
             if builder.error.in_stream:
                 self.record_as = "error"
         stopped = self.cancel.cancelled or (error is None and builder.finish_reason == "aborted")
         if error is None and not stopped and builder.finish_reason is None:
-            error = "The model's reply ended before it was complete (the connection closed early)."
+            error = ENDED_EARLY
         if error is None and not stopped:
             error = self._check_reply(builder, api, request)
         keep = builder.has_content() if (stopped or error) else True

@@ -29,12 +29,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..agent.fold import TurnBuilder
 from ..agent.services import redactor_for
+from ..agent.turn_stream import ENDED_EARLY, feed_turn
 from ..cancel import CancelToken
 from ..core.model import ModelParams
 from ..core.model import Usage as TokenUsage
 from ..core.tool_arguments import read_arguments
 from ..core.usage import cost_of
-from ..errors import UserFacingError, describe_exception
+from ..errors import UserFacingError
 from ..providers.base import AdapterContext, Endpoint, ModelApi, ModelInfo, ModelRequest, NeutralMessage, NeutralToolCall, ToolSpec
 from ..providers.events import ErrorEvent
 from ..providers.retry import stream_with_retries
@@ -231,27 +232,14 @@ def _stream_once(target: Target, data: dict[str, Any], cancel: CancelToken, gate
     adapter = TolerantAdapter(target.api.create(AdapterContext()))  # compat.tolerantToolCalls
     builder = TurnBuilder(target.info, provider_id=target.provider, api=target.endpoint.api)
     started = time.perf_counter()
-    error: str | None = None
     stream = stream_with_retries(adapter, request, cancel, max_attempts=MAX_ATTEMPTS, on_retry=gate.on_retry)
-    try:
-        for ev in stream:
-            builder.feed(ev)
-            if builder.error is not None or cancel.cancelled:
-                break
-    except UserFacingError as exc:
-        error = str(exc)
-    except Exception as exc:
-        error = describe_exception(exc)
-    finally:
-        close = getattr(stream, "close", None)
-        if close is not None:
-            close()
+    error = feed_turn(stream, builder, cancel)
     if cancel.cancelled:
         return None
     if error is None and builder.error is not None:
         error = builder.error.message
     if error is None and builder.finish_reason is None:
-        error = "The model's reply ended before it was complete (the connection closed early)."
+        error = ENDED_EARLY
     elapsed = (time.perf_counter() - started) * 1000
     usage = builder.usage()
     calls = tuple((c.name, read_arguments(c.args_text)[0]) for _, c in sorted(builder.calls.items()))
