@@ -286,6 +286,8 @@ class TracesPanel(tb.Frame):
             raise UserFacingError(f"{rel} is not a trace's workbench.")
         ed = self.tabs.editors.get(rel)
         if ed is not None:
+            if ed.p.read_only:  # the run's end would write the old title back
+                raise UserFacingError("Stop the run before renaming the trace.")
             ed.flush()
         written = self.p.rename_trace(found[0], found[1], title)
         self.tabs.check_open_files()  # the saved workbench changed on disk: the editor reloads it

@@ -229,3 +229,24 @@ def test_files_are_imported_off_the_ui_thread_and_the_panel_says_so_meanwhile(wi
     pump_until(window.root, lambda: panel.tree.get_children(), timeout=30)
     assert window.status.msg.cget("text") == "Imported 1 trace(s)."
     assert str(panel.import_btn.cget("state")) == "normal"
+
+
+def test_renaming_a_trace_while_its_workbench_runs_is_refused(window, app, srv, tmp_path):
+    panel = _show_panel(window)
+    window.dialogs.files = [_file(tmp_path, "export.json", shapes.langfuse_rows())]
+    (rel,) = _import(window, panel)
+    ed = panel.open_trace(rel)
+    ed.add_btn.invoke()
+    window.root.update()
+    ed.list.cards[ed.p.messages[-1].id].text.insert("1.0", "And in Berlin?")
+    srv.push_hang()
+    assert ed.run_controls.start_run()
+    pump_until(window.root, lambda: ed.p.read_only, timeout=10)
+    panel.tree.selection_set(rel)
+    window.dialogs.strings.append("Renamed mid-run")
+    assert not panel.rename()
+    assert window.dialogs.errors == ["Stop the run before renaming the trace."]
+    ed.run_controls.stop_run()
+    pump_until(window.root, lambda: not ed.p.read_only, timeout=30)
+    project_id, key = rel.split("/")[1:3]
+    assert app.trace_projects.read_trace(project_id, key)["title"] == "weather agent"
