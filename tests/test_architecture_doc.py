@@ -122,10 +122,12 @@ def test_imports_follow_the_layer_table_of_the_architecture_doc() -> None:
     assert problems == [], "imports that break docs/architecture.md's layer table:\n" + "\n".join(problems)
 
 
-def test_the_ui_draws_and_reaches_the_engine_only_through_presenters() -> None:
+def test_the_ui_draws_and_reaches_the_engine_and_the_evaluations_only_through_presenters() -> None:
     """The UI draws; presenters decide: `ui` imports nothing of `local` (downloads, the
-    engine, the models), not even for types — `presenters/local_models.py` works them."""
-    assert "local" not in _layer_table()["ui"], "the ui row of the layer table names local"
+    engine, the models) or `evals` (starting, stopping and reading evaluations), not even for
+    types — `presenters/local_models.py` and `presenters/evaluations.py` work them."""
+    named = sorted({"local", "evals"} & _layer_table()["ui"])
+    assert named == [], f"the ui row of the layer table names {named}"
 
 
 def test_the_layer_table_allows_each_unit_only_the_units_it_imports() -> None:

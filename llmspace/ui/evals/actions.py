@@ -1,24 +1,25 @@
 """The Evaluations menu's actions: New Evaluation… (the dialog, then the run), Compare Two
 Results…, and "Open as thread" of a cell.
 
-A run from the dialog writes `<thread>.eval.yaml` beside the thread (a free name: `-2`, `-3`
-… when taken), then on the worker pool reads and checks it (`evals/run.prepare`: nothing is
-called before everything is checked) and opens its results folder; the results window
-opens on the Tk thread, and `evals/run.run_cells` runs on the worker pool, each journaled
-record posted through the pump (`ui/pump.py`) to the window as it lands.
+What each does is `presenters/evaluations.py`'s: a run from the dialog is an
+`EvaluationSession` — prepared on the worker pool (`<thread>.eval.yaml` written beside the
+thread, read, checked and its results folder opened), then its results window opens on the Tk
+thread and the session runs on the worker pool, each journaled record posted through the pump
+(`ui/pump.py`) to the window as it lands. Stop in the window, or `stop_all()` when the main
+window closes, calls `EvaluationSession.stop()`.
 """
 
 from __future__ import annotations
 
 import re
-import threading
 from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...errors import UserFacingError
 from ...presenters.eval_form import NewEvalForm
-from ...presenters.eval_grid import EvalGrid, GridCell, open_as_thread
+from ...presenters.eval_grid import GridCell, open_as_thread
+from ...presenters.evaluations import Evaluations, EvaluationSession, Outcome
 from ..services import UiServices
 from .compare_window import CompareWindow
 from .new_dialog import NewEvaluationDialog
@@ -28,18 +29,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from ...core.model import Thread
-    from ...evals.run import Outcome
-    from ...evals.start import Started
     from ..app_services import EvalServices
-
-
-def eval_file_for(thread_file: Path) -> Path:
-    """A free `<stem>.eval.yaml` beside the thread."""
-    stem = thread_file.name[:-5] if thread_file.name.endswith(".json") else thread_file.stem
-    path, n = thread_file.with_name(f"{stem}.eval.yaml"), 2
-    while path.exists():
-        path, n = thread_file.with_name(f"{stem}-{n}.eval.yaml"), n + 1
-    return path
 
 
 class EvalActions:
@@ -47,14 +37,15 @@ class EvalActions:
                  active_thread: Callable[[], str | None]) -> None:
         self.ui, self.app = ui, app
         self.open_thread, self.refresh_tree, self.active_thread = open_thread, refresh_tree, active_thread
+        self.evaluations = Evaluations(app.workspace, app.runner)
         self.windows: list[ResultsWindow] = []
-        self.runs: list[Future[Outcome]] = []  # the evaluations started here (tests wait on them)
-        self.stops: list[threading.Event] = []  # one per run: set to stop it
+        self.sessions: list[EvaluationSession] = []  # the evaluations started here
+        self.runs: list[Future[Outcome]] = []  # their runs (tests wait on them)
 
     def stop_all(self) -> None:
         """Stop every running evaluation (the window is closing); each writes what finished."""
-        for stop in self.stops:
-            stop.set()
+        for session in self.sessions:
+            session.stop()
 
     # -- New Evaluation… -----------------------------------------------------------------
     def threads(self) -> list[str]:
@@ -76,49 +67,31 @@ class EvalActions:
         return NewEvaluationDialog(self.ui, self.app.workspace, self.threads(), self.active_thread(),
                                    self.default_models, self.start)
 
-    def start(self, form: NewEvalForm) -> Future[Started]:
+    def start(self, form: NewEvalForm) -> Future[EvaluationSession]:
         """Write the evaluation file, prepare it off the Tk thread, then run it into a results window."""
-        from ...evals.spec import load_spec, write_spec
-        from ...evals.start import start_run
+        session = self.evaluations.start(form)
 
-        thread_file = self.app.workspace.resolve(form.thread_rel)
-        runner = self.app.runner
-
-        def prepare() -> Started:
-            out = eval_file_for(thread_file)
-            write_spec(out, form.spec_data(thread_file, out.parent))
-            return start_run(runner, load_spec(out))
+        def prepare() -> EvaluationSession:
+            session.prepare()
+            return session
 
         self.ui.status.set("Preparing the evaluation…")
         return self.ui.pump.run_in_worker(prepare, self._prepared, name="eval-prepare")
 
-    def _prepared(self, future: Future[Started]) -> None:
-        from ...evals import run as runmod
-
+    def _prepared(self, future: Future[EvaluationSession]) -> None:
         try:
-            started = future.result()
+            session = future.result()
         except UserFacingError as exc:
             self.ui.errors.show(str(exc))
             return
-        prepared, folder, records = started.prepared, started.folder, started.records
-        spec = prepared.spec
-        grid = EvalGrid.from_plan(prepared.plan, spec.pass_k)
-        grid.add_records(records)
-        grid.refresh()
-        window = ResultsWindow(self.ui.root, f"Evaluation {spec.name} · {folder.name}", grid,
-                               lambda cell: self.open_case(prepared.thread_rel, cell))
+        thread_rel = session.thread_rel
+        window = ResultsWindow(self.ui.root, session.title, session.grid, lambda cell: self.open_case(thread_rel, cell))
         window.grid_view.rebuild()
         self.windows.append(window)
-        self.ui.status.set(f"Evaluating {prepared.thread_rel}: {len(prepared.plan.cells)} cells → {folder}")
+        self.sessions.append(session)
+        self.ui.status.set(session.status_line)
         pump = self.ui.pump
-
-        stop = threading.Event()
-        self.stops.append(stop)
-        window.running(stop)
-
-        def run() -> Outcome:
-            return runmod.run_cells(prepared, folder, records, concurrency=spec.concurrency, budget=spec.budget,
-                                  on_record=lambda r: pump.post(window.add_record, r), stop=stop)
+        window.running(session.stop)
 
         def done(f: Future[Outcome]) -> None:
             try:
@@ -128,14 +101,13 @@ class EvalActions:
                 if window.winfo_exists():
                     window.done("stopped by an error")
                 return
-            text = f"results in {outcome.folder}"
-            if outcome.interrupted:
-                text = f"stopped; what finished is in {outcome.folder} (run it again to resume)"
-            self.ui.status.set(f"Evaluation {spec.name} finished: {text}")
+            text = session.finished_text(outcome)
+            self.ui.status.set(f"Evaluation {session.name} finished: {text}")
             if window.winfo_exists():
                 window.done(text)
 
-        self.runs.append(pump.run_in_worker(run, done, name="eval-run"))
+        self.runs.append(pump.run_in_worker(lambda: session.run(lambda r: pump.post(window.add_record, r)), done,
+                                            name="eval-run"))
 
     # -- a cell --------------------------------------------------------------------------
     def open_case(self, thread_rel: str, cell: GridCell) -> str:
@@ -154,42 +126,25 @@ class EvalActions:
     # -- Open Results… -------------------------------------------------------------------
     def pick_results(self) -> ResultsWindow | None:
         """Evaluations › Open Results…: a results folder (under `$LLM_SPACE_HOME/evals`) in the grid."""
-        from ...evals.run import results_root
-
-        root = results_root(self.app.runner)
+        root = self.evaluations.results_root()
         picked = self.ui.dialogs.choose_folder("Open evaluation results", str(root) if root.is_dir() else "")
         return self.open_results(Path(picked)) if picked else None
 
     def open_results(self, folder: Path) -> ResultsWindow | None:
         """A finished (or stopped) results folder in a results window; its cases' variables
         come from the dataset named in its summary, when that is still readable."""
-        from ...evals.compare import read_rows, read_summary
-        from ...evals.dataset import load_dataset
-
         try:
-            summary = read_summary(folder)
-            rows = read_rows(folder / "results.jsonl")
+            opened = self.evaluations.open_results(folder)
         except (UserFacingError, OSError) as exc:
             self.ui.errors.show(str(exc))
             return None
-        values: dict[str, dict[str, str]] = {}
-        try:
-            dataset = load_dataset(Path(str(summary.get("dataset") or "")))
-            values = {c.id: {k: v if isinstance(v, str) else str(v) for k, v in c.values.items()} for c in dataset.cases}
-        except (UserFacingError, OSError):
-            pass  # "Open as thread" then leaves the variables as the thread has them
-        repeat = int(summary.get("repeat") or 1)
-        grid = EvalGrid.from_rows(rows, repeat, int(summary.get("passK") or repeat), values)
-        thread_rel = str(summary.get("thread") or "")
+        thread_rel = opened.thread_rel
         open_case = (lambda cell: self.open_case(thread_rel, cell)) if thread_rel else None
-        window = ResultsWindow(self.ui.root, f"Evaluation {summary.get('name') or folder.parent.name} · {folder.name}",
-                               grid, open_case)
-        window.done(f"results in {folder}")
+        window = ResultsWindow(self.ui.root, opened.title, opened.grid, open_case)
+        window.done(opened.text)
         self.windows.append(window)
         return window
 
     # -- Compare Two Results… ------------------------------------------------------------
     def compare(self) -> CompareWindow:
-        from ...evals.run import results_root
-
-        return CompareWindow(self.ui, results_root(self.app.runner))
+        return CompareWindow(self.ui, self.evaluations.results_root(), self.evaluations.compare)

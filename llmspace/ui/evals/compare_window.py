@@ -1,6 +1,6 @@
 """Evaluations › Compare Two Results…: pick results folders A (the baseline) and B, and the
-paired comparison (`evals/compare.compare_results`, run on the worker pool) is listed with
-the flips first — pass → fail, then fail → pass — then the other score changes, under a
+paired comparison (`presenters/evaluations.compare_folders`, run on the worker pool) is listed
+with the flips first — pass → fail, then fail → pass — then the other score changes, under a
 headline with the exact McNemar p-value and the paired bootstrap (`presenters/eval_compare`).
 """
 
@@ -13,8 +13,8 @@ from pathlib import Path
 import ttkbootstrap as tb
 
 from ...errors import UserFacingError
-from ...evals.compare import Comparison, compare_results
-from ...presenters.eval_compare import ComparisonView, comparison_view
+from ...presenters.eval_compare import ComparisonView
+from ...presenters.evaluations import compare_folders
 from .. import tkvars
 from ..services import UiServices
 
@@ -31,7 +31,7 @@ def results_folders(root: Path) -> list[Path]:
 
 class CompareWindow(tb.Toplevel):
     def __init__(self, ui: UiServices, results_root: Path,
-                 compare: Callable[[Path, Path], Comparison] = compare_results) -> None:
+                 compare: Callable[[Path, Path], ComparisonView] = compare_folders) -> None:
         super().__init__(master=ui.root, title="Compare Two Results")
         self.geometry("1000x600")
         self.ui = ui
@@ -67,7 +67,7 @@ class CompareWindow(tb.Toplevel):
         self.rows.pack(fill="both", expand=True, padx=8, pady=8)
         self.groups = tb.Label(self, text="", justify="left", wraplength=960)
         self.groups.pack(fill="x", padx=8, pady=(0, 8))
-        self.done: Future[Comparison] | None = None
+        self.done: Future[ComparisonView] | None = None
 
     def label_of(self, folder: Path) -> str:
         return f"{folder.parent.name}/{folder.name}"
@@ -77,24 +77,24 @@ class CompareWindow(tb.Toplevel):
         path = Path(text).expanduser()
         return path if path.is_absolute() else self.root_dir / text
 
-    def run(self) -> Future[Comparison]:
+    def run(self) -> Future[ComparisonView]:
         a, b = self._folder(self.a_var.get()), self._folder(self.b_var.get())
         self.headline.configure(text="Comparing…")
         self.btn_compare.configure(state="disabled")
         self.done = self.ui.pump.run_in_worker(lambda: self.compare_fn(a, b), self._shown, name="eval-compare")
         return self.done
 
-    def _shown(self, future: Future[Comparison]) -> None:
+    def _shown(self, future: Future[ComparisonView]) -> None:
         if not self.winfo_exists():
             return
         self.btn_compare.configure(state="normal")
         try:
-            comparison = future.result()
+            view = future.result()
         except UserFacingError as exc:
             self.headline.configure(text=exc.message)
             self.ui.errors.show(str(exc))
             return
-        self.show(comparison_view(comparison))
+        self.show(view)
 
     def show(self, view: ComparisonView) -> None:
         self.view = view

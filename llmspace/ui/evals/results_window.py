@@ -13,7 +13,6 @@ opening, which is a wait the user expects (bench/bench_eval_grid.py measures bot
 from __future__ import annotations
 
 import gc
-import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +25,7 @@ from .chart_view import EvalChart
 from .grid_view import ResultsGrid
 
 if TYPE_CHECKING:
-    from ...evals.records import JournalRecord
+    from ...presenters.evaluations import Record
 
 SORTS = {"Dataset order": "case", "Most failures first": "failures"}
 
@@ -60,7 +59,7 @@ class ResultsWindow(tb.Toplevel):
         self.sort_box = tb.Combobox(top, textvariable=self.sort_var, values=sorts, state="readonly", width=28)
         self.sort_box.pack(side="left")
         self.sort_box.bind("<<ComboboxSelected>>", lambda e: self.apply_sort(), add=True)
-        self.stop_event: threading.Event | None = None  # set by Stop (and by closing the window) while a run goes on
+        self.stop_run: Callable[[], object] | None = None  # called by Stop (and by closing the window) while a run goes on
         self.btn_stop = tb.Button(top, text="Stop", bootstyle="danger-outline", command=self.stop, state="disabled")
         self.btn_stop.pack(side="right")
         self.progress = tb.Label(self, text="", anchor="w")
@@ -77,7 +76,7 @@ class ResultsWindow(tb.Toplevel):
         gc.collect()  # the grid's new objects become old now, not in a scroll frame (see above)
 
     # -- live records --------------------------------------------------------------------
-    def add_record(self, record: JournalRecord) -> None:
+    def add_record(self, record: Record) -> None:
         """A journal record (on the Tk thread, from the pump); the grid redraws once per idle."""
         if self.grid_model.add_record(record) and not self._pending_draw:
             self._pending_draw = True
@@ -92,14 +91,15 @@ class ResultsWindow(tb.Toplevel):
         self.update_progress()
         self._draw_chart()
 
-    def running(self, stop: threading.Event) -> None:
-        """A run fills this window; Stop (or closing the window) sets `stop`."""
-        self.stop_event = stop
+    def running(self, stop: Callable[[], object]) -> None:
+        """A run fills this window; Stop (or closing the window) calls `stop`
+        (`EvaluationSession.stop`)."""
+        self.stop_run = stop
         self.btn_stop.configure(state="normal")
 
     def stop(self) -> None:
-        if self.stop_event is not None:
-            self.stop_event.set()
+        if self.stop_run is not None:
+            self.stop_run()
             self.btn_stop.configure(state="disabled")
             self.progress.configure(text=self.progress.cget("text") + " · stopping…")
 

@@ -1,0 +1,181 @@
+"""The Evaluations menu's workflows (no Tk): an evaluation started from the New Evaluation
+dialog — its file written beside the thread (a free name), read, checked and its results folder
+opened through `evals/start.py::start_run` (the command line's path too), its cells run with
+each journaled record handed on as it lands, stopped on request (the results window's Stop,
+or the main window closing) —, a finished results folder opened as a grid, two folders
+compared, and where results live. The widgets are `ui/evals/`; the grid is
+`presenters/eval_grid.py`, the comparison's lines `presenters/eval_compare.py`.
+
+    evaluations = Evaluations(app.workspace, app.runner)
+    session = evaluations.start(form)
+    session.prepare()                     # worker thread: writes <thread>.eval.yaml, checks it, opens the folder
+    window = ResultsWindow(..., session.title, session.grid, ...)
+    outcome = session.run(on_record)      # worker thread; session.stop() from any thread ends it early
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import UserFacingError
+from ..evals.compare import compare_results, read_rows, read_summary
+from ..evals.dataset import load_dataset
+from ..evals.records import CellRecord, JudgeRecord
+from ..evals.run import Outcome, results_root, run_cells
+from ..evals.spec import load_spec, write_spec
+from ..evals.start import Started, start_run
+from .eval_compare import ComparisonView, comparison_view
+from .eval_form import NewEvalForm
+from .eval_grid import EvalGrid
+
+if TYPE_CHECKING:
+    from ..agent.runner import Runner
+    from ..core.workspace import Workspace
+
+__all__ = ["EvaluationSession", "Evaluations", "OpenedResults", "Outcome", "Record", "compare_folders", "eval_file_for"]
+
+Record = CellRecord | JudgeRecord  # what a run hands on as it journals it (the grid's add_record takes it)
+
+
+def eval_file_for(thread_file: Path) -> Path:
+    """A free `<stem>.eval.yaml` beside the thread."""
+    stem = thread_file.name[:-5] if thread_file.name.endswith(".json") else thread_file.stem
+    path, n = thread_file.with_name(f"{stem}.eval.yaml"), 2
+    while path.exists():
+        path, n = thread_file.with_name(f"{stem}-{n}.eval.yaml"), n + 1
+    return path
+
+
+def compare_folders(folder_a: Path, folder_b: Path) -> ComparisonView:
+    """The paired comparison of two results folders (A the baseline), flips first."""
+    return comparison_view(compare_results(folder_a, folder_b))
+
+
+class EvaluationSession:
+    """One evaluation started from the app. `prepare()` and `run()` work on a worker thread;
+    `stop()` may come from any thread (the run ends after the cells in flight and writes what
+    finished; running it again resumes)."""
+
+    def __init__(self, runner: Runner, thread_file: Path, form: NewEvalForm) -> None:
+        self.runner, self.thread_file, self.form = runner, thread_file, form
+        self._stop = threading.Event()
+        self._started: Started | None = None
+        self._grid: EvalGrid | None = None
+        self.eval_file: Path | None = None
+
+    @property
+    def started(self) -> Started:
+        if self._started is None:
+            raise RuntimeError("prepare() the evaluation first")
+        return self._started
+
+    def prepare(self) -> None:
+        """Write the evaluation file, read and check it (nothing is called before everything is
+        checked) and open its results folder. UserFacingError says what to fix."""
+        out = eval_file_for(self.thread_file)
+        write_spec(out, self.form.spec_data(self.thread_file, out.parent))
+        self.eval_file = out
+        self._started = start_run(self.runner, load_spec(out))
+
+    @property
+    def folder(self) -> Path:
+        return self.started.folder
+
+    @property
+    def thread_rel(self) -> str:
+        return self.started.prepared.thread_rel
+
+    @property
+    def name(self) -> str:
+        return self.started.prepared.spec.name
+
+    @property
+    def title(self) -> str:
+        return f"Evaluation {self.name} · {self.folder.name}"
+
+    @property
+    def status_line(self) -> str:
+        return f"Evaluating {self.thread_rel}: {len(self.started.prepared.plan.cells)} cells → {self.folder}"
+
+    @property
+    def grid(self) -> EvalGrid:
+        """The grid of the plan with what an earlier run of the folder journaled (built once;
+        the UI thread adds the records `run` hands on)."""
+        if self._grid is None:
+            prepared = self.started.prepared
+            self._grid = EvalGrid.from_plan(prepared.plan, prepared.spec.pass_k)
+            self._grid.add_records(self.started.records)
+            self._grid.refresh()
+        return self._grid
+
+    def run(self, on_record: Callable[[Record], None]) -> Outcome:
+        """Run the cells not journaled yet; each record goes to `on_record` (on a worker thread)
+        as it is journaled."""
+        started = self.started
+        spec = started.prepared.spec
+        return run_cells(started.prepared, started.folder, started.records, concurrency=spec.concurrency,
+                         budget=spec.budget, on_record=on_record, stop=self._stop)
+
+    def stop(self) -> None:
+        """End the run: the cells in flight finish, what finished is written."""
+        self._stop.set()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
+    def finished_text(self, outcome: Outcome) -> str:
+        if outcome.interrupted:
+            return f"stopped; what finished is in {outcome.folder} (run it again to resume)"
+        return f"results in {outcome.folder}"
+
+
+@dataclass
+class OpenedResults:
+    """A results folder for the results window: its grid, title and the evaluated thread
+    ("" when the summary names none: no "Open as thread")."""
+
+    grid: EvalGrid
+    title: str
+    thread_rel: str
+    text: str
+
+
+class Evaluations:
+    """The Evaluations menu's workflows over one workspace and runner."""
+
+    def __init__(self, workspace: Workspace, runner: Runner) -> None:
+        self.workspace, self.runner = workspace, runner
+
+    def results_root(self) -> Path:
+        """Where results folders live (`$LLM_SPACE_HOME/evals`)."""
+        return results_root(self.runner)
+
+    def start(self, form: NewEvalForm) -> EvaluationSession:
+        """The evaluation of the form's thread, not prepared yet."""
+        return EvaluationSession(self.runner, self.workspace.resolve(form.thread_rel), form)
+
+    def open_results(self, folder: Path) -> OpenedResults:
+        """A finished (or stopped) results folder as a grid; its cases' variables come from the
+        dataset its summary names, when that is still readable. UserFacingError (or OSError)
+        when the folder holds no results."""
+        summary = read_summary(folder)
+        rows = read_rows(folder / "results.jsonl")
+        values: dict[str, dict[str, str]] = {}
+        try:
+            dataset = load_dataset(Path(str(summary.get("dataset") or "")))
+            values = {c.id: {k: v if isinstance(v, str) else str(v) for k, v in c.values.items()} for c in dataset.cases}
+        except (UserFacingError, OSError):
+            pass  # "Open as thread" then leaves the variables as the thread has them
+        repeat = int(summary.get("repeat") or 1)
+        grid = EvalGrid.from_rows(rows, repeat, int(summary.get("passK") or repeat), values)
+        title = f"Evaluation {summary.get('name') or folder.parent.name} · {folder.name}"
+        return OpenedResults(grid, title, str(summary.get("thread") or ""), f"results in {folder}")
+
+    def compare(self, folder_a: Path, folder_b: Path) -> ComparisonView:
+        """The paired comparison of two results folders (A the baseline), flips first."""
+        return compare_folders(folder_a, folder_b)
