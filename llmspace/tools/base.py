@@ -19,14 +19,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from ..cancel import CancelToken
 from ..core.model import IMAGE_MIME_PATTERN, TextContent, ToolCallOutput, ToolImageContent
 from ..paths import DataRoot, expand_home
-
-if TYPE_CHECKING:
-    from ..mcp.elicitation import Elicitor
 
 _IMAGE_MIME = re.compile(IMAGE_MIME_PATTERN)
 
@@ -51,7 +48,7 @@ class McpToolCaller(Protocol):
 
     def call_tool(self, server: str, tool_name: str, arguments: dict[str, Any] | None = None,
                   timeout: float | None = None, cancel: CancelToken | None = None,
-                  *, elicit: Elicitor | None = None) -> ToolCallOutput: ...
+                  *, elicit: Any = None) -> ToolCallOutput: ...
 
 
 @dataclass
@@ -63,7 +60,7 @@ class ToolContext:
     skills: SkillLookup | None = None
     workspace_root: Path | None = None
     mcp: McpToolCaller | None = None
-    elicit: Elicitor | None = None  # answers an MCP server's requests for input (`mcp.elicitation.Elicitor`); None declines
+    elicit: Any = None  # answers an MCP server's requests for input (`mcp.elicitation.Elicitor`); None declines
     # For plugin tools (computed once per context, so the calls of one batch share them):
     thread_data: Callable[[], dict[str, Any]] | None = None  # the owning thread as on disk
     variables: Callable[[], dict[str, Any]] | None = None  # its prompt variables, resolved
