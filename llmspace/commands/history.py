@@ -107,8 +107,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def load(app: App, arg: str) -> tuple[str, Thread]:
     """(workspace path, thread) with run history and evaluations normalised as on load."""
-    from ..core.evaluation import normalize_evaluations
     from ..core.history import normalize_history
+    from ..core.run_verdicts import normalize_evaluations
     from .run import thread_path
 
     rel = thread_path(app, arg)
@@ -203,7 +203,7 @@ def parse_scores(items: list[str], rubric: RubricSnapshot, left: str, right: str
 
 
 def _eval_line(ev: Evaluation) -> str:
-    from ..core.evaluation import averages
+    from ..core.run_verdicts import averages
 
     line = f"  {ev.id}  A={ev.leftRunId}  B={ev.rightRunId}  {ev.verdict}"
     if ev.rubric is not None:
@@ -229,7 +229,7 @@ def _rubric_lines(r: Rubric) -> list[str]:
 
 def history_command(args: argparse.Namespace, app: App) -> int:
     from ..core import history as h
-    from ..core.evaluation import remove_evaluation
+    from ..core.run_verdicts import remove_evaluation
 
     rel, thread = load(app, args.thread)
     if args.restore:
@@ -307,7 +307,7 @@ def compare_command(args: argparse.Namespace, app: App) -> int:
     _, thread = load(app, args.thread)
     a, b = resolve_run(thread, args.run_a), resolve_run(thread, args.run_b)
     print(render_text(compare_runs(thread, a, b), show_same=args.all))
-    from ..core.evaluation import averages, displayed_verdict, find_pair
+    from ..core.run_verdicts import averages, displayed_verdict, find_pair
 
     ev = find_pair(thread, a, b)
     if ev is not None:
@@ -323,7 +323,7 @@ def compare_command(args: argparse.Namespace, app: App) -> int:
 
 
 def evaluate_command(args: argparse.Namespace, app: App) -> int:
-    from ..core.evaluation import averages, find_pair, find_rubric, save_evaluation
+    from ..core.run_verdicts import averages, find_pair, find_rubric, save_evaluation
 
     rel, thread = load(app, args.thread)
     a, b = resolve_run(thread, args.run_a), resolve_run(thread, args.run_b)
@@ -353,7 +353,7 @@ def evaluate_command(args: argparse.Namespace, app: App) -> int:
 
 
 def rubric_add(args: argparse.Namespace, app: App) -> int:
-    from ..core.evaluation import create_rubric
+    from ..core.run_verdicts import create_rubric
 
     rel, thread = load(app, args.thread)
     r = create_rubric(thread, args.name, parse_criteria(args.criterion))
@@ -363,7 +363,7 @@ def rubric_add(args: argparse.Namespace, app: App) -> int:
 
 
 def rubric_edit(args: argparse.Namespace, app: App) -> int:
-    from ..core.evaluation import find_rubric, update_rubric
+    from ..core.run_verdicts import find_rubric, update_rubric
 
     rel, thread = load(app, args.thread)
     before = find_rubric(thread, args.rubric).revision
@@ -378,7 +378,7 @@ def rubric_edit(args: argparse.Namespace, app: App) -> int:
 
 
 def rubric_delete(args: argparse.Namespace, app: App) -> int:
-    from ..core.evaluation import delete_rubric
+    from ..core.run_verdicts import delete_rubric
 
     rel, thread = load(app, args.thread)
     r = delete_rubric(thread, args.rubric)

@@ -20,6 +20,6 @@ Modules:
   `jinja_values` (the Jinja2 path and its limits), `file_reads` (which local files running a
   thread would read).
 - `history`: run history; `usage`: token usage and cost; `timing`: speed and durations.
-- `compare`: two runs side by side; `evaluation` and `evaluation_records`: rubrics and
-  evaluations of run pairs.
+- `compare`: two runs side by side; `run_verdicts` and `run_verdict_records`: run verdicts
+  (verdicts and rubric scores on two runs; the thread's `evaluations`) and rubrics.
 """

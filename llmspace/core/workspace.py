@@ -192,7 +192,7 @@ class Workspace:
         leaving those records out (the original app's load rules). The file is not touched
         here; saving writes the thread without them."""
         from ..jsonio import loads_located
-        from .evaluation_records import sanitize_records
+        from .run_verdict_records import sanitize_records
 
         path, raw = self._read(rel)
         return self._opened(path, raw, thread_from_data(sanitize_records(loads_located(raw, rel)), rel))

@@ -1,4 +1,4 @@
-"""Evaluations over datasets (`llmspace eval`): a thread run for every test case of a dataset
+"""Dataset evaluations (`llmspace eval`): a thread run for every test case of a dataset
 on models × variants × repeats, checked by assertions and model judges, journaled so a run
 resumes after a crash, summarised as pass rates with intervals and JUnit for CI.
 

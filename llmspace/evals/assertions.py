@@ -1,4 +1,5 @@
-"""Assertions of evaluations over datasets (`llmspace eval`): parsing and checking one output.
+"""Assertions of dataset evaluations (`llmspace eval`): parsing and checking one output (the
+pass/fail checks of a cell, not the run verdicts a user gives two runs, `core/run_verdicts.py`).
 
 An assertion is `{"type", "value"?, "weight"?, "threshold"?}` as in promptfoo; `not-<type>`
 inverts it. `parse_assertion(raw, where)` validates one (unknown types, bad values and

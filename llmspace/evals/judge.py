@@ -1,7 +1,7 @@
 """Model judges of `llm-rubric` assertions.
 
 The judge model scores one cell's output on criteria, 1 (poor) to 5 (excellent) each: the
-criteria of a thread rubric named by the assertion's value (`core/evaluation.find_rubric`),
+criteria of a thread rubric named by the assertion's value (`core/run_verdicts.find_rubric`),
 or the value itself as criteria text (one criterion per line). It is asked to answer
 `{"scores": {criterion: n}, "reason": "…"}`; an answer with a single `score`, or a bare
 number, is taken as that score for every criterion. An answer that cannot be read is an
@@ -54,7 +54,7 @@ class Criteria:
 def criteria_for(value: str, thread: Thread | None) -> Criteria:
     """A thread rubric's criteria when `value` names one, else the text's lines as criteria."""
     if thread is not None and thread.evaluationRubrics:
-        from ..core.evaluation import find_rubric
+        from ..core.run_verdicts import find_rubric
 
         try:
             rubric = find_rubric(thread, value)

@@ -3,7 +3,7 @@
 run summaries with their figures, and the evaluation being drafted — rubric choice, 1–5 score grid, live averages
 and B − A delta, note, verdict — plus rubric create/edit/delete.
 
-All rules come from `core/evaluation.py` (`preferred_rubric`, `switch_rubric`,
+All rules come from `core/run_verdicts.py` (`preferred_rubric`, `switch_rubric`,
 `draft_averages`, `removal_needs_confirmation`, `save_evaluation`) and `core/compare.py`.
 Changes go to the editor's working thread (`EditorPresenter`), marked dirty and announced as
 "history", so autosave writes them; like removing a run, they are not undo steps.
@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..core import evaluation as E
+from ..core import run_verdicts as E
 from ..core.model import Evaluation, RubricSnapshot
 from ..errors import UserFacingError
 from .view_updates import HistoryChanged
@@ -81,7 +81,7 @@ class ComparePresenter:
     def _preselect(self) -> None:
         """Saved scored evaluation → its rubric (current revision, scores reconciled by criterion
         id; the snapshot itself when the rubric was deleted); legacy → none; new pair → the
-        preferred rubric (`core.evaluation.preferred_rubric`)."""
+        preferred rubric (`core.run_verdicts.preferred_rubric`)."""
         saved = self.saved
         if saved is None:
             self.rubric = E.preferred_rubric(self.thread)
@@ -207,7 +207,7 @@ class ComparePresenter:
 
     # -- saving ----------------------------------------------------------------------------------
     def save(self, verdict: str, note: str | None = None, confirm: Confirm | None = None) -> Evaluation | None:
-        """Save through `core.evaluation.save_evaluation`; None when the user declined to drop
+        """Save through `core.run_verdicts.save_evaluation`; None when the user declined to drop
         the scores of a scored evaluation. An incomplete grid raises UserFacingError."""
         if self.editor.read_only:
             raise UserFacingError("Stop the run before evaluating runs.")

@@ -71,8 +71,8 @@ class EditorPresenter:
         """`normalize_history` and `normalize_evaluations` on the working copy (never in
         storage, so untouched files round-trip byte-identically); True when they changed
         something, which then counts as an ordinary edit that autosave writes."""
-        from ..core.evaluation import normalize_evaluations
         from ..core.history import normalize_history
+        from ..core.run_verdicts import normalize_evaluations
 
         t = self.thread
         if t.runHistory is None and t.evaluations is None and t.evaluationRubrics is None:

@@ -123,13 +123,13 @@ class HistoryIntents:
         return render_text(compare_runs(self.doc.thread, run_a, run_b))
 
     def evaluation_of(self, run_a: str, run_b: str) -> Any:
-        from ..core.evaluation import find_pair
+        from ..core.run_verdicts import find_pair
 
         return find_pair(self.doc.thread, run_a, run_b)
 
     def evaluate(self, run_a: str, run_b: str, verdict: str, note: str | None = None) -> Any:
         """Save the verdict for a pair of runs (one record per unordered pair)."""
-        from ..core.evaluation import save_evaluation
+        from ..core.run_verdicts import save_evaluation
 
         if self.doc.read_only:
             raise UserFacingError("Stop the run before evaluating runs.")
@@ -159,7 +159,7 @@ class HistoryIntents:
 
     def remove_evaluation(self, evaluation_id: str) -> None:
         """Remove one evaluation (not an undo step, like removing a run)."""
-        from ..core.evaluation import remove_evaluation
+        from ..core.run_verdicts import remove_evaluation
 
         if self.doc.read_only:
             raise UserFacingError("Stop the run before changing evaluations.")

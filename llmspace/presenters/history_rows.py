@@ -12,7 +12,7 @@ verdict, rubric, score averages and the B − A delta).
   counts a pair.
 - A run recorded as failed or empty (`status`) says so before its summary ("Failed · …").
 - A run's score is the mean of its rubric averages over the evaluations that scored it
-  (`core.evaluation.averages`).
+  (`core.run_verdicts.averages`).
 
 Pure; reads the thread, changes nothing.
 """
@@ -24,9 +24,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..core.evaluation import averages
 from ..core.history import now_ms, relative_time, run_status, run_summary
 from ..core.model import AssistantMessage, RunSnapshot, Thread, ThreadSnapshot
+from ..core.run_verdicts import averages
 from ..core.timing import duration_label, run_latency_ms
 from ..core.usage import format_compact, format_cost, format_int, side_total, snapshot_usage
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
-from ..core.evaluation import only_records_invalid
+from ..core.run_verdicts import only_records_invalid
 from ..errors import UserFacingError, ValidationFailed, error_text
 from ..presenters.tabs import TabsPresenter, tab_title
 from .theme import style_menu

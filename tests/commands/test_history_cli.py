@@ -76,7 +76,7 @@ def test_evaluate_with_a_rubric_stores_everything_that_survives_a_reload(home, t
     assert (ev.leftRunId, ev.rightRunId, ev.verdict, ev.note) == ("run-one", "run-two", "rightBetter", "B is clearer")
     assert ev.rubric.name == "Quality" and [c.name for c in ev.rubric.criteria] == ["Accuracy", "Clarity"]
     assert [[s.score for s in rs.scores] for rs in ev.runScores] == [[4, 2], [5, 5]]
-    from llmspace.core.evaluation import averages
+    from llmspace.core.run_verdicts import averages
 
     avg = averages(ev)
     assert (avg.left, avg.right, avg.delta) == (3, 5, 2)

@@ -8,7 +8,7 @@ import pytest
 
 from llmspace.app import App
 from llmspace.cli import main
-from llmspace.core.evaluation import MAX_RUBRICS, create_rubric
+from llmspace.core.run_verdicts import MAX_RUBRICS, create_rubric
 from llmspace.core.threadio import thread_from_data
 from llmspace.paths import DataRoot
 

@@ -323,7 +323,7 @@ def test_delete_into_a_trash_on_another_file_system_copies_then_removes(ws: Work
 
 
 def test_a_thread_with_a_malformed_evaluation_opens_repaired_without_touching_the_file(tmp_path):
-    from llmspace.core.evaluation import only_records_invalid
+    from llmspace.core.run_verdicts import only_records_invalid
     from llmspace.errors import ValidationFailed
 
     ws = Workspace(tmp_path / "ws", use_os_trash=False)

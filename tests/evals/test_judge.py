@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from llmspace.core.evaluation import create_rubric
+from llmspace.core.run_verdicts import create_rubric
 from llmspace.core.threadio import thread_from_data
 from llmspace.evals.judge import SYSTEM, criteria_for, judge_prompt, parse_answer, prompt_hash
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from llmspace.core import evaluation as E
+from llmspace.core import run_verdicts as E
 from llmspace.errors import UserFacingError
 from llmspace.presenters.compare import NO_RUBRIC, ComparePresenter
 from llmspace.presenters.editor import EditorPresenter

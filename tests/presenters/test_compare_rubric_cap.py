@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from llmspace.core import evaluation as E
+from llmspace.core import run_verdicts as E
 from llmspace.errors import UserFacingError
 from llmspace.presenters.compare import ComparePresenter
 from llmspace.presenters.editor import EditorPresenter

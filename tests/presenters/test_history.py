@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from llmspace.core import evaluation as E
+from llmspace.core import run_verdicts as E
 from llmspace.errors import UserFacingError
 from llmspace.presenters.editor import EditorPresenter
 

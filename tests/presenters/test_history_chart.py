@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from llmspace.core import evaluation as E
+from llmspace.core import run_verdicts as E
 from llmspace.core.threadio import thread_from_data
 from llmspace.presenters.history_chart import SCORE_AXIS, chart_data, decimals_for, nice_axis, nice_step
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from llmspace.core import evaluation as E
+from llmspace.core import run_verdicts as E
 from llmspace.core.threadio import thread_from_data
 from llmspace.presenters.history_rows import (
     HistorySort,

@@ -4,8 +4,8 @@ picker with New/Edit/Delete, the 1–5 score grid with live averages and the B �
 note and the verdict buttons; and a read-only "Differences" tab with the structural diff of
 `core/compare.py`, wrapped (continuation lines hang under their text), removed and added
 lines coloured and the changed words marked (`presenters/compare_diff.py`). `RubricEditor` creates or edits a rubric (its limits — criteria
-count, name and description lengths — are those of `core/evaluation_records.py`). Logic in
-`presenters/compare.py`, rules in `core/evaluation.py`.
+count, name and description lengths — are those of `core/run_verdict_records.py`). Logic in
+`presenters/compare.py`, rules in `core/run_verdicts.py`.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
-from ...core.evaluation import CriterionInput
-from ...core.evaluation_records import DESCRIPTION_MAX, MAX_CRITERIA, MIN_CRITERIA, NAME_MAX
+from ...core.run_verdict_records import DESCRIPTION_MAX, MAX_CRITERIA, MIN_CRITERIA, NAME_MAX
+from ...core.run_verdicts import CriterionInput
 from ...errors import UserFacingError, error_text
 from ...presenters.compare import VERDICT_LABELS, ComparePresenter
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from llmspace.core.evaluation import (
+from llmspace.core.history import append_run, remove_run
+from llmspace.core.run_verdicts import (
     MAX_EVALUATIONS,
     MAX_RUBRICS,
     MAX_SAFE_INTEGER,
@@ -19,7 +20,6 @@ from llmspace.core.evaluation import (
     save_evaluation,
     update_rubric,
 )
-from llmspace.core.history import append_run, remove_run
 from llmspace.core.threadio import parse_thread, serialize_thread, thread_from_data
 from llmspace.errors import UserFacingError
 
@@ -241,7 +241,7 @@ def test_preferred_rubric_is_that_of_the_latest_scored_evaluation_else_the_newes
 
 
 def test_raw_data_with_malformed_records_still_loads_with_them_dropped_or_degraded():
-    from llmspace.core.evaluation_records import sanitize_records
+    from llmspace.core.run_verdict_records import sanitize_records
 
     good_rubric = {"id": "r", "name": "Q", "revision": 1, "criteria": [{"id": "a", "name": "A"}, {"id": "b", "name": "B"}]}
     stamps = {"createdAt": 1, "updatedAt": 1}  # records without them are dropped, as the original drops them
@@ -272,7 +272,7 @@ def json_copy(value):
 
 
 def test_dialog_helpers_keep_restore_reconcile_or_clear_draft_scores():
-    from llmspace.core.evaluation import (
+    from llmspace.core.run_verdicts import (
         draft_averages,
         removal_needs_confirmation,
         saved_grid,

@@ -1,4 +1,4 @@
-"""Bounds of evaluation and rubric records, and the rules that apply when a thread is loaded,
+"""Bounds of run verdict records (the thread's `evaluations`) and rubric records, and the rules that apply when a thread is loaded,
 the same rules the original app applies when it loads a thread (so both keep the same records).
 
 Evaluations, in file order:

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from llmspace.core.evaluation import (
+from llmspace.core.history import normalize_history
+from llmspace.core.run_verdict_records import sanitize_records
+from llmspace.core.run_verdicts import (
     MAX_RUBRICS,
     create_rubric,
     normalize_evaluations,
 )
-from llmspace.core.evaluation_records import sanitize_records
-from llmspace.core.history import normalize_history
 from llmspace.core.threadio import serialize_thread, thread_from_data
 from llmspace.errors import UserFacingError
 

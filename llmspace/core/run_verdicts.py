@@ -1,21 +1,24 @@
-"""Evaluations and rubrics of run pairs, stored in the thread JSON (`evaluations`, `evaluationRubrics`).
+"""Run verdicts: the verdicts and rubric scores a user gives two runs of a thread side by side,
+and the rubrics they are scored on, stored in the thread JSON under the original app's keys
+`evaluations` and `evaluationRubrics` (hence "evaluation" in the function names). Not to be
+confused with the assertions of `evals/assertions.py` or the dataset evaluations of `evals/`.
 
 Rubrics: `create_rubric`, `update_rubric` (unchanged input → no revision bump; otherwise
 revision + 1 and `updatedAt`), `delete_rubric`, `find_rubric`. 2–6 ordered criteria, names
 ≤ 80 characters and unique case-insensitively, descriptions ≤ 240, at most 20 rubrics (a 21st
 is refused, as the original refuses it).
 
-Evaluations: `save_evaluation` keeps one record per unordered run pair (a reversed pair
+Verdicts (an `evaluations` record each): `save_evaluation` keeps one record per unordered run pair (a reversed pair
 updates the existing record, keeping id and createdAt); verdict leftBetter / rightBetter / tie /
 pass / fail; note trimmed (empty → absent); with a rubric, a complete 1–5 score grid is
 required and stored canonically as [left run, right run] × criteria order, next to an immutable
 snapshot of the rubric; at most 50 evaluations (oldest dropped). `averages` gives the mean per
 run and the B − A delta. `normalize_evaluations` applies the load rules (ported in
-llmspace/core/evaluation_records.py, which also holds the record bounds).
+llmspace/core/run_verdict_records.py, which also holds the record bounds).
 
 Dialog helpers (`switch_rubric`, `draft_averages`, `removal_needs_confirmation`) follow the
 original compare dialog. The record rules for raw JSON that does not validate are
-`evaluation_records.sanitize_records` (`Workspace.open_repaired`). Mutates the given Thread in place; no I/O, no model call.
+`run_verdict_records.sanitize_records` (`Workspace.open_repaired`). Mutates the given Thread in place; no I/O, no model call.
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UserFacingError
-from .evaluation_records import (
+from .history import find_run, run_ids, unset
+from .model import Criterion, CriterionScore, Evaluation, Rubric, RubricSnapshot, RunScores, Thread
+from .run_verdict_records import (
     DESCRIPTION_MAX,
     MAX_CRITERIA,
     MAX_EVALUATIONS,
@@ -38,8 +43,6 @@ from .evaluation_records import (
     VERDICTS,
     normalize_records,
 )
-from .history import find_run, run_ids, unset
-from .model import Criterion, CriterionScore, Evaluation, Rubric, RubricSnapshot, RunScores, Thread
 
 _FLIP = {"leftBetter": "rightBetter", "rightBetter": "leftBetter"}
 
@@ -327,11 +330,11 @@ def preferred_rubric(thread: Thread) -> Rubric | None:
     return None
 
 
-# -- load rules (llmspace/core/evaluation_records.py) -------------------------------------------
+# -- load rules (llmspace/core/run_verdict_records.py) -------------------------------------------
 
 
 def normalize_evaluations(thread: Thread) -> None:
-    """The original's load rules for rubrics and evaluations (see `evaluation_records`): invalid
+    """The original's load rules for rubrics and evaluations (see `run_verdict_records`): invalid
     records dropped, notes trimmed, malformed structured → verdict-only, the last valid record
     of an id or run pair wins, caps. Run after `history.normalize_history`."""
     normalize_records(thread)
