@@ -375,6 +375,9 @@ class McpHub(McpExtras):
                 answer = answerer(request, stopped)
             except Exception as exc:  # a broken form must not hang the call
                 answer = ElicitationAnswer("cancel", reason=f"the form failed ({type(exc).__name__}: {exc})")
+            if stopped():  # the run was stopped while the user was asked: the call is cancelled, not answered
+                fut.cancel()
+                continue
             channel.answer(reply, answer)
 
     # -- prompts and resources ---------------------------------------------------------------

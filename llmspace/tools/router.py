@@ -77,6 +77,8 @@ def _run_mcp(tool: Tool, arguments: dict[str, Any], ctx: ToolContext, cancel: Ca
         raise ToolError(f"MCP is not available to run {tool.name}.")
     if not tool.serverId or not tool.toolName:
         raise ToolError(f"The MCP tool {tool.name} has no serverId or toolName; re-import it from its server.")
+    if ctx.elicit is None:  # nobody answers a server's request for input: the hub declines it
+        return ctx.mcp.call_tool(tool.serverId, tool.toolName, arguments, timeout=timeout, cancel=cancel)
     return ctx.mcp.call_tool(tool.serverId, tool.toolName, arguments, timeout=timeout, cancel=cancel, elicit=ctx.elicit)
 
 

@@ -71,7 +71,7 @@ async def sign_up(plan: str, ctx: Context) -> str | InputRequiredResult:
         return answer
     if answer.action == "accept" and answer.content:
         return f"signed up {answer.content.get('name')} <{answer.content.get('email')}> for {plan}"
-    return f"sign-up {answer.action}d"
+    return f"sign-up {'declined' if answer.action == 'decline' else 'cancelled'}"
 
 
 @server.tool()
