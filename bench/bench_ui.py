@@ -189,12 +189,12 @@ def _in_process(home: Path) -> list[Row]:
     win.appearance.apply_markdown()
     rows.append(("ui: longest stall streaming Markdown (fence, table, list) at 2,000 tok/s",
                  _stream(win, ed, "bench-markdown", markdown_tokens()) * 1000, "ms", 50))
+    card = ed.list.cards.get("bench-markdown")  # checked now: later replies push it out of view
+    assert card is not None and card.markdown is not None, "the streamed reply was not drawn as Markdown"
     rows.append(("ui: longest stall streaming a 300-line code fence as Markdown at 2,000 tok/s",
                  _stream(win, ed, "bench-fence", long_fence_tokens()) * 1000, "ms", 50))
     rows.append(("ui: longest stall streaming one 30,000-character paragraph as Markdown at 2,000 tok/s",
                  _stream(win, ed, "bench-paragraph", words) * 1000, "ms", 50))
-    card = ed.list.cards.get("bench-markdown")
-    assert card is not None and card.markdown is not None, "the streamed reply was not drawn as Markdown"
     win.close()
     app.close()
     return rows

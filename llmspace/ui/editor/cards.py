@@ -40,47 +40,19 @@ from .card_images import ImageStrip
 from .card_services import CardList, CardServices
 from .markdown_text import MarkdownText, warm_up
 from .text_assist import TextAssist
+from .text_fit import fit, grow, guess_lines, linespace
 from .tool_views import Checklist, FoldedJson, SearchResults
 
 if TYPE_CHECKING:
     pass
 
-MAX_LINES = 18
+MAX_LINES = 800  # a message's text box holds this many lines (of its font) before it scrolls: see text_fit.py
+RESULT_LINES = 18  # a tool result's box scrolls past this many lines
 
 
 def text_height(text: str, width_chars: int = 90) -> int:
-    lines = 0
-    for line in text.split("\n")[:400]:
-        lines += 1 + len(line) // max(20, width_chars)
-    return max(1, min(MAX_LINES, lines))
-
-
-def grow(t: Any, limit: int) -> None:
-    """Let a streaming Text grow to fit its wrapped lines, up to `limit` lines."""
-    height = int(t.cget("height"))
-    if height >= limit:
-        return
-    try:
-        shown = t.count("1.0", "end", "displaylines")
-        lines = int(shown[0] if isinstance(shown, tuple) else shown or 1)
-    except Exception:
-        lines = int(t.index("end-1c").split(".")[0])
-    if lines > height:
-        t.configure(height=min(limit, lines))
-
-
-def fit(t: Any, limit: int) -> bool:
-    """Set a shown Text's height to its wrapped line count (1..limit); True when it changed."""
-    try:
-        shown = t.count("1.0", "end", "displaylines")
-        lines = int(shown[0] if isinstance(shown, tuple) else shown or 1)
-    except Exception:
-        lines = int(t.index("end-1c").split(".")[0])
-    want = max(1, min(limit, lines))
-    if want != int(t.cget("height")):
-        t.configure(height=want)
-        return True
-    return False
+    """The lines a message's text needs before its box is shown (then `fit` measures it)."""
+    return guess_lines(text, width_chars, MAX_LINES)
 
 
 def usage_line(msg: Any) -> str:
@@ -127,6 +99,7 @@ class MessageCard(tb.Frame):
         self.images: ImageStrip | None = None
         self.markdown: MarkdownText | None = None  # the reply drawn as Markdown (else raw text)
         self.edit_btn: tb.Button | None = None
+        self.slack_px = 0  # blank px at the bottom of a streaming reply's box (`append_text`)
         self.shaped: dict[str, Any] = {}  # call id → its read-only result view (tool_views)
         ro = self.p.read_only
         rendered = msg.role == "assistant" and cards.markdown and msg.id not in cards.raw
@@ -288,7 +261,8 @@ class MessageCard(tb.Frame):
                 self.shaped[call.id] = shown
                 self._result_footer(box, call)
                 return
-        rt = tb.Text(box, wrap="word", height=text_height(out_text, 80) if out_text else 2, font="TkFixedFont")
+        rt = tb.Text(box, wrap="word", height=guess_lines(out_text, 80, RESULT_LINES) if out_text else 2,
+                     font="TkFixedFont")
         rt.insert("1.0", out_text)
         rt.edit_modified(False)
         rt.pack(fill="x")
@@ -365,7 +339,7 @@ class MessageCard(tb.Frame):
             self._do(self.p.message_intents.set_message_text, self.index, t.get("1.0", "end-1c"))
         if self.text_assist is not None:
             self.text_assist.highlight()
-        if fit(t, MAX_LINES):
+        if fit(t):
             self.update_idletasks()
             self.list.layout()  # cards below move with this one
 
@@ -409,21 +383,23 @@ class MessageCard(tb.Frame):
         self._do(self.p.message_intents.add_image, self.index, "image/png", base64.b64encode(buf.getvalue()).decode("ascii"))
 
     # -- streaming -----------------------------------------------------------------------
-    def append_text(self, text: str) -> None:
+    def append_text(self, text: str) -> bool:
+        """Streamed text: the box grows with it (the list keeps the reader where they are,
+        or follows the tail when they were at the bottom). True when the box's height changed;
+        `slack_px`: the blank part at its bottom (`text_fit.grow`)."""
         t = self.text
         if t is None:
-            return
+            return False
         if self.markdown is not None:  # re-parses only the reply's last, open block
             self.markdown.append(text)
-            grow(t, MAX_LINES)
-            t.see("end")
-            return
-        t.configure(state="normal")
-        t.insert("end-1c", text)
-        t.edit_modified(False)
-        t.configure(state="disabled")
-        grow(t, MAX_LINES)
-        t.see("end")
+        else:
+            t.configure(state="normal")
+            t.insert("end-1c", text)
+            t.edit_modified(False)
+            t.configure(state="disabled")
+        changed, blank = grow(t)
+        self.slack_px = blank * linespace(t)
+        return changed
 
     def append_thinking(self, text: str) -> None:
         if self.thinking is None:

@@ -1,6 +1,9 @@
 """The message list. Rich mode is virtualised: only the cards that fit in the visible area
-(plus one) exist; scrolling moves by message, the scrollbar maps to message positions, and
-"follow" mode pins the last message to the bottom while a run streams. Cards are dragged
+(plus one) exist. A card takes the height its text needs (`text_fit.py`); the list scrolls by
+pixels — its position is the first card shown (`first`) and how much of it lies above the top
+(`offset`) — and the scrollbar maps to message positions. "Follow" mode pins the last message
+to the bottom: a run streams with it while the reader was at the bottom; a reader who scrolled
+up stays where they are. Cards are dragged
 by their header to reorder (`drag.MessageDrag`, `self.drag`). Fast mode shows the
 whole conversation as plain text in one read-only `tb.Text` (Tk handles 10 MB there).
 `markdown` (View › Render Markdown) draws assistant replies as Markdown; `raw` holds the
@@ -34,6 +37,8 @@ class MessageList(tb.Frame):
         self.markdown = markdown
         self.raw: set[str] = set()
         self.first = 0
+        self.offset = 0  # px of the first card shown that lie above the top
+        self._offset_frac: float | None = None  # the scrollbar asked for this share of the first card
         self.follow = False
         self.cards: dict[str, MessageCard] = {}
         self.order: list[MessageCard] = []
@@ -50,6 +55,7 @@ class MessageList(tb.Frame):
         self._fit_job: str | None = None
         self._layout_job: str | None = None
         self._fit_retries = 0
+        self._placed: dict[Any, int] = {}  # card -> the height it was placed with
         self.drag = MessageDrag(self, self.p, services.ui.errors)  # drag a card by its header to reorder
         for w in (self.body,):
             w.bind("<MouseWheel>", self.on_wheel)
@@ -206,6 +212,7 @@ class MessageList(tb.Frame):
             return
         total = len(msgs)
         if total == 0:
+            self.first, self.offset = 0, 0
             self.sb.set(0, 1)
             return
         self.first = max(0, min(self.first, total - 1))
@@ -218,26 +225,49 @@ class MessageList(tb.Frame):
                 self.order.insert(0, card)
                 used += self._req(card)
                 i -= 1
-            self.first = i + 1
+            self.first, self.offset = i + 1, max(0, used - avail)
         else:
+            self._build_above(msgs)
             i = self.first
-            while i < total and used < avail:
+            while i < total and used - self.offset < avail:
                 card = self._card(i, msgs[i])
+                h = self._req(card)
+                if not self.order and self._offset_frac is not None:  # the scrollbar's share of it
+                    self.offset, self._offset_frac = int(self._offset_frac * h), None
+                if not self.order and self.offset >= h and i < total - 1:  # scrolled past it
+                    self.offset -= h
+                    self.first = i + 1
+                    del self.cards[msgs[i].id]
+                    card.destroy()
+                    i += 1
+                    continue
                 self.order.append(card)
-                used += self._req(card)
+                used += h
                 i += 1
-            if i >= total and used <= avail and self.first > 0:
-                # reached the end with room to spare: show the tail anchored at the bottom
-                self.follow = True
-                self._again = True
-                return
-            if i >= total and used <= avail:
-                self.follow = False
+            if i >= total and used - self.offset <= avail:
+                if self.first > 0 or self.offset > 0:
+                    # reached the end with room to spare: show the tail anchored at the bottom
+                    self.follow = True
+                    self._again = True
+                    return
+                self.follow = False  # everything fits
         self.layout()
+        self._fit_soon()
+
+    def _build_above(self, msgs: list[Any]) -> None:
+        """Scrolled up past the top of the first card (a negative offset): step back through
+        the cards above it, building each to learn its height."""
+        while self.offset < 0 and self.first > 0:
+            self.first -= 1
+            card = MessageCard(self.body, self.services, self, self.first, msgs[self.first])
+            self.offset += self._req(card)
+            card.destroy()
+        self.offset = max(0, self.offset)
 
     def _card(self, i: int, msg: Any) -> MessageCard:
         card = MessageCard(self.body, self.services, self, i, msg)
         self.cards[msg.id] = card
+        card.bind("<Configure>", self._card_configured, add=True)
         for w in (card, *card.winfo_children()):
             w.bind("<MouseWheel>", self.on_wheel, add=True)
             w.bind("<Button-4>", self.on_wheel, add=True)
@@ -253,7 +283,7 @@ class MessageList(tb.Frame):
         """Once cards are shown at their real width (and whenever that width changes), let
         text boxes fit their wrapped lines (the first estimate assumed 90 characters a line)."""
         self._fit_job = None
-        from .cards import MAX_LINES, fit
+        from .text_fit import fit
 
         changed = False
         unsized = False  # a card not yet shown at its real width: try again shortly
@@ -263,7 +293,7 @@ class MessageList(tb.Frame):
             if not card.winfo_ismapped():
                 unsized = True
                 continue
-            for t, limit in ((card.text, MAX_LINES), (card.thinking, 6)):
+            for t, limit in ((card.text, None), (card.thinking, 6)):
                 if t is None:
                     continue
                 if t.winfo_width() <= 50:
@@ -279,24 +309,69 @@ class MessageList(tb.Frame):
             self.update_idletasks()
             self.layout()
 
+    def _card_configured(self, e: Any) -> None:
+        """A card's height changed after it was placed (its text was fitted, its header
+        re-arranged, a picture arrived, …): place the cards again, so none overlaps another."""
+        card = e.widget
+        placed = self._placed.get(card)
+        if placed is not None and e.height > 1 and e.height != placed:
+            self.request_layout()
+
     def layout(self) -> None:
-        """Place the built cards from the top (browsing) or from the bottom (follow)."""
+        """Place the built cards from the top, `offset` px of the first above it (browsing), or
+        from the bottom (follow)."""
         total = len(self.p.messages)
-        used = sum(c.winfo_reqheight() + 4 for c in self.order)
-        if self.follow and used > self._avail():
-            y = 0
-            for card in reversed(self.order):
-                card.place(x=0, rely=1.0, y=-y, relwidth=1.0, anchor="sw")
-                y += card.winfo_reqheight() + 4
+        avail = self._avail()
+        heights = [c.winfo_reqheight() + 4 for c in self.order]
+        used = sum(heights)
+        self._placed = {c: h - 4 for c, h in zip(self.order, heights, strict=True)}
+        blank = self.order[-1].slack_px if self.order and self.order[-1].index == total - 1 else 0
+        if self.follow and used - blank > avail:
+            # the tail at the bottom (a streaming reply's blank lines below it): this much of
+            # the built cards lies above the top
+            y = used - blank - avail
+            self.offset = y
+            self.first = self.order[0].index if self.order else self.first
+            y = -y
         else:
-            y = 0
-            for card in self.order:
-                card.place(x=0, y=y, relwidth=1.0)
-                y += card.winfo_reqheight() + 4
+            if self.follow:
+                self.offset = 0
+            y = -self.offset
+        tops = []
+        for card, h in zip(self.order, heights, strict=True):
+            card.place(x=0, y=y, relwidth=1.0)
+            tops.append(y)
+            y += h
         if total:
-            self.sb.set(self.first / total, (self.first + len(self.order)) / total)
+            self.sb.set(*self._shown_share(tops, heights, avail, total))
+
+    def _fit_soon(self) -> None:
+        """Cards were built: fit their text boxes once they are shown (`_fit`)."""
         if self._fit_job is None and self.order:
             self._fit_job = self.after_idle(self._fit)
+
+    def _shown_share(self, tops: list[int], heights: list[int], avail: int, total: int) -> tuple[float, float]:
+        """The part of the thread in view, as (first, last) shares of its messages."""
+        lo = hi = None
+        for card, top, h in zip(self.order, tops, heights, strict=True):
+            if top + h <= 0 or top >= avail or h <= 0:
+                continue
+            if lo is None:
+                lo = (card.index + max(0, -top) / h) / total
+            hi = (card.index + min(h, avail - top) / h) / total
+        if lo is None or hi is None:
+            return self.first / total, (self.first + len(self.order)) / total
+        return max(0.0, lo), min(1.0, hi)
+
+    def at_end(self, added: int = 0) -> bool:
+        """The reader sees the end of the last message (following, or it is in view); `added`:
+        messages just appended to the thread and not drawn yet, which do not count."""
+        if self.follow:
+            return True
+        if not self.order or self.order[-1].index != len(self.p.messages) - 1 - added:
+            return False
+        bottom = -self.offset + sum(self._placed.get(c, c.winfo_reqheight()) + 4 for c in self.order)
+        return bottom - self.order[-1].slack_px <= self._avail() + 8
 
     def _render_plain(self, msgs: list[Any]) -> None:
         t = tb.Text(self.body, wrap="word", font="TkTextFont")
@@ -330,30 +405,63 @@ class MessageList(tb.Frame):
         self.scroll(delta)
         return "break"
 
+    STEP_PX = 60  # one wheel notch (about three lines)
+
     def scroll(self, delta: int) -> None:
-        total = len(self.p.messages)
-        if delta < 0:
-            if self.follow:
-                self.follow = False
-            self.first = max(0, self.first + delta)
+        """Scroll by `delta` wheel notches (negative: up)."""
+        self.scroll_px(delta * self.STEP_PX)
+
+    def scroll_px(self, dy: int) -> None:
+        """Scroll the list by `dy` pixels (negative: up). Cards already built are only moved;
+        others are built as they come into view."""
+        if not self.p.messages or dy == 0:
+            return
+        if dy > 0 and self.follow:
+            return  # at the bottom already
+        self.follow = False
+        self.offset += dy
+        if self._moved_within_built():
+            self.layout()
         else:
-            if self.follow:
-                return
-            self.first = min(total - 1, self.first + delta)
-        self.render()
+            self.render()
+
+    def _moved_within_built(self) -> bool:
+        """Normalise (first, offset) within the cards built; True when they still cover the
+        view (so placing them again is enough)."""
+        if not self.order or self.order[0].index != self.first or self.offset < 0:
+            return False
+        total = len(self.p.messages)
+        heights = [c.winfo_reqheight() + 4 for c in self.order]
+        k = 0
+        while k < len(heights) - 1 and self.offset >= heights[k]:
+            self.offset -= heights[k]
+            k += 1
+        if k:
+            for card in self.order[:k]:
+                self.cards.pop(card.msg.id, None)
+                card.destroy()
+            del self.order[:k]
+            heights = heights[k:]
+            self.first = self.order[0].index
+        shown = sum(heights) - self.offset
+        if self.order[-1].index == total - 1 and shown <= self._avail():
+            return False  # the end is in view: render anchors it at the bottom
+        return shown >= self._avail()
 
     def on_scrollbar(self, *args: Any) -> None:
         total = len(self.p.messages)
         if not total:
             return
         if args[0] == "moveto":
-            frac = float(args[1])
+            frac = max(0.0, min(1.0, float(args[1])))
             self.follow = frac >= 0.999
-            self.first = max(0, min(total - 1, int(frac * total)))
+            pos = frac * total
+            self.first = max(0, min(total - 1, int(pos)))
+            self.offset, self._offset_frac = 0, pos - self.first
             self.render()
         elif args[0] == "scroll":
             n = int(args[1])
-            self.scroll(n * max(1, len(self.order) - 1) if args[2] == "pages" else n)
+            self.scroll_px(n * max(self.STEP_PX, self._avail() - 40) if args[2] == "pages" else n * self.STEP_PX)
 
     def scroll_to_end(self) -> None:
         self.follow = True
@@ -370,10 +478,13 @@ class MessageList(tb.Frame):
             return
         card = self.cards.get(message_id)
         if card is not None:
-            before = card.winfo_reqheight()
-            card.append_text(text)
-            card.update_idletasks()
-            if card.winfo_reqheight() != before:
+            at_end = self.at_end()  # before the text grows: was the reader at the bottom?
+            blank = card.slack_px
+            if card.append_text(text):
+                card.update_idletasks()
+            if card.winfo_reqheight() != self._placed.get(card) or card.slack_px != blank:
+                if at_end:
+                    self.follow = True  # the tail stays in view; else the reader stays put
                 self.layout()
 
     def stream_thinking(self, message_id: str, text: str) -> None:

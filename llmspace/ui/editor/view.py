@@ -170,8 +170,8 @@ class EditorView(tb.Frame):
             case vu.VariablesChanged() | vu.PromptChanged():
                 self.settings.refresh_variables()
             case vu.MessagesChanged():
-                if update.cause == "stream":
-                    self.list.follow = True
+                if update.cause == "stream" and self.list.at_end(added=1):
+                    self.list.follow = True  # a new reply: followed only by a reader at the bottom
                 if update.cause != "edit":
                     self.list.request_render()  # run events: at most one render per frame
                 else:
