@@ -163,6 +163,7 @@ class Connection:
         self._stdio_cm: Any = None  # the SDK's stdio transport context manager (to find the child)
         self.listed = False  # tools/list answered on this session (so the SDK never lists inside a call)
         self.channels: list[CallChannel] = []  # tool calls in flight, latest last
+        self.resource_watchers: list[Callable[[str], None]] = []  # resources/subscribe (before 2026-07-28)
 
     # -- log -----------------------------------------------------------------------------
     def note(self, text: str) -> None:
@@ -218,7 +219,7 @@ class Connection:
                     stack.callback(self._errlog.close)
                 transport = await self._transport(stack)
                 client = Client(transport, cache=None, client_info=Implementation(name="llm-space", version=__version__),
-                                elicitation_callback=cast(Any, self._on_elicit))
+                                elicitation_callback=cast(Any, self._on_elicit), message_handler=self._on_message)
                 await stack.enter_async_context(client)
                 self.client = client
                 if not self._ready.done():
@@ -313,6 +314,16 @@ class Connection:
         if self._ready.done() and not self._ready.cancelled():
             self._ready.exception()  # mark as retrieved
         self._done = True
+
+    async def _on_message(self, message: Any) -> None:
+        """A server notification: `notifications/resources/updated` goes to the resource watchers."""
+        if getattr(message, "method", None) == "notifications/resources/updated":
+            uri = str(getattr(getattr(message, "params", None), "uri", ""))
+            for watcher in list(self.resource_watchers):
+                try:
+                    watcher(uri)
+                except Exception:
+                    log.exception("MCP resource watcher failed")
 
     # -- elicitation ---------------------------------------------------------------------
     async def _on_elicit(self, _ctx: Any, params: Any) -> Any:

@@ -30,6 +30,7 @@ class McpExtras:
     """Mixed into `McpHub`, which supplies `_request` and `_list_other`."""
 
     _request: Callable[..., Any]
+    _watch: Callable[..., Any]
     _list_other: Callable[..., list[dict[str, Any]]]
 
     def list_resource_templates(self, server: str) -> list[dict[str, Any]]:
@@ -67,6 +68,36 @@ class McpExtras:
 
         contents: list[dict[str, Any]] = self._request(server, get, f"resources/read {uri!r}")
         return contents
+
+    def watch_resources(self, server: str, uris: list[str], on_changed: Callable[[str], None]) -> Callable[[], None]:
+        """Call `on_changed(uri)` (on the MCP loop thread) whenever the server says one of `uris`
+        changed: `subscriptions/listen` in 2026-07-28, `resources/subscribe` before. Returns
+        `stop()`; closing the hub stops it too. Raises `UserFacingError` when the server cannot."""
+        import asyncio
+        import concurrent.futures
+
+        ready: concurrent.futures.Future[None] = concurrent.futures.Future()
+
+        async def watch(conn: Connection) -> None:
+            if conn.client.protocol_version >= "2026-07-28":
+                async with conn.client.listen(resource_subscriptions=list(uris)) as sub:
+                    ready.set_result(None)
+                    async for event in sub:
+                        uri = getattr(event, "uri", None)
+                        if isinstance(uri, str):
+                            on_changed(uri)
+                return
+            conn.resource_watchers.append(on_changed)
+            try:
+                for uri in uris:
+                    await conn.client.session.subscribe_resource(uri)
+                ready.set_result(None)
+                await asyncio.Event().wait()
+            finally:
+                conn.resource_watchers.remove(on_changed)
+
+        fut = self._watch(server, watch, ready)
+        return lambda: fut.cancel() and None
 
     def features(self, server: str) -> dict[str, Any]:
         """`{"protocolVersion", "server": {name, version}, "features": [...], "instructions"}`."""

@@ -433,6 +433,28 @@ class McpHub(McpExtras):
         except TimeoutError:
             raise UserFacingError(f"MCP server {cfg.name!r} did not answer.") from None
 
+    def _watch(self, server: str, make: Callable[[Any], Any], ready: concurrent.futures.Future[None]) -> Any:
+        """Start `await make(conn)` as a long-lived request; wait until it sets `ready`."""
+        cfg = self._resolve(server)
+        target = self._target(cfg)
+
+        async def go() -> None:
+            conn = await self.pool.connection(target)
+            try:
+                await make(conn)
+            except BaseException as exc:
+                if not ready.done():
+                    ready.set_exception(UserFacingError(describe(exc, target, phase="resource subscription")))
+                raise
+
+        fut = self.pool.submit(go())
+        try:
+            ready.result(self.connect_timeout + self.list_timeout)
+        except concurrent.futures.TimeoutError:
+            fut.cancel()
+            raise UserFacingError(f"MCP server {cfg.name!r} did not answer the subscription.") from None
+        return fut
+
     # -- shutdown ----------------------------------------------------------------------------
     def close(self, grace: float = SHUTDOWN_GRACE) -> None:
         """Cancel every request in flight, close every connection (ending stdio children

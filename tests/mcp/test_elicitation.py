@@ -145,3 +145,4 @@ def test_a_run_without_a_terminal_declines_and_leaves_out_a_changed_tool(home: P
     text = output.text()
     assert text.startswith("sign-up declined")
     assert "declined: standard input is not a terminal" in text
+

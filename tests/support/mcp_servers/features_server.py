@@ -85,6 +85,16 @@ async def pay(amount: int, ctx: Context) -> str | InputRequiredResult:
     return f"payment {answer.action}"
 
 
+@server.tool()
+async def touch(uri: str, ctx: Context) -> str:
+    """Tell subscribers that a resource changed."""
+    if ctx.protocol_version == "2026-07-28":
+        await ctx.notify_resource_updated(uri)
+    else:
+        await ctx.request_context.session.send_resource_updated(uri)
+    return "touched"
+
+
 @server.prompt()
 def review(language: str, code: str = "") -> list[dict[str, object]]:
     """Review code in a language."""
