@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import Callable
 from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
@@ -359,8 +360,36 @@ class MainWindow:
         u.markdown = bool(self.appearance.markdown_var.get())
 
     # -- closing ---------------------------------------------------------------------------
-    def quit(self) -> None:
-        """Save every open thread and the window state, stop runs, close the window."""
+    def busy_work(self) -> list[str]:
+        """What closing the window would cut short: the runs of open threads and the
+        evaluations still going."""
+        work = [f"the run of {ed.p.rel}" for ed in self._editors() if ed.run.running]
+        evals = self.__dict__.get("evals")
+        n = sum(1 for run in evals.runs if not run.done()) if evals is not None else 0
+        if n:
+            work.append(f"{n} running evaluation{'s' if n != 1 else ''}")
+        return work
+
+    def _wait_for_evaluations(self, timeout: float = 20.0) -> None:
+        """After `stop_all`: let the evaluations end (the cells in flight are cut short, what
+        finished is written, each folder marked interrupted) while the window still pumps
+        their records, so that no request of this app holds the engine when it is released."""
+        evals = self.__dict__.get("evals")
+        if evals is None:
+            return
+        deadline = time.monotonic() + timeout
+        while any(not run.done() for run in evals.runs) and time.monotonic() < deadline:
+            self.root.update()
+            time.sleep(0.01)
+
+    def quit(self, destroy_root: bool = True) -> None:
+        """Save every open thread and the window state, stop runs, close the window. While a
+        run or an evaluation goes, ask first (Escape or No keeps the window open)."""
+        work = self.busy_work()
+        if work and not self.dialogs.confirm(
+                f"Closing stops {' and '.join(work)}. What finished is kept; an evaluation resumes "
+                "from its results folder.\n\nStop and close?", "Stop and close"):
+            return
         try:
             for ed in self._editors():
                 ed.flush()
@@ -373,7 +402,10 @@ class MainWindow:
                     ed.run.save_partial()
                 except UserFacingError as exc:
                     log.warning("could not save a running thread on quit: %s", exc)
-        self.close()
+        if "evals" in self.__dict__:
+            self.evals.stop_all()
+            self._wait_for_evaluations()
+        self.close(destroy_root)
 
     def close(self, destroy_root: bool = True) -> None:
         """Save the window state and tear down (tests keep the shared root alive)."""
