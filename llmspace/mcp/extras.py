@@ -75,6 +75,7 @@ class McpExtras:
         `stop()`; closing the hub stops it too. Raises `UserFacingError` when the server cannot."""
         import asyncio
         import concurrent.futures
+        import warnings
 
         ready: concurrent.futures.Future[None] = concurrent.futures.Future()
 
@@ -90,7 +91,9 @@ class McpExtras:
             conn.resource_watchers.append(on_changed)
             try:
                 for uri in uris:
-                    await conn.client.session.subscribe_resource(uri)
+                    with warnings.catch_warnings():  # deliberate: the way to subscribe before 2026-07-28
+                        warnings.simplefilter("ignore", DeprecationWarning)
+                        await conn.client.session.subscribe_resource(uri)
                 ready.set_result(None)
                 await asyncio.Event().wait()
             finally:

@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,8 @@ import pytest
 
 from llmspace.cli import main
 from llmspace.core.threadio import parse_thread, serialize_thread, thread_from_data
+from llmspace.mcp.hub import McpHub
+from llmspace.paths import DataRoot
 from tests.support.llm_server import LoopbackLLM, ToolCallSpec, Turn, configure_provider
 
 from .conftest import free_port, start_server, stop_server
@@ -164,3 +167,18 @@ def test_server_everything_elicitation_is_declined_in_a_run_without_a_terminal(
     assert done.returncode == 0, done.stderr
     text = parse_thread(path.read_bytes()).messages[-1].toolCalls[0].output.text()
     assert "declined: standard input is not a terminal" in text
+
+
+def test_server_everything_resource_updates_reach_a_watcher_through_resources_subscribe(
+        home: Path, everything_bin: Path) -> None:
+    hub = McpHub(DataRoot(home))
+    try:
+        hub.add_server(name="everything", transport="stdio", command=str(everything_bin), args=["stdio"])
+        seen = threading.Event()
+        uri = "demo://resource/static/document/architecture.md"
+        stop = hub.watch_resources("everything", [uri], lambda changed: seen.set() if changed == uri else None)
+        hub.call_tool("everything", "toggle-subscriber-updates", {})
+        assert seen.wait(60)  # sent at once, then every 5 s
+        stop()
+    finally:
+        hub.close()
