@@ -169,16 +169,31 @@ def test_without_an_address_ray_joins_a_cluster_on_this_machine_and_never_starts
     assert srv.requests == [] and not (user_home / ".ray").exists()  # no cluster, no token of Ray's written
 
 
-def _calls(rel: str) -> set[str]:
-    """The names of the functions a module calls (`f(…)` and `x.f(…)`, its own methods `self.f(…)` aside)."""
+def _uses_of_evals_run(rel: str) -> tuple[set[str], set[str]]:
+    """(names a module imports from evals.start, names of evals.run and evals.ray_pool it uses)."""
     tree = ast.parse((ROOT / rel).read_text("utf-8"))
-    return {n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id for n in ast.walk(tree)
-            if isinstance(n, ast.Call) and (isinstance(n.func, ast.Name) or (
-                isinstance(n.func, ast.Attribute) and not (isinstance(n.func.value, ast.Name) and n.func.value.id == "self")))}
+    started: set[str] = set()
+    used: set[str] = set()
+    aliases: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = {a.name for a in node.names}
+            if node.module.endswith("evals.start"):
+                started |= names
+            elif node.module.endswith(("evals.run", "evals.ray_pool")):
+                used |= names
+            elif node.module.endswith("evals"):
+                aliases |= {a.asname or a.name for a in node.names if a.name in ("run", "ray_pool")}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+            used.add(node.attr)
+    return started, used
 
 
 def test_the_command_line_and_the_app_start_a_run_the_one_way_start_run_does():
     steps = {"executor_setting", "default_address", "prepare", "open_results"}  # start_run's own steps
-    for rel in ("llmspace/commands/eval.py", "llmspace/ui/evals/actions.py"):
-        calls = _calls(rel)
-        assert "start_run" in calls and not calls & steps, f"{rel} starts a run itself: {sorted(calls & steps)}"
+    for rel, starts in (("llmspace/commands/eval.py", True), ("llmspace/presenters/evaluations.py", True),
+                        ("llmspace/ui/evals/actions.py", False)):
+        started, used = _uses_of_evals_run(rel)
+        assert not used & steps, f"{rel} starts a run itself: {sorted(used & steps)}"
+        assert not starts or "start_run" in started, f"{rel} does not start runs through start_run"
