@@ -92,7 +92,7 @@ class McpExtras:
             try:
                 for uri in uris:
                     with warnings.catch_warnings():  # deliberate: the way to subscribe before 2026-07-28
-                        warnings.simplefilter("ignore", DeprecationWarning)
+                        warnings.simplefilter("ignore")  # MCPDeprecationWarning is a UserWarning
                         await conn.client.session.subscribe_resource(uri)
                 ready.set_result(None)
                 await asyncio.Event().wait()
