@@ -126,7 +126,8 @@ class Menus:
         ])
         self.view_menu = sub("View", [
             ("Command Palette…", self.window.open_palette, "Ctrl+Shift+P"),
-            ("Toggle Sidebar", self.window.toggle_sidebar, "Ctrl+B"), None,
+            ("Toggle Sidebar", self.window.toggle_sidebar, "Ctrl+B"),
+            ("Toggle Run History", self.toggle_history, "Ctrl+Shift+H"), None,
             ("Zoom In", lambda: self.look.zoom(+1), "Ctrl++"), ("Zoom Out", lambda: self.look.zoom(-1), "Ctrl+-"),
             ("Reset Zoom", lambda: self.look.zoom(0), "Ctrl+0"), None,
             ("radio", "Light Theme", self.look.theme_var, "light", self.look.apply_theme, "Ctrl+Shift+L"),
@@ -178,6 +179,7 @@ class Menus:
             "<Control-S>": partial(_choose, self.look.theme_var, "system", self.look.apply_theme),
             "<Control-F>": self.frame.toggle_fullscreen, "<Control-Z>": self.tab_pages.redo, "<Control-y>": self.tab_pages.redo,
             "<Control-z>": self.tab_pages.undo, "<Control-P>": self.window.open_palette,
+            "<Control-H>": self.toggle_history,
         }
         mac = r.tk.call("tk", "windowingsystem") == "aqua"
         for seq, fn in keys.items():
@@ -196,6 +198,16 @@ class Menus:
                 r.bind(seq, partial(self._step_tab, step))  # replaces: one window owns the root
             except tk.TclError:  # a keysym this Tk does not know
                 pass
+
+    def toggle_history(self) -> None:
+        """View › Toggle Run History (Ctrl+Shift+H): the active editor's run history opens with
+        the keyboard focus on its runs (so the arrows pick runs at once), or closes."""
+        ed = self.tab_pages.active_editor()
+        if ed is None:
+            return
+        ed.toggle_history()
+        if ed.history_panel is not None:
+            ed.history_panel.list.focus_set()
 
     def _step_tab(self, delta: int, _e: Any = None) -> str:
         self.tab_pages.step_tab(delta)

@@ -67,6 +67,13 @@ def pump_until(root: Any, cond: Callable[[], Any], timeout: float = 20.0) -> Any
     raise AssertionError(f"condition not met within {timeout:.1f} s")
 
 
+def close_menu(menu: Any) -> None:
+    """Close a menu opened with `tk_popup` as Escape or a click elsewhere does. `menu.unpost()`
+    leaves Tk's record of the popup (and of the widget to give the focus back to) behind, and
+    the next popup first "unposts" that one, giving the focus to a stale widget (the root)."""
+    menu.tk.call("tk::MenuUnpost", menu)
+
+
 @pytest.fixture
 def make_window(app, tk_root, monkeypatch):
     monkeypatch.setenv("LLMSPACE_NO_SYSTEM_PROBE", "1")

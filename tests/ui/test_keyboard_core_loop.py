@@ -1,8 +1,9 @@
 """The whole core loop with key events only, in a real window against the loopback model
 server: Ctrl+N makes a thread (named in the tree's inline box), F6 reaches the title, Tab
 the system prompt, F6 the messages; the model is picked from the model menu with the
-arrows, Ctrl+Enter runs (then again from the user message), Enter on History opens it, F6 reaches the runs, Shift+Down
-selects two and Enter on "Compare two" compares them; Escape closes the comparison."""
+arrows, Ctrl+Enter runs (then again from the user message), Space on History opens it, F6 reaches the runs, Home
+selects the newest, T opens its trace (Escape closes it), Shift+Down selects two and Enter on "Compare two"
+compares them; Escape closes the comparison."""
 
 from __future__ import annotations
 
@@ -58,6 +59,7 @@ def find(widget, cls):
 
 def test_the_core_loop_by_keyboard_only(window, app, srv):
     from llmspace.ui.editor.compare import CompareDialog
+    from llmspace.ui.editor.trace_view import TraceWindow
 
     root = window.root
     root.focus_force()
@@ -115,10 +117,10 @@ def test_the_core_loop_by_keyboard_only(window, app, srv):
     key(window, "Control-Return")
     pump_until(root, lambda: ed.run.status != "running" and ed.p.messages[-1].text() == "Second answer.", 30)
     assert ed.run.error is None and len(srv.requests) == 2
-    # open the history: Tab to its button, Enter
+    # open the history: Tab to its button, Space
     key(window, "Shift-F6")
     tab_to(window, ed.header.history_btn)
-    key(window, "Return")
+    key(window, "space")
     panel = pump_until(root, lambda: ed.history_panel, 10)
     pump_until(root, lambda: len(panel.list.get_children()) >= 2, 20)
     # compare two runs: F6 to the runs, select two, Tab to Compare two, Enter
@@ -127,6 +129,16 @@ def test_the_core_loop_by_keyboard_only(window, app, srv):
             break
         key(window, "F6")
     assert root.focus_get() is panel.list
+    key(window, "Home")  # the newest run
+    assert panel.list.selection() == (panel.list.get_children()[0],)
+    key(window, "t")  # its trace; Escape closes it and the keys are back in the list
+    trace = pump_until(root, lambda: find(root, TraceWindow), 20)
+    pump_until(root, trace.winfo_ismapped, 10)
+    trace.focus_force()
+    root.update()
+    key(window, "Escape")
+    assert not trace.winfo_exists()
+    pump_until(root, lambda: root.focus_get() is panel.list, 10)
     key(window, "Shift-Down")
     assert len(panel.list.selection()) == 2
     compare_btn = next(b for b in panel.bar.winfo_children() if str(b.cget("text")) == "Compare two")

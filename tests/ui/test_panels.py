@@ -11,7 +11,7 @@ import pytest
 
 from tests.support.llm_server import LoopbackLLM, configure_provider
 
-from .conftest import pump_until
+from .conftest import close_menu, pump_until
 
 
 @pytest.fixture
@@ -35,7 +35,7 @@ def test_the_model_picker_lists_providers_and_sets_the_model(window, app, home):
         menu = ed.settings.pick_model()
         labels = [menu.entrycget(i, "label") for i in range(menu.index("end") + 1) if menu.type(i) == "cascade"]
         assert any("Loopback" in label for label in labels)
-        menu.unpost()
+        close_menu(menu)
         ed.p.set_model("loop", "loopback-model")
         assert ed.settings.model_btn.cget("text") == "loop/loopback-model"
 
@@ -166,7 +166,7 @@ def test_the_models_page_adds_a_provider_that_the_picker_then_offers(window, app
     ed = window.open_thread(rel)
     menu = ed.settings.pick_model()
     labels = [menu.entrycget(i, "label") for i in range(menu.index("end") + 1) if menu.type(i) == "cascade"]
-    menu.unpost()
+    close_menu(menu)
     assert any(label.startswith("Lab") for label in labels)
 
 

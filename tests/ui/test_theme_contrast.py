@@ -9,6 +9,8 @@ import pytest
 
 from llmspace.ui.theme import contrast_ratio, luminance
 
+from .conftest import close_menu
+
 AA = 4.5
 
 
@@ -27,7 +29,7 @@ def menus_of(window, ed) -> dict[str, object]:
     menus = {"menu bar": m.menubar, "File": m.file_menu, "View": m.view_menu, "tree": window.tree_view.menu,
              "editor ⚙": ed.header.settings_menu}
     model = ed.settings.pick_model()
-    model.unpost()
+    close_menu(model)
     menus["model"] = model
     for i in range(model.index("end") + 1):
         if model.type(i) == "cascade":
@@ -38,7 +40,7 @@ def menus_of(window, ed) -> dict[str, object]:
         x, y, x_root, y_root = 20, 10, 300, 60
 
     tab = window.tab_pages._on_tab_menu(Click())
-    tab.unpost()
+    close_menu(tab)
     menus["tab"] = tab
     return menus
 

@@ -5,7 +5,9 @@ The "Chart" tab draws scores, latency and cost per run (`history_chart.py`). Ins
 (read-only view with Previous/Next and Fork from a message, `inspect.py`), Trace (T on the list: the run's model and tool
 calls with timing, `trace_view.py`), Restore (one undo
 step), Remove (with confirmation; its evaluations go too), Compare two selected runs
-(`compare.py`; the earlier one is A), Fork the selected run at its last message; below, the
+(`compare.py`; the earlier one is A), Fork the selected run at its last message (the runs
+list takes the keys of every list, `ui/keyboard.list_keys`; T is Trace, Return Inspect, Esc
+anywhere in the panel closes it); below, the
 saved evaluations by run time and model, verdict, rubric, averages and B − A (Open, Remove).
 The buttons wrap onto more rows in a narrow panel (`flow.FlowFrame`) and never give up their
 room in a short one.
@@ -16,6 +18,8 @@ thread). Logic in `presenters/history.HistoryIntents` (`runs.intents`),
 
 from __future__ import annotations
 
+import tkinter as tk
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -44,9 +48,11 @@ EVAL_COLUMNS = (("verdict", "Verdict"), ("delta", "B − A"), ("runs", "Runs"), 
 class HistoryPanel(tb.Frame):
     """List of recorded runs of one thread."""
 
-    def __init__(self, master: Any, runs: RunRecords) -> None:
+    def __init__(self, master: Any, runs: RunRecords, close: Callable[[], object] | None = None) -> None:
+        """`close`: what Esc anywhere in the panel calls (the editor hides the panel)."""
         super().__init__(master, padding=4)
         self.runs = runs
+        self.close = close
         self.ui = runs.ui
         self.sort = HistorySort()
         self.rows: dict[str, HistoryRow] = {}
@@ -63,6 +69,29 @@ class HistoryPanel(tb.Frame):
         self.chart = HistoryChartView(self.chart_tab)
         self.chart.pack(fill="both", expand=True)
         self.bind("<Configure>", self._on_resize, add=True)
+        for w in self._descendants(self):  # Esc from wherever the focus is in the panel
+            w.bind("<Escape>", self._on_escape, add=True)
+
+    @classmethod
+    def _descendants(cls, widget: Any) -> list[Any]:
+        out = [widget]
+        for child in widget.winfo_children():
+            out.extend(cls._descendants(child))
+        return out
+
+    def has_focus(self) -> bool:
+        """The keyboard focus is in the panel."""
+        try:
+            path = str(self.focus_get() or "")
+        except (KeyError, tk.TclError):  # the focus is in a popup being destroyed
+            return False
+        return path == str(self) or path.startswith(str(self) + ".")
+
+    def _on_escape(self, _e: Any = None) -> str | None:
+        if self.close is None:
+            return None
+        self.close()
+        return "break"
 
     def _build_runs(self, master: Any) -> None:
         columns = [c for c, _label in COLUMNS if c != "summary"]
@@ -95,6 +124,8 @@ class HistoryPanel(tb.Frame):
         self.list.pack(fill="both", expand=True)
         self.list.bind("<<TreeviewSelect>>", lambda e: self.show_detail(), add=True)
         self.list.bind("<Key-t>", lambda e: (self.trace(), "break")[1], add=True)  # the selected run's trace
+        for seq in ("<Return>", "<KP_Enter>"):  # the selected run, read-only (the arrows select, `ui/keyboard.list_keys`)
+            self.list.bind(seq, lambda e: (self.inspect(), "break")[1], add=True)
         self.list.bind("<Configure>", lambda e: self._fit_summary(), add=True)
 
     def _build_evaluations(self) -> None:
@@ -163,7 +194,7 @@ class HistoryPanel(tb.Frame):
         self.chart.show(intents.chart())
 
     def _fill_runs(self) -> None:
-        keep = self.list.selection()
+        keep, focus_row = self.list.selection(), self.list.focus()
         self.list.delete(*self.list.get_children(""))
         rows = self.runs.intents.rows(self.sort)
         self.rows = {r.id: r for r in rows}
@@ -179,6 +210,8 @@ class HistoryPanel(tb.Frame):
         kept = [i for i in keep if i in self.rows]
         if kept:
             self.list.selection_set(kept)
+        if focus_row in self.rows:  # the row the arrow keys move from (deleting the rows dropped it)
+            self.list.focus(focus_row)
         self.show_detail()
 
     def _fit_summary(self) -> None:

@@ -137,15 +137,18 @@ class EditorView(tb.Frame):
             from .history import HistoryPanel
 
             runs = RunRecords(self.ui, self.p, self.ctx.load_trace, self.ctx.open_thread)
-            self.history_panel = HistoryPanel(self.paned, runs)
+            self.history_panel = HistoryPanel(self.paned, runs, close=self.toggle_history)  # Esc closes it
             self.paned.add(self.history_panel, weight=1)
             self.history_panel.refresh()
             self.update_idletasks()
             self._two_panes = self.panes.shares
             self.panes.set_shares(*HISTORY_PANES)  # settings | messages | history: none is crushed
         else:
+            had_focus = self.history_panel.has_focus()
             self.paned.forget(self.history_panel)
             self.history_panel.destroy()
+            if had_focus:  # the keys go back to the button that opens it
+                self.header.history_btn.focus_set()
             self.panes.set_shares(self._two_panes, TWO_PANES[1])
             self.history_panel = None
         self.header.show_history(self.history_panel is not None)

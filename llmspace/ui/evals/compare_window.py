@@ -2,6 +2,7 @@
 paired comparison (`presenters/evaluations.compare_folders`, run on the worker pool) is listed
 with the flips first — pass → fail, then fail → pass — then the other score changes, under a
 headline with the exact McNemar p-value and the paired bootstrap (`presenters/eval_compare`).
+Close or Esc closes the window.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ class CompareWindow(tb.Toplevel):
         self.b_box.pack(side="left", padx=4)
         self.btn_compare = tb.Button(pick, text="Compare", bootstyle="primary", command=self.run)
         self.btn_compare.pack(side="left", padx=12)
+        tb.Button(pick, text="Close", bootstyle="secondary-outline", command=self.destroy).pack(side="right")
+        self.bind("<Escape>", lambda e: self.destroy())
         self.headline = tb.Label(self, text="Choose two results folders." if len(names) >= 2
                                  else "Compare needs two results folders (run an evaluation twice).", wraplength=960,
                                  justify="left")

@@ -2,7 +2,7 @@
 controls, the virtualised grid (`grid_view.ResultsGrid`) and the chart (`chart_view.EvalChart`).
 Records reach it through the pump as they are journaled (`add_record`); redraws are
 coalesced to one per idle moment, so a burst of cells costs one draw. Stop, or closing the
-window, ends a live run as Ctrl-C ends `eval run` (what finished is kept; it resumes).
+window (Close, Esc or its ✕), ends a live run as Ctrl-C ends `eval run` (what finished is kept; it resumes).
 
 Opening the window runs one full garbage collection: a grid of 10,000 cells brings some
 100,000 new objects (the rows and their checks), and otherwise the first full collection
@@ -60,11 +60,14 @@ class ResultsWindow(tb.Toplevel):
         self.sort_box.pack(side="left")
         self.sort_box.bind("<<ComboboxSelected>>", lambda e: self.apply_sort(), add=True)
         self.stop_run: Callable[[], object] | None = None  # called by Stop (and by closing the window) while a run goes on
+        self.btn_close = tb.Button(top, text="Close", bootstyle="secondary-outline", command=self.close)
+        self.btn_close.pack(side="right")
         self.btn_stop = tb.Button(top, text="Stop", bootstyle="danger-outline", command=self.stop, state="disabled")
-        self.btn_stop.pack(side="right")
+        self.btn_stop.pack(side="right", padx=(0, 6))
         self.progress = tb.Label(self, text="", anchor="w")
         self.progress.pack(fill="x", padx=8, pady=(2, 4))
         self.protocol("WM_DELETE_WINDOW", self.close)
+        self.bind("<Escape>", lambda e: self.close())  # as Close and the window's ✕
         self.tabs = tb.Notebook(self)
         self.tabs.pack(fill="both", expand=True, padx=8, pady=(0, 8))
         self.grid_view = ResultsGrid(self.tabs, grid, self.open_cell)
