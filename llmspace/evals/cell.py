@@ -142,25 +142,7 @@ class ExecContext:
             token.cancel()
 
 
-# -- requests ------------------------------------------------------------------------------
-
-
-def request_data(system: str, messages: tuple[NeutralMessage, ...], tools: tuple[ToolSpec, ...],
-                 params: ModelParams | None) -> dict[str, Any]:
-    """A rendered request as plain data (what a cell carries, journals and hashes)."""
-    msgs = []
-    for m in messages:
-        item: dict[str, Any] = {"role": m.role, "text": m.text}
-        if m.images:
-            item["images"] = [list(i) for i in m.images]
-        if m.thinking:
-            item["thinking"] = m.thinking
-        if m.tool_calls:
-            item["toolCalls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments, "result": c.result_text,
-                                  "isError": c.result_is_error} for c in m.tool_calls]
-        msgs.append(item)
-    return {"system": system, "messages": msgs, "tools": [{"name": t.name, "description": t.description, "parameters": t.parameters} for t in tools],
-            "params": params.model_dump(exclude_none=True, by_alias=True) if params is not None else None}
+# -- requests (rendered by evals/plan.py::request_data) --------------------------------------
 
 
 _ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -318,9 +300,13 @@ def run_cell(cell: Cell, ctx: ExecContext, prior: CellRecord | None, judged: set
         emit(record)
     if record.error is not None or ctx.judge is None:
         return
+
+    def ask(model: str, data: dict[str, Any], repeat: int) -> Reply | None:
+        return call_model(ctx.targets[model], data, repeat, ctx)
+
     for index, assertion in enumerate(cell.assertions):
         if assertion.type != JUDGED or ctx.cancel.cancelled:
             continue
-        judge_record = ctx.judge.run(cell, index, assertion, record, judged, ctx)
+        judge_record = ctx.judge.run(cell, index, assertion, record, judged, ask)
         if judge_record is not None:
             emit(judge_record)

@@ -12,7 +12,7 @@ Each judge call is a journal record of its own, keyed by the judged cell, the ju
 the hash of the judge prompt (so a changed prompt or output is judged again) and the judge
 repeat; it stores the prompt, the raw answer, the scores and the reason, and its cost
 counts toward the budget. Judge calls go through the same cache and provider limits as
-cells (`evals/cell.py`).
+cells: `Judge.run` asks the model through the `Ask` that `evals/cell.py` hands it.
 """
 
 from __future__ import annotations
@@ -21,18 +21,21 @@ import hashlib
 import json
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError
 from .assertions import Assertion, Check, JsonTooDeep, parse_json_output
-from .records import CellRecord, JudgeRecord
+from .records import CellRecord, JudgeRecord, Reply
 
 if TYPE_CHECKING:
     from ..core.model import Thread
-    from .cell import ExecContext
     from .plan import Cell
 
+# Ask a model (its "provider/model" label) one request (`plan.request_data`'s shape) for the
+# given repeat: its reply, None when the run was stopped (`evals/cell.py` calls it, cached and gated).
+Ask = Callable[[str, dict[str, Any], int], Reply | None]
 PROMPT_VERSION = 1
 DEFAULT_THRESHOLD = 3.0
 JUDGE_REPEAT = 1
@@ -148,15 +151,13 @@ class Judge:
         return prompt, prompt_hash(SYSTEM, prompt), criteria
 
     def run(self, cell: Cell, index: int, assertion: Assertion, record: CellRecord, judged: set[str],
-            ctx: ExecContext) -> JudgeRecord | None:
-        from .cell import call_model
-
+            ask: Ask) -> JudgeRecord | None:
         prompt, phash, criteria = self.plan(cell, assertion, record.reply.output)
         key = judge_key(cell.key, self.model, phash)
         if key in judged:
             return None
         data = {"system": SYSTEM, "messages": [{"role": "user", "text": prompt}], "tools": [], "params": None}
-        reply = call_model(ctx.targets[self.model], data, JUDGE_REPEAT, ctx)
+        reply = ask(self.model, data, JUDGE_REPEAT)
         if reply is None:
             return None
         threshold = assertion.threshold if assertion.threshold is not None else DEFAULT_THRESHOLD

@@ -5,7 +5,7 @@
 
 Each case × variant is rendered once to check it (kept for up to `KEEP_RENDERED` of them;
 beyond that nothing is kept), and again when a cell of it runs (`core/templating/render.py`, the case's values and then the
-variant's as `--var` overrides) into a request without credentials (`cell.request_data`);
+variant's as `--var` overrides) into a request without credentials (`request_data`);
 every model and repeat shares it. A variable the thread uses that a row leaves without a
 value is reported for all rows at once, before anything runs, and so is a case without an
 `expected` whose assertion compares the output with it (`contains` without a value). A cell's `key`
@@ -26,10 +26,10 @@ from ..core.templating.resolution import RenderEnv
 from ..core.templating.variables import all_names
 from ..errors import UserFacingError
 from .assertions import JUDGED, Assertion, needs_expected
-from .cell import request_data
 
 if TYPE_CHECKING:
-    from ..core.model import Thread
+    from ..core.model import ModelParams, Thread
+    from ..providers.base import NeutralMessage, ToolSpec
     from .dataset import Case, DatasetScan
     from .spec import EvalSpec
 
@@ -100,6 +100,25 @@ KEEP_RENDERED = 5_000  # case × variants whose requests the plan keeps from its
 
 def cell_key(case_id: str, model: str, variant: str, repeat: int) -> str:
     return f"{case_id}|{model}|{variant}|#{repeat}"
+
+
+def request_data(system: str, messages: tuple[NeutralMessage, ...], tools: tuple[ToolSpec, ...],
+                 params: ModelParams | None) -> dict[str, Any]:
+    """A rendered request as plain data (what a cell carries, journals and hashes; evals/cell.py's
+    `model_request` turns it back into a request for the adapter)."""
+    msgs = []
+    for m in messages:
+        item: dict[str, Any] = {"role": m.role, "text": m.text}
+        if m.images:
+            item["images"] = [list(i) for i in m.images]
+        if m.thinking:
+            item["thinking"] = m.thinking
+        if m.tool_calls:
+            item["toolCalls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments, "result": c.result_text,
+                                  "isError": c.result_is_error} for c in m.tool_calls]
+        msgs.append(item)
+    return {"system": system, "messages": msgs, "tools": [{"name": t.name, "description": t.description, "parameters": t.parameters} for t in tools],
+            "params": params.model_dump(exclude_none=True, by_alias=True) if params is not None else None}
 
 
 def _last_user_text(request: dict[str, Any]) -> str:
