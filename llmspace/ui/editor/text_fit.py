@@ -4,10 +4,8 @@ A message takes the height its text needs (the message list scrolls, not each me
 sizes a Text in lines of its own font, so a box is sized from the pixel height of its wrapped
 content (`count -update -ypixels`) over one line: a heading drawn in a larger font is never
 clipped through its glyphs. `MAX_TEXT_PX` bounds a box (an X11 window stops at 32,767 px);
-only a longer text scrolls inside its box.
-
-Used by `cards.MessageCard` (building, editing, streaming) and `messages.MessageList._fit`
-(once cards are shown at their real width).
+only a longer text scrolls inside its box. A box is guessed before it is shown, fitted once
+shown at its real width, and grown while a reply streams into it.
 """
 
 from __future__ import annotations
