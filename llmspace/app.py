@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from .registries import Registries
     from .secrets import SecretStore
     from .settings.models import ModelSettings
+    from .share import Sharing
     from .skills.manager import SkillManager
     from .tools.router import ToolRouter
     from .traces.store import TraceStore
@@ -134,6 +135,13 @@ class App:
 
         return TraceStore(self.root.traces / "projects", trash_dir=self.root.root / ".trash", resolve_model=self._configured_model,
                           secrets=self.secrets)
+
+    @cached_property
+    def sharing(self) -> Sharing:
+        """Sharing threads as secret GitHub gists (`llmspace/share/`): sign-in, publish, open links."""
+        from .share import Sharing
+
+        return Sharing(self.root.settings, self.secrets, self.workspace)
 
     @cached_property
     def secrets(self) -> SecretStore:

@@ -39,6 +39,7 @@ COMMAND_MODULES = (
     "plugins",
     "storage",
     "traces",
+    "share",
 )
 
 if TYPE_CHECKING:

@@ -5,6 +5,7 @@
   llmspace storage import STORAGE ID            import a thread into workspace/imported/
   llmspace storage save STORAGE THREAD [--id ID]   save a workspace thread, print the locator
   llmspace open-url URL                         import the thread of an llm-space:// link
+                                                (llm-space://shared/… : a shared thread, into shared/)
 
 STORAGE is the canonical ID (`plugin:<name>:thread-storage:<stem>`) or the `deepLinkId`.
 Backed by llmspace/plugins/code/storages.py; Ctrl-C cancels the storage call.
@@ -94,8 +95,13 @@ def cmd_save(args: argparse.Namespace, app: App) -> int:
 
 def cmd_open_url(args: argparse.Namespace, app: App) -> int:
     from ..plugins.code.storages import open_deep_link
+    from ..share import is_shared_link
     from .plugin_code import until_done
 
+    if is_shared_link(args.url):  # routed by host: llm-space://shared/… is a shared thread (llmspace/share/)
+        from .share import open_shared
+
+        return open_shared(app, args.url)
     app.plugins.records()
     rel = until_done(lambda cancel: open_deep_link(app.plugin_code, args.url, app.workspace, cancel))
     print(shown_name(str(app.workspace.resolve(rel))))
@@ -126,5 +132,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     q.add_argument("--id", metavar="ID", help="the resource ID to write to (default: the storage chooses)")
     q.set_defaults(handler=cmd_save)
     o = sub.add_parser("open-url", help="open an llm-space:// link (imports the thread it names)")
-    o.add_argument("url", metavar="URL", help="llm-space://threads/<deepLinkId>/<resource ID>")
+    o.add_argument("url", metavar="URL", help="llm-space://threads/<deepLinkId>/<resource ID>, or llm-space://shared/gist/threads/<id>")
     o.set_defaults(handler=cmd_open_url)

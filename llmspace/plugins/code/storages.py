@@ -86,7 +86,12 @@ def import_thread(storage: PluginStorage, resource_id: str, workspace: Workspace
 
 
 def open_deep_link(code: PluginCode, url: str, workspace: Workspace, cancel: CancelToken | None = None) -> str:
-    """Import the thread a `llm-space://threads/<deepLinkId>/<id>` link names."""
+    """Import the thread a `llm-space://threads/<deepLinkId>/<id>` link names (links are routed
+    by host: `llm-space://shared/…` is a shared thread, imported into `shared/` by `llmspace/share/`)."""
+    from ...share import is_shared_link, open_shared_link
+
+    if is_shared_link(url):
+        return open_shared_link(code.root.settings, url, workspace, cancel).rel
     link = parse_deep_link(url)
     code.ensure_loaded()
     storage = next((s for s in code.storages() if s.deep_link_id == link.storage_id), None)
