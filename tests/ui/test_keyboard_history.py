@@ -208,8 +208,15 @@ def test_the_evaluation_windows_have_a_close_button_take_space_and_close_with_es
         root.update()
         key(window, "space")
         assert not win.winfo_exists()
+    # the cell and New Evaluation windows had their Close / Cancel already: Space presses them all
     window.dialogs.folders.append(str(first))
-    for win in (window.open_results(), window.compare_results()):
+    results = window.open_results()
+    cell = results.open_cell(results.grid_model.cells[("c1", results.grid_model.columns[0])])
+    for win in (cell, window.new_evaluation()):
+        pump_until(root, win.winfo_ismapped, 10)
+        press_every_button_with_space(window, win)
+        win.destroy()
+    for win in (results, window.compare_results()):
         pump_until(root, win.winfo_ismapped, 10)
         win.focus_force()
         root.update()
