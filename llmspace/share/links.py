@@ -15,8 +15,9 @@ bidi controls and is made and checked by the workspace's naming rules, in `share
 else; each thread whose templates or file variables would read local files when run gets the
 same warning. Nothing is rendered or read while importing. The file is named as the original
 names it: the title with `<>:"/\\|?*` as spaces, trailing dots and spaces dropped, 120 characters
-at most (and leading dots and spaces dropped: a dot-name would be hidden from the tree); else the gist file's stem; else `shared-thread`; `-1`, `-2`, … on collision; and
-`originalURL` keeps the link. A shared thread's templates stay templates (the original renders
+at most (leading dots and spaces dropped too: a dot-name would be hidden from the tree); else
+the gist file's stem; else `shared-thread`; `-1`, `-2`, … on collision; and `originalURL` keeps
+the link. A shared thread's templates stay templates (the original renders
 them when the thread is run, and sharing templates is the point): it is not marked `literal`
 as a trace import is; the warning is what guards the files it would read.
 """
