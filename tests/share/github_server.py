@@ -7,7 +7,7 @@
 `x-ratelimit-remaining: 0`, 404 for a missing gist). Raw files are served from `/raw/…`.
 
 Script it with `token_answers` (what each poll answers, in order: an error code, or `TOKEN`),
-`rate_limited`, and put hostile gists straight into `gists`. Every request is recorded in
+`rate_limited`, `stall` (a gist read waits for `released`), and put hostile gists straight into `gists`. Every request is recorded in
 `requests` as (method, path, headers, body bytes)."""
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ class GitHubServer:
         self.interval = 0.05
         self.expires_in = 60
         self.rate_limited = False
+        self.stall = False  # GET /gists/{id} answers only when `released` is set
+        self.released = threading.Event()
         self.gists: dict[str, dict[str, Any]] = {}
         self.raw: dict[str, bytes] = {}
         self.truncate_at = 1024 * 1024
@@ -118,6 +120,8 @@ class GitHubServer:
             if gist_id not in self.gists:
                 return 404, {"message": "Not Found"}, {}
             if method == "GET":
+                if self.stall:
+                    self.released.wait(60)
                 return 200, self._gist_json(gist_id), {}
             if method == "DELETE":
                 if not auth:
@@ -163,5 +167,6 @@ class GitHubServer:
         try:
             yield self
         finally:
+            self.released.set()
             self.httpd.shutdown()
             self.httpd.server_close()

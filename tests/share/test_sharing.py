@@ -297,11 +297,31 @@ def test_a_missing_gist_a_rate_limit_and_a_revoked_token_are_clear_errors(app: A
     assert "auth login" in str(info.value.hint)
 
 
-def test_a_new_link_cancels_the_one_in_flight() -> None:
+def test_a_new_link_cancels_the_one_in_flight_while_github_has_not_answered(app: App, github: GitHubServer) -> None:
+    gist_id = github.add_gist({"quiz.json": json.dumps(THREAD).encode()})
+    github.stall = True
     links = OpenLinks()
     first = links.start()
-    second = links.start()
+    box: dict[str, BaseException] = {}
+
+    def run() -> None:
+        try:
+            app.sharing.open_link(f"llm-space://shared/gist/threads/{gist_id}", first)
+        except BaseException as exc:
+            box["error"] = exc
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    deadline = time.monotonic() + 30
+    while not any(r[1] == f"/api/v3/gists/{gist_id}" for r in github.requests) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    started = time.monotonic()
+    second = links.start()  # a new link
+    worker.join(30)
+    assert not worker.is_alive() and time.monotonic() - started < 10  # not the 30 s read timeout
     assert first.cancelled and not second.cancelled
+    assert isinstance(box["error"], Cancelled)
+    assert not (app.workspace.root / "shared").exists()
 
 
 def test_a_cancelled_open_makes_no_request(app: App, github: GitHubServer) -> None:
