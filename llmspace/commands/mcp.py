@@ -152,7 +152,7 @@ def cmd_test(args: argparse.Namespace, app: App) -> int:
         print(f"{args.server}: {readiness.status}: {readiness.lastError}", file=sys.stderr)
         return 1
     tools = app.mcp.list_tools(args.server)
-    info = app.mcp.features(args.server)
+    info = app.mcp.extras.features(args.server)
     version = str(info.get("protocolVersion") or "?")
     era = "stateless" if version >= "2026-07-28" else "with initialize"
     server = info.get("server") or {}
@@ -195,7 +195,7 @@ def cmd_trust(args: argparse.Namespace, app: App) -> int:
 def cmd_prompt(args: argparse.Namespace, app: App) -> int:
     from ..mcp.content import prompt_messages
 
-    result = app.mcp.get_prompt(args.server, args.name, _pairs(args.arg, "arg") or {})
+    result = app.mcp.extras.get_prompt(args.server, args.name, _pairs(args.arg, "arg") or {})
     messages = prompt_messages(result)
     if not args.into:
         print(json.dumps(messages, indent=2, ensure_ascii=False))
@@ -213,7 +213,7 @@ def cmd_prompt(args: argparse.Namespace, app: App) -> int:
 
 
 def cmd_complete(args: argparse.Namespace, app: App) -> int:
-    for value in app.mcp.complete(args.server, args.kind, args.ref, args.argument, args.prefix,
+    for value in app.mcp.extras.complete(args.server, args.kind, args.ref, args.argument, args.prefix,
                                   _pairs(args.context, "context")):
         print(value)
     return 0
@@ -222,7 +222,7 @@ def cmd_complete(args: argparse.Namespace, app: App) -> int:
 def cmd_read(args: argparse.Namespace, app: App) -> int:
     from ..mcp.content import resource_parts
 
-    contents = app.mcp.read_resource(args.server, args.uri)
+    contents = app.mcp.extras.read_resource(args.server, args.uri)
     if args.message and not args.into:
         raise UserFacingError("--message needs --into THREAD.")
     if not args.into:
@@ -255,7 +255,7 @@ def cmd_resources(args: argparse.Namespace, app: App) -> int:
     for r in app.mcp.list_resources(args.server):
         mime = f" [{r['mimeType']}]" if r.get("mimeType") else ""
         print(f"  {r['uri']}  {r.get('name', '')}{mime}")
-    templates = app.mcp.list_resource_templates(args.server)
+    templates = app.mcp.extras.list_resource_templates(args.server)
     if templates:
         print("templates (fill them with `llmspace mcp complete SERVER resource TEMPLATE ARG PREFIX`):")
     for t in templates:

@@ -1,5 +1,5 @@
-"""`McpExtras`: what an MCP server offers besides tools, as blocking methods of `McpHub`
-(presenter-free: the CLI calls them now, the app's dialogs later, never from the Tk thread).
+"""`McpExtras`: what an MCP server offers besides tools, as blocking calls (`McpHub.extras`;
+presenter-free: the CLI calls them now, the app's dialogs later, never from the Tk thread).
 
   get_prompt(s, name, arguments)            -> the `prompts/get` result as JSON
   complete(s, kind, ref, argument, prefix)  -> `completion/complete` values ("prompt"/"resource")
@@ -27,11 +27,15 @@ def _dump(value: Any) -> dict[str, Any]:
 
 
 class McpExtras:
-    """Mixed into `McpHub`, which supplies `_request` and `_list_other`."""
+    """Built by `McpHub` with its three ways to reach a server: `request(server, make, phase)`
+    runs one request on a connection, `watch(server, make, ready)` keeps one running, and
+    `list_other(server, method, attr)` lists what is not tools."""
 
-    _request: Callable[..., Any]
-    _watch: Callable[..., Any]
-    _list_other: Callable[..., list[dict[str, Any]]]
+    def __init__(self, request: Callable[..., Any], watch: Callable[..., Any],
+                 list_other: Callable[..., list[dict[str, Any]]]) -> None:
+        self._request = request
+        self._watch = watch
+        self._list_other = list_other
 
     def list_resource_templates(self, server: str) -> list[dict[str, Any]]:
         """The server's resource templates as JSON dicts (`uriTemplate`, `name`, `mimeType`, …)."""

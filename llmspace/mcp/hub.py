@@ -80,7 +80,7 @@ def changed_reason(server_name: str, tool: str) -> str:
             f"it is not offered or called until you accept the change: `{trust_command(server_name, tool)}`.")
 
 
-class McpHub(McpExtras):
+class McpHub:
     """All MCP servers of one data root. Thread-safe; `close()` ends every child process."""
 
     def __init__(self, root: DataRoot, *, connect_timeout: float = CONNECT_TIMEOUT,
@@ -95,6 +95,7 @@ class McpHub(McpExtras):
         self._lock = threading.Lock()
         self._tools: dict[str, tuple[str, list[McpToolInfo]]] = {}  # id -> (config hash, tools)
         self._unwatch = self.directory.watch(self._drop)  # a withdrawn or changed plugin server
+        self.extras = McpExtras(self._request, self._watch, self._list_other)  # prompts, resources, …
 
     # -- configuration ---------------------------------------------------------------------
     def servers(self) -> list[McpServerConfig]:

@@ -20,7 +20,7 @@ def test_a_changed_resource_is_reported_to_its_watcher(hub: McpHub, home: Path) 
         changed.append(uri)
         seen.set()
 
-    stop = hub.watch_resources("features", ["features://notes"], on_changed)
+    stop = hub.extras.watch_resources("features", ["features://notes"], on_changed)
     try:
         assert hub.call_tool("features", "touch", {"uri": "features://notes"}).text().startswith("touched")
         assert seen.wait(60)

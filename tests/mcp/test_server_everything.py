@@ -176,7 +176,7 @@ def test_server_everything_resource_updates_reach_a_watcher_through_resources_su
         hub.add_server(name="everything", transport="stdio", command=str(everything_bin), args=["stdio"])
         seen = threading.Event()
         uri = "demo://resource/static/document/architecture.md"
-        stop = hub.watch_resources("everything", [uri], lambda changed: seen.set() if changed == uri else None)
+        stop = hub.extras.watch_resources("everything", [uri], lambda changed: seen.set() if changed == uri else None)
         hub.call_tool("everything", "toggle-subscriber-updates", {})
         assert seen.wait(60)  # sent at once, then every 5 s
         stop()
