@@ -60,9 +60,11 @@ test-env: $(APP)
 	@scripts/setup-test-env.sh $(BIN)/python
 
 # The suite prints its ten slowest tests (CI's minutes, issue 37). PYTEST_WORKERS=2 runs it on
-# two pytest-xdist workers, each test file whole in one worker (its module fixtures: the Ray
-# cluster, the Qwen engine; the executable is built once for all workers); off by default: on
-# two busy cores it measured no faster. PYTEST_ADDOPTS adds any other pytest option.
+# two pytest-xdist workers, each test file whole in one worker (the two Ray files in one:
+# tests/conftest.py; the executable is built once for all workers). Off by default: on two busy
+# cores it saved a third on tests that wait and nothing on those that compute, and product time
+# limits (an MCP server's 10 s to initialize) failed under the doubled load. PYTEST_ADDOPTS adds
+# any other pytest option.
 PYTEST_WORKERS ?= 0
 PYTEST_PARALLEL := $(if $(filter-out 0 1,$(PYTEST_WORKERS)),-n $(PYTEST_WORKERS) --dist loadfile)
 

@@ -22,6 +22,28 @@ def pytest_xvfb_disable(config: pytest.Config) -> bool:
     return shutil.which("Xvfb") is None
 
 
+# Under pytest-xdist (`make test PYTEST_WORKERS=2`: --dist loadfile) a file's tests run in one
+# worker, so its module fixtures (the Ray cluster, the Qwen engine) are set up once; these files
+# share a worker too: Ray's `auto` address finds any cluster running on this machine, so the
+# test that no cluster is joined must not run while the Ray tests' cluster is up.
+SAME_WORKER = {"tests/evals/test_ray_executor.py": "ray", "tests/evals/test_executor_choice.py": "ray"}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """--dist loadfile, with the files of SAME_WORKER in one worker."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class Scheduling(LoadFileScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            scope: str = super()._split_scope(nodeid)
+            return SAME_WORKER.get(scope, scope)
+
+    return Scheduling(config, log)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if os.environ.get("DISPLAY") or os.environ.get("CI"):
         return
