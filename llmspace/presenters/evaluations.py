@@ -60,8 +60,10 @@ class EvaluationSession:
     `stop()` may come from any thread (the run ends after the cells in flight and writes what
     finished; running it again resumes)."""
 
-    def __init__(self, runner: Runner, thread_file: Path, form: NewEvalForm) -> None:
+    def __init__(self, runner: Runner, thread_file: Path, form: NewEvalForm | None,
+                 resume: Path | None = None) -> None:
         self.runner, self.thread_file, self.form = runner, thread_file, form
+        self.resume_folder = resume  # an interrupted results folder to continue in (`Evaluations.resume`)
         self._stop = threading.Event()
         self._started: Started | None = None
         self._grid: EvalGrid | None = None
@@ -75,7 +77,15 @@ class EvaluationSession:
 
     def prepare(self) -> None:
         """Write the evaluation file, read and check it (nothing is called before everything is
-        checked) and open its results folder. UserFacingError says what to fix."""
+        checked) and open its results folder. UserFacingError says what to fix. A resumed
+        session reads the evaluation file its folder names and continues in that folder, as
+        `eval run` resumes: the journaled cells are not asked again."""
+        if self.resume_folder is not None:
+            self.eval_file = self.thread_file
+            self._started = start_run(self.runner, load_spec(self.thread_file), out=self.resume_folder)
+            return
+        if self.form is None:
+            raise RuntimeError("a new evaluation needs its form")
         out = eval_file_for(self.thread_file)
         write_spec(out, self.form.spec_data(self.thread_file, out.parent))
         self.eval_file = out
@@ -143,6 +153,7 @@ class OpenedResults:
     title: str
     thread_rel: str
     text: str
+    interrupted: bool = False  # stopped before it finished: the window offers Resume
 
 
 class Evaluations:
@@ -174,7 +185,19 @@ class Evaluations:
         repeat = int(summary.get("repeat") or 1)
         grid = EvalGrid.from_rows(rows, repeat, int(summary.get("passK") or repeat), values)
         title = f"Evaluation {summary.get('name') or folder.parent.name} · {folder.name}"
-        return OpenedResults(grid, title, str(summary.get("thread") or ""), f"results in {folder}")
+        interrupted = bool(summary.get("interrupted")) or summary.get("complete") is False
+        text = (f"interrupted; what finished is in {folder} (Resume continues it)" if interrupted
+                else f"results in {folder}")
+        return OpenedResults(grid, title, str(summary.get("thread") or ""), text, interrupted)
+
+    def resume(self, folder: Path) -> EvaluationSession:
+        """The evaluation of an interrupted results folder, to continue in that folder (not
+        prepared yet). UserFacingError when its summary names no evaluation file that still exists."""
+        eval_file = Path(str(read_summary(folder).get("evalFile") or ""))
+        if not eval_file.name or not eval_file.is_file():
+            raise UserFacingError(f"Cannot resume {folder}: its evaluation file {(eval_file.name and eval_file) or '(none named)'} "
+                                  "is gone. Run the evaluation again from Evaluations › New Evaluation….")
+        return EvaluationSession(self.runner, eval_file, None, resume=folder)
 
     def compare(self, folder_a: Path, folder_b: Path) -> ComparisonView:
         """The paired comparison of two results folders (A the baseline), flips first."""

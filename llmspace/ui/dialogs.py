@@ -40,6 +40,11 @@ class Dialogs:
 
         return Messagebox.yesno(message, title, parent=self.parent) in ("Yes", "yes", "OK")
 
+    def confirm_action(self, message: str, title: str, action: str, cancel: str = "Cancel") -> bool:
+        """Ask with buttons that name what they do (`action` / `cancel`); Escape or the
+        window's ✕ is `cancel`. True when `action` was pressed."""
+        return ActionDialog(self.parent, message, title, action, cancel).ask()
+
     def error(self, message: str, title: str = "LLM Space") -> None:
         from ttkbootstrap.dialogs import Messagebox
 
@@ -80,3 +85,52 @@ class Dialogs:
         if name:
             self.last_dir = name
         return name or None
+
+
+class ActionDialog:
+    """A modal question whose buttons say what they do ("Stop and close" / "Cancel") instead
+    of Yes / No. Return presses the focused button (the action at first); Escape, the
+    window's ✕ and the cancel button answer no."""
+
+    def __init__(self, parent: Any, message: str, title: str, action: str, cancel: str = "Cancel") -> None:
+        import ttkbootstrap as tb
+
+        self.answer = False
+        self.top = top = tb.Toplevel(master=parent, title=title)
+        top.resizable(False, False)
+        body = tb.Frame(top, padding=16)
+        body.pack(fill="both", expand=True)
+        tb.Label(body, text=message, justify="left", wraplength=420).pack(anchor="w", pady=(0, 14))
+        bar = tb.Frame(body)
+        bar.pack(fill="x")
+        self.btn_cancel = tb.Button(bar, text=cancel, bootstyle="secondary", command=self.close)
+        self.btn_cancel.pack(side="right")
+        self.btn_action = tb.Button(bar, text=action, bootstyle="danger", command=self.choose)
+        self.btn_action.pack(side="right", padx=(0, 6))
+        for btn in (self.btn_action, self.btn_cancel):
+            btn.bind("<Return>", lambda e: e.widget.invoke(), add=True)
+        top.bind("<Escape>", lambda e: self.close())
+        top.protocol("WM_DELETE_WINDOW", self.close)
+        if parent is not None and str(parent.winfo_viewable()) == "1":
+            top.transient(parent)
+
+    def choose(self) -> None:
+        self.answer = True
+        self.top.destroy()
+
+    def close(self) -> None:
+        self.top.destroy()
+
+    def ask(self) -> bool:
+        """Show the dialog and wait (modally) for the answer."""
+        top = self.top
+        top.update_idletasks()
+        top.deiconify()
+        try:
+            top.wait_visibility()
+            top.grab_set()
+        except Exception:
+            pass
+        self.btn_action.focus_force()
+        top.wait_window()
+        return self.answer

@@ -386,9 +386,9 @@ class MainWindow:
         """Save every open thread and the window state, stop runs, close the window. While a
         run or an evaluation goes, ask first (Escape or No keeps the window open)."""
         work = self.busy_work()
-        if work and not self.dialogs.confirm(
+        if work and not self.dialogs.confirm_action(
                 f"Closing stops {' and '.join(work)}. What finished is kept; an evaluation resumes "
-                "from its results folder.\n\nStop and close?", "Stop and close"):
+                "from its results folder (Evaluations › Open Results…, Resume).", "Close LLM Space", "Stop and close"):
             return
         try:
             for ed in self._editors():

@@ -17,6 +17,7 @@ class FakeDialogs:
         self.answer = True
         self.errors: list[str] = []
         self.confirms: list[str] = []
+        self.actions: list[str] = []  # the action button each confirm_action named
         self.strings: list[str | None] = []
         self.files: list[str] = []
         self.infos: list[str] = []
@@ -24,6 +25,11 @@ class FakeDialogs:
 
     def confirm(self, message: str, title: str = "") -> bool:
         self.confirms.append(message)
+        return self.answer
+
+    def confirm_action(self, message: str, title: str = "", action: str = "OK", cancel: str = "Cancel") -> bool:
+        self.confirms.append(message)
+        self.actions.append(action)
         return self.answer
 
     def error(self, message: str, title: str = "") -> None:

@@ -38,6 +38,7 @@ def test_closing_during_an_evaluation_asks_and_stop_and_close_stops_it_before_th
         win.dialogs.answer = False  # Cancel (or Escape): nothing stops
         win.quit(destroy_root=False)
         assert win.dialogs.confirms and "running evaluation" in win.dialogs.confirms[-1]
+        assert win.dialogs.actions[-1] == "Stop and close"
         assert win.root.winfo_children() and not run.done()
         win.dialogs.answer = True  # Stop and close
         started = time.monotonic()

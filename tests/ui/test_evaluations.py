@@ -288,3 +288,52 @@ def test_a_grid_of_many_models_scrolls_sideways_and_a_click_there_opens_the_righ
     top.update()
     assert [c.column for c in opened] == ["p/m11"]
     top.destroy()
+
+
+def test_an_interrupted_evaluation_reopens_as_interrupted_and_resume_finishes_it_asking_no_finished_cell_again(home, make_window):
+    from llmspace.evals.journal import read_journal
+    from llmspace.evals.records import CellRecord
+    from llmspace.presenters.eval_form import NewEvalForm
+    from llmspace.ui.evals.results_window import ResultsWindow
+
+    with LoopbackLLM() as srv:
+        oracle = Oracle()
+        oracle.delay_per_chunk = 0.05  # slow cells: the run is still going when the window closes
+        srv.responder = oracle
+        configure_provider(home, srv, provider_id="loop", model_id="good", extra_models=["bad", "judge"])
+        write_thread(home)
+        win = make_window()
+        win.evals.start(NewEvalForm("quiz.json", str(_dataset(home, n=40)), "loop/good"))
+        pump_until(win.root, lambda: win.evals.runs and win.evals.windows[-1].grid_model.counts()["pending"] < 40,
+                   timeout=60)
+        run = win.evals.runs[-1]
+        win.dialogs.answer = True  # Stop and close
+        win.quit(destroy_root=False)
+        folder = run.result(timeout=30).folder
+        done = {r.case for r in read_journal(folder / "journal.jsonl").records if isinstance(r, CellRecord)}
+        assert 0 < len(done) < 40
+
+        win = make_window()
+        root = win.root
+        win.dialogs.folders.append(str(folder))
+        _menu_invoke(win.menus.evals_menu, "Open Results…")
+        opened = pump_until(root, lambda: _toplevel(root, ResultsWindow))
+        assert "interrupted" in opened.progress.cget("text").replace(str(folder), "")  # (the test's folder has the word)
+        assert str(opened.btn_resume.cget("state")) == "normal" and opened.btn_resume.winfo_ismapped()
+        opened.btn_resume.invoke()
+        actions = win.evals
+        pump_until(root, lambda: actions.runs and actions.runs[-1].done(), timeout=120)
+        outcome = actions.runs[-1].result()
+        assert outcome.folder == folder and not outcome.interrupted
+        live = actions.windows[-1]
+        pump_until(root, lambda: live.finished)
+        assert live.grid_model.counts()["pending"] == 0
+        assert "interrupted" not in live.progress.cget("text").replace(str(folder), "")
+        summary = json.loads((folder / "summary.json").read_text("utf-8"))
+        assert summary["interrupted"] is False and summary["complete"] is True
+        asked = {case: sum(n for (model, prompt), n in oracle.calls.items()
+                           if model == "good" and f"What is {int(case[4:])} + {int(case[4:]) + 1}?" in prompt)
+                 for case in (f"add-{i}" for i in range(1, 41))}
+        assert all(asked[case] == 1 for case in done), {c: asked[c] for c in done if asked[c] != 1}
+        assert all(n >= 1 for n in asked.values())
+

@@ -78,12 +78,16 @@ class EvalActions:
         self.ui.status.set("Preparing the evaluation…")
         return self.ui.pump.run_in_worker(prepare, self._prepared, name="eval-prepare")
 
-    def _prepared(self, future: Future[EvaluationSession]) -> None:
+    def _prepared(self, future: Future[EvaluationSession], replaces: ResultsWindow | None = None) -> None:
         try:
             session = future.result()
         except UserFacingError as exc:
             self.ui.errors.show(str(exc))
+            if replaces is not None and replaces.winfo_exists() and replaces.resume_run is not None:
+                replaces.offer_resume(replaces.resume_run)  # Resume again after fixing what was said
             return
+        if replaces is not None and replaces.winfo_exists():
+            replaces.destroy()  # the live window of the resumed run takes its place
         thread_rel = session.thread_rel
         window = ResultsWindow(self.ui.root, session.title, session.grid, lambda cell: self.open_case(thread_rel, cell))
         window.grid_view.rebuild()
@@ -142,8 +146,27 @@ class EvalActions:
         open_case = (lambda cell: self.open_case(thread_rel, cell)) if thread_rel else None
         window = ResultsWindow(self.ui.root, opened.title, opened.grid, open_case)
         window.done(opened.text)
+        if opened.interrupted:
+            window.offer_resume(lambda: self.resume(folder, window))
         self.windows.append(window)
         return window
+
+    def resume(self, folder: Path, window: ResultsWindow | None = None) -> Future[EvaluationSession] | None:
+        """Resume on an interrupted results folder: its evaluation continues in that folder as
+        `eval run` resumes (the finished cells are not asked again), in a live results window
+        that replaces `window`."""
+        try:
+            session = self.evaluations.resume(folder)
+        except (UserFacingError, OSError) as exc:
+            self.ui.errors.show(str(exc))
+            return None
+
+        def prepare() -> EvaluationSession:
+            session.prepare()
+            return session
+
+        self.ui.status.set(f"Resuming the evaluation in {folder}…")
+        return self.ui.pump.run_in_worker(prepare, lambda f: self._prepared(f, replaces=window), name="eval-prepare")
 
     # -- Compare Two Results… ------------------------------------------------------------
     def compare(self) -> CompareWindow:

@@ -64,6 +64,8 @@ class ResultsWindow(tb.Toplevel):
         self.btn_close.pack(side="right")
         self.btn_stop = tb.Button(top, text="Stop", bootstyle="danger-outline", command=self.stop, state="disabled")
         self.btn_stop.pack(side="right", padx=(0, 6))
+        self.resume_run: Callable[[], object] | None = None  # an interrupted folder: Resume continues it
+        self.btn_resume = tb.Button(top, text="Resume", bootstyle="primary", command=self.resume)
         self.progress = tb.Label(self, text="", anchor="w")
         self.progress.pack(fill="x", padx=8, pady=(2, 4))
         self.protocol("WM_DELETE_WINDOW", self.close)
@@ -99,6 +101,18 @@ class ResultsWindow(tb.Toplevel):
         (`EvaluationSession.stop`)."""
         self.stop_run = stop
         self.btn_stop.configure(state="normal")
+
+    def offer_resume(self, resume: Callable[[], object]) -> None:
+        """An interrupted results folder: show Resume, which calls `resume` (`EvalActions.resume`)."""
+        self.resume_run = resume
+        self.btn_resume.configure(state="normal")
+        self.btn_resume.pack(side="right", padx=(0, 6), before=self.btn_stop)
+
+    def resume(self) -> None:
+        if self.resume_run is not None:
+            self.btn_resume.configure(state="disabled")
+            self.progress.configure(text=self.progress.cget("text") + " · resuming…")
+            self.resume_run()
 
     def stop(self) -> None:
         if self.stop_run is not None:
