@@ -337,3 +337,19 @@ def test_an_interrupted_evaluation_reopens_as_interrupted_and_resume_finishes_it
         assert all(asked[case] == 1 for case in done), {c: asked[c] for c in done if asked[c] != 1}
         assert all(n >= 1 for n in asked.values())
 
+
+def test_the_new_evaluation_dialog_fits_a_1024x600_screen_with_run_in_view(window):
+    from llmspace.ui.evals import new_dialog
+    from tests.ui.test_usability import fully_inside
+
+    dialog = window.evals.new_evaluation()
+    try:
+        window.root.update()
+        w, h = new_dialog.size_for(1024, 600)
+        assert w <= 1024 - 40 and h <= 600 - 80  # room for a panel and the title bar
+        assert new_dialog.size_for(1920, 1080) == (900, 680)
+        dialog.geometry(f"{w}x{h}")
+        pump_until(window.root, lambda: dialog.winfo_height() == h)
+        assert fully_inside(dialog.btn_run, dialog), (dialog.btn_run.winfo_y(), dialog.winfo_height())
+    finally:
+        dialog.destroy()

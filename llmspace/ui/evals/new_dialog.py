@@ -23,11 +23,17 @@ if TYPE_CHECKING:
 DATASET_TYPES = (("Datasets", "*.csv *.jsonl *.ndjson *.json *.yaml *.yml"), ("All files", "*"))
 
 
+def size_for(screen_w: int, screen_h: int) -> tuple[int, int]:
+    """The dialog's size: 900×680 when the screen has room, else the screen less room for a
+    panel and the title bar (on 1024×600, 900×520; the form gives way, Run stays in view)."""
+    return min(900, screen_w - 40), min(680, screen_h - 80)
+
+
 class NewEvaluationDialog(tb.Toplevel):
     def __init__(self, ui: UiServices, workspace: Workspace, threads: list[str], thread_rel: str | None,
                  default_models: Callable[[Thread], str], on_run: Callable[[NewEvalForm], Any]) -> None:
         super().__init__(master=ui.root, title="New Evaluation")
-        self.geometry("900x680")
+        self.geometry("{}x{}".format(*size_for(self.winfo_screenwidth(), self.winfo_screenheight())))
         self.ui, self.workspace = ui, workspace
         self.default_models = default_models
         self.on_run = on_run
@@ -83,7 +89,7 @@ class NewEvaluationDialog(tb.Toplevel):
         self.problems = tb.Label(body, text="", bootstyle="danger", justify="left", wraplength=820)
         self.problems.grid(row=9, column=0, columnspan=3, sticky="w", pady=(8, 0))
         bar = tb.Frame(self, padding=(10, 0, 10, 10))
-        bar.pack(fill="x")
+        bar.pack(side="bottom", fill="x", before=body)  # placed first: a short screen squeezes the form, not Run
         self.btn_run = tb.Button(bar, text="Run", bootstyle="primary", command=self.run)
         self.btn_run.pack(side="right")
         tb.Button(bar, text="Cancel", bootstyle="secondary", command=self.destroy).pack(side="right", padx=6)
