@@ -1,4 +1,5 @@
-"""The evaluation file `<stem>.eval.yaml` (or `.eval.json`): what to run, read and written.
+"""The evaluation file `<stem>.eval.yaml` (or `.eval.json`; the app names a second one of a
+thread `<stem>.eval-2.yaml`, so none reads as another thread's): what to run, read and written.
 
     thread: demo.json            # beside this file, or a workspace path
     dataset: cases.csv           # relative to this file; in its folder or the workspace
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -38,6 +40,7 @@ from .assertions import Assertion, parse_assertion
 from .dataset import inside_folder
 
 SUFFIXES = (".eval.yaml", ".eval.yml", ".eval.json")
+NUMBERED = re.compile(r"\.eval-\d+\.(?:yaml|yml|json)$", re.IGNORECASE)  # <stem>.eval-2.yaml: another of <stem>'s
 KEYS = {"thread", "dataset", "models", "variants", "repeat", "assert", "judge", "threshold", "passK", "budget",
         "concurrency", "providerConcurrency", "react", "maxTurns", "name", "description", "executor", "rayAddress", "nodeLocal"}
 EXECUTORS = ("local", "ray")
@@ -125,11 +128,14 @@ class EvalSpec:
 
 
 def is_eval_file(name: str) -> bool:
-    return name.lower().endswith(SUFFIXES)
+    return name.lower().endswith(SUFFIXES) or NUMBERED.search(name) is not None
 
 
 def eval_name(path: Path) -> str:
+    """The evaluation's name: the file's stem (`quiz` for quiz.eval.yaml and quiz.eval-2.yaml)."""
     name = path.name
+    if (numbered := NUMBERED.search(name)) is not None:
+        return name[: numbered.start()]
     for suffix in SUFFIXES:
         if name.lower().endswith(suffix):
             return name[: -len(suffix)]

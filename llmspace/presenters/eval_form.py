@@ -7,6 +7,10 @@ the form's validation.
     form = NewEvalForm(thread_rel, dataset, models="p/m, p/m", assertions="contains\\nregex: ^\\\\d+$", judge="")
     form.problems(preview)                # what to fix before running (empty: ready)
     form.spec_data(thread_file, out_dir)  # the evaluation file's content (`evals/spec.write_spec`)
+    form_from_spec(spec, thread_rel)      # an evaluation file's form, to run it again (the dialog prefilled)
+
+`fresh` (the dialog's "Fresh answers") calls the models even when the response cache holds
+an answer, as `eval run --no-cache` does; it is a choice of one run, not part of the file.
 
 Assertions are typed one per line: `TYPE` (checks against the case's `expected`) or
 `TYPE: VALUE` (`regex: ^\\d+$`, `llm-rubric: Is the answer correct?`); `not-TYPE` negates.
@@ -31,6 +35,7 @@ from ..evals.dataset import RESERVED, load_dataset, unsupported_message
 
 if TYPE_CHECKING:
     from ..core.model import Thread
+    from ..evals.spec import EvalSpec
 
 PREVIEW_ROWS = 5
 
@@ -119,6 +124,7 @@ class NewEvalForm:
     assertions: str = "contains"
     judge: str = ""
     repeat: int = 1
+    fresh: bool = False  # call the models even for cached answers (not written to the file)
 
     def problems(self, preview: Preview | None) -> list[str]:
         """Everything to fix before the evaluation can run, in form order."""
@@ -165,6 +171,23 @@ class NewEvalForm:
             data["judge"] = "/".join(parse_model(self.judge))
         data.update({"threshold": 1.0, "concurrency": 4})
         return data
+
+
+def _assertion_line(data: dict[str, Any]) -> str:
+    value = data.get("value")
+    if value is None:
+        return str(data["type"])
+    return f"{data['type']}: {value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}"
+
+
+def form_from_spec(spec: EvalSpec, thread_rel: str) -> NewEvalForm:
+    """The form of an evaluation file (`thread_rel`: its thread in the workspace), to run it
+    again; the dataset as an absolute path (the dialog previews it)."""
+    dataset = Path(spec.dataset).expanduser()
+    return NewEvalForm(thread_rel, str(dataset if dataset.is_absolute() else (spec.folder / dataset).absolute()),
+                       ", ".join(f"{p}/{m}" for p, m in spec.models),
+                       "\n".join(_assertion_line(a.to_data()) for a in spec.assertions),
+                       "/".join(spec.judge) if spec.judge else "", spec.repeat)
 
 
 def _relative(path: Path, base: Path) -> str:

@@ -6,6 +6,7 @@
     grid.sort_by("case" | "failures" | COLUMN_LABEL)
     grid.window(first, count)               # the visible rows only (the view is virtualised)
     grid.chart()                            # per column: pass rate, cost, mean latency
+    grid.cached_cells()                     # cells answered from the response cache ("· cached" in their label)
 
 A grid cell is one case on one model/variant over its repeats, with the status folded as
 the summary folds it (`evals/results.py`): an errored repeat makes an error, a repeat not
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
 
 STATUSES = ("pass", "fail", "error", "pending")
 MARKS = {"pass": "✓ pass", "fail": "✗ fail", "error": "! error", "pending": "…"}
+CACHED_NOTE = ("The answer came from the response cache: no model was called and it has no latency. "
+               "Run again with Fresh answers to ask the model.")
 Row = ResultRow
 
 
@@ -82,12 +85,19 @@ class GridCell:
             latency = self.latency_ms
             if status in ("pass", "fail") and latency is not None:
                 text += f"  {latency:.0f} ms"
+            if self.cached:
+                text += "  · cached"
             self._text = text
         return self._text
 
     def set_rows(self, rows: list[Row]) -> None:
         self.rows = rows
         self._status = self._text = None
+
+    @property
+    def cached(self) -> bool:
+        """Every repeat's answer so far came from the response cache (no model was called)."""
+        return bool(self.rows) and all(r.cached for r in self.rows)
 
     @property
     def shown(self) -> Row | None:
@@ -120,7 +130,7 @@ class GridCell:
         judges: list[tuple[str, str, dict[str, Any]]] = [
             (j.judge_model, j.reason or j.error or "", dict(j.scores or {})) for j in row.judges]
         return CellDetail(self.case, self.column, self.status, row.output or "", checks, judges,
-                          row.error, row.repeat, self.repeats, self.cost, self.latency_ms)
+                          row.error, row.repeat, self.repeats, self.cost, self.latency_ms, bool(row.cached))
 
 
 @dataclass(frozen=True)
@@ -136,11 +146,14 @@ class CellDetail:
     repeats: int
     cost: float
     latency_ms: float | None
+    cached: bool = False  # the answer came from the response cache
 
     def text(self) -> str:
         """The detail as plain text (the window's body, and what Copy copies)."""
         lines = [f"{self.case} · {self.column} · {self.status}"
                  + (f" (repeat {self.repeat} of {self.repeats})" if self.repeats > 1 else "")]
+        if self.cached:
+            lines.append(CACHED_NOTE)
         if self.error:
             lines += ["", f"Error: {self.error}"]
         lines += ["", "Output:", self.output or "(none)", "", "Assertions:"]
@@ -307,6 +320,10 @@ class EvalGrid:
         for cell in self.cells.values():
             out[cell.status] += 1
         return out
+
+    def cached_cells(self) -> int:
+        """How many cells have every answer from the response cache."""
+        return sum(cell.cached for cell in self.cells.values())
 
     def chart(self) -> list[ChartBar]:
         """Per column: pass rate over the decided cases, cost, mean latency of the calls."""

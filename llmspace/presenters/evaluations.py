@@ -6,6 +6,14 @@ or the main window closing) —, a finished results folder opened as a grid, two
 compared, and where results live. The widgets are `ui/evals/`; the grid is
 `presenters/eval_grid.py`, the comparison's lines `presenters/eval_compare.py`.
 
+Running again: `again(folder)` (a results window's "Run again") and `open_eval_file(path)`
+(Evaluations › Open Evaluation File…) give a `Rerun` — the file's form for the dialog, and a
+note when the thread or the file changed since those results (the run takes them as they are
+now). A rerun whose form is left unchanged runs that file as it is, in a new results folder; a
+changed one is written as a new file. New files are `<thread stem>.eval.yaml`, then
+`<thread stem>.eval-2.yaml`, … (never `<stem>-2.eval.yaml`, which reads as thread `<stem>-2`'s).
+The form's "fresh answers" runs without the response cache (`eval run --no-cache`).
+
     evaluations = Evaluations(app.workspace, app.runner)
     session = evaluations.start(form)
     session.prepare()                     # worker thread: writes <thread>.eval.yaml, checks it, opens the folder
@@ -17,37 +25,50 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import UserFacingError
 from ..evals.compare import compare_results, read_rows, read_summary
 from ..evals.dataset import load_dataset
+from ..evals.journal import NAME as JOURNAL
+from ..evals.journal import read_journal
 from ..evals.records import CellRecord, JudgeRecord
-from ..evals.run import Outcome, results_root, run_cells
+from ..evals.run import Outcome, resolve_thread, results_root, run_cells, thread_hash
 from ..evals.spec import load_spec, write_spec
 from ..evals.start import Started, start_run
 from .eval_compare import ComparisonView, comparison_view
-from .eval_form import NewEvalForm
+from .eval_form import NewEvalForm, form_from_spec
 from .eval_grid import EvalGrid
 
 if TYPE_CHECKING:
     from ..agent.runner import Runner
     from ..core.workspace import Workspace
 
-__all__ = ["EvaluationSession", "Evaluations", "OpenedResults", "Outcome", "Record", "compare_folders", "eval_file_for"]
+__all__ = ["EvaluationSession", "Evaluations", "OpenedResults", "Outcome", "Record", "Rerun", "compare_folders",
+           "eval_file_for"]
 
 Record = CellRecord | JudgeRecord  # what a run hands on as it journals it (the grid's add_record takes it)
 
 
 def eval_file_for(thread_file: Path) -> Path:
-    """A free `<stem>.eval.yaml` beside the thread."""
+    """A free `<stem>.eval.yaml` beside the thread, else `<stem>.eval-2.yaml`, `<stem>.eval-3.yaml`, …"""
     stem = thread_file.name[:-5] if thread_file.name.endswith(".json") else thread_file.stem
     path, n = thread_file.with_name(f"{stem}.eval.yaml"), 2
     while path.exists():
-        path, n = thread_file.with_name(f"{stem}-{n}.eval.yaml"), n + 1
+        path, n = thread_file.with_name(f"{stem}.eval-{n}.yaml"), n + 1
     return path
+
+
+@dataclass(frozen=True)
+class Rerun:
+    """An evaluation file to run again: its form (the dialog prefilled), the file, and what
+    changed since the results it was opened from ("" when nothing did)."""
+
+    form: NewEvalForm
+    eval_file: Path
+    note: str = ""
 
 
 def compare_folders(folder_a: Path, folder_b: Path) -> ComparisonView:
@@ -61,8 +82,9 @@ class EvaluationSession:
     finished; running it again resumes)."""
 
     def __init__(self, runner: Runner, thread_file: Path, form: NewEvalForm | None,
-                 resume: Path | None = None) -> None:
+                 resume: Path | None = None, rerun: Rerun | None = None) -> None:
         self.runner, self.thread_file, self.form = runner, thread_file, form
+        self.rerun = rerun  # the evaluation file this runs again (`Evaluations.again`, `open_eval_file`)
         self.resume_folder = resume  # an interrupted results folder to continue in (`Evaluations.resume`)
         self._stop = threading.Event()
         self._started: Started | None = None
@@ -86,10 +108,14 @@ class EvaluationSession:
             return
         if self.form is None:
             raise RuntimeError("a new evaluation needs its form")
-        out = eval_file_for(self.thread_file)
-        write_spec(out, self.form.spec_data(self.thread_file, out.parent))
+        rerun = self.rerun
+        if rerun is not None and replace(self.form, fresh=False) == replace(rerun.form, fresh=False):
+            out = rerun.eval_file  # unchanged: that file as it is, in a new results folder
+        else:
+            out = eval_file_for(self.thread_file)
+            write_spec(out, self.form.spec_data(self.thread_file, out.parent))
         self.eval_file = out
-        self._started = start_run(self.runner, load_spec(out))
+        self._started = start_run(self.runner, load_spec(out), fresh=rerun is not None)
 
     @property
     def folder(self) -> Path:
@@ -109,7 +135,14 @@ class EvaluationSession:
 
     @property
     def status_line(self) -> str:
-        return f"Evaluating {self.thread_rel}: {len(self.started.prepared.plan.cells)} cells → {self.folder}"
+        fresh = " with fresh answers" if self.fresh else ""
+        note = f" · {self.rerun.note}" if self.rerun is not None and self.rerun.note else ""
+        return f"Evaluating {self.thread_rel}{fresh}: {len(self.started.prepared.plan.cells)} cells → {self.folder}{note}"
+
+    @property
+    def fresh(self) -> bool:
+        """The models are called even when the response cache holds an answer."""
+        return self.form is not None and self.form.fresh
 
     @property
     def grid(self) -> EvalGrid:
@@ -128,7 +161,7 @@ class EvaluationSession:
         started = self.started
         spec = started.prepared.spec
         return run_cells(started.prepared, started.folder, started.records, concurrency=spec.concurrency,
-                         budget=spec.budget, on_record=on_record, stop=self._stop)
+                         budget=spec.budget, use_cache=not self.fresh, on_record=on_record, stop=self._stop)
 
     def stop(self) -> None:
         """End the run: the cells in flight finish, what finished is written."""
@@ -166,9 +199,34 @@ class Evaluations:
         """Where results folders live (`$LLM_SPACE_HOME/evals`)."""
         return results_root(self.runner)
 
-    def start(self, form: NewEvalForm) -> EvaluationSession:
-        """The evaluation of the form's thread, not prepared yet."""
-        return EvaluationSession(self.runner, self.workspace.resolve(form.thread_rel), form)
+    def start(self, form: NewEvalForm, rerun: Rerun | None = None) -> EvaluationSession:
+        """The evaluation of the form's thread, not prepared yet (`rerun`: the file it runs again)."""
+        return EvaluationSession(self.runner, self.workspace.resolve(form.thread_rel), form, rerun=rerun)
+
+    def open_eval_file(self, path: Path) -> Rerun:
+        """An evaluation file to run again from the dialog. UserFacingError when it cannot be read."""
+        spec = load_spec(path)
+        return Rerun(form_from_spec(spec, resolve_thread(self.runner, spec)), path)
+
+    def again(self, folder: Path) -> Rerun:
+        """The evaluation file of a results folder, to run again; its note says when the thread
+        or the file changed since (the run takes them as they are now)."""
+        header = read_journal(folder / JOURNAL).header if (folder / JOURNAL).is_file() else None
+        if header is None or not header.eval_file:
+            raise UserFacingError(f"{folder} does not say which evaluation file it ran (it has no journal).",
+                                  hint="Open the evaluation file with Evaluations › Open Evaluation File… to run it again.")
+        path = Path(header.eval_file)
+        if not path.is_file():
+            raise UserFacingError(f"The evaluation file {path} of these results is gone.",
+                                  hint="Start one with Evaluations › New Evaluation….")
+        rerun = self.open_eval_file(path)
+        changed = [what for what, yes in (
+            (f"the thread {rerun.form.thread_rel}",
+             header.hashes.get("thread") != thread_hash(self.workspace.open(rerun.form.thread_rel))),
+            (f"the evaluation file {path.name}", header.hashes.get("evalFile") != load_spec(path).raw_hash)) if yes]
+        if not changed:
+            return rerun
+        return replace(rerun, note=" and ".join(changed) + " changed since these results: it runs as it is now.")
 
     def open_results(self, folder: Path) -> OpenedResults:
         """A finished (or stopped) results folder as a grid; its cases' variables come from the

@@ -54,7 +54,7 @@ def test_an_evaluation_started_from_the_form_writes_its_file_runs_every_cell_and
         assert session.finished_text(outcome) == f"results in {outcome.folder}"
         again = evaluations.start(NewEvalForm("quiz.json", str(dataset), "loop/good"))
         again.prepare()
-        assert again.eval_file == home / "workspace" / "quiz-2.eval.yaml"  # a free name beside the first
+        assert again.eval_file == home / "workspace" / "quiz.eval-2.yaml"  # a free name beside the first, read as quiz's
 
 
 def test_stop_ends_a_running_evaluation_and_what_finished_stays_written(home: Path, app: App) -> None:
