@@ -57,6 +57,16 @@ _READ_TIMEOUT = 60.0
 _SPEED_WINDOW = 5.0  # seconds
 
 
+class DownloadFailed(UserFacingError):
+    """A download that failed where a GGUF file the user already has is a way out. `hint` says
+    what to do on the command line (`llmspace local add PATH`); `retry` says the rest of it in
+    words that fit a window too, where the front end names its own GGUF button instead."""
+
+    def __init__(self, message: str, *, retry: str, cli: str) -> None:
+        super().__init__(message, hint=f"{cli}, or add a GGUF file you already have with `llmspace local add PATH`.")
+        self.retry = retry
+
+
 @dataclass(frozen=True)
 class HubFile:
     """What to pull: a file of a Hub repository at a revision, and the checksum we expect."""
@@ -167,12 +177,13 @@ def _endpoint() -> str:
     return os.environ.get("HF_ENDPOINT", "").strip().rstrip("/") or str(_hub().constants.ENDPOINT)
 
 
-def _offline(hub_file: HubFile, reason: object) -> UserFacingError:
-    return UserFacingError(
+def _offline(hub_file: HubFile, reason: object) -> DownloadFailed:
+    return DownloadFailed(
         f"Cannot reach the Hugging Face Hub at {_endpoint()} to download {hub_file.repo}/{hub_file.file}: {reason}. "
         "Nothing was downloaded.",
-        hint="Check the connection (and HF_HUB_OFFLINE) and run the same command again, set HF_ENDPOINT to a "
-             "mirror you can reach, or add a GGUF file you already have with `llmspace local add PATH`.")
+        cli="Check the connection (and HF_HUB_OFFLINE) and run the same command again, set HF_ENDPOINT to a "
+            "mirror you can reach",
+        retry="Check the connection (and HF_HUB_OFFLINE) and try again, or set HF_ENDPOINT to a mirror you can reach")
 
 
 def _refused(hub_file: HubFile, status: int) -> UserFacingError:

@@ -20,6 +20,7 @@ from ..local import build_status, catalog
 from ..local.build_status import BuildStatus
 from ..local.catalog import CatalogEntry
 from ..local.models import InstalledModel, human_size
+from .local_models import LOCAL_PROVIDER as LOCAL_PROVIDER  # the built-in engine's provider
 from .local_models import LocalModelsPresenter
 from .welcome import LocalServer
 
@@ -27,7 +28,6 @@ Kind = Literal["download", "installed", "gguf", "server", "key"]
 
 # welcome.LOCAL_SERVERS ids → the built-in providers of settings/catalog.py
 SERVER_PROVIDERS = {"ollama": "ollama", "lmstudio": "lm-studio", "llama.cpp": "llama-cpp", "vllm": "vllm"}
-LOCAL_PROVIDER = "local"
 NEEDS_ENGINE: frozenset[Kind] = frozenset({"download", "installed", "gguf"})
 
 

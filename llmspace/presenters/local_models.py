@@ -8,7 +8,7 @@ bar and line: `ui/download_progress.py`); the rows and the engine's line are
 `presenters/local_page.py`.
 
     models = LocalModelsPresenter(app.root)
-    job = models.download("qwen2.5-coder-0.5b")
+    job = models.download("qwen2.5-coder-0.5b", gguf_button="Add GGUF file…")
     pump.run_in_worker(lambda: job.run(post_progress, post_note), done)
                                         # -> (model, already installed); raises Cancelled after job.cancel()
     job.cancel()                        # from the UI thread: the transfer stops at its next chunk
@@ -23,11 +23,13 @@ from typing import Protocol
 
 from ..errors import UserFacingError, error_text
 from ..local import catalog
-from ..local.download import Progress, parse_spec, pull
+from ..local.download import DownloadFailed, Progress, parse_spec, pull
 from ..local.engine import engine_status, stop_engine
 from ..local.models import InstalledModel, LocalModels, human_size
 from ..paths import DataRoot
 from . import local_page as lp
+
+LOCAL_PROVIDER = "local"  # the built-in engine's provider
 
 
 @dataclass(frozen=True)
@@ -122,8 +124,8 @@ class Download:
     """One download of a catalog model (resuming the part an earlier one kept). `run()` works on
     a worker thread and reports through its sinks there; `cancel()` comes from the UI thread."""
 
-    def __init__(self, root: DataRoot, name: str) -> None:
-        self.root, self.name = root, name
+    def __init__(self, root: DataRoot, name: str, gguf_button: str) -> None:
+        self.root, self.name, self.gguf_button = root, name, gguf_button
         self._cancel = threading.Event()
 
     @property
@@ -137,9 +139,14 @@ class Download:
     def run(self, on_progress: DownloadSink = _ignore, on_note: NoteSink = _ignore) -> tuple[InstalledModel, bool]:
         """Download and install, reporting the progress and the other steps (checking,
         installing) on this thread; the model and whether it was already installed.
-        `Cancelled` after `cancel()`, UserFacingError when the Hub or the disk refuse."""
+        `Cancelled` after `cancel()`, UserFacingError when the Hub or the disk refuse (where a GGUF
+        file is a way out, it points at the window's `gguf_button`, not at the command line)."""
         listener = CancellableListener(lambda p: on_progress(download_progress(p)), on_note, self._cancel.is_set)
-        return pull(LocalModels(self.root), parse_spec(self.name), listener)
+        try:
+            return pull(LocalModels(self.root), parse_spec(self.name), listener)
+        except DownloadFailed as exc:
+            raise UserFacingError(exc.message, hint=f"{exc.retry}, or click \"{self.gguf_button}\" to use a GGUF file "
+                                                    "you already have.") from exc
 
 
 class LocalModelsPresenter:
@@ -175,9 +182,10 @@ class LocalModelsPresenter:
         rows = lp.catalog_rows(catalog.CATALOG, store.installed(), store.partial_downloads())
         return next((r for r in rows if r.name == name), None)
 
-    def download(self, name: str) -> Download:
-        """The download of the catalog model `name`, not started: run it on a worker thread."""
-        return Download(self.root, name)
+    def download(self, name: str, gguf_button: str) -> Download:
+        """The download of the catalog model `name`, not started: run it on a worker thread.
+        `gguf_button` is the window's button that adds a GGUF file (its errors name it)."""
+        return Download(self.root, name, gguf_button)
 
     def add_file(self, path: str, *, reuse: bool = False) -> InstalledModel:
         """Add the GGUF file at `path` in place (its SHA-256 is checked: run it on a worker
@@ -189,17 +197,36 @@ class LocalModelsPresenter:
                 return same
         return store.add(path)
 
-    def removal_question(self, name: str) -> str | None:
-        """What Remove asks before it removes `name` (None: no such model)."""
+    def _loaded(self, model: InstalledModel) -> bool:
+        """The running engine has `model` loaded."""
+        status = engine_status(self.root)
+        return status is not None and (status.model_name == model.name or status.model_path == str(model.path))
+
+    def removal_question(self, name: str, default_model: tuple[str, str] | None = None) -> str | None:
+        """What Remove asks before it removes `name` (None: no such model): where its file goes,
+        that it is the default model (`default_model`: provider and id) and that the engine
+        which has it loaded is stopped."""
         model = self._store().find(name)
         if model is None:
             return None
-        what = ("Its file is deleted." if model.origin in ("downloaded", "copied")
-                else f"Its file stays where it is ({model.path}).")
-        return f"Remove the model {name}? {what}"
+        parts = [f"Remove the model {name}?",
+                 ("Its file is deleted." if model.origin in ("downloaded", "copied")
+                  else f"Its file stays where it is ({model.path}).")]
+        if default_model is not None and default_model[0] == LOCAL_PROVIDER and default_model[1] == model.name:
+            parts.append("It is the default model: threads without a model of their own will need another one "
+                         "(Settings › Models).")
+        if self._loaded(model):
+            parts.append("The engine has it loaded and is stopped.")
+        return " ".join(parts)
 
     def remove(self, name: str) -> None:
-        self._store().remove(name)
+        """Remove `name`; the engine is stopped first when it has the model loaded (it waits for
+        the process to end: a worker thread)."""
+        store = self._store()
+        model = store.find(name)
+        if model is not None and self._loaded(model):
+            stop_engine(self.root)
+        store.remove(name)
 
     def stop_engine(self) -> bool:
         """Stop the running engine (it waits for the process to end: a worker thread); False

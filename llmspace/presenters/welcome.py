@@ -10,6 +10,9 @@ import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..local import catalog
+from ..local.models import human_size
+
 KEY_ENV: dict[str, tuple[str, ...]] = {
     "openai": ("OPENAI_API_KEY",),
     "anthropic": ("ANTHROPIC_API_KEY",),
@@ -68,7 +71,7 @@ def detected_lines(keys: list[tuple[str, str]], local: list[LocalServer] | None,
     """What the welcome view says about models: the default model, keys in the environment,
     providers set up in Settings › Models (`configured`: their names; so a working provider is
     never contradicted by 'No API keys found'), local servers, and what to do when nothing is
-    available at all."""
+    available at all (the first-run sheet's ways, its local model first)."""
     lines = []
     if default_model is not None:
         lines.append(f"Default model: {default_model[0]}/{default_model[1]}.")
@@ -85,5 +88,8 @@ def detected_lines(keys: list[tuple[str, str]], local: list[LocalServer] | None,
     else:
         lines.append("No local model server answered (Ollama 11434, LM Studio 1234, llama.cpp 8080, vLLM 8000).")
     if default_model is None and not keys and not configured and local == []:
-        lines.append("To run a thread, click Configure models and add an API key or a provider.")
+        default = catalog.default_entry()  # what the first-run sheet offers first
+        size = f"{human_size(default.size)} download, once" if default.size else "downloaded once"
+        lines.append(f"To run a thread, click Configure models: run {default.name} on this computer ({size}), use "
+                     "a GGUF file you have, or add an API key or a provider.")
     return lines

@@ -1,7 +1,9 @@
 """The first-run sheet: Run (or the welcome page's "Configure models") with no usable model
 opens it. One window offers: run the catalog's default model locally (size and licence shown;
-downloaded only when its button is clicked, with progress and a Cancel that keeps the part
-downloaded so the next click resumes), an installed local model, a GGUF file (a picker), a
+downloaded only when its button is clicked, with progress on a row of its own under the
+description and a Cancel that keeps the part downloaded so the next click resumes; a failed
+download says why, pointing at "Use a GGUF file…" where that is a way out, and takes the
+progress away, as does any other choice), an installed local model, a GGUF file (a picker), a
 detected Ollama / LM Studio / llama.cpp server, or an API key. The choice becomes the thread's
 model and the default model, then `on_chosen()` runs (Run starts the run); Cancel (or Escape)
 closes it and changes nothing. Downloads, hashing and server questions run on the worker pool
@@ -97,22 +99,22 @@ class FirstRunSheet(tb.Toplevel):
         self.engine_label.configure(text=self.build.note(time.time()))
         self.buttons = {}
         self.closed = set()
-        for i, opt in enumerate(self.options):
+        for i, opt in enumerate(self.options):  # three rows each: button, description, (download) bar
             key = f"{opt.kind}:{opt.provider}:{opt.model}"
             button = tb.Button(self.body, text=opt.label, bootstyle="primary" if i == 0 else "primary-outline",
                                command=lambda o=opt: self.choose(o))
-            button.grid(row=2 * i, column=0, sticky="w", pady=(6, 0))
+            button.grid(row=3 * i, column=0, sticky="w", pady=(6, 0))
             tb.Label(self.body, text=opt.detail, bootstyle="secondary", wraplength=500, justify="left").grid(
-                row=2 * i + 1, column=0, sticky="w")
+                row=3 * i + 1, column=0, sticky="w")
             self.buttons[key] = button
             if not opt.enabled:
                 self.closed.add(key)
             if opt.kind == "download":
                 self.bar = tb.Progressbar(self.body, variable=self.progress, maximum=1.0, bootstyle="info")
-                self.download_row = 2 * i + 1
+                self.download_row = 3 * i + 2  # under the description, never over it
         if self.servers is None:
             tb.Label(self.body, text="Looking for local model servers…", bootstyle="secondary").grid(
-                row=2 * len(self.options), column=0, sticky="w", pady=(6, 0))
+                row=3 * len(self.options), column=0, sticky="w", pady=(6, 0))
         self._set_busy(self.working)
 
     def button(self, kind: str) -> tb.Button:
@@ -153,6 +155,7 @@ class FirstRunSheet(tb.Toplevel):
         if self.working or not opt.enabled:
             return
         self.say("")
+        self._hide_download()  # a cancelled or failed download's line is history now
         match opt.kind:
             case "installed":
                 self.adopt(opt.provider, opt.model)
@@ -183,17 +186,17 @@ class FirstRunSheet(tb.Toplevel):
             if not self.winfo_exists():
                 return
             self._set_busy(False)
-            self.downloading = False
+            was_downloading, self.downloading = self.downloading, False
             self.cancel_button.configure(text="Cancel")
             try:
                 provider, model = future.result()
             except Cancelled:
                 return  # cancel() has said so
-            except UserFacingError as exc:
-                self.say(error_text(exc))
-                return
             except Exception as exc:  # shown, never raised into Tk
-                self.say(error_text(exc, self.ui.errors.log_file()))
+                if was_downloading:
+                    self._hide_download()  # the error says what happened: no "Starting the download…" left
+                self.say(error_text(exc) if isinstance(exc, UserFacingError)
+                         else error_text(exc, self.ui.errors.log_file()))
                 return
             self.adopt(provider, model)
 
@@ -210,7 +213,7 @@ class FirstRunSheet(tb.Toplevel):
         self.progress_text.configure(text="Starting the download…")
         self.cancel_button.configure(text="Cancel download")
         models, pump = self.app.models, self.ui.pump
-        self.job = job = self.models.download(opt.model)
+        self.job = job = self.models.download(opt.model, gguf_button=self.button("gguf").cget("text"))
 
         def work() -> tuple[str, str]:
             model, _already = job.run(lambda p: pump.post(self._show_progress, p, job),
@@ -220,6 +223,13 @@ class FirstRunSheet(tb.Toplevel):
 
         self._work(work, "first-run-download")
         self.downloading = True
+
+    def _hide_download(self) -> None:
+        """Take the download's bar and line away (a new download shows them again)."""
+        if hasattr(self, "bar"):
+            self.bar.grid_remove()
+        self.progress_text.configure(text="")
+        self.progress_text.pack_forget()
 
     def _show_progress(self, p: DownloadProgress, job: Download) -> None:
         download_progress.show_progress(self, self.progress, self.progress_text, p, job)

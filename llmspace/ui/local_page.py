@@ -1,9 +1,11 @@
 """Settings › Local models: the built-in engine's catalog with Download (or Resume, for a
 download stopped earlier, even in another session) and a progress bar with size, speed and
 time left and a Cancel that keeps the part downloaded; the installed models with their size,
-origin and where they live, Add GGUF file… and Remove; the engine's status (running, port,
-model loaded, memory) with Stop. Downloads, hashing and stopping run on the worker pool and
-report through the pump. What to list and do is `presenters/local_models.py`'s.
+origin and where they live, Add GGUF file… and Remove (it asks first, saying when the model is
+the default one; the engine that has it loaded is stopped); the engine's status (running, port,
+model loaded, memory) with Stop. A failed download says why (pointing at Add GGUF file… where a
+file you have is a way out) and leaves no progress line behind. Downloads, hashing, removing and
+stopping run on the worker pool and report through the pump. What to list and do is `presenters/local_models.py`'s.
 """
 
 from __future__ import annotations
@@ -120,7 +122,10 @@ class LocalPage(tb.Frame):
     def say(self, text: str, style: str = "danger") -> None:
         self.msg.configure(text=text, bootstyle=style)
 
-    def _work(self, fn: Callable[[], Any], then: Callable[[Any], Any], name: str) -> None:
+    def _work(self, fn: Callable[[], Any], then: Callable[[Any], Any], name: str,
+              failed: Callable[[], Any] = lambda: None) -> None:
+        """Run `fn` on the worker pool, then `then(its value)`; when it raised, say why and run
+        `failed()` (a download takes its progress line away)."""
         def done(future: Future[Any]) -> None:
             if not self.winfo_exists():
                 return
@@ -129,9 +134,11 @@ class LocalPage(tb.Frame):
             except Cancelled:
                 value = None
             except UserFacingError as exc:
+                failed()
                 self.say(error_text(exc))
                 value = None
             except Exception as exc:  # shown, never raised into Tk
+                failed()
                 self.say(error_text(exc, self.ui.errors.log_file()))
                 value = None
             else:
@@ -163,12 +170,19 @@ class LocalPage(tb.Frame):
         self.progress.set(0.0)
         self.progress_text.configure(text="Starting the download…")
         pump = self.ui.pump
-        self.job = job = self.models.download(name)
+        self.job = job = self.models.download(name, gguf_button=self.add_button.cget("text"))
         self._work(lambda: job.run(lambda p: pump.post(self._show_progress, p, job),
                                    lambda text: pump.post(self._show_note, text, job)),
                    lambda result: self.progress_text.configure(
                        text=f"{name} is installed." if not result[1] else f"{name} was already installed."),
-                   "local-download")
+                   "local-download", failed=lambda: self._clear_progress(job))
+
+    def _clear_progress(self, job: Download | None = None) -> None:
+        """No download line or bar left over (a failed `job`'s, or one an action made history);
+        a cancelled download that is still stopping keeps its line."""
+        if job is None or not job.cancelled:
+            self.progress.set(0.0)
+            self.progress_text.configure(text="")
 
     def _show_progress(self, p: DownloadProgress, job: Download) -> None:
         download_progress.show_progress(self, self.progress, self.progress_text, p, job)
@@ -190,6 +204,8 @@ class LocalPage(tb.Frame):
         path = self.ui.dialogs.open_file("Add a GGUF model file", GGUF_TYPES)
         if not path:
             return
+        if not self.downloading:
+            self._clear_progress()  # the last download's line is history now
         self.say("Checking the file (SHA-256)…", "secondary")
         self.add_button.configure(state="disabled")
         models = self.models
@@ -202,16 +218,14 @@ class LocalPage(tb.Frame):
             self.say("Select an installed model first.")
             return
         name = sel[0]
-        question = self.models.removal_question(name)
+        default = self.app.models.default_model
+        question = self.models.removal_question(name, (default.provider, default.id) if default else None)
         if question is None or not self.ui.dialogs.confirm(question, "Remove model"):
             return
-        try:
-            self.models.remove(name)
-        except UserFacingError as exc:
-            self.say(error_text(exc))
-            return
-        self.say(f"Removed {name}.", "secondary")
-        self._finish()
+        self.remove_button.configure(state="disabled")
+        models = self.models
+        self._work(lambda: models.remove(name), lambda _none: self.say(f"Removed {name}.", "secondary"),
+                   "local-remove")
 
     def stop(self) -> None:
         self.stop_button.configure(state="disabled")

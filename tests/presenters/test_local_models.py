@@ -57,7 +57,7 @@ def test_a_download_reports_progress_cancel_keeps_the_part_and_the_next_download
         if "/s" in p.text:
             halfway.set()
 
-    job = models.download("tiny")
+    job = models.download("tiny", "Add GGUF file…")
     with ThreadPoolExecutor(1) as pool:
         first = pool.submit(job.run, on_progress, notes.append)
         assert hub.stalled.wait(120) and halfway.wait(120), f"no progress: {seen}"
@@ -75,7 +75,7 @@ def test_a_download_reports_progress_cancel_keeps_the_part_and_the_next_download
 
     hub.stall_after = None
     before = len(hub.gets())
-    model, already = models.download("tiny").run()
+    model, already = models.download("tiny", "Add GGUF file…").run()
     assert not already and model.name == "tiny" and model.size == len(data)
     assert any(g.headers.get("range") == f"bytes={kept}-" for g in hub.gets()[before:])
     listing = models.listing()

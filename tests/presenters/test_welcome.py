@@ -28,3 +28,13 @@ def test_a_provider_set_up_in_the_settings_replaces_the_no_keys_advice():
     lines = detected_lines([], [], None, ["Acme"])
     assert "Ready in Settings › Models: Acme." in lines
     assert not any("No API keys" in line or "Configure models" in line for line in lines)
+
+
+def test_with_nothing_available_the_view_offers_the_local_model_the_first_run_sheet_downloads():
+    from llmspace.local import catalog
+    from llmspace.local.models import human_size
+
+    default = catalog.default_entry()
+    last = detected_lines([], [], None)[-1]
+    assert f"run {default.name} on this computer ({human_size(default.size)} download" in last, last
+    assert "GGUF file" in last and "API key" in last, last

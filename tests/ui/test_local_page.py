@@ -90,7 +90,8 @@ def test_a_gguf_file_is_added_in_place_and_removed_leaving_the_file(window, app,
     select(window.root, page.installed, name)
     click(window.root, page.remove_button)
     assert window.ui.dialogs.confirms and "stays where it is" in window.ui.dialogs.confirms[-1]
-    assert not page.installed.get_children("") and gguf.is_file()
+    pump_until(window.root, lambda: not page.installed.get_children(""), timeout=60)  # on the worker pool
+    assert gguf.is_file()
     dialog.destroy()
 
 
@@ -107,6 +108,30 @@ def test_the_engine_line_shows_the_running_engine_and_stop_stops_it(window, app,
         assert text.startswith(f"Running on port {status.port} · model gemma") and "memory" in text, text
         click(window.root, page.stop_button)
         pump_until(window.root, lambda: page.engine.cget("text").startswith("Not running"), timeout=60)
+        assert engine.engine_status(root) is None
+        dialog.destroy()
+    finally:
+        engine.stop_engine(root)
+
+
+def test_removing_the_model_the_engine_has_loaded_warns_it_is_the_default_and_the_engine_line_stops_naming_it(
+        window, app, home):
+    from tests.local.engine_support import GEMMA, setup_root
+
+    root, model = setup_root(home, GEMMA, name="gemma")
+    try:
+        app.models.set_default_model("local", "gemma")
+        engine.ensure_engine(root, model)
+        dialog, page = local_page(window)
+        assert "model gemma" in page.engine.cget("text")
+        select(window.root, page.installed, "gemma")
+        click(window.root, page.remove_button)
+        question = window.ui.dialogs.confirms[-1]
+        assert "default model" in question and "engine" in question, question
+        pump_until(window.root, lambda: not page.installed.exists("gemma") and page.worker is not None
+                   and page.worker.done(), timeout=60)
+        window.root.update()
+        assert "gemma" not in page.engine.cget("text"), page.engine.cget("text")
         assert engine.engine_status(root) is None
         dialog.destroy()
     finally:
