@@ -121,9 +121,15 @@ class GridCell:
         values = [r.latency_ms for r in self.rows if r.latency_ms is not None and not r.cached]
         return sum(values) / len(values) if values else None
 
-    def detail(self) -> CellDetail:
-        """What the cell's window shows: output, each assertion with its reason, the judges' reasons."""
-        row = self.shown
+    @property
+    def repeat_numbers(self) -> list[int]:
+        """The repeats with a result so far, in order (the cell window steps through them)."""
+        return [r.repeat for r in self.rows]
+
+    def detail(self, repeat: int | None = None) -> CellDetail:
+        """What the cell's window shows of one repeat (`repeat`, else `shown`'s): output, each
+        assertion with its reason, the judges' reasons."""
+        row = next((r for r in self.rows if r.repeat == repeat), None) if repeat is not None else self.shown
         if row is None:
             return CellDetail(self.case, self.column, self.status, "", [], [], None, 1, self.repeats, self.cost, self.latency_ms)
         checks = [(c.assertion, c.passed, c.reason) for c in row.checks]
@@ -324,6 +330,18 @@ class EvalGrid:
     def cached_cells(self) -> int:
         """How many cells have every answer from the response cache."""
         return sum(cell.cached for cell in self.cells.values())
+
+    def progress_text(self, ending: str = "") -> str:
+        """The results window's progress line. Its cells are the plan's — cases × models ×
+        variants × repeats, as the status bar counts them —, so a case on a model with two
+        repeats is two cells; pass, fail and error count cases on a model (repeats folded)."""
+        counts = self.counts()
+        total = len(self.case_ids) * len(self.columns) * self.repeats
+        done = sum(r.status != "pending" for cell in self.cells.values() for r in cell.rows)
+        decided = counts["pass"] + counts["fail"]
+        rate = f"{counts['pass'] / decided:.0%}" if decided else "–"
+        return (f"{done}/{total} cells · pass {rate} · {counts['fail']} fail · {counts['error']} error"
+                + (f" · {ending}" if ending else ""))
 
     def chart(self) -> list[ChartBar]:
         """Per column: pass rate over the decided cases, cost, mean latency of the calls."""

@@ -118,3 +118,26 @@ def test_open_as_thread_fills_the_cases_variables_and_adds_the_reply_without_tou
     assert new.context.variableVariants.variants["default"]["question"] == "q of c2"
     assert new.messages[-1].role == "assistant" and new.messages[-1].content[0].text == "4"
     assert len(thread.messages) == 1 and thread.runHistory and thread.context.variableVariants is None
+
+
+def test_every_repeat_of_a_cell_has_its_detail():
+    grid = EvalGrid.from_plan(_plan(cases=1, models=("p/good",), repeat=2))
+    grid.add_records([_record("c0", "p/good", True), _record("c0", "p/good", False, repeat=2)])
+    cell = grid.cells[("c0", "p/good")]
+    assert cell.repeat_numbers == [1, 2]
+    second = cell.detail(repeat=2)
+    assert (second.repeat, second.repeats, second.output) == (2, 2, "5")
+    assert "(repeat 2 of 2)" in second.text() and "Output:\n5" in second.text()
+    assert cell.detail(repeat=1).output == "4"
+    assert cell.detail().repeat == 2  # by default the first repeat that failed
+
+
+def test_the_grid_counts_cells_as_cases_times_models_times_repeats_as_the_plan_does():
+    plan = _plan(cases=5, models=("p/good",), repeat=2)
+    grid = EvalGrid.from_plan(plan)
+    assert grid.progress_text().startswith(f"0/{len(plan.cells)} cells")  # 10, as the status line says
+    grid.add_records([_record("c0", "p/good", True)])
+    assert grid.progress_text().startswith("1/10 cells")
+    grid.add_records([_record("c0", "p/good", True, repeat=2)])
+    assert grid.progress_text("stopped").startswith("2/10 cells · pass 100% · 0 fail · 0 error")
+    assert grid.progress_text("stopped").endswith(" · stopped")

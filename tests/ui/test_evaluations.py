@@ -353,3 +353,52 @@ def test_the_new_evaluation_dialog_fits_a_1024x600_screen_with_run_in_view(windo
         assert fully_inside(dialog.btn_run, dialog), (dialog.btn_run.winfo_y(), dialog.winfo_height())
     finally:
         dialog.destroy()
+
+
+def _two_repeat_results(tk_root):
+    from llmspace.evals.records import parse_row
+    from llmspace.presenters.eval_grid import EvalGrid
+    from llmspace.ui.evals.results_window import ResultsWindow
+
+    rows = [{"case": f"c{c}", "model": "p/m", "variant": "default", "repeat": r, "status": "pass" if r == 1 else "fail",
+             "output": f"out {c}.{r}", "checks": [], "judges": []} for c in (1, 2) for r in (1, 2)]
+    window = ResultsWindow(tk_root, "Evaluation two", EvalGrid.from_rows([parse_row(r) for r in rows], repeats=2))
+    window.done("results in nowhere")
+    tk_root.update()
+    return window
+
+
+def test_the_cell_window_steps_through_every_repeat(tk_root):
+    results = _two_repeat_results(tk_root)
+    try:
+        x, y = results.grid_view.cell_xy(0, 0)
+        results.grid_view.canvas.event_generate("<Button-1>", x=x, y=y)
+        cell_win = pump_until(tk_root, lambda: _toplevel(results, CellWindow))
+        assert "(repeat 2 of 2)" in cell_win.text.get("1.0", "end")  # the failed repeat first
+        assert cell_win.repeat_label.cget("text") == "Repeat 2 of 2"
+        assert str(cell_win.btn_next.cget("state")) == "disabled"
+        cell_win.btn_prev.invoke()
+        text = cell_win.text.get("1.0", "end")
+        assert "(repeat 1 of 2)" in text and "Output:\nout 1.1" in text
+        assert str(cell_win.btn_prev.cget("state")) == "disabled"
+        cell_win.focus_force()
+        cell_win.text.event_generate("<Alt-Right>")  # the keyboard steps too
+        assert "Output:\nout 1.2" in cell_win.text.get("1.0", "end")
+    finally:
+        results.destroy()
+
+
+def test_opening_another_cell_reuses_the_cell_window(tk_root):
+    results = _two_repeat_results(tk_root)
+    try:
+        gv = results.grid_view
+        for row in (0, 1):
+            x, y = gv.cell_xy(row, 0)
+            gv.canvas.event_generate("<Button-1>", x=x, y=y)
+            tk_root.update()
+        windows = [w for w in results.winfo_children() if isinstance(w, CellWindow)]
+        assert len(windows) == 1, f"{len(windows)} cell windows"
+        assert windows[0].cell.case == "c2" and windows[0].text.get("1.0", "end").startswith("c2 · p/m")
+        assert windows[0].title().startswith("c2 · p/m")
+    finally:
+        results.destroy()

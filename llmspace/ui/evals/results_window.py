@@ -134,13 +134,7 @@ class ResultsWindow(tb.Toplevel):
         self._draw()
 
     def update_progress(self) -> None:
-        counts = self.grid_model.counts()
-        total = sum(counts.values())
-        decided = counts["pass"] + counts["fail"]
-        rate = f"{counts['pass'] / decided:.0%}" if decided else "–"
-        self.progress.configure(text=f"{total - counts['pending']}/{total} cells · pass {rate} · "
-                                     f"{counts['fail']} fail · {counts['error']} error"
-                                     + (f" · {self.ending}" if self.ending else ""))
+        self.progress.configure(text=self.grid_model.progress_text(self.ending))
 
     def _draw_chart(self) -> None:
         try:
@@ -164,6 +158,15 @@ class ResultsWindow(tb.Toplevel):
         self.grid_view.redraw()
 
     def open_cell(self, cell: GridCell) -> CellWindow:
-        window = CellWindow(self, cell, self.open_as_thread)
-        self.cell_windows.append(window)
+        """The cell in the cell window: the one already open shows it (one detail window per
+        results window), else a new one."""
+        open_windows = [w for w in self.cell_windows if w.winfo_exists()]
+        if open_windows:
+            window = open_windows[-1]
+            window.show(cell)
+            window.lift()
+            window.focus_set()
+        else:
+            window = CellWindow(self, cell, self.open_as_thread)
+        self.cell_windows = [window]
         return window
