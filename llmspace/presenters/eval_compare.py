@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ..evals.compare_format import p_text
 
 if TYPE_CHECKING:
-    from ..evals.compare import Comparison, Pair, Stats
+    from ..evals.compare import CaseResult, Comparison, Pair, Stats
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,8 @@ class CompareRow:
     column: str
     change: str  # "pass → fail", or the score delta
     detail: str  # the first failed assertion of the failing side, else the output's start
+    a_text: str = ""  # A's side in full (status, why it failed, its output), shown beside B's
+    b_text: str = ""
 
 
 @dataclass(frozen=True)
@@ -52,11 +54,29 @@ def _detail(pair: Pair, failing_side: str) -> str:
     return text[:120]
 
 
+def side_text(r: CaseResult) -> str:
+    """One side of a pair in full: its status and score, why it failed, its output."""
+    head = r.status + (f" · score {r.score:.3f}" if r.score is not None else "")
+    if r.repeats > 1:
+        head += f" · {r.passed_repeats}/{r.repeats} repeats passed"
+    lines = [head]
+    if r.error:
+        lines += ["", f"Error: {r.error}"]
+    if r.failed:
+        lines += ["", "Failed:", *(f"  ✗ {reason}" for reason in r.failed)]
+    lines += ["", "Output:", r.output if r.output is not None else "(none)"]
+    return "\n".join(lines)
+
+
+def _row(kind: str, p: Pair, change: str, failing_side: str) -> CompareRow:
+    return CompareRow(kind, p.a.case, p.a.label, change, _detail(p, failing_side), side_text(p.a), side_text(p.b))
+
+
 def comparison_view(c: Comparison) -> ComparisonView:
-    rows = [CompareRow("worse", p.a.case, p.a.label, "pass → fail", _detail(p, "b")) for p in c.worse]
-    rows += [CompareRow("better", p.a.case, p.a.label, "fail → pass", _detail(p, "a")) for p in c.better]
+    rows = [_row("worse", p, "pass → fail", "b") for p in c.worse]
+    rows += [_row("better", p, "fail → pass", "a") for p in c.better]
     flipped = {p.key for p in c.worse} | {p.key for p in c.better}
-    rows += [CompareRow("score", p.a.case, p.a.label, f"{p.delta:+.3f}", _detail(p, "b" if (p.delta or 0) < 0 else "a"))
+    rows += [_row("score", p, f"{p.delta:+.3f}", "b" if (p.delta or 0) < 0 else "a")
              for p in c.score_changes if p.key not in flipped and p.delta is not None]
     headline = (f"{len(c.worse)} flipped to fail, {len(c.better)} to pass of {c.paired} paired · " + stats_line(c.overall))
     extra = []

@@ -22,3 +22,14 @@ def test_rows_list_pass_to_fail_then_fail_to_pass_then_score_changes(tmp_path):
     assert view.headline.startswith("2 flipped to fail, 1 to pass of 5 paired")
     assert "McNemar p = 1.0000 (not likely real)" in view.headline
     assert view.per_column and view.per_column[0][0] == "p/m"
+
+
+def test_a_row_holds_both_sides_output_and_why_the_failing_side_failed(tmp_path):
+    a = _folder(tmp_path / "a", [("c1", "p/m", "pass", 1.0)], output="A says 4")
+    b = _folder(tmp_path / "b", [("c1", "p/m", "fail", 0.0)], output="B says 5")
+
+    (row,) = comparison_view(compare_results(a, b)).rows
+
+    assert row.a_text.startswith("pass") and "Output:\nA says 4" in row.a_text
+    assert row.b_text.startswith("fail") and "Output:\nB says 5" in row.b_text
+    assert "contains: output does not contain 'c1'" in row.b_text

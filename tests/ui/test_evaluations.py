@@ -165,6 +165,35 @@ def test_compare_two_results_lists_the_flips_first(home, window):
     assert "McNemar p = 1.0000" in cmp.headline.cget("text")
 
 
+def test_double_clicking_a_flipped_case_shows_a_and_bs_outputs_side_by_side(home, window):
+    base = home / "evals" / "quiz"
+    _folder(base / "20260101-100000", [("c1", "p/m", "pass", 1.0), ("c2", "p/m", "fail", 0.0)], output="the old answer")
+    _folder(base / "20260102-100000", [("c1", "p/m", "fail", 0.0), ("c2", "p/m", "pass", 1.0)], output="the new answer")
+    root = window.root
+    _menu_invoke(window.menus.evals_menu, "Compare Two Results…")
+    cmp = pump_until(root, lambda: _toplevel(root, CompareWindow))
+    cmp.btn_compare.invoke()
+    pump_until(root, lambda: cmp.view is not None, timeout=30)
+    first = cmp.rows.get_children()[0]
+    x, y, _w, h = cmp.rows.bbox(first, "case")
+    for _click in range(2):  # a double click: two presses at once, at one place
+        cmp.rows.event_generate("<ButtonPress-1>", x=x + 5, y=y + h // 2)
+        cmp.rows.event_generate("<ButtonRelease-1>", x=x + 5, y=y + h // 2)
+    pair = pump_until(root, lambda: cmp.pair_window is not None and cmp.pair_window.winfo_exists() and cmp.pair_window)
+    a_text, b_text = pair.a_text.get("1.0", "end"), pair.b_text.get("1.0", "end")
+    assert a_text.startswith("pass") and "the old answer" in a_text
+    assert b_text.startswith("fail") and "the new answer" in b_text and "output does not contain 'c1'" in b_text
+    assert pair.a_text.winfo_rootx() + pair.a_text.winfo_width() <= pair.b_text.winfo_rootx()  # side by side
+    assert "c1" in pair.title()
+    cmp.rows.focus_set()
+    cmp.rows.selection_set(cmp.rows.get_children()[1])
+    cmp.rows.focus(cmp.rows.get_children()[1])
+    cmp.rows.event_generate("<Return>")  # the keyboard opens a row too, in the same window
+    root.update()
+    assert cmp.pair_window is pair and "c2" in pair.title()
+    cmp.destroy()
+
+
 def test_every_evaluations_menu_entry_is_a_palette_command(window):
     labels = [label for label, _cmd in window.menus.commands]
     assert "Evaluations: New Evaluation…" in labels and "Evaluations: Compare Two Results…" in labels
