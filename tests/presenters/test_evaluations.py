@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from llmspace.app import App
+from llmspace.evals.records import CellRecord
 from llmspace.presenters.eval_form import NewEvalForm
 from llmspace.presenters.evaluations import Evaluations
 from tests.evals.support import Oracle, write_thread
@@ -83,6 +84,37 @@ def test_stop_ends_a_running_evaluation_and_what_finished_stays_written(home: Pa
         session.grid.add_records(records)
         session.grid.refresh()
         assert session.grid.counts()["pending"] > 0
+
+
+def test_an_interrupted_folder_opens_as_interrupted_and_resumes_in_that_folder_without_its_finished_cells(
+        home: Path, app: App) -> None:
+    with LoopbackLLM() as srv:
+        oracle = Oracle()
+        oracle.delay_per_chunk = 0.05
+        srv.responder = oracle
+        dataset = _setup(home, srv, 40)
+        evaluations = Evaluations(app.workspace, app.runner)
+        session = evaluations.start(NewEvalForm("quiz.json", str(dataset), "loop/good"))
+        session.prepare()
+        first = threading.Event()
+        with ThreadPoolExecutor(1) as pool:
+            running = pool.submit(session.run, lambda r: first.set())
+            assert first.wait(120), "no record within 120 s"
+            session.stop()
+            folder = running.result(timeout=120).folder
+        opened = evaluations.open_results(folder)
+        assert opened.interrupted and opened.text.startswith("interrupted")
+        oracle.delay_per_chunk = 0.0
+        resumed = evaluations.resume(folder)
+        resumed.prepare()
+        assert resumed.folder == folder and resumed.started.records
+        assert resumed.grid.counts()["pending"] < 40  # the grid starts from what finished
+        handed: list[Any] = []
+        outcome = resumed.run(handed.append)
+    assert outcome.folder == folder and not outcome.interrupted
+    done_before = sum(isinstance(r, CellRecord) for r in resumed.started.records)
+    assert sum(isinstance(r, CellRecord) for r in handed) == 40 - done_before  # only the cells not finished ran
+    assert not evaluations.open_results(folder).interrupted
 
 
 def test_a_results_folder_opens_as_a_grid_with_its_thread_and_its_datasets_variables(home: Path, app: App) -> None:
