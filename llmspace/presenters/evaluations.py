@@ -226,7 +226,8 @@ class Evaluations:
             (f"the evaluation file {path.name}", header.hashes.get("evalFile") != load_spec(path).raw_hash)) if yes]
         if not changed:
             return rerun
-        return replace(rerun, note=" and ".join(changed) + " changed since these results: it runs as it is now.")
+        note = " and ".join(changed) + " changed since these results: it runs as it is now."
+        return replace(rerun, note=note[:1].upper() + note[1:])
 
     def open_results(self, folder: Path) -> OpenedResults:
         """A finished (or stopped) results folder as a grid; its cases' variables come from the

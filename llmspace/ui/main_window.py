@@ -328,6 +328,9 @@ class MainWindow:
     def open_results(self) -> Any:
         return self.evals.pick_results()
 
+    def open_eval_file(self) -> Any:
+        return self.evals.open_eval_file()
+
     def compare_results(self) -> Any:
         return self.evals.compare()
 

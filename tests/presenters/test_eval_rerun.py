@@ -115,7 +115,7 @@ def test_running_again_after_the_thread_changed_runs_it_as_it_is_now_and_says_so
         _run(first)
         write_thread(home, text="Please answer: {{question}}")
         rerun = evaluations.again(first.folder)
-        assert rerun.note == "the thread quiz.json changed since these results: it runs as it is now."
+        assert rerun.note == "The thread quiz.json changed since these results: it runs as it is now."
         again = evaluations.start(rerun.form, rerun)
         grid = _run(again)
         assert rerun.note in again.status_line

@@ -7,6 +7,11 @@ thread, read, checked and its results folder opened), then its results window op
 thread and the session runs on the worker pool, each journaled record posted through the pump
 (`ui/pump.py`) to the window as it lands. Stop in the window, or `stop_all()` when the main
 window closes, calls `EvaluationSession.stop()`.
+
+Running again: "Run again" on a results window (`run_again`) and Evaluations › Open
+Evaluation File… (`open_eval_file`) open the dialog filled with the evaluation file's form and
+a note when its thread or the file changed since; an unchanged form runs that file again in a
+new results folder (`presenters/evaluations.py`'s `Rerun`).
 """
 
 from __future__ import annotations
@@ -19,11 +24,13 @@ from typing import TYPE_CHECKING, Any
 from ...errors import UserFacingError
 from ...presenters.eval_form import NewEvalForm
 from ...presenters.eval_grid import GridCell, open_as_thread
-from ...presenters.evaluations import Evaluations, EvaluationSession, Outcome
+from ...presenters.evaluations import Evaluations, EvaluationSession, Outcome, Rerun
 from ..services import UiServices
 from .compare_window import CompareWindow
 from .new_dialog import NewEvaluationDialog
 from .results_window import ResultsWindow
+
+EVAL_FILE_TYPES = (("Evaluation files", "*.eval.yaml *.eval.yml *.eval.json *.eval-*.yaml"), ("All files", "*"))
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -63,13 +70,41 @@ class EvalActions:
         choice = self.app.providers.choose(thread.model).model
         return f"{choice.provider}/{choice.id}" if choice is not None else ""
 
-    def new_evaluation(self) -> NewEvaluationDialog:
+    def new_evaluation(self, rerun: Rerun | None = None) -> NewEvaluationDialog:
+        """The New Evaluation dialog; filled with `rerun`'s form to run an evaluation file again."""
         return NewEvaluationDialog(self.ui, self.app.workspace, self.threads(), self.active_thread(),
-                                   self.default_models, self.start)
+                                   self.default_models, lambda form: self.start(form, rerun),
+                                   initial=rerun.form if rerun is not None else None,
+                                   note=rerun.note if rerun is not None else "")
 
-    def start(self, form: NewEvalForm) -> Future[EvaluationSession]:
-        """Write the evaluation file, prepare it off the Tk thread, then run it into a results window."""
-        session = self.evaluations.start(form)
+    def open_eval_file(self) -> NewEvaluationDialog | None:
+        """Evaluations › Open Evaluation File…: an evaluation file in the dialog, to run it again."""
+        picked = self.ui.dialogs.open_file("Open an evaluation file", EVAL_FILE_TYPES)
+        if not picked:
+            return None
+        try:
+            rerun = self.evaluations.open_eval_file(Path(picked))
+        except (UserFacingError, OSError) as exc:
+            self.ui.errors.show(str(exc))
+            return None
+        return self.new_evaluation(rerun)
+
+    def run_again(self, folder: Path) -> NewEvaluationDialog | None:
+        """A results window's "Run again": the dialog filled with the file those results ran,
+        saying when the thread or the file changed since (the run takes them as they are now)."""
+        try:
+            rerun = self.evaluations.again(folder)
+        except (UserFacingError, OSError) as exc:
+            self.ui.errors.show(str(exc))
+            return None
+        if rerun.note:
+            self.ui.status.set(rerun.note)
+        return self.new_evaluation(rerun)
+
+    def start(self, form: NewEvalForm, rerun: Rerun | None = None) -> Future[EvaluationSession]:
+        """Write the evaluation file (or take `rerun`'s, unchanged), prepare it off the Tk
+        thread, then run it into a results window."""
+        session = self.evaluations.start(form, rerun)
 
         def prepare() -> EvaluationSession:
             session.prepare()
@@ -96,6 +131,8 @@ class EvalActions:
         self.ui.status.set(session.status_line)
         pump = self.ui.pump
         window.running(session.stop)
+        folder = session.folder
+        window.offer_run_again(lambda: self.run_again(folder))
 
         def done(f: Future[Outcome]) -> None:
             try:
@@ -146,6 +183,7 @@ class EvalActions:
         open_case = (lambda cell: self.open_case(thread_rel, cell)) if thread_rel else None
         window = ResultsWindow(self.ui.root, opened.title, opened.grid, open_case)
         window.done(opened.text)
+        window.offer_run_again(lambda: self.run_again(folder))
         if opened.interrupted:
             window.offer_resume(lambda: self.resume(folder, window))
         self.windows.append(window)

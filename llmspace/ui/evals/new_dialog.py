@@ -1,7 +1,10 @@
 """Evaluations › New Evaluation…: the thread, a dataset with a preview of its first rows and
 where each of the thread's variables gets its value, the models, assertions (one per line),
 the judge and repeats. Run stays disabled while the form has problems (listed under it) or
-the preview is being read (on the worker pool); the logic is `presenters/eval_form.py`."""
+the preview is being read (on the worker pool); the logic is `presenters/eval_form.py`.
+To run an evaluation file again (a results window's "Run again", Evaluations › Open
+Evaluation File…) it opens filled with that file's form (`initial`) and says what changed since
+(`note`). "Fresh answers" asks the models again instead of reusing cached answers."""
 
 from __future__ import annotations
 
@@ -31,8 +34,9 @@ def size_for(screen_w: int, screen_h: int) -> tuple[int, int]:
 
 class NewEvaluationDialog(tb.Toplevel):
     def __init__(self, ui: UiServices, workspace: Workspace, threads: list[str], thread_rel: str | None,
-                 default_models: Callable[[Thread], str], on_run: Callable[[NewEvalForm], Any]) -> None:
-        super().__init__(master=ui.root, title="New Evaluation")
+                 default_models: Callable[[Thread], str], on_run: Callable[[NewEvalForm], Any],
+                 initial: NewEvalForm | None = None, note: str = "") -> None:
+        super().__init__(master=ui.root, title="Run Evaluation Again" if initial is not None else "New Evaluation")
         self.geometry("{}x{}".format(*size_for(self.winfo_screenwidth(), self.winfo_screenheight())))
         self.ui, self.workspace = ui, workspace
         self.default_models = default_models
@@ -42,6 +46,9 @@ class NewEvaluationDialog(tb.Toplevel):
         self._asked = 0  # previews asked for (only the newest is shown)
         self._read_for: tuple[str, int] | None = None  # the dataset and thread of the last preview asked for
         self.thread: Thread | None = None
+        self.note = tb.Label(self, text=note, bootstyle="warning", justify="left", wraplength=820)
+        if note:
+            self.note.pack(fill="x", padx=10, pady=(10, 0))
         body = tb.Frame(self, padding=10)
         body.pack(fill="both", expand=True)
         body.columnconfigure(1, weight=1)
@@ -93,6 +100,12 @@ class NewEvaluationDialog(tb.Toplevel):
         self.btn_run = tb.Button(bar, text="Run", bootstyle="primary", command=self.run)
         self.btn_run.pack(side="right")
         tb.Button(bar, text="Cancel", bootstyle="secondary", command=self.destroy).pack(side="right", padx=6)
+        self.fresh_var = tkvars.BooleanVar(self, False)
+        self.fresh_check = tb.Checkbutton(bar, text="Fresh answers (ask the models again, not the cache)",
+                                          variable=self.fresh_var)
+        self.fresh_check.pack(side="left")
+        if initial is not None:
+            self._fill(initial)
         for var in (self.models_var, self.judge_var, self.repeat_var):
             var.trace_add("write", lambda *a: self.check())
         self.assertions.bind("<KeyRelease>", lambda e: self.check(), add=True)
@@ -100,6 +113,15 @@ class NewEvaluationDialog(tb.Toplevel):
         self.thread_changed()
 
     # -- fields --------------------------------------------------------------------------
+    def _fill(self, form: NewEvalForm) -> None:
+        """The fields of an evaluation file's form (to run it again)."""
+        self.thread_var.set(form.thread_rel)
+        self.dataset_var.set(form.dataset)
+        self.models_var.set(form.models)
+        self.assertions.insert("1.0", form.assertions)
+        self.judge_var.set(form.judge)
+        self.repeat_var.set(str(form.repeat))
+
     def thread_changed(self) -> None:
         rel = self.thread_var.get()
         self.thread = None
@@ -165,7 +187,8 @@ class NewEvaluationDialog(tb.Toplevel):
         except ValueError:
             repeat = 0
         return NewEvalForm(self.thread_var.get(), self.dataset_var.get().strip(), self.models_var.get(),
-                           self.assertions.get("1.0", "end").strip(), self.judge_var.get().strip(), repeat)
+                           self.assertions.get("1.0", "end").strip(), self.judge_var.get().strip(), repeat,
+                           bool(self.fresh_var.get()))
 
     def check(self) -> list[str]:
         if self.loading:

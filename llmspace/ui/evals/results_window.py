@@ -3,6 +3,7 @@ controls, the virtualised grid (`grid_view.ResultsGrid`) and the chart (`chart_v
 Records reach it through the pump as they are journaled (`add_record`); redraws are
 coalesced to one per idle moment, so a burst of cells costs one draw. Stop, or closing the
 window (Close, Esc or its ✕), ends a live run as Ctrl-C ends `eval run` (what finished is kept; it resumes).
+"Run again", once the run has ended, opens its evaluation file in the New Evaluation dialog.
 
 Opening the window runs one full garbage collection: a grid of 10,000 cells brings some
 100,000 new objects (the rows and their checks), and otherwise the first full collection
@@ -66,6 +67,8 @@ class ResultsWindow(tb.Toplevel):
         self.btn_stop.pack(side="right", padx=(0, 6))
         self.resume_run: Callable[[], object] | None = None  # an interrupted folder: Resume continues it
         self.btn_resume = tb.Button(top, text="Resume", bootstyle="primary", command=self.resume)
+        self.run_again: Callable[[], object] | None = None  # "Run again": the evaluation file in the dialog
+        self.btn_again = tb.Button(top, text="Run again", bootstyle="secondary", command=self.again, state="disabled")
         self.progress = tb.Label(self, text="", anchor="w")
         self.progress.pack(fill="x", padx=8, pady=(2, 4))
         self.protocol("WM_DELETE_WINDOW", self.close)
@@ -108,6 +111,17 @@ class ResultsWindow(tb.Toplevel):
         self.btn_resume.configure(state="normal")
         self.btn_resume.pack(side="right", padx=(0, 6), before=self.btn_stop)
 
+    def offer_run_again(self, run_again: Callable[[], object]) -> None:
+        """Show "Run again" (enabled once the run has ended), which calls `run_again`
+        (`EvalActions.run_again`: the dialog filled with the evaluation file)."""
+        self.run_again = run_again
+        self.btn_again.configure(state="normal" if self.finished else "disabled")
+        self.btn_again.pack(side="right", padx=(0, 6), before=self.btn_stop)
+
+    def again(self) -> None:
+        if self.run_again is not None and self.finished:
+            self.run_again()
+
     def resume(self) -> None:
         if self.resume_run is not None:
             self.btn_resume.configure(state="disabled")
@@ -131,6 +145,7 @@ class ResultsWindow(tb.Toplevel):
         self.finished = True
         self.ending = text
         self.btn_stop.configure(state="disabled")
+        self.btn_again.configure(state="normal")
         self._draw()
 
     def update_progress(self) -> None:
