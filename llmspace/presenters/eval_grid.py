@@ -126,6 +126,12 @@ class GridCell:
         """The repeats with a result so far, in order (the cell window steps through them)."""
         return [r.repeat for r in self.rows]
 
+    def only_repeat(self, repeat: int) -> GridCell:
+        """This cell with the one repeat `repeat` (what "Open as thread" takes from the cell
+        window's repeat); the cell itself when it has no such repeat."""
+        rows = [r for r in self.rows if r.repeat == repeat]
+        return GridCell(self.case, self.column, 1, 1, rows, dict(self.vars)) if rows else self
+
     def detail(self, repeat: int | None = None) -> CellDetail:
         """What the cell's window shows of one repeat (`repeat`, else `shown`'s): output, each
         assertion with its reason, the judges' reasons."""

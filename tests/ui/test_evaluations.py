@@ -431,3 +431,18 @@ def test_opening_another_cell_reuses_the_cell_window(tk_root):
         assert windows[0].title().startswith("c2 · p/m")
     finally:
         results.destroy()
+
+
+def test_open_as_thread_takes_the_repeat_the_cell_window_shows(tk_root):
+    from llmspace.presenters.eval_grid import GridCell
+
+    results = _two_repeat_results(tk_root)
+    opened: list[GridCell] = []
+    results.open_as_thread = opened.append
+    try:
+        cell_win = results.open_cell(results.grid_model.cells[("c1", "p/m")])
+        cell_win.btn_prev.invoke()  # repeat 1 of 2 (the window opened on the failed repeat 2)
+        cell_win.btn_thread.invoke()
+        assert [c.shown.output for c in opened if c.shown is not None] == ["out 1.1"]
+    finally:
+        results.destroy()

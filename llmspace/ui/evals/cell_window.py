@@ -72,7 +72,7 @@ class CellWindow(tb.Toplevel):
 
     def _open(self) -> None:
         if self.open_as_thread is not None:
-            self.open_as_thread(self.cell)
+            self.open_as_thread(self.cell.only_repeat(self.detail.repeat))  # the repeat shown
             self.destroy()
 
     def copy(self) -> None:
