@@ -346,8 +346,9 @@ class EvalGrid:
         done = sum(r.status != "pending" for cell in self.cells.values() for r in cell.rows)
         decided = counts["pass"] + counts["fail"]
         rate = f"{counts['pass'] / decided:.0%}" if decided else "–"
+        cached = self.cached_cells()
         return (f"{done}/{total} cells · pass {rate} · {counts['fail']} fail · {counts['error']} error"
-                + (f" · {ending}" if ending else ""))
+                + (f" · {cached} from the cache" if cached else "") + (f" · {ending}" if ending else ""))
 
     def chart(self) -> list[ChartBar]:
         """Per column: pass rate over the decided cases, cost, mean latency of the calls."""

@@ -93,6 +93,7 @@ def test_running_again_marks_the_cached_cells_and_fresh_answers_ask_the_models_a
         assert again.folder != first.folder
         assert _posts(srv) == calls  # every answer came from the cache
         assert grid.cached_cells() == 3 and grid.counts()["pass"] == 3
+        assert grid.progress_text() == "3/3 cells · pass 100% · 0 fail · 0 error · 3 from the cache"
         cell = grid.cells[("add-1", "loop/good")]
         assert cell.label == "✓ pass  · cached" and CACHED_NOTE in cell.detail().text()
 
@@ -101,6 +102,7 @@ def test_running_again_marks_the_cached_cells_and_fresh_answers_ask_the_models_a
         assert fresh.eval_file == first.eval_file and "with fresh answers" in fresh.status_line
         assert _posts(srv) == calls + 3
         assert grid.cached_cells() == 0 and grid.counts()["fail"] == 3  # the new answers, not the cached ones
+        assert "from the cache" not in grid.progress_text()
         detail = grid.cells[("add-1", "loop/good")].detail()
         assert detail.output == "I do not know." and detail.latency_ms is not None and CACHED_NOTE not in detail.text()
         assert sorted(p.name for p in (home / "workspace").glob("*.eval*")) == ["quiz.eval.yaml"]

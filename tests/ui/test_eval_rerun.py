@@ -102,6 +102,7 @@ def test_run_again_marks_cached_cells_and_fresh_answers_are_new_answers(home, ma
         assert _posts(srv) == calls  # every answer came from the cache, and the grid says so
         assert cached.grid_model.cached_cells() == 4
         assert _cell_texts(cached) == ["✓ pass  · cached"] * 4
+        assert "· 4 from the cache" in cached.progress.cget("text")
         gv = cached.grid_view
         x, y = gv.cell_xy(0, 0)
         gv.canvas.event_generate("<Button-1>", x=x, y=y)
