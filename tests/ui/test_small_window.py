@@ -1,7 +1,9 @@
 """The window at its minimum size (800×500): every section of the editor's settings column
 can be reached (it scrolls, by the wheel too, and a section that gets the keyboard focus is
-scrolled into view), names in the Tools and Variables rows wrap between names only, and the
-workspace sidebar keeps its New and Refresh buttons."""
+scrolled into view), names in the Tools and Variables rows wrap between names only, the
+workspace sidebar keeps its New and Refresh buttons, a message card's actions stay on one row,
+and with History open the runs list shows enough rows to pick two, with whole summaries and
+times (the settings column folds while it is open)."""
 
 from __future__ import annotations
 
@@ -191,3 +193,72 @@ def test_the_focus_ring_follows_the_window_down_to_800x500_and_stays_in_the_sett
     finally:
         window.root.focus_force()
         resize(window, "1280x800")
+
+
+def _card_action_rows(ed) -> dict[str, int]:
+    """Each card's role → how many rows its actions (↑ ↓ + ▶ ✕, Copy, …) take."""
+    return {f"{i}:{c.role_btn.cget('text')}": len({int(w.place_info().get("y", 0)) for w in c.header.actions})
+            for i, c in enumerate(ed.list.order)}
+
+
+def test_at_800x500_each_message_cards_actions_stay_on_one_row(window, app):
+    from .test_history_fit import long_thread
+
+    rel = long_thread(app, 4, 30)
+    window.tree_view.refresh()
+    ed = window.open_thread(rel)
+    pump_until(window.root, lambda: ed.winfo_ismapped() and ed.list.order, timeout=10)
+    try:
+        resize(window, "800x500")
+        pump_until(window.root, lambda: ed.list.order[0].header.winfo_width() < 600, timeout=10)
+        rows = _card_action_rows(ed)
+        assert set(rows.values()) == {1}, rows
+        names = list(ed.p.typed_variables()) + list(ed.p.custom_variables())
+        whole_names(ed.settings.vars_lbl, names)  # the settings column gave up room, not whole names
+    finally:
+        resize(window, "1280x800")
+
+
+def test_at_800x500_history_shows_enough_runs_to_pick_two_with_whole_summaries_and_times(window, app):
+    """Six runs and a saved evaluation: the runs list shows at least four rows, the summary and
+    time columns are inside the list, and no variable name is broken in the settings column."""
+    import orjson
+
+    from llmspace.jsonio import write_bytes_atomic
+
+    from .test_history_fit import _run, long_thread
+
+    rel = long_thread(app, 4, 30)
+    path = app.workspace.root / rel
+    data = orjson.loads(path.read_bytes())
+    data["runHistory"] += [_run(f"r{i}", data["runHistory"][0]["timestamp"] - i * 60_000) for i in range(4, 7)]
+    data["evaluations"] = [{"id": "e1", "leftRunId": "r1", "rightRunId": "r2", "verdict": "tie",
+                            "createdAt": 1, "updatedAt": 1}]
+    write_bytes_atomic(path, orjson.dumps(data))
+    window.tree_view.refresh()
+    ed = window.open_thread(rel)
+    pump_until(window.root, lambda: ed.winfo_ismapped() and ed.list.order, timeout=10)
+    try:
+        resize(window, "800x500")
+        ed.toggle_history()
+        panel = ed.history_panel
+        runs = panel.list
+        pump_until(window.root, lambda: runs.winfo_height() > 1 and len(runs.get_children("")) == 6, timeout=10)
+        window.root.update()
+        shown = [i for i in runs.get_children("") if runs.bbox(i) and sum(runs.bbox(i)[1::2]) <= runs.winfo_height()]
+        assert len(shown) >= 4, f"the runs list shows {len(shown)} row(s) in {runs.winfo_height()} px"
+        font = tkfont.nametofont("TkDefaultFont", root=runs)
+        summary = max(font.measure(runs.item(i, "text")) for i in runs.get_children(""))
+        assert int(runs.column("#0", "width")) >= summary + 10, (runs.column("#0", "width"), summary)
+        when = int(runs.column("#0", "width")) + int(runs.column("when", "width"))
+        assert when <= runs.winfo_width(), f"the time ends at {when} px in a list {runs.winfo_width()} px wide"
+        if ed.settings.winfo_ismapped():
+            names = list(ed.p.typed_variables()) + list(ed.p.custom_variables())
+            whole_names(ed.settings.vars_lbl, names)
+        rows = _card_action_rows(ed)
+        assert max(rows.values()) <= 2, rows
+    finally:
+        if ed.history_panel is not None:
+            ed.toggle_history()
+        resize(window, "1280x800")
+    assert ed.settings.winfo_ismapped()  # back when History closes

@@ -148,7 +148,8 @@ class MessageCard(tb.Frame):
                                 ("+", "Insert before", lambda: self._do(self.p.message_intents.add_message, None, index)),
                                 ("▶", "Run from this message", lambda: self.run.run_from(msg.id)),
                                 ("✕", "Remove", lambda: self._do(self.p.message_intents.remove_message, index))):
-            b = tb.Button(head, text=label, width=2, bootstyle="secondary-link", padding=(4, 2), command=cmd)
+            # 28 px each: with ↻ Regenerate, Copy and Edit they fit a 400 px message column (800 px window)
+            b = tb.Button(head, text=label, width=2, bootstyle="secondary-link", padding=(2, 2), command=cmd)
             b.tooltip = tip  # type: ignore[attr-defined]
             if ro and label != "▶":
                 b.configure(state="disabled")

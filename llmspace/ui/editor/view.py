@@ -2,7 +2,8 @@
 title that renames the file, undo/redo, run status, ⚙ run switches, History, Run/Stop), the
 settings column (`settings_column.SettingsColumn`: model, tools, variables, system prompt
 and hints), the message list (`messages.MessageList`) with the run banner and "+ Message",
-and the run-history panel (`history.HistoryPanel`) when it is open. Running is
+and the run-history panel (`history.HistoryPanel`) when it is open (in an editor too narrow
+for three columns, an 800 px window, the settings column folds while it is open). Running is
 `run_controls.RunControls`.
 
 Saving and reloading the file is `autosave.ThreadFile`. While the tab runs the editor is
@@ -37,8 +38,14 @@ if TYPE_CHECKING:
     from .history import HistoryPanel
 
 # (shares of the width, minimum widths in px) of settings | messages [| history]
-TWO_PANES = ([0.4, 0.6], [220, 300])
+# messages: 400 px (the sash included) keep a card's actions on one row (the last reply's
+# ↻ Regenerate … ✕: 357 px); at 800 px the settings column keeps about 228 px, where the longest
+# built-in variable name (current_working_directory) still shows whole
+TWO_PANES = ([0.4, 0.6], [200, 400])
 HISTORY_PANES = ([0.24, 0.42, 0.34], [180, 270, 200])  # History: room for the reply and the time; messages keep 270 px
+# History open in an editor narrower than HISTORY_PANES' minimums (an 800 px window): the settings
+# column is folded while it is open; messages | history, the runs list wide enough for its time
+NARROW_HISTORY_PANES = ([0.55, 0.45], [300, 280])
 
 
 class EditorView(tb.Frame):
@@ -66,6 +73,7 @@ class EditorView(tb.Frame):
         self.paned.add(self.right, weight=3)
         self.panes = PaneKeeper(self.paned, *TWO_PANES)  # the columns keep their share as the window changes
         self._two_panes = TWO_PANES[0]  # the shares without History (the user may have dragged them)
+        self.paned.bind("<Configure>", lambda e: self._fit_history() if e.widget is self.paned else None, add=True)
         self.banner = tb.Frame(self.right)
         self.run_controls = RunControls(self, self.banner, ctx.ui, ctx.switches, ctx.offer_model, presenter, self.run)
         self.pictures = Pictures(self, ctx.ui.pump)
@@ -143,15 +151,37 @@ class EditorView(tb.Frame):
             self.update_idletasks()
             self._two_panes = self.panes.shares
             self.panes.set_shares(*HISTORY_PANES)  # settings | messages | history: none is crushed
+            self._fit_history()
         else:
             had_focus = self.history_panel.has_focus()
             self.paned.forget(self.history_panel)
             self.history_panel.destroy()
             if had_focus:  # the keys go back to the button that opens it
                 self.header.history_btn.focus_set()
+            if self._settings_folded():
+                self.paned.insert(0, self.settings, weight=2)
             self.panes.set_shares(self._two_panes, TWO_PANES[1])
             self.history_panel = None
         self.header.show_history(self.history_panel is not None)
+
+    def _settings_folded(self) -> bool:
+        return str(self.settings) not in [str(p) for p in self.paned.panes()]
+
+    def _fit_history(self) -> None:
+        """History open in an editor narrower than three columns' minimums (an 800 px window):
+        the settings column is folded while History is open, so that the messages and the runs
+        list (its rows, summaries and times) get room instead of three columns crushed below
+        their minimums (which broke variable names inside a word); it comes back when the
+        editor widens or History closes."""
+        if self.history_panel is None or self.paned.winfo_width() <= 1:
+            return
+        narrow = self.paned.winfo_width() < sum(HISTORY_PANES[1])
+        if narrow and not self._settings_folded():
+            self.paned.forget(self.settings)
+            self.panes.set_shares(*NARROW_HISTORY_PANES)
+        elif not narrow and self._settings_folded():
+            self.paned.insert(0, self.settings, weight=2)
+            self.panes.set_shares(*HISTORY_PANES)
 
     # -- presenter notifications -----------------------------------------------------------
     def _on_change(self, update: vu.EditorUpdate) -> None:
