@@ -7,7 +7,8 @@
 - the same with Markdown: a reply of code fences, tables and lists, drawn as Markdown while
   it streams (only the open block is parsed again); longest UI stall (budget 50 ms); and
   the worst cases of that rule, a 300-line code fence and one paragraph that never close
-  (budget 50 ms each);
+  (budget 50 ms each); each streams with the thread read-only, as in a run, and ends as a run
+  does: the time the fence's reply takes to get its full height then is its own row (once a reply);
 - executable size.
 
 Needs a display: uses $DISPLAY, else starts its own Xvfb and waits (bounded) until it accepts
@@ -193,6 +194,8 @@ def _in_process(home: Path) -> list[Row]:
     assert card is not None and card.markdown is not None, "the streamed reply was not drawn as Markdown"
     rows.append(("ui: longest stall streaming a 300-line code fence as Markdown at 2,000 tok/s",
                  _stream(win, ed, "bench-fence", long_fence_tokens()) * 1000, "ms", 50))
+    rows.append(("ui: the streamed 300-line fence takes its full height when its run ends (once)",
+                 _ENDED[-1] * 1000, "ms", None))
     rows.append(("ui: longest stall streaming one 30,000-character paragraph as Markdown at 2,000 tok/s",
                  _stream(win, ed, "bench-paragraph", words) * 1000, "ms", 50))
     win.close()
@@ -223,9 +226,14 @@ def markdown_tokens() -> tuple[str, ...]:
     return tuple(MARKDOWN_PIECE[i:i + 4] for i in range(0, len(MARKDOWN_PIECE), 4))
 
 
+_ENDED: list[float] = []  # seconds each `_stream`'s run end took (the reply drawn at full height)
+
+
 def _stream(win: Any, ed: Any, mid: str, words: tuple[str, ...], seconds: float = 3.0) -> float:
-    """Stream `words` (cycled) at 2,000 tokens/s into a new assistant message; the longest
-    gap between two 10 ms heartbeats of the Tk loop, in seconds."""
+    """Stream `words` (cycled) at 2,000 tokens/s into a new assistant message, the thread
+    read-only as during a run; the longest gap between two 10 ms heartbeats of the Tk loop, in
+    seconds. Then the run ends as a run does (the thread editable again, the list drawn again,
+    the reply at its full height): its time goes to `_ENDED`."""
     import gc
 
     from llmspace.presenters.messages import MessageIntents
@@ -234,6 +242,7 @@ def _stream(win: Any, ed: Any, mid: str, words: tuple[str, ...], seconds: float 
     msg = MessageIntents.new_message("assistant")
     msg.id = mid
     ed.p.thread.ensure_messages().append(msg)
+    ed.p.read_only = True  # as a run does (the list caps a streaming reply's box while it runs)
     ed.list.scroll_to_end()
     win.root.update()
     if ed.list.markdown:
@@ -245,6 +254,10 @@ def _stream(win: Any, ed: Any, mid: str, words: tuple[str, ...], seconds: float 
         while not warming.done():
             win.root.update()
             time.sleep(0.001)
+    deadline = time.monotonic() + 10
+    while ed.list.fitting and time.monotonic() < deadline:  # the boxes drawn before the run, settled
+        win.root.update()
+        time.sleep(0.001)
     gaps: list[float] = []
     last = [time.perf_counter()]
     done = threading.Event()
@@ -274,7 +287,17 @@ def _stream(win: Any, ed: Any, mid: str, words: tuple[str, ...], seconds: float 
         win.root.update()
         time.sleep(0.001)
     win.root.update()
-    return max(gaps[1:])
+    stall = max(gaps[1:])  # (taken now: the run's end below is not a streaming stall)
+    t0 = time.perf_counter()
+    ed.p.read_only = False  # the run ended (run.py `_end`: ReadOnlyChanged draws the list again)
+    ed.list.render()
+    deadline = time.monotonic() + 10
+    while ed.list.fitting and time.monotonic() < deadline:  # until its box has its full height
+        win.root.update()
+        time.sleep(0.001)
+    win.root.update()
+    _ENDED.append(time.perf_counter() - t0)
+    return stall
 
 
 def run() -> list[Row]:

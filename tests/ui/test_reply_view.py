@@ -86,8 +86,6 @@ def test_a_200_line_reply_streams_while_a_reader_who_scrolled_up_stays_put_and_e
     assert ed.run_controls.start_run()
     pump_until(window.root, lambda: reply_box(ed) is not None and "item 070" in reply_box(ed).get("1.0", "end"),
                timeout=60)
-    # the reply is not a fixed-height box: it is taller than the list's visible area
-    assert reply_box(ed).winfo_height() > ed.list.body.winfo_height()
     wheel(window, ed, up=True, notches=4)
     assert not ed.list.follow
     seen = pump_until(window.root, lambda: visible_items(ed))
@@ -98,6 +96,8 @@ def test_a_200_line_reply_streams_while_a_reader_who_scrolled_up_stays_put_and_e
     assert visible_items(ed).get(anchor) == y, "the reader was moved while the reply streamed"
     pump_until(window.root, lambda: not ed.run.running, timeout=60)
     assert ed.p.messages[-1].text() == long_reply()
+    # the reply is not a fixed-height box: once it ended, it is taller than the list's visible area
+    pump_until(window.root, lambda: reply_box(ed).winfo_height() > ed.list.body.winfo_height(), timeout=10)
     # scroll to the top with the wheel, then down notch by notch: every line comes into view
     for _ in range(400):
         if ed.list.first == 0 and ed.list.offset == 0:
@@ -113,6 +113,47 @@ def test_a_200_line_reply_streams_while_a_reader_who_scrolled_up_stays_put_and_e
     assert sorted(set(range(1, LINES + 1)) - shown) == []
     # once fitted to its real width, the box holds its whole text (it does not scroll inside)
     pump_until(window.root, lambda: reply_box(ed) is not None and reply_box(ed).yview() == (0.0, 1.0), timeout=5)
+
+
+def test_a_streaming_reply_box_is_at_most_the_visible_height_and_gets_its_full_height_in_place_when_it_ends(
+        window, app, srv):
+    """A Tk Text lays out all its lines again whenever its height changes: a reply box that
+    grew with its text stalled streaming (python -m bench ui). While it streams, the box is at
+    most the list's visible height and scrolls inside itself; when the run ends it takes its
+    full height once, and the lines the reader sees do not move."""
+    srv.push(Turn(text=long_reply(), chunk_size=6, delay_per_chunk=0.004))
+    ed = open_editor(window, app, "capped")
+    assert ed.run_controls.start_run()
+    heights: list[int] = []
+
+    def streamed(item: str) -> bool:
+        t = reply_box(ed)
+        if t is None:
+            return False
+        heights.append(t.winfo_height())
+        return item in t.get("1.0", "end")
+
+    pump_until(window.root, lambda: streamed("item 090"), timeout=60)
+    visible = ed.list.body.winfo_height()
+    assert max(heights) <= visible, f"the streaming reply's box grew to {max(heights)} px; the list shows {visible}"
+    # following: the newest line is in view, at the bottom of the list
+    assert ed.list.at_end()
+    pump_until(window.root, lambda: 90 in visible_items(ed) or max(visible_items(ed) or [0]) > 90, timeout=10)
+    wheel(window, ed, up=True, notches=3)
+    assert not ed.list.follow
+    seen = pump_until(window.root, lambda: visible_items(ed))
+    anchor = max(seen)
+    y = seen[anchor]
+    pump_until(window.root, lambda: "item 150" in reply_box(ed).get("1.0", "end"), timeout=60)
+    window.root.update()
+    assert visible_items(ed).get(anchor) == y, "the reader was moved inside the box while the reply streamed"
+    pump_until(window.root, lambda: not ed.run.running, timeout=60)
+    t = pump_until(window.root, lambda: reply_box(ed) is not None and reply_box(ed).winfo_height() > visible
+                   and reply_box(ed).yview() == (0.0, 1.0) and reply_box(ed), timeout=10)
+    assert t.winfo_height() > visible
+    for _ in range(5):
+        window.root.update()
+    assert visible_items(ed).get(anchor) == y, "the lines the reader saw moved when the reply ended"
 
 
 def test_a_reply_that_is_only_a_heading_is_not_clipped(window, app, srv):

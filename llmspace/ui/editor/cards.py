@@ -40,7 +40,7 @@ from .card_images import ImageStrip
 from .card_services import CardList, CardServices
 from .markdown_text import MarkdownText, warm_up
 from .text_assist import TextAssist
-from .text_fit import fit, grow, guess_lines, linespace
+from .text_fit import fit, grow, guess_lines, linespace, show_top, top_line
 from .tool_views import Checklist, FoldedJson, SearchResults
 
 if TYPE_CHECKING:
@@ -384,13 +384,17 @@ class MessageCard(tb.Frame):
         self._do(self.p.message_intents.add_image, self.index, "image/png", base64.b64encode(buf.getvalue()).decode("ascii"))
 
     # -- streaming -----------------------------------------------------------------------
-    def append_text(self, text: str) -> bool:
-        """Streamed text: the box grows with it (the list keeps the reader where they are,
-        or follows the tail when they were at the bottom). True when the box's height changed;
+    def append_text(self, text: str, limit: int | None = None, follow: bool = True) -> bool:
+        """Streamed text: the box grows with it up to `limit` lines, then scrolls inside,
+        showing the newest line when `follow` (the list keeps the reader where they are, or
+        follows the tail when they were at the bottom). True when the box's height changed;
         `slack_px`: the blank part at its bottom (`text_fit.grow`)."""
         t = self.text
         if t is None:
             return False
+        # a reader not at the end keeps their place: re-drawing the open Markdown block would
+        # otherwise pull the box's view back to where that block starts
+        keep = top_line(t) if not follow and float(t.yview()[0]) > 0.0 else None
         if self.markdown is not None:  # re-parses only the reply's last, open block
             self.markdown.append(text)
         else:
@@ -398,7 +402,9 @@ class MessageCard(tb.Frame):
             t.insert("end-1c", text)
             t.edit_modified(False)
             t.configure(state="disabled")
-        changed, blank = grow(t)
+        changed, blank = grow(t, limit, follow)
+        if keep is not None and top_line(t) != keep:
+            show_top(t, *keep)
         self.slack_px = blank * linespace(t)
         return changed
 

@@ -3,8 +3,8 @@
 pixels — its position is the first card shown (`first`) and how much of it lies above the top
 (`offset`) — and the scrollbar maps to message positions. "Follow" mode pins the last message
 to the bottom: a run streams with it while the reader was at the bottom; a reader who scrolled
-up stays where they are. Cards are dragged
-by their header to reorder (`drag.MessageDrag`, `self.drag`). Fast mode shows the
+up stays where they are. A streaming reply's box is capped (`streamed_reply.py`). Cards are
+dragged by their header to reorder (`drag.MessageDrag`, `self.drag`). Fast mode shows the
 whole conversation as plain text in one read-only `tb.Text` (Tk handles 10 MB there).
 `markdown` (View › Render Markdown) draws assistant replies as Markdown; `raw` holds the
 replies (message ids) and tool results (`result:<call id>`) switched to their raw text.
@@ -23,6 +23,7 @@ import ttkbootstrap as tb
 from .card_services import CardServices
 from .cards import MessageCard
 from .drag import MessageDrag
+from .streamed_reply import StreamedReply
 
 
 class MessageList(tb.Frame):
@@ -40,6 +41,7 @@ class MessageList(tb.Frame):
         self.offset = 0  # px of the first card shown that lie above the top
         self._offset_frac: float | None = None  # the scrollbar asked for this share of the first card
         self.follow = False
+        self.stream = StreamedReply(self)  # the reply a run streams into (its box is capped)
         self.cards: dict[str, MessageCard] = {}
         self.order: list[MessageCard] = []
         self.sb = tb.Scrollbar(self, orient="vertical", command=self.on_scrollbar)
@@ -89,6 +91,7 @@ class MessageList(tb.Frame):
         self._layout_job = None
         if self.order:
             self.layout()
+            self.stream.put_back()
 
     def _avail(self) -> int:
         h = self.body.winfo_height()
@@ -142,10 +145,12 @@ class MessageList(tb.Frame):
         self._rendering = True
         focus = self._focused_text()
         try:
+            self.stream.before_render()
             self._render()
             while self._again:
                 self._again = False
                 self._render()
+            self.stream.put_back(rendering=False)
         finally:
             self._rendering = False
             self._again = False
@@ -267,6 +272,7 @@ class MessageList(tb.Frame):
     def _card(self, i: int, msg: Any) -> MessageCard:
         card = MessageCard(self.body, self.services, self, i, msg)
         self.cards[msg.id] = card
+        self.stream.built(card)
         card.bind("<Configure>", self._card_configured, add=True)
         for w in (card, *card.winfo_children()):
             w.bind("<MouseWheel>", self.on_wheel, add=True)
@@ -293,13 +299,15 @@ class MessageList(tb.Frame):
             if not card.winfo_ismapped():
                 unsized = True
                 continue
-            for t, limit in ((card.text, None), (card.thinking, 6)):
+            for t, limit in ((card.text, self.stream.limit(card)), (card.thinking, 6)):
                 if t is None:
                     continue
                 if t.winfo_width() <= 50:
                     unsized = True
                 else:
                     changed = fit(t, limit) or changed  # grows or shrinks to the wrapped lines
+                    if t is card.text:
+                        self.stream.fitted(card)  # a streaming reply's box: scrolled back inside
         if unsized and self._fit_retries < 20:
             self._fit_retries += 1
             self._fit_job = self.after(25, self._fit)
@@ -308,6 +316,7 @@ class MessageList(tb.Frame):
         if changed:
             self.update_idletasks()
             self.layout()
+        self.stream.settled(unsized)
 
     def _card_configured(self, e: Any) -> None:
         """A card's height changed after it was placed (its text was fitted, its header
@@ -345,6 +354,11 @@ class MessageList(tb.Frame):
         if total:
             self.sb.set(*self._shown_share(tops, heights, avail, total))
 
+    @property
+    def fitting(self) -> bool:
+        """Text boxes are still to be fitted (`_fit` is scheduled)."""
+        return self._fit_job is not None
+
     def _fit_soon(self) -> None:
         """Cards were built: fit their text boxes once they are shown (`_fit`)."""
         if self._fit_job is None and self.order:
@@ -364,14 +378,8 @@ class MessageList(tb.Frame):
         return max(0.0, lo), min(1.0, hi)
 
     def at_end(self, added: int = 0) -> bool:
-        """The reader sees the end of the last message (following, or it is in view); `added`:
-        messages just appended to the thread and not drawn yet, which do not count."""
-        if self.follow:
-            return True
-        if not self.order or self.order[-1].index != len(self.p.messages) - 1 - added:
-            return False
-        bottom = -self.offset + sum(self._placed.get(c, c.winfo_reqheight()) + 4 for c in self.order)
-        return bottom - self.order[-1].slack_px <= self._avail() + 8
+        """The reader sees the end of the last message (`StreamedReply.reader_at_end`)."""
+        return self.stream.reader_at_end(added)
 
     def _render_plain(self, msgs: list[Any]) -> None:
         t = tb.Text(self.body, wrap="word", font="TkTextFont")
@@ -401,6 +409,8 @@ class MessageList(tb.Frame):
             top, bottom = widget.yview()
             if (delta < 0 and top > 0.0) or (delta > 0 and bottom < 1.0):
                 widget.yview_scroll(delta * 3, "units")  # a long message scrolls itself first
+                if delta < 0:
+                    self.follow = False  # the reader scrolled up: a streaming reply leaves them there
                 return "break"
         self.scroll(delta)
         return "break"
@@ -419,6 +429,7 @@ class MessageList(tb.Frame):
         if dy > 0 and self.follow:
             return  # at the bottom already
         self.follow = False
+        self.stream.keep = None
         self.offset += dy
         if self._moved_within_built():
             self.layout()
@@ -478,14 +489,7 @@ class MessageList(tb.Frame):
             return
         card = self.cards.get(message_id)
         if card is not None:
-            at_end = self.at_end()  # before the text grows: was the reader at the bottom?
-            blank = card.slack_px
-            if card.append_text(text):
-                card.update_idletasks()
-            if card.winfo_reqheight() != self._placed.get(card) or card.slack_px != blank:
-                if at_end:
-                    self.follow = True  # the tail stays in view; else the reader stays put
-                self.layout()
+            self.stream.append(card, text)
 
     def stream_thinking(self, message_id: str, text: str) -> None:
         card = self.cards.get(message_id)

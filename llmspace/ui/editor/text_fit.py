@@ -5,7 +5,8 @@ sizes a Text in lines of its own font, so a box is sized from the pixel height o
 content (`count -update -ypixels`) over one line: a heading drawn in a larger font is never
 clipped through its glyphs. `MAX_TEXT_PX` bounds a box (an X11 window stops at 32,767 px);
 only a longer text scrolls inside its box. A box is guessed before it is shown, fitted once
-shown at its real width, and grown while a reply streams into it.
+shown at its real width, and grown while a reply streams into it — then only up to the
+list's visible height (`grow`): it gets its full height once, when the reply has ended.
 """
 
 from __future__ import annotations
@@ -73,21 +74,49 @@ def fit(t: Any, limit: int | None = None) -> bool:
     return changed
 
 
-def grow(t: Any, limit: int | None = None) -> tuple[bool, int]:
-    """While text streams in: let the box grow to its content, never shrink. It grows by half
-    again at a time (a Tk Text redraws all its lines when its height changes, and a tall box
-    has many), so it may hold blank lines below the text: returns (whether the height changed,
-    the blank lines at its bottom), which the list keeps below the bottom edge while it
-    follows the tail. `fit` sets the exact height once the reply is drawn again. A box at its
-    limit keeps its newest line in view."""
+def grow(t: Any, limit: int | None = None, follow: bool = True) -> tuple[bool, int]:
+    """While text streams in: let the box grow to its content, never shrink, up to `limit`
+    lines (the list passes its visible height: a Tk Text lays out all its lines again when its
+    height changes, so a box as tall as a long reply stalls the stream). It grows by half again
+    at a time, so it may hold blank lines below the text: returns (whether the height changed,
+    the blank lines at its bottom), which the list keeps below the bottom edge while it follows
+    the tail. A box at its limit is not measured again; it scrolls inside, keeping its newest
+    line in view when `follow` (the reader is at the end). `fit` sets the full height once the
+    reply has ended."""
     cap = limit or max_lines(t)
     height = int(t.cget("height"))
+    if height >= cap and t.yview()[1] < 1.0:  # fuller than its box: no blank lines, no change
+        if follow:
+            t.see("end")
+        return False, 0
     lines = content_lines(t)
     if lines > height and height < cap:
         t.configure(height=min(cap, lines + max(4, lines // 2)))
-    if lines > cap:
-        t.see("end")
+    new = int(t.cget("height"))
+    if lines > new:
+        if follow:
+            t.see("end")
     elif t.yview()[0] > 0.0:
         t.yview_moveto(0.0)
-    new = int(t.cget("height"))
     return new != height, max(0, new - lines)
+
+
+def inset(t: Any) -> int:
+    """The pixels between a box's edge and its text (border, focus ring, padding)."""
+    return sum(int(float(str(t.cget(k)))) for k in ("borderwidth", "highlightthickness", "pady"))
+
+
+def top_line(t: Any) -> tuple[str, int]:
+    """The index at the top of a box scrolled inside, and how many pixels of its line lie
+    above the top."""
+    top = str(t.index("@0,0"))
+    info = t.dlineinfo(top)
+    return top, max(0, inset(t) - int(info[1])) if info else 0
+
+
+def show_top(t: Any, index: str, above: int = 0) -> None:
+    """Scroll a box inside so the line holding `index` is at its top, `above` pixels of it
+    above the top (`top_line`)."""
+    t.yview(index)
+    if above > 0:
+        t.yview_scroll(above, "pixels")

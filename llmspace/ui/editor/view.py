@@ -97,7 +97,8 @@ class EditorView(tb.Frame):
     def refresh_all(self) -> None:
         self.header.show_title(self.p.title)
         self.settings.refresh()
-        self.list.follow = True
+        if self.list.stream.id is None:  # a run that just ended leaves its reader where they are
+            self.list.follow = True
         self.list.render_when_sized()
         self.refresh_controls()
         self.refresh_history()
