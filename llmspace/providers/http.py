@@ -28,7 +28,6 @@ import email.utils
 import json
 import re
 import socket
-import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping
 from typing import Any
@@ -36,16 +35,13 @@ from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 import requests
-from requests.adapters import HTTPAdapter
-from urllib3.connection import HTTPConnection, HTTPSConnection
-from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import HTTPError as Urllib3Error
 from urllib3.exceptions import ReadTimeoutError
 
 from ..cancel import CancelToken
 from ..errors import UserFacingError, redact
 from ..origin_session import CrossOriginRedirect as CrossOriginRedirect
-from ..origin_session import OriginSession
+from ..origin_session import cancel_with, cancellable_session
 from ..redact import KNOWN, mask_url, secret_values
 from .base import ModelRequest, seconds
 from .events import ErrorEvent, StreamEvent
@@ -55,7 +51,6 @@ OnSse = Callable[[Iterator[tuple[str, str]], CancelToken], Iterator[StreamEvent]
 OnWhole = Callable[[dict[str, Any]], Iterator[StreamEvent]]
 Renegotiate = Callable[[int, bytes], dict[str, Any] | None]
 
-_local = threading.local()
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
 
 
@@ -74,56 +69,10 @@ def no_data_message(provider_id: str, read_timeout: float) -> str:
             f"to answer, raise readTimeout for this provider in settings/models.json.")
 
 
-def _shutdown(sock: socket.socket | None) -> None:
-    if sock is None:
-        return
-    try:
-        sock.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass
-
-
-def _register(conn: Any) -> None:
-    token: CancelToken | None = getattr(_local, "token", None)
-    sock = getattr(conn, "sock", None)
-    if token is not None and sock is not None:
-        token.on_cancel(lambda: _shutdown(sock))
-
-
-class _Conn(HTTPConnection):
-    def connect(self) -> None:
-        super().connect()
-        _register(self)
-
-
-class _SConn(HTTPSConnection):
-    def connect(self) -> None:
-        super().connect()
-        _register(self)
-
-
-class _Pool(HTTPConnectionPool):
-    ConnectionCls = _Conn
-
-
-class _SPool(HTTPSConnectionPool):
-    ConnectionCls = _SConn
-
-
-class _CancellableAdapter(HTTPAdapter):
-    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
-        super().init_poolmanager(*args, **kwargs)
-        self.poolmanager.pool_classes_by_scheme = {"http": _Pool, "https": _SPool}
-
-
 def new_session() -> requests.Session:
     """A session for calls that carry credentials: redirects stay on the origin
     (`OriginSession`), sockets are registered with the current `CancelToken`, no retries."""
-    s = OriginSession()
-    adapter = _CancellableAdapter(max_retries=0)
-    s.mount("http://", adapter)
-    s.mount("https://", adapter)
-    return s
+    return cancellable_session()
 
 
 def api_url(base_url: str, path: str) -> str:
@@ -174,12 +123,9 @@ def post(request: ModelRequest, url: str, payload: dict[str, Any], headers: dict
     body = orjson.dumps(payload)
     all_headers = {"Content-Type": "application/json", "Accept": "text/event-stream" if request.stream else "application/json",
                    **ep.headers, **headers}
-    _local.token = cancel
-    try:
+    with cancel_with(cancel):
         resp = session.post(url, data=body, headers=all_headers, stream=True,
                             timeout=(ep.connect_timeout, ep.read_timeout))
-    finally:
-        _local.token = None
     cancel.on_cancel(resp.close)
     return resp
 

@@ -7,7 +7,7 @@
 Every call goes through `origin_session.OriginSession` (a redirect to another origin is refused
 before anything is sent there), is bounded in time (connect and read timeouts, and a deadline
 over the whole body) and in size (`max_bytes`; more is refused unread), and stops at once when
-its `CancelToken` is cancelled (the connection's socket is shut, as `providers/http.py` does for
+its `CancelToken` is cancelled (the connection's socket is shut: `origin_session.cancellable_session`, as for
 model calls). The token is only ever sent as `Authorization: Bearer …` to the API's
 own origin and is in `redact.KNOWN`, so no message or log line shows it. Errors are
 `GitHubError` (a `UserFacingError`) with the HTTP status when there was one; `api_error` turns
@@ -17,8 +17,6 @@ GitHub's 401, 403/429 rate limits and 404 into words.
 from __future__ import annotations
 
 import os
-import socket
-import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,14 +25,11 @@ from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 import requests
-from requests.adapters import HTTPAdapter
-from urllib3.connection import HTTPConnection, HTTPSConnection
-from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from ..cancel import CancelToken
 from ..errors import UserFacingError
 from ..origin import origin_label
-from ..origin_session import CrossOriginRedirect, OriginSession
+from ..origin_session import CrossOriginRedirect, cancel_with, cancellable_session
 from ..redact import KNOWN
 
 API_ENV = "LLM_SPACE_GITHUB_API"
@@ -45,56 +40,6 @@ USER_AGENT = "LLM-Space"  # the original's, so GitHub sees one client
 CONNECT_TIMEOUT = 10.0
 READ_TIMEOUT = 30.0
 MAX_API_BYTES = 32 * 1024 * 1024  # a gist's JSON (files over 1 MB come truncated, read by raw_url)
-
-
-_local = threading.local()  # the CancelToken of the call this thread is making
-
-
-def _register(conn: Any) -> None:
-    """Cancel shuts the new connection's socket, so a call waiting on GitHub ends at once."""
-    token: CancelToken | None = getattr(_local, "token", None)
-    sock = getattr(conn, "sock", None)
-    if token is not None and sock is not None:
-        def shut() -> None:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-        token.on_cancel(shut)
-
-
-class _Conn(HTTPConnection):
-    def connect(self) -> None:
-        super().connect()
-        _register(self)
-
-
-class _SConn(HTTPSConnection):
-    def connect(self) -> None:
-        super().connect()
-        _register(self)
-
-
-class _Pool(HTTPConnectionPool):
-    ConnectionCls = _Conn
-
-
-class _SPool(HTTPSConnectionPool):
-    ConnectionCls = _SConn
-
-
-class _CancellableAdapter(HTTPAdapter):
-    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
-        super().init_poolmanager(*args, **kwargs)
-        self.poolmanager.pool_classes_by_scheme = {"http": _Pool, "https": _SPool}
-
-
-def _session() -> OriginSession:
-    session = OriginSession()
-    adapter = _CancellableAdapter(max_retries=0)
-    session.mount("http://", adapter)
-    session.mount("https://", adapter)
-    return session
 
 
 class GitHubError(UserFacingError):
@@ -162,11 +107,10 @@ def bounded_call(method: str, url: str, *, token: str | None = None, json_body: 
     if cancel is not None and cancel.cancelled:
         raise Cancelled("Cancelled.")
     where = origin_label(url)
-    session = _session()
-    _local.token = cancel
+    session = cancellable_session()
     try:
         try:
-            with session.request(method, url, headers=headers, json=json_body, timeout=(CONNECT_TIMEOUT, READ_TIMEOUT),
+            with cancel_with(cancel), session.request(method, url, headers=headers, json=json_body, timeout=(CONNECT_TIMEOUT, READ_TIMEOUT),
                                  stream=True, allow_redirects=True) as response:
                 length = response.headers.get("Content-Length", "")
                 if length.isdigit() and int(length) > max_bytes:
@@ -185,7 +129,6 @@ def bounded_call(method: str, url: str, *, token: str | None = None, json_body: 
             raise GitHubError(f"Could not reach {what} at {where}: {reason}.",
                               hint="Check the network (and LLM_SPACE_GITHUB_API if it is set).") from None
     finally:
-        _local.token = None
         session.close()
 
 
