@@ -133,7 +133,9 @@ class App:
         """The trace workbench's projects (`traces/projects/`, the original app's layout)."""
         from .traces.store import TraceStore
 
-        return TraceStore(self.root.traces / "projects", trash_dir=self.root.root / ".trash", resolve_model=self._configured_model,
+        # not root.traces, which makes the folder: a command that reads no trace project must not
+        # need traces/ (tests/commands/test_import_list_schema.py keeps a file there)
+        return TraceStore(self.root.root / "traces" / "projects", trash_dir=self.root.root / ".trash", resolve_model=self._configured_model,
                           secrets=self.secrets)
 
     @cached_property
