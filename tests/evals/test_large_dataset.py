@@ -1,7 +1,12 @@
 """A 200,000-row CSV through `llmspace eval new` and a budget-stopped `llmspace eval run`, each a
 real subprocess against a loopback server: the dataset is streamed and the results hold the
-cells that ran, so each process's peak RSS (its own, from wait4) stays under a bound that
-holding every row, rendered request, cell and result row went far over."""
+cells that ran, so each process's peak RSS stays under a bound that holding every row, rendered
+request, cell and result row went far over.
+
+The peak is the child's own `VmHWM`, read by the child as it exits: wait4's `ru_maxrss` also
+counts the memory the child had before its exec — a copy of the test process (subprocess
+starts it with vfork), which late in a full run is itself 400 MB ('eval new peaked at 402 MB'
+in a CI run where the same child alone peaks at 64 MB)."""
 
 from __future__ import annotations
 
@@ -32,12 +37,30 @@ def _write_csv(path: Path, rows: int) -> None:
             f.write(f"case-{i},What is {i} + 1?,{i + 1}\n")
 
 
+# `llmspace eval ARGS` as `python -m llmspace` runs it, writing its own peak RSS (KB) on exit.
+_CHILD = """import atexit, sys
+from pathlib import Path
+
+def _peak(out=Path(sys.argv[1])):
+    status = Path("/proc/self/status")
+    lines = status.read_text().splitlines() if status.exists() else []
+    out.write_text(next((line.split()[1] for line in lines if line.startswith("VmHWM:")), ""))
+
+atexit.register(_peak)
+from llmspace.__main__ import main
+sys.argv = ["llmspace", *sys.argv[2:]]
+sys.exit(main())
+"""
+
+
 def _measured(home: Path, *args: str, timeout: float = 1200) -> tuple[int, str, str, float]:
     """Run `llmspace eval ARGS` in a child: (exit code, stdout, stderr, the child's peak RSS in MB)."""
-    out, err = home / "child.out", home / "child.err"
+    out, err, peak = home / "child.out", home / "child.err", home / "child.peak"
+    peak.unlink(missing_ok=True)
     env = {**os.environ, "LLM_SPACE_HOME": str(home), "PYTHONPATH": str(ROOT)}
     with out.open("wb") as o, err.open("wb") as e:
-        proc = subprocess.Popen([sys.executable, "-m", "llmspace", "eval", *args], cwd=ROOT, env=env, stdout=o, stderr=e)
+        proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(peak), "eval", *args], cwd=ROOT, env=env,
+                                stdout=o, stderr=e)
     deadline = time.monotonic() + timeout
     while True:
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -49,8 +72,12 @@ def _measured(home: Path, *args: str, timeout: float = 1200) -> tuple[int, str, 
             pytest.fail(f"eval {args[0]} took over {timeout} s")
         time.sleep(0.2)  # polling the child's end; the bound is the deadline
     proc.returncode = os.waitstatus_to_exitcode(status)
-    scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KB on Linux
-    return proc.returncode, out.read_text("utf-8"), err.read_text("utf-8"), usage.ru_maxrss * scale / 1024 / 1024
+    own = peak.read_text("utf-8").strip() if peak.exists() else ""
+    if own:  # Linux: VmHWM in KB, the exec'd program's own peak
+        mb = int(own) / 1024
+    else:  # no /proc (macOS): ru_maxrss in bytes, which counts the pre-exec image too
+        mb = usage.ru_maxrss / 1024 / 1024
+    return proc.returncode, out.read_text("utf-8"), err.read_text("utf-8"), mb
 
 
 def test_eval_new_and_a_budget_stopped_run_over_200000_rows_keep_memory_flat_and_write_only_the_cell_that_ran(home):
