@@ -20,6 +20,7 @@ servers do. `requests` counts requests per mode.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -49,7 +50,15 @@ class Trickle:
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        # Wake the accepting thread (shutdown makes a blocked accept fail) and wait for it
+        # before closing: a thread still calling accept() on the closed descriptor number would
+        # accept on whatever socket reuses that number later in the run — once another test's
+        # loopback service (a Bun fetch of /threads/… reached this server: KeyError 'threads').
         self._stop.set()
+        with contextlib.suppress(OSError):
+            self._sock.shutdown(socket.SHUT_RDWR)
+        for t in self._threads:
+            t.join(10)
         self._sock.close()
 
     def base_url(self, mode: str) -> str:
