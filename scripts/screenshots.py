@@ -161,10 +161,10 @@ def _shoot(theme: str) -> None:
         panel.tabs.select(panel.chart_tab)
         _grab(window.root, f"editor-history-{theme}", screen=True)
         _shoot_trace(window, panel, theme)
-        view.prompt.focus_force()  # the focus ring, and Ctrl+M's "Tab inserts a tab" in the status bar
-        window.tab_keys.toggle(view.prompt)
+        view.settings.prompt.focus_force()  # the focus ring, and Ctrl+M's "Tab inserts a tab" in the status bar
+        window.tab_keys.toggle(view.settings.prompt)
         _grab(window.root, f"keyboard-focus-{theme}", screen=True)
-        window.tab_keys.toggle(view.prompt)
+        window.tab_keys.toggle(view.settings.prompt)
         _shoot_small(window, view, theme)
         pal = window.open_palette()
         pal.geometry("+360+120")
@@ -266,7 +266,7 @@ def _shoot_small(window: Any, view: Any, theme: str) -> None:
     view.toggle_history()  # closed, as the window opens
     window.root.geometry("800x500+0+0")
     _settle(window.root)
-    view.settings.see(view.prompt)
+    view.settings.see(view.settings.prompt)
     _grab(window.root, f"editor-800x500-{theme}")
     window.root.geometry(geometry)
     _settle(window.root)
