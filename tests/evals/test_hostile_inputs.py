@@ -22,23 +22,11 @@ import pytest
 from llmspace.cli import main
 from llmspace.evals.journal import read_journal
 from llmspace.evals.results import csv_cell
-from tests.evals.support import Oracle, arithmetic_and_extraction, journal_lines, write_eval
+from tests.evals.support import arithmetic_and_extraction, journal_lines, write_eval
 from tests.support.limited import billion_laughs_flow, run_limited
-from tests.support.llm_server import LoopbackLLM, Turn
+from tests.support.llm_server import Turn
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def oracle() -> Oracle:
-    return Oracle()
-
-
-@pytest.fixture
-def srv(oracle: Oracle):
-    with LoopbackLLM() as server:
-        server.responder = oracle
-        yield server
 
 
 def _run(*args: str) -> int:

@@ -12,22 +12,9 @@ import xmlschema
 
 from llmspace.cli import main
 from llmspace.evals.journal import read_journal
-from tests.evals.support import Oracle, arithmetic_and_extraction, journal_lines, write_eval
-from tests.support.llm_server import LoopbackLLM
+from tests.evals.support import arithmetic_and_extraction, journal_lines, write_eval
 
 XSD = Path(__file__).with_name("JUnit.xsd")
-
-
-@pytest.fixture
-def oracle() -> Oracle:
-    return Oracle()
-
-
-@pytest.fixture
-def srv(oracle: Oracle):
-    with LoopbackLLM() as server:
-        server.responder = oracle
-        yield server
 
 
 def _run(*args: str) -> int:
