@@ -67,6 +67,9 @@ class Turn:
     finish_reason: str | None = None  # None = the API's normal value for the content
     reasoning_field: str = "reasoning_content"  # chat completions: where thinking is streamed
     signature: str = "sig-loopback"  # anthropic thinking signature
+    # streamed turns: after half the events the server waits (up to 120 s) until the test sets this,
+    # so a test can see a partial reply however loaded the machine is
+    hold_midway: threading.Event | None = None
 
 
 @dataclass
@@ -405,6 +408,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._chunk(event)
             if turn.delay_per_chunk and n < len(events) - 1:  # none after the last: the reply is complete
                 time.sleep(turn.delay_per_chunk)
+            if turn.hold_midway is not None and n == len(events) // 2:
+                turn.hold_midway.wait(120)
         self._end_stream()
 
 

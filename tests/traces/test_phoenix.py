@@ -59,7 +59,28 @@ def sent(phoenix) -> dict[str, str]:
     project = f"weather-{uuid.uuid4().hex[:8]}"
     trace_id = uuid.uuid4().hex
     _send(phoenix, project, trace_id, shapes.otlp_spans(trace_id))
+    _wait_for_project(phoenix, project)
     return {"project": project, "trace_id": trace_id}
+
+
+def _wait_for_project(phoenix: Any, project: str) -> None:
+    """Phoenix makes a project when it ingests the project's first span, which is queued after the
+    OTLP request returns: on a loaded machine the project can be missing for a while."""
+    import time
+
+    deadline = time.monotonic() + 120
+    client = PhoenixClient(phoenix.url, project)
+    try:
+        while True:
+            try:
+                client.check()
+                return
+            except RemoteError:
+                if time.monotonic() > deadline:
+                    raise
+            time.sleep(0.5)
+    finally:
+        client.close()
 
 
 def test_a_trace_sent_to_phoenix_is_listed_searched_and_synced_into_the_same_thread_as_from_a_file(

@@ -200,6 +200,7 @@ def test_a_detected_server_clicked_in_the_sheet_becomes_the_model_and_runs_the_t
     where the user's settings point the built-in Ollama provider) is one click away: its first
     model becomes the thread's and the default model, and Run goes on to a streamed reply."""
     import functools
+    import threading
 
     from llmspace.jsonio import write_json_atomic
     from llmspace.presenters.welcome import probe_local_servers
@@ -212,7 +213,8 @@ def test_a_detected_server_clicked_in_the_sheet_becomes_the_model_and_runs_the_t
         app.models.reload()
         monkeypatch.setattr(first_run, "probe_local_servers",
                             functools.partial(probe_local_servers, servers=(("ollama", "Ollama", srv.port),)))
-        srv.push(Turn(text="Hello from the detected server.", chunk_size=3, delay_per_chunk=0.02))
+        midway = threading.Event()  # the server holds the stream halfway until a partial reply shows
+        srv.push(Turn(text="Hello from the detected server.", chunk_size=3, hold_midway=midway))
         ed = open_thread(window)
         click(window.root, ed.header.run_btn)
         sheet = pump_until(window.root, lambda: sheet_of(window.root))
@@ -231,6 +233,7 @@ def test_a_detected_server_clicked_in_the_sheet_becomes_the_model_and_runs_the_t
             last = ed.p.messages[-1]
             if last.role == "assistant" and last.text():
                 seen.add(last.text())
+                midway.set()
             return last.role == "assistant" and ed.run.status != "running"
 
         pump_until(window.root, replied, timeout=60)
