@@ -321,7 +321,9 @@ def _promptfoo_case(path: Path, test: Any, n: int, unsupported: dict[str, list[s
         if base_kind not in TYPES:
             unsupported.setdefault(str(kind), []).append(case_id)
             continue
-        a = {k: _file_value(base, v, where) if k == "value" else v for k, v in a.items() if k in ("type", "value", "weight", "threshold")}
+        code = base_kind in ("javascript", "python")  # file://x.py:fn names code the assertion runs: kept as written
+        a = {k: _file_value(base, v, where) if k == "value" and not code else v for k, v in a.items()
+             if k in ("type", "value", "weight", "threshold")}
         supported.append(a)
     expected = values.pop("expected", None) if "expected" in values else None
     return Case(case_id, values, None if expected is None else _text(expected), _parse_asserts(supported, where),
