@@ -1,5 +1,5 @@
 """Capabilities enforced in the single-file executable (issue 28): the hostile plugin of
-tests/plugins/test_capabilities_enforced.py, in Python and in TypeScript (Bun and Node 22),
+tests/plugins/hosts/test_sandbox_enforced.py, in Python and in TypeScript (Bun and Node 22),
 packed and installed with the frozen CLI (`plugins pack`, `plugins install --yes`) and
 called with `plugins call-tool`. Declaring `[]`, each attempt (a fake `~/.ssh/id_rsa` in a
 temporary HOME, a file outside its folders, a TCP connection to a loopback server, a UDP
@@ -25,7 +25,7 @@ import pytest
 from llmspace.plugins.hosts.sandbox import landlock_abi
 from tests.packaging.test_dist import JS_TOOL, run
 from tests.plugins.builders import make_plugin
-from tests.plugins.test_capabilities_enforced import (
+from tests.plugins.hosts.test_sandbox_enforced import (
     ALL,
     BUN_DIR,
     NODE22,

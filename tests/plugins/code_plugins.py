@@ -209,3 +209,43 @@ def code_plugin(home: Path, name: str = "kit", *, tools: dict[str, str] | None =
         files["config.schema.json"] = schema
     files.update(extra.pop("files", {}))
     return make_plugin(home, name, engines=engines, files=files, **extra)
+
+
+FOLDER_STORAGE = '''
+import json, os
+
+class Library:
+    display_name = "Folder library"
+    description = "Threads in a folder."
+    deep_link_id = "folder-lib"
+    capabilities = {"read": True, "write": True}
+
+    def _dir(self):
+        return os.path.join(os.environ["LLM_SPACE_HOME"], "library")
+
+    def resolve_latest(self, id, context):
+        return {"id": id.split("?")[0], "version": "1", "filename": id.split("?")[0].split("/")[-1] + ".json"}
+
+    def read(self, locator, context):
+        with open(os.path.join(self._dir(), locator["id"].replace("/", "__") + ".json")) as f:
+            return json.load(f)
+
+    def write(self, thread, id, context):
+        os.makedirs(self._dir(), exist_ok=True)
+        key = id or thread["title"]
+        with open(os.path.join(self._dir(), key.replace("/", "__") + ".json"), "w") as f:
+            json.dump(thread, f)
+        return {"id": key}
+'''
+
+LISTING_STORAGE = FOLDER_STORAGE.replace('"Folder library"', '"Listing library"').replace('"folder-lib"', '"list-lib"') + '''
+    def list(self, context, options):
+        names = sorted(n[:-5].replace("__", "/") for n in os.listdir(self._dir()) if n.endswith(".json"))
+        found = [n for n in names if (options["query"] or "") in n]
+        start = int(options["cursor"] or 0)
+        page = {"items": [{"id": n, "title": n.rsplit("/", 1)[-1].title(), "updatedAt": "2026-12-01"}
+                          for n in found[start:start + 2]]}
+        if start + 2 < len(found):
+            page["nextCursor"] = str(start + 2)
+        return page
+'''

@@ -2,7 +2,7 @@
 every host — python, bun, node (Node 20: .js/.mjs) and node22 (.ts) — with the guide's
 examples (guide_examples.py) installed as `hello-space` in the runtime's language.
 
-Cancellation and timeouts stay in the host-specific suites (tests/plugins/test_code_*.py,
+Cancellation and timeouts stay in the host-specific suites (tests/plugins/code/test_calls_*.py,
 tests/plugin_host/)."""
 
 from __future__ import annotations

@@ -17,9 +17,9 @@ from llmspace.cli import main
 from llmspace.errors import UserFacingError
 from llmspace.paths import DataRoot
 
-from .builders import make_plugin
+from ..builders import make_plugin
 
-DEMO = Path(__file__).resolve().parents[1] / "support" / "mcp_servers" / "demo_server.py"
+DEMO = Path(__file__).resolve().parents[2] / "support" / "mcp_servers" / "demo_server.py"
 SID = "plugin:kit:mcp:demo"
 TOKEN = "kit-token-0123456789abcdef"
 SCHEMA = {"type": "object", "properties": {"word": {"type": "string", "default": "first"}}}

@@ -14,7 +14,7 @@ from llmspace.plugins.package.archive import Limits
 from llmspace.plugins.package.install import install_zip
 from llmspace.plugins.package.pack import pack, zip_name
 
-from .zips import manifest, plugin_tree
+from ..zips import manifest, plugin_tree
 
 
 def plugin_folder(root: Path, name: str = "weather-kit") -> Path:

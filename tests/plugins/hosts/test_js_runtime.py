@@ -62,7 +62,7 @@ def test_plugins_runtime_saves_shows_and_clears_a_path(home: Path, capsys: pytes
     assert "on PATH" in capsys.readouterr().out
 
 
-JS = Path(__file__).resolve().parents[2] / ".cache" / "js"
+JS = Path(__file__).resolve().parents[3] / ".cache" / "js"
 BUN_DIR, NODE22_DIR = JS / "bun" / "node_modules" / ".bin", JS / "node22" / "node_modules" / ".bin"
 
 

@@ -21,9 +21,9 @@ from llmspace.core.threadio import parse_thread, serialize_thread, thread_from_d
 from llmspace.plugins.code.calls import plugin_tool_entry_for
 from tests.support.llm_server import LoopbackLLM, ToolCallSpec, Turn, configure_provider
 
-from .code_plugins import HANGING_TOOL, TEXT_TOOL, code_plugin
+from ..code_plugins import HANGING_TOOL, TEXT_TOOL, code_plugin
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ATLAS = ROOT / "examples" / "plugins" / "atlas"
 
 

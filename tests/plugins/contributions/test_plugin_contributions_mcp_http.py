@@ -14,7 +14,7 @@ from llmspace.app import App
 from llmspace.paths import DataRoot
 from tests.mcp.conftest import DEMO, PY, free_port, start_server, stop_server
 
-from .builders import make_plugin
+from ..builders import make_plugin
 
 SID = "plugin:kb:mcp:remote"
 SCHEMA = {"type": "object", "properties": {"endpoint": {"type": "string", "default": "http://127.0.0.1:9"}}}

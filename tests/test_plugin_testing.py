@@ -21,7 +21,7 @@ from llmspace.errors import UserFacingError
 from llmspace.paths import DataRoot
 from llmspace.plugin_testing import ModelServer, PluginUnderTest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -16,7 +16,7 @@ from llmspace.core.threadio import thread_from_data
 from llmspace.plugins.code.calls import plugin_tool_entry_for
 from llmspace.plugins.hosts.host import _Crashes
 
-from .code_plugins import DISPOSE_TOOL, ECHO_TOOL, EXITING_TOOL, SCHEMA, code_plugin
+from ..code_plugins import DISPOSE_TOOL, ECHO_TOOL, EXITING_TOOL, SCHEMA, code_plugin
 
 
 def _thread(app: App) -> Any:

@@ -13,7 +13,7 @@ from llmspace.plugins.package import archive
 from llmspace.plugins.package.archive import ArchiveError, Limits
 from llmspace.plugins.package.install import install_zip
 
-from .zips import (
+from ..zips import (
     Entry,
     MiB,
     bomb_zip,

@@ -8,7 +8,7 @@ import pytest
 
 from llmspace.cli import main
 
-from .zips import Entry, good_zip, manifest, plugin_entries, plugin_tree, write_zip
+from ..zips import Entry, good_zip, manifest, plugin_entries, plugin_tree, write_zip
 
 
 def test_pack_install_update_and_remove_from_the_command_line(home: Path, tmp_path: Path,

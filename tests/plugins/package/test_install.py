@@ -16,9 +16,9 @@ from llmspace.plugins.errors import PluginError
 from llmspace.plugins.package import install
 from llmspace.plugins.package.install import install_zip, recover_interrupted, remove_plugin
 
-from .zips import Entry, dir_entry, good_zip, plugin_entries, tree_snapshot, write_zip
+from ..zips import Entry, dir_entry, good_zip, plugin_entries, tree_snapshot, write_zip
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture

@@ -19,8 +19,8 @@ from llmspace.core.threadio import thread_from_data
 from llmspace.plugins.code.calls import plugin_tool_entry_for
 from llmspace.plugins.hosts.js_runtime import find_runtime
 
-from .builders import make_plugin
-from .conformance.conftest import BUN_CACHED, absent
+from ..builders import make_plugin
+from ..conformance.conftest import BUN_CACHED, absent
 
 EXITING = """
 export default class Exiting {

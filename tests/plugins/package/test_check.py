@@ -12,7 +12,7 @@ import pytest
 
 from llmspace.plugins.package.check import CheckItem, check_plugin, failed, format_report
 
-from .zips import manifest, plugin_tree
+from ..zips import manifest, plugin_tree
 
 
 def png(width: int = 16, height: int = 16) -> bytes:

@@ -25,9 +25,9 @@ from llmspace.plugins.hosts.connection import HostConnection
 from llmspace.plugins.hosts.js_runtime import find_runtime
 from llmspace.plugins.hosts.stderr import LINE_CAP, RATE
 
-from .builders import make_plugin
-from .code_plugins import code_plugin
-from .conformance.conftest import BUN_CACHED, NODE22_CACHED, absent
+from ..builders import make_plugin
+from ..code_plugins import code_plugin
+from ..conformance.conftest import BUN_CACHED, NODE22_CACHED, absent
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the limits use Linux's /proc")
 

@@ -16,7 +16,7 @@ from llmspace.core.threadio import thread_from_data
 from llmspace.paths import DataRoot
 from llmspace.plugins.code.calls import plugin_tool_entry_for
 
-from .code_plugins import (
+from ..code_plugins import (
     BARRIER_TOOL,
     BROKEN_CONSTRUCTOR,
     ECHO_TOOL,
@@ -227,7 +227,7 @@ def test_metadata_is_cached_so_listing_tools_again_starts_no_host(home: Path) ->
 
 
 def test_shutdown_calls_dispose(app: App, home: Path) -> None:
-    from .code_plugins import DISPOSE_TOOL
+    from ..code_plugins import DISPOSE_TOOL
 
     code_plugin(home, tools={"disposing": DISPOSE_TOOL})
     _call(app, _thread(app, "disposing"), "disposing", {})

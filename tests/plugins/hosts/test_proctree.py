@@ -27,9 +27,9 @@ from llmspace.plugins.code.calls import plugin_tool_entry_for
 from llmspace.plugins.hosts import proctree
 from llmspace.plugins.hosts.js_runtime import find_runtime
 
-from .builders import make_plugin
-from .code_plugins import code_plugin
-from .conformance.conftest import BUN_CACHED, absent
+from ..builders import make_plugin
+from ..code_plugins import code_plugin
+from ..conformance.conftest import BUN_CACHED, absent
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process-tree control is Linux only")
 
