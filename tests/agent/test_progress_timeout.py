@@ -1,8 +1,9 @@
 """The progress deadline (`progressTimeout` in models.json): a server that keeps the
 connection busy without model output ends the call, retried before the first token within
 `retryDeadline`, and the run ends with the partial reply kept after it. Servers trickle a
-piece a second (`tests/support/trickle.py`); readTimeout 3, progressTimeout 5, retryDeadline
-15, so each case must end within 20 s. The cases run at once, each on its own thread."""
+piece every 0.25 s (`tests/support/trickle.py`); readTimeout 1.5, progressTimeout 2,
+retryDeadline 6, so each case must end within 11 s (the deadline and 5 s for a loaded machine).
+The cases run at once, each on its own thread."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from tests.support.llm_server import configure_provider
 from tests.support.trickle import Trickle
 
 STALLS = ["keepalive", "newlines", "growing", "empty-deltas", "slow-headers"]
-BOUND = 20.0
+EVERY = 0.25  # seconds between the trickle's pieces: well inside readTimeout
+BOUND = 11.0
 
 
 class _At:
@@ -35,7 +37,7 @@ def _configure(home: Path, trickle: Trickle, modes: list[str]) -> None:
     path = home / "settings" / "models.json"
     data = json.loads(path.read_text("utf-8"))
     for entry in data["providers"]:
-        entry.update({"readTimeout": 3, "progressTimeout": 5, "retryDeadline": 15})
+        entry.update({"readTimeout": 1.5, "progressTimeout": 2, "retryDeadline": 6})
     path.write_text(json.dumps(data), "utf-8")
 
 
@@ -56,7 +58,7 @@ def _run_all(app: Any, modes: list[str]) -> dict[str, tuple[RunResult, float]]:
 
 
 def test_a_server_that_sends_anything_but_output_is_retried_and_gives_up_within_the_retry_deadline(app, home):
-    with Trickle() as trickle:
+    with Trickle(every=EVERY) as trickle:
         _configure(home, trickle, STALLS)
         results = _run_all(app, STALLS)
         assert set(results) == set(STALLS), f"still running: {set(STALLS) - set(results)}"
@@ -71,13 +73,13 @@ def test_a_server_that_sends_anything_but_output_is_retried_and_gives_up_within_
 
 
 def test_a_stall_after_the_first_token_ends_the_run_with_the_partial_reply_kept_and_recorded(app, home):
-    with Trickle() as trickle:
+    with Trickle(every=EVERY) as trickle:
         _configure(home, trickle, ["text-then-keepalive"])
         [(result, elapsed)] = _run_all(app, ["text-then-keepalive"]).values()
         assert elapsed < BOUND
         assert trickle.requests["text-then-keepalive"] == 1  # output had begun: not retried
     assert result.status == "failed"
-    assert result.error == "text-then-keepalive: no output for 5 s (progressTimeout)."
+    assert result.error == "text-then-keepalive: no output for 2 s (progressTimeout)."
     reply = result.thread.messages[-1]
     assert isinstance(reply, AssistantMessage) and reply.text() == "Partial"
     assert result.run_id is not None
