@@ -14,7 +14,8 @@ validates against the value); `tool-called` (a tool name, or `{"name", "argument
 the arguments are a subset of the call's); `no-tool-called` (none, or none of that name);
 `max-latency` (ms), `max-cost` (USD), `max-tokens` (output tokens); `template` (a Jinja
 expression without braces, such as `output | length < 200`, over `output`, `expected` and
-`vars`, run in the bounded sandbox of `core/templating/sandbox.py`); `llm-rubric`.
+`vars`, run in the bounded sandbox of `core/templating/sandbox.py`); `llm-rubric`;
+`javascript` and `python` (code, parsed here, run confined by `evals/code_assertions.py`).
 A JSON output may be wrapped in one Markdown code fence, and is read only up to the app's
 JSON depth (`llmspace/jsoncheck.py`); deeper JSON fails the check with that reason. Regexes
 (`regex` values and JSON Schema patterns) run time-limited (`evals/timed_regex.py`): one that
@@ -39,11 +40,12 @@ from .timed_regex import RegexError, RegexTimeout, compile_error, schema_pattern
 
 TYPES = ("equals", "contains", "icontains", "contains-any", "contains-all", "starts-with", "regex", "is-json",
          "json-schema", "tool-called", "no-tool-called", "max-latency", "max-cost", "max-tokens", "template",
-         "llm-rubric")
+         "llm-rubric", "javascript", "python")
 JUDGED = "llm-rubric"
+CODE = ("javascript", "python")  # run in a confined plugin host: llmspace/evals/code_assertions.py
 _USES_EXPECTED = ("equals", "contains", "icontains", "starts-with", "regex")
 _NEEDS_VALUE = ("contains-any", "contains-all", "json-schema", "tool-called", "max-latency", "max-cost", "max-tokens",
-                "template", "llm-rubric")
+                "template", "llm-rubric", "javascript", "python")
 _FENCE = re.compile(r"^\s*```[A-Za-z0-9_-]*\s*\n(.*?)\n?```\s*$", re.DOTALL)
 
 
@@ -86,6 +88,7 @@ class Observation:
     output_tokens: int | None = None
     expected: str | None = None
     vars: dict[str, Any] = field(default_factory=dict)
+    prompt: str = ""  # the rendered task the model was given
 
 
 @dataclass(frozen=True)
@@ -169,6 +172,8 @@ def parse_assertion(raw: Any, where: str) -> Assertion:
         raise UserFacingError(f"{where}: no-tool-called takes a tool name or no value.")
     elif kind == "template":
         _template_expression(str(value), where)
+    elif kind in CODE and not (isinstance(value, str) and value.strip()):
+        raise UserFacingError(f"{where}: a {kind} assertion needs its code, or file://PATH, as value.")
     elif kind == JUDGED and not (isinstance(value, str) and value.strip()):
         raise UserFacingError(f"{where}: llm-rubric needs a rubric name or the criteria as text.")
     return Assertion(kind, value, float(weight), threshold, negate)
@@ -261,9 +266,12 @@ def parse_json_output(text: str) -> Any:
 
 
 def check(a: Assertion, obs: Observation) -> Check:
-    """Check one assertion (not llm-rubric) against one observation."""
+    """Check one assertion (not llm-rubric) against one observation; a code assertion, which
+    only a confined host runs (`evals/code_assertions.py`), fails here saying so."""
     if a.type == JUDGED:
         raise ValueError("llm-rubric is checked by a judge (llmspace/evals/judge.py)")
+    if a.type in CODE:
+        return Check(a.label, False, a.weight, f"{a.type} assertions run on this machine's executor only (not on Ray workers)")
     try:
         passed, reason = _check(a, obs)
     except RegexTimeout as exc:  # neither a match nor a miss: failed, whichever way the assertion points

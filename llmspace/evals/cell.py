@@ -40,13 +40,14 @@ from ..providers.base import AdapterContext, Endpoint, ModelApi, ModelInfo, Mode
 from ..providers.events import ErrorEvent
 from ..providers.retry import stream_with_retries
 from ..providers.tolerant_calls import TolerantAdapter
-from .assertions import JUDGED, Check, Observation, check
+from .assertions import CODE, JUDGED, Check, Observation, check
 from .cache import ResponseCache, cache_key
 from .records import CellRecord, JudgeRecord, Reply, Usage, parse_reply, reply_data
 
 if TYPE_CHECKING:
     from ..agent.runner import Runner
     from ..core.model import Thread
+    from .code_assertions import CodeAssertions
     from .judge import Judge
     from .plan import Cell
 
@@ -108,6 +109,7 @@ class ExecContext:
     react_thread: Thread | None = None  # --react: the thread whose tool loop runs
     runner: Runner | None = None
     max_turns: int = 50
+    code: CodeAssertions | None = None  # runs javascript/python assertions (None: they fail, saying why)
     stats: dict[str, int] = field(default_factory=lambda: {"calls": 0, "cacheHits": 0})
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _live: set[CancelToken] = field(default_factory=set)
@@ -279,7 +281,7 @@ def _react_call(cell: Cell, target: Target, ctx: ExecContext) -> Reply | None:
 def observation(cell: Cell, reply: Reply) -> Observation:
     return Observation(output=reply.output, tool_calls=reply.tool_calls, latency_ms=reply.latency_ms, cost=reply.cost,
                        output_tokens=reply.usage.output if reply.usage is not None else None,
-                       expected=cell.expected, vars=dict(cell.vars))
+                       expected=cell.expected, vars=dict(cell.vars), prompt=cell.task)
 
 
 def run_cell(cell: Cell, ctx: ExecContext, prior: CellRecord | None, judged: set[str],
@@ -294,7 +296,8 @@ def run_cell(cell: Cell, ctx: ExecContext, prior: CellRecord | None, judged: set
         checks: list[Check] = []
         if reply.error is None:
             obs = observation(cell, reply)
-            checks = [check(a, obs) for a in cell.assertions if a.type != JUDGED]
+            checks = [ctx.code.check(a, obs) if a.type in CODE and ctx.code is not None else check(a, obs)
+                      for a in cell.assertions if a.type != JUDGED]
         record = CellRecord(cell.key, cell.case_id, cell.model, cell.variant, cell.repeat, reply, tuple(checks),
                             int(time.time() * 1000))
         emit(record)

@@ -44,6 +44,7 @@ from ..jsonio import open_regular_file
 from ..paths import safe_component
 from .cache import ResponseCache
 from .cell import ExecContext, ProviderGate, Target
+from .code_assertions import CodeAssertions
 from .dataset import scan_dataset, unsupported_message
 from .journal import NAME as JOURNAL
 from .journal import VERSION, JournalWriter, RunLock, choosing, read_journal
@@ -370,7 +371,8 @@ def _run_cells(p: Prepared, folder: Path, records: list[JournalRecord], *, concu
     ctx = ExecContext(targets=p.targets, gates={k: ProviderGate(v) for k, v in limits.items()}, cancel=cancel,
                       cache=ResponseCache(cache_folder(p.runner)) if use_cache else None,
                       judge=Judge("/".join(spec.judge), p.thread) if spec.judge and p.plan.has_judge else None,
-                      react_thread=p.thread if spec.react else None, runner=p.runner, max_turns=spec.max_turns)
+                      react_thread=p.thread if spec.react else None, runner=p.runner, max_turns=spec.max_turns,
+                      code=CodeAssertions(p.runner.services.root.root, p.dataset.path.parent))
     records = list(records)
     pending = _Pending(_tasks(p, records))
     pool = open_pool(p, ctx, concurrency, limits)
@@ -453,6 +455,8 @@ def _run_cells(p: Prepared, folder: Path, records: list[JournalRecord], *, concu
     if pending and budget is not None and not interrupted:
         stopped_for_budget = True
     pool.close()
+    if ctx.code is not None:
+        ctx.code.close()
     complete = not interrupted and not stopped_for_budget and len(done_cells) >= total
     finished_at = int(time.time() * 1000)
     meta = {"name": spec.name, "evalFile": str(spec.path), "thread": p.thread_rel, "dataset": str(p.dataset.path),

@@ -335,12 +335,12 @@ def test_a_promptfoo_test_file_runs_and_unsupported_assertion_types_stop_it_befo
     assert _run(str(path), "--dataset", str(ws / "tests.yaml")) == 0
     requests_before = len(srv.requests)
 
-    (ws / "bad.yaml").write_text("- vars: {question: 'x'}\n  assert: [{type: javascript, value: 'true'}, {type: cost, threshold: 1}]\n",
+    (ws / "bad.yaml").write_text("- vars: {question: 'x'}\n  assert: [{type: classifier, value: 'x'}, {type: cost, threshold: 1}]\n",
                                  encoding="utf-8")
     assert _run(str(path), "--dataset", str(ws / "bad.yaml")) == 2
 
     err = capsys.readouterr().err
-    assert "assertion types llmspace does not run: cost" in err and "javascript" in err
+    assert "assertion types llmspace does not run: classifier" in err
     assert len(srv.requests) == requests_before
 
 
