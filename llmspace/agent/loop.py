@@ -10,7 +10,8 @@ append a run-history entry; failed runs keep what was generated and record nothi
 when the model's server answered and the run failed on what it said: an error it reported in
 its stream, or a stream that stopped making progress after output (`ErrorEvent.in_stream`),
 is recorded with status "error"; an empty reply (no text, thinking or tool call) fails the
-run, adds no message and is recorded with status "empty" (`core/history.py`, `run_status`).
+run, adds no message and is recorded with status "empty"; a run the user stopped is recorded
+with status "stopped" (`core/history.py`, `run_status`).
 A reply cut at maxTokens (finish reason `length`) is kept with a warning in
 `RunResult.reply_warnings`; cut with nothing in it, it is an empty reply.
 Refusals before the run starts leave the thread exactly as it was. The run's error text and
@@ -348,7 +349,8 @@ class RunSession:
             if self._snapshot is not None:
                 apply_snapshot(self.thread, self._snapshot)
             run_id = append_history(self.thread, usage, int(self.services.clock() * 1000), self._resolved,
-                                    status=self.record_as if status == "failed" else None, run=self.traces)
+                                    status=self.record_as if status == "failed" else ("stopped" if status == "stopped" else None),
+                                    run=self.traces)
         return RunResult(status=status, error=error, thread=self.thread, paused_calls=list(self.paused),
                          new_message_ids=list(self.new_ids), run_id=run_id, paused_reason=self.paused_reason,
                          turns=self.turns, usage=usage, warnings=list(self.warnings),

@@ -117,15 +117,17 @@ def append_run(
     traces: list[str] | None = None,
 ) -> RunSnapshot:
     """Record the thread's current state (or `snapshot`) as a run; returns the new entry.
-    `status` ("error", "empty") marks a failed run; None for the others (not written).
+    `status` ("error", "empty") marks a failed run, "stopped" a run the user stopped; None
+    for the others (not written).
     `traces` are the file names of the run's traces under `traces/calls/`
     (`providers/traces.py`), in step order; none or empty: not written.
 
     The `status` key is our addition, kept as an unknown key of the entry (like any other, so
     a value of any type in a file round-trips): written only for a run that failed after the
     model answered — "error" (the server reported an error in its stream, or stopped making
-    progress) or "empty" (an empty reply). Completed, stopped and paused runs have none, so
-    those entries are exactly what the original app writes; the original app ignores it.
+    progress) or "empty" (an empty reply) — and "stopped" for a run the user stopped (its
+    reply is cut short and its provider usually never reported token counts). Completed and
+    paused runs have none; the original app ignores it.
     The `traces` key is ours in the same way: a list of file names written last in the entry,
     kept as an unknown key (so it round-trips byte for byte), ignored by the original app
     (its schemas allow additional properties); an entry without it lists no traces.

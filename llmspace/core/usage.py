@@ -9,7 +9,8 @@
 - `snapshot_usage(run)` is the usage shown for a run-history entry (legacy entries without a
   `usage` key fall back to summing their snapshot's messages; all-zero usage shows as none).
 - Labels: `format_int`, `format_compact`, `format_cost`, `compact_label`, `summary_line`,
-  `breakdown_rows`.
+  `breakdown_rows`, `in_out_label` (input counted with the prompt-cache hits it includes:
+  "29 in (28 cached) / 387 out", never "1 in / 387 out" for a cache hit).
 
 Pure functions; new `Usage` nodes are built with every field set so they are written out in full.
 """
@@ -274,3 +275,14 @@ def breakdown_rows(usage: Usage | None) -> list[tuple[str, str]]:
         rows.append(("Cost", cost))
     rows.append(("Total", format_int(side_total(u))))
     return rows
+
+
+def in_out_label(usage: Usage | None) -> str:
+    """`<in> in[ (<n> cached)] / <out> out`, the input counting every prompt token: those read
+    from the provider's prompt cache (and written to it) are part of the input ("" for none)."""
+    u = normalize_usage(usage)
+    if u is None:
+        return ""
+    prompt = _num(u.input) + _num(u.cacheRead) + _num(u.cacheWrite)
+    cached = f" ({format_int(u.cacheRead)} cached)" if u.cacheRead else ""
+    return f"{format_int(prompt)} in{cached} / {format_int(u.output)} out"

@@ -10,7 +10,8 @@ verdict, rubric, score averages and the B − A delta).
 - A run's latency counts the assistant messages it produced: those whose id no older run of
   the history has (all of its assistant messages when none is new), as `core/compare.py`
   counts a pair.
-- A run recorded as failed or empty (`status`) says so before its summary ("Failed · …").
+- A run recorded as failed, empty or stopped (`status`) says so before its summary
+  ("Stopped · …"); a stopped run without usage says its tokens were not reported.
 - A run's score is the mean of its rubric averages over the evaluations that scored it
   (`core.run_verdicts.averages`).
 
@@ -28,7 +29,7 @@ from ..core.history import now_ms, relative_time, run_status, run_summary
 from ..core.model import AssistantMessage, RunSnapshot, Thread, ThreadSnapshot
 from ..core.run_verdicts import averages
 from ..core.timing import duration_label, run_latency_ms
-from ..core.usage import format_compact, format_cost, format_int, side_total, snapshot_usage
+from ..core.usage import format_compact, format_cost, format_int, in_out_label, side_total, snapshot_usage
 
 # (column id, heading); the Treeview's "#0" column is "summary"
 COLUMNS = (("summary", "Summary"), ("when", "When"), ("model", "Model"), ("tokens", "Tokens"),
@@ -39,7 +40,7 @@ DESCENDING_FIRST = frozenset({"when", "score"})
 VERDICTS = {"leftBetter": "A better", "rightBetter": "B better", "tie": "Tie", "pass": "Pass", "fail": "Fail"}
 SUMMARY_MAX = 300
 # a run recorded with a `status` (agent/loop: an error frame, a dropped stream, an empty reply)
-STATUS_LABELS = {"error": "Failed", "empty": "Empty reply"}
+STATUS_LABELS = {"error": "Failed", "empty": "Empty reply", "stopped": "Stopped"}
 
 
 # -- labels ----------------------------------------------------------------------------------
@@ -178,7 +179,8 @@ class HistoryRow:
     latency_ms: float | None
     score: float | None
     score_count: int
-    status: str | None = None  # "error" / "empty" when the run was recorded as such
+    status: str | None = None  # "error" / "empty" / "stopped" when the run was recorded as such
+    in_out: str = ""  # "29 in (28 cached) / 387 out"
 
     @property
     def name(self) -> str:
@@ -191,7 +193,8 @@ class HistoryRow:
             "summary": self.summary,
             "when": self.when,
             "model": self.model,
-            "tokens": format_compact(self.tokens) if self.tokens is not None else "",
+            "tokens": (format_compact(self.tokens) if self.tokens is not None
+                       else "—" if self.status == "stopped" else ""),
             "cost": cost_text(self.cost),
             "latency": duration_label(self.latency_ms),
             "score": f"{self.score:.2f}" if self.score is not None else "",
@@ -214,8 +217,9 @@ class HistoryRow:
                  f"{n} message{'s' if n != 1 else ''}")
         figures: list[str] = []
         if self.tokens is not None:
-            figures.append(f"{format_int(self.tokens)} tokens ({format_int(self.input_tokens or 0)} in / "
-                           f"{format_int(self.output_tokens or 0)} out)")
+            figures.append(f"{format_int(self.tokens)} tokens ({self.in_out})")
+        elif self.status == "stopped":
+            figures.append("tokens not reported (stopped before the model sent its counts)")
         if self.cost is not None:
             figures.append(cost_text(self.cost))
         if self.latency_ms is not None:
@@ -261,7 +265,7 @@ def run_rows(thread: Thread, now: float | None = None) -> list[HistoryRow]:
             input_tokens=float(usage.input) if usage is not None else None,
             output_tokens=float(usage.output) if usage is not None else None,
             cost=float(usage.cost.total) if usage is not None else None,
-            first_token_ms=first, latency_ms=duration,
+            first_token_ms=first, latency_ms=duration, in_out=in_out_label(usage),
             score=mean(scores.get(rid, [])), score_count=len(scores.get(rid, []))))
     return rows
 

@@ -48,16 +48,26 @@ class PaletteItem:
     key: str = ""
     alias: str = ""
     takes_arguments: bool = False
+    plugin: str = ""  # a plugin command's plugin, shown before its name ("Atlas: Hello")
+
+    @property
+    def title(self) -> str:
+        """The name as listed: a plugin command's prefixed with its plugin (unless the name
+        already starts with it: "Atlas hello")."""
+        if not self.plugin or self.label.casefold().startswith(self.plugin.casefold()):
+            return self.label
+        return f"{self.plugin}: {self.label}"
 
     @property
     def shown(self) -> str:
         if self.shortcut:
-            return f"{self.label}    ({self.shortcut})"
-        return f"{self.label}    — {self.alias}" if self.alias and self.alias != self.label else self.label
+            return f"{self.title}    ({self.shortcut})"
+        return f"{self.title}    — {self.alias}" if self.alias and self.alias != self.label else self.title
 
     def named_by(self, query: str) -> bool:
-        """The query fuzzily matches the display name or the alias."""
-        return fuzzy_match(query, self.label) or bool(self.alias and fuzzy_match(query, self.alias))
+        """The query fuzzily matches the display name (with its plugin) or the alias."""
+        return (fuzzy_match(query, self.title) or fuzzy_match(query, self.label)
+                or bool(self.alias and fuzzy_match(query, self.alias)))
 
 
 def fuzzy_match(query: str, label: str) -> bool:
@@ -72,7 +82,8 @@ def palette_item(command: PaletteCommand, run_plugin: Callable[[PluginCommand, S
     if isinstance(command, PluginCommand):
         plugin_command = command
         return PaletteItem(plugin_command.display_name, lambda args: run_plugin(plugin_command, args),
-                           key=plugin_command.canonical_id, alias=plugin_command.alias, takes_arguments=True)
+                           key=plugin_command.canonical_id, alias=plugin_command.alias, takes_arguments=True,
+                           plugin=plugin_command.plugin_title)
     return PaletteItem(command.display_name, lambda args: command.run(), getattr(command, "shortcut", ""))
 
 

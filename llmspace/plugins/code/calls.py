@@ -155,9 +155,10 @@ class PluginCommand:
     """A plugin command in the palette (`plugin:<name>:command:<stem>`, alias `<stem>`)."""
 
     def __init__(self, route: CallRoute, ref: ExtensionRef, display_name: str, description: str, *,
-                 on_error: Callable[[str, CallFailed], None]) -> None:
+                 on_error: Callable[[str, CallFailed], None], plugin_title: str = "") -> None:
         self.route, self.ref, self.on_error = route, ref, on_error
         self.display_name, self.description = plain_text(display_name), plain_text(description)
+        self.plugin_title = plain_text(plugin_title or ref.plugin)  # the plugin's display name
         self._running = threading.Lock()
 
     @property

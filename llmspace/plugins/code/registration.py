@@ -56,6 +56,7 @@ def register(state: LoadedPlugin, route: CallRoute, registries: Registries, log:
     """Register the tools and commands of `state` (replacing its earlier ones) and note its
     storages and failures; the storages are registered by `register_storages`."""
     record, source = state.record, plugin_source(state.record.key)
+    title = (record.manifest.display_name if record.manifest is not None else "") or record.key
     tools: dict[str, Any] = {}
     commands: dict[str, Any] = {}
     state.tools, state.storages, state.failures = {}, {}, {}
@@ -86,7 +87,8 @@ def register(state: LoadedPlugin, route: CallRoute, registries: Registries, log:
                 continue
             elif f.kind == "command":
                 commands[ref.canonical_id] = PluginCommand(route, ref, str(data.get("displayName") or f.id),
-                                                           str(data.get("description") or ""), on_error=on_error)
+                                                           str(data.get("description") or ""), on_error=on_error,
+                                                           plugin_title=title)
             else:
                 storage = PluginStorage(route, ref, data, on_error=on_error)
                 problem = storage_problem(storage)

@@ -28,6 +28,7 @@ import ttkbootstrap as tb
 from ...core.model import ImageDataContent
 from ...core.templating.places import message_place, tool_result_place
 from ...core.templating.render import is_trusted_message, is_trusted_tool_result
+from ...core.usage import in_out_label
 from ...errors import UserFacingError
 from ...presenters.catalog import tool_label
 from ...presenters.tool_results import shape_result, todo_items
@@ -60,7 +61,7 @@ def usage_line(msg: Any) -> str:
     u = getattr(msg, "usage", None)
     if u is not None and (u.totalTokens or u.input or u.output):
         total = u.totalTokens or (u.input + u.output)
-        parts.append(f"{int(total):,} tokens · {int(u.input):,} in / {int(u.output):,} out")
+        parts.append(f"{int(total):,} tokens · {in_out_label(u)}")
         if u.cost and u.cost.total:
             c = float(u.cost.total)
             parts.append(f"${c:.2f}" if c >= 1 else (f"${c:.4f}" if c >= 0.01 else f"${c:.6f}"))

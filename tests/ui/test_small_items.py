@@ -1,0 +1,107 @@
+"""Issue 39's smaller items in a real window with real events: a stopped run is marked in
+History, a prompt-cache hit shows its cached input as such, the usage line of a reply is never
+cut, and the other small fixes each named by its test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.llm_server import LoopbackLLM, Turn, configure_provider
+
+from .conftest import pump_until
+
+
+@pytest.fixture
+def srv(home):
+    with LoopbackLLM() as s:
+        configure_provider(home, s)
+        yield s
+
+
+def key(widget: Any, keysym: str) -> None:
+    widget.event_generate(f"<{keysym}>")
+    widget.update()
+
+
+def open_editor(window, app, text="Hello?", stem="chat"):
+    rel = app.workspace.create_thread("", stem)
+    window.tree_view.refresh()
+    ed = window.open_thread(rel)
+    window.root.update()
+    box = ed.list.order[0].text
+    box.focus_force()
+    box.insert("1.0", text)
+    window.root.update()
+    return ed, box
+
+
+def test_a_stopped_run_is_marked_stopped_in_history_with_its_tokens_not_reported(window, app, srv):
+    srv.push(Turn(text="y" * 4000, chunk_size=2, delay_per_chunk=0.005))
+    ed, box = open_editor(window, app)
+    key(box, "Control-Return")
+    pump_until(window.root, lambda: ed.p.messages[-1].role == "assistant" and len(ed.p.messages[-1].text()) > 10, 60)
+    key(window.root.focus_get() or box, "Control-Return")  # again: Stop
+    pump_until(window.root, lambda: ed.run.status != "running", 60)
+    pump_until(window.root, lambda: ed.p.thread.runHistory, 60)
+    ed.toggle_history()
+    window.root.update()
+    panel = ed.history_panel
+    (rid,) = panel.list.get_children("")
+    summary = panel.list.item(rid, "text") or panel.list.set(rid, "summary")
+    assert summary.startswith("Stopped · yyy"), summary
+    assert panel.list.set(rid, "tokens") == "—"
+    panel.list.selection_set(rid)
+    window.root.update()
+    assert "tokens not reported" in panel.detail.cget("text")
+
+
+def test_a_prompt_cache_hit_shows_the_cached_input_tokens_as_such(window, app, srv):
+    srv.push(Turn(text="Cached reply.", usage=(29, 387), cache_read=28))
+    ed, box = open_editor(window, app)
+    key(box, "Control-Return")
+    pump_until(window.root, lambda: ed.run.status != "running" and ed.p.thread.runHistory, 60)
+    card = pump_until(window.root, lambda: ed.list.cards.get(ed.p.messages[-1].id))
+    line = pump_until(window.root, lambda: card.stats is not None and card.stats.cget("text"))
+    assert "416 tokens · 29 in (28 cached) / 387 out" in line, line
+    assert "1 in /" not in line
+
+
+ATLAS = Path(__file__).resolve().parents[2] / "examples" / "plugins" / "atlas"
+
+
+@pytest.fixture
+def atlas(home, tmp_path, capsys):
+    """The Atlas example plugin installed and approved, as `llmspace plugins` does it."""
+    from llmspace.cli import main
+
+    zip_path = tmp_path / "atlas.zip"
+    assert main(["plugins", "pack", str(ATLAS), "-o", str(zip_path)]) == 0
+    assert main(["plugins", "install", str(zip_path)]) == 0
+    assert main(["plugins", "approve", "atlas"]) == 0
+    capsys.readouterr()
+
+
+def type_text(widget: Any, text: str) -> None:
+    for ch in text:
+        widget.event_generate("<KeyPress>", keysym=ch, when="tail")
+    widget.update()
+
+
+def test_typing_a_plugins_name_in_the_palette_finds_every_command_of_that_plugin(atlas, make_window):
+    window = make_window()
+    window.app.plugin_code.ensure_loaded()
+    pump_until(window.root, lambda: len([r for r in window.app.registries.commands.active()
+                                         if r.canonical_id.startswith("plugin:atlas:command:")]) == 2, 90)
+    pal = window.open_palette()
+    pump_until(window.root, lambda: pal.entry.winfo_viewable())
+    pal.entry.focus_force()
+    pump_until(window.root, lambda: window.root.focus_get() is pal.entry)
+    type_text(pal.entry, "atlas")
+    pump_until(window.root, lambda: pal.query.get() == "atlas")
+    listed = list(pal.listbox.get(0, "end"))
+    assert any(s.startswith("Atlas: Stamp thread title") for s in listed), listed
+    assert any(s.startswith("Atlas hello") for s in listed), listed  # already named by its plugin
+    pal.destroy()
