@@ -36,6 +36,7 @@ COMMAND_MODULES = (
     "history",
     "matrix",
     "eval",
+    "optimize",
     "plugins",
     "storage",
     "traces",

@@ -7,7 +7,8 @@ one fsync (group commit: an fsync costs about 2 ms here, so one per line would c
 a few hundred cells per second). A process crash loses nothing written; a crash of the
 machine loses at most the last batch, and a torn last line is dropped on reading. Records (typed in `evals/records.py`): `{"type": "header", …}` first (the hashes of the evaluation
 file, dataset, thread and settings), then `cell` and `judge` records keyed by `key`, and
-`{"type": "end"}` when every cell has a result. This file is the one exception to "every
+`{"type": "end"}` when every cell has a result (`read_optimize_journal` reads the journal of
+`llmspace optimize`, whose records are its reflector answers and candidates). This file is the one exception to "every
 write goes through jsonio" (an append-only log cannot be replaced atomically per line).
 
 `read_journal(path)` returns the records and whether a torn last line (a crash mid-write)
@@ -33,11 +34,11 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from ..errors import UserFacingError
 from ..jsonio import UnreadableFileError, open_regular_file
-from .records import End, Header, JournalRecord, parse_record, record_data
+from .records import End, Header, JournalRecord, OptimizeRecord, parse_optimize_record, parse_record, record_data
 
 try:
     import fcntl
@@ -126,13 +127,28 @@ def _journal_bytes(path: Path) -> bytes | None:
 
 
 def read_journal(path: Path) -> JournalRead:
+    lines, torn = _lines(path)
+    return JournalRead([r for v in _values(path, lines) if (r := parse_record(v)) is not None], torn)
+
+
+def read_optimize_journal(path: Path) -> list[OptimizeRecord]:
+    """The records of an optimization's journal (`llmspace optimize`), a torn last line dropped."""
+    lines, _torn = _lines(path)
+    return [r for v in _values(path, lines) if (r := parse_optimize_record(v)) is not None]
+
+
+def _lines(path: Path) -> tuple[list[bytes], bool]:
+    """A journal's whole lines, and whether a torn last line was dropped."""
     data = _journal_bytes(path)
     if data is None:
-        return JournalRead([], False)
+        return [], False
     lines = data.split(b"\n")
     tail = lines.pop() if lines else b""  # the part after the last newline: empty, or a torn line
-    records: list[JournalRecord] = []
-    torn = bool(tail.strip())
+    return lines, bool(tail.strip())
+
+
+def _values(path: Path, lines: list[bytes]) -> Iterator[dict[str, Any]]:
+    """The JSON object of each line, one at a time; a bad line is an error naming it."""
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -141,10 +157,8 @@ def read_journal(path: Path) -> JournalRead:
         except ValueError:
             raise UserFacingError(f"{path} line {n} is not JSON; the journal is damaged.",
                                   hint="Start over with `llmspace eval run FILE --fresh`.") from None
-        record = parse_record(value) if isinstance(value, dict) else None
-        if record is not None:
-            records.append(record)
-    return JournalRead(records, torn)
+        if isinstance(value, dict):
+            yield value
 
 
 def _truncate_torn_tail(path: Path) -> bool:
@@ -165,7 +179,7 @@ class JournalWriter:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._queue: queue.Queue[JournalRecord | None] = queue.Queue()
+        self._queue: queue.Queue[JournalRecord | OptimizeRecord | None] = queue.Queue()
         self._error: BaseException | None = None
         self._file = open(path, "ab")  # noqa: SIM115 - owned by the writer thread, closed in close()
         self._thread = threading.Thread(target=self._run, name="eval-journal", daemon=True)
@@ -176,7 +190,7 @@ class JournalWriter:
         torn = _truncate_torn_tail(path)
         return cls(path), torn
 
-    def append(self, record: JournalRecord) -> None:
+    def append(self, record: JournalRecord | OptimizeRecord) -> None:
         if self._error is not None:
             raise UserFacingError(f"Could not write the journal {self.path}: {self._error}.")
         self._queue.put(record)

@@ -1,7 +1,9 @@
 """The records of a dataset evaluation, typed: one schema, one parser, one writer.
 
 The journal (`evals/journal.py`) holds a `Header` first, then `CellRecord`s and
-`JudgeRecord`s keyed by `key`, and an `End` when every cell has a result; `results.jsonl`
+`JudgeRecord`s keyed by `key`, and an `End` when every cell has a result (the journal of
+`llmspace optimize` holds `Reflection`s and `Candidate`s between its `Header` and `End`:
+`OptimizeRecord`, read by `parse_optimize_record`); `results.jsonl`
 holds one `ResultRow` per cell. On disk each is a JSON object (`type` names a journal
 record's kind); in code each is a frozen dataclass, read from its JSON by `parse_record` /
 `parse_row` (the only places that look a field up with a default: a journal written by an
@@ -179,6 +181,35 @@ class End:
     finished_at: int
 
 
+@dataclass(frozen=True)
+class Reflection:
+    """One call of `llmspace optimize`'s reflector: the prompt it was shown for `step` and its answer."""
+
+    step: int
+    parent: str  # the id of the candidate it rewrote
+    minibatch: tuple[str, ...]  # the training cases shown (their ids)
+    instructions_hash: str  # sha256 of the reflector's instructions file
+    raw: str  # the answer as written
+    cost: float
+    finished_at: int
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A prompt `llmspace optimize` proposed and what became of it."""
+
+    id: str
+    step: int
+    parent: str | None
+    text: str
+    status: str  # original, rejected, lost (on the minibatch), validated
+    reason: str | None = None
+    minibatch: float | None = None  # pass rate on the minibatch
+    parent_minibatch: float | None = None
+    validation: float | None = None  # pass rate on the validation part
+
+
 def spent_now(r: CellRecord | JudgeRecord) -> float:
     """What a record's call cost this run: nothing when it was answered from the cache."""
     cached = r.reply.cached if isinstance(r, CellRecord) else r.cached
@@ -191,6 +222,7 @@ def called_model(r: CellRecord | JudgeRecord) -> str:
 
 
 JournalRecord: TypeAlias = Header | CellRecord | JudgeRecord | End
+OptimizeRecord: TypeAlias = Header | Reflection | Candidate | End  # the journal of `llmspace optimize`
 
 
 def parse_record(data: dict[str, Any]) -> JournalRecord | None:
@@ -219,7 +251,24 @@ def parse_record(data: dict[str, Any]) -> JournalRecord | None:
     return None
 
 
-def record_data(r: JournalRecord) -> dict[str, Any]:
+def parse_optimize_record(data: dict[str, Any]) -> OptimizeRecord | None:
+    """The record a line of an optimization's journal holds; None for a kind this version does not know."""
+    kind = data.get("type")
+    if kind == "reflection":
+        return Reflection(_int(data.get("step"), 0), _str(data.get("parent")), tuple(str(c) for c in _list(data.get("minibatch"))),
+                          _str(data.get("instructionsHash")), _str(data.get("raw")), _float(data.get("cost")),
+                          _int(data.get("finishedAt"), 0), _opt_str(data.get("error")))
+    if kind == "candidate":
+        return Candidate(_str(data.get("id")), _int(data.get("step"), 0), _opt_str(data.get("parent")), _str(data.get("text")),
+                         _str(data.get("status")), _opt_str(data.get("reason")), _opt_float(data.get("minibatch")),
+                         _opt_float(data.get("parentMinibatch")), _opt_float(data.get("validation")))
+    if kind in ("header", "end"):
+        found = parse_record(data)
+        return found if isinstance(found, (Header, End)) else None
+    return None
+
+
+def record_data(r: JournalRecord | OptimizeRecord) -> dict[str, Any]:
     """The JSON object of a record (one journal line)."""
     if isinstance(r, CellRecord):
         data: dict[str, Any] = {"type": "cell", "key": r.key, "case": r.case, "model": r.model, "variant": r.variant,
@@ -244,6 +293,15 @@ def record_data(r: JournalRecord) -> dict[str, Any]:
         if r.check is not None:
             data["check"] = r.check.to_data()
         return data
+    if isinstance(r, Reflection):
+        data = {"type": "reflection", "step": r.step, "parent": r.parent, "minibatch": list(r.minibatch),
+                "instructionsHash": r.instructions_hash, "raw": r.raw, "cost": r.cost, "finishedAt": r.finished_at}
+        if r.error is not None:
+            data["error"] = r.error
+        return data
+    if isinstance(r, Candidate):
+        return {"type": "candidate", "id": r.id, "step": r.step, "parent": r.parent, "text": r.text, "status": r.status,
+                "reason": r.reason, "minibatch": r.minibatch, "parentMinibatch": r.parent_minibatch, "validation": r.validation}
     if isinstance(r, Header):
         return {"type": "header", "version": r.version, "name": r.name, "evalFile": r.eval_file, "thread": r.thread,
                 "dataset": r.dataset, "hashes": r.hashes, "createdAt": r.created_at}
