@@ -1,7 +1,7 @@
 """The Traces panel (the sidebar's "Traces" beside "Files"): state and intents, no Tk.
 
 It lists the trace projects of `traces/TraceStore` with their badge (the source — Langfuse,
-OpenTelemetry or Phoenix — and manual import or connected) and each project's traces with
+OpenTelemetry or Phoenix — and manual import or connected, with a connected one's last sync) and each project's traces with
 start time, model, observation count and status, newest first (the store's order). Intents:
 new project, import files (each refused file named with its reason, the others imported;
 the warning `llmspace import` gives about local files a workbench would read), rename a
@@ -82,6 +82,7 @@ class ProjectRow:
     badge: str
     source_type: str
     traces: tuple[TraceRow, ...] = ()
+    connected: bool = False  # to a Langfuse or Phoenix server ("Sync…")
 
     @property
     def label(self) -> str:
@@ -115,10 +116,17 @@ class ImportOutcome:
 
 
 def badge(project: dict[str, Any]) -> str:
+    """The source and mode; a connected project adds its last sync (when and whether it failed)."""
     source = project.get("source") or {}
     kind = str(source.get("type") or "")
     label = SOURCE_LABELS.get(kind, kind or "unknown")
-    return f"{label} · {'connected' if source.get('mode') == 'connected' else 'manual'}"
+    if source.get("mode") != "connected":
+        return f"{label} · manual"
+    at = source.get("lastSyncAt")
+    if not isinstance(at, int | float) or isinstance(at, bool):
+        return f"{label} · connected · never synced"
+    failed = " failed" if source.get("lastSyncStatus") == "error" else ""
+    return f"{label} · connected · synced {datetime.fromtimestamp(at / 1000).strftime('%Y-%m-%d %H:%M')}{failed}"
 
 
 def local_time(value: Any) -> str:
@@ -173,7 +181,8 @@ class TracesPanelPresenter:
                 records = []
             rows.append(ProjectRow(project["id"], str(project.get("name") or project["id"]), badge(project),
                                    str((project.get("source") or {}).get("type") or ""),
-                                   tuple(trace_row(project["id"], r) for r in records)))
+                                   tuple(trace_row(project["id"], r) for r in records),
+                                   (project.get("source") or {}).get("mode") == "connected"))
         self.projects = rows
         return rows
 

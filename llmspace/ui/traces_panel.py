@@ -5,8 +5,9 @@ their badge, each project's traces with start time, model, observation count and
 and routes the intents: "New trace project…", "Import…" (a file picker, several files; the
 files go to the selected project, else the only one, else a new "Imported traces" when there
 is none), files dropped on the panel (tkinterdnd2, as the workspace tree takes them; into the
-project under the pointer), rename, remove (to the trash), open and "Copy to workspace". With
-no project, it says what a trace file is and where to get one.
+project under the pointer), rename, remove (to the trash), open and "Copy to workspace",
+"Connect…" (Langfuse or Phoenix: `ui/trace_connect.py`) and "Sync…" on a connected project
+(`ui/trace_sync.py`). With no project, it says what a trace file is and where to get one.
 
 Opening a trace opens its workbench, `trace/<projectId>/<traceKey>/workbench.json`, in a tab
 like any thread; the tab is named after the trace and its editor's header shows the source
@@ -16,6 +17,7 @@ like any thread; the tab is named after the trace and its editor's header shows 
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 import tkinter as tk
@@ -26,7 +28,11 @@ from typing import TYPE_CHECKING, Any
 import ttkbootstrap as tb
 
 from ..errors import UserFacingError, error_text
+from ..presenters.trace_connect import connected_message
+from ..presenters.trace_sync import TraceSync
 from ..presenters.traces_panel import NO_TRACES, ImportOutcome, TraceSource, TracesPanelPresenter, parse_path
+from .trace_connect import ConnectDialog
+from .trace_sync import SyncDialog
 from .wrapped_label import WrappedLabel
 
 if TYPE_CHECKING:
@@ -78,6 +84,15 @@ class TracesPanel(tb.Frame):
         self.new_btn = tb.Button(bar, text="+", width=2, padding=(4, 4), bootstyle="secondary-link",
                                  command=self.new_project)
         self.new_btn.pack(side="right")
+        self.sync_btn = tb.Button(bar, text="Sync…", padding=(4, 4), bootstyle="secondary-link",
+                                  command=self.sync_project)
+        self.sync_btn.pack(side="right")
+        self.connect_btn = tb.Button(bar, text="Connect…", padding=(4, 4), bootstyle="secondary-link",
+                                     command=self._connect_menu)
+        self.connect_btn.pack(side="right")
+        self.connect_menu = tk.Menu(self, tearoff=False)
+        for kind, label in (("langfuse", "Connect Langfuse…"), ("phoenix", "Connect Phoenix…")):
+            self.connect_menu.add_command(label=label, command=functools.partial(self.connect, kind))
         tb.Label(bar, text="Traces", font="TkHeadingFont").pack(side="left")
         self.empty = WrappedLabel(self, text="", bootstyle="secondary", padding=(8, 8), anchor="nw")
         self.body = tb.Frame(self)
@@ -94,6 +109,7 @@ class TracesPanel(tb.Frame):
             log.debug("no danger colour for error traces", exc_info=True)
         self.closed: set[str] = set()  # projects the user folded
         self.importing = False
+        self.dialog: ConnectDialog | SyncDialog | None = None  # the last connect or sync form opened
         self.tree.bind("<<TreeviewOpen>>", lambda e: self.closed.discard(self.tree.focus()))
         self.tree.bind("<<TreeviewClose>>", lambda e: self.closed.add(self.tree.focus()))
         self.tree.bind("<Double-Button-1>", lambda e: self.open_selected())
@@ -107,7 +123,9 @@ class TracesPanel(tb.Frame):
         self.menu = tk.Menu(self, tearoff=False)
         items: list[tuple[str, Callable[[], object]] | None] = [
             ("Open", self.open_selected), ("Copy to Workspace", self.copy_to_workspace), None,
-            ("New Trace Project…", self.new_project), ("Import…", self.import_files), None,
+            ("New Trace Project…", self.new_project), ("Connect Langfuse…", lambda: self.connect("langfuse")),
+            ("Connect Phoenix…", lambda: self.connect("phoenix")), ("Sync…", self.sync_project),
+            ("Import…", self.import_files), None,
             ("Rename…", self.rename), ("Move to Trash", self.remove), None, ("Refresh", self.refresh)]
         for item in items:
             if item is None:
@@ -175,6 +193,44 @@ class TracesPanel(tb.Frame):
             self.redraw(select=project_item(project_id))
             self.ui.status.set(f"Made trace project {name.strip()}. Import trace files into it.")
         return project_id
+
+    def _connect_menu(self) -> None:
+        btn = self.connect_btn
+        self.connect_menu.tk_popup(btn.winfo_rootx(), btn.winfo_rooty() + btn.winfo_height())
+
+    def connect(self, kind: str) -> ConnectDialog:
+        """"Connect Langfuse…" / "Connect Phoenix…": the form; the project is listed once made."""
+        def connected(project: dict[str, Any]) -> None:
+            if not self.winfo_exists():
+                return
+            self._guard(self.p.refresh)
+            self.redraw(select=project_item(str(project["id"])))
+            where = getattr(getattr(self.p.store, "secrets", None), "where", "the secret store")
+            self.ui.status.set(connected_message(project, str(where)))
+
+        self.dialog = ConnectDialog(self.ui, self.p.store, kind, connected)
+        return self.dialog
+
+    def sync_project(self, project_id: str | None = None) -> SyncDialog | None:
+        """"Sync…" on the selected connected project (else the only connected one)."""
+        connected = [p.id for p in self.p.projects if p.connected]
+        project_id = project_id or self.selected_project() or (connected[0] if len(connected) == 1 else None)
+        if project_id is None:
+            self.ui.errors.show("Select a connected trace project to sync (make one with Connect…).")
+            return None
+        presenter = self._guard(lambda: TraceSync(self.p.store, project_id))
+        if presenter is None:
+            return None
+
+        def synced(report: Any) -> None:
+            if not self.winfo_exists():
+                return
+            self._guard(self.p.refresh)
+            self.redraw(select=project_item(project_id))
+            self.tabs.check_open_files()  # a rebuilt workbench that is open reloads
+
+        self.dialog = SyncDialog(self.ui, presenter, synced)
+        return self.dialog
 
     def import_files(self, paths: list[str] | None = None, project_id: str | None = None) -> bool:
         """Import trace files (the picker when `paths` is None) on a worker; the panel lists
