@@ -15,7 +15,7 @@ import subprocess
 import sys
 import textwrap
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -57,13 +57,31 @@ def files_of(root: Path) -> list[dict[str, str]]:
     return found
 
 
+def closing_starter(make: Callable[[Handler | None], HostClient]) -> Iterator[Callable[..., HostClient]]:
+    """A fixture body: yields `start(handler=None)`, which makes a client with `make`; every
+    client started is closed after the test."""
+    clients: list[HostClient] = []
+
+    def start(handler: Handler | None = None) -> HostClient:
+        client = make(handler)
+        clients.append(client)
+        return client
+
+    yield start
+    for client in clients:
+        client.close()
+
+
 class HostClient:
     def __init__(self, cwd: Path, handler: Handler | None = None) -> None:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
+        self._start([sys.executable, "-m", "llmspace", "--plugin-host"], cwd, env, handler)
+
+    def _start(self, argv: list[str], cwd: Path, env: dict[str, str] | None, handler: Handler | None) -> None:
+        """Start the host process `argv` and read its stdout and stderr on threads."""
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "llmspace", "--plugin-host"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env,
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env,
         )
         self.handler: Handler = handler or (lambda _method, _params: None)
         self.callbacks: list[tuple[str, dict[str, Any]]] = []

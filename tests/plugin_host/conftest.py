@@ -4,7 +4,7 @@
 it and initialize it; every host is closed after the test.
 
 `any_host` runs a test under every host the app has — the Python host and the JavaScript
-host under Bun (.ts), the system Node (.mjs) and Node 22 (.ts), as tests/plugin_host_js
+host under Bun (.ts), the system Node (.mjs) and Node 22 (.ts), as tests/plugin_host/js
 and tests/plugins/conformance name them — with `start_any_plugin(files)`, whose sources may
 be a `Code(py=…, js=…)` giving each language its version of the same extension (names
 without a suffix get the host's). A JavaScript runtime that is not installed skips (CI:
@@ -20,27 +20,28 @@ from typing import Any
 
 import pytest
 
-from ..plugin_host_js.client import JsHostClient, Variant
-from ..plugin_host_js.conftest import USUAL, require, variant_id, with_suffix
-from .client import Handler, HostClient, write_plugin
+from .client import Handler, HostClient, closing_starter, write_plugin
+from .js.client import JsHostClient, Variant
+from .js.conftest import USUAL, require, variant_id, with_suffix
 
 Started = tuple[HostClient, dict[str, dict[str, Any]]]
 
 
 @pytest.fixture
-def start_plugin(tmp_path: Path) -> Iterator[Callable[..., Started]]:
-    clients: list[HostClient] = []
+def start_python_host(tmp_path: Path) -> Iterator[Callable[..., HostClient]]:
+    """Start a Python host (not initialized); every host is closed after the test."""
+    yield from closing_starter(lambda handler: HostClient(tmp_path, handler))
 
+
+@pytest.fixture
+def start_plugin(tmp_path: Path, start_python_host: Callable[..., HostClient]) -> Callable[..., Started]:
     def start(files: dict[str, str], handler: Handler | None = None) -> Started:
         root = write_plugin(tmp_path / "plugin", files)
-        client = HostClient(tmp_path, handler)
-        clients.append(client)
+        client = start_python_host(handler)
         answer = client.initialize(root)
         return client, {f"{e['kind']}:{e['id']}": e for e in answer["extensions"]}
 
-    yield start
-    for client in clients:
-        client.close()
+    return start
 
 
 @dataclass(frozen=True)
@@ -78,17 +79,9 @@ def any_host(request: pytest.FixtureRequest) -> AnyHost:
 @pytest.fixture
 def start_any_host(any_host: AnyHost, tmp_path: Path) -> Iterator[Callable[..., HostClient]]:
     """Start a host of `any_host` (not initialized); every host is closed after the test."""
-    clients: list[HostClient] = []
-
-    def start(handler: Handler | None = None) -> HostClient:
-        variant = any_host.variant
-        client = HostClient(tmp_path, handler) if variant is None else JsHostClient(variant.runtime, tmp_path, handler)
-        clients.append(client)
-        return client
-
-    yield start
-    for client in clients:
-        client.close()
+    variant = any_host.variant
+    yield from closing_starter(lambda handler: HostClient(tmp_path, handler) if variant is None
+                               else JsHostClient(variant.runtime, tmp_path, handler))
 
 
 @pytest.fixture

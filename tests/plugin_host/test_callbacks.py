@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from ..plugin_host_js.conftest import USUAL, variant_id
 from .client import Refuse
 from .conftest import Code
+from .js.conftest import USUAL, variant_id
 
 JS_HOSTS = pytest.mark.parametrize("any_host", USUAL, ids=variant_id, indirect=True)
 

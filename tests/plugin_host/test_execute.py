@@ -10,6 +10,7 @@ import pytest
 
 from .client import WAIT
 from .conftest import Code
+from .js.client import js_tool
 
 
 def tool(name: str, body: str, *, prelude: str = "", is_async: bool = False) -> str:
@@ -27,16 +28,6 @@ def tool(name: str, body: str, *, prelude: str = "", is_async: bool = False) -> 
 def any_tool(name: str, py_body: str, js_body: str, *, py_prelude: str = "", js_prelude: str = "") -> Code:
     """One tool in both languages: `execute(context, args)` with each language's body."""
     return Code(py=tool(name, py_body, prelude=py_prelude), js=js_tool(name, js_body, prelude=js_prelude))
-
-
-def js_tool(name: str, body: str, *, prelude: str = "") -> str:
-    return (f"{prelude}\n"
-            f"export default class Tool {{\n"
-            f"  name = {name!r};\n"
-            f"  description = '';\n"
-            f"  parameters = {{ type: 'object' }};\n\n"
-            f"  async execute(context, args) {{\n{body}\n  }}\n"
-            f"}}\n")
 
 
 @pytest.mark.parametrize(("py_body", "js_body", "value"), [

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from ..plugin_host_js.conftest import ALL_SUFFIXES, variant_id
 from .client import HostClient, write_plugin
 from .conftest import Code
+from .js.conftest import ALL_SUFFIXES, variant_id
 
 TOOL = """
     class ReadProjectFile:

@@ -19,9 +19,9 @@ from llmspace import plugin_protocol as protocol
 from llmspace.plugin_host.context import CommandCallContext, StorageCallContext, ToolCallContext, caller
 from llmspace.plugin_host.signals import CallSignal
 
-from ..plugin_host_js.client import JsHostClient
-from ..plugin_host_js.conftest import require
 from .client import REPO, HostClient
+from .js.client import JsHostClient
+from .js.conftest import require
 
 JS = REPO / "llmspace" / "plugin_host" / "js"
 NAMES = set(protocol.HOST_METHODS) | set(protocol.CALLBACKS)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from ..plugin_host_js.conftest import ALL_SUFFIXES, variant_id
 from .conftest import Code
+from .js.conftest import ALL_SUFFIXES, variant_id
 
 NOISY = Code(py="""
     import os

@@ -6,45 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from ..plugin_host.client import write_plugin
+from ..client import write_plugin
 from .conftest import ALL_SUFFIXES, TYPESCRIPT, variant_id
-
-TOOL = """
-    export default class ReadProjectFile {
-      name = "read_project_file";
-      description = "Read a file.";
-      parameters = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
-      strict = true;
-
-      async execute(context, args) {
-        return args;
-      }
-    }
-"""
-
-COMMAND = """
-    export default class Hello {
-      displayName = "Say hello";
-      description = "Greets.";
-
-      async execute(context, args) {
-        return null;
-      }
-    }
-"""
-
-STORAGE = """
-    export default class TeamLibrary {
-      displayName = "Team Library";
-      description = "Threads in a team service.";
-      deepLinkId = "team-library";
-      capabilities = { read: true, write: true };
-
-      async resolveLatest(id, context) { return { id }; }
-      async read(locator, context) { return {}; }
-      async write(thread, id, context) { return { id: "x" }; }
-    }
-"""
 
 BARE_TOOL = """
     export default class Bare {
@@ -53,17 +16,6 @@ BARE_TOOL = """
       parameters = { type: "object" };
       execute() {}
     }
-"""
-
-BARE_COMMAND = 'export default class { displayName = "Bare"; execute() {} }\n'
-
-WRITE_ONLY = """
-    class Uploader {
-      get displayName() { return "Uploader"; }
-      get capabilities() { return { write: true }; }
-      write(thread, id, context) { return { id: id ?? "new" }; }
-    }
-    export default Uploader;
 """
 
 FAILING = {

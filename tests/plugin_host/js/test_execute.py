@@ -6,19 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from ..plugin_host.client import write_plugin
+from ..client import write_plugin
 from .client import WAIT
-
-
-def tool(name: str, body: str, *, prelude: str = "") -> str:
-    """A tool file whose `async execute(context, args)` has `body`."""
-    return (f"{prelude}\n"
-            f"export default class Tool {{\n"
-            f"  name = {name!r};\n"
-            f"  description = '';\n"
-            f"  parameters = {{ type: 'object' }};\n\n"
-            f"  async execute(context, args) {{\n{body}\n  }}\n"
-            f"}}\n")
+from .client import js_tool as tool
 
 
 @pytest.mark.parametrize(("body", "value"), [

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from ..plugin_host.client import Handler, write_plugin
+from ..client import Handler, closing_starter, write_plugin
 from .client import CODE_SUFFIXES, JsHostClient, Runtime, Variant, find_runtime
 
 Started = tuple[JsHostClient, dict[str, dict[str, Any]]]
@@ -64,16 +64,7 @@ def with_suffix(files: dict[str, str], suffix: str) -> dict[str, str]:
 @pytest.fixture
 def start_host(variant: Variant, tmp_path: Path) -> Iterator[Callable[..., JsHostClient]]:
     """Start a host (not initialized); every host is closed after the test."""
-    clients: list[JsHostClient] = []
-
-    def start(handler: Handler | None = None) -> JsHostClient:
-        client = JsHostClient(variant.runtime, tmp_path, handler)
-        clients.append(client)
-        return client
-
-    yield start
-    for client in clients:
-        client.close()
+    yield from closing_starter(lambda handler: JsHostClient(variant.runtime, tmp_path, handler))
 
 
 @pytest.fixture

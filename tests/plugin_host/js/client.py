@@ -14,12 +14,11 @@ import functools
 import re
 import shutil
 import subprocess
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..plugin_host.client import REPO, WAIT, Handler, HostClient
+from ..client import REPO, WAIT, Handler, HostClient
 
 HOST = REPO / "llmspace" / "plugin_host" / "js" / "host.mjs"
 CACHE = REPO / ".cache" / "js"
@@ -92,6 +91,17 @@ def find_runtime(key: str) -> Runtime | str:
     return f"{key} ≥ {'.'.join(map(str, wanted))} is not installed ({hint})"
 
 
+def js_tool(name: str, body: str, *, prelude: str = "") -> str:
+    """A JavaScript tool file whose `async execute(context, args)` has `body`."""
+    return (f"{prelude}\n"
+            f"export default class Tool {{\n"
+            f"  name = {name!r};\n"
+            f"  description = '';\n"
+            f"  parameters = {{ type: 'object' }};\n\n"
+            f"  async execute(context, args) {{\n{body}\n  }}\n"
+            f"}}\n")
+
+
 def js_files_of(root: Path) -> list[dict[str, str]]:
     """The code files of a plugin as `initialize` lists them (helpers `_x.*` left out)."""
     found = []
@@ -106,23 +116,8 @@ class JsHostClient(HostClient):
     """`HostClient` with the JavaScript host as the process."""
 
     def __init__(self, runtime: Runtime, cwd: Path, handler: Handler | None = None) -> None:
-        # HostClient.__init__ starts the Python host; this sets up the same state around ours.
         self.runtime = runtime
-        self.proc = subprocess.Popen(
-            runtime.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
-        )
-        self.handler = handler or (lambda _method, _params: None)
-        self.callbacks = []
-        self.bad_lines = []
-        self.orphans = []
-        self._pending = {}
-        self._lock = threading.Lock()
-        self._next_id = 0
-        self._stderr = bytearray()
-        self._stderr_changed = threading.Condition()
-        self._reader = threading.Thread(target=self._read_stdout, daemon=True)
-        self._reader.start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self._start(runtime.argv, cwd, None, handler)
 
     def initialize(self, root: Path, files: list[dict[str, str]] | None = None) -> dict[str, Any]:
         return super().initialize(root, js_files_of(root) if files is None else files)
@@ -135,4 +130,4 @@ class JsHostClient(HostClient):
         return answer["result"]["value"]
 
 
-__all__ = ["HOST", "WAIT", "JsHostClient", "Runtime", "Variant", "find_runtime", "js_files_of"]
+__all__ = ["HOST", "WAIT", "JsHostClient", "Runtime", "Variant", "find_runtime", "js_files_of", "js_tool"]
