@@ -7,8 +7,10 @@
     form.display(values)                 # values with secrets masked
 
 Supported (what the GUI and the CLI render): nested objects; `string`, `number`,
-`integer`, `boolean`; `enum`; arrays of primitives; `required`, `default`, `title`,
-`description`. A field with `"format": "password"` or `"writeOnly": true` is a secret:
+`integer`, `boolean`; `enum`; titled enums (`oneOf`/`anyOf` of `const`/`title`, or
+`enumNames`); arrays of primitives (a multi-select when their `items` have fixed values);
+`required`, `default`, `title`, `description`, `format` (email, uri, date, date-time are
+shown as hints), `minimum`/`maximum`. A field with `"format": "password"` or `"writeOnly": true` is a secret:
 `display` masks it and `secret_values` lists its values for log sanitising. Anything else
 makes the schema invalid (the form is disabled; saved settings are never touched).
 Titles and descriptions lose control characters (`plain_text`: they are printed and shown);
@@ -51,6 +53,10 @@ class FormField:
     item_type: str | None = None
     secret: bool = False
     children: tuple[FormField, ...] = ()
+    choices: tuple[tuple[Any, str], ...] | None = None  # (value, title) of an enum, titled or not; of an array's items
+    format: str = ""
+    minimum: float | None = None
+    maximum: float | None = None
 
     @property
     def key(self) -> str:
@@ -64,6 +70,41 @@ class FormField:
     def label(self) -> str:
         return self.title or self.path[-1]
 
+    @property
+    def hint(self) -> str:
+        """What the value must look like beyond its type ("an e-mail address", "1 to 5"), or ""."""
+        parts = [FORMAT_HINTS.get(self.format, "")]
+        if self.minimum is not None and self.maximum is not None:
+            parts.append(f"{self.minimum:g} to {self.maximum:g}")
+        elif self.minimum is not None:
+            parts.append(f"at least {self.minimum:g}")
+        elif self.maximum is not None:
+            parts.append(f"at most {self.maximum:g}")
+        return ", ".join(p for p in parts if p)
+
+
+FORMAT_HINTS = {"email": "an e-mail address", "uri": "a URI (https://…)", "date": "a date (YYYY-MM-DD)",
+                "date-time": "a date and time (YYYY-MM-DDTHH:MM)"}
+
+
+def _choices(node: Any) -> tuple[tuple[Any, str], ...] | None:
+    """(value, title) of an enum (`enumNames` titles it) or of a `oneOf`/`anyOf` of `const`s, else None."""
+    if not isinstance(node, dict):
+        return None
+    enum = node.get("enum")
+    if isinstance(enum, list) and enum:
+        names = node.get("enumNames")
+        titles = [str(t) for t in names] if isinstance(names, list) and len(names) == len(enum) else [str(v) for v in enum]
+        return tuple((v, _shown(t)) for v, t in zip(enum, titles, strict=True))
+    options = node.get("oneOf", node.get("anyOf"))
+    if isinstance(options, list) and options and all(isinstance(o, dict) and "const" in o for o in options):
+        return tuple((o["const"], _shown(o.get("title", o["const"]))) for o in options)
+    return None
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
 
 def _type_of(node: dict[str, Any], where: str) -> str:
     kind = node.get("type")
@@ -71,6 +112,10 @@ def _type_of(node: dict[str, Any], where: str) -> str:
         return "object"
     if kind is None and isinstance(node.get("enum"), list) and node["enum"]:
         kinds = {_json_type(v) for v in node["enum"]}
+        if len(kinds) == 1 and next(iter(kinds)) in PRIMITIVES:
+            return next(iter(kinds))
+    if kind is None and (titled := _choices(node)):  # a titled enum without a type: its consts' type
+        kinds = {_json_type(v) for v, _t in titled}
         if len(kinds) == 1 and next(iter(kinds)) in PRIMITIVES:
             return next(iter(kinds))
     if kind in (*PRIMITIVES, "object", "array"):
@@ -116,6 +161,8 @@ def _field(node: Any, path: tuple[str, ...], required: bool) -> FormField:
         required=required, default=copy.deepcopy(node["default"]) if "default" in node else _NO_DEFAULT,
         enum=tuple(enum) if isinstance(enum, list) else None, item_type=item_type,
         secret=node.get("format") == "password" or node.get("writeOnly") is True, children=children,
+        choices=_choices(node.get("items") if kind == "array" else node), format=str(node.get("format") or ""),
+        minimum=_number(node.get("minimum")), maximum=_number(node.get("maximum")),
     )
 
 

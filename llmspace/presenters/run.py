@@ -46,9 +46,10 @@ ToolResults = dict[str, tuple[str, bool]]  # call id -> (text, is_error)
 class RunPresenter:
     """State of the run (if any) of one editor, and of the tool calls started from it."""
 
-    def __init__(self, editor: EditorPresenter, app: App) -> None:
+    def __init__(self, editor: EditorPresenter, app: App, elicit: Any = None) -> None:
         self.editor = editor
         self.app = app
+        self.elicit = elicit  # answers MCP servers' requests for input during the run's tool calls (None declines)
         self.status: vu.RunState = "idle"  # idle | running | paused | error ("stopping" is only announced)
         self.error: str | None = None
         self.pause_reason: str | None = None
@@ -132,7 +133,8 @@ class RunPresenter:
             del self.editor.thread.ensure_messages()[from_index + 1:]
             self.editor.notify(vu.MessagesChanged())
         snapshot = clone_thread(self.editor.thread)
-        opts = RunOptions(auto_tools=auto_tools or react, react=react, tool_results=dict(tool_results or {}))
+        opts = RunOptions(auto_tools=auto_tools or react, react=react, tool_results=dict(tool_results or {}),
+                          elicit=self.elicit)
         self.cancel = CancelToken()
         self.stopped = False
         self.status, self.error = "running", None

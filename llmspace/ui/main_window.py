@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from ..presenters.plugins_page import PluginsPagePresenter
     from .editor.context import EditorContext
     from .evals.actions import EvalActions
+    from .mcp_elicitation import AppElicitor
     from .storage_actions import StorageActions
 
 log = logging.getLogger("llmspace.ui")
@@ -158,6 +159,13 @@ class MainWindow:
 
         return PluginsPagePresenter(self.app)
 
+    @cached_property
+    def elicitor(self) -> AppElicitor:
+        """Answers MCP servers' requests for input during a run's tool calls, in a dialog."""
+        from .mcp_elicitation import AppElicitor
+
+        return AppElicitor(self.ui.pump, self.root)
+
     def _editor_context(self) -> EditorContext:
         """What every editor tab is built with: the App's services it uses, bound here (each
         read from the App when used), and what the tabs and the tree do for an editor."""
@@ -170,7 +178,7 @@ class MainWindow:
                           mcp_servers=partial(catalog.mcp_servers, app), mcp_tools=partial(catalog.mcp_tools, app),
                           plugin_tool_groups=lambda tools: catalog.plugin_tool_groups(tools, app))
         return EditorContext(self.ui, app.workspace, pickers, self.switches, self.appearance.render_var.get,
-                             run_presenter=lambda p: RunPresenter(p, app), skills=lambda: app.skills,
+                             run_presenter=lambda p: RunPresenter(p, app, self.elicitor), skills=lambda: app.skills,
                              load_trace=lambda name: app.traces.load(name), offer_model=self._offer_model,
                              rename_thread=self._rename_thread, open_thread=self._open_new_thread,
                              markdown=self.appearance.markdown_var.get)

@@ -2,12 +2,17 @@
 (llmspace/plugins/settings_form.py) that saves as you type.
 
 Every field type of the plugin guide's §5.1: text entries (secrets masked), numbers and
-integers, switches for booleans, read-only combo boxes for enums, nested objects as
-groups, and arrays of primitives as editable lists. Titles, descriptions and required
-marks (`*`) are shown; a value that does not validate shows its message under the field
+integers, switches for booleans, read-only combo boxes for enums (titled enums show their
+titles), nested objects as groups, arrays of primitives as editable lists (check boxes when
+their items have fixed values), and what a value must look like (format, minimum, maximum)
+under its field. Titles, descriptions and required marks (`*`) are shown; a value that does not validate shows its message under the field
 and is not saved. A form taller than its tab scrolls (`ui/scroll_column.py`). Edits are
 saved 600 ms after the last keystroke, off the UI thread, through
 `PluginsPagePresenter.save_setting` (which reloads the plugin).
+
+The field widgets are `SchemaFields`, a mixin that any form over a `FormField` list uses
+(the MCP elicitation dialog, `ui/mcp_elicitation.py`): it reads each field's starting value
+from `field_value(f)` and reports every edit to `_changed(f, value, now=…, as_list=…)`.
 """
 
 from __future__ import annotations
@@ -31,33 +36,17 @@ SAVE_DELAY_MS = 600
 FORM_HEIGHT = 240  # px the form asks for; taller forms scroll
 
 
-class PluginSettingsForm(tb.Frame):
-    def __init__(self, master: Any, pump: Pump, presenter: PluginsPagePresenter, name: str,
-                 on_saved: Callable[[], None] | None = None) -> None:
-        super().__init__(master, padding=8)
-        self.pump, self.p, self.name, self.on_saved = pump, presenter, name, on_saved
-        self.errors: dict[str, tb.Label] = {}
-        self.inputs: dict[str, Any] = {}
-        self._jobs: dict[str, str] = {}
-        self.status = tb.Label(self, text="", bootstyle="secondary")
-        self.status.pack(anchor="w")
-        # a long form scrolls (the wheel too) instead of being cut off at the dialog's edge
-        self.column = ScrollColumn(self, height=FORM_HEIGHT)
-        self.column.pack(fill="both", expand=True)
-        self.body = self.column.body
-        self.view = presenter.form(name)
-        self._build()
+class SchemaFields:
+    """Widgets for `FormField`s; the form says where values come from and go (see the docstring)."""
 
-    # -- building ------------------------------------------------------------------------
-    def _build(self) -> None:
-        if self.view.form is None:
-            tb.Label(self.body, text=self.view.error, bootstyle="secondary", wraplength=520).pack(anchor="w")
-            return
-        if self.view.form.description:
-            tb.Label(self.body, text=self.view.form.description, wraplength=520).pack(anchor="w", pady=(0, 6))
-        for f in self.view.form.fields:
-            self._field(self.body, f)
-        self._show_problems(self.view)
+    errors: dict[str, tb.Label]
+    inputs: dict[str, Any]
+
+    def field_value(self, f: FormField) -> Any:
+        raise NotImplementedError
+
+    def _changed(self, f: FormField, value: Any, *, now: bool = False, as_list: list[str] | None = None) -> None:
+        raise NotImplementedError
 
     def _field(self, parent: Any, f: FormField) -> None:
         label = f.label + (" *" if f.required else "")
@@ -71,7 +60,7 @@ class PluginSettingsForm(tb.Frame):
             return
         row = tb.Frame(parent)
         row.pack(fill="x", pady=3)
-        value = self.view.value(f)
+        value = self.field_value(f)
         if f.type == "boolean":
             flag = tkvars.BooleanVar(row, bool(value))
             tb.Checkbutton(row, text=label, variable=flag, bootstyle="round-toggle",
@@ -79,13 +68,17 @@ class PluginSettingsForm(tb.Frame):
             self.inputs[f.key] = flag
         else:
             tb.Label(row, text=label).pack(anchor="w")
-            if f.enum is not None:
-                choice = tkvars.StringVar(row, "" if value is None else str(value))
-                box = tb.Combobox(row, values=[str(v) for v in f.enum], textvariable=choice, state="readonly", width=36)
+            options = self._field_options(f)
+            if options and f.type != "array":
+                shown = next((t for v, t in options if v == value or str(v) == str(value)), "")
+                choice = tkvars.StringVar(row, shown)
+                box = tb.Combobox(row, values=[t for _v, t in options], textvariable=choice, state="readonly", width=36)
                 box.pack(anchor="w")
                 box.bind("<<ComboboxSelected>>",
                          lambda e: self._changed(f, self._enum_value(f, choice.get()), now=True))
                 self.inputs[f.key] = choice
+            elif options:
+                self._multi(row, f, options, list(value) if isinstance(value, list) else [])
             elif f.type == "array":
                 self._list(row, f, list(value) if isinstance(value, list) else [])
             else:
@@ -97,6 +90,8 @@ class PluginSettingsForm(tb.Frame):
                 self.inputs[f.key] = var
         if f.description:
             tb.Label(row, text=f.description, bootstyle="secondary", wraplength=480).pack(anchor="w")
+        if f.hint:
+            tb.Label(row, text=f"Enter {f.hint}.", bootstyle="secondary", wraplength=480).pack(anchor="w")
         err = tb.Label(row, text="", bootstyle="danger", wraplength=480)
         err.pack(anchor="w")
         self.errors[f.key] = err
@@ -133,9 +128,60 @@ class PluginSettingsForm(tb.Frame):
         tb.Button(side, text="Remove selected", bootstyle="danger-link", command=remove).pack(anchor="w")
         self.inputs[f.key] = box
 
+    def _multi(self, row: Any, f: FormField, options: list[tuple[Any, str]], picked: list[Any]) -> None:
+        """A multi-select array: one check box per fixed value."""
+        flags: list[tuple[Any, tk.BooleanVar]] = []
+
+        def changed() -> None:
+            self._changed(f, [v for v, flag in flags if flag.get()], now=True)
+
+        for v, title in options:
+            flag = tkvars.BooleanVar(row, v in picked)
+            tb.Checkbutton(row, text=title, variable=flag, command=changed).pack(anchor="w", padx=12)
+            flags.append((v, flag))
+        self.inputs[f.key] = flags
+
     @staticmethod
-    def _enum_value(f: FormField, text: str) -> Any:
-        return next((v for v in f.enum or () if str(v) == text), text)
+    def _field_options(f: FormField) -> list[tuple[Any, str]]:
+        if f.choices:
+            return list(f.choices)
+        return [(v, str(v)) for v in f.enum] if f.enum is not None and f.type != "array" else []
+
+    @classmethod
+    def _enum_value(cls, f: FormField, text: str) -> Any:
+        return next((v for v, t in cls._field_options(f) if t == text), text)
+
+
+class PluginSettingsForm(SchemaFields, tb.Frame):
+    def __init__(self, master: Any, pump: Pump, presenter: PluginsPagePresenter, name: str,
+                 on_saved: Callable[[], None] | None = None) -> None:
+        super().__init__(master, padding=8)
+        self.pump, self.p, self.name, self.on_saved = pump, presenter, name, on_saved
+        self.errors: dict[str, tb.Label] = {}
+        self.inputs: dict[str, Any] = {}
+        self._jobs: dict[str, str] = {}
+        self.status = tb.Label(self, text="", bootstyle="secondary")
+        self.status.pack(anchor="w")
+        # a long form scrolls (the wheel too) instead of being cut off at the dialog's edge
+        self.column = ScrollColumn(self, height=FORM_HEIGHT)
+        self.column.pack(fill="both", expand=True)
+        self.body = self.column.body
+        self.view = presenter.form(name)
+        self._build()
+
+    # -- building ------------------------------------------------------------------------
+    def _build(self) -> None:
+        if self.view.form is None:
+            tb.Label(self.body, text=self.view.error, bootstyle="secondary", wraplength=520).pack(anchor="w")
+            return
+        if self.view.form.description:
+            tb.Label(self.body, text=self.view.form.description, wraplength=520).pack(anchor="w", pady=(0, 6))
+        for f in self.view.form.fields:
+            self._field(self.body, f)
+        self._show_problems(self.view)
+
+    def field_value(self, f: FormField) -> Any:
+        return self.view.value(f)
 
     # -- saving ----------------------------------------------------------------------------
     def _changed(self, f: FormField, value: Any, *, now: bool = False, as_list: list[str] | None = None) -> None:
