@@ -6,7 +6,8 @@ in a strip just above the status bar.
 
 The strip takes its own room in the window's layout (the content above gives way while a
 card shows), so a card never covers a control. Info, success and warning cards close
-themselves after a few seconds; error cards stay until the user closes them. At most three
+themselves after a few seconds (a card with an action after longer, and never while the
+pointer is on it); error cards stay until the user closes them. At most three
 cards show: a new one pushes the oldest info card out, while errors and running ones
 (`persistent`) wait, hidden, until there is room again. Each card has an optional action
 button and ✕. Texts and titles have the secrets the process knows of removed
@@ -23,6 +24,7 @@ import ttkbootstrap as tb
 from ..redact import redact_known
 
 AUTO_CLOSE_MS = 6000
+ACTION_CLOSE_MS = 20000  # a card with an action button: time to read it and reach the button
 MAX_SHOWN = 3
 MAX_WRAP, MIN_WRAP = 320, 80  # a card's text width
 STYLES = {"info": "info", "success": "success", "warning": "warning", "error": "danger"}
@@ -42,6 +44,7 @@ class Toasts:
         self.texts: dict[Any, str] = {}
         self.labels: dict[Any, tuple[Any, str]] = {}
         self.kept: set[Any] = set()  # cards that wait for room instead of going (errors, running)
+        self.action_cards: set[Any] = set()  # cards with an action button
 
     def show(self, message: str, level: str = "info", *, title: str = "",
              action: tuple[str, Callable[[], Any]] | None = None, persistent: bool = False) -> Any:
@@ -61,16 +64,42 @@ class Toasts:
                 self.close(card)
                 fn()
 
-            tb.Button(card, text=action_text, bootstyle="light-outline", command=act).pack(side="right", padx=4)
+            # a solid light button: an outline one has the window's background (white in the
+            # light theme) behind its light text
+            tb.Button(card, text=action_text, bootstyle="light", command=act).pack(side="right", padx=4)
+            self.action_cards.add(card)
         self.texts[card] = message
         self.cards.append(card)
         if level == "error" or persistent:
             self.kept.add(card)
         else:
-            card.after(AUTO_CLOSE_MS, lambda: self.close(card))
+            self._close_later(card)
         self._make_room()
         self._place()
         return card
+
+    def _close_later(self, card: Any) -> None:
+        """Close `card` after its time (longer with an action), counted again from when the
+        pointer leaves it; never while the pointer is on it."""
+        delay = ACTION_CLOSE_MS if card in self.action_cards else AUTO_CLOSE_MS
+        timer: list[str] = []
+
+        def start(_e: Any = None) -> None:
+            stop()
+            timer.append(card.after(delay, lambda: self.close(card)))
+
+        def stop(_e: Any = None) -> None:
+            while timer:
+                card.after_cancel(timer.pop())
+
+        def on_leave(e: Any) -> None:
+            inside = card.winfo_containing(e.x_root, e.y_root)
+            if inside is None or not str(inside).startswith(str(card)):
+                start()
+
+        card.bind("<Enter>", stop, add=True)
+        card.bind("<Leave>", on_leave, add=True)
+        start()
 
     def _make_room(self) -> None:
         """More than `MAX_SHOWN` cards: the oldest that may go do (the others wait hidden)."""
@@ -97,13 +126,14 @@ class Toasts:
             self.kept.add(card)
         elif final:
             self.kept.discard(card)
-            card.after(AUTO_CLOSE_MS, lambda: self.close(card))
+            self._close_later(card)
         self._place()
 
     def close(self, card: Any) -> None:
         if card in self.cards:
             self.cards.remove(card)
         self.kept.discard(card)
+        self.action_cards.discard(card)
         self.texts.pop(card, None)
         self.labels.pop(card, None)
         try:

@@ -107,7 +107,7 @@ def test_install_asks_for_the_capabilities_a_plugin_declares_and_a_no_installs_i
     window.dialogs.answer = True
     assert window.install_plugins() is True
     pump_until(window.root, lambda: any("granted-kit" in t for t in window.ui.toasts.messages()), timeout=60)
-    assert window.dialogs.confirms[-1].startswith("granted-kit asks for these capabilities (it declares): network.")
+    assert window.dialogs.confirms[-1].startswith("granted-kit asks for these capabilities: network.")
     assert app.plugins.get("granted-kit").status == "active"
 
     window.dialogs.files = [str(kit("refused-kit"))]

@@ -105,3 +105,63 @@ def test_typing_a_plugins_name_in_the_palette_finds_every_command_of_that_plugin
     assert any(s.startswith("Atlas: Stamp thread title") for s in listed), listed
     assert any(s.startswith("Atlas hello") for s in listed), listed  # already named by its plugin
     pal.destroy()
+
+
+def use_theme(window, name: str) -> None:
+    window.appearance.theme_var.set(name)
+    window.appearance.apply_theme()
+    window.root.update()
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_a_toasts_action_button_is_readable_and_the_card_waits_while_the_pointer_is_on_it(window, monkeypatch, theme):
+    from llmspace.ui import toasts as toasts_module
+    from llmspace.ui.theme import contrast_ratio
+
+    monkeypatch.setattr(toasts_module, "ACTION_CLOSE_MS", 400)
+    use_theme(window, theme)
+    root = window.root
+    opened: list[str] = []
+    card = window.ui.toasts.show("Installed plugin atlas 1.0.0", "success",
+                                 action=("View plugin", lambda: opened.append("atlas")))
+    root.update()
+    button = next(w for w in card.winfo_children() if w.winfo_class() == "TButton" and w.cget("text") == "View plugin")
+    style = str(button.cget("style"))
+    fg, bg = root.style.lookup(style, "foreground"), root.style.lookup(style, "background")
+    assert contrast_ratio(root, fg, bg) >= 4.5, (style, fg, bg)
+    card_bg = root.style.lookup(str(card.cget("style")), "background")
+    assert contrast_ratio(root, bg, card_bg) >= 1.5, (bg, card_bg)  # the button stands out from its card
+    # the pointer moves onto the card: it stays past its time, then the click reaches the button
+    pump_until(root, lambda: button.winfo_viewable())
+    root.event_generate("<Motion>", warp=True, x=button.winfo_rootx() - root.winfo_rootx() + 5,
+                        y=button.winfo_rooty() - root.winfo_rooty() + 5)
+    pump_until(root, lambda: root.winfo_containing(root.winfo_pointerx(), root.winfo_pointery()) is button)
+    import time
+    until = time.monotonic() + 1.2  # three times the card's (shortened) time
+    while time.monotonic() < until:
+        root.update()
+    assert card in window.ui.toasts.cards
+    button.event_generate("<ButtonPress-1>", x=5, y=5)
+    button.event_generate("<ButtonRelease-1>", x=5, y=5)
+    root.update()
+    assert opened == ["atlas"] and card not in window.ui.toasts.cards
+    root.event_generate("<Motion>", warp=True, x=5, y=5)
+    use_theme(window, "light")
+
+
+def test_installing_a_plugin_that_declares_no_capabilities_says_so_plainly(window, app, tmp_path):
+    import zipfile
+
+    out = tmp_path / "weather-kit.zip"
+    with zipfile.ZipFile(out, "w") as z:
+        z.writestr("weather-kit/package.json", '{"name": "weather-kit", "version": "1.0.0", '
+                                               '"engines": {"llm-space": ">=4.9.0"}}')
+        z.writestr("weather-kit/tools/now.py", "import os, urllib.request\nKEY = os.environ.get('WEATHER_KEY')\n")
+    window.dialogs.files = [str(out)]
+    window.dialogs.answer = False
+    assert window.install_plugins() is True
+    pump_until(window.root, lambda: window.dialogs.confirms, 60)
+    asked = window.dialogs.confirms[-1]
+    assert asked.startswith("weather-kit does not declare the capabilities it needs; its code appears to use "
+                            "network, environment.\n\nGrant them?"), asked
+    assert "(it declares nothing)" not in asked

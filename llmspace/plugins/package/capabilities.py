@@ -125,5 +125,6 @@ def requested(raw: dict[str, Any], folder: Path) -> tuple[str, ...]:
 
 def question(name: str, asked: tuple[str, ...], legacy: bool) -> str:
     """What the user is asked at install (the command line and the app say the same)."""
-    how = "its code appears to use (it declares nothing)" if legacy else "it declares"
-    return f"{name} asks for these capabilities ({how}): {', '.join(asked)}"
+    if legacy:  # no declaration in package.json: say so, then what its code was seen to use
+        return f"{name} does not declare the capabilities it needs; its code appears to use {', '.join(asked)}"
+    return f"{name} asks for these capabilities: {', '.join(asked)}"

@@ -60,7 +60,7 @@ def test_a_legacy_plugin_without_a_terminal_or_yes_is_installed_disabled_until_a
     capsys.readouterr()
     assert main(["plugins", "install", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "weather-kit asks for these capabilities (its code appears to use (it declares nothing)): network, environment" \
+    assert "weather-kit does not declare the capabilities it needs; its code appears to use network, environment" \
         in printed
     assert "Status: disabled" in printed and "llmspace plugins approve weather-kit" in printed
     assert _grants(home)["weather-kit"] == {"enabled": False, "settings": {}, "pendingCapabilities": ["network", "environment"]}
