@@ -174,9 +174,8 @@ def test_ping_answers_an_empty_object_before_and_after_initialize(start_any_host
     assert client.result("ping") == {}
 
 
-# -- the Python host ---------------------------------------------------------------------------
-def test_create_result_refuses_malformed_parts_where_the_plugin_calls_it(start_plugin):
-    body = """
+def test_create_result_refuses_malformed_parts_where_the_plugin_calls_it(start_any_plugin, any_host):
+    py_body = """
 errors = []
 for parts in ("text", [{"type": "text"}], [{"type": "video"}], [{"type": "image", "mimeType": "image/png", "data": "%%%"}],
               [{"type": "image", "data": "aGk="}], [42]):
@@ -186,10 +185,32 @@ for parts in ("text", [{"type": "text"}], [{"type": "video"}], [{"type": "image"
         errors.append(type(exc).__name__)
 return errors
 """
-    client, _ = start_plugin({"tools/t.py": tool("t", body)})
-    assert client.tool("t")["value"] == ["TypeError", "TypeError", "ValueError", "ValueError", "TypeError", "TypeError"]
+    js_body = """
+    const errors = [];
+    for (const parts of ["text", [{ type: "text" }], [{ type: "video" }],
+                         [{ type: "image", mimeType: "image/png", data: "%%%" }],
+                         [{ type: "image", data: "aGk=" }], [42], { content: [] }]) {
+      try {
+        context.createResult(parts);
+        errors.push("accepted");
+      } catch (error) {
+        errors.push(error.name);
+      }
+    }
+    const forged = { type: "result", content: [{ type: "text", text: "not made by createResult" }] };
+    return { errors, forged };
+    """
+    client, _ = start_any_plugin({"tools/t": any_tool("t", py_body, js_body)})
+    if any_host.is_js:
+        assert client.tool("t")["value"] == {
+            "errors": ["TypeError"] * 7,
+            "forged": {"type": "result", "content": [{"type": "text", "text": "not made by createResult"}]},
+        }
+    else:
+        assert client.tool("t")["value"] == ["TypeError", "TypeError", "ValueError", "ValueError", "TypeError", "TypeError"]
 
 
+# -- the Python host ---------------------------------------------------------------------------
 @pytest.mark.parametrize(("expression", "type_name"), [
     ("{1, 2}", "set"),
     ("b'bytes'", "bytes"),

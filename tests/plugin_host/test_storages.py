@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from .conftest import Code
+
 SNAKE = """
     class Library:
         display_name = "Library"
@@ -124,9 +126,46 @@ LISTING = """
 """
 
 
-def test_a_storage_with_list_reports_it_and_answers_pages_by_cursor_and_query(start_plugin):
-    client, extensions = start_plugin({"thread-storages/library.py": LISTING})
+JS_LISTING = """
+        const ITEMS = ["a", "b", "c"].map((n) => ({ id: `project/${n}`, title: `Thread ${n}` }));
+        export default class Library {
+          displayName = "Library";
+          capabilities = { read: true };
+          resolveLatest(id) { return { id }; }
+          read(locator) { return { title: locator.id }; }
+          async list(context, { cursor, query }) {
+            const found = ITEMS.filter((i) => i.title.includes(query ?? ""));
+            const start = Number(cursor ?? 0);
+            return { items: found.slice(start, start + 2), ...(start + 2 < found.length ? { nextCursor: String(start + 2) } : {}) };
+          }
+        }
+    """
+
+PLAIN = Code(py="""
+    class Plain:
+        display_name = "Plain"
+        capabilities = {"read": True}
+
+        def resolve_latest(self, id, context):
+            return {"id": id}
+
+        def read(self, locator, context):
+            return {"title": locator["id"]}
+""", js="""
+        export default class Plain {
+          displayName = "Plain";
+          capabilities = { read: true };
+          resolveLatest(id) { return { id }; }
+          read(locator) { return { title: locator.id }; }
+        }
+    """)
+
+
+def test_a_storage_with_list_reports_it_and_answers_pages_by_cursor_and_query(start_any_plugin, any_host):
+    client, extensions = start_any_plugin({"thread-storages/library": Code(py=LISTING, js=JS_LISTING),
+                                           "thread-storages/plain": PLAIN})
     assert extensions["thread-storage:library"]["metadata"]["capabilities"] == {"read": True, "write": False, "list": True}
+    assert extensions["thread-storage:plain"]["metadata"]["capabilities"] == {"read": True, "write": False, "list": False}
 
     def page(data):
         answer = client.execute("thread-storage", "library", data, method="list")
@@ -135,9 +174,11 @@ def test_a_storage_with_list_reports_it_and_answers_pages_by_cursor_and_query(st
 
     first = page({})
     assert [i["id"] for i in first["items"]] == ["project/a", "project/b"] and first["nextCursor"] == "2"
-    assert page({"cursor": "2"}) == {"items": [{"id": "project/c", "title": "Thread c", "updatedAt": "2026-12-01T10:00:00Z"}]}
+    updated = {} if any_host.is_js else {"updatedAt": "2026-12-01T10:00:00Z"}  # the JavaScript source gives none
+    assert page({"cursor": "2"}) == {"items": [{"id": "project/c", "title": "Thread c", **updated}]}
     assert [i["id"] for i in page({"query": "b"})["items"]] == ["project/b"]
     assert client.execute("thread-storage", "library", {"query": 3}, method="list")["error"]["code"] == -32602
+    assert client.execute("thread-storage", "plain", {}, method="list")["error"]["code"] == -32002
 
 
 def test_a_storage_without_list_reports_it_cannot_and_a_list_call_is_error_32002(start_plugin):

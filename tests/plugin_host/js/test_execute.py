@@ -38,29 +38,6 @@ def test_a_synchronous_execute_and_a_thenable_work_too(start_plugin):
     assert client.tool("sync", {"thenable": True})["value"] == "from a thenable"
 
 
-def test_create_result_refuses_malformed_parts_where_the_plugin_calls_it(start_plugin):
-    body = """
-    const errors = [];
-    for (const parts of ["text", [{ type: "text" }], [{ type: "video" }],
-                         [{ type: "image", mimeType: "image/png", data: "%%%" }],
-                         [{ type: "image", data: "aGk=" }], [42], { content: [] }]) {
-      try {
-        context.createResult(parts);
-        errors.push("accepted");
-      } catch (error) {
-        errors.push(error.name);
-      }
-    }
-    const forged = { type: "result", content: [{ type: "text", text: "not made by createResult" }] };
-    return { errors, forged };
-    """
-    client, _ = start_plugin({"tools/t": tool("t", body)})
-    assert client.tool("t")["value"] == {
-        "errors": ["TypeError"] * 7,
-        "forged": {"type": "result", "content": [{"type": "text", "text": "not made by createResult"}]},
-    }
-
-
 def test_a_command_outcome_from_create_result_and_the_arguments(start_plugin):
     source = """
         export default class Outcome {
@@ -170,40 +147,6 @@ def test_storage_methods_get_their_input_and_context(start_plugin):
     assert client.value("thread-storage", "library", {"thread": {"title": "T"}, "id": None}, settings, method="write") == {
         "id": "new-id", "version": "T (mutable copy)", "filename": "3"}
     assert client.value("thread-storage", "library", {"thread": {"title": "T"}, "id": "x"}, settings, method="write")["id"] == "x"
-
-
-def test_a_storage_with_list_reports_it_and_answers_pages_by_cursor_and_query(start_plugin):
-    source = """
-        const ITEMS = ["a", "b", "c"].map((n) => ({ id: `project/${n}`, title: `Thread ${n}` }));
-        export default class Library {
-          displayName = "Library";
-          capabilities = { read: true };
-          resolveLatest(id) { return { id }; }
-          read(locator) { return { title: locator.id }; }
-          async list(context, { cursor, query }) {
-            const found = ITEMS.filter((i) => i.title.includes(query ?? ""));
-            const start = Number(cursor ?? 0);
-            return { items: found.slice(start, start + 2), ...(start + 2 < found.length ? { nextCursor: String(start + 2) } : {}) };
-          }
-        }
-    """
-    client, extensions = start_plugin({"thread-storages/library": source, "thread-storages/plain": """
-        export default class Plain {
-          displayName = "Plain";
-          capabilities = { read: true };
-          resolveLatest(id) { return { id }; }
-          read(locator) { return { title: locator.id }; }
-        }
-    """})
-    assert extensions["thread-storage:library"]["metadata"]["capabilities"] == {"read": True, "write": False, "list": True}
-    assert extensions["thread-storage:plain"]["metadata"]["capabilities"] == {"read": True, "write": False, "list": False}
-    first = client.value("thread-storage", "library", {}, method="list")
-    assert [i["id"] for i in first["items"]] == ["project/a", "project/b"] and first["nextCursor"] == "2"
-    assert client.value("thread-storage", "library", {"cursor": "2"}, method="list") == {
-        "items": [{"id": "project/c", "title": "Thread c"}]}
-    assert [i["id"] for i in client.value("thread-storage", "library", {"query": "b"}, method="list")["items"]] == ["project/b"]
-    assert client.execute("thread-storage", "library", {"query": 3}, method="list")["error"]["code"] == -32602
-    assert client.execute("thread-storage", "plain", {}, method="list")["error"]["code"] == -32002
 
 
 def test_the_rpc_errors_of_the_host(start_plugin):
