@@ -15,7 +15,8 @@ the arguments are a subset of the call's); `no-tool-called` (none, or none of th
 `max-latency` (ms), `max-cost` (USD), `max-tokens` (output tokens); `template` (a Jinja
 expression without braces, such as `output | length < 200`, over `output`, `expected` and
 `vars`, run in the bounded sandbox of `core/templating/sandbox.py`); `llm-rubric`;
-`javascript` and `python` (code, parsed here, run confined by `evals/code_assertions.py`).
+`javascript` and `python` (code, parsed here, run confined by `evals/code_assertions.py`);
+and promptfoo's further local types, `evals/assertion_types.py`.
 A JSON output may be wrapped in one Markdown code fence, and is read only up to the app's
 JSON depth (`llmspace/jsoncheck.py`); deeper JSON fails the check with that reason. Regexes
 (`regex` values and JSON Schema patterns) run time-limited (`evals/timed_regex.py`): one that
@@ -36,16 +37,17 @@ from typing import Any
 
 from ..errors import UserFacingError
 from ..jsoncheck import DEPTH_REASON, MAX_JSON_DEPTH
+from . import assertion_types
 from .timed_regex import RegexError, RegexTimeout, compile_error, schema_patterns, search
 
 TYPES = ("equals", "contains", "icontains", "contains-any", "contains-all", "starts-with", "regex", "is-json",
          "json-schema", "tool-called", "no-tool-called", "max-latency", "max-cost", "max-tokens", "template",
-         "llm-rubric", "javascript", "python")
+         "llm-rubric", "javascript", "python", *assertion_types.TYPES)
 JUDGED = "llm-rubric"
 CODE = ("javascript", "python")  # run in a confined plugin host: llmspace/evals/code_assertions.py
 _USES_EXPECTED = ("equals", "contains", "icontains", "starts-with", "regex")
 _NEEDS_VALUE = ("contains-any", "contains-all", "json-schema", "tool-called", "max-latency", "max-cost", "max-tokens",
-                "template", "llm-rubric", "javascript", "python")
+                "template", "llm-rubric", "javascript", "python", *assertion_types.NEEDS_VALUE)
 _FENCE = re.compile(r"^\s*```[A-Za-z0-9_-]*\s*\n(.*?)\n?```\s*$", re.DOTALL)
 
 
@@ -89,6 +91,8 @@ class Observation:
     expected: str | None = None
     vars: dict[str, Any] = field(default_factory=dict)
     prompt: str = ""  # the rendered task the model was given
+    finish_reason: str | None = None  # stop | length | tool_calls | content_filter | the provider's own
+    tools: tuple[dict[str, Any], ...] = ()  # the tools the request offered ({name, description, parameters})
 
 
 @dataclass(frozen=True)
@@ -172,6 +176,8 @@ def parse_assertion(raw: Any, where: str) -> Assertion:
         raise UserFacingError(f"{where}: no-tool-called takes a tool name or no value.")
     elif kind == "template":
         _template_expression(str(value), where)
+    elif kind in assertion_types.TYPES:
+        value = assertion_types.parse_value(kind, value, where)
     elif kind in CODE and not (isinstance(value, str) and value.strip()):
         raise UserFacingError(f"{where}: a {kind} assertion needs its code, or file://PATH, as value.")
     elif kind == JUDGED and not (isinstance(value, str) and value.strip()):
@@ -348,6 +354,9 @@ def _check(a: Assertion, obs: Observation) -> tuple[bool, str]:
         return obs.output_tokens <= a.value, f"{obs.output_tokens} output tokens > {a.value:g}"
     if kind == "template":
         return _run_template(str(a.value), obs)
+    if kind in assertion_types.TYPES:
+        return assertion_types.check_value(kind, a.value, out, tool_calls=obs.tool_calls, tools=obs.tools,
+                                           finish_reason=obs.finish_reason)
     raise ValueError(f"unhandled assertion type {kind}")
 
 

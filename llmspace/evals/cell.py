@@ -281,7 +281,8 @@ def _react_call(cell: Cell, target: Target, ctx: ExecContext) -> Reply | None:
 def observation(cell: Cell, reply: Reply) -> Observation:
     return Observation(output=reply.output, tool_calls=reply.tool_calls, latency_ms=reply.latency_ms, cost=reply.cost,
                        output_tokens=reply.usage.output if reply.usage is not None else None,
-                       expected=cell.expected, vars=dict(cell.vars), prompt=cell.task)
+                       expected=cell.expected, vars=dict(cell.vars), prompt=cell.task, finish_reason=reply.finish,
+                       tools=tuple(cell.request.get("tools") or ()))
 
 
 def run_cell(cell: Cell, ctx: ExecContext, prior: CellRecord | None, judged: set[str],

@@ -1,0 +1,250 @@
+"""The local promptfoo assertion types beyond the first set: their values checked when read
+(`parse_value`) and their checks (`check_value`), pure and without network.
+
+- `icontains-any`, `icontains-all`: `contains-any`/`contains-all` in any case;
+- `contains-json`: some JSON object or array inside the output (optionally one that
+  validates against the value, a JSON Schema);
+- `is-valid-openai-tools-call`, `is-valid-function-call`: the reply called tools, each one the
+  request offered, with arguments that validate against that tool's parameters;
+- `finish-reason`: the provider's reason the reply ended (`stop`, `length`, `tool_calls`,
+  `content_filter`; Anthropic's `end_turn`, `max_tokens`, `tool_use` read as those);
+- `is-sql`: the output parses as SQL statements (sqlglot, a validating parser with dialects:
+  `sqlparse` accepts any text); the value may name `databaseType` and `allowedTables` /
+  `allowedColumns` in node-sql-parser's `operation::table` / `operation::table::column` form
+  (`null` for any table, each part a regex);
+- `word-count`: the number of whitespace-separated words, exactly the value or within
+  `{min, max}`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from ..errors import UserFacingError
+from ..jsoncheck import DEPTH_REASON
+
+TYPES = ("icontains-any", "icontains-all", "contains-json", "is-valid-openai-tools-call", "is-valid-function-call",
+         "finish-reason", "is-sql", "word-count")
+NEEDS_VALUE = ("icontains-any", "icontains-all", "finish-reason", "word-count")
+FINISH_ALIASES = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls",
+                  "function_call": "tool_calls", "refusal": "content_filter"}
+DIALECTS = {"mysql": "mysql", "mariadb": "mysql", "postgresql": "postgres", "postgres": "postgres", "sqlite": "sqlite",
+            "bigquery": "bigquery", "snowflake": "snowflake", "transactsql": "tsql", "tsql": "tsql", "hive": "hive",
+            "redshift": "redshift", "db2": "", "flinksql": "", "mongodb": ""}
+MAX_JSON_STARTS = 2000  # the places in an output where contains-json tries a JSON value
+_JSON_START = re.compile(r"[\[{]")
+
+
+def _short(text: str, n: int = 80) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def parse_value(kind: str, value: Any, where: str) -> Any:
+    """The value of an assertion of one of `TYPES`, checked (raises `UserFacingError`)."""
+    if kind in ("icontains-any", "icontains-all"):
+        items = [v.strip() for v in value.split(",") if v.strip()] if isinstance(value, str) else \
+            [str(v) for v in value] if isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value) else []
+        if not items:
+            raise UserFacingError(f"{where}: {kind} needs a list of texts as value, not {value!r}.")
+        return items
+    if kind == "finish-reason":
+        if not isinstance(value, str) or not value.strip():
+            raise UserFacingError(f"{where}: finish-reason needs the reason as value (stop, length, tool_calls, content_filter).")
+        return value.strip()
+    if kind == "word-count":
+        return _word_count_value(value, where)
+    if kind == "is-sql" and value is not None:
+        if not isinstance(value, dict) or set(value) - {"databaseType", "allowedTables", "allowedColumns"}:
+            raise UserFacingError(f"{where}: is-sql takes {{databaseType, allowedTables, allowedColumns}} as value, not {value!r}.")
+        dialect = str(value.get("databaseType") or "mysql").replace(" ", "").lower()
+        if dialect not in DIALECTS or not DIALECTS[dialect]:
+            raise UserFacingError(f"{where}: is-sql cannot read the SQL of {value.get('databaseType')!r}.",
+                                  hint="Known: " + ", ".join(k for k, v in DIALECTS.items() if v) + ".")
+        for key in ("allowedTables", "allowedColumns"):
+            rules = value.get(key)
+            if rules is not None and not (isinstance(rules, list) and all(isinstance(r, str) for r in rules)):
+                raise UserFacingError(f"{where}: is-sql's {key} must be a list of texts.")
+            for rule in rules or []:
+                try:
+                    re.compile(rule.split("::", 1)[-1])
+                except re.error as exc:
+                    raise UserFacingError(f"{where}: is-sql's {key} entry {rule!r} is not a valid pattern ({exc}).") from None
+        return value
+    if kind == "contains-json" and value is not None:
+        if isinstance(value, str):  # promptfoo allows the schema as JSON or YAML text
+            import yaml
+
+            from ..jsonio import load_yaml
+
+            try:
+                value = load_yaml(value)
+            except yaml.YAMLError as exc:
+                raise UserFacingError(f"{where}: the schema of contains-json is not JSON or YAML ({exc}).") from None
+        if not isinstance(value, dict):
+            raise UserFacingError(f"{where}: contains-json takes a JSON Schema object as value.")
+    return value
+
+
+def _word_count_value(value: Any, where: str) -> dict[str, float]:
+    def number(v: Any) -> float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            raise UserFacingError(f"{where}: word-count needs a whole number or {{min, max}}, not {value!r}.")
+        return float(v)
+
+    if isinstance(value, dict) and value and set(value) <= {"min", "max"}:
+        bounds = {k: number(v) for k, v in value.items()}
+        if "min" in bounds and "max" in bounds and bounds["min"] > bounds["max"]:
+            raise UserFacingError(f"{where}: word-count's min is above its max.")
+        return bounds
+    n = number(value)
+    return {"min": n, "max": n}
+
+
+def check_value(kind: str, value: Any, output: str, *, tool_calls: tuple[tuple[str, dict[str, Any]], ...] = (),
+                tools: tuple[dict[str, Any], ...] = (), finish_reason: str | None = None) -> tuple[bool, str]:
+    """(held, why not) of one assertion of `TYPES` on one output."""
+    if kind == "icontains-any":
+        folded = output.casefold()
+        return any(v.casefold() in folded for v in value), "output contains none of " + ", ".join(map(repr, value)) + " (any case)"
+    if kind == "icontains-all":
+        folded = output.casefold()
+        missing = [v for v in value if v.casefold() not in folded]
+        return not missing, "output lacks " + ", ".join(map(repr, missing)) + " (any case)"
+    if kind == "contains-json":
+        return _contains_json(output, value)
+    if kind in ("is-valid-openai-tools-call", "is-valid-function-call"):
+        return _valid_calls(tool_calls, tools)
+    if kind == "finish-reason":
+        got = FINISH_ALIASES.get((finish_reason or "").lower(), (finish_reason or "").lower())
+        want = FINISH_ALIASES.get(value.lower(), value.lower())
+        return got == want, f"the reply ended with {finish_reason or 'no reason'!r}, not {value!r}"
+    if kind == "is-sql":
+        return _is_sql(output, value)
+    if kind == "word-count":
+        words = len(output.split())
+        low, high = value.get("min", 0.0), value.get("max", math.inf)
+        if low == high:
+            return words == low, f"{words} words, not {low:g}"
+        return low <= words <= high, f"{words} words, not from {low:g} to {high:g}"
+    raise ValueError(f"unhandled assertion type {kind}")
+
+
+def json_values(text: str) -> list[Any]:
+    """Every JSON object or array found in `text`, outermost first (a fenced block included)."""
+    decoder = json.JSONDecoder()
+    found: list[Any] = []
+    i, starts = 0, 0
+    while starts < MAX_JSON_STARTS:
+        match = _JSON_START.search(text, i)
+        if match is None:
+            break
+        starts += 1
+        try:
+            value, end = decoder.raw_decode(text, match.start())
+        except ValueError:
+            i = match.start() + 1
+            continue
+        found.append(value)
+        i = end
+    return found
+
+
+def _contains_json(output: str, schema: dict[str, Any] | None) -> tuple[bool, str]:
+    from .timed_regex import RegexTimeout, validator_for
+
+    try:
+        values = json_values(output)
+    except RecursionError:
+        return False, f"the output's JSON is {DEPTH_REASON}"
+    if not values:
+        return False, "output contains no JSON object or array"
+    if schema is None:
+        return True, ""
+    last = ""
+    for value in values:
+        try:
+            error = next(iter(validator_for(schema).iter_errors(value)), None)
+        except RecursionError:
+            return False, f"the output's JSON is {DEPTH_REASON}"
+        except RegexTimeout as exc:
+            return False, str(exc)
+        if error is None:
+            return True, ""
+        last = error.message
+    return False, f"no JSON in the output matches the schema ({_short(last)})"
+
+
+def _valid_calls(calls: tuple[tuple[str, dict[str, Any]], ...], tools: tuple[dict[str, Any], ...]) -> tuple[bool, str]:
+    import jsonschema
+
+    if not tools:
+        return False, "the request offered no tools"
+    if not calls:
+        return False, "the reply called no tool"
+    by_name = {str(t.get("name")): t for t in tools}
+    for name, arguments in calls:
+        tool = by_name.get(name)
+        if tool is None:
+            return False, f"the reply called {name!r}, which the request did not offer ({', '.join(sorted(by_name))})"
+        schema = tool.get("parameters") or {"type": "object"}
+        try:
+            error = next(iter(jsonschema.validators.validator_for(schema)(schema).iter_errors(arguments)), None)
+        except (jsonschema.SchemaError, RecursionError) as exc:
+            return False, f"the parameters of {name!r} cannot be checked ({type(exc).__name__})"
+        if error is not None:
+            where = "/".join(str(p) for p in error.absolute_path)
+            return False, f"the arguments of {name!r} do not match its parameters: {error.message}" + (f" at /{where}" if where else "")
+    return True, ""
+
+
+def _is_sql(output: str, value: dict[str, Any] | None) -> tuple[bool, str]:
+    import sqlglot
+    from sqlglot import exp
+    from sqlglot.errors import ErrorLevel, SqlglotError
+
+    text = output.strip()
+    fence = re.match(r"^```[A-Za-z]*\s*\n(.*?)\n?```$", text, re.DOTALL)
+    text = fence.group(1).strip() if fence else text
+    dialect = DIALECTS[str((value or {}).get("databaseType") or "mysql").replace(" ", "").lower()]
+    if not text:
+        return False, "the output is empty, not SQL"
+    try:
+        statements = [s for s in sqlglot.parse(text, read=dialect, error_level=ErrorLevel.RAISE) if s is not None]
+    except (SqlglotError, RecursionError) as exc:
+        return False, f"the output is not valid {dialect} SQL ({_short(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)})"
+    kinds = (exp.Query, exp.DML, exp.DDL, exp.Insert, exp.Update, exp.Delete, exp.Merge, exp.Create, exp.Drop, exp.Alter,
+             exp.Use, exp.Set, exp.Transaction, exp.Commit, exp.Rollback, exp.Describe, exp.Show, exp.TruncateTable)
+    if not statements or any(not isinstance(s, kinds) for s in statements):
+        return False, "the output is not an SQL statement"
+    if not value:
+        return True, ""
+    for statement in statements:
+        op = type(statement).__name__.lower()
+        tables = sorted({t.name for t in statement.find_all(exp.Table)})
+        for table in tables:
+            if value.get("allowedTables") is not None and not _allowed(value["allowedTables"], op, table, None):
+                return False, f"the SQL uses the table {table!r} ({op}), which allowedTables does not allow"
+        for column in statement.find_all(exp.Column):
+            if value.get("allowedColumns") is not None and not _allowed(value["allowedColumns"], op, column.table or None, column.name):
+                return False, f"the SQL uses the column {column.name!r} ({op}), which allowedColumns does not allow"
+    return True, ""
+
+
+def _allowed(rules: list[str], op: str, table: str | None, column: str | None) -> bool:
+    """node-sql-parser's whitelist: `op::db::table` for tables, `op::table::column` for columns."""
+    for rule in rules:
+        parts = rule.split("::")
+        if len(parts) != 3:
+            continue
+        rule_op, middle, last = parts
+        if not re.fullmatch(rule_op, op, re.IGNORECASE):
+            continue
+        if column is None and re.fullmatch(last, table or "", re.IGNORECASE):
+            return True
+        if column is not None and (middle == "null" or table is None or re.fullmatch(middle, table, re.IGNORECASE)) \
+                and re.fullmatch(last, column, re.IGNORECASE):
+            return True
+    return False
