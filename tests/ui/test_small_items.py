@@ -165,3 +165,35 @@ def test_installing_a_plugin_that_declares_no_capabilities_says_so_plainly(windo
     assert asked.startswith("weather-kit does not declare the capabilities it needs; its code appears to use "
                             "network, environment.\n\nGrant them?"), asked
     assert "(it declares nothing)" not in asked
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_model_name_on_the_model_button_reads_as_enabled_and_tab_reaches_it_before_its_gear(window, app, theme):
+    from llmspace.ui.theme import contrast_ratio
+
+    use_theme(window, theme)
+    ed, _box = open_editor(window, app)
+    root = window.root
+    button, gear = ed.settings.model_btn, ed.settings.params_btn
+    assert not button.instate(["disabled"])
+    style = str(button.cget("style"))
+    fg = root.style.lookup(style, "foreground")
+    bg = root.style.lookup(style, "background")
+    disabled_fg = root.style.lookup(style, "foreground", ["disabled"])
+    label_fg = root.style.lookup("TLabel", "foreground")  # the "Model" label beside it
+    assert contrast_ratio(root, fg, bg) >= 4.5, (style, fg, bg)
+    assert fg != disabled_fg and contrast_ratio(root, fg, label_fg) < 1.6, (fg, disabled_fg, label_fg)
+    # Tab from the thread's title field reaches the Model button, then its ⚙
+    order = []
+    widget = ed.header.title_entry
+    widget.focus_force()
+    root.update()
+    for _ in range(40):
+        key(root.focus_get(), "Tab")
+        w = root.focus_get()
+        if w in (button, gear) and w not in order:
+            order.append(w)
+        if len(order) == 2:
+            break
+    assert order == [button, gear], [str(w) for w in order]
+    use_theme(window, "light")

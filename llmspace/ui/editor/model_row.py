@@ -38,8 +38,10 @@ class ModelRow:
         row.pack(fill="x", pady=2)
         # label | button | ⚙, gridded by the view's `LabelStacker` (`cells`)
         self.label = tb.Label(row, text="Model", width=9)
+        # the model name in the text colour (a secondary-outline button's grey read as disabled),
+        # and made before ⚙ so that Tab reaches it first
+        self.button = tb.Button(row, text="", bootstyle="outline", command=pick_model)
         self.params_btn = tb.Button(row, text="⚙", width=3, bootstyle="secondary-link", command=edit_params)
-        self.button = tb.Button(row, text="", bootstyle="secondary-outline", command=pick_model)
         self.cells = (self.label, self.button, self.params_btn)
         self.button.bind("<Configure>", lambda e: self._rewrap(), add=True)
         self.params_row = tb.Frame(master)
