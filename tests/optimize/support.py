@@ -10,7 +10,8 @@ the first and 20 % of the second. `coin` passes a fair coin per (seed, case, pro
 the prompt says. `reflector` answers, in turn: a rewrite that drops {{topic}} (rejected unrun),
 a harmful one, a neutral one, the helpful one, then neutral ones that differ per call.
 `calls` counts the requests per model; `hold_reflector_call = n` makes the n-th reflector
-call wait (unanswered) until `release` is set, with `held` set when it arrives.
+call wait (unanswered) until `release` is set, with `held` set when it arrives;
+`hold_instructed_call = n` does the same to the n-th target call whose prompt holds INSTRUCTION.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ class PromptTask:
         self.calls: Counter[str] = Counter()
         self.reflector_prompts: list[str] = []
         self.hold_reflector_call: int | None = None
+        self.hold_instructed_call: int | None = None
         self.held = threading.Event()
         self.release = threading.Event()
         self._lock = threading.Lock()
@@ -85,6 +87,12 @@ class PromptTask:
         elif "full sentence" in system:
             right = False
         elif INSTRUCTION in system:
+            with self._lock:
+                self.calls["instructed"] += 1
+                held = self.calls["instructed"] == self.hold_instructed_call
+            if held:
+                self.held.set()
+                self.release.wait(120)
             right = _unit("instructed", user, system) < 0.95
         else:
             right = _unit("vague", user, system) < 0.2

@@ -5,6 +5,8 @@ nothing is overwritten, and the budget and the time limit stop the search but no
 from __future__ import annotations
 
 import json
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -66,3 +68,55 @@ def test_the_helpful_rewrite_is_promoted_on_held_out_cases_and_written_beside_th
     assert "Promoted." in out.out and "step" in out.err and "rollouts" in out.err
     # the reflector never saw a key, a header or a path
     assert not any("sk-loopback" in p or str(home) in p for p in task.reflector_prompts)
+
+
+def test_the_budget_stops_the_search_and_the_gate_still_runs_on_the_best_so_far(home, srv, task: PromptTask):
+    path = write_task(home, srv)
+    # the baseline and the first four steps (the helpful rewrite validated) cost $0.0039 at the loopback prices
+    assert _optimize(path, "--budget", "0.00395") == 0
+
+    summary = _summary(_only_folder(home))
+    assert summary["stoppedBecause"] == "the budget was spent"
+    assert summary["spent"] <= 0.00395
+    assert summary["verdict"]["promoted"] and summary["best"]["id"] == "c4"
+    assert len(summary["split"]["holdout"]) == summary["verdict"]["pairs"]  # the gate ran every held-out case
+
+
+def test_max_minutes_stops_the_search_and_the_gate_still_runs_on_the_best_so_far(home, srv, task: PromptTask):
+    path = write_task(home, srv)
+    minutes = 0.5
+    deadline = time.monotonic() + minutes * 60
+    # the helpful rewrite's first call after its 26 minibatch and validation cells waits until the time is up
+    task.hold_instructed_call = 27
+
+    def release_after_the_deadline() -> None:
+        if task.held.wait(120):
+            while time.monotonic() < deadline + 1:
+                time.sleep(0.2)
+        task.release.set()
+
+    threading.Thread(target=release_after_the_deadline, daemon=True).start()
+    assert _optimize(path, "--max-minutes", str(minutes)) == 0
+
+    summary = _summary(_only_folder(home))
+    assert summary["stoppedBecause"] == "the time limit (--max-minutes) was reached"
+    assert summary["verdict"]["promoted"] and summary["best"]["id"] == "c4"
+    assert task.calls["reflector"] == 4
+
+
+def test_a_rerun_never_overwrites_an_optimized_thread(home, srv, task: PromptTask):
+    path = write_task(home, srv)
+    mine = home / "workspace" / "quiz.optimized.json"
+    mine.write_text("{}", encoding="utf-8")
+
+    assert _optimize(path, "--rollouts", "140") == 0
+
+    assert mine.read_text("utf-8") == "{}"
+    assert (home / "workspace" / "quiz.optimized-2.json").is_file()
+
+
+def test_a_target_that_is_not_in_the_file_is_an_error_before_any_request(home, srv, task: PromptTask, capsys):
+    path = write_task(home, srv)
+    assert main(["optimize", str(path), "--target", "loop/reflector"]) == 2
+    assert "not one of the models" in capsys.readouterr().err
+    assert sum(task.calls.values()) == 0
