@@ -11,7 +11,7 @@ from llmspace.core.model import AssistantMessage, ImageDataContent, TextContent,
 from llmspace.core.threadio import serialize_thread
 from llmspace.core.workspace import Workspace
 
-FIXTURES = Path(__file__).parent / "fixtures" / "import"
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "import"
 
 
 def load(name: str, resolve_model=None) -> Thread:

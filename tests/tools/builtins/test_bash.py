@@ -12,7 +12,7 @@ from llmspace.cancel import CancelToken
 from llmspace.core.model import ToolCall
 from llmspace.tools.builtins import builtin_tool
 
-from .conftest import Runner
+from ..conftest import Runner
 
 
 def test_bash_returns_stdout_stderr_and_exit_code_as_pretty_json(run: Runner) -> None:

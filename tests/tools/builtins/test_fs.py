@@ -8,7 +8,7 @@ from pathlib import Path
 
 from llmspace.tools.builtins.fs import READ_CAP_BYTES
 
-from .conftest import Runner
+from ..conftest import Runner
 
 
 def _touch(path: Path, mtime: float, text: str = "x") -> Path:

@@ -13,7 +13,7 @@ import pytest
 
 from llmspace.skills.skill import Skill, scan_folder
 
-from .conftest import Runner
+from ..conftest import Runner
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX-only")
 

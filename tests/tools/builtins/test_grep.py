@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import Runner
+from ..conftest import Runner
 
 HAS_RG = shutil.which("rg") is not None
 

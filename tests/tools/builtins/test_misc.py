@@ -10,7 +10,7 @@ from llmspace.core.model import ToolCall
 from llmspace.tools.base import ToolContext
 from llmspace.tools.builtins import builtin_tool
 
-from .conftest import Runner
+from ..conftest import Runner
 
 
 def test_todo_write_returns_ok(run: Runner) -> None:
