@@ -22,18 +22,30 @@ if TYPE_CHECKING:
     from .services import UiServices
 
 
+PROVIDER_ROWS = 7  # the built-in catalogue's providers
+
+
 class ModelsPage(tb.Frame):
     def __init__(self, master: Any, ui: UiServices, app: ModelsPageServices,
                  model_choices: Callable[[], tuple[list[ModelChoice], str | None]]) -> None:
         super().__init__(master, padding=6)
         self.ui, self.app, self.model_choices = ui, app, model_choices
         self.p = ModelsPagePresenter(app.models, app.providers)
-        self.list = tb.Treeview(self, columns=("api", "status", "models"), show="tree headings", height=6, selectmode="browse")
+        # every built-in provider in view (Built-in (llama.cpp) is the 7th), more with a scrollbar
+        table = tb.Frame(self)
+        table.pack(fill="x")
+        self.list = tb.Treeview(table, columns=("api", "status", "models"), show="tree headings", height=PROVIDER_ROWS,
+                                selectmode="browse")
         self.list.heading("#0", text="Provider")
         for col, label, w in (("api", "API", 150), ("status", "Status", 300), ("models", "Models", 60)):
             self.list.heading(col, text=label)
             self.list.column(col, width=w, stretch=False)
-        self.list.pack(fill="x")
+        self.list_scroll = tb.Scrollbar(table, orient="vertical", command=self.list.yview)
+        self.list.configure(yscrollcommand=self.list_scroll.set)
+        self.list_scroll.pack(side="right", fill="y")
+        self.list.pack(side="left", fill="x", expand=True)
+        # shown again (another page may have added or removed a local model): counts as they are now
+        self.bind("<Map>", lambda e: self.refresh() if e.widget is self else None, add=True)
         row = tb.Frame(self)
         row.pack(fill="x", pady=4)
         tb.Label(row, text="API key").pack(side="left")
@@ -80,9 +92,13 @@ class ModelsPage(tb.Frame):
         follow(self, ui.pump, (app.registries.providers.subscribe,), self.refresh)  # plugin providers come and go
 
     def refresh(self) -> None:
+        selected = self.list.selection()
         self.list.delete(*self.list.get_children(""))
         for r in self.p.rows():
             self.list.insert("", "end", iid=r.id, text=r.name, values=(r.api, r.status, r.models))
+        kept = [i for i in selected if self.list.exists(i)]
+        if kept:
+            self.list.selection_set(kept)
         self.plugin_list.delete(*self.plugin_list.get_children(""))
         rows = self.p.plugin_rows()
         for p in rows:

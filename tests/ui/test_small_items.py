@@ -197,3 +197,35 @@ def test_the_model_name_on_the_model_button_reads_as_enabled_and_tab_reaches_it_
             break
     assert order == [button, gear], [str(w) for w in order]
     use_theme(window, "light")
+
+
+def click_widget(root, widget) -> None:
+    root.update()
+    widget.event_generate("<ButtonPress-1>", x=4, y=4)
+    widget.event_generate("<ButtonRelease-1>", x=4, y=4)
+    root.update()
+
+
+def test_settings_models_shows_the_built_in_row_with_a_scrollbar_and_counts_a_second_gguf(window, app, tmp_path):
+    from tests.local.gguf import write_gguf
+
+    root = window.root
+    dialog = window.open_settings()
+    models, local = dialog.models_page, dialog.local_page
+    dialog.nb.select(models)
+    root.update()
+    table = models.list
+    assert "local" in table.get_children("")
+    assert models.list_scroll.winfo_ismapped()
+    pump_until(root, lambda: table.bbox("local"))  # the Built-in row is in view, no scrolling
+    for n in (1, 2):
+        dialog.nb.select(local)
+        root.update()
+        window.ui.dialogs.files = [str(write_gguf(tmp_path / f"m{n}" / f"model-{n}.Q4_K_M.gguf", padding=1000))]
+        click_widget(root, local.add_button)
+        pump_until(root, lambda n=n: len(local.installed.get_children("")) == n, 60)
+        pump_until(root, lambda: str(local.add_button.cget("state")) == "normal", 60)
+        dialog.nb.select(models)
+        root.update()
+        assert table.set("local", "models") == str(n)
+    dialog.destroy()
