@@ -2,7 +2,8 @@
 HTTP server from form fields, enabling/disabling, removing, and "Connect & Test"
 (blocking: the view calls it from a worker thread); apart from them, the MCPs in plugins
 (`plugin:<name>:mcp:<id>`), read-only, with the plugin's name, readiness and tool names —
-Connect & Test works for them too. Delegates to `app.mcp` (the MCP hub); plugin values are
+Connect & Test works for them too. A server whose tools changed since trusted says so in its
+status (the details and Accept are `presenters/mcp_details.py`). Delegates to `app.mcp` (the MCP hub); plugin values are
 shown through the secret redactor.
 """
 
@@ -41,10 +42,12 @@ def _status(s: Any) -> str:
     return r.status if r is not None else "untested"
 
 
-def _row(s: Any) -> ServerRow:
+def _row(s: Any, changed: list[str] | None = None) -> ServerRow:
     target = mask_url(s.url) if s.url else " ".join([s.command or "", *(s.args or [])]).strip()
     plugin = plugin_of(s.id) if is_plugin_server(s) else ""
     status = _status(s)
+    if changed:  # pinned definitions (mcp/pins.py): blocked until accepted under the server's details
+        status += f" · ⚠ {len(changed)} changed tool{'s' if len(changed) > 1 else ''}: Connect & Test to review"
     if plugin:  # interpolated from the plugin's settings: may hold secrets
         target, status = KNOWN.text(target), KNOWN.text(status)
     tools = tuple(t.name for t in (s.readiness.tools if s.readiness is not None else []))
@@ -57,11 +60,11 @@ class McpPagePresenter:
 
     def rows(self) -> list[ServerRow]:
         """The user's servers (settings/mcp.json), in file order."""
-        return [_row(s) for s in self.hub.servers() if not is_plugin_server(s)]
+        return [_row(s, self.hub.pins.last_changed(s.id)) for s in self.hub.servers() if not is_plugin_server(s)]
 
     def plugin_rows(self) -> list[ServerRow]:
         """The MCPs in plugins: read-only here (their plugin's settings configure them)."""
-        return [_row(s) for s in self.hub.servers() if is_plugin_server(s)]
+        return [_row(s, self.hub.pins.last_changed(s.id)) for s in self.hub.servers() if is_plugin_server(s)]
 
     def plugin_conflicts(self) -> list[str]:
         """Plugin servers left inactive because two sources claim one ID."""

@@ -1,8 +1,9 @@
 """Settings › MCP page: the user's servers with readiness, add (stdio command or HTTP/SSE
 URL), enable/disable, remove; apart from them the MCPs in plugins, read-only, naming the
 plugin, with readiness and their tools (expand a server to see them). Connect & Test runs
-in a worker thread for either list (result via the pump). Logic in
-`presenters/mcp_page.py`.
+in a worker thread for either list (result via the pump) and then shows the server's details
+below the lists (`ui/mcp_server_details.py`: protocol revision, capabilities, counts, pinned
+tools, changed tools with their difference and Accept). Logic in `presenters/mcp_page.py`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ..presenters.mcp_page import McpPagePresenter
 from . import tkvars
 from .follow import follow
 from .list_page import ListActions
+from .mcp_server_details import ServerDetailsPanel
 
 if TYPE_CHECKING:
     from ..mcp.hub import McpHub
@@ -69,6 +71,8 @@ class McpPage(tb.Frame):
         self.plugin_notes.pack(side="left", padx=8)
         self.msg = tb.Label(self, text="", bootstyle="secondary", wraplength=880)
         self.msg.pack(anchor="w")
+        self.details = ServerDetailsPanel(self, ui.pump, mcp, self.refresh)
+        self.details.pack(fill="x", pady=(4, 0))
         self.actions = ListActions(self.list, self.msg, self.refresh)
         self.refresh()
         follow(self, ui.pump, (mcp.directory.registry.subscribe,), self.refresh)  # plugin servers come and go
@@ -126,12 +130,14 @@ class McpPage(tb.Frame):
             except Exception as exc:
                 self._tested(error_text(exc), "danger")
                 return
-            self._tested(text, "success" if ok else "danger")
+            self._tested(text, "success" if ok else "danger", sid if ok else None)
 
         self.ui.pump.run_in_worker(lambda: presenter.test(sid), done, name="mcp-test")
         return True
 
-    def _tested(self, text: str, style: str) -> None:
+    def _tested(self, text: str, style: str, sid: str | None = None) -> None:
         if self.winfo_exists():
             self.msg.configure(text=text, bootstyle=style)
             self.refresh()
+            if sid is not None:
+                self.details.load(sid)
