@@ -3,7 +3,7 @@ prompt, promoted only on a significant held-out gain (the engine is `llmspace/op
 
     llmspace optimize FILE [--reflector P/M] [--target P/M] [--rollouts N] [--budget USD]
                       [--max-minutes M] [--seed S] [--split 40/30/30] [--field system|message:ID]
-                      [--out DIR] [--fresh] [--no-cache]
+                      [--from RESULT] [--out DIR] [--fresh] [--no-cache]
 
 Exit 0 promoted, 1 not promoted, 2 an error, 130 interrupted (the next run resumes). A
 progress line on stderr: step, rollouts used, best validation score, cost, time left.
@@ -50,6 +50,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     o.add_argument("--seed", type=int, default=0, metavar="S", help="the seed of the split and the search (default 0)")
     o.add_argument("--split", default="40/30/30", metavar="TRAIN/VAL/HOLDOUT", help="percentages (default 40/30/30)")
     o.add_argument("--field", default="system", metavar="system|message:ID", help="what is rewritten (default: the system prompt)")
+    o.add_argument("--from", dest="baseline", metavar="RESULT",
+                   help="a results folder of this evaluation (`eval run`) whose cells of the target are the baseline")
     o.add_argument("--out", metavar="DIR", help="the results folder")
     o.add_argument("--fresh", action="store_true", help="start a new results folder instead of resuming")
     o.add_argument("--no-cache", action="store_true", help="call the models even when an answer is cached")
@@ -83,6 +85,18 @@ def optimize_command(args: argparse.Namespace, app: App) -> int:
         return 130
 
 
+def _result_folder(app: App, value: str) -> Path:
+    """`--from`: a path, or NAME/STAMP under $LLM_SPACE_HOME/evals."""
+    from ..evals.run import results_root
+
+    path = Path(value).expanduser()
+    if not path.is_dir() and (results_root(app.runner) / value).is_dir():
+        path = results_root(app.runner) / value
+    if not path.is_dir():
+        raise UserFacingError(f"--from {value} is not a results folder.", hint="`llmspace eval list` shows them.")
+    return path.absolute()
+
+
 def _optimize(args: argparse.Namespace, app: App, line: _Line) -> int:
     from ..agent.matrix_spec import parse_model
     from ..optimize.engine import Options, optimize
@@ -95,7 +109,8 @@ def _optimize(args: argparse.Namespace, app: App, line: _Line) -> int:
         raise UserFacingError(f"--rollouts must be 1 or more, not {args.rollouts}.")
     opts = Options(path, parse_model(args.reflector) if args.reflector else None, parse_model(args.target) if args.target else None,
                    args.rollouts, args.budget, args.max_minutes, args.seed, parse_split(args.split), args.field,
-                   Path(args.out).expanduser().absolute() if args.out else None, args.fresh, not args.no_cache)
+                   Path(args.out).expanduser().absolute() if args.out else None, args.fresh, not args.no_cache,
+                   baseline=_result_folder(app, args.baseline) if args.baseline else None)
     result = optimize(app.runner, opts, on_progress=line, on_note=lambda s: print(s, file=sys.stderr))
     line.end()
     if result.interrupted:

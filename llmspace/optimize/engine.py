@@ -37,8 +37,8 @@ from ..evals.cache import ResponseCache
 from ..evals.cell import ExecContext, ProviderGate, Target
 from ..evals.compare import ResultSet, compare, read_results
 from ..evals.journal import NAME as JOURNAL
-from ..evals.journal import VERSION, JournalWriter, RunLock, read_optimize_journal
-from ..evals.records import End, Header, OptimizeRecord, Reflection
+from ..evals.journal import VERSION, JournalWriter, RunLock, read_journal, read_optimize_journal
+from ..evals.records import CellRecord, End, Header, JudgeRecord, OptimizeRecord, Reflection
 from ..evals.run import cache_folder, prepare
 from ..evals.spec import load_spec
 from ..paths import safe_component
@@ -71,6 +71,7 @@ class Options:
     use_cache: bool = True
     cap: float = DEFAULT_CAP
     minibatch: int = 4
+    baseline: Path | None = None  # --from: a results folder of this evaluation whose target cells are the baseline
 
 
 @dataclass
@@ -168,6 +169,9 @@ def _optimize(p: Prepared, o: Options, folder: Path, prior: list[OptimizeRecord]
     try:
         runs = CandidateRuns(p, folder / "runs", o.field, use_cache=o.use_cache)
         case_ids = list(p.plan.case_ids)
+        imported = _import_baseline(p, o.baseline, runs.folder / "c0") if o.baseline is not None else set()
+        if imported:
+            note(f"Baseline: {len(imported)} cells from {o.baseline}")
         note(f"Baseline: the original prompt on {len(case_ids)} cases → {folder}")
         base = runs.run("c0", original, set(case_ids), budget=o.budget, stop=None)
         if base.interrupted:
@@ -221,7 +225,7 @@ def _optimize(p: Prepared, o: Options, folder: Path, prior: list[OptimizeRecord]
 
             threading.Thread(target=relay, daemon=True).start()
         search = Search(runs, split, orig, reflect, journal, prior, limits, o.seed, spent=base.spent, per_case=per_case,
-                        stop=search_stop, on_progress=progress)
+                        stop=search_stop, on_progress=progress, free=imported)
         search.run()
         if timer is not None:
             timer.cancel()
@@ -233,6 +237,38 @@ def _optimize(p: Prepared, o: Options, folder: Path, prior: list[OptimizeRecord]
         return _gate(p, o, folder, journal, runs, split, orig, search, started)
     finally:
         journal.close()
+
+
+def _import_baseline(p: Prepared, source: Path, c0: Path) -> set[str]:
+    """Journal the target's cells (and their judges) of the results folder `source` as the
+    original prompt's (`runs/c0/`), once; the keys of the cells imported. The folder must be a
+    run of this evaluation file, dataset and thread."""
+    target = next(iter(p.targets))
+    if (c0 / JOURNAL).exists():  # imported by the run this one resumes
+        return {r.key for r in read_journal(source / JOURNAL).records if isinstance(r, CellRecord) and r.model == target
+                and not r.error}
+    read = read_journal(source / JOURNAL)
+    header = read.header
+    if header is None:
+        raise UserFacingError(f"--from {source} is not an evaluation results folder (it has no journal.jsonl).",
+                              hint="Pass a results folder of `llmspace eval run` (`llmspace eval list`).")
+    changed = [k for k in ("evalFile", "dataset", "thread") if header.hashes.get(k) != p.hashes.get(k)]
+    if changed:
+        raise UserFacingError(f"--from {source}: its " + ", ".join(changed) + " differ from the evaluation's now.",
+                              hint="Pass a results folder of this evaluation as it is, or leave out --from.")
+    cells = [r for r in read.records if isinstance(r, CellRecord) and r.model == target and not r.error]
+    keys = {r.key for r in cells}
+    judges = [r for r in read.records if isinstance(r, JudgeRecord) and r.cell in keys]
+    c0.mkdir(parents=True, exist_ok=True)
+    writer = JournalWriter(c0 / JOURNAL)
+    writer.append(Header(VERSION, f"{p.spec.name} c0", str(p.spec.path), p.thread_rel, str(p.dataset.path), p.hashes,
+                         int(time.time() * 1000)))
+    for cell in cells:
+        writer.append(cell)
+    for judge in judges:
+        writer.append(judge)
+    writer.close()
+    return keys
 
 
 def _holdout(rs: ResultSet, split: Split) -> ResultSet:

@@ -71,7 +71,7 @@ class Search:
     def __init__(self, runs: CandidateRuns, split: Split, original: Cand, reflect: Reflect, journal: JournalWriter,
                  prior: list[OptimizeRecord], limits: Limits, seed: int, *, spent: float = 0.0,
                  per_case: int = 1, stop: threading.Event | None = None,
-                 on_progress: Callable[[Search], None] | None = None) -> None:
+                 on_progress: Callable[[Search], None] | None = None, free: set[str] | None = None) -> None:
         self.runs, self.split, self.reflect, self.journal = runs, split, reflect, journal
         self.limits, self.seed, self.per_case = limits, seed, per_case
         self.stop = stop
@@ -86,6 +86,7 @@ class Search:
         self.interrupted = False
         self.reflector_calls = 0
         self._parts = set(split.train) | set(split.validation)
+        self._free = free or set()  # cell keys of the original's that came from --from (not rollouts)
         self.rollouts_used = sum(self._cells_in_parts(c) for c in self._folders())
 
     # -- bookkeeping ---------------------------------------------------------------------------
@@ -95,7 +96,7 @@ class Search:
         return sorted(p.name for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
 
     def _cells_in_parts(self, cid: str) -> int:
-        return sum(case_of(r.key) in self._parts for r in self.runs.journaled(cid))
+        return sum(case_of(r.key) in self._parts and not (cid == "c0" and r.key in self._free) for r in self.runs.journaled(cid))
 
     @property
     def best(self) -> Cand | None:

@@ -120,3 +120,18 @@ def test_a_target_that_is_not_in_the_file_is_an_error_before_any_request(home, s
     assert main(["optimize", str(path), "--target", "loop/reflector"]) == 2
     assert "not one of the models" in capsys.readouterr().err
     assert sum(task.calls.values()) == 0
+
+
+def test_from_takes_the_baseline_from_an_eval_run_folder_without_requesting_it_again(home, srv, task: PromptTask):
+    path = write_task(home, srv)
+    assert main(["eval", "run", str(path)]) == 1  # the vague prompt fails most cases
+    result = next((home / "evals" / "quiz").iterdir())
+    calls_of_the_run = task.calls["target"]
+    assert calls_of_the_run == 72
+
+    assert _optimize(path, "--from", f"quiz/{result.name}", "--no-cache", "--rollouts", "100") == 0
+
+    summary = _summary(_only_folder(home))
+    # the search's rollouts are its own cells: the baseline came from the results folder
+    assert summary["rollouts"] == task.calls["target"] - calls_of_the_run - len(summary["split"]["holdout"])
+    assert summary["verdict"]["promoted"]
