@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .theme import style_file_pickers
+
 
 class Dialogs:
     """The real dialogs (ttkbootstrap message boxes and Tk file pickers)."""
@@ -63,6 +65,7 @@ class Dialogs:
     def open_files(self, title: str = "Import threads", types: tuple[tuple[str, str], ...] = (("JSON", "*.json"), ("All files", "*"))) -> list[str]:
         from tkinter import filedialog
 
+        style_file_pickers(self.parent)
         names = filedialog.askopenfilenames(parent=self.parent, title=title, filetypes=types,
                                             initialdir=self.initial_dir())
         picked = list(names or [])
@@ -72,6 +75,7 @@ class Dialogs:
     def open_file(self, title: str, types: tuple[tuple[str, str], ...]) -> str | None:
         from tkinter import filedialog
 
+        style_file_pickers(self.parent)
         name = filedialog.askopenfilename(parent=self.parent, title=title, filetypes=types,
                                           initialdir=self.initial_dir())
         self._used(name or None)
@@ -80,6 +84,7 @@ class Dialogs:
     def choose_folder(self, title: str = "Choose a folder", initial: str = "") -> str | None:
         from tkinter import filedialog
 
+        style_file_pickers(self.parent)
         name = filedialog.askdirectory(parent=self.parent, title=title, initialdir=initial or self.initial_dir(),
                                        mustexist=True)
         if name:

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from tkinter import filedialog
 from typing import TYPE_CHECKING, Any
 
+from .theme import style_file_pickers
+
 if TYPE_CHECKING:
     from .services import UiServices
 
@@ -44,6 +46,7 @@ class TkFrontend:
             try:
                 types = [(str(f.get("name", "Files")), " ".join(f"*.{e}" for e in f.get("extensions", []) or ["*"]))
                          for f in options.get("filters", []) if isinstance(f, dict)]
+                style_file_pickers(self.ui.root)
                 path = filedialog.askopenfilename(parent=self.ui.root, title=str(options.get("title") or
                                                   f"{plugin}: choose a file"), filetypes=types or [("All files", "*")])
                 box["path"] = path or None

@@ -28,6 +28,7 @@ from ..plugins.settings_form import FormField
 from ..presenters.plugins_page import FormView, PluginsPagePresenter
 from . import tkvars
 from .scroll_column import ScrollColumn
+from .theme import style_listbox
 
 if TYPE_CHECKING:
     from .pump import Pump
@@ -99,7 +100,7 @@ class SchemaFields:
     def _list(self, row: Any, f: FormField, items: list[Any]) -> None:
         frame = tb.Frame(row)
         frame.pack(anchor="w", fill="x")
-        box = tk.Listbox(frame, height=min(6, max(2, len(items))), width=40, exportselection=False)
+        box = style_listbox(tk.Listbox(frame, height=min(6, max(2, len(items))), width=40, exportselection=False))
         box.pack(side="left")
         for item in items:
             box.insert("end", str(item))

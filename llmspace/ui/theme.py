@@ -1,8 +1,8 @@
 """Themes and zoom: maps the app's light/dark/system choice to ttkbootstrap 2.x themes,
 scales Tk's named fonts for zoom, and keeps what ttkbootstrap does not reach readable and in
 the theme: Tk menus (`style_menu`, `restyle_menus`), selected Treeview rows
-(`style_selection`), the editor's own text colours (`palette`), dividers (`style_sashes`)
-and plain listboxes — all measured with `contrast_ratio` (WCAG 2; text needs 4.5:1).
+(`style_selection`), the editor's own text colours (`palette`), dividers (`style_sashes`),
+plain listboxes and Tk's file pickers (`style_file_pickers`) — all measured with `contrast_ratio` (WCAG 2; text needs 4.5:1).
 """
 
 from __future__ import annotations
@@ -171,3 +171,45 @@ def style_listbox(listbox: Any) -> Any:
     except Exception:  # colours are cosmetic: never fail to open a dialog over them
         pass
     return listbox
+
+
+# Tk's own file and folder pickers (X11, tkfbox.tcl) draw their file list on a canvas created
+# white, with black text put back on each selection change: while one shows, its list follows
+# the theme (checked every 150 ms until the picker is withdrawn; it is kept for the next use).
+_PICKER_TCL = r"""
+proc ::llmspace_picker_colours {w bg fg {wait 60}} {
+    if {![winfo exists $w] || ![winfo viewable $w]} {
+        if {$wait > 0} { after 100 [list ::llmspace_picker_colours $w $bg $fg [expr {$wait - 1}]] }
+        return
+    }
+    set c $w.contents.icons.cHull.canvas
+    if {[winfo exists $c]} {
+        $c configure -background $bg
+        foreach i [$c find all] {
+            if {[$c type $i] eq "text" && "selectionText" ni [$c gettags $i]} { $c itemconfigure $i -fill $fg }
+        }
+    }
+    after 150 [list ::llmspace_picker_colours $w $bg $fg 0]
+}
+"""
+
+
+def style_file_pickers(parent: Any) -> None:
+    """Call just before a Tk file or folder picker opens over `parent`: it shows in the
+    theme's input colours (its list, the menus of its folder and type buttons)."""
+    try:
+        colors = _colors()
+        tk = parent.tk
+        if not tk.call("info", "procs", "::llmspace_picker_colours"):
+            tk.eval(_PICKER_TCL)
+        for cls in ("TkFDialog", "TkChooseDir"):
+            parent.option_add(f"*{cls}*Canvas.foreground", colors.inputfg)
+            parent.option_add(f"*{cls}*Menu.background", colors.bg)
+            parent.option_add(f"*{cls}*Menu.foreground", colors.fg)
+            parent.option_add(f"*{cls}*Menu.activeBackground", colors.selectbg)
+            parent.option_add(f"*{cls}*Menu.activeForeground", colors.selectfg)
+        base = "" if str(parent) == "." else str(parent)
+        for name in ("__tk_filedialog", "__tk_choosedir"):
+            tk.call("after", "idle", ["::llmspace_picker_colours", f"{base}.{name}", colors.inputbg, colors.inputfg])
+    except Exception:  # cosmetic: never fail to open a picker over colours
+        pass

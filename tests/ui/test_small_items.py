@@ -229,3 +229,60 @@ def test_settings_models_shows_the_built_in_row_with_a_scrollbar_and_counts_a_se
         root.update()
         assert table.set("local", "models") == str(n)
     dialog.destroy()
+
+
+def listboxes(widget) -> list:
+    out = []
+    for child in widget.winfo_children():
+        if child.winfo_class() == "Listbox":
+            out.append(child)
+        out.extend(listboxes(child))
+    return out
+
+
+def test_in_the_dark_theme_the_plugin_forms_list_and_the_file_picker_are_dark(window, app, home, tmp_path):
+    from llmspace.ui.dialogs import Dialogs
+    from llmspace.ui.theme import luminance
+    from tests.plugins.code_plugins import TEXT_TOOL, code_plugin
+
+    root = window.root
+    use_theme(window, "dark")
+    try:
+        code_plugin(home, tools={"plain": TEXT_TOOL}, displayName="Kit",
+                    schema={"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}}}})
+        app.plugins.refresh()
+        dialog = window.open_settings()
+        page = dialog.plugins_page
+        dialog.nb.select(page)
+        page.refresh(page.current() or next(iter(page.list.get_children(""))))
+        pump_until(root, lambda: listboxes(page.settings_form))
+        for box in listboxes(page.settings_form):
+            assert luminance(root, box.cget("background")) < 0.2, box.cget("background")
+        dialog.destroy()
+
+        (tmp_path / "a-file.txt").write_text("x")
+        seen: dict[str, object] = {}
+
+        def look(tries: int = 200) -> None:
+            w = ".__tk_filedialog"
+            c = f"{w}.contents.icons.cHull.canvas"
+            if not (int(root.tk.call("winfo", "exists", c)) and int(root.tk.call("winfo", "viewable", w))
+                    and root.tk.call(c, "find", "all")):
+                root.after(50, look, tries - 1) if tries else root.tk.call("destroy", w)
+                return
+            if "bg" not in seen:  # give the recolouring a moment, as a person would see it
+                seen["bg"] = None
+                root.after(600, look, tries)
+                return
+            seen["bg"] = root.tk.call(c, "cget", "-background")
+            texts = [i for i in root.tk.splitlist(root.tk.call(c, "find", "all")) if root.tk.call(c, "type", i) == "text"]
+            seen["fills"] = {str(root.tk.call(c, "itemcget", i, "-fill")) for i in texts}
+            root.tk.call(f"{w}.contents.f2.cancel", "invoke")
+
+        root.after(100, look)
+        picked = Dialogs(root, start_dir=lambda: tmp_path).open_file("Pick", (("All files", "*"),))
+        assert picked is None
+        assert seen.get("bg") and luminance(root, str(seen["bg"])) < 0.2, seen
+        assert seen["fills"] and all(luminance(root, f) > 0.4 for f in seen["fills"]), seen
+    finally:
+        use_theme(window, "light")
