@@ -38,6 +38,20 @@ def gemma(home: Path) -> Iterator[tuple[App, DataRoot]]:
     engine.stop_engine(root)
 
 
+@pytest.fixture(scope="module")
+def serving(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[App, DataRoot]]:
+    """One running engine for the tests that only use it (a start costs seconds on a loaded
+    machine); the tests of starting, crashing and stopping have their own (`gemma`)."""
+    home = tmp_path_factory.mktemp("serving") / "llm-space-home"
+    home.mkdir()
+    root, _model = setup_root(home, GEMMA, name="gemma")
+    app = App(root)
+    list(stream(app, request(app, "gemma", "Hi", max_tokens=2)))
+    yield app, root
+    app.close()
+    engine.stop_engine(root)
+
+
 def test_the_engine_starts_on_first_use_streams_and_the_next_call_reuses_it(gemma: tuple[App, DataRoot]) -> None:
     app, root = gemma
     assert engine.engine_status(root) is None
@@ -60,10 +74,10 @@ def test_the_engine_starts_on_first_use_streams_and_the_next_call_reuses_it(gemm
     assert (root.logs / "local" / "llama-server.log").stat().st_size > 0
 
 
-def test_the_engine_refuses_requests_without_its_api_key(gemma: tuple[App, DataRoot]) -> None:
+def test_the_engine_refuses_requests_without_its_api_key(serving: tuple[App, DataRoot]) -> None:
     import requests
 
-    app, root = gemma
+    app, root = serving
     list(stream(app, request(app, "gemma", "Hi", max_tokens=2)))
     status = engine.engine_status(root)
     assert status is not None
@@ -72,8 +86,8 @@ def test_the_engine_refuses_requests_without_its_api_key(gemma: tuple[App, DataR
     assert resp.status_code == 401
 
 
-def test_cancel_mid_stream_ends_the_reply_as_aborted_and_the_engine_keeps_serving(gemma: tuple[App, DataRoot]) -> None:
-    app, _root = gemma
+def test_cancel_mid_stream_ends_the_reply_as_aborted_and_the_engine_keeps_serving(serving: tuple[App, DataRoot]) -> None:
+    app, _root = serving
     cancel = CancelToken()
     seen: list[object] = []
     for event in stream(app, request(app, "gemma", "Once upon a time", max_tokens=400), cancel):
@@ -124,8 +138,8 @@ def test_a_crash_fails_the_call_that_saw_it_clearly_and_the_next_call_starts_a_n
     assert fresh is not None and fresh.pid != status.pid
 
 
-def test_two_processes_of_one_data_root_share_one_engine(gemma: tuple[App, DataRoot], home: Path) -> None:
-    app, root = gemma
+def test_two_processes_of_one_data_root_share_one_engine(serving: tuple[App, DataRoot]) -> None:
+    app, root = serving
     list(stream(app, request(app, "gemma", "Hi", max_tokens=2)))
     mine = engine.engine_status(root)
     assert mine is not None
@@ -135,7 +149,8 @@ def test_two_processes_of_one_data_root_share_one_engine(gemma: tuple[App, DataR
             "root = DataRoot.from_env()\n"
             "h = engine.ensure_engine(root, LocalModels(root).resolve('gemma'))\n"
             "print(json.dumps({'pid': h.pid, 'url': h.base_url}))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=START, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=START, check=True,
+                         env={**os.environ, "LLM_SPACE_HOME": str(root.root)})
     theirs = json.loads(out.stdout)
     assert theirs == {"pid": mine.pid, "url": f"http://127.0.0.1:{mine.port}/v1"}
 
