@@ -1,10 +1,18 @@
-"""Source texts of plugin code files for the code-extension tests, and a builder that puts
-them in a real plugin folder of a temporary LLM_SPACE_HOME."""
+"""Source texts of plugin code files for the code-extension tests, a builder that puts
+them in a real plugin folder of a temporary LLM_SPACE_HOME, and calls of a plugin tool through
+the app's tool router (`call_tool` on a thread of `tool_thread`, or both at once)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+from llmspace.agent.services import tool_context
+from llmspace.app import App
+from llmspace.cancel import CancelToken
+from llmspace.core.model import Thread, ThreadContext, ToolCall, ToolCallInput, ToolCallOutput
+from llmspace.core.threadio import thread_from_data
+from llmspace.plugins.code.calls import plugin_tool_entry_for
 
 from .builders import make_plugin
 
@@ -249,3 +257,25 @@ LISTING_STORAGE = FOLDER_STORAGE.replace('"Folder library"', '"Listing library"'
             page["nextCursor"] = str(start + 2)
         return page
 '''
+
+
+def tool_thread(app: App) -> Thread:
+    """A thread whose context holds every tool of the loaded plugins."""
+    app.plugin_code.ensure_loaded()
+    thread = thread_from_data({"title": "t"})
+    thread.context = ThreadContext(tools=[plugin_tool_entry_for(s) for s in app.plugin_code.tool_specs()])
+    return thread
+
+
+def call_tool(app: App, thread: Thread, name: str, args: dict[str, Any], *, timeout: float = 60.0,
+              cancel: CancelToken | None = None, call_id: str = "c") -> ToolCallOutput:
+    """Run the thread's tool `name` with `args` as a model's tool call would be run."""
+    assert thread.context is not None
+    tool = next(t for t in thread.context.tools if t.name == name)
+    call = ToolCall(id=call_id, input=ToolCallInput(name=name, arguments=args))
+    return app.tools.execute(tool, call, tool_context(app.run_services, thread), cancel, timeout)
+
+
+def call_plugin_tool(app: App, name: str, args: dict[str, Any]) -> ToolCallOutput:
+    """Run a tool of the loaded plugins on a fresh thread that holds them all."""
+    return call_tool(app, tool_thread(app), name, args)

@@ -11,15 +11,12 @@ from typing import Any
 
 import pytest
 
-from llmspace.agent.services import tool_context
 from llmspace.app import App
-from llmspace.core.model import ThreadContext, ToolCall, ToolCallInput, ToolCallOutput
-from llmspace.core.threadio import thread_from_data
-from llmspace.plugins.code.calls import plugin_tool_entry_for
 from llmspace.plugins.hosts.js_runtime import find_runtime
 from llmspace.redact import KNOWN
 
 from .builders import make_plugin
+from .code_plugins import call_plugin_tool as _call
 from .conformance.conftest import BUN_CACHED, absent
 
 SCHEMA: dict[str, Any] = {"type": "object", "properties": {
@@ -66,15 +63,6 @@ export default class Leaky {
   }
 }
 '''
-
-
-def _call(app: App, name: str, args: dict[str, Any]) -> ToolCallOutput:
-    app.plugin_code.ensure_loaded()
-    thread = thread_from_data({"title": "t"})
-    thread.context = ThreadContext(tools=[plugin_tool_entry_for(s) for s in app.plugin_code.tool_specs()])
-    tool = next(t for t in thread.context.tools if t.name == name)
-    return app.tools.execute(tool, ToolCall(id="c", input=ToolCallInput(name=name, arguments=args)),
-                             tool_context(app.run_services, thread), None, 60)
 
 
 def _logs(home: Path, plugin: str) -> str:

@@ -30,6 +30,7 @@ from ..code_plugins import (
     TEXT_TOOL,
     code_plugin,
 )
+from ..code_plugins import call_tool as _call
 
 
 def _thread(app: App, *stems: str, plugin: str = "kit") -> Any:
@@ -40,13 +41,6 @@ def _thread(app: App, *stems: str, plugin: str = "kit") -> Any:
     assert thread.context is not None
     thread.context.tools = [plugin_tool_entry_for(specs[s]) for s in stems]
     return thread
-
-
-def _call(app: App, thread: Any, name: str, args: dict[str, Any], *, timeout: float = 60.0,
-          cancel: CancelToken | None = None) -> ToolCallOutput:
-    tool = next(t for t in thread.context.tools if t.name == name)
-    call = ToolCall(id="c1", input=ToolCallInput(name=name, arguments=args))
-    return app.tools.execute(tool, call, tool_context(app.run_services, thread), cancel, timeout)
 
 
 def test_a_plugin_tool_gets_its_arguments_settings_owning_thread_and_resolved_variables(app: App, home: Path) -> None:

@@ -12,16 +12,15 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import Any
 
-from llmspace.agent.services import tool_context
 from llmspace.app import App
-from llmspace.core.model import ThreadContext, ToolCall, ToolCallInput, ToolCallOutput
+from llmspace.core.model import ThreadContext, ToolCallOutput
 from llmspace.core.threadio import parse_thread, serialize_thread, thread_from_data
 from llmspace.plugins.code.calls import plugin_tool_entry_for
 from tests.support.llm_server import LoopbackLLM, ToolCallSpec, Turn, configure_provider
 
 from ..code_plugins import HANGING_TOOL, TEXT_TOOL, code_plugin
+from ..code_plugins import call_tool as _call
 
 ROOT = Path(__file__).resolve().parents[3]
 ATLAS = ROOT / "examples" / "plugins" / "atlas"
@@ -76,12 +75,6 @@ def test_the_atlas_example_installs_runs_its_tool_through_a_model_its_command_an
     imported = Path(_ok(_cli(home, "open-url", "llm-space://threads/atlas/project/alpha?revision=latest")).strip())
     assert imported.parent == home / "workspace" / "imported" and imported.exists()
     assert parse_thread(imported.read_bytes()).messages[0].text() == "Tell me about Lisbon."
-
-
-def _call(app: App, thread: Any, name: str, args: dict[str, Any], timeout: float = 60) -> ToolCallOutput:
-    tool = next(t for t in thread.context.tools if t.name == name)
-    call = ToolCall(id="c", input=ToolCallInput(name=name, arguments=args))
-    return app.tools.execute(tool, call, tool_context(app.run_services, thread), None, timeout)
 
 
 def test_killing_the_host_mid_call_gives_a_clean_error_and_the_next_call_works(app: App, home: Path) -> None:

@@ -9,27 +9,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from llmspace.agent.services import tool_context
 from llmspace.app import App
-from llmspace.core.model import ThreadContext, ToolCall, ToolCallInput, ToolCallOutput
-from llmspace.core.threadio import thread_from_data
-from llmspace.plugins.code.calls import plugin_tool_entry_for
 from llmspace.plugins.hosts.host import _Crashes
 
 from ..code_plugins import DISPOSE_TOOL, ECHO_TOOL, EXITING_TOOL, SCHEMA, code_plugin
-
-
-def _thread(app: App) -> Any:
-    app.plugin_code.ensure_loaded()
-    thread = thread_from_data({"title": "t"})
-    thread.context = ThreadContext(tools=[plugin_tool_entry_for(s) for s in app.plugin_code.tool_specs()])
-    return thread
-
-
-def _call(app: App, thread: Any, name: str, args: dict[str, Any]) -> ToolCallOutput:
-    tool = next(t for t in thread.context.tools if t.name == name)
-    return app.tools.execute(tool, ToolCall(id="c", input=ToolCallInput(name=name, arguments=args)),
-                             tool_context(app.run_services, thread), None, 60)
+from ..code_plugins import call_tool as _call
+from ..code_plugins import tool_thread as _thread
 
 
 def _wait(condition: Any, seconds: float = 30.0) -> bool:

@@ -7,19 +7,17 @@ from __future__ import annotations
 import shutil
 import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from llmspace.agent.services import tool_context
 from llmspace.app import App
 from llmspace.cancel import CancelToken
-from llmspace.core.model import ThreadContext, ToolCall, ToolCallInput, ToolCallOutput
-from llmspace.core.threadio import thread_from_data
-from llmspace.plugins.code.calls import plugin_tool_entry_for
+from llmspace.core.model import ToolCallOutput
 from llmspace.plugins.hosts.js_runtime import find_runtime
 
 from ..builders import make_plugin
+from ..code_plugins import call_tool as _call
+from ..code_plugins import tool_thread as _thread
 from ..conformance.conftest import BUN_CACHED, absent
 
 EXITING = """
@@ -71,19 +69,6 @@ def js_app(app: App, home: Path) -> App:
     app.plugins.refresh()
     app.plugin_code.ensure_loaded()
     return app
-
-
-def _thread(app: App) -> Any:
-    thread = thread_from_data({"title": "t"})
-    thread.context = ThreadContext(tools=[plugin_tool_entry_for(s) for s in app.plugin_code.tool_specs()])
-    return thread
-
-
-def _call(app: App, thread: Any, name: str, args: dict[str, Any], *, timeout: float = 60,
-          cancel: CancelToken | None = None) -> ToolCallOutput:
-    tool = next(t for t in thread.context.tools if t.name == name)
-    return app.tools.execute(tool, ToolCall(id="c", input=ToolCallInput(name=name, arguments=args)),
-                             tool_context(app.run_services, thread), cancel, timeout)
 
 
 def test_a_js_host_that_exits_mid_call_gives_a_clean_error_and_the_next_call_works(js_app: App) -> None:

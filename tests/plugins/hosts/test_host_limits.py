@@ -12,20 +12,16 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from llmspace.agent.services import tool_context
 from llmspace.app import App
-from llmspace.core.model import ThreadContext, ToolCall, ToolCallInput, ToolCallOutput
-from llmspace.core.threadio import thread_from_data
-from llmspace.plugins.code.calls import plugin_tool_entry_for
 from llmspace.plugins.hosts.connection import HostConnection
 from llmspace.plugins.hosts.js_runtime import find_runtime
 from llmspace.plugins.hosts.stderr import LINE_CAP, RATE
 
 from ..builders import make_plugin
+from ..code_plugins import call_plugin_tool as _call
 from ..code_plugins import code_plugin
 from ..conformance.conftest import BUN_CACHED, NODE22_CACHED, absent
 
@@ -82,15 +78,6 @@ def test_stderr_keeps_at_most_64_kib_a_second_and_logs_what_it_dropped(tmp_path:
     kept = sum(len(line) for line in lines.lines if line.startswith("y"))
     assert kept <= RATE * (elapsed + 1) + LINE_CAP, f"{kept} bytes kept in {elapsed:.1f} s"
     assert any("bytes dropped" in line for line in lines.lines)
-
-
-def _call(app: App, name: str, args: dict[str, Any]) -> ToolCallOutput:
-    app.plugin_code.ensure_loaded()
-    thread = thread_from_data({"title": "t"})
-    thread.context = ThreadContext(tools=[plugin_tool_entry_for(s) for s in app.plugin_code.tool_specs()])
-    tool = next(t for t in thread.context.tools if t.name == name)
-    return app.tools.execute(tool, ToolCall(id="c", input=ToolCallInput(name=name, arguments=args)),
-                             tool_context(app.run_services, thread), None, 60)
 
 
 def _limit(home: Path, mb: int) -> None:

@@ -15,19 +15,15 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from llmspace.agent.services import tool_context
 from llmspace.app import App
-from llmspace.core.model import ThreadContext, ToolCall, ToolCallInput, ToolCallOutput
-from llmspace.core.threadio import thread_from_data
-from llmspace.plugins.code.calls import plugin_tool_entry_for
 from llmspace.plugins.hosts import proctree
 from llmspace.plugins.hosts.js_runtime import find_runtime
 
 from ..builders import make_plugin
+from ..code_plugins import call_plugin_tool as _call
 from ..code_plugins import code_plugin
 from ..conformance.conftest import BUN_CACHED, absent
 
@@ -110,15 +106,6 @@ def leftovers() -> Iterator[list[int]]:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
-
-
-def _call(app: App, name: str, args: dict[str, Any]) -> ToolCallOutput:
-    app.plugin_code.ensure_loaded()
-    thread = thread_from_data({"title": "t"})
-    thread.context = ThreadContext(tools=[plugin_tool_entry_for(s) for s in app.plugin_code.tool_specs()])
-    tool = next(t for t in thread.context.tools if t.name == name)
-    return app.tools.execute(tool, ToolCall(id="c", input=ToolCallInput(name=name, arguments=args)),
-                             tool_context(app.run_services, thread), None, 60)
 
 
 def _bun_app(app: App) -> App:
