@@ -66,6 +66,15 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
+def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A temporary HOME, so the default folders (~/.claude/skills, …) are test folders."""
+    h = tmp_path / "user-home"
+    h.mkdir()
+    monkeypatch.setenv("HOME", str(h))
+    return h
+
+
+@pytest.fixture
 def app(home: Path):
     application = App(DataRoot(home))
     yield application

@@ -1,4 +1,5 @@
-"""Skill test fixtures: HOME and LLM_SPACE_HOME in temporary folders, a skill writer."""
+"""Skill test fixtures: the data root of `home` and a skill writer (HOME in a temporary folder is
+`user_home`, in tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -7,15 +8,6 @@ from pathlib import Path
 import pytest
 
 from llmspace.paths import DataRoot
-
-
-@pytest.fixture
-def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A temporary HOME, so the default folders (~/.claude/skills, …) are test folders."""
-    h = tmp_path / "user-home"
-    h.mkdir()
-    monkeypatch.setenv("HOME", str(h))
-    return h
 
 
 @pytest.fixture

@@ -20,14 +20,6 @@ def skill(name: str, description: str = "Does things.") -> str:
 
 
 @pytest.fixture
-def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    h = tmp_path / "user-home"
-    h.mkdir()
-    monkeypatch.setenv("HOME", str(h))
-    return h
-
-
-@pytest.fixture
 def fresh(home: Path, user_home: Path):
     apps: list[App] = []
 

@@ -117,11 +117,10 @@ def _bun_app(app: App) -> App:
     return app
 
 
-def test_children_of_a_python_tool_are_gone_within_a_second_of_the_host_stop(
-        app: App, home: Path, leftovers: list[int]) -> None:
-    code_plugin(home, tools={"spawner": PY_SPAWNER})
-    app.plugins.refresh()
-    answer = json.loads(_call(app, "spawner", {}).text())
+def _children_end_with_the_stop(app: App, tool: str, leftovers: list[int]) -> None:
+    """Call the spawner `tool`, stop the hosts: its children and its host are gone within
+    GONE_BOUND and the stop took less than EXIT_BOUND."""
+    answer = json.loads(_call(app, tool, {}).text())
     leftovers += answer["children"]
     assert all(_alive(p) for p in answer["children"])
     started = time.monotonic()
@@ -129,6 +128,13 @@ def test_children_of_a_python_tool_are_gone_within_a_second_of_the_host_stop(
     stopped = time.monotonic() - started
     assert _gone_within(answer["children"] + [answer["host"]], GONE_BOUND) == []
     assert stopped < EXIT_BOUND, f"the stop took {stopped:.1f} s"
+
+
+def test_children_of_a_python_tool_are_gone_within_a_second_of_the_host_stop(
+        app: App, home: Path, leftovers: list[int]) -> None:
+    code_plugin(home, tools={"spawner": PY_SPAWNER})
+    app.plugins.refresh()
+    _children_end_with_the_stop(app, "spawner", leftovers)
 
 
 def test_children_of_a_js_tool_are_gone_within_a_second_of_the_host_stop(
@@ -136,14 +142,7 @@ def test_children_of_a_js_tool_are_gone_within_a_second_of_the_host_stop(
     _bun_app(app)
     make_plugin(home, "js-kit", engines=">=4.9.0", files={"tools/spawner.mjs": JS_SPAWNER})
     app.plugins.refresh()
-    answer = json.loads(_call(app, "js_spawner", {}).text())
-    leftovers += answer["children"]
-    assert all(_alive(p) for p in answer["children"])
-    started = time.monotonic()
-    assert app.plugin_code.close() == []
-    stopped = time.monotonic() - started
-    assert _gone_within(answer["children"] + [answer["host"]], GONE_BOUND) == []
-    assert stopped < EXIT_BOUND, f"the stop took {stopped:.1f} s"
+    _children_end_with_the_stop(app, "js_spawner", leftovers)
 
 
 def _written(path: Path) -> bool:
