@@ -9,6 +9,7 @@ when its system prompt holds INSTRUCTION, else "The answer is N."; seeded noise 
 the first and 20 % of the second. `coin` passes a fair coin per (seed, case, prompt), whatever
 the prompt says. `reflector` answers, in turn: a rewrite that drops {{topic}} (rejected unrun),
 a harmful one, a neutral one, the helpful one, then neutral ones that differ per call.
+`judge` scores an output 5 when it is a full sentence ("The answer is …"), else 2.
 `calls` counts the requests per model; `hold_reflector_call = n` makes the n-th reflector
 call wait (unanswered) until `release` is set, with `held` set when it arrives;
 `hold_instructed_call = n` does the same to the n-th target call whose prompt holds INSTRUCTION.
@@ -80,6 +81,9 @@ class PromptTask:
                 self.release.wait(120)
             answer = SCRIPT[n - 1] if n <= len(SCRIPT) else f"```\nYou answer questions about {{{{topic}}}}. Be accurate ({n}).\n```"
             return Turn(text=answer, usage=(200, 30))
+        if model == "judge":
+            score = 5 if "The answer is" in user else 2
+            return Turn(text=json.dumps({"scores": {"friendly": score}, "reason": "Tone."}), usage=(50, 10))
         m = QUESTION.search(user)
         total = int(m.group(1)) + int(m.group(2)) if m else 0
         if model == "coin":
@@ -106,7 +110,7 @@ def rows(n: int = 72) -> list[dict[str, Any]]:
 
 def write_task(home: Path, srv: LoopbackLLM, n: int = 72, model: str = "target", **fields: Any) -> Path:
     """The evaluation of `quiz.json` (system prompt ORIGINAL) over `n` cases; returns the file."""
-    configure_provider(home, srv, provider_id="loop", model_id="target", extra_models=["reflector", "coin"])
+    configure_provider(home, srv, provider_id="loop", model_id="target", extra_models=["reflector", "coin", "judge"])
     write_thread(home, system=ORIGINAL)
     ws = home / "workspace"
     (ws / "cases.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows(n)), encoding="utf-8")

@@ -135,3 +135,31 @@ def test_from_takes_the_baseline_from_an_eval_run_folder_without_requesting_it_a
     # the search's rollouts are its own cells: the baseline came from the results folder
     assert summary["rollouts"] == task.calls["target"] - calls_of_the_run - len(summary["split"]["holdout"])
     assert summary["verdict"]["promoted"]
+
+
+def test_a_significant_drop_of_the_judge_scores_keeps_the_rewrite_from_being_promoted(home, srv, task: PromptTask):
+    # the judge prefers full sentences: the helpful rewrite passes the regex but loses the judge's favour
+    path = write_task(home, srv, judge="loop/judge",
+                      **{"assert": [{"type": "regex", "value": "^\\d+$"}, {"type": "llm-rubric", "value": "friendly", "threshold": 1}]})
+
+    assert _optimize(path, "--rollouts", "140") == 1
+
+    folder = _only_folder(home)
+    verdict = _summary(folder)["verdict"]
+    assert verdict["passedCandidate"] > verdict["passedOriginal"] and verdict["mcnemarP"] < 0.05
+    assert verdict["judgeBootstrap"]["mean"] < 0 and verdict["judgeBootstrap"]["p"] < 0.05
+    assert not verdict["promoted"] and "judge scores dropped" in verdict["reason"]
+    assert not (home / "workspace" / "quiz.optimized.json").exists()
+    assert (folder / "comparison.md").is_file()
+
+
+def test_a_held_out_part_under_20_cases_is_decided_by_the_same_test_with_a_warning(home, srv, task: PromptTask, capsys):
+    path = write_task(home, srv, n=40)
+
+    code = _optimize(path, "--rollouts", "100")
+
+    verdict = _summary(_only_folder(home))["verdict"]
+    assert verdict["pairs"] == 12
+    assert code == (0 if verdict["promoted"] else 1)
+    assert any("rarely show a significant gain" in w for w in verdict["warnings"])
+    assert "rarely show a significant gain" in capsys.readouterr().err

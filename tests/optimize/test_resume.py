@@ -69,3 +69,27 @@ def test_kill_9_during_the_search_then_the_same_command_finishes_without_repeati
     # every cell request of the target was journaled once: none was requested again
     cells = [r for d in (folder / "runs").iterdir() for r in read_journal(d / "journal.jsonl").records if isinstance(r, CellRecord)]
     assert task.calls["target"] == len(cells)
+
+
+def test_ctrl_c_during_the_search_exits_130_and_keeps_what_finished_for_the_next_run(
+        home: Path, srv: LoopbackLLM, task: PromptTask) -> None:
+    path = write_task(home, srv)
+    task.hold_reflector_call = 2
+    args, env = _command(home, path)
+    proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not task.held.wait(0.2):
+            if proc.poll() is not None:
+                pytest.fail(f"the run ended with {proc.returncode}: {proc.communicate()[1][-2000:]}")
+            assert time.monotonic() < deadline, "the search never reached its second reflector call"
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        task.release.set()
+    assert proc.returncode == 130, err[-2000:]
+    assert "run the same command again to resume" in err
+    folder = next((home / "optimize" / "quiz").iterdir())
+    assert sum(isinstance(r, Reflection) for r in read_optimize_journal(folder / "journal.jsonl")) == 1
