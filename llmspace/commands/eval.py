@@ -1,6 +1,7 @@
 """CLI command group `llmspace eval`: evaluations of a thread over a dataset of test cases.
 
-    llmspace eval new THREAD --dataset FILE [--models P/M,…] [--variants …] [--repeat N] [--judge P/M] [-o FILE]
+    llmspace eval new THREAD --dataset FILE [--models P/M,…] [--variants …] [--repeat N] [--judge P/M]
+                      [--scorer includes|match|model] [-o FILE]
     llmspace eval run FILE [--dataset FILE] [--models …] [--variants …] [--repeat N] [--judge P/M]
                       [--budget USD] [--concurrency N] [--react] [--max-turns N] [--no-cache] [--fresh] [--out DIR]
                       [--executor local|ray] [--ray-address auto|HOST:PORT|ray://HOST:PORT]
@@ -81,6 +82,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     n.add_argument("--variants", action="append", default=[], metavar="FILE|NAME=V;NAME=V", help="variable variants, as matrix runs")
     n.add_argument("--repeat", type=int, default=1, metavar="N", help="runs per case and model (default 1)")
     n.add_argument("--judge", metavar="P/M", help="the model that scores llm-rubric assertions")
+    n.add_argument("--scorer", choices=["includes", "match", "model"],
+                   help="Inspect datasets: how `target` is checked, as Inspect's scorers do (default includes)")
     n.add_argument("-o", "--output", metavar="FILE", help="where to write it (default: <stem>.eval.yaml beside the thread)")
     n.set_defaults(handler=eval_new)
 
@@ -149,7 +152,7 @@ def eval_new(args: argparse.Namespace, app: App) -> int:
 
 def _eval_new(args: argparse.Namespace, app: App) -> int:
     from ..agent.matrix_spec import parse_models, parse_variants
-    from ..evals.dataset import inside_folder, scan_dataset
+    from ..evals.dataset import INSPECT, inside_folder, notes_message, scan_dataset, unsupported_message
     from ..evals.spec import is_eval_file, load_spec, write_spec
     from .run import thread_path
 
@@ -167,7 +170,13 @@ def _eval_new(args: argparse.Namespace, app: App) -> int:
                               "where an evaluation file may name it.",
                               hint="Move or copy it into the workspace, or name it for one run with "
                                    "`llmspace eval run FILE --dataset PATH`.")
-    dataset = scan_dataset(dataset_file)  # streamed: every row checked, none kept
+    dataset = scan_dataset(dataset_file, args.scorer or "includes")  # streamed: every row checked, none kept
+    problem = unsupported_message(dataset)
+    if problem and not getattr(args, "skip_unsupported", False):
+        raise UserFacingError(problem, hint="Remove those assertions, or replace them with ones llmspace runs "
+                                            "(docs/promptfoo-compat.md); no evaluation file was written.")
+    if (notes := notes_message(dataset)) is not None:
+        print(notes, file=sys.stderr)
     if args.models:
         models = [f"{p}/{m}" for p, m in parse_models(args.models)]
     else:
@@ -182,7 +191,9 @@ def _eval_new(args: argparse.Namespace, app: App) -> int:
     if args.variants:
         data["variants"] = parse_variants(args.variants, app.workspace.root)
     data["repeat"] = args.repeat
-    data["assert"] = [{"type": "contains"}] if dataset.has_expected else []
+    data["assert"] = [{"type": "contains"}] if dataset.has_expected and dataset.kind != INSPECT else []
+    if dataset.kind == INSPECT:
+        data["scorer"] = args.scorer or "includes"
     if args.judge:
         data["judge"] = args.judge
     data.update({"threshold": 1.0, "concurrency": 4})
@@ -276,6 +287,8 @@ def _eval_run(args: argparse.Namespace, app: App, progress: ProgressLine) -> int
     prepared, folder, records, spec = started.prepared, started.folder, started.records, started.prepared.spec
     for note in started.notes:
         print(note, file=sys.stderr)
+    for note in [*prepared.dataset.notes, *prepared.plan.notes]:
+        print(f"Note: {note}", file=sys.stderr)
     print(f"Evaluating {prepared.thread_rel}: {prepared.plan.case_count} cases × {len(prepared.plan.models)} model(s) × "
           f"{len(prepared.plan.variants)} variant(s) × {prepared.plan.repeat} repeat(s) = {prepared.plan.cell_count} cells "
           f"→ {folder}" + (f" on Ray ({spec.ray_address or 'auto'})" if spec.executor == "ray" else ""),

@@ -12,11 +12,13 @@ variable of that name (`Case.variables_for`) and metadata otherwise. A row witho
 gets a hash of its content (so inserting a row shifts no other key); two identical rows
 without ids are refused.
 
-promptfoo test files (a list of `{vars, assert, description, threshold}`, or an object with
-`tests:`) are recognised by their `vars` key. A `file://` value is replaced by the text of
-that file, relative to the test file and kept inside its folder. Assertion types we do not
-support are collected (`unsupported_promptfoo`) so the caller can list them before anything
-runs. All files are read through `jsonio` (size cap, no devices).
+promptfoo files — a configuration (`tests`, `defaultTest`, …), a list of tests recognised by
+their `vars` key, or a CSV with `__expected`-style columns — are read with promptfoo's
+semantics by `evals/promptfoo_config.py`; Inspect AI samples (`input` with `target` or
+`choices`) by `evals/inspect_data.py` (`scorer`: includes, match or model). Assertion types
+we do not support are collected (`unsupported`) so the caller can list them before anything
+runs; what runs differently from promptfoo is in `notes`. All files are read through `jsonio`
+(size cap, no devices).
 
 CSV and JSON Lines are read row by row (`iter_rows`), so a run over a million rows holds one
 row at a time, plus the set of ids the scan checks for duplicates; a JSON or YAML file is one
@@ -25,38 +27,23 @@ document and is read whole.
 
 from __future__ import annotations
 
-import csv
-import hashlib
-import io
-import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from ..errors import UserFacingError
-from ..jsonio import load_yaml, loads_located, open_regular_file, read_file_bytes
-from .assertions import TYPES, Assertion, parse_assertion
+from ..jsonio import load_yaml, loads_located, read_file_bytes
+from .case import Case, content_id, inside_folder, parse_asserts, threshold_value, value_text
+from .dataset_rows import CSV_CELL_MAX, csv_rows, jsonl_rows
+from .inspect_data import inspect_case, is_inspect_row
+from .promptfoo_config import PromptfooSource, csv_cases, is_config, is_promptfoo_csv, is_test_list, read_promptfoo
+from .promptfoo_tests import TestReader
 
+__all__ = ["CSV_CELL_MAX", "Case", "Dataset", "DatasetScan", "content_id", "inside_folder", "load_dataset", "scan_dataset"]
 RESERVED = ("id", "expected", "assert", "threshold", "description", "vars", "metadata", "options")
 SUFFIXES = (".csv", ".jsonl", ".ndjson", ".json", ".yaml", ".yml")
-CSV_CELL_MAX = 32 * 1024 * 1024  # characters in one CSV cell (the csv module's own limit is 131,072)
-
-
-@dataclass
-class Case:
-    id: str
-    values: dict[str, Any]  # variables and metadata, as read
-    expected: str | None = None
-    assertions: list[Assertion] = field(default_factory=list)
-    threshold: float | None = None
-    description: str = ""
-    row: int = 0  # 1-based position in the file (for messages)
-
-    def variables_for(self, names: set[str]) -> dict[str, str]:
-        """The values that fill the thread's variables (`names`), as text."""
-        return {k: _text(v) for k, v in self.values.items() if k in names}
+PLAIN, PROMPTFOO, PROMPTFOO_CSV, INSPECT = "plain", "promptfoo", "promptfoo-csv", "inspect"
 
 
 @dataclass
@@ -64,20 +51,7 @@ class Dataset:
     path: Path
     cases: list[Case]
     unsupported: dict[str, list[str]] = field(default_factory=dict)  # promptfoo type -> case ids
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if value is None:
-        return ""
-    return json.dumps(value, ensure_ascii=False)
-
-
-def content_id(row: dict[str, Any]) -> str:
-    """A stable id for a row without one: a hash of its content (key order ignored)."""
-    data = json.dumps(row, sort_keys=True, ensure_ascii=False, default=str, separators=(",", ":"))
-    return "h" + hashlib.sha256(data.encode("utf-8")).hexdigest()[:11]
+    notes: list[str] = field(default_factory=list)  # what runs differently from the file's own tool
 
 
 @dataclass
@@ -90,9 +64,12 @@ class DatasetScan:
     has_expected: bool  # some case has an `expected`
     promptfoo: bool
     unsupported: dict[str, list[str]] = field(default_factory=dict)
+    kind: str = PLAIN  # plain, promptfoo, promptfoo-csv or inspect
+    notes: list[str] = field(default_factory=list)
+    scorer: str = "includes"  # Inspect samples: how `target` is checked
 
     def cases(self) -> Iterator[Case]:
-        return iter_cases(self.path, self.promptfoo)
+        return iter_cases(self.path, self.kind, scorer=self.scorer)
 
 
 def _suffix(path: Path) -> str:
@@ -104,40 +81,81 @@ def _suffix(path: Path) -> str:
     return suffix
 
 
-def load_dataset(path: Path) -> Dataset:
+def load_dataset(path: Path, scorer: str = "includes") -> Dataset:
     """Every case in memory (the app's preview and small files; a run streams: `scan_dataset`)."""
-    rows = list(iter_rows(path))
-    if rows and all(_is_promptfoo_row(r) for r in rows):
-        return _promptfoo(path, rows)
-    return Dataset(path, _cases(path, rows))
+    kind = dataset_kind(path)
+    if kind == PROMPTFOO:
+        source = read_promptfoo(path, _document(path))
+        return Dataset(path, source.cases, source.unsupported, source.notes)
+    reader = TestReader(path)
+    cases = _finish(path, list(iter_cases(path, kind, reader, scorer)))
+    return Dataset(path, cases, reader.unsupported, _notes(reader))
 
 
-def _is_promptfoo_row(row: Any) -> bool:
-    return isinstance(row, dict) and isinstance(row.get("vars"), dict)
+def _notes(reader: TestReader) -> list[str]:
+    return [text + (f" ({n}×)" if n > 1 else "") for text, n in reader.notes.items()]
 
 
-def scan_dataset(path: Path) -> DatasetScan:
+def scan_dataset(path: Path, scorer: str = "includes") -> DatasetScan:
     """Read every case once, row by row, checking each and that ids are unique; keeps the ids only."""
-    suffix = _suffix(path)
-    promptfoo = suffix != ".csv" and all(_is_promptfoo_row(r) for r in iter_rows(path))  # stops at the first other row
-    unsupported: dict[str, list[str]] = {}
+    kind = dataset_kind(path)
+    reader = TestReader(path)
+    source: PromptfooSource | None = read_promptfoo(path, _document(path)) if kind == PROMPTFOO else None
     ids: set[str] = set()
     count = 0
     has_expected = False
-    for case in iter_cases(path, promptfoo, unsupported):
+    for case in source.cases if source is not None else iter_cases(path, kind, reader, scorer):
         if case.id in ids:
-            first = next(c.row for c in iter_cases(path, promptfoo) if c.id == case.id)
+            first = next(c.row for c in iter_cases(path, kind, TestReader(path), scorer) if c.id == case.id)
             _duplicate(path, case.id, first, case.row)
         ids.add(case.id)
         count += 1
         has_expected = has_expected or case.expected is not None
-    return DatasetScan(path, count, has_expected, promptfoo and count > 0, unsupported)
+    unsupported, notes = (source.unsupported, source.notes) if source is not None else (reader.unsupported, _notes(reader))
+    return DatasetScan(path, count, has_expected, kind in (PROMPTFOO, PROMPTFOO_CSV) and count > 0, unsupported, kind, notes, scorer)
 
 
-def iter_cases(path: Path, promptfoo: bool, unsupported: dict[str, list[str]] | None = None) -> Iterator[Case]:
+def dataset_kind(path: Path) -> str:
+    """plain, promptfoo (a configuration or a list of tests), promptfoo-csv or inspect."""
+    suffix = _suffix(path)
+    if suffix == ".csv":
+        first = next(csv_rows(path), None)
+        if first is not None and is_promptfoo_csv(first):
+            return PROMPTFOO_CSV
+        return INSPECT if is_inspect_row(first) else PLAIN
+    if suffix in (".jsonl", ".ndjson"):
+        first = next(jsonl_rows(path), None)
+        if is_inspect_row(first):
+            return INSPECT
+        promptfoo = first is not None and all(is_test_list([r]) for r in jsonl_rows(path))  # stops at the first other row
+        return PROMPTFOO if promptfoo else PLAIN
+    data = _document(path)
+    if is_config(data) or is_test_list(data):
+        return PROMPTFOO
+    return INSPECT if isinstance(data, list) and data and is_inspect_row(data[0]) else PLAIN
+
+
+def iter_cases(path: Path, kind: str, reader: TestReader | None = None, scorer: str = "includes") -> Iterator[Case]:
     """The cases of `path` as its rows are read (ids not checked for duplicates: `scan_dataset` does)."""
-    for n, row in enumerate(iter_rows(path), 1):
-        yield _promptfoo_case(path, row, n, {} if unsupported is None else unsupported) if promptfoo else _case(path, row, n)
+    reader = reader or TestReader(path)
+    if kind == PROMPTFOO:
+        yield from read_promptfoo(path, _document(path)).cases
+    elif kind == PROMPTFOO_CSV:
+        yield from csv_cases(path, csv_rows(path), reader)
+    elif kind == INSPECT:
+        seen: dict[str, int] = {}
+        for n, row in enumerate(iter_rows(path), 1):
+            if not is_inspect_row(row):
+                raise UserFacingError(f"{path.name} row {n} is not an Inspect sample (`input` with `target` or `choices`), "
+                                      "as the first row is.")
+            case = inspect_case(path, row, n, scorer)
+            seen[case.id] = seen.get(case.id, 0) + 1
+            if seen[case.id] > 1 and row.get("id") in (None, ""):  # identical samples stay separate cases
+                case.id = f"{case.id} ({seen[case.id]})"
+            yield case
+    else:
+        for n, row in enumerate(iter_rows(path), 1):
+            yield _case(path, row, n)
 
 
 def iter_rows(path: Path) -> Iterator[Any]:
@@ -145,99 +163,35 @@ def iter_rows(path: Path) -> Iterator[Any]:
     or YAML document whole (through jsonio's size cap)."""
     suffix = _suffix(path)
     if suffix == ".csv":
-        yield from _csv_rows(path)
+        yield from csv_rows(path)
     elif suffix in (".jsonl", ".ndjson"):
-        yield from _jsonl_rows(path)
+        yield from jsonl_rows(path)
     else:
-        try:
-            raw = read_file_bytes(path)
-        except OSError as exc:
-            raise UserFacingError(f"Could not read the dataset {path}: {exc.strerror or exc}.") from None
-        yield from _rows(path, raw, suffix)
+        data = _document(path)
+        if isinstance(data, dict) and isinstance(data.get("tests"), list):
+            data = data["tests"]
+        if not isinstance(data, list):
+            raise UserFacingError(f"{path.name} must hold a list of cases (or an object with `tests:`).")
+        yield from data
 
 
-def _open(path: Path) -> BinaryIO:
+def _document(path: Path) -> Any:
+    """A JSON or YAML dataset file's data (a JSON Lines file's rows as a list)."""
+    suffix = _suffix(path)
+    if suffix in (".jsonl", ".ndjson"):
+        return list(jsonl_rows(path))
     try:
-        return open_regular_file(path)
+        raw = read_file_bytes(path)
     except OSError as exc:
         raise UserFacingError(f"Could not read the dataset {path}: {exc.strerror or exc}.") from None
-
-
-def _csv_rows(path: Path) -> Iterator[dict[str, Any]]:
-    with _open(path) as raw, io.TextIOWrapper(raw, encoding="utf-8-sig", newline="") as text:
-        csv.field_size_limit(CSV_CELL_MAX)
-        reader = csv.DictReader(text)
-        try:
-            for row in reader:
-                if None in row:
-                    raise UserFacingError(f"{path.name} row {reader.line_num - 1} has more cells than there are columns.")
-                yield {k.strip(): v for k, v in row.items() if k is not None and k.strip()}
-        except UnicodeDecodeError:
-            raise UserFacingError(f"{path.name} is not UTF-8 text.") from None
-        except csv.Error as exc:
-            if "field larger than field limit" in str(exc):
-                raise UserFacingError(f"{path.name} line {reader.line_num + 1}: a cell is larger than {CSV_CELL_MAX:,} characters, "
-                                      "the most a dataset cell may hold.", hint="Shorten that cell, or keep long texts "
-                                      "in a JSON Lines dataset.") from None
-            raise UserFacingError(f"{path.name} line {reader.line_num + 1} is not valid CSV ({exc}).") from None
-
-
-def _jsonl_rows(path: Path) -> Iterator[Any]:
-    with _open(path) as raw:
-        for n, line in enumerate(raw, 1):
-            if not line.strip():
-                continue
-            try:
-                yield json.loads(line)
-            except ValueError as exc:
-                raise UserFacingError(f"{path.name} line {n} is not JSON ({exc}).") from None
-
-
-def _rows(path: Path, raw: bytes, suffix: str) -> list[Any]:
-    """The rows of a JSON or YAML document (a list, or an object with `tests:`)."""
     if suffix == ".json":
-        data = loads_located(raw, path)
-    else:
-        import yaml
+        return loads_located(raw, path)
+    import yaml
 
-        try:
-            data = load_yaml(raw.decode("utf-8-sig"))
-        except (yaml.YAMLError, UnicodeDecodeError) as exc:
-            raise UserFacingError(f"{path.name} is not valid YAML ({exc}).") from None
-    if isinstance(data, dict) and isinstance(data.get("tests"), list):
-        data = data["tests"]
-    if not isinstance(data, list):
-        raise UserFacingError(f"{path.name} must hold a list of cases (or an object with `tests:`).")
-    return data
-
-
-def _parse_asserts(value: Any, where: str) -> list[Assertion]:
-    if value is None or value == "":
-        return []
-    if isinstance(value, str):
-        import yaml
-
-        try:
-            value = load_yaml(value)
-        except yaml.YAMLError as exc:
-            raise UserFacingError(f"{where}: the `assert` cell is not JSON or YAML ({exc}).") from None
-    if isinstance(value, dict):
-        value = [value]
-    if not isinstance(value, list):
-        raise UserFacingError(f"{where}: `assert` must be a list of assertions.")
-    return [parse_assertion(a, where) for a in value]
-
-
-def _threshold(value: Any, where: str) -> float | None:
-    if value is None or value == "":
-        return None
     try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise UserFacingError(f"{where}: threshold must be a number from 0 to 1, not {value!r}.") from None
-    if not 0 <= number <= 1:
-        raise UserFacingError(f"{where}: threshold must be from 0 to 1, not {value!r}.")
-    return number
+        return load_yaml(raw.decode("utf-8-sig"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise UserFacingError(f"{path.name} is not valid YAML ({exc}).") from None
 
 
 def _duplicate(path: Path, case_id: str, first: int, row: int) -> None:
@@ -254,10 +208,6 @@ def _finish(path: Path, cases: list[Case]) -> list[Case]:
     return cases
 
 
-def _cases(path: Path, rows: list[Any]) -> list[Case]:
-    return _finish(path, [_case(path, row, n) for n, row in enumerate(rows, 1)])
-
-
 def _case(path: Path, row: Any, n: int) -> Case:
     where = f"{path.name} row {n}"
     if not isinstance(row, dict):
@@ -268,66 +218,16 @@ def _case(path: Path, row: Any, n: int) -> Case:
     values = {k: v for k, v in row.items() if k not in RESERVED}
     if isinstance(row.get("metadata"), dict):
         values.update({k: v for k, v in row["metadata"].items() if k not in values})
-    return Case(case_id, values, None if expected in (None, "") else _text(expected),
-                _parse_asserts(row.get("assert"), where), _threshold(row.get("threshold"), where),
-                _text(row.get("description") or ""), n)
+    return Case(case_id, values, None if expected in (None, "") else value_text(expected),
+                parse_asserts(row.get("assert"), where), threshold_value(row.get("threshold"), where),
+                value_text(row.get("description") or ""), n)
 
 
-# -- promptfoo -----------------------------------------------------------------------------
-
-
-def inside_folder(path: Path, folder: Path) -> bool:
-    """True when `path`, symbolic links resolved, is `folder` or lies in it (the rule for the
-    files a dataset or an evaluation file may name: `file://` values, `dataset:`)."""
-    target = Path(os.path.realpath(path))
-    root = Path(os.path.realpath(folder))
-    return target == root or root in target.parents
-
-
-def _file_value(base: Path, value: Any, where: str) -> Any:
-    if not isinstance(value, str) or not value.startswith("file://"):
-        return value
-    rel = value[len("file://"):]
-    target = Path(os.path.realpath(base / rel))
-    if not inside_folder(target, base):
-        raise UserFacingError(f"{where}: {value} points outside the test file's folder ({os.path.realpath(base)}).",
-                              hint="Keep the files a test file uses in its folder.")
-    try:
-        return read_file_bytes(target).decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserFacingError(f"{where}: could not read {value} ({getattr(exc, 'strerror', None) or exc}).") from None
-
-
-def _promptfoo(path: Path, tests: list[Any]) -> Dataset:
-    unsupported: dict[str, list[str]] = {}
-    cases = [_promptfoo_case(path, test, n, unsupported) for n, test in enumerate(tests, 1)]
-    return Dataset(path, _finish(path, cases), unsupported)
-
-
-def _promptfoo_case(path: Path, test: Any, n: int, unsupported: dict[str, list[str]]) -> Case:
-    base = path.parent
-    where = f"{path.name} test {n}"
-    values = {str(k): _file_value(base, v, where) for k, v in test["vars"].items()}
-    meta = test.get("metadata") if isinstance(test.get("metadata"), dict) else {}
-    rid = test.get("id") or meta.get("id")
-    case_id = str(rid) if rid else content_id({"vars": values, "assert": test.get("assert"), "description": test.get("description")})
-    raw_asserts = test.get("assert") or []
-    if not isinstance(raw_asserts, list):
-        raise UserFacingError(f"{where}: `assert` must be a list.")
-    supported = []
-    for a in raw_asserts:
-        kind = a.get("type") if isinstance(a, dict) else None
-        base_kind = kind[4:] if isinstance(kind, str) and kind.startswith("not-") else kind
-        if base_kind not in TYPES:
-            unsupported.setdefault(str(kind), []).append(case_id)
-            continue
-        code = base_kind in ("javascript", "python")  # file://x.py:fn names code the assertion runs: kept as written
-        a = {k: _file_value(base, v, where) if k == "value" and not code else v for k, v in a.items()
-             if k in ("type", "value", "weight", "threshold")}
-        supported.append(a)
-    expected = values.pop("expected", None) if "expected" in values else None
-    return Case(case_id, values, None if expected is None else _text(expected), _parse_asserts(supported, where),
-                _threshold(test.get("threshold"), where), _text(test.get("description") or ""), n)
+def notes_message(dataset: Dataset | DatasetScan) -> str | None:
+    """What of `dataset` runs differently from the tool it was written for (one line each); None if nothing."""
+    if not dataset.notes:
+        return None
+    return f"Notes on {dataset.path.name}:\n" + "\n".join(f"  - {n}" for n in dataset.notes)
 
 
 def unsupported_message(dataset: Dataset | DatasetScan) -> str | None:

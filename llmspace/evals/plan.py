@@ -16,20 +16,21 @@ results.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..agent.convert import neutral_messages, tool_specs
 from ..core.templating.references import references
 from ..core.templating.render import render_thread
 from ..core.templating.resolution import RenderEnv
-from ..core.templating.variables import all_names
+from ..core.templating.variables import PLACEHOLDER_RE, all_names
 from ..errors import UserFacingError
+from ..providers.base import NeutralMessage
 from .assertions import JUDGED, Assertion, needs_expected
 
 if TYPE_CHECKING:
     from ..core.model import ModelParams, Thread
-    from ..providers.base import NeutralMessage, ToolSpec
+    from ..providers.base import ToolSpec
     from .dataset import Case, DatasetScan
     from .spec import EvalSpec
 
@@ -60,8 +61,9 @@ class Plan:
     def __init__(self, cells: list[Cell] | None, case_ids: list[str] | None, models: list[str], variants: list[str],
                  repeat: int, has_judge: bool, *, case_count: int | None = None,
                  stream: Callable[[Callable[[str], bool] | None, bool], Iterator[Cell]] | None = None,
-                 stream_ids: Callable[[], Iterator[str]] | None = None) -> None:
+                 stream_ids: Callable[[], Iterator[str]] | None = None, notes: list[str] | None = None) -> None:
         self._cells = cells
+        self.notes = notes or []  # what ran differently (variables a promptfoo or Inspect case left undefined)
         self._case_ids = case_ids
         self.models = models
         self.variants = variants
@@ -95,6 +97,7 @@ class Plan:
         return self._case_ids
 
 
+EMPTY = "\ue000"  # stands for an empty value while a lenient case renders; removed from the request after
 KEEP_RENDERED = 5_000  # case × variants whose requests the plan keeps from its check (a few MB at most)
 
 
@@ -138,15 +141,44 @@ def build_plan(spec: EvalSpec, dataset: DatasetScan, thread: Thread, skills: Any
 
     def render(case: Case, variant: str, values: dict[str, str]) -> tuple[dict[str, Any] | None, str | None]:
         overrides = {**case.variables_for(names), **values}
+        if case.lenient:  # promptfoo and Inspect: an empty value is sent as "" (the renderer refuses empty ones)
+            overrides = {k: v if v.strip() else EMPTY for k, v in overrides.items()}
         try:
             out = render_thread(thread, RenderEnv(skills=skills, overrides=overrides))
+            unresolved = [p.message for p in out.problems if p.kind == "unresolved"]
+            if unresolved and case.lenient:  # … and a variable the case leaves undefined is ""
+                blank = {m.group(1).strip() for text in unresolved for m in PLACEHOLDER_RE.finditer(text)}
+                out = render_thread(thread, RenderEnv(skills=skills, overrides={**dict.fromkeys(blank, EMPTY), **overrides}))
+                unresolved = [p.message for p in out.problems if p.kind == "unresolved"]
+                undefined.update(blank)
         except UserFacingError as exc:
             return None, f"case {case.id} (row {case.row}): {exc.message}"
-        unresolved = [p.message for p in out.problems if p.kind == "unresolved"]
         if unresolved:
             return None, f"case {case.id} (row {case.row}): " + " ".join(unresolved)
-        return request_data(out.system_prompt, neutral_messages(thread, out), tools, params), None
+        return case_request(case, out.system_prompt, neutral_messages(thread, out), names), None
 
+    undefined: set[str] = set()  # variables lenient cases left undefined (rendered as "")
+    tools_params = (tools, params)
+
+    def case_request(case: Case, system: str, messages: tuple[NeutralMessage, ...], used: set[str]) -> dict[str, Any]:
+        """The request of a case: the thread's, then the case's own messages (Inspect `input`), unless
+        the thread carries them itself through the variable `messages_unless` names."""
+        data = request_data(system, messages, *tools_params)
+        if case.lenient:
+            data["system"] = data["system"].replace(EMPTY, "")
+            for m in data["messages"]:
+                m["text"] = m["text"].replace(EMPTY, "")
+                for c in m.get("toolCalls", []):
+                    c["result"] = c["result"].replace(EMPTY, "")
+        if case.messages and not (case.messages_unless and case.messages_unless in used):
+            extra_system = [m["text"] for m in case.messages if m["role"] == "system"]
+            if extra_system:
+                data["system"] = "\n\n".join([data["system"], *extra_system]) if data["system"] else "\n\n".join(extra_system)
+            data["messages"] += [{"role": m["role"], "text": m["text"]} for m in case.messages if m["role"] != "system"]
+        return data
+
+    if dataset.kind == "inspect":
+        dataset = replace(dataset, scorer=spec.scorer or "includes")  # the scorer decides the check of `target`
     missing: list[str] = []
     missing_count = 0
     has_judge = False
@@ -202,5 +234,8 @@ def build_plan(spec: EvalSpec, dataset: DatasetScan, thread: Thread, skills: Any
                 for model, r, key in keys:
                     yield Cell(key, case.id, model, variant, r, request, assertions, case.threshold, case.expected, all_values, task)
 
+    notes = [f"the variable {n!r} has no value in some cases: the empty string was used (as promptfoo and Inspect do)"
+             for n in sorted(undefined)]
     return Plan(None, None, models, list(spec.variants), spec.repeat, has_judge, case_count=dataset.count, stream=stream,
+                notes=notes,
                 stream_ids=lambda: (c.id for c in dataset.cases()))

@@ -18,6 +18,7 @@ thread `<stem>.eval-2.yaml`, so none reads as another thread's): what to run, re
     executor: ray                # where cells run: local (default) or ray (docs/scale-out.md)
     rayAddress: auto             # auto | HOST:PORT | ray://HOST:PORT
     nodeLocal: {vllm: {GPU: 1}}  # providers every node serves itself: the resources their cells need
+    scorer: includes             # Inspect datasets: how `target` is checked (includes, match or model)
 
 `load_spec(path)` validates everything it can without the workspace; `EvalSpec.override(…)`
 applies command-line flags for one run. `write_spec` writes a new file (commented YAML)
@@ -37,12 +38,14 @@ from ..agent.matrix_spec import DEFAULT_VARIANT, parse_model, parse_variants
 from ..errors import UserFacingError
 from ..jsonio import load_yaml, loads_located, read_file_bytes, write_bytes_atomic
 from .assertions import Assertion, parse_assertion
-from .dataset import inside_folder
+from .case import inside_folder
 
 SUFFIXES = (".eval.yaml", ".eval.yml", ".eval.json")
 NUMBERED = re.compile(r"\.eval-\d+\.(?:yaml|yml|json)$", re.IGNORECASE)  # <stem>.eval-2.yaml: another of <stem>'s
 KEYS = {"thread", "dataset", "models", "variants", "repeat", "assert", "judge", "threshold", "passK", "budget",
-        "concurrency", "providerConcurrency", "react", "maxTurns", "name", "description", "executor", "rayAddress", "nodeLocal"}
+        "concurrency", "providerConcurrency", "react", "maxTurns", "name", "description", "executor", "rayAddress", "nodeLocal",
+        "scorer"}
+SCORERS = ("includes", "match", "model")  # how an Inspect dataset's `target` is checked (evals/inspect_data.py)
 EXECUTORS = ("local", "ray")
 
 
@@ -68,6 +71,7 @@ class EvalSpec:
     executor: str | None = None  # None: not in the file (the setting, else "local")
     ray_address: str | None = None
     node_local: dict[str, dict[str, float]] = field(default_factory=dict)  # provider -> Ray resources per cell
+    scorer: str | None = None  # Inspect datasets: includes (None), match or model
     dataset_flag: bool = False  # `dataset` was given on the command line (the user's own choice), not by the file
 
     @property
@@ -116,6 +120,8 @@ class EvalSpec:
             raise UserFacingError(f"maxTurns must be from 1 to 1000, not {self.max_turns}.")
         if not self.variants:
             self.variants = {DEFAULT_VARIANT: {}}
+        if self.scorer is not None and self.scorer not in SCORERS:
+            raise UserFacingError(f"scorer must be one of {', '.join(SCORERS)}, not {self.scorer!r}.")
         if self.executor is not None and self.executor not in EXECUTORS:
             raise UserFacingError(f"executor must be local or ray, not {self.executor!r}.")
 
@@ -124,6 +130,8 @@ class EvalSpec:
         data = {"models": [f"{p}/{m}" for p, m in self.models], "variants": self.variants, "repeat": self.repeat,
                 "assert": [a.to_data() for a in self.assertions], "judge": "/".join(self.judge) if self.judge else None,
                 "react": self.react, "maxTurns": self.max_turns if self.react else None}
+        if self.scorer not in (None, "includes"):
+            data["scorer"] = self.scorer
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
@@ -247,6 +255,7 @@ def load_spec(path: Path) -> EvalSpec:
         executor=data.get("executor"),
         ray_address=data.get("rayAddress"),
         node_local={str(k): {str(r): float(v) for r, v in res.items()} for k, res in node_local.items()},
+        scorer=str(data["scorer"]) if data.get("scorer") is not None else None,
     )
     return spec
 

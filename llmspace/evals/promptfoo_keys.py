@@ -1,0 +1,132 @@
+"""What the promptfoo and Inspect readers do with each key of a file: run it, run it
+differently (with a note), or refuse the file naming the key.
+
+    status, what = CONFIG_KEYS["prompts"]      # ("different", "the thread is the prompt …")
+    refuse_unknown(data, TEST_KEYS, "test 3", path)   # an unknown or refused key stops the read
+
+One table per level of a file: the configuration (`CONFIG_KEYS`), a test and `defaultTest`
+(`TEST_KEYS`), a test's `options` (`OPTION_KEYS`), an assertion (`ASSERT_KEYS`), the special
+columns of a promptfoo CSV (`CSV_COLUMNS`) and the fields of an Inspect AI sample
+(`INSPECT_FIELDS`). docs/promptfoo-compat.md lists the same keys; a test checks the two agree.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..errors import UserFacingError
+
+RUN, DIFFERENT, REFUSE = "run", "different", "refuse"
+Table = dict[str, tuple[str, str]]
+
+CONFIG_KEYS: Table = {
+    "tests": (RUN, "the cases: a list of tests, files, globs or file:// paths inside the file's folder"),
+    "defaultTest": (RUN, "merged into every test: vars, assert, options, threshold, metadata"),
+    "assertionTemplates": (RUN, "named assertions that `$ref: '#/assertionTemplates/NAME'` uses"),
+    "description": (DIFFERENT, "not used: the evaluation's name is its file's"),
+    "prompts": (DIFFERENT, "not used: the thread is the prompt (its {{variables}} take the test's vars)"),
+    "providers": (DIFFERENT, "not used: the evaluation file's `models:` (or --models) are run"),
+    "targets": (DIFFERENT, "not used: the evaluation file's `models:` (or --models) are run"),
+    "env": (DIFFERENT, "not used: providers take their keys from llmspace's settings"),
+    "evaluateOptions": (DIFFERENT, "not used: concurrency, repeat and cache are the evaluation file's"),
+    "commandLineOptions": (DIFFERENT, "not used: the flags of `llmspace eval run` apply"),
+    "outputPath": (DIFFERENT, "not used: results go to the results folder"),
+    "sharing": (DIFFERENT, "not used: nothing is shared"),
+    "writeLatestResults": (DIFFERENT, "not used: every run writes its results folder"),
+    "metadata": (DIFFERENT, "not used (it describes the configuration)"),
+    "tags": (DIFFERENT, "not used (it describes the configuration)"),
+    "$schema": (DIFFERENT, "not used"),
+    "scenarios": (REFUSE, "groups of vars × tests are not read yet; list the tests instead"),
+    "redteam": (REFUSE, "red-team generation is not part of llmspace"),
+    "extensions": (REFUSE, "extension hooks are JavaScript or Python code"),
+    "nunjucksFilters": (REFUSE, "custom template filters are JavaScript code"),
+    "derivedMetrics": (REFUSE, "derived metrics are not computed"),
+    "tracing": (REFUSE, "promptfoo's tracing settings have no counterpart"),
+}
+
+TEST_KEYS: Table = {
+    "vars": (RUN, ("the case's variables (a mapping, or a file:// path / list of paths to YAML or JSON); "
+                  "a list value gives one case per value (the cartesian product across lists)")),
+    "assert": (RUN, "the case's assertions (defaultTest's come first)"),
+    "description": (RUN, "the case's name: its id in results.jsonl, the report, JUnit and messages"),
+    "threshold": (RUN, "the case passes when its weighted assertion score reaches it (0–1)"),
+    "metadata": (RUN, "the case's metadata (also variables when the thread uses the name)"),
+    "options": (RUN, "see the test options"),
+    "id": (RUN, "the case's id (an llmspace addition)"),
+    "provider": (REFUSE, "a test's own model is not run: the evaluation file's `models:` are"),
+    "providerOutput": (REFUSE, "a fixed output is not checked: every case asks the models"),
+    "assertScoringFunction": (REFUSE, "a scoring function is JavaScript or Python code"),
+    "prompts": (REFUSE, "a test's prompt filter has no counterpart: the thread is the one prompt"),
+}
+
+OPTION_KEYS: Table = {
+    "disableVarExpansion": (RUN, "list values stay one variable (as JSON) instead of one case per value"),
+    "disableConversationVar": (RUN, "accepted: llmspace sets no _conversation variable"),
+    "runSerially": (DIFFERENT, "accepted: cells run with the evaluation's concurrency"),
+    "provider": (DIFFERENT, ("the judge named for the test's model-graded assertions: they are graded by the "
+                            "evaluation's judge (`judge:` or --judge)")),
+    "transform": (REFUSE, "transforms are JavaScript code (not run yet)"),
+    "postprocess": (REFUSE, "postprocess is JavaScript code (not run yet)"),
+    "rubricPrompt": (REFUSE, "a custom grading prompt is not used yet: llmspace's judge prompt would grade instead"),
+    "prefix": (REFUSE, "prompt prefixes are not added: put the text in the thread"),
+    "suffix": (REFUSE, "prompt suffixes are not added: put the text in the thread"),
+    "storeOutputAs": (REFUSE, "outputs are not stored as variables of later tests"),
+}
+
+ASSERT_KEYS: Table = {
+    "type": (RUN, "the assertion type (see Assertion types); `not-` inverts it"),
+    "value": (RUN, "its value; {{var}} is rendered with the case's variables"),
+    "threshold": (RUN, "its threshold; an llm-rubric threshold is read on promptfoo's 0–1 scale"),
+    "weight": (RUN, "its weight in the case's score"),
+    "assert": (RUN, "the assertions of an `assert-set` (without a threshold, they join the case's)"),
+    "$ref": (RUN, "an assertion of `assertionTemplates`"),
+    "metric": (DIFFERENT, "accepted: named metrics are not aggregated (a note says so)"),
+    "provider": (DIFFERENT, ("the judge named for this assertion: it is graded by the evaluation's judge "
+                            "(`judge:` or --judge)")),
+    "transform": (REFUSE, "transforms are JavaScript code (not run yet)"),
+    "contextTransform": (REFUSE, "context transforms are JavaScript code (not run yet)"),
+    "rubricPrompt": (REFUSE, "a custom grading prompt is not used yet: llmspace's judge prompt would grade instead"),
+    "config": (REFUSE, "assertion configuration is not read yet"),
+}
+
+CSV_COLUMNS: Table = {
+    "__expected": (RUN, ("an assertion written as text (`contains: x`, `not-icontains: y`, `llm-rubric: …`, "
+                        "`similar(0.8): …`), else an `equals`")),
+    "__expected1…N": (RUN, "more assertions, as __expected"),
+    "__description": (RUN, "the case's name, as a test's description"),
+    "__metadata:*": (RUN, "a metadata entry of the case (`__metadata:topic`)"),
+    "__threshold": (RUN, "the case's threshold, as a test's threshold"),
+    "__config:__expected*:threshold": (RUN, "the threshold of that __expected assertion"),
+    "__metric": (DIFFERENT, "accepted: named metrics are not aggregated (a note says so)"),
+    "__config:*": (REFUSE, "other assertion configuration is not read yet"),
+    "__prefix": (REFUSE, "prompt prefixes are not added: put the text in the thread"),
+    "__suffix": (REFUSE, "prompt suffixes are not added: put the text in the thread"),
+}
+
+INSPECT_FIELDS: Table = {
+    "input": (RUN, ("a text (the variable `input`, or a user message when the thread does not use it) or a "
+                   "list of chat messages, sent as messages after the thread's own")),
+    "target": (RUN, ("the expected answer (text or list), checked by the scorer chosen with `eval new --scorer "
+                    "includes|match|model` (includes by default)")),
+    "choices": (RUN, "multiple choice: the prompt lists them lettered and the answer letter is checked"),
+    "id": (RUN, "the case's id"),
+    "metadata": (RUN, "the case's metadata (also variables when the thread uses the name)"),
+    "files": (DIFFERENT, "each file (inside the dataset's folder) is read; its text is the variable named by its key"),
+    "sandbox": (REFUSE, "samples run no sandbox"),
+    "setup": (REFUSE, "setup scripts run in a sandbox, which samples do not have"),
+}
+
+
+def refuse_unknown(data: dict[str, Any], table: Table, where: str, path: Path, level: str) -> list[str]:
+    """Raise for a key of `data` that `table` refuses or does not know; the keys run
+    differently, for the caller's notes."""
+    for key in data:
+        entry = table.get(str(key))
+        if entry is None:
+            raise UserFacingError(f"{path.name}: {where} has the key {key!r}, which llmspace does not know in {level}; "
+                                  "nothing was run.", hint="See docs/promptfoo-compat.md for the keys llmspace reads.")
+        if entry[0] == REFUSE:
+            raise UserFacingError(f"{path.name}: {where} uses `{key}` ({entry[1]}); nothing was run.",
+                                  hint="Remove it, or see docs/promptfoo-compat.md for what llmspace runs.")
+    return [str(k) for k in data if table[str(k)][0] == DIFFERENT]

@@ -1,0 +1,140 @@
+"""promptfoo files run with promptfoo's semantics against a loopback model and judge: the
+files of tests/fixtures/promptfoo give, case by case, the verdict promptfoo gives
+(`metadata.promptfoo`); `defaultTest`, CSV `__expected` columns, `{{var}}` in criteria, 0–1
+rubric thresholds, list variables, `$ref`, `assert-set`, tests from files; the description
+names the case everywhere; a key llmspace does not run stops `eval new` and `eval run` with
+exit 2 naming the key and the file, before any call."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from llmspace.cli import main
+from llmspace.evals.dataset import load_dataset
+from tests.evals.support import Oracle, write_thread
+from tests.support.llm_server import LoopbackLLM, configure_provider
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "promptfoo"
+FIXTURE_FILES = ["default_test.yaml", "array_vars.yaml", "templates_and_sets.yaml", "expected.csv", "rubric.yaml",
+                 "files/promptfooconfig.yaml"]
+
+
+def _setup(home: Path, srv: LoopbackLLM, dataset: str, **fields: Any) -> Path:
+    """The thread quiz.json ({{question}}), the fixtures copied to workspace/pf and quiz.eval.yaml."""
+    configure_provider(home, srv, provider_id="loop", model_id="good", extra_models=["bad", "judge"])
+    write_thread(home)
+    ws = home / "workspace"
+    shutil.copytree(FIXTURES, ws / "pf", dirs_exist_ok=True)
+    spec = {"thread": "quiz.json", "dataset": dataset, "models": ["loop/good"], "judge": "loop/judge", **fields}
+    path = ws / "quiz.eval.yaml"
+    path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def _rows(home: Path) -> dict[str, dict[str, Any]]:
+    (folder,) = sorted((home / "evals" / "quiz").iterdir())
+    lines = (folder / "results.jsonl").read_text("utf-8").splitlines()
+    return {row["case"]: row for row in map(json.loads, lines)}
+
+
+@pytest.fixture
+def judged_oracle(oracle: Oracle) -> Oracle:
+    oracle.judge_answer = '{"score": 4, "reason": "Mostly right."}'  # 0.75 on promptfoo's scale
+    return oracle
+
+
+@pytest.mark.parametrize("name", FIXTURE_FILES)
+def test_every_case_of_a_promptfoo_shaped_file_gets_the_verdict_promptfoo_gives(home, srv, judged_oracle, name, capsys):
+    path = _setup(home, srv, f"pf/{name}")
+    expected = {c.id: c.values["promptfoo"] for c in load_dataset(home / "workspace" / "pf" / name).cases}
+
+    code = main(["eval", "run", str(path)])
+
+    err = capsys.readouterr().err
+    assert code in (0, 1), err
+    got = {case: row["status"] for case, row in _rows(home).items()}
+    assert got == expected
+    assert code == (0 if set(expected.values()) == {"pass"} else 1)
+
+
+def test_criteria_are_rendered_with_the_cases_variables_before_the_judge_sees_them(home, srv, judged_oracle, capsys):
+    path = _setup(home, srv, "pf/rubric.yaml")
+    assert main(["eval", "run", str(path)]) == 1, capsys.readouterr().err
+    prompts = [p for (m, p), _n in judged_oracle.calls.items() if m == "judge"]
+    assert prompts and all('The answer to "What is 1 + 2?" is a correct arithmetic result' in p for p in prompts)
+    assert not any("{{" in p for p in prompts)
+    err = capsys.readouterr().err
+    assert "options.provider" in err and "openai:gpt-4o-mini" in err  # the judge it names is not used: said so
+
+
+def test_descriptions_name_the_cases_in_results_junit_and_identical_tests_stay_separate(home, srv, oracle, capsys):
+    path = _setup(home, srv, "pf/array_vars.yaml")
+    assert main(["eval", "run", str(path)]) == 1, capsys.readouterr().err
+    rows = _rows(home)
+    assert {"every sum is four", "every sum is four (2)", "every sum is four (3)", "same test twice",
+            "same test twice (2)"} <= set(rows)
+    (folder,) = sorted((home / "evals" / "quiz").iterdir())
+    junit = (folder / "junit.xml").read_text("utf-8")
+    assert 'name="none is two' in junit and "same test twice (2)" in junit
+    assert oracle.model_calls("good") >= 4  # the two identical tests are two cells (the second a cache hit or a call)
+
+
+def _refusal(home: Path, srv: LoopbackLLM, oracle: Oracle, text: str, capsys: pytest.CaptureFixture[str]) -> str:
+    path = _setup(home, srv, "pf/bad.yaml")
+    (home / "workspace" / "pf" / "bad.yaml").write_text(text, encoding="utf-8")
+    assert main(["eval", "run", str(path)]) == 2
+    run_err = capsys.readouterr().err
+    path.unlink()
+    assert main(["eval", "new", "quiz.json", "--dataset", str(home / "workspace" / "pf" / "bad.yaml"),
+                 "--models", "loop/good"]) == 2
+    new_err = capsys.readouterr().err
+    assert not path.exists() and not (home / "evals").exists()
+    assert sum(oracle.calls.values()) == 0
+    assert "bad.yaml" in run_err and "bad.yaml" in new_err
+    return run_err + new_err
+
+
+@pytest.mark.parametrize("key, text", [
+    ("transform", "tests:\n  - vars: {question: hi}\n    assert:\n      - {type: equals, value: ok, transform: output.trim()}\n"),
+    ("transform", "tests:\n  - vars: {question: hi}\n    options: {transform: output.toUpperCase()}\n"),
+    ("rubricPrompt", "tests:\n  - vars: {question: hi}\n    assert:\n      - {type: llm-rubric, value: ok, rubricPrompt: Grade it}\n"),
+    ("scenarios", "scenarios: []\ntests:\n  - vars: {question: hi}\n"),
+    ("bogus", "tests:\n  - vars: {question: hi}\n    bogus: 1\n"),
+    ("__prefix", None),
+])
+def test_a_key_llmspace_does_not_run_stops_eval_new_and_eval_run_naming_it(home, srv, oracle, key, text, capsys):
+    if text is None:  # a CSV column
+        path = _setup(home, srv, "pf/bad.csv")
+        (home / "workspace" / "pf" / "bad.csv").write_text("question,__expected,__prefix\nhi,ok,Say:\n", encoding="utf-8")
+        assert main(["eval", "run", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert key in err and "bad.csv" in err and sum(oracle.calls.values()) == 0
+        return
+    err = _refusal(home, srv, oracle, text, capsys)
+    assert err.count(key) >= 2
+
+
+def test_an_undefined_variable_and_an_empty_cell_are_the_empty_string_with_a_note(home, srv, oracle, capsys):
+    path = _setup(home, srv, "pf/blank.csv")
+    write_thread(home, text="{{question}}{{suffix}}")
+    (home / "workspace" / "pf" / "blank.csv").write_text(
+        "question,topic,__expected\nWhat is 1 + 1?,,2\n", encoding="utf-8")
+    assert main(["eval", "run", str(path)]) == 0, capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "'suffix'" in err and "empty string" in err  # the thread's {{suffix}}: no test defines it
+    assert "1 empty cell(s) of blank.csv" in err
+    assert oracle.model_calls("good") == 1 and ("good", "What is 1 + 1?") in oracle.calls
+
+
+def test_test_files_outside_the_configurations_folder_are_refused(home, srv, oracle, capsys):
+    path = _setup(home, srv, "pf/files/promptfooconfig.yaml")
+    (home / "workspace" / "pf" / "files" / "promptfooconfig.yaml").write_text("tests: file://../expected.csv\n", encoding="utf-8")
+    assert main(["eval", "run", str(path)]) == 2
+    assert "outside the test file's folder" in capsys.readouterr().err
+    assert sum(oracle.calls.values()) == 0
