@@ -20,6 +20,7 @@ assistant reply.
 
 from __future__ import annotations
 
+import ast
 import statistics
 import uuid
 from collections import defaultdict
@@ -42,6 +43,23 @@ MARKS = {"pass": "✓ pass", "fail": "✗ fail", "error": "! error", "pending": 
 CACHED_NOTE = ("The answer came from the response cache: no model was called and it has no latency. "
                "Run again with Fresh answers to ask the model.")
 Row = ResultRow
+
+
+def shown_assertion(label: str) -> str:
+    """An assertion as its evaluation file has it: results name one by its label, whose text
+    value is a Python repr (`regex '\\\\d+'`, backslashes doubled); shown as `regex /\\d+/`
+    and `contains "x"`. A label of any other shape is shown as it is."""
+    name, sep, value = label.partition(" ")
+    if not sep or len(value) < 2 or value[0] not in "'\"" or value[-1] != value[0]:
+        return label
+    try:
+        text = ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return label
+    if not isinstance(text, str):
+        return label
+    text = text.replace("\n", "⏎")
+    return f"{name} /{text}/" if name.removeprefix("not-") == "regex" else f'{name} "{text}"'
 
 
 def column_label(model: str, variant: str) -> str:
@@ -138,7 +156,7 @@ class GridCell:
         row = next((r for r in self.rows if r.repeat == repeat), None) if repeat is not None else self.shown
         if row is None:
             return CellDetail(self.case, self.column, self.status, "", [], [], None, 1, self.repeats, self.cost, self.latency_ms)
-        checks = [(c.assertion, c.passed, c.reason) for c in row.checks]
+        checks = [(shown_assertion(c.assertion), c.passed, c.reason) for c in row.checks]
         judges: list[tuple[str, str, dict[str, Any]]] = [
             (j.judge_model, j.reason or j.error or "", dict(j.scores or {})) for j in row.judges]
         return CellDetail(self.case, self.column, self.status, row.output or "", checks, judges,

@@ -30,6 +30,7 @@ from ..core.model import AssistantMessage, RunSnapshot, Thread, ThreadSnapshot
 from ..core.run_verdicts import averages
 from ..core.timing import duration_label, run_latency_ms
 from ..core.usage import format_compact, format_cost, format_int, in_out_label, side_total, snapshot_usage
+from .markdown import plain_lines
 
 # (column id, heading); the Treeview's "#0" column is "summary"
 COLUMNS = (("summary", "Summary"), ("when", "When"), ("model", "Model"), ("tokens", "Tokens"),
@@ -39,6 +40,7 @@ NUMERIC = frozenset({"tokens", "cost", "latency", "score"})
 DESCENDING_FIRST = frozenset({"when", "score"})
 VERDICTS = {"leftBetter": "A better", "rightBetter": "B better", "tie": "Tie", "pass": "Pass", "fail": "Fail"}
 SUMMARY_MAX = 300
+SUMMARY_SOURCE = 4000  # characters of a reply parsed for its first line (a long reply is not parsed whole)
 # a run recorded with a `status` (agent/loop: an error frame, a dropped stream, an empty reply)
 STATUS_LABELS = {"error": "Failed", "empty": "Empty reply", "stopped": "Stopped"}
 
@@ -88,7 +90,8 @@ def _one_line(text: str, limit: int = SUMMARY_MAX) -> str:
 
 
 def reply_summary(snapshot: ThreadSnapshot | Thread) -> str:
-    """The first non-blank line of the run's reply (its last assistant message); its tool
+    """The first non-blank line of the run's reply (its last assistant message) as its
+    Markdown shows it (no `**`, `#`, backticks); its tool
     calls or images when it has no text; "No reply · …" when the run has no assistant message."""
     ctx = snapshot.context
     msgs = list(ctx.messages or []) if ctx is not None else []
@@ -96,7 +99,7 @@ def reply_summary(snapshot: ThreadSnapshot | Thread) -> str:
     if not replies:
         return f"No reply · {run_summary(snapshot)}"
     last = replies[-1]
-    for line in last.text().splitlines():
+    for line in plain_lines(last.text()[:SUMMARY_SOURCE]):  # as the reply shows, without its Markdown syntax
         if line.strip():
             return _one_line(line)
     if last.toolCalls:

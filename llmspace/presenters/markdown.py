@@ -2,6 +2,7 @@
 `ui/editor/markdown_text.py`). No Tk.
 
     render_blocks(text) -> [Block]      # a Block is a list of Run(text, tags, href); each ends with "\\n"
+    plain_lines(text)                   # the shown lines without Markdown syntax (one-line summaries)
     MarkdownStream().feed(chunk)        # streaming: the blocks that closed, and the one still open
     font_key(tags)                      # "font:<body|mono>:<body|h1..h6>:<bold|normal>:<italic|roman>"
     token_colours(dark, tags)           # the code background and a colour per "tok:…" tag
@@ -62,6 +63,13 @@ def link_target(url: str) -> str | None:
     """The address a click may open: web and mail links only (never file:, javascript:, …)."""
     url = url.strip()
     return url if url.lower().startswith(LINK_SCHEMES) else None
+
+
+def plain_lines(text: str) -> list[str]:
+    """The text as Markdown shows it, without its syntax: one string per shown line
+    ("**Lisbon** sits" → "Lisbon sits", "# Title" → "Title", "- item" → "• item")."""
+    shown = "".join(run.text for block in render_blocks(text) for run in block)
+    return shown.splitlines()
 
 
 def render_blocks(text: str) -> list[Block]:

@@ -286,3 +286,66 @@ def test_in_the_dark_theme_the_plugin_forms_list_and_the_file_picker_are_dark(wi
         assert seen["fills"] and all(luminance(root, f) > 0.4 for f in seen["fills"]), seen
     finally:
         use_theme(window, "light")
+
+
+def test_the_cell_window_shows_a_regex_as_written_not_with_doubled_backslashes(tk_root):
+    from llmspace.evals.assertions import parse_assertion
+    from llmspace.evals.records import parse_row
+    from llmspace.presenters.eval_grid import EvalGrid
+    from llmspace.ui.evals.cell_window import CellWindow
+    from llmspace.ui.evals.results_window import ResultsWindow
+
+    regex = parse_assertion({"type": "regex", "value": r"^\d+ \w+$"}, "t").label
+    contains = parse_assertion({"type": "contains", "value": r"C:\temp"}, "t").label
+    rows = [{"case": "c1", "model": "p/m", "variant": "default", "repeat": 1, "status": "fail", "output": "x",
+             "checks": [{"assertion": regex, "pass": False, "weight": 1.0, "reason": r"output does not match /^\d+ \w+$/"},
+                        {"assertion": contains, "pass": True, "weight": 1.0, "reason": ""}], "judges": []}]
+    results = ResultsWindow(tk_root, "Evaluation", EvalGrid.from_rows([parse_row(r) for r in rows], repeats=1))
+    results.done("results in nowhere")
+    try:
+        tk_root.update()
+        x, y = results.grid_view.cell_xy(0, 0)
+        results.grid_view.canvas.event_generate("<Button-1>", x=x, y=y)
+        cell_win = pump_until(tk_root, lambda: next((w for w in results.winfo_children() if isinstance(w, CellWindow)), None))
+        text = cell_win.text.get("1.0", "end")
+        assert r"✗ regex /^\d+ \w+$/ — output does not match /^\d+ \w+$/" in text, text
+        assert r'✓ contains "C:\temp"' in text, text
+        assert "\\\\" not in text
+    finally:
+        results.destroy()
+
+
+def test_history_summaries_and_the_compare_panes_show_a_markdown_reply_as_it_reads(window, app):
+    import orjson
+
+    from llmspace.jsonio import write_bytes_atomic
+
+    def run(rid, ts, answer):
+        return {"id": rid, "timestamp": ts, "thread": {"title": "md", "context": {"messages": [
+            {"id": "u", "role": "user", "content": [{"type": "text", "text": "Tell me *about* Lisbon"}]},
+            {"id": "a" + rid, "role": "assistant", "content": [{"type": "text", "text": answer}]}]}}}
+
+    write_bytes_atomic(app.workspace.root / "md.json", orjson.dumps({"title": "md", "runHistory": [
+        run("r1", 1000, "## Lisbon\n\nIt sits on **seven** hills."),
+        run("r2", 2000, "**Lisbon** sits on `seven` hills, by the [Tagus](https://example.com/tagus).")]}))
+    window.tree_view.refresh()
+    ed = window.open_thread("md.json")
+    ed.toggle_history()
+    window.root.update()
+    panel = ed.history_panel
+    summaries = {rid: panel.list.item(rid, "text") or panel.list.set(rid, "summary") for rid in ("r1", "r2")}
+    assert summaries == {"r1": "Lisbon", "r2": "Lisbon sits on seven hills, by the Tagus."}, summaries
+    panel.list.focus_set()
+    panel.list.selection_set(("r1", "r2"))
+    window.root.update()
+    dlg = panel.compare()
+    try:
+        window.root.update()
+        a, b = (t.get("1.0", "end") for t in dlg.side_texts)
+        assert b.startswith("Result: Lisbon sits on seven hills, by the Tagus."), b
+        assert "**" not in a + b and "`" not in b and "##" not in a
+        assert "Last user input: Tell me *about* Lisbon" in a  # what the user typed, as typed
+        box = dlg.side_texts[1]
+        assert any("strong" in str(t) for t in box.tag_names("1.9")), box.tag_names("1.9")  # "Lisbon" in bold
+    finally:
+        dlg.destroy()

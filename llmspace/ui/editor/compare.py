@@ -28,13 +28,6 @@ if TYPE_CHECKING:
 SCORES = ("", "1", "2", "3", "4", "5")
 
 
-def _readonly_text(master: Any, text: str, height: int) -> tb.Text:
-    box = tb.Text(master, wrap="word", height=height, width=40, font="TkTextFont")  # as wide as its side
-    box.insert("1.0", text)
-    box.configure(state="disabled")
-    return box
-
-
 def _fill_diff(box: tb.Text, lines: list[Any]) -> None:
     """Insert the styled diff lines (`presenters/compare_diff.DiffLine`) and make it read-only."""
     import tkinter.font as tkfont
@@ -98,12 +91,26 @@ class CompareDialog(tb.Toplevel):
             facts = " · ".join(f for f in (info.model, info.messages, info.captured, info.figures) if f)
             tb.Label(box, text=facts, bootstyle="secondary", wraplength=460, justify="left").pack(anchor="w")
             self.side_labels.append(box)
-            # the result first: it is what is being judged, and must be visible without scrolling
-            parts = ["Result: " + (info.result or "—"), "Last user input: " + (info.last_user or "—")]
+            # the result first: it is what is being judged, and must be visible without scrolling;
+            # a reply is Markdown (drawn as in the editor), the user's input and the prompt as typed
+            parts = ["Last user input: " + (info.last_user or "—")]
             if info.system_prompt:
                 parts.append("System prompt: " + info.system_prompt)
-            self.side_texts.append(_readonly_text(box, "\n\n".join(parts), 12))
+            self.side_texts.append(self._result_text(box, info.result or "—", "\n\n".join(parts)))
             self.side_texts[-1].pack(fill="x")
+
+    def _result_text(self, master: Any, result: str, rest: str) -> tb.Text:
+        """A read-only box: "Result: ", the reply drawn as Markdown, then `rest` as it is."""
+        from ..reveal import confirm_open
+        from .markdown_text import MarkdownText
+
+        box = tb.Text(master, wrap="word", height=12, width=40, font="TkTextFont")
+        MarkdownText(box, lambda url: confirm_open(self.ui.dialogs, url)).show(result)  # drawn at once
+        box.configure(state="normal")
+        box.insert("1.0", "Result: ")
+        box.insert("end-1c", "\n\n" + rest)
+        box.configure(state="disabled")
+        return box
 
     def _build_rubric(self, master: Any) -> None:
         row = tb.Frame(master)
