@@ -1,14 +1,19 @@
-"""Helpers for adapter tests: request builders, a Stop driver and event folding."""
+"""Helpers for the provider tests: request builders, a Stop driver, event folding and the
+registry of a data root."""
 
 from __future__ import annotations
 
 import json
 import threading
+from pathlib import Path
 from typing import Any
 
 from llmspace.cancel import CancelToken
 from llmspace.core.model import ModelParams
+from llmspace.paths import DataRoot
 from llmspace.providers.base import Endpoint, ModelInfo, ModelRequest, NeutralMessage, NeutralToolCall, ToolSpec
+from llmspace.providers.registry import ProviderRegistry
+from llmspace.settings.models import ModelSettings
 from tests.support.llm_server import LoopbackLLM
 
 SECRET = "sk-test-0123456789abcdefSECRET"
@@ -109,3 +114,9 @@ def assert_clean(text: str, s: dict[str, str]) -> None:
     """No secret value of `s` appears in `text`."""
     for name, value in s.items():
         assert value not in text, f"{name} leaked: {text}"
+
+
+def registry(home: Path) -> ProviderRegistry:
+    """The provider registry of the data root `home`."""
+    root = DataRoot(home)
+    return ProviderRegistry(ModelSettings(root), root)

@@ -8,24 +8,13 @@ from pathlib import Path
 import pytest
 
 from llmspace.core.model import ModelConfig
-from llmspace.paths import DataRoot
-from llmspace.providers.registry import ProviderRegistry
-from llmspace.settings.models import ModelSettings
+from tests.providers.helpers import registry
 from tests.support.llm_server import LoopbackLLM, configure_provider
 
 SAVED = ModelConfig(provider="openai", id="gpt-4.1-mini")
 
 
-@pytest.fixture(autouse=True)
-def no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    monkeypatch.setenv("LLM_SPACE_NO_KEYRING", "1")
-
-
-def registry(home: Path) -> ProviderRegistry:
-    root = DataRoot(home)
-    return ProviderRegistry(ModelSettings(root), root)
+pytestmark = pytest.mark.usefixtures("no_keys")
 
 
 def test_a_saved_model_without_a_key_falls_back_to_the_default_and_says_why(home: Path):

@@ -9,24 +9,13 @@ import pytest
 
 from llmspace.core.model import ModelConfig
 from llmspace.errors import UserFacingError
-from llmspace.paths import DataRoot
 from llmspace.providers.events import Finish, TextDelta
-from llmspace.providers.registry import ProviderEntry, ProviderRegistry
+from llmspace.providers.registry import ProviderEntry
 from llmspace.registry import BUILTIN, USER, plugin_source
-from llmspace.settings.models import ModelSettings
+from tests.providers.helpers import registry
 from tests.support.llm_server import LoopbackLLM, configure_provider
 
-
-@pytest.fixture(autouse=True)
-def no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    monkeypatch.setenv("LLM_SPACE_NO_KEYRING", "1")
-
-
-def registry(home: Path) -> ProviderRegistry:
-    root = DataRoot(home)
-    return ProviderRegistry(ModelSettings(root), root)
+pytestmark = pytest.mark.usefixtures("no_keys")
 
 
 def test_no_model_anywhere_asks_the_user_to_select_one(home: Path):

@@ -35,11 +35,7 @@ def quick(request: ModelRequest, **timeouts: float) -> ModelRequest:
 
 
 # -- settings -------------------------------------------------------------------------------
-@pytest.fixture(autouse=True)
-def no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    monkeypatch.setenv("LLM_SPACE_NO_KEYRING", "1")
+pytestmark = pytest.mark.usefixtures("no_keys")
 
 
 def test_timeouts_are_read_per_provider_from_models_json_and_reach_the_endpoint(home: Path, srv: LoopbackLLM):
