@@ -148,7 +148,7 @@ def iter_cases(path: Path, kind: str, reader: TestReader | None = None, scorer: 
             if not is_inspect_row(row):
                 raise UserFacingError(f"{path.name} row {n} is not an Inspect sample (`input` with `target` or `choices`), "
                                       "as the first row is.")
-            case = inspect_case(path, row, n, scorer)
+            case = inspect_case(path, row, n, scorer, reader.note)
             seen[case.id] = seen.get(case.id, 0) + 1
             if seen[case.id] > 1 and row.get("id") in (None, ""):  # identical samples stay separate cases
                 case.id = f"{case.id} ({seen[case.id]})"

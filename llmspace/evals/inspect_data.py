@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 import string
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +113,8 @@ def scorer_assertion(scorer: str, targets: list[str], where: str) -> Assertion:
     return parse_assertion(raw, where)
 
 
-def inspect_case(path: Path, row: dict[str, Any], n: int, scorer: str) -> Case:
+def inspect_case(path: Path, row: dict[str, Any], n: int, scorer: str, note: Callable[[str], None] | None = None) -> Case:
+    """One sample as a case; `note` hears what runs differently from Inspect."""
     where = f"{path.name} row {n}"
     for key in row:
         entry = INSPECT_FIELDS.get(str(key))
@@ -125,6 +127,8 @@ def inspect_case(path: Path, row: dict[str, Any], n: int, scorer: str) -> Case:
     files = _json_cell(row.get("files")) or {}
     if not isinstance(files, dict):
         raise UserFacingError(f"{where}: `files` must map names to files in the dataset's folder.")
+    if files and note is not None:
+        note(f"`files` of {path.name}: {INSPECT_FIELDS['files'][1]} (there is no sandbox)")
     for name, ref in files.items():
         values[str(name)] = read_text(confined(path.parent, str(ref).removeprefix("file://"), where), where, str(ref))
     targets = _targets(row.get("target"), where)
