@@ -6,28 +6,17 @@ and the token is in no file but where keys go."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from llmspace.cli import main
-from tests.share.github_server import CLIENT_ID, TOKEN, GitHubServer
+from tests.share.github_server import TOKEN, GitHubServer
 
 THREAD = {"title": "quiz", "context": {"systemPrompt": "Ask about {{ topic }}.",
                                        "variableVariants": {"active": "default", "variants": {"default": {"topic": "rivers"}}},
                                        "messages": [{"id": "u1", "role": "user", "content": [{"type": "text", "text": "Go."}]}]},
           "runHistory": [{"id": "r1", "timestamp": 1, "thread": {"title": "quiz", "context": {"messages": []}}}]}
-
-
-@pytest.fixture
-def github(monkeypatch: pytest.MonkeyPatch, home: Path) -> Iterator[GitHubServer]:
-    server = GitHubServer()
-    monkeypatch.setenv("LLM_SPACE_GITHUB_API", server.api)
-    monkeypatch.setenv("LLM_SPACE_GITHUB_CLIENT_ID", CLIENT_ID)
-    monkeypatch.setenv("LLM_SPACE_NO_KEYRING", "1")
-    with server.running():
-        yield server
 
 
 def test_auth_login_prints_the_code_and_status_and_logout_follow(github: GitHubServer, home: Path,
