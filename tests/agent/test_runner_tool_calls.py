@@ -36,13 +36,19 @@ def test_call_tools_runs_the_calls_and_returns_their_outputs_by_id(app, tmp_path
     assert thread.messages[-1].toolCalls[0].output is None  # the caller decides where results go
 
 
-def test_cancel_stops_a_call_that_already_started(app, tmp_path):
+def _started_long_call(app, tmp_path):
+    """The future of a 30 s bash call, once the call has started."""
     marker = tmp_path / "started"
     future = app.runner.call_tools(_thread(tmp_path, ("long", f"touch {marker}; sleep 30")), ["long"])
     deadline = time.monotonic() + 10
     while not marker.exists():
         assert time.monotonic() < deadline, "the call did not start"
         time.sleep(0.01)
+    return future
+
+
+def test_cancel_stops_a_call_that_already_started(app, tmp_path):
+    future = _started_long_call(app, tmp_path)
     started = time.monotonic()
     assert future.cancel() is False  # already running: it ends with a "Cancelled" output
     out = future.result(timeout=STOP_WITHIN_S)["long"]
@@ -51,12 +57,7 @@ def test_cancel_stops_a_call_that_already_started(app, tmp_path):
 
 
 def test_closing_the_runner_stops_tool_calls_in_flight(app, tmp_path):
-    marker = tmp_path / "started"
-    future = app.runner.call_tools(_thread(tmp_path, ("long", f"touch {marker}; sleep 30")), ["long"])
-    deadline = time.monotonic() + 10
-    while not marker.exists():
-        assert time.monotonic() < deadline, "the call did not start"
-        time.sleep(0.01)
+    future = _started_long_call(app, tmp_path)
     app.runner.close()
     assert future.result(timeout=STOP_WITHIN_S)["long"].text() == "Cancelled"
 
