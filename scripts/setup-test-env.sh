@@ -6,7 +6,7 @@
 #   Debian packages (as root, or with passwordless sudo; only for commands not on PATH):
 #     xvfb      Xvfb, the display of the GUI tests (pytest-xvfb) and the end-to-end tests
 #     xdotool   real key presses and clicks in the end-to-end tests (tests/ui/test_e2e.py)
-#     ripgrep   the grep tool's fast path (tests/tools/test_grep.py)
+#     ripgrep   the grep tool's fast path (tests/tools/builtins/test_grep.py)
 #     chromium  headless, opens the evaluation report offline (tests/evals/test_report.py)
 #     nodejs, npm  (when npm is missing) for the JavaScript runtimes below
 #   From the npm registry into .cache/js/ (no root): Bun (on PATH in `make test`), a Node 22
