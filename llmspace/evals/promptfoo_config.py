@@ -196,6 +196,9 @@ def csv_test(path: Path, row: dict[str, str], n: int) -> tuple[dict[str, Any], i
                 raise UserFacingError(f"{path.name}: the column {column!r}{reason}; nothing was run.",
                                       hint="See docs/promptfoo-compat.md for the columns llmspace reads.")
     test["assert"] = [{**a, **config.get(c, {})} for c, a in sorted(expected.items(), key=lambda kv: (len(kv[0]), kv[0]))]
+    unused = sorted(c for c in config if c not in row)
+    if unused:
+        test["__unused_config"] = unused
     return test, empty
 
 
@@ -207,6 +210,8 @@ def csv_cases(path: Path, rows: Iterable[dict[str, str]], reader: TestReader) ->
         empty += blanks
         if "__metric" in row:
             reader.note("`__metric`: named metrics are not aggregated")
+        for column in test.pop("__unused_config", []):
+            reader.note(f"`__config:{column}:threshold` of {path.name} names no column {column!r}: as in promptfoo, it sets nothing")
         yield from reader.cases(test, f"row {n}", path.parent)
     if empty:
         reader.note(f"{empty} empty cell(s) of {path.name} were read as the empty string")

@@ -40,9 +40,9 @@ CONFIG_KEYS: Table = {
     "scenarios": (REFUSE, "groups of vars × tests are not read yet; list the tests instead"),
     "redteam": (REFUSE, "red-team generation is not part of llmspace"),
     "extensions": (REFUSE, "extension hooks are JavaScript or Python code"),
-    "nunjucksFilters": (REFUSE, "custom template filters are JavaScript code"),
-    "derivedMetrics": (REFUSE, "derived metrics are not computed"),
-    "tracing": (REFUSE, "promptfoo's tracing settings have no counterpart"),
+    "nunjucksFilters": (DIFFERENT, "not used: the filters serve the prompts, and the thread is the prompt"),
+    "derivedMetrics": (DIFFERENT, "not computed: the verdicts do not depend on them"),
+    "tracing": (DIFFERENT, "not used: llmspace's own traces are kept apart"),
 }
 
 TEST_KEYS: Table = {

@@ -29,6 +29,7 @@ from .promptfoo_keys import ASSERT_KEYS, OPTION_KEYS, TEST_KEYS, refuse_unknown
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\}\}")
 RENAMED = {"latency": "max-latency", "cost": "max-cost"}  # promptfoo's threshold becomes our value
 ID_MAX = 120
+CODE = ("javascript", "python")  # their file:// value names code (and a function), not text to inline
 
 
 def _render(text: str, values: dict[str, Any], missing: set[str]) -> str:
@@ -219,7 +220,8 @@ class TestReader:
                 continue
             if "value" in item:
                 try:
-                    item["value"] = _render_value(file_value(base, item["value"], where), values, missing)
+                    value = item["value"] if base_kind in CODE else file_value(base, item["value"], where)
+                    item["value"] = _render_value(value, values, missing)
                 except ValueError as exc:
                     raise UserFacingError(f"{self.path.name}: {where}: the value of {kind!r} has {exc}; nothing was run.") from None
             if item["type"] == "llm-rubric" and isinstance(item.get("threshold"), (int, float)) and 0 <= item["threshold"] <= 1:

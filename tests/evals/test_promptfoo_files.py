@@ -138,3 +138,26 @@ def test_test_files_outside_the_configurations_folder_are_refused(home, srv, ora
     assert main(["eval", "run", str(path)]) == 2
     assert "outside the test file's folder" in capsys.readouterr().err
     assert sum(oracle.calls.values()) == 0
+
+
+def test_settings_that_do_not_change_verdicts_load_with_a_note_and_code_file_values_stay_references(tmp_path):
+    (tmp_path / "check.js").write_text("module.exports = () => true;\n", encoding="utf-8")
+    (tmp_path / "promptfooconfig.yaml").write_text(
+        "derivedMetrics: [{name: m, value: a + b}]\ntracing: {enabled: true}\nnunjucksFilters: {up: up.js}\n"
+        "tests:\n  - vars: {q: hi}\n    assert:\n      - {type: javascript, value: 'file://check.js:run'}\n"
+        "      - {type: contains, value: hi, metric: greeting}\n", encoding="utf-8")
+    data = load_dataset(tmp_path / "promptfooconfig.yaml")
+    (case,) = data.cases
+    assert case.assertions[0].value == "file://check.js:run"  # the code host reads it; not inlined as text
+    notes = "\n".join(data.notes)
+    assert all(k in notes for k in ("derivedMetrics", "tracing", "nunjucksFilters", "metric"))
+
+
+def test_a_csv_config_column_naming_no_expected_column_sets_nothing_and_says_so(tmp_path):
+    (tmp_path / "tests.csv").write_text("q,__expected1,__config:__expected:threshold,__config:__expected1:threshold\n"
+                                        "hi,llm-rubric: polite about {{q}},0.9,0.5\n", encoding="utf-8")
+    data = load_dataset(tmp_path / "tests.csv")
+    (case,) = data.cases
+    (rubric,) = case.assertions
+    assert rubric.value == "polite about hi" and rubric.threshold == 3.0  # 0.5 on promptfoo's scale
+    assert any("__config:__expected:threshold" in n and "sets nothing" in n for n in data.notes)
