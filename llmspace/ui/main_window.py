@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from .editor.context import EditorContext
     from .evals.actions import EvalActions
     from .mcp_elicitation import AppElicitor
+    from .share_actions import ShareActions
     from .storage_actions import StorageActions
 
 log = logging.getLogger("llmspace.ui")
@@ -137,6 +138,7 @@ class MainWindow:
                                   editor_context=self._editor_context(), show_right=self.show_right,
                                   on_change=self.state_changed)
         self.tree_view.tabs = self.traces_panel.tabs = self.tab_pages
+        self.tree_view.share = lambda rel: self.share_actions.share(rel)  # the tree's Share…
         # a workbench tab is named after its trace and shows its source
         self.notebook.bind("<<NotebookTabChanged>>", lambda e: root.after_idle(self.traces_panel.show_sources), add=True)
         root.after_idle(self.traces_panel.show_sources)  # the tabs restored
@@ -181,7 +183,7 @@ class MainWindow:
                              run_presenter=lambda p: RunPresenter(p, app, self.elicitor), skills=lambda: app.skills,
                              load_trace=lambda name: app.traces.load(name), offer_model=self._offer_model,
                              rename_thread=self._rename_thread, open_thread=self._open_new_thread,
-                             markdown=self.appearance.markdown_var.get)
+                             markdown=self.appearance.markdown_var.get, share=lambda rel: self.share_actions.share(rel))
 
     def _rename_thread(self, rel: str, title: str) -> str:
         """An editor's title edit: rename the file; the tab and the tree follow. A trace's
@@ -216,6 +218,15 @@ class MainWindow:
         from .storage_actions import StorageActions
 
         return StorageActions(self.ui, self.app, self.tab_pages, self.tree_view)
+
+    @cached_property
+    def share_actions(self) -> ShareActions:
+        """Share…, Open Shared Link…, Sign in with GitHub… (`ui/share_actions.py`)."""
+        from ..presenters.share import SharePresenter
+        from .share_actions import ShareActions
+
+        app = self.app
+        return ShareActions(self.ui, SharePresenter(lambda: app.sharing), self.tab_pages, self.tree_view)
 
     # -- tabs (the `tab_pages` component) --------------------------------------------------
     @property

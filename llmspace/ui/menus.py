@@ -24,6 +24,7 @@ from .check_marks import add_check
 if TYPE_CHECKING:
     from .appearance import Appearance
     from .services import RunSwitches
+    from .share_actions import ShareActions
     from .tab_pages import TabPages
     from .tree_view import TreeView
     from .welcome import ThreadStarter
@@ -44,6 +45,8 @@ class MenuHost(Protocol):
     def install_plugins(self, paths: list[str] | None = None) -> bool: ...
     def import_from_storage(self) -> Any: ...
     def save_to_storage(self) -> Any: ...
+    @property
+    def share_actions(self) -> ShareActions: ...
     def quit(self) -> None: ...
     def open_palette(self) -> Any: ...
     def toggle_sidebar(self) -> None: ...
@@ -108,6 +111,10 @@ class Menus:
             ("Import from Clipboard", self.tree_view.import_clipboard, None),
             ("Import from Storage…", self.window.import_from_storage, None),
             ("Save to Storage…", self.window.save_to_storage, None), None,
+            ("Share…", lambda: self.window.share_actions.share(), None),
+            ("Open Shared Link…", lambda: self.window.share_actions.open_shared_link(), None),
+            ("Sign in with GitHub…", lambda: self.window.share_actions.sign_in(), None),
+            ("Sign out of GitHub", lambda: self.window.share_actions.sign_out(), None), None,
             ("Install Plugin…", self.window.install_plugins, None), None,
             ("Refresh Workspace", self.tree_view.refresh, None),
             ("Reveal Workspace Folder", self.window.reveal_workspace, None), None,

@@ -77,6 +77,7 @@ class TreeView(tb.Frame):
     """Workspace tree widget."""
 
     tabs: TreeTabs  # attached by the composition root once the tabs are built
+    share: Callable[[str], object] | None = None  # Share… of a thread (attached by the composition root)
 
     def __init__(self, master: Any, ui: UiServices, presenter: TreePresenter, *, on_change: Callable[[], None],
                  on_drop: Callable[[list[str]], None]) -> None:
@@ -116,7 +117,8 @@ class TreeView(tb.Frame):
             ("New File", self.new_file), ("New Folder", self.new_folder), None,
             ("Rename", self.begin_rename), ("Duplicate", self.duplicate), ("Move to Trash", self.delete), None,
             ("Reveal in File Manager", self.reveal), ("Refresh", self.refresh), None,
-            ("Import from Files…", self.import_files), ("Import from Clipboard", self.import_clipboard)]
+            ("Import from Files…", self.import_files), ("Import from Clipboard", self.import_clipboard), None,
+            ("Share…", self.share_selected)]
         for item in items:
             if item is None:
                 self.menu.add_separator()
@@ -149,7 +151,8 @@ class TreeView(tb.Frame):
         def add(parent: str, entries: list[Any]) -> None:
             for e in entries:
                 if e.is_dir:
-                    tree.insert(parent, "end", iid=e.rel, text=shown_name(e.name) + "/", open=e.rel in expanded, values=("dir",),
+                    pin = "🔖 " if e.rel == "shared" else ""  # shared links land here, pinned first
+                    tree.insert(parent, "end", iid=e.rel, text=pin + shown_name(e.name) + "/", open=e.rel in expanded, values=("dir",),
                                 tags=("folder",))
                     add(e.rel, e.children or [])
                 else:
@@ -246,6 +249,14 @@ class TreeView(tb.Frame):
         rel = self.selected()
         if rel and not self.p.is_dir(rel):
             self.tabs.open_thread(rel)
+
+    def share_selected(self) -> Any:
+        """Share… the selected thread (`share` is attached by the composition root)."""
+        rel = self.selected()
+        if self.share is None or not rel or self.p.is_dir(rel):
+            self.ui.errors.show("Select a thread to share.")
+            return None
+        return self.share(rel)
 
     def _on_context(self, e: Any) -> None:
         row = self.tree.identify_row(e.y)

@@ -57,6 +57,7 @@ class EditorContext:
     rename_thread: Callable[[str, str], str]  # (path, title) -> new path: renames the file, the tab and tree follow
     open_thread: Callable[[str], object]  # a new thread file: shown in the tree and opened in a tab
     markdown: Callable[[], bool] = field(default=lambda: True)  # View › Render Markdown, as chosen now
+    share: Callable[[str], object] | None = None  # Share… of a thread by path (the header's Share button)
 
 
 @dataclass(frozen=True)

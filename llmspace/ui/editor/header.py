@@ -1,11 +1,11 @@
 """The editor's header row: the title (`title_field.TitleField`, renames the file), undo and
 redo, the run status ("Running…", "Stopped"), the ⚙ menu of the window's run switches,
-History and Run/Stop. A grid, so that on a narrow window the title shrinks and Run, History
+Share (File › Share… of this thread), History and Run/Stop. A grid, so that on a narrow window the title shrinks and Run, History
 and ⚙ stay whole.
 
 `EditorHeader(master, ui, presenter, switches, rename_thread, commands)` is a component of
 `ui/editor/view.EditorView` (`view.header`); `commands` are the editor's undo, redo,
-toggle_history and run_or_stop. The view tells it what to show (`show_controls`,
+toggle_history, run_or_stop and share. The view tells it what to show (`show_controls`,
 `show_history`, `show_status`, `show_title`).
 """
 
@@ -35,6 +35,7 @@ class HeaderCommands:
     redo: Callable[[], object]
     toggle_history: Callable[[], object]
     run_or_stop: Callable[[], object]
+    share: Callable[[], object] | None = None  # Share… (a secret gist); no button when None
 
 
 class EditorHeader(tb.Frame):
@@ -57,9 +58,12 @@ class EditorHeader(tb.Frame):
         self.settings_menu = menu
         self.history_btn = tb.Button(self, text="History", bootstyle="secondary-outline", command=commands.toggle_history)
         self.run_btn = tb.Button(self, text="▶ Run", bootstyle="success", width=9, command=commands.run_or_stop)
+        self.share_btn = tb.Button(self, text="Share", bootstyle="secondary-outline", command=commands.share) \
+            if commands.share is not None else None
         cells: tuple[tuple[Any, int | tuple[int, int]], ...] = (
             (self.title_entry, 0), (self.undo_btn, (8, 2)), (self.redo_btn, 0), (self.status, 8),
-            (settings, 4), (self.history_btn, 4), (self.run_btn, 0))
+            (settings, 4), *(((self.share_btn, 4),) if self.share_btn is not None else ()), (self.history_btn, 4),
+            (self.run_btn, 0))
         for col, (w, padx) in enumerate(cells):
             w.grid(row=0, column=col, padx=padx, sticky="ew" if col == 0 else "")
         self.columnconfigure(0, weight=1)
@@ -73,7 +77,7 @@ class EditorHeader(tb.Frame):
         """A row under the title saying where the thread came from (a trace workbench's source,
         `ui/traces_panel.TraceSourceRow`, a child of this header)."""
         self.source_row = row
-        row.grid(row=1, column=0, columnspan=7, sticky="w", pady=(4, 0))
+        row.grid(row=1, column=0, columnspan=8, sticky="w", pady=(4, 0))
 
     def show_status(self, text: str) -> None:
         self.status.configure(text=text)

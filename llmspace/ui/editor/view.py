@@ -14,6 +14,7 @@ Built lazily by `ui/tab_pages.py` when its tab is first shown, with the window's
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any, assert_never
 
 import ttkbootstrap as tb
@@ -63,7 +64,8 @@ class EditorView(tb.Frame):
         self.history_panel: HistoryPanel | None = None
         text = TextServices(presenter, ctx.ui.pump, self.text_colours, ctx.skills)
         self.header = EditorHeader(self, ctx.ui, presenter, ctx.switches, ctx.rename_thread,
-                                   HeaderCommands(self.undo, self.redo, self.toggle_history, self.run_or_stop))
+                                   HeaderCommands(self.undo, self.redo, self.toggle_history, self.run_or_stop,
+                                                  partial(ctx.share, presenter.rel) if ctx.share else None))
         self.header.pack(fill="x")
         self.paned = tb.Panedwindow(self, orient="horizontal")
         self.paned.pack(fill="both", expand=True)
