@@ -463,6 +463,8 @@ def _run_cells(p: Prepared, folder: Path, records: list[JournalRecord], *, concu
             "folder": str(folder), "hashes": p.hashes, "stoppedForBudget": stopped_for_budget, "interrupted": interrupted,
             "spentThisRun": round(spent, 8), "calls": ctx.stats["calls"], "cacheHits": ctx.stats["cacheHits"],
             "finishedAt": finished_at}
+    if p.dataset.notes or p.plan.notes:  # what ran differently from promptfoo or Inspect (undefined variables, …)
+        meta["notes"] = [*p.dataset.notes, *p.plan.notes]
     summary = write_results(folder, p.plan, records, spec, meta)
     if complete and summary["complete"]:
         journal.append(End(finished_at))

@@ -130,6 +130,9 @@ def test_an_undefined_variable_and_an_empty_cell_are_the_empty_string_with_a_not
     assert "'suffix'" in err and "empty string" in err  # the thread's {{suffix}}: no test defines it
     assert "1 empty cell(s) of blank.csv" in err
     assert oracle.model_calls("good") == 1 and ("good", "What is 1 + 1?") in oracle.calls
+    (folder,) = sorted((home / "evals" / "quiz").iterdir())
+    notes = json.loads((folder / "summary.json").read_text("utf-8"))["notes"]
+    assert any("'suffix'" in n for n in notes) and any("empty cell" in n for n in notes)
 
 
 def test_test_files_outside_the_configurations_folder_are_refused(home, srv, oracle, capsys):
