@@ -1,4 +1,6 @@
-"""`llmspace run` as a real subprocess against a real loopback LLM server and real files."""
+"""`llmspace run` against a real loopback LLM server and real files: through the command
+line's `main` in this process (a subprocess costs a second of start-up on a loaded machine), and
+as a real subprocess where the process matters — a terminal as stdin, Ctrl-C."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from typing import Any
 import pytest
 
 from llmspace.core.threadio import parse_thread, serialize_thread, thread_from_data
+from tests.support.cli import cli_in_process
 from tests.support.llm_server import LoopbackLLM, ToolCallSpec, Turn, configure_provider
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,7 +34,11 @@ def _write(home: Path, rel: str, data: dict[str, Any]) -> Path:
     return path
 
 
-def _run(home: Path, *args: str, stdin: Any = subprocess.DEVNULL) -> subprocess.CompletedProcess[str]:
+def _run(home: Path, *args: str, stdin: Any = None) -> subprocess.CompletedProcess[str]:
+    """`llmspace run ARGS` on `home` from the repository folder: in this process, or as a
+    subprocess reading `stdin` (a terminal needs a process of its own)."""
+    if stdin is None:
+        return cli_in_process(["run", *args], env={"LLM_SPACE_HOME": str(home)}, cwd=ROOT)
     env = {**os.environ, "LLM_SPACE_HOME": str(home), "PYTHONPATH": str(ROOT)}
     return subprocess.run([sys.executable, "-m", "llmspace", "run", *args], cwd=ROOT, env=env, stdin=stdin,
                           capture_output=True, text=True, timeout=120)
