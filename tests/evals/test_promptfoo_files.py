@@ -164,3 +164,16 @@ def test_a_csv_config_column_naming_no_expected_column_sets_nothing_and_says_so(
     (rubric,) = case.assertions
     assert rubric.value == "polite about hi" and rubric.threshold == 3.0  # 0.5 on promptfoo's scale
     assert any("__config:__expected:threshold" in n and "sets nothing" in n for n in data.notes)
+
+
+def test_eval_new_on_a_promptfoo_configuration_says_what_runs_differently_and_the_file_runs(home, srv, oracle, capsys):
+    path = _setup(home, srv, "pf/default_test.yaml")
+    path.unlink()
+    assert main(["eval", "new", "quiz.json", "--dataset", str(home / "workspace" / "pf" / "default_test.yaml"),
+                 "--models", "loop/good"]) == 0
+    err = capsys.readouterr().err
+    assert "`prompts` of default_test.yaml: not used: the thread is the prompt" in err and "`providers`" in err
+    assert "assert: []" in path.read_text("utf-8")  # the file's own checks, no added `contains`
+    assert main(["eval", "run", str(path)]) == 1
+    assert set(_rows(home)) == {"default answer is right", "default answer is wrong", "own answer overrides the default",
+                                "threshold lets one of two pass"}
