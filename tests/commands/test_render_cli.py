@@ -1,17 +1,17 @@
-"""`llmspace render` and `llmspace skills list`, run as real subprocesses with temporary HOME and LLM_SPACE_HOME."""
+"""`llmspace render` and `llmspace skills list` with temporary HOME and LLM_SPACE_HOME, through the
+command line's `main` in the test's process (tests/support/cli.py)."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from tests.skills.conftest import write_skill
+from tests.support.cli import cli_in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,10 +24,8 @@ def user_home(tmp_path: Path) -> Path:
 
 
 def cli(*args: str, home: Path, user_home: Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "LLM_SPACE_HOME": str(home), "HOME": str(user_home), "LLM_SPACE_NO_OS_TRASH": "1",
-           "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "llmspace", *args], env=env, cwd=cwd, capture_output=True,
-                          text=True, timeout=120, encoding="utf-8")
+    env = {"LLM_SPACE_HOME": str(home), "HOME": str(user_home), "LLM_SPACE_NO_OS_TRASH": "1"}
+    return cli_in_process(list(args), env=env, cwd=cwd)
 
 
 def write_thread(home: Path, rel: str, data: dict) -> None:
