@@ -5,7 +5,7 @@ selected row, and running an intent with its message shown on the page.
 `ui/mcp_page.McpPage` (`page.actions`): `rows` is the Treeview whose item ids are the row
 ids, `msg` the Label for results, `refresh` redraws the page. `fit_headings(tree)` widens
 the columns whose heading text would be clipped; `fit_columns` sizes columns to their cells
-(run history, trace view). Only `llmspace/ui` uses it.
+(run history, trace view); `widen_to_content` widens columns to the cells they hold. Only `llmspace/ui` uses it.
 """
 
 from __future__ import annotations
@@ -36,6 +36,24 @@ def fit_columns(tree: Any, columns: list[str], rows: list[list[str]], headings: 
     for k, col in enumerate(columns):
         width = max([head.measure(headings[k]) + 24] + [body.measure(r[k]) + 16 for r in rows])
         tree.column(col, width=min(MAX_WIDTH, width))
+
+
+def widen_to_content(tree: Any, columns: tuple[str, ...], limit: int = 480) -> None:
+    """Widen `columns` of `tree` ("#0" the tree column) to their longest cell, at most
+    `limit` pixels (never narrower), so that what they show is not cut."""
+    body = tkfont.nametofont("TkDefaultFont")
+    items: list[str] = []
+    stack = list(tree.get_children(""))
+    while stack:
+        item = stack.pop()
+        items.append(item)
+        stack.extend(tree.get_children(item))
+    for col in columns:
+        texts = [str(tree.item(i, "text")) if col == "#0" else str(tree.set(i, col)) for i in items]
+        indent = 28 if col == "#0" else 0  # the tree column's indicator and indent
+        need = max((body.measure(t) + 16 + indent for t in texts), default=0)
+        if need > int(tree.column(col, "width")):
+            tree.column(col, width=min(limit, need))
 
 
 class ListActions:

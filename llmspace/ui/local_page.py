@@ -22,7 +22,7 @@ from ..presenters import local_page as lp
 from ..presenters.local_models import Cancelled, Download, DownloadProgress, LocalModelsPresenter
 from . import download_progress, tkvars
 from .first_run import GGUF_TYPES
-from .list_page import fit_headings
+from .list_page import fit_headings, widen_to_content
 
 if TYPE_CHECKING:
     from .app_services import ModelServices
@@ -46,6 +46,7 @@ class LocalPage(tb.Frame):
                               ("state", "State", 240)):
             self.catalog.heading(col, text=label)
             self.catalog.column(col, width=w, stretch=col == "state")
+        self.catalog.column("#0", width=200, stretch=False)
         self.catalog.pack(fill="x")
         row = tb.Frame(box)
         row.pack(fill="x", pady=(4, 0))
@@ -98,6 +99,7 @@ class LocalPage(tb.Frame):
         self.catalog.delete(*self.catalog.get_children(""))
         for r in listing.catalog:
             self.catalog.insert("", "end", iid=r.name, text=r.name, values=(r.size, r.licence, r.tool_calls, r.state))
+        widen_to_content(self.catalog, ("#0", "tools"))  # "100% valid (93% the expected calls)" whole
         keep = [s for s in selected if self.catalog.exists(s)]
         self.catalog.selection_set(keep or self.catalog.get_children("")[:1])
         self.installed.delete(*self.installed.get_children(""))

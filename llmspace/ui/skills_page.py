@@ -76,6 +76,11 @@ class SkillsPage(tb.Frame):
                                            command=lambda: self.set_skill(self.skill_on.get()))
         self.skill_switch.pack(side="left")
         tb.Button(row, text="Reveal skill", bootstyle="link", command=self.reveal_skill).pack(side="left", padx=4)
+        # the selected skill's whole description (and problem): the list's column cuts long ones
+        self.skill_detail = tb.Label(box, text="", bootstyle="secondary", justify="left", wraplength=900)
+        self.skill_detail.pack(fill="x", pady=(2, 0))
+        self.skill_detail.bind("<Configure>", lambda e: self.skill_detail.configure(wraplength=max(200, e.width - 4)),
+                               add=True)
         box = tb.Labelframe(self, text="Skills from plugins (switch a plugin's skills as a whole; they cannot be removed)",
                             padding=4)
         box.pack(fill="x")
@@ -131,6 +136,12 @@ class SkillsPage(tb.Frame):
         row = self._skill_row()
         self.skill_on.set(bool(row and row.enabled))
         self.skill_switch.configure(state="normal" if row else "disabled")
+        text = ""
+        if row is not None:
+            text = f"{row.name}: {row.description}" if row.description else row.name
+            if row.problem:
+                text += f"\nProblem: {row.problem}"
+        self.skill_detail.configure(text=text)
 
     def _show_source(self) -> None:
         origin = self.selected_source()

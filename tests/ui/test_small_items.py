@@ -349,3 +349,122 @@ def test_history_summaries_and_the_compare_panes_show_a_markdown_reply_as_it_rea
         assert any("strong" in str(t) for t in box.tag_names("1.9")), box.tag_names("1.9")  # "Lisbon" in bold
     finally:
         dlg.destroy()
+
+
+def test_a_replys_usage_line_is_never_cut_or_covered_by_its_buttons_at_any_width(window, app):
+    from llmspace.core.threadio import thread_from_data
+
+    usage = {"input": 1, "output": 387, "cacheRead": 28, "cacheWrite": 0, "totalTokens": 416,
+             "cost": {"input": 0.1, "output": 0.2, "cacheRead": 0, "cacheWrite": 0, "total": 0.000312}}
+    thread = thread_from_data({"title": "usage", "context": {"messages": [
+        {"id": "u1", "role": "user", "content": [{"type": "text", "text": "Where is my parcel?"}]},
+        {"id": "a1", "role": "assistant", "content": [{"type": "text", "text": "It ships tomorrow."}],
+         "usage": usage, "timing": {"durationMs": 12345, "firstTokenMs": 800}}]}})
+    app.workspace.save("usage.json", thread)
+    window.tree_view.refresh()
+    ed = window.open_thread("usage.json")
+    root = window.root
+    card = pump_until(root, lambda: ed.list.cards.get("a1"))
+    pump_until(root, lambda: card.stats is not None and card.stats.winfo_ismapped())
+    head, stats = card.header, card.stats
+    problems = []
+    for width in range(300, 1000, 15):
+        head.arrange(width)
+        root.update_idletasks()
+        sx, sy = stats.winfo_x(), stats.winfo_y()
+        sw, sh = int(stats.place_info().get("width") or stats.winfo_reqwidth()), stats.winfo_reqheight()
+        if sy + sh > int(head.cget("height")):
+            problems.append((width, "below the header's height"))
+        if stats.winfo_reqwidth() > sw:
+            problems.append((width, f"cut at the right: needs {stats.winfo_reqwidth()} px, has {sw}"))
+        for b in head.actions + head.left:
+            bx, by = int(b.place_info()["x"]), int(b.place_info()["y"])
+            bw, bh = b.winfo_reqwidth(), b.winfo_reqheight()
+            if sx < bx + bw and bx < sx + sw and sy < by + bh and by < sy + sh:
+                problems.append((width, f"under {b.cget('text')}"))
+    assert not problems, problems
+
+
+def cut_cells(tree, columns) -> list[tuple[str, str]]:
+    """Cells of `tree` whose text is wider than their column (Tk cuts them)."""
+    import tkinter.font as tkfont
+
+    font = tkfont.nametofont("TkDefaultFont")
+    cut = []
+    for item in tree.get_children(""):
+        for col in columns:
+            text = str(tree.item(item, "text")) if col == "#0" else str(tree.set(item, col))
+            room = int(tree.column(col, "width")) - (28 if col == "#0" else 8)
+            if text and font.measure(text) > room:
+                cut.append((col, text))
+    return cut
+
+
+def test_local_models_tool_calls_and_skill_descriptions_are_shown_whole(window, app, home, monkeypatch, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    description = ("Research a question thoroughly across several sources, check claims against each other, and "
+                   "write a short report that cites every source it used, with the open questions at the end.")
+    folder = home / "skills" / "deep-research"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(f"---\nname: deep-research\ndescription: {description}\n---\nBody\n", "utf-8")
+    root = window.root
+    dialog = window.open_settings()
+    try:
+        local = dialog.local_page
+        dialog.nb.select(local)
+        root.update()
+        assert local.catalog.get_children(""), "no catalog rows"
+        assert not cut_cells(local.catalog, ("#0", "tools")), cut_cells(local.catalog, ("#0", "tools"))
+        page = dialog.skills_page
+        dialog.nb.select(page)
+        root.update()
+        item = page.item_of(next(r.key for r in page.view.skills if r.name == "deep-research"))
+        page.skills.see(item)
+        root.update()
+        x, y, _w, h = page.skills.bbox(item, "#2")
+        page.skills.event_generate("<ButtonPress-1>", x=x + 4, y=y + h // 2)
+        page.skills.event_generate("<ButtonRelease-1>", x=x + 4, y=y + h // 2)
+        pump_until(root, lambda: description in page.skill_detail.cget("text"))
+        detail = page.skill_detail
+        pump_until(root, lambda: detail.winfo_ismapped() and detail.winfo_height() >= detail.winfo_reqheight()
+                   and detail.winfo_reqwidth() <= detail.winfo_width() + 1)
+    finally:
+        dialog.destroy()
+
+
+def test_the_trace_windows_step_column_shows_whole_titles_on_a_small_screen(window):
+    from llmspace.core.model import RunSnapshot
+    from llmspace.presenters.trace_view import TraceStep, TraceView
+    from llmspace.ui.editor.trace_view import TraceWindow
+
+    root = window.root
+    run = RunSnapshot.model_validate({"id": "r1", "timestamp": 1000, "thread": {"title": "t"}})
+    win = TraceWindow(window.ui, run, lambda name: None, "a run")
+    try:
+        pump_until(root, lambda: win.view is not None)
+        win.geometry("780x460")
+        pump_until(root, lambda: win.winfo_width() == 780)
+        steps = tuple(TraceStep(f"s{i}", "model", f"{i} · Model local/qwen2.5-coder-0.5b", "15:13:26.022",
+                                "+0.00 s", duration="4 ms", first_token="3 ms") for i in (1, 3))
+        win.show(TraceView("r1", "2 steps", (steps[0], TraceStep("t2", "tool", "2 · Tool city_facts (plugin atlas)",
+                                                                  "15:13:26.025", "+0.00 s", duration="159 ms"), steps[1])))
+        root.update()
+        tree = win.steps
+        assert not cut_cells(tree, ("#0",)), (win.paned.winfo_width(), win.paned.sashpos(0), tree.winfo_width(),
+                                              {c: tree.column(c, "width") for c in ("#0", *tree["displaycolumns"])},
+                                              cut_cells(tree, ("#0",)))
+    finally:
+        win.destroy()
+
+
+def test_the_new_evaluation_hint_wraps_instead_of_being_cut(window):
+    dialog = window.evals.new_evaluation()
+    try:
+        dialog.geometry("620x600")
+        pump_until(window.root, lambda: dialog.winfo_width() == 620)
+        hint = dialog.hint
+        pump_until(window.root, lambda: hint.winfo_reqwidth() <= hint.winfo_width() + 1
+                   and hint.winfo_rootx() + hint.winfo_width() <= dialog.winfo_rootx() + dialog.winfo_width())
+        assert "llm-rubric: Is it correct?" in hint.cget("text")
+    finally:
+        dialog.destroy()

@@ -82,7 +82,14 @@ class CardHeader(tb.Frame):
         """Wrap the stats line to `room` pixels and place it, centred on a row `row_h` high;
         returns its height."""
         label = self.stats
-        label.configure(wraplength=max(40, room))
+        wrap = max(40, room)
+        label.configure(wraplength=wrap)
+        for _ in range(8):  # the label's padding comes on top of wraplength: the line's end was cut
+            over = int(label.winfo_reqwidth()) - max(40, room)
+            if over <= 0 or wrap <= 40:
+                break
+            wrap = max(40, wrap - over - 2)
+            label.configure(wraplength=wrap)
         h = int(label.winfo_reqheight())
         label.place(x=x, y=y + max(0, (row_h - h) // 2), width=max(40, room))
         return h

@@ -11,6 +11,7 @@ pump, and the window fills when they are in. Logic in `presenters/trace_view.py`
 
 from __future__ import annotations
 
+import tkinter.font as tkfont
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Literal
@@ -42,7 +43,7 @@ class TraceWindow(tb.Toplevel):
         tb.Button(top, text="Close", bootstyle="secondary-outline", command=self.destroy).pack(side="right")
         self.summary = tb.Label(top, text="Reading the traces…", bootstyle="secondary")
         self.summary.pack(side="left", padx=(12, 0))
-        paned = tb.Panedwindow(self, orient="horizontal")
+        paned = self.paned = tb.Panedwindow(self, orient="horizontal")
         paned.pack(fill="both", expand=True, padx=8, pady=(0, 8))
         left = tb.Frame(paned)
         self.steps = tb.Treeview(left, columns=("started", "offset", "duration", "first"), show="tree headings",
@@ -105,11 +106,37 @@ class TraceWindow(tb.Toplevel):
         columns = ["started", "offset", "duration", "first"]
         fit_columns(self.steps, columns, [[s.started, s.offset, s.duration, s.first_token] for s in view.steps],
                     [str(self.steps.heading(c, "text")) for c in columns])
+        self._fit_steps()
         if view.steps:
             self.steps.selection_set("0")
             self.steps.focus("0")
         else:
             self._fill(None)
+
+    def _fit_steps(self) -> None:
+        """Give the steps list the width its step titles need (the Step column stretches, so
+        the pane's share decides it): the divider moves right, up to 60% of the window; in a
+        window too small for that, the Started and First token columns give way (the step's
+        detail says both)."""
+        font = tkfont.nametofont("TkDefaultFont")
+        titles = [str(self.steps.item(i, "text")) for i in self.steps.get_children("")]
+        step_w = max((font.measure(t) + 44 for t in titles), default=0)
+        self.update_idletasks()
+        whole = self.paned.winfo_width()
+        if whole <= 1:
+            return
+        limit = int(whole * 0.6)
+        shown = list(self.steps["columns"])
+        for col in ("started", "first"):
+            if step_w + sum(int(self.steps.column(c, "width")) for c in shown) <= limit:
+                break
+            shown.remove(col)
+        self.steps.configure(displaycolumns=shown)
+        others = sum(int(self.steps.column(c, "width")) for c in shown)
+        if step_w + others + 4 > self.paned.sashpos(0):
+            self.paned.sashpos(0, min(step_w + others + 4, limit))
+        # the tree does not share its width out again when its columns change: the Step column takes the rest
+        self.steps.column("#0", width=max(40, self.paned.sashpos(0) - others - 4))
 
     def selected_step(self) -> TraceStep | None:
         sel = self.steps.selection()

@@ -85,8 +85,10 @@ class NewEvaluationDialog(tb.Toplevel):
         label(5, "Assertions")
         self.assertions = tb.Text(body, height=4, wrap="none")
         self.assertions.grid(row=5, column=1, columnspan=2, sticky="ew", pady=4)
-        tb.Label(body, text="One per line: TYPE (checks the case's expected) or TYPE: VALUE — contains, regex: ^\\d+$, "
-                            "llm-rubric: Is it correct?", bootstyle="secondary").grid(row=6, column=1, columnspan=2, sticky="w")
+        self.hint = tb.Label(body, text="One per line: TYPE (checks the case's expected) or TYPE: VALUE — contains, "
+                                        "regex: ^\\d+$, llm-rubric: Is it correct?", bootstyle="secondary", justify="left")
+        self.hint.grid(row=6, column=1, columnspan=2, sticky="ew")  # wrapped to the room it gets, never cut
+        self.hint.bind("<Configure>", lambda e: self.hint.configure(wraplength=max(120, e.width - 2)), add=True)
         label(7, "Judge")
         self.judge_var = tkvars.StringVar(self, "")
         tb.Entry(body, textvariable=self.judge_var).grid(row=7, column=1, columnspan=2, sticky="ew", pady=4)
