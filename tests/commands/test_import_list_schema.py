@@ -1,4 +1,6 @@
-"""`llmspace import`, `llmspace threads list` and `llmspace schema thread`, run as real subprocesses."""
+"""`llmspace import`, `llmspace threads list` and `llmspace schema thread`, through the command
+line's `main` in the test's process (tests/support/cli.py); `--version` and where a library's
+warning goes (the log file, not stderr) as real subprocesses, since the process is the point."""
 
 from __future__ import annotations
 
@@ -10,12 +12,17 @@ from pathlib import Path
 
 from llmspace.core.schema import schema_bytes
 from llmspace.core.workspace import Workspace
+from tests.support.cli import cli_in_process
 
 FIXTURES = Path(__file__).parents[1] / "core" / "fixtures" / "import"
 ONE_OF_EACH = ["native.json", "openai_chat.json", "anthropic_messages.json", "aurora.json", "bare_array.json", "exports.jsonl"]
 
 
 def cli(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    return cli_in_process(list(args), env={"LLM_SPACE_HOME": str(home), "LLM_SPACE_NO_OS_TRASH": "1"})
+
+
+def cli_process(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "LLM_SPACE_HOME": str(home), "LLM_SPACE_NO_OS_TRASH": "1"}
     return subprocess.run([sys.executable, "-m", "llmspace", *args], env=env, capture_output=True, text=True,
                           timeout=120, encoding="utf-8")
@@ -79,7 +86,7 @@ def test_schema_thread_prints_the_generated_schema(home: Path):
 
 
 def test_version_is_printed(home: Path):
-    done = cli("--version", home=home)
+    done = cli_process("--version", home=home)
     assert done.returncode == 0 and done.stdout.startswith("llmspace ")
 
 
@@ -94,7 +101,7 @@ def test_a_failing_trace_is_logged_to_the_log_file_not_printed_between_the_strea
     with LoopbackLLM() as srv:
         configure_provider(home, srv)
         srv.push(Turn(text="All good."))
-        done = cli("run", "t.json", home=home)
+        done = cli_process("run", "t.json", home=home)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "All good." and "Traceback" not in done.stderr and "trace" not in done.stderr
     assert "could not write the trace of a model call" in (home / "logs" / "llmspace.log").read_text("utf-8")
