@@ -1,23 +1,21 @@
-"""`llmspace models` and `llmspace ping` run as real subprocesses against a loopback server."""
+"""`llmspace models` and `llmspace ping` against a loopback server, through the command line's
+`main` in the test's process (tests/support/cli.py)."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
+from tests.support.cli import cli_in_process
 from tests.support.llm_server import LoopbackLLM, configure_provider
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def cli(home: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "LLM_SPACE_HOME": str(home), "LLM_SPACE_NO_KEYRING": "1"}
-    env.pop("OPENAI_API_KEY", None)
-    return subprocess.run([sys.executable, "-m", "llmspace", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=60)
+def cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {"LLM_SPACE_HOME": str(home), "LLM_SPACE_NO_KEYRING": "1", "OPENAI_API_KEY": None}
+    return cli_in_process(list(args), env=env, cwd=ROOT)
 
 
 def test_models_lists_providers_models_and_whether_each_answers(home: Path):
