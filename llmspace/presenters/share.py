@@ -22,7 +22,7 @@ from collections.abc import Callable
 from ..cancel import CancelToken
 from ..core.names import shown_name
 from ..errors import UserFacingError, error_text
-from ..share import AuthRecord, OpenedShare, OpenLinks, SharedGist, ShareSummary, Sharing, SignInEvent
+from ..share import AuthRecord, OpenedShare, OpenLinks, SharedGist, ShareSummary, Sharing, SignInEvent, is_shared_link
 from ..share.auth import CLIENT_ID_ENV, client_id
 
 VIEWER_NOTE = ("The web link opens the original LLM Space project's web viewer (deer-flow.github.io): that "
@@ -98,6 +98,11 @@ class SharePresenter:
         return f"Shared as a secret gist ({shared.file_name}). Send either link:"
 
     # -- opening links ----------------------------------------------------------------------
+    @staticmethod
+    def is_shared(url: str) -> bool:
+        """A `llm-space://shared/…` link (this unit imports it; other links go to plugin storages)."""
+        return is_shared_link(url)
+
     def start_link(self) -> CancelToken:
         """The cancel token of a new link; the one in flight before it is cancelled."""
         return self.links.start()

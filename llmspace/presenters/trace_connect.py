@@ -87,7 +87,10 @@ def form_error(exc: Exception, kind: str) -> FormError:
     """The error of a failed connection, pointing at the fields to fix."""
     if isinstance(exc, RemoteError):
         what = exc.what if exc.what in WHAT_WORDS else "network"
-        return FormError(what, error_text(exc), WHAT_FIELDS[kind].get(what, ()))
+        hint = exc.hint or ""
+        # a hint naming the command line's flags or commands does not fit a form
+        text = exc.message if "--" in hint or "llmspace " in hint else str(exc)
+        return FormError(what, error_text(text), WHAT_FIELDS[kind].get(what, ()))
     if isinstance(exc, UserFacingError):
         return FormError("url", error_text(exc), ())
     if isinstance(exc, OSError):

@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+import webbrowser
 from collections.abc import Callable
 from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
@@ -121,7 +122,7 @@ class MainWindow:
         self.tree_view = TreeView(self.sidebar, ui, self.tree_p, on_change=self.state_changed,
                                   on_drop=lambda paths: self.drops.route(paths))
         self.traces_panel = TracesPanel(self.sidebar, ui, TracesPanelPresenter(app.trace_projects, ws),
-                                        open_link=self.open_link, thread_written=self._open_new_thread)
+                                        open_link=webbrowser.open, thread_written=self._open_new_thread)
         self.sidebar.add(self.tree_view, text="Files")
         self.sidebar.add(self.traces_panel, text="Traces")
         self.installer = PluginInstaller(ui, self.plugins_presenter, self.open_settings)
@@ -319,10 +320,14 @@ class MainWindow:
         return self.storage.save_to_storage()
 
     def open_link(self, url: str) -> None:
-        """Import the thread an `llm-space://` link names (through its plugin storage) and open it."""
+        """Import the thread an `llm-space://` link names and open it: a shared link in the Open
+        Shared Link dialog (Cancel; a newer link cancels it), any other through its plugin storage."""
         self.root.deiconify()
         self.root.lift()
-        self.storage.open_link(url)
+        if self.share_actions.p.is_shared(url):
+            self.share_actions.open_shared_link(url, start=True)
+        else:
+            self.storage.open_link(url)
 
     def install_plugins(self, paths: list[str] | None = None) -> bool:
         """File › Install Plugin…: pick ZIPs (or install `paths`) off the UI thread."""

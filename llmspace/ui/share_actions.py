@@ -78,10 +78,15 @@ class ShareActions:
         self.ui.status.set("Signed out of GitHub.")
         return True
 
-    def open_shared_link(self, url: str = "") -> OpenLinkDialog:
-        """Open Shared Link…: paste a link; the thread lands in `shared/` and opens."""
-        self.dialog = OpenLinkDialog(self.ui, self.p, self._opened, url)
-        return self.dialog
+    def open_shared_link(self, url: str = "", *, start: bool = False) -> OpenLinkDialog:
+        """Open Shared Link…: paste a link; the thread lands in `shared/` and opens. `start`: a
+        link from the OS, imported at once; a link dialog still open is cancelled and closed."""
+        if isinstance(self.dialog, OpenLinkDialog) and not self.dialog.closed:
+            self.dialog.escape()
+        self.dialog = dialog = OpenLinkDialog(self.ui, self.p, self._opened, url)
+        if start:
+            dialog.open()
+        return dialog
 
     def _opened(self, opened: Any) -> None:
         self.tree.refresh()

@@ -250,6 +250,7 @@ class OpenLinkDialog(_Dialog):
                  url: str = "") -> None:
         super().__init__(ui, "Open Shared Link")
         self.p, self.on_opened = presenter, on_opened
+        self.future: Future[Any] | None = None  # the import in flight (or done)
         tb.Label(self.body, text="Shared link (llm-space://shared/gist/threads/…)").pack(anchor="w")
         self.entry = tb.Entry(self.body, width=60)
         self.entry.insert(0, url)
@@ -276,8 +277,8 @@ class OpenLinkDialog(_Dialog):
         self.cancel_token = cancel = self.p.start_link()
         self.open_btn.configure(state="disabled")
         self.say("Importing shared thread…")
-        self.ui.pump.run_in_worker(lambda: self.p.open_work(url, cancel), lambda f: self._done(cancel, f),
-                                   name="shared-link")
+        self.future = self.ui.pump.run_in_worker(lambda: self.p.open_work(url, cancel),
+                                                 lambda f: self._done(cancel, f), name="shared-link")
         return True
 
     def _done(self, cancel: CancelToken, future: Future[Any]) -> None:

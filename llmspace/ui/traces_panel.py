@@ -185,7 +185,7 @@ class TracesPanel(tb.Frame):
     def new_project(self) -> str | None:
         name = self.ui.dialogs.ask_string(
             "Name of the new trace project (it holds the traces of one Langfuse project, collector or Phoenix "
-            "project):", "New Trace Project")
+            "project; to fetch traces from a Langfuse or Phoenix server, use Connect… instead):", "New Trace Project")
         if not name:
             return None
         project_id: str | None = self._guard(lambda: self.p.new_project(name))

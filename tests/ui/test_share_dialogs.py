@@ -194,6 +194,26 @@ def test_open_shared_link_imports_into_shared_pinned_first_opens_it_and_warns_ab
         f"llm-space://shared/gist/threads/{gist_id}"
 
 
+def test_a_link_from_the_os_imports_in_the_dialog_and_a_newer_link_cancels_the_one_in_flight(window, app, github):
+    first = github.add_gist({"one.json": json.dumps({**THREAD, "title": "one"}).encode()})
+    second = github.add_gist({"two.json": json.dumps({**THREAD, "title": "two"}).encode()})
+    github.stall = True  # the first gist's read waits
+    window.open_link(f"llm-space://shared/gist/threads/{first}")
+    dialog = window.share_actions.dialog
+    assert dialog.message.full_text == "Importing shared thread…" and str(dialog.cancel_btn.cget("state")) == "normal"
+    pump_until(window.root, lambda: any(r[1].endswith(f"/gists/{first}") for r in github.requests), timeout=60)
+    token = dialog.cancel_token
+    github.stall = False
+    window.open_link(f"llm-space://shared/gist/threads/{second}")
+    assert token.cancelled and not dialog.winfo_exists()
+    rel = pump_until(window.root, lambda: next((r for r in window.pages if r.startswith("shared/")), None), timeout=90)
+    assert rel == "shared/two.json"
+    github.released.set()
+    pump_until(window.root, dialog.future.done, timeout=90)
+    assert isinstance(dialog.future.exception(), Cancelled)
+    assert sorted(p.name for p in (app.workspace.root / "shared").iterdir()) == ["two.json"]
+
+
 def test_a_bad_or_missing_link_is_said_in_the_dialog_and_the_link_is_kept(window, app, github):
     dialog = window.share_actions.open_shared_link()
     dialog.entry.insert(0, "llm-space://shared/pastebin/threads/abc")

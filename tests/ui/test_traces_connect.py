@@ -212,6 +212,7 @@ def test_connect_phoenix_names_a_missing_project_and_a_missing_key_then_connects
         dialog.connect_btn.invoke()
         pump_until(window.root, lambda: not dialog.working and "nightly" in dialog.message.full_text, timeout=90)
         assert dialog.message.full_text.startswith("The project is wrong.") and "agents" in dialog.message.full_text
+        assert "--phoenix-project" not in dialog.message.full_text  # no command-line advice in a form
         assert "danger" in str(dialog.entries["project"].cget("style")).lower()
         _fill(dialog, project="agents")
         dialog.connect_btn.invoke()
