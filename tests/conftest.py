@@ -15,6 +15,8 @@ from llmspace.paths import DataRoot
 
 UI_TESTS = Path(__file__).parent / "ui"
 
+pytest_plugins = ["tests.support.minutes"]  # the minutes per directory and file, with --durations
+
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xvfb_disable(config: pytest.Config) -> bool:

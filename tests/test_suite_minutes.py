@@ -1,0 +1,53 @@
+"""The suite's minutes per directory and file in `make test`'s summary (tests/support/minutes.py),
+checked on a small suite of its own run by pytest in a subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SLOW = "import time\n\ndef test_slow():\n    time.sleep(0.4)\n"
+FIXTURE = ("import time\nimport pytest\n\n@pytest.fixture(scope='module')\ndef slow_setup():\n    time.sleep(0.4)\n\n"
+           "def test_one(slow_setup):\n    pass\n\ndef test_two(slow_setup):\n    pass\n")
+
+
+def _pytest(folder: Path, *args: str) -> str:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "tests.support.minutes",
+                           "--rootdir", str(folder), "-c", os.devnull, *args, "tests"], cwd=folder, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def _suite(tmp_path: Path) -> Path:
+    for rel, text in {"tests/waits/test_sleep.py": SLOW, "tests/setup/test_module_fixture.py": FIXTURE,
+                      "tests/quick/test_nothing.py": "def test_nothing():\n    pass\n"}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def _seconds(out: str, name: str) -> float:
+    [line] = [line for line in out.splitlines() if line.endswith(f"  {name}")]
+    return float(line.split()[0].removesuffix("s"))
+
+
+def test_with_durations_the_summary_gives_the_minutes_per_directory_and_the_slowest_files_set_up_included(
+        tmp_path: Path) -> None:
+    out = _pytest(_suite(tmp_path), "--durations=1")
+    directories = out.split("minutes per directory")[1].split("slowest 15 test files")[0]
+    files = out.split("slowest 15 test files")[1]
+    assert _seconds(directories, "tests/waits") >= 0.4 and _seconds(directories, "tests/setup") >= 0.4
+    assert _seconds(directories, "tests/quick") < 0.4
+    assert _seconds(files, "tests/setup/test_module_fixture.py") >= 0.4  # the module fixture counts in its file
+    assert "    2 tests  tests/setup/test_module_fixture.py" in files
+    assert "in all (set-up, call and tear-down of each test)" in directories
+
+
+def test_without_durations_the_summary_stays_as_it_was(tmp_path: Path) -> None:
+    out = _pytest(_suite(tmp_path))
+    assert "minutes per directory" not in out and "slowest 15 test files" not in out
