@@ -13,8 +13,9 @@ reflector answer is journaled (`Reflection`) before its candidate runs, so a sec
 kill -9 replays the same steps from the journals and requests nothing journaled again.
 
 It stops when the rollouts (cells on training and validation cases) would run out, the
-budget is spent, the time is up (`deadline`), `stop` is set, or the parent passes every
-training case it is shown three steps running.
+budget is spent, the time is up (`deadline`), `stop` is set, the parent passes every
+training case it is shown three steps running, or five rewrites in a row were rejected (they
+run no cells, so nothing else would bound the reflector calls they take).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from .split import Split
 
 MINIBATCH = 4
 IDLE_STEPS = 3
+REJECTED_IN_A_ROW = 5  # rejected rewrites cost no cells: this bounds the reflector calls they take
 
 
 @dataclass
@@ -85,6 +87,7 @@ class Search:
         self.stopped_because = ""
         self.interrupted = False
         self.reflector_calls = 0
+        self._rejected_in_a_row = 0
         self._parts = set(split.train) | set(split.validation)
         self._free = free or set()  # cell keys of the original's that came from --from (not rollouts)
         self.rollouts_used = sum(self._cells_in_parts(c) for c in self._folders())
@@ -205,7 +208,11 @@ class Search:
         problem = reflection.error or check_candidate(self.original.text, text, self.limits.cap)
         if problem is not None:
             self._record(Candidate(f"c{step}", step, parent.id, text, "rejected", problem))
+            self._rejected_in_a_row += 1
+            if self._rejected_in_a_row >= REJECTED_IN_A_ROW:
+                raise Stopped(f"the reflector's last {REJECTED_IN_A_ROW} rewrites were all rejected")
             return
+        self._rejected_in_a_row = 0
         cand = Cand(f"c{step}", text, parent.id, step)
         self._run(cand, batch)
         mine, theirs = cand.score(tuple(batch)), parent.score(tuple(batch))

@@ -163,3 +163,19 @@ def test_a_held_out_part_under_20_cases_is_decided_by_the_same_test_with_a_warni
     assert code == (0 if verdict["promoted"] else 1)
     assert any("rarely show a significant gain" in w for w in verdict["warnings"])
     assert "rarely show a significant gain" in capsys.readouterr().err
+
+
+def test_field_message_rewrites_that_messages_template_and_its_variables_are_the_ones_checked(home, srv, task: PromptTask):
+    path = write_task(home, srv)
+    out = home / "opt-out"
+
+    # every scripted rewrite is a system prompt: for the message `{{question}}` each drops it and adds {{topic}}
+    assert _optimize(path, "--field", "message:u1", "--rollouts", "80", "--out", str(out)) == 1
+
+    records = read_optimize_journal(out / "journal.jsonl")
+    statuses = [c for c in records if isinstance(c, Candidate)]
+    assert statuses and all(c.status == "rejected" and "drops {{question}}" in (c.reason or "") for c in statuses)
+    assert "{{question}}" in task.reflector_prompts[0]  # the reflector was shown the message's template
+    summary = _summary(out)
+    assert summary["field"] == "message:u1" and summary["verdict"]["promoted"] is False
+    assert summary["stoppedBecause"] == "the reflector's last 5 rewrites were all rejected" and len(statuses) == 5
