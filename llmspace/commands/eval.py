@@ -5,6 +5,7 @@
     llmspace eval run FILE [--dataset FILE] [--models …] [--variants …] [--repeat N] [--judge P/M]
                       [--budget USD] [--concurrency N] [--react] [--max-turns N] [--no-cache] [--fresh] [--out DIR]
                       [--executor local|ray] [--ray-address auto|HOST:PORT|ray://HOST:PORT]
+                      [--embedder P/M] [--skip-unsupported]
     llmspace eval list
     llmspace eval compare RESULT_A RESULT_B [--format text|markdown|html] [-o FILE]
     llmspace eval report RESULT
@@ -82,6 +83,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     n.add_argument("--variants", action="append", default=[], metavar="FILE|NAME=V;NAME=V", help="variable variants, as matrix runs")
     n.add_argument("--repeat", type=int, default=1, metavar="N", help="runs per case and model (default 1)")
     n.add_argument("--judge", metavar="P/M", help="the model that scores llm-rubric assertions")
+    n.add_argument("--embedder", metavar="P/M", help="the embedding model of similar assertions (OpenAI-compatible /v1/embeddings)")
+    n.add_argument("--skip-unsupported", action="store_true",
+                   help="write the file even when the dataset uses assertion types llmspace does not run; runs leave "
+                        "them out, each named in the summary and the report")
     n.add_argument("--scorer", choices=["includes", "match", "model"],
                    help="Inspect datasets: how `target` is checked, as Inspect's scorers do (default includes)")
     n.add_argument("-o", "--output", metavar="FILE", help="where to write it (default: <stem>.eval.yaml beside the thread)")
@@ -95,6 +100,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r.add_argument("--variants", action="append", default=None, metavar="FILE|NAME=V;NAME=V", help="variants for this run (repeatable)")
     r.add_argument("--repeat", type=int, metavar="N", help="runs per case, model and variant")
     r.add_argument("--judge", metavar="P/M", help="the judge model of llm-rubric assertions")
+    r.add_argument("--embedder", metavar="P/M", help="the embedding model of similar assertions (OpenAI-compatible /v1/embeddings)")
+    r.add_argument("--skip-unsupported", action="store_true", default=None,
+                   help="run without the assertion types llmspace does not run, each named in the summary and the report")
     r.add_argument("--budget", type=float, metavar="USD", help="stop launching cells before this cost would be exceeded")
     r.add_argument("--concurrency", type=int, metavar="N", help="cells at once (default: the file's, else 4)")
     r.add_argument("--react", action="store_true", default=None, help="run the thread's tool loop in each cell")
@@ -196,6 +204,10 @@ def _eval_new(args: argparse.Namespace, app: App) -> int:
         data["scorer"] = args.scorer or "includes"
     if args.judge:
         data["judge"] = args.judge
+    if args.embedder:
+        data["embedder"] = args.embedder
+    if args.skip_unsupported:
+        data["skipUnsupported"] = True
     data.update({"threshold": 1.0, "concurrency": 4})
     write_spec(out, data)
     load_spec(out).validate()
@@ -275,12 +287,16 @@ def _eval_run(args: argparse.Namespace, app: App, progress: ProgressLine) -> int
         "models": parse_models_value(args.models) if args.models else None,
         "variants": variants_value(args.variants, Path.cwd()) if args.variants else None,
         "repeat": args.repeat, "budget": args.budget, "concurrency": args.concurrency,
-        "react": args.react, "max_turns": args.max_turns,
+        "react": args.react, "max_turns": args.max_turns, "skip_unsupported": args.skip_unsupported,
     }
     if args.judge:
         from ..agent.matrix_spec import parse_model
 
         flags["judge"] = parse_model(args.judge)
+    if args.embedder:
+        from ..agent.matrix_spec import parse_model
+
+        flags["embedder"] = parse_model(args.embedder)
     spec = spec.override(**flags)
     out = results_out(args.out) if args.out else None
     started = start_run(app.runner, spec, executor=args.executor, ray_address=args.ray_address, out=out, fresh=args.fresh)
@@ -350,6 +366,9 @@ def _print_summary(outcome: Any) -> None:
         print("Stopped by the budget: the cells not run are left for the next `eval run` (it resumes).")
     if outcome.interrupted:
         print("Interrupted: what finished is kept; run the same command again to resume.")
+    for skipped in s.get("skipped") or []:
+        cases = skipped["cases"]
+        print(f"Skipped assertion {skipped['assertion']} ({len(cases)} case{'s' if len(cases) != 1 else ''}): {skipped['reason']}.")
     print(f"Results: {outcome.folder}")
 
 

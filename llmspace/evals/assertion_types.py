@@ -14,6 +14,10 @@
   (`null` for any table, each part a regex);
 - `word-count`: the number of whitespace-separated words, exactly the value or within
   `{min, max}`.
+
+Types that need a service evaluations do not have (`moderation`, `classifier`, `trace-*`) are
+refused with `refusal_reason`; `--skip-unsupported` runs the rest and names each skipped one
+(`skipped_assertions`) in the summary and the report.
 """
 
 from __future__ import annotations
@@ -34,8 +38,36 @@ FINISH_ALIASES = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "le
 DIALECTS = {"mysql": "mysql", "mariadb": "mysql", "postgresql": "postgres", "postgres": "postgres", "sqlite": "sqlite",
             "bigquery": "bigquery", "snowflake": "snowflake", "transactsql": "tsql", "tsql": "tsql", "hive": "hive",
             "redshift": "redshift", "db2": "", "flinksql": "", "mongodb": ""}
+REFUSED = {  # promptfoo types that need a service evaluations do not have: why each is refused
+    "moderation": "it needs a moderation service (OpenAI's or Azure's moderation API, or Llama Guard on Replicate), "
+                  "which evaluations do not call",
+    "classifier": "it needs a Hugging Face text-classification model behind its Inference API, which evaluations "
+                  "do not call",
+    "trace-": "it checks the OpenTelemetry trace of the provider's call, which evaluations do not record",
+}
 MAX_JSON_STARTS = 2000  # the places in an output where contains-json tries a JSON value
 _JSON_START = re.compile(r"[\[{]")
+
+
+def refusal_reason(kind: str) -> str:
+    """Why an assertion type is not run (for the refusal and the skipped list)."""
+    base = kind.removeprefix("not-")
+    for prefix, why in REFUSED.items():
+        if base == prefix or (prefix.endswith("-") and base.startswith(prefix)):
+            return why
+    return "llmspace does not run this type"
+
+
+def skipped_assertions(unsupported: dict[str, list[str]]) -> list[dict[str, Any]]:
+    """The assertions `--skip-unsupported` left out, by type: {assertion, reason, cases}."""
+    return [{"assertion": kind, "reason": refusal_reason(kind), "cases": list(ids)} for kind, ids in sorted(unsupported.items())]
+
+
+def unsupported_text(file: str, unsupported: dict[str, list[str]]) -> str:
+    """The refusal of a dataset with assertion types llmspace does not run, each with why."""
+    parts = [f"{kind} ({refusal_reason(kind)}; cases {', '.join(ids[:5])}{'…' if len(ids) > 5 else ''})"
+             for kind, ids in sorted(unsupported.items())]
+    return f"{file} uses assertion types llmspace does not run: " + "; ".join(parts) + "."
 
 
 def _short(text: str, n: int = 80) -> str:

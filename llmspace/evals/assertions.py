@@ -16,7 +16,8 @@ the arguments are a subset of the call's); `no-tool-called` (none, or none of th
 expression without braces, such as `output | length < 200`, over `output`, `expected` and
 `vars`, run in the bounded sandbox of `core/templating/sandbox.py`); `llm-rubric`;
 `javascript` and `python` (code, parsed here, run confined by `evals/code_assertions.py`);
-and promptfoo's further local types, `evals/assertion_types.py`.
+promptfoo's further local types, `evals/assertion_types.py`; `similar` (parsed here, checked
+with an embedding model by `evals/embeddings.py`).
 A JSON output may be wrapped in one Markdown code fence, and is read only up to the app's
 JSON depth (`llmspace/jsoncheck.py`); deeper JSON fails the check with that reason. Regexes
 (`regex` values and JSON Schema patterns) run time-limited (`evals/timed_regex.py`): one that
@@ -37,17 +38,18 @@ from typing import Any
 
 from ..errors import UserFacingError
 from ..jsoncheck import DEPTH_REASON, MAX_JSON_DEPTH
-from . import assertion_types
+from . import assertion_types, conversation_assertions
 from .timed_regex import RegexError, RegexTimeout, compile_error, schema_patterns, search
 
 TYPES = ("equals", "contains", "icontains", "contains-any", "contains-all", "starts-with", "regex", "is-json",
          "json-schema", "tool-called", "no-tool-called", "max-latency", "max-cost", "max-tokens", "template",
-         "llm-rubric", "javascript", "python", *assertion_types.TYPES)
+         "llm-rubric", "javascript", "python", "similar", *assertion_types.TYPES)
 JUDGED = "llm-rubric"
 CODE = ("javascript", "python")  # run in a confined plugin host: llmspace/evals/code_assertions.py
+SIMILAR = "similar"  # cosine of embeddings: llmspace/evals/embeddings.py
 _USES_EXPECTED = ("equals", "contains", "icontains", "starts-with", "regex")
 _NEEDS_VALUE = ("contains-any", "contains-all", "json-schema", "tool-called", "max-latency", "max-cost", "max-tokens",
-                "template", "llm-rubric", "javascript", "python", *assertion_types.NEEDS_VALUE)
+                "template", "llm-rubric", "javascript", "python", "similar", *assertion_types.NEEDS_VALUE)
 _FENCE = re.compile(r"^\s*```[A-Za-z0-9_-]*\s*\n(.*?)\n?```\s*$", re.DOTALL)
 
 
@@ -147,6 +149,8 @@ def parse_assertion(raw: Any, where: str) -> Assertion:
     name = raw["type"].strip()
     negate = name.startswith("not-")
     kind = name[4:] if negate else name
+    if conversation_assertions.claims(kind, raw.get("value")):  # turns, goal-met, no-leak, tool-called {times, before}
+        return conversation_assertions.parse(raw, kind, negate, where)
     if kind not in TYPES:
         raise UserFacingError(f"{where}: unknown assertion type {name!r}.", hint="Known types: " + ", ".join(TYPES) + " (and not-<type>).")
     if negate and kind == JUDGED:
@@ -178,11 +182,23 @@ def parse_assertion(raw: Any, where: str) -> Assertion:
         _template_expression(str(value), where)
     elif kind in assertion_types.TYPES:
         value = assertion_types.parse_value(kind, value, where)
+    elif kind == SIMILAR:
+        value = _similar_value(value, where, threshold)
     elif kind in CODE and not (isinstance(value, str) and value.strip()):
         raise UserFacingError(f"{where}: a {kind} assertion needs its code, or file://PATH, as value.")
     elif kind == JUDGED and not (isinstance(value, str) and value.strip()):
         raise UserFacingError(f"{where}: llm-rubric needs a rubric name or the criteria as text.")
     return Assertion(kind, value, float(weight), threshold, negate)
+
+
+def _similar_value(value: Any, where: str, threshold: float | None) -> str | list[str]:
+    if threshold is not None and threshold > 1:
+        raise UserFacingError(f"{where}: the threshold of similar is a cosine similarity up to 1, not {threshold:g}.")
+    if isinstance(value, str) and value.strip():
+        return value
+    if isinstance(value, list) and value and all(isinstance(v, str) and v.strip() for v in value):
+        return list(value)
+    raise UserFacingError(f"{where}: similar needs a text, or a list of texts, to compare the output with, not {value!r}.")
 
 
 def _string_list(value: Any, where: str, name: str) -> list[str]:
@@ -276,6 +292,8 @@ def check(a: Assertion, obs: Observation) -> Check:
     only a confined host runs (`evals/code_assertions.py`), fails here saying so."""
     if a.type == JUDGED:
         raise ValueError("llm-rubric is checked by a judge (llmspace/evals/judge.py)")
+    if a.type == SIMILAR:
+        return Check(a.label, False, a.weight, "similar needs an embedding model: give --embedder PROVIDER/MODEL or embedder: in the file")
     if a.type in CODE:
         return Check(a.label, False, a.weight, f"{a.type} assertions run on this machine's executor only (not on Ray workers)")
     try:

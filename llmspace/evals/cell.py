@@ -40,7 +40,7 @@ from ..providers.base import AdapterContext, Endpoint, ModelApi, ModelInfo, Mode
 from ..providers.events import ErrorEvent
 from ..providers.retry import stream_with_retries
 from ..providers.tolerant_calls import TolerantAdapter
-from .assertions import CODE, JUDGED, Check, Observation, check
+from .assertions import CODE, JUDGED, SIMILAR, Assertion, Check, Observation, check
 from .cache import ResponseCache, cache_key
 from .records import CellRecord, JudgeRecord, Reply, Usage, parse_reply, reply_data
 
@@ -48,6 +48,8 @@ if TYPE_CHECKING:
     from ..agent.runner import Runner
     from ..core.model import Thread
     from .code_assertions import CodeAssertions
+    from .conversation import ConversationContext
+    from .embeddings import Embedder
     from .judge import Judge
     from .plan import Cell
 
@@ -110,6 +112,8 @@ class ExecContext:
     runner: Runner | None = None
     max_turns: int = 50
     code: CodeAssertions | None = None  # runs javascript/python assertions (None: they fail, saying why)
+    conversation: ConversationContext | None = None  # mode: conversation (evals/conversation.py)
+    embedder: Embedder | None = None  # checks similar assertions (None: they fail, saying why)
     stats: dict[str, int] = field(default_factory=lambda: {"calls": 0, "cacheHits": 0})
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _live: set[CancelToken] = field(default_factory=set)
@@ -285,6 +289,14 @@ def observation(cell: Cell, reply: Reply) -> Observation:
                        tools=tuple(cell.request.get("tools") or ()))
 
 
+def _check(a: Assertion, obs: Observation, ctx: ExecContext) -> Check:
+    if a.type in CODE and ctx.code is not None:
+        return ctx.code.check(a, obs)
+    if a.type == SIMILAR and ctx.embedder is not None:
+        return ctx.embedder.check(a, obs)
+    return check(a, obs)
+
+
 def run_cell(cell: Cell, ctx: ExecContext, prior: CellRecord | None, judged: set[str],
              emit: Callable[[CellRecord | JudgeRecord], None]) -> None:
     """Run what is missing of `cell` (its call unless `prior`, then its judges not in `judged`)."""
@@ -297,8 +309,7 @@ def run_cell(cell: Cell, ctx: ExecContext, prior: CellRecord | None, judged: set
         checks: list[Check] = []
         if reply.error is None:
             obs = observation(cell, reply)
-            checks = [ctx.code.check(a, obs) if a.type in CODE and ctx.code is not None else check(a, obs)
-                      for a in cell.assertions if a.type != JUDGED]
+            checks = [_check(a, obs, ctx) for a in cell.assertions if a.type != JUDGED]
         record = CellRecord(cell.key, cell.case_id, cell.model, cell.variant, cell.repeat, reply, tuple(checks),
                             int(time.time() * 1000))
         emit(record)

@@ -26,7 +26,7 @@ from ..core.templating.resolution import RenderEnv
 from ..core.templating.variables import PLACEHOLDER_RE, all_names
 from ..errors import UserFacingError
 from ..providers.base import NeutralMessage
-from .assertions import JUDGED, Assertion, needs_expected
+from .assertions import JUDGED, SIMILAR, Assertion, needs_expected
 
 if TYPE_CHECKING:
     from ..core.model import ModelParams, Thread
@@ -182,11 +182,13 @@ def build_plan(spec: EvalSpec, dataset: DatasetScan, thread: Thread, skills: Any
     missing: list[str] = []
     missing_count = 0
     has_judge = False
+    has_similar = False
     kept: dict[tuple[str, str], dict[str, Any]] | None = {}  # the checked requests of a small plan, not rendered again
     no_expected: list[str] = []  # cases whose assertions compare with an `expected` they lack
     no_expected_count = 0
     for case in dataset.cases():
         has_judge = has_judge or any(a.type == JUDGED for a in (*spec.assertions, *case.assertions))
+        has_similar = has_similar or any(a.type == SIMILAR for a in (*spec.assertions, *case.assertions))
         if case.expected is None:
             wanting = [a.label for a in (*spec.assertions, *case.assertions) if needs_expected(a)]
             if wanting:
@@ -214,6 +216,10 @@ def build_plan(spec: EvalSpec, dataset: DatasetScan, thread: Thread, skills: Any
                               hint="Add an `expected` column (or key) to the dataset, or give those assertions a value.")
     if has_judge and spec.judge is None:
         raise UserFacingError("An llm-rubric assertion needs a judge model.", hint="Add `judge: PROVIDER/MODEL` to the file or pass --judge.")
+    if has_similar and spec.embedder is None:
+        raise UserFacingError("A similar assertion needs an embedding model.",
+                              hint="Add `embedder: PROVIDER/MODEL` to the file or pass --embedder (any OpenAI-compatible "
+                                   "/v1/embeddings provider).")
 
     def stream(wanted: Callable[[str], bool] | None, rendered: bool) -> Iterator[Cell]:
         for case in dataset.cases():

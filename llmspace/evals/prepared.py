@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ..core.model import Thread
     from .cell import Target
     from .dataset import DatasetScan
+    from .embeddings import Embedder
     from .journal import RunLock
     from .plan import Plan
     from .spec import EvalSpec
@@ -32,6 +33,7 @@ class Prepared:
     hashes: dict[str, str]
     runner: Runner
     lock: RunLock | None = None  # the results folder's, from open_results until run_cells ends
+    embedder: Embedder | None = None  # the embedding model of `similar` assertions
 
     def release(self) -> None:
         if self.lock is not None:

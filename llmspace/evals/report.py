@@ -266,12 +266,19 @@ def _facts(summary: dict[str, Any]) -> str:
     return '<p class="meta">' + "".join(f"<span>{esc(k)}: <b>{esc(v)}</b></span>" for k, v in facts) + "</p>"
 
 
+def _skipped(summary: dict[str, Any]) -> str:
+    """The assertions `--skip-unsupported` left out, each with why and its cases."""
+    items = [f"<li><b>{esc(entry['assertion'])}</b> ({esc(len(entry['cases']))} cases): {esc(entry['reason'])}</li>"
+             for entry in summary.get("skipped") or []]
+    return f'<h2>Skipped assertions</h2><ul class="skipped">{"".join(items)}</ul>' if items else ""
+
+
 def render_report(summary: dict[str, Any], rows: list[ResultRow]) -> str:
     name = str(summary.get("name") or "Evaluation")
     groups = list(summary.get("groups") or [])
     failing = sum(1 for r in rows if r.status in ("fail", "error"))
     body = "".join([
-        f"<h1>{esc(name)}</h1>", _facts(summary),
+        f"<h1>{esc(name)}</h1>", _facts(summary), _skipped(summary),
         "<h2>Summary</h2>", _summary_table(summary),
         "<h2>Charts</h2>", _charts(groups) if groups else "<p>No models.</p>",
         f'<h2>Failing cells <span class="count">({failing})</span></h2>', _failures(summary, rows),

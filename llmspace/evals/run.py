@@ -42,10 +42,12 @@ from ..core.threadio import thread_to_data
 from ..errors import UserFacingError
 from ..jsonio import open_regular_file
 from ..paths import safe_component
+from .assertion_types import skipped_assertions, unsupported_text
 from .cache import ResponseCache
 from .cell import ExecContext, ProviderGate, Target
 from .code_assertions import CodeAssertions
-from .dataset import scan_dataset, unsupported_message
+from .dataset import scan_dataset
+from .embeddings import resolve_embedder
 from .journal import NAME as JOURNAL
 from .journal import VERSION, JournalWriter, RunLock, choosing, read_journal
 from .judge import Judge, judge_key
@@ -153,9 +155,10 @@ def prepare(runner: Runner, spec: EvalSpec) -> Prepared:
     rel = resolve_thread(runner, spec)
     thread = runner.services.workspace.open(rel)
     dataset = scan_dataset(spec.dataset_path(runner.services.workspace.root))  # confined to its folder and the workspace
-    problem = unsupported_message(dataset)
-    if problem:
-        raise UserFacingError(problem, hint="Remove those assertions, or replace them with ones llmspace runs (see README, Evaluations).")
+    if dataset.unsupported and not spec.skip_unsupported:
+        raise UserFacingError(unsupported_text(dataset.path.name, dataset.unsupported),
+                              hint="Remove those assertions, or run the rest with --skip-unsupported (each skipped one is "
+                                   "named in the summary and the report).")
     if not dataset.count:
         raise UserFacingError(f"The dataset {dataset.path} has no cases.")
     if spec.react:
@@ -167,9 +170,10 @@ def prepare(runner: Runner, spec: EvalSpec) -> Prepared:
     for provider, model in wanted:
         endpoint, info = registry.resolve(None, provider, model)  # refuses unknown models and missing keys now
         targets[f"{provider}/{model}"] = Target(endpoint.provider_id, info.id, endpoint, info, registry.model_api(endpoint.api))
+    embedder = resolve_embedder(registry, *spec.embedder) if spec.embedder is not None else None  # similar assertions
     hashes = {"evalFile": spec.raw_hash, "dataset": _file_sha(dataset.path), "thread": thread_hash(thread),
               "settings": spec.settings_hash()}
-    prepared = Prepared(spec, rel, thread, dataset, plan, targets, hashes, runner)
+    prepared = Prepared(spec, rel, thread, dataset, plan, targets, hashes, runner, embedder=embedder)
     if spec.executor == "ray":
         from .ray_pool import check_ray
 
@@ -372,7 +376,7 @@ def _run_cells(p: Prepared, folder: Path, records: list[JournalRecord], *, concu
                       cache=ResponseCache(cache_folder(p.runner)) if use_cache else None,
                       judge=Judge("/".join(spec.judge), p.thread) if spec.judge and p.plan.has_judge else None,
                       react_thread=p.thread if spec.react else None, runner=p.runner, max_turns=spec.max_turns,
-                      code=CodeAssertions(p.runner.services.root.root, p.dataset.path.parent))
+                      code=CodeAssertions(p.runner.services.root.root, p.dataset.path.parent), embedder=p.embedder)
     records = list(records)
     pending = _Pending(_tasks(p, records))
     pool = open_pool(p, ctx, concurrency, limits)
@@ -463,6 +467,8 @@ def _run_cells(p: Prepared, folder: Path, records: list[JournalRecord], *, concu
             "folder": str(folder), "hashes": p.hashes, "stoppedForBudget": stopped_for_budget, "interrupted": interrupted,
             "spentThisRun": round(spent, 8), "calls": ctx.stats["calls"], "cacheHits": ctx.stats["cacheHits"],
             "finishedAt": finished_at}
+    if p.dataset.unsupported:  # --skip-unsupported: each skipped assertion named
+        meta["skipped"] = skipped_assertions(p.dataset.unsupported)
     if p.dataset.notes or p.plan.notes:  # what ran differently from promptfoo or Inspect (undefined variables, …)
         meta["notes"] = [*p.dataset.notes, *p.plan.notes]
     summary = write_results(folder, p.plan, records, spec, meta)

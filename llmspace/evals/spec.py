@@ -18,6 +18,8 @@ thread `<stem>.eval-2.yaml`, so none reads as another thread's): what to run, re
     executor: ray                # where cells run: local (default) or ray (docs/scale-out.md)
     rayAddress: auto             # auto | HOST:PORT | ray://HOST:PORT
     nodeLocal: {vllm: {GPU: 1}}  # providers every node serves itself: the resources their cells need
+    embedder: openai/text-embedding-3-small   # the embedding model of `similar` assertions
+    skipUnsupported: true        # run without the assertion types llmspace does not run (each named)
     scorer: includes             # Inspect datasets: how `target` is checked (includes, match or model)
 
 `load_spec(path)` validates everything it can without the workspace; `EvalSpec.override(…)`
@@ -43,7 +45,7 @@ from .case import inside_folder
 SUFFIXES = (".eval.yaml", ".eval.yml", ".eval.json")
 NUMBERED = re.compile(r"\.eval-\d+\.(?:yaml|yml|json)$", re.IGNORECASE)  # <stem>.eval-2.yaml: another of <stem>'s
 KEYS = {"thread", "dataset", "models", "variants", "repeat", "assert", "judge", "threshold", "passK", "budget",
-        "concurrency", "providerConcurrency", "react", "maxTurns", "name", "description", "executor", "rayAddress", "nodeLocal",
+        "concurrency", "providerConcurrency", "react", "maxTurns", "name", "description", "executor", "rayAddress", "nodeLocal", "embedder", "skipUnsupported",
         "scorer"}
 SCORERS = ("includes", "match", "model")  # how an Inspect dataset's `target` is checked (evals/inspect_data.py)
 EXECUTORS = ("local", "ray")
@@ -71,6 +73,8 @@ class EvalSpec:
     executor: str | None = None  # None: not in the file (the setting, else "local")
     ray_address: str | None = None
     node_local: dict[str, dict[str, float]] = field(default_factory=dict)  # provider -> Ray resources per cell
+    embedder: tuple[str, str] | None = None  # the embedding model of `similar` assertions
+    skip_unsupported: bool = False  # run without the assertions llmspace does not run (each named in the results)
     scorer: str | None = None  # Inspect datasets: includes (None), match or model
     dataset_flag: bool = False  # `dataset` was given on the command line (the user's own choice), not by the file
 
@@ -130,6 +134,8 @@ class EvalSpec:
         data = {"models": [f"{p}/{m}" for p, m in self.models], "variants": self.variants, "repeat": self.repeat,
                 "assert": [a.to_data() for a in self.assertions], "judge": "/".join(self.judge) if self.judge else None,
                 "react": self.react, "maxTurns": self.max_turns if self.react else None}
+        if self.embedder is not None:
+            data["embedder"] = "/".join(self.embedder)
         if self.scorer not in (None, "includes"):
             data["scorer"] = self.scorer
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
@@ -255,6 +261,8 @@ def load_spec(path: Path) -> EvalSpec:
         executor=data.get("executor"),
         ray_address=data.get("rayAddress"),
         node_local={str(k): {str(r): float(v) for r, v in res.items()} for k, res in node_local.items()},
+        embedder=parse_model(str(data["embedder"])) if data.get("embedder") else None,
+        skip_unsupported=data.get("skipUnsupported") is True,
         scorer=str(data["scorer"]) if data.get("scorer") is not None else None,
     )
     return spec

@@ -77,7 +77,7 @@ def test_a_template_that_loops_too_long_is_stopped_by_the_sandbox_bounds():
 
 
 @pytest.mark.parametrize(("raw", "message"), [
-    ({"type": "similar"}, "unknown assertion type"),
+    ({"type": "webhook"}, "unknown assertion type"),
     ({"type": "contains-any"}, "needs a value"),
     ({"type": "regex", "value": "("}, "does not compile"),
     ({"type": "json-schema", "value": {"type": 12}}, "not a valid JSON Schema"),

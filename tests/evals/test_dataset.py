@@ -59,8 +59,8 @@ def test_identical_rows_without_ids_are_refused_naming_the_rows(tmp_path):
 
 
 def test_a_bad_assert_cell_names_its_row(tmp_path):
-    with pytest.raises(UserFacingError, match=r"cases\.csv row 2: unknown assertion type 'similar'"):
-        load_dataset(_write(tmp_path, "cases.csv", 'q,assert\nx,\ny,"[{""type"": ""similar""}]"\n'))
+    with pytest.raises(UserFacingError, match=r"cases\.csv row 2: unknown assertion type 'webhook'"):
+        load_dataset(_write(tmp_path, "cases.csv", 'q,assert\nx,\ny,"[{""type"": ""webhook""}]"\n'))
 
 
 def test_a_missing_dataset_and_an_unknown_format_are_clear_errors(tmp_path):
@@ -78,15 +78,14 @@ PROMPTFOO = """\
   assert:
     - type: icontains
       value: paris
-    - type: javascript
-      value: output.length < 100
+    - type: webhook
+      value: http://localhost:9/grade
 - vars:
     question: Say hi
   assert:
     - type: not-contains
       value: bye
-    - type: similar
-      value: hello
+    - type: moderation
 """
 
 
@@ -101,7 +100,7 @@ def test_promptfoo_tests_are_read_with_file_values_and_unsupported_types_listed(
     assert [a.label for a in first.assertions] == ["icontains 'paris'"]
     assert second.assertions[0].negate and second.assertions[0].type == "contains"
     message = unsupported_message(data)
-    assert message is not None and "javascript" in message and "similar" in message and first.id in message
+    assert message is not None and "webhook" in message and "moderation" in message and first.id in message
 
 
 def test_a_promptfoo_file_value_outside_the_test_files_folder_is_refused(tmp_path):

@@ -25,6 +25,10 @@ Streams use chunked transfer encoding, one SSE event per HTTP chunk, `Connection
 Chat Completions streams carry usage only when `stream_options.include_usage` is asked for
 (as OpenAI does); `srv.reject_stream_options = True` makes the server answer 400 to any
 request carrying `stream_options` (as some local servers do).
+
+`POST /v1/embeddings` answers in OpenAI's format with `srv.embed(text)` for each input
+(default `letter_vector`: the counts of the letters a–z, so texts of the same words in any
+order have cosine 1); `srv.embed = None` answers 404, as a server without embeddings does.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ import select
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -101,6 +105,12 @@ class RecordedRequest:
     method: str = "POST"
 
 
+def letter_vector(text: str) -> list[float]:
+    """The counts of the letters a–z in `text` (any case): the loopback server's embedding."""
+    folded = text.lower()
+    return [float(folded.count(chr(c))) for c in range(ord("a"), ord("z") + 1)]
+
+
 def _chunks(text: str, size: int) -> list[str]:
     size = max(1, size)
     return [text[i : i + size] for i in range(0, len(text), size)] if text else []
@@ -121,6 +131,7 @@ class LoopbackLLM:
         self.models = list(models) if models is not None else [MODEL_DEFAULT]
         self.requests: list[RecordedRequest] = []
         self.reject_stream_options = False
+        self.embed: Callable[[str], list[float]] | None = letter_vector
         self.disconnected = threading.Event()  # set when a hanging/dropped stream's client went away
         self._queue: deque[Any] = deque()
         self._lock = threading.Lock()
@@ -306,6 +317,9 @@ class _Handler(BaseHTTPRequestHandler):
             body = {"_unparsed": raw.decode("utf-8", "replace")}
         self._record(body)
         path = self.path.split("?")[0].rstrip("/")
+        if path == "/v1/embeddings" and self.server_owner.embed is not None:
+            self._serve_embeddings(body, self.server_owner.embed)
+            return
         kinds = {"/v1/chat/completions": "completions", "/v1/responses": "responses", "/v1/messages": "messages"}
         kind = kinds.get(path)
         if kind is None:
@@ -338,6 +352,17 @@ class _Handler(BaseHTTPRequestHandler):
             self._uncount()
 
     _counted = False
+
+    def _serve_embeddings(self, body: Any, embed: Callable[[str], list[float]]) -> None:
+        texts = body.get("input") if isinstance(body, dict) else None
+        texts = [texts] if isinstance(texts, str) else texts
+        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+            self._send_json(400, {"error": {"message": "input must be a string or a list of strings", "type": "invalid_request_error"}})
+            return
+        data = [{"object": "embedding", "index": i, "embedding": embed(t)} for i, t in enumerate(texts)]
+        tokens = sum(len(t.split()) for t in texts)
+        self._send_json(200, {"object": "list", "data": data, "model": body.get("model", ""),
+                              "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})
 
     def _uncount(self) -> None:
         """This request stops counting as active, once: called before its last bytes are

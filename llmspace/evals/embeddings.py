@@ -1,0 +1,144 @@
+"""`similar` assertions of evaluations: the cosine similarity of the output's embedding and the
+value's, from any OpenAI-compatible `POST {baseUrl}/embeddings` provider (OpenAI, the
+built-in engine serving an embedding GGUF, Ollama's or vLLM's `/v1`, …).
+
+    embedder = Embedder("openai/text-embedding-3-small", endpoint, "text-embedding-3-small")
+    check = embedder.check(assertion, observation)     # a Check; a failed call is a failed check
+
+promptfoo's rules: the value is a text or a list of texts (the output must be similar to one
+of them); it passes when the similarity reaches the threshold (default 0.75); `not-similar`
+passes below it; the check's score is the best similarity. Vectors are kept per text for the
+run (an evaluation compares many outputs with few references). A call that fails (HTTP error,
+no answer, vectors that do not match) fails the check with the provider's message, secrets
+removed. `resolve_embedder(registry, provider, model)` finds the endpoint and refuses one whose
+API has no embeddings route (`check_embedder`).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from typing import TYPE_CHECKING, Any
+
+from ..agent.services import redactor_for
+from ..errors import UserFacingError
+from ..providers.base import Endpoint
+from .assertions import Assertion, Check, Observation
+
+if TYPE_CHECKING:
+    from ..providers.registry import ProviderRegistry
+
+DEFAULT_THRESHOLD = 0.75
+BATCH = 64  # texts per request
+EMBEDDING_APIS = ("openai-completions", "openai-responses")
+
+
+class EmbeddingError(Exception):
+    """The embeddings call failed (the message says why, secrets removed)."""
+
+
+def check_embedder(label: str, api: str) -> None:
+    """Refuse an embedder whose provider does not speak the OpenAI API (Anthropic has no embeddings)."""
+    if api not in EMBEDDING_APIS:
+        raise UserFacingError(f"The embedder {label} speaks {api}, which has no /embeddings route.",
+                              hint="Name an OpenAI-compatible provider's embedding model with --embedder PROVIDER/MODEL "
+                                   "(e.g. openai/text-embedding-3-small, or the built-in engine serving an embedding GGUF).")
+
+
+def resolve_embedder(registry: ProviderRegistry, provider: str, model: str) -> Embedder:
+    """The embedder PROVIDER/MODEL through the provider registry (unknown providers and missing
+    keys are refused now, as for the evaluated models)."""
+    endpoint, info = registry.resolve(None, provider, model)
+    label = f"{provider}/{model}"
+    check_embedder(label, endpoint.api)
+    return Embedder(label, endpoint, info.id)
+
+
+def cosine(a: list[float], b: list[float]) -> float:
+    """The cosine similarity of two vectors (0 when either is all zeros)."""
+    if len(a) != len(b):
+        raise EmbeddingError(f"the provider returned vectors of different lengths ({len(a)} and {len(b)})")
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm > 0 else 0.0
+
+
+def references(a: Assertion) -> list[str]:
+    value = a.value
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+
+
+class Embedder:
+    """One embedding model of an evaluation, its vectors kept per text."""
+
+    def __init__(self, label: str, endpoint: Endpoint, model: str) -> None:
+        self.label, self.endpoint, self.model = label, endpoint, model
+        self._vectors: dict[str, list[float]] = {}
+        self._lock = threading.Lock()
+        self.calls = 0
+        self._redactor = redactor_for(endpoint)
+
+    def vectors(self, texts: list[str]) -> list[list[float]]:
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        for start in range(0, len(missing), BATCH):
+            batch = missing[start:start + BATCH]
+            got = self._request(batch)
+            with self._lock:
+                self._vectors.update(zip(batch, got, strict=True))
+        with self._lock:
+            return [self._vectors[t] for t in texts]
+
+    def _request(self, texts: list[str]) -> list[list[float]]:
+        import requests
+
+        from ..providers.http import api_url, new_session, provider_message
+
+        ep = self.endpoint
+        headers = {"Authorization": f"Bearer {ep.api_key}"} if ep.api_key else {}
+        headers.update(ep.headers)
+        url = api_url(ep.base_url, "/embeddings")
+        self.calls += 1
+        try:
+            with new_session() as session:
+                resp = session.post(url, json={"model": self.model, "input": texts}, headers=headers,
+                                    timeout=(ep.connect_timeout, ep.read_timeout))
+                body = resp.content
+        except requests.RequestException as exc:
+            raise EmbeddingError(self._redactor.text(f"{self.label}: the embeddings call failed ({type(exc).__name__}: {exc})")) from None
+        if resp.status_code != 200:
+            raise EmbeddingError(self._redactor.text(f"{self.label}: the embeddings call answered HTTP {resp.status_code}: "
+                                                     f"{provider_message(body)}"))
+        return self._read(body, len(texts))
+
+    def _read(self, body: bytes, count: int) -> list[list[float]]:
+        import json
+
+        try:
+            data: Any = json.loads(body)
+            items = sorted(data["data"], key=lambda d: int(d.get("index", 0)))
+            vectors = [[float(x) for x in item["embedding"]] for item in items]
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise EmbeddingError(f"{self.label}: the embeddings answer is not OpenAI's format ({{data: [{{embedding}}]}})") from None
+        if len(vectors) != count:
+            raise EmbeddingError(f"{self.label}: asked for {count} embeddings, got {len(vectors)}")
+        return vectors
+
+    def similarity(self, output: str, refs: list[str]) -> list[float]:
+        first, *others = self.vectors([output, *refs])
+        return [cosine(first, other) for other in others]
+
+    def check(self, a: Assertion, obs: Observation) -> Check:
+        threshold = a.threshold if a.threshold is not None else DEFAULT_THRESHOLD
+        refs = references(a)
+        try:
+            scores = self.similarity(obs.output, refs)
+        except EmbeddingError as exc:
+            return Check(a.label, False, a.weight, str(exc))
+        best = max(scores)
+        passed = best >= threshold - 1e-12
+        if a.negate:
+            reason = "" if not passed else f"similarity {best:.3f} ≥ {threshold:g} (expected below)"
+            return Check(a.label, not passed, a.weight, reason, round(best, 4))
+        reason = "" if passed else f"similarity {best:.3f} < {threshold:g}"
+        return Check(a.label, passed, a.weight, reason, round(best, 4))
