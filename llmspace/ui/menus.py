@@ -127,6 +127,7 @@ class Menus:
         ])
         self.edit_menu = sub("Edit", [
             ("Undo", self.tab_pages.undo, "Ctrl+Z"), ("Redo", self.tab_pages.redo, "Ctrl+Shift+Z"), None,
+            ("Insert MCP Prompt…", self.insert_mcp_prompt, None), None,
             ("Cut", lambda: self._focus_event("<<Cut>>"), "Ctrl+X"),
             ("Copy", lambda: self._focus_event("<<Copy>>"), "Ctrl+C"),
             ("Paste", lambda: self._focus_event("<<Paste>>"), "Ctrl+V"),
@@ -207,6 +208,12 @@ class Menus:
                 r.bind(seq, partial(self._step_tab, step))  # replaces: one window owns the root
             except tk.TclError:  # a keysym this Tk does not know
                 pass
+
+    def insert_mcp_prompt(self) -> None:
+        """Edit › Insert MCP Prompt… (and the palette): the active editor's dialog."""
+        ed = self.tab_pages.active_editor()
+        if ed is not None:
+            ed.insert_mcp_prompt()
 
     def toggle_history(self) -> None:
         """View › Toggle Run History (Ctrl+Shift+H): the active editor's run history opens with

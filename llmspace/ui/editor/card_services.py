@@ -63,6 +63,7 @@ class CardServices:
     run: RunActions
     text: TextServices
     pictures: Pictures
+    mcp_resource: Any = None  # Attach MCP resource… of a user message (`mcp_dialogs.ResourceAction`)
 
     @property
     def presenter(self) -> EditorPresenter:

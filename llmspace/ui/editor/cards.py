@@ -31,6 +31,7 @@ from ...core.templating.render import is_trusted_message, is_trusted_tool_result
 from ...core.usage import in_out_label
 from ...errors import UserFacingError
 from ...presenters.catalog import tool_label
+from ...presenters.mcp_content import from_server
 from ...presenters.tool_results import shape_result, todo_items
 from ...presenters.view_updates import MessagesChanged
 from .. import tkvars
@@ -126,6 +127,12 @@ class MessageCard(tb.Frame):
                                           command=self.pick_image, state="disabled" if ro else "normal"))
             head.actions.append(tb.Button(head, text="Paste image", bootstyle="secondary-link", padding=(6, 2),
                                           command=self.paste_image, state="disabled" if ro else "normal"))
+            if services.mcp_resource is not None and services.mcp_resource.available():
+                attach = services.mcp_resource
+                self.mcp_btn = tb.Button(head, text="MCP…", bootstyle="secondary-link", padding=(4, 2),
+                                         command=lambda: attach(msg.id), state="disabled" if ro else "normal")
+                self.mcp_btn.tooltip = "Attach MCP resource…: a server's text or image"  # type: ignore[attr-defined]
+                head.actions.append(self.mcp_btn)
         self.regen_btn: tb.Button | None = None
         if msg.role == "assistant" and index == len(self.p.messages) - 1:
             regen = self.regen_btn = tb.Button(head, text="↻ Regenerate", bootstyle="secondary-link", padding=(6, 2),
@@ -156,6 +163,9 @@ class MessageCard(tb.Frame):
                 b.configure(state="disabled")
             head.actions.append(b)
         head.arrange(cards.card_width())
+        if note := from_server(msg):  # the server's text: say so, it is sent as written
+            self.server_note = tb.Label(self, text=note, bootstyle="warning", wraplength=520, justify="left")
+            self.server_note.pack(anchor="w")
         if collapsed:
             preview = (msg.text() or "").replace("\n", " ")[:120]
             tb.Label(self, text=preview or "(empty)", bootstyle="secondary").pack(anchor="w")

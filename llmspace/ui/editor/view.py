@@ -25,6 +25,7 @@ from ...presenters.editor import EditorPresenter
 from .. import theme as themes
 from ..keyboard import Region
 from ..panes import PaneKeeper
+from . import mcp_dialogs
 from .autosave import ThreadFile
 from .card_images import Pictures
 from .card_services import CardServices
@@ -79,7 +80,7 @@ class EditorView(tb.Frame):
         self.banner = tb.Frame(self.right)
         self.run_controls = RunControls(self, self.banner, ctx.ui, ctx.switches, ctx.offer_model, presenter, self.run)
         self.pictures = Pictures(self, ctx.ui.pump)
-        cards = CardServices(ctx.ui, self.run_controls, text, self.pictures)
+        cards = CardServices(ctx.ui, self.run_controls, text, self.pictures, mcp_dialogs.ResourceAction(self))
         self.list = MessageList(self.right, cards, ctx.rendering(), ctx.markdown())
         self.list.pack(fill="both", expand=True)
         self.run_controls.show_in(self.list)
@@ -87,6 +88,9 @@ class EditorView(tb.Frame):
         foot.pack(fill="x", pady=(4, 0))
         self.add_btn = tb.Button(foot, text="+ Message", bootstyle="secondary-outline", command=self.add_message)
         self.add_btn.pack(side="left")
+        self.mcp_prompt_btn = tb.Button(foot, text="Insert MCP prompt…", bootstyle="secondary-link",
+                                        command=self.insert_mcp_prompt)
+        self.mcp_prompt_btn.pack(side="left", padx=(6, 0))
         self.count_lbl = tb.Label(foot, text="", bootstyle="secondary")
         self.count_lbl.pack(side="right")
         self.p.listeners.append(self._on_change)
@@ -292,6 +296,10 @@ class EditorView(tb.Frame):
         mid = self._guard(self.p.message_intents.add_message)
         if isinstance(mid, str):
             self.list.show_typed(mid)
+
+    def insert_mcp_prompt(self) -> Any:
+        """Insert MCP prompt…: a server's prompt as messages at the end (`editor/mcp_dialogs.py`)."""
+        return mcp_dialogs.insert_prompt(self)
 
     def set_rendering(self, mode: str) -> None:
         self.list.set_mode(mode)
