@@ -163,3 +163,25 @@ def widgets(w: Any) -> list[Any]:
     for child in w.winfo_children():
         out += [child, *widgets(child)]
     return out
+
+
+def test_stop_in_the_editor_cancels_the_runs_waiting_tool_call_and_closes_the_dialog(window, app, srv, features):
+    rel = app.workspace.create_thread("", "signup-stop")
+    window.tree_view.refresh()
+    ed = window.open_thread(rel)
+    window.root.update()
+    ed.p.thread.context.tools = [t for t in app.mcp.thread_tools(features) if t.name == "mcp__features__sign_up"]
+    ed.list.order[0].text.insert("1.0", "Sign me up.")
+    window.root.update()
+    srv.push(Turn(tool_calls=[ToolCallSpec(id="call_1", name="mcp__features__sign_up", arguments={"plan": "gold"})]),
+             Turn(text="unused"))
+    window.switches.react.set(True)
+    try:
+        assert ed.run_controls.start_run()
+        dlg = dialog_of(window, window.elicitor)
+        ed.run_controls.stop_run()
+        pump_until(window.root, lambda: ed.run.status != "running" and not dlg.winfo_exists(), 120)
+    finally:
+        window.switches.react.set(False)
+    assert ed.header.status.cget("text") == "Stopped"
+    assert dlg.answered is not None and dlg.answered.action == "cancel"
