@@ -12,8 +12,11 @@
   `sqlparse` accepts any text); the value may name `databaseType` and `allowedTables` /
   `allowedColumns` in node-sql-parser's `operation::table` / `operation::table::column` form
   (`null` for any table, each part a regex);
+- `contains-sql`: the same for the first fenced code block of the output (else all of it);
 - `word-count`: the number of whitespace-separated words, exactly the value or within
-  `{min, max}`.
+  `{min, max}`;
+- `levenshtein`: the edit distance of the output and the value is at most the threshold
+  (default 5); `is-valid-openai-function-call` is `is-valid-function-call`.
 
 Types that need a service evaluations do not have (`moderation`, `classifier`, `trace-*`) are
 refused with `refusal_reason`; `--skip-unsupported` runs the rest and names each skipped one
@@ -31,8 +34,9 @@ from ..errors import UserFacingError
 from ..jsoncheck import DEPTH_REASON
 
 TYPES = ("icontains-any", "icontains-all", "contains-json", "is-valid-openai-tools-call", "is-valid-function-call",
-         "finish-reason", "is-sql", "word-count")
-NEEDS_VALUE = ("icontains-any", "icontains-all", "finish-reason", "word-count")
+         "is-valid-openai-function-call", "finish-reason", "is-sql", "contains-sql", "word-count", "levenshtein")
+NEEDS_VALUE = ("icontains-any", "icontains-all", "finish-reason", "word-count", "levenshtein")
+LEVENSHTEIN_MAX = 5  # promptfoo's default largest distance
 FINISH_ALIASES = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls",
                   "function_call": "tool_calls", "refusal": "content_filter"}
 DIALECTS = {"mysql": "mysql", "mariadb": "mysql", "postgresql": "postgres", "postgres": "postgres", "sqlite": "sqlite",
@@ -47,6 +51,7 @@ REFUSED = {  # promptfoo types that need a service evaluations do not have: why 
 }
 MAX_JSON_STARTS = 2000  # the places in an output where contains-json tries a JSON value
 _JSON_START = re.compile(r"[\[{]")
+_FENCED = re.compile(r"```[A-Za-z]*[ \t]*\n(.*?)\n?```", re.DOTALL)
 
 
 def refusal_reason(kind: str) -> str:
@@ -88,7 +93,11 @@ def parse_value(kind: str, value: Any, where: str) -> Any:
         return value.strip()
     if kind == "word-count":
         return _word_count_value(value, where)
-    if kind == "is-sql" and value is not None:
+    if kind == "levenshtein":
+        if not isinstance(value, str):
+            raise UserFacingError(f"{where}: levenshtein needs the text to compare with as value, not {value!r}.")
+        return value
+    if kind in ("is-sql", "contains-sql") and value is not None:
         if not isinstance(value, dict) or set(value) - {"databaseType", "allowedTables", "allowedColumns"}:
             raise UserFacingError(f"{where}: is-sql takes {{databaseType, allowedTables, allowedColumns}} as value, not {value!r}.")
         dialect = str(value.get("databaseType") or "mysql").replace(" ", "").lower()
@@ -136,7 +145,8 @@ def _word_count_value(value: Any, where: str) -> dict[str, float]:
 
 
 def check_value(kind: str, value: Any, output: str, *, tool_calls: tuple[tuple[str, dict[str, Any]], ...] = (),
-                tools: tuple[dict[str, Any], ...] = (), finish_reason: str | None = None) -> tuple[bool, str]:
+                tools: tuple[dict[str, Any], ...] = (), finish_reason: str | None = None,
+                threshold: float | None = None) -> tuple[bool, str]:
     """(held, why not) of one assertion of `TYPES` on one output."""
     if kind == "icontains-any":
         folded = output.casefold()
@@ -147,7 +157,7 @@ def check_value(kind: str, value: Any, output: str, *, tool_calls: tuple[tuple[s
         return not missing, "output lacks " + ", ".join(map(repr, missing)) + " (any case)"
     if kind == "contains-json":
         return _contains_json(output, value)
-    if kind in ("is-valid-openai-tools-call", "is-valid-function-call"):
+    if kind in ("is-valid-openai-tools-call", "is-valid-function-call", "is-valid-openai-function-call"):
         return _valid_calls(tool_calls, tools)
     if kind == "finish-reason":
         got = FINISH_ALIASES.get((finish_reason or "").lower(), (finish_reason or "").lower())
@@ -155,6 +165,11 @@ def check_value(kind: str, value: Any, output: str, *, tool_calls: tuple[tuple[s
         return got == want, f"the reply ended with {finish_reason or 'no reason'!r}, not {value!r}"
     if kind == "is-sql":
         return _is_sql(output, value)
+    if kind == "contains-sql":
+        block = _FENCED.search(output)
+        return _is_sql(block.group(1) if block else output, value)
+    if kind == "levenshtein":
+        return _levenshtein(output, value, threshold)
     if kind == "word-count":
         words = len(output.split())
         low, high = value.get("min", 0.0), value.get("max", math.inf)
@@ -263,6 +278,29 @@ def _is_sql(output: str, value: dict[str, Any] | None) -> tuple[bool, str]:
             if value.get("allowedColumns") is not None and not _allowed(value["allowedColumns"], op, column.table or None, column.name):
                 return False, f"the SQL uses the column {column.name!r} ({op}), which allowedColumns does not allow"
     return True, ""
+
+
+def _levenshtein(output: str, want: str, threshold: float | None) -> tuple[bool, str]:
+    """Distance at most `threshold`: a band of width 2k+1 around the diagonal suffices (a
+    longer distance is only reported as more than k), so long outputs cost O(n·k)."""
+    k = int(LEVENSHTEIN_MAX if threshold is None else threshold)
+    a, b = output, want
+    if abs(len(a) - len(b)) > k:
+        return False, f"edit distance more than {k} (the lengths differ by {abs(len(a) - len(b))})"
+    big = k + 1
+    prev = {j: j for j in range(min(len(b), k) + 1)}
+    for i in range(1, len(a) + 1):
+        row: dict[int, int] = {}
+        for j in range(max(0, i - k), min(len(b), i + k) + 1):
+            if j == 0:
+                row[j] = i
+                continue
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            row[j] = min(prev.get(j, big) + 1, row.get(j - 1, big) + 1, prev.get(j - 1, big) + cost)
+        prev = row
+        if min(prev.values(), default=big) > k:
+            return False, f"edit distance more than {k}"
+    return prev.get(len(b), big) <= k, f"edit distance more than {k}"
 
 
 def _allowed(rules: list[str], op: str, table: str | None, column: str | None) -> bool:

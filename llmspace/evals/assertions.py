@@ -374,7 +374,7 @@ def _check(a: Assertion, obs: Observation) -> tuple[bool, str]:
         return _run_template(str(a.value), obs)
     if kind in assertion_types.TYPES:
         return assertion_types.check_value(kind, a.value, out, tool_calls=obs.tool_calls, tools=obs.tools,
-                                           finish_reason=obs.finish_reason)
+                                           finish_reason=obs.finish_reason, threshold=a.threshold)
     raise ValueError(f"unhandled assertion type {kind}")
 
 

@@ -110,3 +110,12 @@ def test_an_evaluation_runs_the_local_types_against_a_loopback_model(home, srv, 
     rows = {r["output"]: r for r in map(json.loads, (folder / "results.jsonl").read_text("utf-8").splitlines())}
     assert [c["pass"] for c in rows['{"name": "Ada", "age": 36}']["checks"]] == [True, True, True, True]
     assert [c["pass"] for c in rows["4"]["checks"]] == [False, True]
+
+
+def test_contains_sql_checks_the_fenced_block_and_levenshtein_the_edit_distance():
+    assert _holds({"type": "contains-sql"}, "Here:\n```sql\nSELECT name FROM users;\n```\nDone.")
+    assert not _holds({"type": "contains-sql"}, "Here:\n```sql\nSELEC name FROM\n```")
+    assert _holds({"type": "levenshtein", "value": "sitting"}, "kitten")  # 3 edits, promptfoo's default limit 5
+    assert not _holds({"type": "levenshtein", "value": "sitting", "threshold": 2}, "kitten")
+    assert _holds({"type": "levenshtein", "value": "a" * 999 + "b", "threshold": 1}, "a" * 1000)
+    assert _holds({"type": "is-valid-openai-function-call"}, tool_calls=(("get_weather", {"city": "Oslo"}),), tools=(WEATHER,))
