@@ -3,7 +3,8 @@ ever leaves the card: the collapse toggle and the role button on the left, the a
 (↑ ↓ + ▶ ✕, Image…, Paste image) on the right, and the token/timing line of an assistant
 message between them, wrapped to the room that is left. When the actions do not fit beside
 the role button they move onto rows of their own below it (right-aligned), and the stats
-line gets a row of its own when it would be squeezed below a readable width.
+line gets a row of its own when it would be squeezed below a readable width. Actions too wide
+for one row of the card take their `compact_text` where they have one (↻ Regenerate → ↻).
 
 `CardHeader(master, on_height_change)` is a component of `ui/editor/cards.MessageCard`
 (`card.header`): the card adds the widgets (children of the header) and calls `arrange`
@@ -53,7 +54,7 @@ class CardHeader(tb.Frame):
             x += w.winfo_reqwidth()
             row_h = max(row_h, w.winfo_reqheight())
         left_w = x
-        sizes = [(w.winfo_reqwidth(), w.winfo_reqheight()) for w in self.actions]
+        sizes = self._action_sizes(width)
         actions_w = sum(s[0] for s in sizes)
         room = width - left_w - GAP
         stats_room = room - actions_w - GAP
@@ -77,6 +78,22 @@ class CardHeader(tb.Frame):
                 y = row_h
             y = self._flow_actions(sizes, width, y)
         self.configure(height=max(1, y))
+
+    def _action_sizes(self, width: int) -> list[tuple[int, int]]:
+        """The actions' sizes; when they would not fit on one row of `width` px, the actions
+        that have a `compact_text` (↻ Regenerate → ↻, its tooltip still says it) take it."""
+        for w in self.actions:
+            if getattr(w, "compact_text", None) is not None:
+                full = w.__dict__.setdefault("full_text", str(w.cget("text")))
+                if str(w.cget("text")) != full:
+                    w.configure(text=full)
+        sizes = [(int(w.winfo_reqwidth()), int(w.winfo_reqheight())) for w in self.actions]
+        if sum(s[0] for s in sizes) > width:
+            for w in self.actions:
+                if getattr(w, "compact_text", None) is not None:
+                    w.configure(text=w.compact_text)
+            sizes = [(int(w.winfo_reqwidth()), int(w.winfo_reqheight())) for w in self.actions]
+        return sizes
 
     def _place_stats(self, x: int, y: int, room: int, row_h: int) -> int:
         """Wrap the stats line to `room` pixels and place it, centred on a row `row_h` high;

@@ -139,6 +139,7 @@ class MessageCard(tb.Frame):
                                                command=self.run.regenerate,
                                                state="normal" if self.run.can_regenerate() else "disabled")
             regen.tooltip = "Run again from the user message before this reply (Ctrl+R)"  # type: ignore[attr-defined]
+            regen.compact_text = "↻"  # type: ignore[attr-defined]  # in a narrow card (card_header.py)
             head.actions.append(regen)
         if msg.role == "assistant":
             copy = tb.Button(head, text="Copy", bootstyle="secondary-link", padding=(6, 2),
