@@ -70,12 +70,17 @@ def need_engine() -> Path:
 
 def setup_root(home: Path, which: tuple[str, str], *, idle_minutes: float = 5.0, context: int = 2048,
                name: str = "m") -> tuple[DataRoot, InstalledModel]:
-    """A data root with the model added in place as `name` and engine settings for tests."""
+    """A data root with the model added in place as `name` and engine settings for tests. The
+    index entry is the one `LocalModels.add` writes, with the SHA-256 `model_file` checked once
+    per session (adding hashes the file again: a second of a loaded machine each time;
+    tests/local/test_models.py tests adding)."""
     need_engine()
     path = model_file(which)
     root = DataRoot(home)
     save(root, EngineSettings(context_size=context, threads=2, idle_minutes=idle_minutes))
-    model = LocalModels(root).add(path, name=name)
+    st = path.stat()
+    model = LocalModels(root).register(InstalledModel(name=name, path=path.absolute(), size=st.st_size, origin="in-place",
+                                                      sha256=which[1], mtime_ns=st.st_mtime_ns, added_at=time.time()))
     return root, model
 
 
