@@ -8,7 +8,7 @@ use it. Who answers is the caller's `Elicitor`, called on the thread that made t
 - the command line asks on a terminal (`commands/elicit_terminal.py`);
 - without one (standard input not a terminal), with `--no-input`, in evaluations and matrix
   runs, the request is declined (`Decline`) — the default when the caller gives none;
-- the app will show a dialog built from `ElicitationRequest` (a later change).
+- the app shows a dialog built from `ElicitationRequest` (`ui/mcp_elicitation.py`).
 
 A form whose schema goes beyond what MCP elicitation allows (`unsupported_schema`) is
 declined with a note without asking. After the call, the tool result gets a note saying that

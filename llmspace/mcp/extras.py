@@ -1,5 +1,5 @@
 """`McpExtras`: what an MCP server offers besides tools, as blocking calls (`McpHub.extras`;
-presenter-free: the CLI calls them now, the app's dialogs later, never from the Tk thread).
+presenter-free: the CLI and the app's dialogs call them, never from the Tk thread).
 
   get_prompt(s, name, arguments)            -> the `prompts/get` result as JSON
   complete(s, kind, ref, argument, prefix)  -> `completion/complete` values ("prompt"/"resource")
