@@ -171,8 +171,12 @@ def new_project(args: argparse.Namespace, app: App) -> int:
         try:
             project = connect_phoenix(store, args.name, args.phoenix, args.phoenix_project, key)
         except RemoteError as exc:
-            if exc.what != "key" or key or not sys.stdin.isatty():
+            if exc.what != "key" or key:
                 raise
+            if not sys.stdin.isatty():
+                raise RemoteError(exc.message.replace("rejected the key", "needs an API key (its auth is on) and got none"),
+                                  "key", status=exc.status, hint="Set PHOENIX_API_KEY to a Phoenix API key; keys are "
+                                  "never taken on the command line.") from None
             project = connect_phoenix(store, args.name, args.phoenix, args.phoenix_project,
                                       _ask("Phoenix API key: ", secret=True))
         where = f"Phoenix project {project['source']['phoenixProject']}"

@@ -6,23 +6,24 @@ workbench, the sync itself with progress and Cancel, and the project's last sync
     sync = TraceSync(store, project_id)
     rows = sync.search_work(SyncForm(text="paris", sort="Oldest", limit=50))   # on a worker
     edited = sync.edited([r.id for r in chosen])     # titles whose workbench was edited
-    report = sync.sync_work(ids, rebuild=False, cancel=event, progress=fn)      # on a worker
+    report = sync.sync_work(ids, rebuild=False, cancel=token, progress=fn)      # on a worker
     sync.outcome(report); sync.last_sync()
 
 Searching and syncing block on the network (`traces/connect.py`, bounded in time); the view
-runs them on the worker pool and hands results back through the pump. Cancel sets the event:
-the sync stops before the next trace (a trace is never stored in part). No Tk.
+runs them on the worker pool and hands results back through the pump. Cancel cancels the
+token: the HTTP call in flight is cut off at once and the sync stops (a trace is never stored in
+part). No Tk.
 """
 
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from ..cancel import CancelToken
 from ..core.names import shown_name
 from ..errors import UserFacingError
 from ..traces.connect import SyncReport, search, sync
@@ -181,7 +182,7 @@ class TraceSync:
                 out.append(str(record.get("title") or record["key"]))
         return out
 
-    def sync_work(self, trace_ids: list[str], *, rebuild: bool, cancel: threading.Event,
+    def sync_work(self, trace_ids: list[str], *, rebuild: bool, cancel: CancelToken,
                   progress: Callable[[int, int], None] | None = None) -> SyncReport:
         return sync(self.store, self.store.read_project(self.project_id), trace_ids, rebuild=rebuild,
                     timeout=self.timeout, progress=progress, cancel=cancel)

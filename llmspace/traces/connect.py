@@ -12,7 +12,9 @@
   no rows: skipped with a warning), upserts it by its remote id (`TraceStore.upsert_synced`:
   an edited workbench is kept unless `rebuild`), then records lastSyncAt and lastSyncStatus
   (`error` with the first warning as lastSyncError, else `success`). A key, project, URL or
-  network error stops the sync, is recorded as its status and raised.
+  network error stops the sync, is recorded as its status and raised. Its `cancel` (a
+  `CancelToken`) stops it at once, also in the middle of an HTTP call (the connection is shut,
+  `remote.Cancelled`): the trace being fetched and the ones after it are skipped as cancelled.
 
 The same mapping as files: synced rows are stored in raw.json as received and go through
 `files.spans_of` and `mapping.map_spans` like an imported file's.
@@ -20,16 +22,16 @@ The same mapping as files: synced rows are stored in raw.json as received and go
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..cancel import CancelToken
 from ..errors import UserFacingError
 from .langfuse_api import LangfuseClient, SearchFilters, TooLong
 from .phoenix_api import PhoenixClient
-from .remote import RemoteError, normalise_base_url
+from .remote import Cancelled, RemoteError, normalise_base_url
 from .store import TraceStore, key_preview
 
 Client = LangfuseClient | PhoenixClient
@@ -113,19 +115,24 @@ def search(store: TraceStore, project: dict[str, Any], filters: SearchFilters, *
 
 def sync(store: TraceStore, project: dict[str, Any], trace_ids: list[str], *, rebuild: bool = False,
          timeout: tuple[float, float] | None = None, progress: Callable[[int, int], None] | None = None,
-         cancel: threading.Event | None = None) -> SyncReport:
+         cancel: CancelToken | None = None) -> SyncReport:
     ids = list(dict.fromkeys(t.strip() for t in trace_ids if t.strip()))
     report = SyncReport()
     client = client_for(store, project, timeout=timeout)
+    client.http.cancel = cancel
     try:
         for done, trace_id in enumerate(ids):
-            if cancel is not None and cancel.is_set():
+            if cancel is not None and cancel.cancelled:
                 report.skipped.extend((t, "cancelled before it was fetched") for t in ids[done:])
                 break
             if progress:
                 progress(done, len(ids))
             try:
                 rows = client.observations(trace_id) if isinstance(client, LangfuseClient) else client.spans(trace_id)
+            except Cancelled:
+                report.skipped.extend((t, "cancelled while it was being fetched" if t == trace_id else
+                                       "cancelled before it was fetched") for t in ids[done:])
+                break
             except TooLong:
                 report.skipped.append((trace_id, "it has more rows than 5 pages hold; not synced (never a partial trace)"))
                 continue

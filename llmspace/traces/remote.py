@@ -5,6 +5,10 @@ refused before anything is sent there), is bounded in time (connect and read tim
 deadline over the whole body) and in size (`MAX_BODY_BYTES`), and its failure is a
 `RemoteError` saying which of the key, the project, the URL or the network is wrong
 (`what`), in words that never hold the credentials (they are in `redact.KNOWN`).
+
+A client's `cancel` (a `CancelToken`, e.g. a sync's Cancel) stops a call in flight at once: the
+session is `origin_session.cancellable_session()`, whose socket `cancel_with` shuts when the
+token is cancelled, and the call then raises `Cancelled` (also when cancelled before it starts).
 """
 
 from __future__ import annotations
@@ -16,9 +20,10 @@ from urllib.parse import urlsplit, urlunsplit
 import orjson
 import requests
 
+from ..cancel import CancelToken
 from ..errors import UserFacingError
 from ..origin import origin_label
-from ..origin_session import CrossOriginRedirect, OriginSession
+from ..origin_session import CrossOriginRedirect, cancel_with, cancellable_session
 from ..redact import KNOWN
 
 MAX_BODY_BYTES = 64 * 1024 * 1024
@@ -33,6 +38,13 @@ class RemoteError(UserFacingError):
         super().__init__(KNOWN.text(message), hint=hint)
         self.what = what
         self.status = status
+
+
+class Cancelled(RemoteError):
+    """The call was cancelled (its connection shut); nothing it would have read was kept."""
+
+    def __init__(self) -> None:
+        super().__init__("Cancelled.", "cancelled")
 
 
 def normalise_base_url(url: str, label: str) -> str:
@@ -57,7 +69,8 @@ class JsonClient:
         self.headers = {"Accept": "application/json", **headers}
         self.timeout = timeout
         self.max_bytes = max_bytes
-        self.session = OriginSession()
+        self.cancel: CancelToken | None = None
+        self.session = cancellable_session()
 
     def close(self) -> None:
         self.session.close()
@@ -68,23 +81,19 @@ class JsonClient:
         url = self.base_url + path
         where = origin_label(self.base_url)
         clean = {k: v for k, v in (params or {}).items() if v is not None and v != ""}
+        if self.cancelled:
+            raise Cancelled()
         try:
-            with self.session.get(url, params=clean, headers=self.headers, timeout=self.timeout, stream=True,
-                                  allow_redirects=True) as response:
+            with cancel_with(self.cancel), self.session.get(url, params=clean, headers=self.headers, timeout=self.timeout,
+                                                            stream=True, allow_redirects=True) as response:
                 body = self._body(response, where)
                 status = response.status_code
-        except CrossOriginRedirect as exc:
-            raise RemoteError(f"{self.label} at {where} {exc}; nothing was sent there.", "url",
-                              hint="Give the server's own address as the URL.") from None
-        except requests.Timeout:
-            raise RemoteError(f"{self.label} at {where} did not answer within {self.timeout[1]:g} s.", "network",
-                              hint="Check that the server is up, then try again.") from None
-        except requests.RequestException as exc:
-            reason = type(exc).__name__
-            if isinstance(exc, requests.ConnectionError):
-                reason = "the connection failed (nothing answers at that address, or the network is down)"
-            raise RemoteError(f"Could not reach {self.label} at {where}: {reason}.", "network",
-                              hint="Check the URL and the network.") from None
+        except (requests.RequestException, OSError) as exc:
+            if self.cancelled:
+                raise Cancelled() from None
+            raise self._failure(exc, where) from None
+        if self.cancelled:  # a shut socket can look like the end of a close-delimited body
+            raise Cancelled()
         if status >= 400:
             raise self._status_error(status, body, path, where, not_found)
         try:
@@ -93,11 +102,30 @@ class JsonClient:
             raise RemoteError(f"{self.label} at {where} answered {path} with something that is not JSON.", "url",
                               hint=f"Check that the URL is the {self.label} server's base URL.") from None
 
+    @property
+    def cancelled(self) -> bool:
+        return self.cancel is not None and self.cancel.cancelled
+
+    def _failure(self, exc: Exception, where: str) -> RemoteError:
+        if isinstance(exc, CrossOriginRedirect):
+            return RemoteError(f"{self.label} at {where} {exc}; nothing was sent there.", "url",
+                               hint="Give the server's own address as the URL.")
+        if isinstance(exc, requests.Timeout):
+            return RemoteError(f"{self.label} at {where} did not answer within {self.timeout[1]:g} s.", "network",
+                               hint="Check that the server is up, then try again.")
+        reason = type(exc).__name__
+        if isinstance(exc, requests.ConnectionError):
+            reason = "the connection failed (nothing answers at that address, or the network is down)"
+        return RemoteError(f"Could not reach {self.label} at {where}: {reason}.", "network",
+                           hint="Check the URL and the network.")
+
     def _body(self, response: requests.Response, where: str) -> bytes:
         deadline = time.monotonic() + self.timeout[1] * 2
         chunks: list[bytes] = []
         size = 0
         for chunk in response.iter_content(65536):
+            if self.cancelled:
+                raise Cancelled()
             size += len(chunk)
             if size > self.max_bytes:
                 raise RemoteError(f"{self.label} at {where} sent more than {self.max_bytes // (1024 * 1024)} MB for one "

@@ -12,13 +12,13 @@ and nothing typed is cleared. Enter searches, Escape cancels the work in flight 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
+from ..cancel import CancelToken
 from ..errors import error_text
 from ..presenters.trace_sync import LIMITS, SORTS, ResultRow, SyncForm, SyncOutcome, TraceSync, rebuild_question
 from .wrapped_label import WrappedLabel
@@ -39,7 +39,7 @@ class SyncDialog(tb.Toplevel):
         self.rows: list[ResultRow] = []
         self.working: str = ""  # "search" | "sync" | ""
         self.generation = 0  # a search or sync cancelled is ignored when it ends
-        self.cancel_event: threading.Event | None = None
+        self.cancel_event: CancelToken | None = None
         self.closed = False
         body = tb.Frame(self, padding=12)
         body.pack(fill="both", expand=True)
@@ -195,7 +195,7 @@ class SyncDialog(tb.Toplevel):
             rebuild_question(edited), "Edited workbenches", "Rebuild from the new data", "Keep my edits")
         self.generation += 1
         mine = self.generation
-        self.cancel_event = cancel = threading.Event()
+        self.cancel_event = cancel = CancelToken()
         self._set_busy("sync")
         self.progress.configure(mode="determinate", maximum=len(ids), value=0)
         self.say(f"Syncing {len(ids)} trace(s)…")
@@ -211,8 +211,8 @@ class SyncDialog(tb.Toplevel):
         if self.closed or mine != self.generation:
             return
         self.progress.configure(maximum=max(total, 1), value=done)
-        self.say(f"Synced {done} of {total}…" if not (self.cancel_event and self.cancel_event.is_set())
-                 else "Cancelling after the trace being fetched…")
+        self.say(f"Synced {done} of {total}…" if not (self.cancel_event and self.cancel_event.cancelled)
+                 else "Cancelling…")
 
     def _synced(self, mine: int, future: Future[SyncOutcome]) -> None:
         try:
@@ -233,22 +233,22 @@ class SyncDialog(tb.Toplevel):
             self.say(self.p.outcome(report), error=bool(report.skipped))
 
     def cancel(self) -> None:
-        """Stop the work in flight: a search's answer is ignored; a sync stops before the next trace."""
+        """Stop the work in flight: a search's answer is ignored; a sync's HTTP call is cut off at once."""
         if self.working == "search":
             self.generation += 1
             self._stop_progress()
             self._set_busy("")
             self.say("Search cancelled.")
         elif self.working == "sync" and self.cancel_event is not None:
-            self.cancel_event.set()
+            self.cancel_event.cancel()
             self.cancel_btn.configure(state="disabled")
-            self.say("Cancelling after the trace being fetched…")
+            self.say("Cancelling…")
 
     def close(self) -> None:
         if self.closed:
             return
         if self.cancel_event is not None:
-            self.cancel_event.set()
+            self.cancel_event.cancel()
         self.closed = True
         self.destroy()
 

@@ -6,6 +6,7 @@ stopped by its pid. Without that venv the tests skip and say why; with CI set th
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -37,8 +38,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Phoenix]:
+def _phoenix_venv_or_skip() -> Path:
     serve = PHOENIX_VENV / "bin" / "phoenix"
     if not (PHOENIX_VENV / ".installed").exists() or not serve.exists():
         reason = (f"arize-phoenix {PHOENIX_VERSION} is not installed in {PHOENIX_VENV.relative_to(ROOT)} "
@@ -46,13 +46,22 @@ def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Phoenix]:
         if os.environ.get("CI"):
             pytest.fail(reason)
         pytest.skip(reason)
-    work = tmp_path_factory.mktemp("phoenix")
+    return serve
+
+
+@contextlib.contextmanager
+def running_phoenix(work: Path, extra_env: dict[str, str] | None = None) -> Iterator[Phoenix]:
+    """A Phoenix serving from `work` on free loopback ports (auth off unless `extra_env` turns it
+    on), ready when this yields, stopped by its pid after."""
+    serve = _phoenix_venv_or_skip()
     port, grpc = _free_port(), _free_port()
     env = {**os.environ, "PHOENIX_WORKING_DIR": str(work), "PHOENIX_HOST": "127.0.0.1", "PHOENIX_PORT": str(port),
            "PHOENIX_GRPC_PORT": str(grpc), "PHOENIX_TELEMETRY_ENABLED": "false",
            "PHOENIX_ALLOW_EXTERNAL_RESOURCES": "false", "PHOENIX_DISABLE_AGENT_ASSISTANT": "true"}
-    for key in ("PHOENIX_ENABLE_AUTH", "PHOENIX_SQL_DATABASE_URL", "PHOENIX_COLLECTOR_ENDPOINT"):
+    for key in ("PHOENIX_ENABLE_AUTH", "PHOENIX_SECRET", "PHOENIX_ADMIN_SECRET", "PHOENIX_SQL_DATABASE_URL",
+                "PHOENIX_COLLECTOR_ENDPOINT", "PHOENIX_API_KEY"):
         env.pop(key, None)
+    env.update(extra_env or {})
     log = (work / "phoenix.log").open("wb")
     proc = subprocess.Popen([str(serve), "serve"], env=env, stdout=log, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, start_new_session=True)
@@ -80,6 +89,13 @@ def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Phoenix]:
                 os.kill(proc.pid, signal.SIGKILL)
                 proc.wait(timeout=30)
         log.close()
+
+
+@pytest.fixture(scope="session")
+def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Phoenix]:
+    _phoenix_venv_or_skip()
+    with running_phoenix(tmp_path_factory.mktemp("phoenix")) as served:
+        yield served
 
 
 @pytest.fixture(autouse=True)
