@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
+import sys
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
@@ -233,8 +234,19 @@ class App:
     @cached_property
     def traces(self) -> TraceWriter:
         from .providers.traces import TraceWriter
+        from .traces.otel_start import start_exporter
 
-        return TraceWriter(self.root, apis=self.registries.apis)
+        writer = TraceWriter(self.root, apis=self.registries.apis)
+        # settings/tracing.json on: an OpenTelemetry exporter is a second consumer of the traces
+        exporter = start_exporter(self.root.settings, lambda: self.secrets, self.report_tracing)
+        if exporter is not None:
+            writer.observers.add(exporter)
+            self._closers.append(lambda: exporter.close(5.0))  # at most 5 s at exit
+        return writer
+
+    def report_tracing(self, message: str) -> None:
+        """A tracing problem, once per process: stderr (the GUI may replace this with its status bar)."""
+        print(message, file=sys.stderr, flush=True)
 
     @cached_property
     def run_services(self) -> RunServices:

@@ -20,6 +20,8 @@ text the user wrote (messages, results typed in) is never changed.
 
 Each model call and tool call of a run writes a trace under `traces/calls/` with the run's id
 (`RunTraces`, made when the session is) and its step, and the run-history entry lists them.
+The trace writer's observers (`providers/trace_observers.py`) hear the run start and end and
+each tool call while it runs (so an exporter's tool span is current for the MCP call).
 
 Only `agent/runner.py` builds sessions; a session works on the Thread object it is given
 (a clone owned by this run) and touches no other shared state.
@@ -110,6 +112,8 @@ class RunSession:
         self.record_as: str | None = None  # a failed run that is still recorded: "error" or "empty"
         self._redactor = redactor_for(None)  # the endpoint's secrets are added once it is resolved
         self.traces = RunTraces(str(uuid.uuid4()))  # the id the run-history entry will have
+        self._observers = services.traces.observers  # second consumers of the trace events (OpenTelemetry)
+        self._observed = False  # run_started was told
 
     # -- entry --------------------------------------------------------------------------
     def execute(self) -> RunResult:
@@ -124,6 +128,9 @@ class RunSession:
         except Exception as exc:
             return self._result("failed", describe_exception(exc), record=False)
         self.emit(rev.RunStarted(endpoint.provider_id, info.id))
+        self._observers.run_started(self.traces.run_id, title=self.thread.title or "", provider=endpoint.provider_id,
+                                    model=info.id, thread_path=self.opts.thread_path)
+        self._observed = True
         try:
             status, error = self._loop(endpoint, info, api, adapter)
         except UserFacingError as exc:
@@ -321,7 +328,9 @@ class RunSession:
         timings: dict[int, tuple[float, float]] = {}
         outputs = router.execute_calls(tools, calls, tool_context(self.services, self.thread, self.opts.variables, self.opts.elicit), self.cancel,
                                        self.opts.tool_timeout,
-                                       on_timed=lambda i, started, ms: timings.__setitem__(i, (started, ms)))
+                                       on_timed=lambda i, started, ms: timings.__setitem__(i, (started, ms)),
+                                       around=lambda i: self._observers.tool_call(self.traces.run_id, calls[i].id,
+                                                                                  calls[i].input.name))
         for call, out in zip(calls, outputs, strict=True):
             call.output = self._redacted_error(_as_output(out))
             self.emit(rev.ToolFinished(message.id, call.id, call.output))
@@ -351,6 +360,8 @@ class RunSession:
             run_id = append_history(self.thread, usage, int(self.services.clock() * 1000), self._resolved,
                                     status=self.record_as if status == "failed" else ("stopped" if status == "stopped" else None),
                                     run=self.traces)
+        if self._observed:
+            self._observers.run_ended(self.traces.run_id, status=self.record_as or status, error=error)
         return RunResult(status=status, error=error, thread=self.thread, paused_calls=list(self.paused),
                          new_message_ids=list(self.new_ids), run_id=run_id, paused_reason=self.paused_reason,
                          turns=self.turns, usage=usage, warnings=list(self.warnings),

@@ -31,6 +31,7 @@ class RunOptions:
     replay_run: str | None = None  # with provider "replay": the run to replay (default: latest)
     tool_timeout: float | None = None  # seconds per tool call (None: the tool's own limit)
     elicit: Any = None  # answers MCP servers' requests for input (`mcp.elicitation.Elicitor`); None declines
+    thread_path: str | None = None  # the thread's workspace path, for trace observers (OpenTelemetry)
 
 
 @dataclass

@@ -2,7 +2,8 @@
 
 `LoopThread.submit(coro)` returns a `concurrent.futures.Future` usable from any thread
 (Tk, workers, CLI). `stop()` runs a final coroutine (closing connections), then ends the
-loop and joins the thread. Used only by `llmspace.mcp.hub`.
+loop and joins the thread. Used only by `llmspace.mcp.hub`. `in_caller_trace(coro)` carries the
+calling thread's OpenTelemetry context (its current span) into a coroutine run on the loop.
 """
 
 from __future__ import annotations
@@ -14,6 +15,26 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+
+def in_caller_trace(coro: Coroutine[Any, Any, T]) -> Coroutine[Any, Any, T]:
+    """`coro` run under the calling thread's OpenTelemetry context, so the spans the `mcp`
+    package opens for it (through `opentelemetry-api`) are children of the caller's current span
+    (a run's tool span) and its trace context reaches the server."""
+    from opentelemetry import context as otel_context  # a dependency of `mcp`; cheap once loaded
+
+    caller = otel_context.get_current()
+    if not caller:
+        return coro
+
+    async def run() -> T:
+        token = otel_context.attach(caller)
+        try:
+            return await coro
+        finally:
+            otel_context.detach(token)
+
+    return run()
 
 
 class LoopThread:

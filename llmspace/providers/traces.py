@@ -33,7 +33,8 @@ the order the run made its calls; the run-history entry lists the file names, se
 arguments and result (text and isError), its start time and `timing.durationMs`: the whole
 file passes the same redactor, and the result text is cut at `MAX_TOOL_RESULT_CHARS` (the
 trace says how long it was: `result.chars`, `result.truncated`), as is every argument string.
-`load(name)` reads one back (None once pruned).
+`load(name)` reads one back (None once pruned). Every document written is also handed, as
+written, to the writer's `observers` (`providers/trace_observers.py`: the OpenTelemetry exporter).
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ from ..redact import KNOWN, MASK, PLAIN_HEADERS, Redactor, mask_url
 from .base import ModelApi, ModelRequest
 from .events import StreamEvent, TextDelta, ThinkingDelta, ToolCallArgsDelta, ToolCallStart
 from .http import secrets_of
+from .trace_observers import TraceObservers
 
 if TYPE_CHECKING:
     from ..registry import Registry
@@ -174,6 +176,7 @@ class TraceWriter:
         self.apis = apis
         self.max_total_bytes = max_total_bytes
         self.max_trace_bytes = max_trace_bytes
+        self.observers = TraceObservers()
 
     @property
     def folder(self) -> Path:
@@ -243,6 +246,8 @@ class TraceWriter:
         path = self.folder / f"{when.astimezone(UTC).strftime('%Y%m%d-%H%M%S-%f')}-{label}-{uuid.uuid4().hex[:6]}.json"
         write_bytes_atomic(path, data)
         self.prune()
+        if self.observers:
+            self.observers.call_recorded(orjson.loads(data))  # exactly what the file holds
         return path
 
     def load(self, name: str) -> dict[str, Any] | None:

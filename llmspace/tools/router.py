@@ -17,11 +17,13 @@ output, never an exception.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -164,10 +166,13 @@ class ToolRouter:
         cancel: CancelToken | None = None,
         timeout: float | None = None,
         on_timed: Callable[[int, float, float], None] | None = None,
+        around: Callable[[int], AbstractContextManager[Any]] | None = None,
     ) -> list[ToolCallOutput]:
         """Run the calls concurrently; one output per call, in the order of `calls`.
         `on_timed(index, started, duration_ms)` hears when each call started (epoch seconds)
-        and how long it took (for its trace), on the thread that ran it."""
+        and how long it took (for its trace), on the thread that ran it. `around(index)` is a
+        context entered on that thread while the call runs (a trace span); the threads that run
+        calls start in the caller's `contextvars` context, so what it makes current reaches the tool."""
         by_name = {t.name: t for t in tools}
         if not calls:
             return []
@@ -175,7 +180,8 @@ class ToolRouter:
         def run(index: int, call: ToolCall) -> ToolCallOutput:
             started, clock = time.time(), time.perf_counter()
             try:
-                return self.execute(by_name.get(call.input.name), call, ctx, cancel, timeout)
+                with around(index) if around is not None else nullcontext():
+                    return self.execute(by_name.get(call.input.name), call, ctx, cancel, timeout)
             finally:
                 if on_timed is not None:
                     on_timed(index, started, (time.perf_counter() - clock) * 1000)
@@ -183,7 +189,7 @@ class ToolRouter:
         if len(calls) == 1:
             return [run(0, calls[0])]
         with ThreadPoolExecutor(max_workers=min(len(calls), 16), thread_name_prefix="tool-call") as pool:
-            futures = [pool.submit(run, i, c) for i, c in enumerate(calls)]
+            futures = [pool.submit(contextvars.copy_context().run, run, i, c) for i, c in enumerate(calls)]
             return [f.result() for f in futures]
 
     def execute(
@@ -272,7 +278,7 @@ class ToolRouter:
         if cancel is not None:
             cancel.on_cancel(child.cancel)
         child.on_cancel(done.set)
-        worker = threading.Thread(target=work, name="tool-worker", daemon=True)
+        worker = threading.Thread(target=contextvars.copy_context().run, args=(work,), name="tool-worker", daemon=True)
         worker.start()
         if not done.wait(timeout):
             child.cancel()
