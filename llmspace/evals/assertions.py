@@ -38,7 +38,7 @@ from typing import Any
 
 from ..errors import UserFacingError
 from ..jsoncheck import DEPTH_REASON, MAX_JSON_DEPTH
-from . import assertion_types, conversation_assertions
+from . import assertion_types
 from .timed_regex import RegexError, RegexTimeout, compile_error, schema_patterns, search
 
 TYPES = ("equals", "contains", "icontains", "contains-any", "contains-all", "starts-with", "regex", "is-json",
@@ -149,8 +149,6 @@ def parse_assertion(raw: Any, where: str) -> Assertion:
     name = raw["type"].strip()
     negate = name.startswith("not-")
     kind = name[4:] if negate else name
-    if conversation_assertions.claims(kind, raw.get("value")):  # turns, goal-met, no-leak, tool-called {times, before}
-        return conversation_assertions.parse(raw, kind, negate, where)
     if kind not in TYPES:
         raise UserFacingError(f"{where}: unknown assertion type {name!r}.", hint="Known types: " + ", ".join(TYPES) + " (and not-<type>).")
     if negate and kind == JUDGED:
