@@ -22,7 +22,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..cancel import CancelToken
 from ..core.model import Thread
@@ -87,10 +87,11 @@ class Runner:
         return self._pool.submit(self.run, thread, opts, on_event, cancel)
 
     def call_tools(self, thread: Thread, call_ids: Sequence[str], *, variables: dict[str, str] | None = None,
-                   timeout: float | None = None) -> ToolCallsFuture:
+                   timeout: float | None = None, elicit: Any = None) -> ToolCallsFuture:
         """Run these tool calls of `thread` (a snapshot the caller owns) on the pool, outside a
         run ("Call this tool", "Run the tools anyway"); see `agent/tool_calls.py`. Raises
-        UserFacingError at once for an unknown call id; `future.cancel()` stops the calls."""
+        UserFacingError at once for an unknown call id; `future.cancel()` stops the calls.
+        `elicit` answers MCP servers' requests for input (None declines them)."""
         from .tool_calls import ToolCallsFuture, find_calls, run_calls
 
         if self._closed:
@@ -104,7 +105,7 @@ class Runner:
             with self._lock:
                 self._active.add(future.token)
             try:
-                future.set_result(run_calls(self.services, thread, calls, future.token, variables, timeout))
+                future.set_result(run_calls(self.services, thread, calls, future.token, variables, timeout, elicit))
             except BaseException as exc:  # the router turns tool failures into outputs; this is a bug guard
                 future.set_exception(exc)
             finally:

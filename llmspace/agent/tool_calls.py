@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import Future
+from typing import Any
 
 from ..cancel import CancelToken
 from ..core.model import Thread, ToolCall, ToolCallOutput
@@ -53,10 +54,12 @@ def find_calls(thread: Thread, call_ids: Sequence[str]) -> list[ToolCall]:
 
 
 def run_calls(services: RunServices, thread: Thread, calls: list[ToolCall], cancel: CancelToken,
-              variables: dict[str, str] | None = None, timeout: float | None = None) -> dict[str, ToolCallOutput]:
-    """Run `calls` with `thread`'s tools (blocking); one output per call id."""
+              variables: dict[str, str] | None = None, timeout: float | None = None,
+              elicit: Any = None) -> dict[str, ToolCallOutput]:
+    """Run `calls` with `thread`'s tools (blocking); one output per call id. `elicit` answers
+    MCP servers' requests for input (None declines them)."""
     tools = list(thread.context.tools or []) if thread.context is not None else []
-    outputs = services.tools.execute_calls(tools, calls, tool_context(services, thread, variables), cancel, timeout)
+    outputs = services.tools.execute_calls(tools, calls, tool_context(services, thread, variables, elicit), cancel, timeout)
     redactor = redactor_for(None)
     result: dict[str, ToolCallOutput] = {}
     for call, out in zip(calls, outputs, strict=True):

@@ -263,7 +263,7 @@ class RunPresenter:
         tool = self._tool_of(call)
         if tool is None or not tool.is_executable():
             raise UserFacingError(f"{call.input.name} cannot be called from here: type its result instead.")
-        future = self._runner().call_tools(clone_thread(self.editor.thread), [call_id])
+        future = self._runner().call_tools(clone_thread(self.editor.thread), [call_id], elicit=self.elicit)
         self.tool_calls[call_id] = future
         self.tool_status[call_id] = "running"
         self.notify(vu.ToolCallChanged(call_id))
@@ -296,7 +296,7 @@ class RunPresenter:
         if self.status != "paused" or not self.pause_risky or not self.paused_calls:
             raise UserFacingError("No risky tool calls are waiting.")
         ids = [cid for _mid, cid in self.paused_calls]
-        future = self._runner().call_tools(clone_thread(self.editor.thread), ids)
+        future = self._runner().call_tools(clone_thread(self.editor.thread), ids, elicit=self.elicit)
         self.status, self.stopped = "running", False
         self.editor.read_only = True
         self.editor.notify(vu.ReadOnlyChanged(True))

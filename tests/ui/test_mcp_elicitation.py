@@ -185,3 +185,27 @@ def test_stop_in_the_editor_cancels_the_runs_waiting_tool_call_and_closes_the_di
         window.switches.react.set(False)
     assert ed.header.status.cget("text") == "Stopped"
     assert dlg.answered is not None and dlg.answered.action == "cancel"
+
+
+def test_a_tool_called_by_hand_from_its_card_asks_in_the_dialog_too(window, app, features):
+    import orjson
+
+    from llmspace.jsonio import write_bytes_atomic
+
+    tools = [t.model_dump(mode="json", exclude_none=True) for t in app.mcp.thread_tools(features)
+             if t.name == "mcp__features__sign_up"]
+    write_bytes_atomic(app.workspace.root / "by-hand.json", orjson.dumps({
+        "title": "by-hand", "context": {"tools": tools, "messages": [
+            {"id": "a1", "role": "assistant", "content": [{"type": "text", "text": ""}],
+             "toolCalls": [{"id": "c1", "input": {"name": "mcp__features__sign_up", "arguments": {"plan": "silver"}}}]}]}}))
+    window.tree_view.refresh()
+    ed = window.open_thread("by-hand.json")
+    window.root.update()
+    assert ed.run_controls.call_tool("c1")
+    dlg = dialog_of(window, window.elicitor)
+    dlg.inputs["name"].set("Bo")
+    dlg.inputs["email"].set("bo@example.com")
+    window.root.update()
+    assert dlg.accept()
+    pump_until(window.root, lambda: ed.p.messages[0].toolCalls[0].output is not None, 120)
+    assert ed.p.messages[0].toolCalls[0].output.text().startswith("signed up Bo <bo@example.com> for silver")
