@@ -186,6 +186,13 @@ class TracesPanelPresenter:
         self.projects = rows
         return rows
 
+    def take_notices(self) -> list[str]:
+        """What reading the projects changed on disk, once (a project the original wrote with
+        plain keys: the keys moved to the secret store, and the original can no longer sync it)."""
+        notices = list(self.store.notices)
+        self.store.notices.clear()
+        return notices
+
     @property
     def empty_text(self) -> str | None:
         """What the panel says when there is nothing to list."""

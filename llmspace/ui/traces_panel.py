@@ -140,6 +140,10 @@ class TracesPanel(tb.Frame):
         sel = self.tree.selection()
         self._guard(self.p.refresh)
         self.redraw(select=sel[0] if sel else None)
+        notices = self.p.take_notices()
+        if notices:  # told once, after the window is drawn
+            self.ui.status.set(notices[-1])
+            self.after_idle(lambda: self.ui.dialogs.info("\n\n".join(notices), "Trace projects"))
 
     def redraw(self, select: str | None = None) -> None:
         self.tree.delete(*self.tree.get_children())

@@ -272,12 +272,12 @@ def test_a_search_error_is_shown_in_the_dialog_and_keeps_the_filters(window, pan
     dialog.close()
 
 
-def test_cancel_stops_a_sync_before_the_next_trace_and_never_stores_part_of_one(window, panel, server, app):
+def test_cancel_cuts_off_the_trace_being_fetched_at_once_and_never_stores_part_of_one(window, panel, server, app):
     project_id = _connect(window, panel, server)
     dialog = panel.sync_project()
     dialog.search_btn.invoke()
     pump_until(window.root, lambda: len(dialog.results.get_children()) == 3, timeout=90)
-    server.gate_trace = TRACES[0]  # the first trace's fetch waits
+    server.gate_trace = TRACES[0]  # the server holds its answer for the first trace
     dialog.select_all()
     window.root.update()
     dialog.sync_btn.invoke()
@@ -286,10 +286,12 @@ def test_cancel_stops_a_sync_before_the_next_trace_and_never_stores_part_of_one(
     _key(window, dialog, "<Escape>")  # busy: Escape cancels, the dialog stays
     window.root.update()
     assert dialog.winfo_exists() and dialog.message.full_text.startswith("Cancelling")
-    server.gate.set()
-    pump_until(window.root, lambda: not dialog.working, timeout=120)
-    assert "Synced 1 trace(s)." in dialog.message.full_text and "cancelled before it was fetched" in dialog.message.full_text
-    assert [r["id"] for r in app.trace_projects.traces(project_id)] == [TRACES[0]]
+    pump_until(window.root, lambda: not dialog.working, timeout=120)  # while the server still holds the answer
+    assert not server.gate.is_set()
+    text = dialog.message.full_text
+    assert "Synced 0 trace(s)." in text and "cancelled while it was being fetched" in text
+    assert text.count("cancelled before it was fetched") == 2
+    assert app.trace_projects.traces(project_id) == []
     dialog.close()
 
 
@@ -322,6 +324,30 @@ def test_re_syncing_an_edited_workbench_asks_first_and_keeps_the_edit_unless_reb
     pump_until(window.root, lambda: not dialog.working and "workbench rebuilt" in dialog.message.full_text, timeout=120)
     assert len(window.dialogs.confirms) == 2
     assert json.loads(path.read_text("utf-8"))["context"]["systemPrompt"] != "My own prompt."
+    dialog.close()
+
+
+def test_a_project_the_original_wrote_with_plain_keys_is_fixed_and_the_app_says_the_original_can_no_longer_sync_it(
+        window, panel, server, app, home):
+    folder = home / "traces" / "projects" / "proj_0a1b2c3d4e"
+    folder.mkdir(parents=True)
+    (folder / "project.json").write_text(json.dumps({
+        "id": "proj_0a1b2c3d4e", "name": "Original prod", "createdAt": 1, "updatedAt": 2,
+        "source": {"type": "langfuse", "mode": "connected", "baseUrl": server.url, "publicKey": PUBLIC_KEY,
+                   "secretKey": SECRET_KEY}}))
+    panel.refresh()  # as when the panel is shown again
+    assert pump_until(window.root, lambda: window.dialogs.infos, timeout=30)
+    (told,) = window.dialogs.infos
+    assert "'Original prod': its keys were in project.json in plain text" in told
+    assert "The original app can still open this project but can no longer sync it." in told
+    assert SECRET_KEY not in (folder / "project.json").read_text() and SECRET_KEY not in _files_text(home / "traces")
+    assert [str(i) for i in panel.tree.get_children()] == ["project:proj_0a1b2c3d4e"]
+    panel.refresh()
+    window.root.update()
+    assert len(window.dialogs.infos) == 1  # said once
+    dialog = panel.sync_project("proj_0a1b2c3d4e")
+    dialog.search_btn.invoke()  # the key from the secret store works
+    pump_until(window.root, lambda: len(dialog.results.get_children()) == 3, timeout=90)
     dialog.close()
 
 
