@@ -90,3 +90,18 @@ def test_server_everythings_elicitation_is_answered_in_the_apps_dialog(window, a
     text = call.output.text()
     assert "Ann Example" in text and "hero-1" in text  # the server echoes what it got, defaults included
     assert text.rstrip().endswith("answered.]")
+
+
+def test_settings_mcp_names_server_everythings_revision_and_what_it_offers(window, app, ed):
+    sid = next(s.id for s in app.mcp.servers() if s.name == "everything")
+    dlg = window.open_settings()
+    page = dlg.mcp_page
+    page.list.selection_set(sid)
+    assert page.test()
+    pump_until(window.root, lambda: page.details.shown is not None, 120)
+    shown = page.details.summary.cget("text")
+    assert "Protocol: 2025-11-25 (with initialize)" in shown
+    assert "prompts" in shown and "resources" in shown and "completions" in shown
+    details = page.details.shown
+    assert details.tools and details.prompts == 4 and details.resources and not details.changed
+    dlg.destroy()
