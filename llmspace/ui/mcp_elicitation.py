@@ -70,6 +70,8 @@ class ElicitationDialog(SchemaFields, tb.Toplevel):
         buttons.pack(fill="x", pady=(8, 0))
         self.protocol("WM_DELETE_WINDOW", self.cancel)
         self.bind("<Escape>", lambda e: self.cancel())
+        self.transient(master)  # above the window whose run waits for it
+        self.lift()
 
     def _button(self, row: Any, text: str, command: Callable[[], Any], style: str) -> None:
         self.buttons[text] = tb.Button(row, text=text, command=command, bootstyle=style)
