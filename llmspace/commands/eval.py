@@ -113,6 +113,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r.add_argument("--executor", choices=["local", "ray"], help="where cells run: threads here (default) or a Ray cluster")
     r.add_argument("--ray-address", metavar="ADDRESS", help="the Ray cluster: auto, HOST:PORT or ray://HOST:PORT "
                                                              "(default: the file's rayAddress, the setting, RAY_ADDRESS, else auto)")
+    r.add_argument("--user-model", metavar="P/M", help="mode: conversation: the model that plays the user")
+    r.add_argument("--replay", metavar="RESULT", help="mode: conversation: feed RESULT's recorded user turns and tool results "
+                                                       "back and run only the agent")
+    r.add_argument("--agent-too", action="store_true", help="with --replay: replay the agent too (no call but the judges)")
     r.set_defaults(handler=eval_run)
 
     ls = esub.add_parser("list", help="list evaluation results", description="List the results folders under $LLM_SPACE_HOME/evals.")
@@ -275,6 +279,7 @@ def eval_run(args: argparse.Namespace, app: App) -> int:
 
 def _eval_run(args: argparse.Namespace, app: App, progress: ProgressLine) -> int:
     from ..evals import run as runmod
+    from ..evals.conversation_setup import conversation_flags
     from ..evals.spec import load_spec, parse_models_value, variants_value
     from ..evals.start import start_run
 
@@ -298,6 +303,7 @@ def _eval_run(args: argparse.Namespace, app: App, progress: ProgressLine) -> int
 
         flags["embedder"] = parse_model(args.embedder)
     spec = spec.override(**flags)
+    spec = conversation_flags(spec, args.user_model, _results_folder(app, args.replay) if args.replay else None, args.agent_too)
     out = results_out(args.out) if args.out else None
     started = start_run(app.runner, spec, executor=args.executor, ray_address=args.ray_address, out=out, fresh=args.fresh)
     prepared, folder, records, spec = started.prepared, started.folder, started.records, started.prepared.spec
@@ -361,7 +367,8 @@ def _print_summary(outcome: Any) -> None:
             extra.append(f"{g['pending']} not run")
         lat = g["latencyMs"]["p50"]
         print(f"{g['label']}: {g['passed']}/{g['passed'] + g['failed']} cases pass {rate}{ci_text}, threshold {s['threshold']:.0%} {mark}; "
-              f"cost ${g['cost']:.4f}" + (f"; p50 {lat:.0f} ms" if lat is not None else "") + (f"; {', '.join(extra)}" if extra else ""))
+              f"cost ${g['cost']:.4f}" + (f"; pass^{g['k']} {g['passHatK']:.1%}" if g.get("passHatK") is not None else "")
+              + (f"; p50 {lat:.0f} ms" if lat is not None else "") + (f"; {', '.join(extra)}" if extra else ""))
     if outcome.stopped_for_budget:
         print("Stopped by the budget: the cells not run are left for the next `eval run` (it resumes).")
     if outcome.interrupted:

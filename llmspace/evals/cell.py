@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from ..agent.runner import Runner
     from ..core.model import Thread
     from .code_assertions import CodeAssertions
+    from .conversation_setup import ConversationContext
     from .embeddings import Embedder
     from .judge import Judge
     from .plan import Cell
@@ -111,6 +112,7 @@ class ExecContext:
     runner: Runner | None = None
     max_turns: int = 50
     code: CodeAssertions | None = None  # runs javascript/python assertions (None: they fail, saying why)
+    conversation: ConversationContext | None = None  # mode: conversation (evals/conversation.py)
     embedder: Embedder | None = None  # checks similar assertions (None: they fail, saying why)
     stats: dict[str, int] = field(default_factory=lambda: {"calls": 0, "cacheHits": 0})
     _lock: threading.Lock = field(default_factory=threading.Lock)

@@ -8,7 +8,8 @@
     pool.cancel()                               # Ctrl-C: stop every call now
     pool.close()
 
-An executor runs `cell.run_cell` for each task it is given and hands every record back as
+An executor runs `cell.run_cell` (a conversation's cell: `conversation.run_conversation`, local
+threads only) for each task it is given and hands every record back as
 soon as it is complete, then one "done" per task ("crash" first when the task failed; its
 cell stays unrecorded and a re-run does it). Only the driver journals records and counts
 the budget; an executor never writes anything.
@@ -23,8 +24,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .cell import ExecContext, run_cell
+from .conversation import run_conversation
 from .plan import Cell
-from .records import CellRecord, JudgeRecord
+from .records import CellRecord, JudgeRecord, TurnRecord
 
 log = logging.getLogger("llmspace.evals")
 Event = tuple[str, str, Any]
@@ -65,11 +67,14 @@ class LocalPool:
                 return
             key = task.cell.key
 
-            def emit(r: CellRecord | JudgeRecord, key: str = key) -> None:
+            def emit(r: CellRecord | JudgeRecord | TurnRecord, key: str = key) -> None:
                 self._results.put(("record", key, r))
 
             try:
-                run_cell(task.cell, self.ctx, task.prior, task.judged, emit)
+                if self.ctx.conversation is not None:  # mode: conversation (evals/conversation.py)
+                    run_conversation(task.cell, self.ctx, task.prior, emit)
+                else:
+                    run_cell(task.cell, self.ctx, task.prior, task.judged, emit)
             except Exception:
                 log.exception("evaluation cell %s", key)
                 self._results.put(("crash", key, None))

@@ -1,7 +1,8 @@
 """The records of a dataset evaluation, typed: one schema, one parser, one writer.
 
 The journal (`evals/journal.py`) holds a `Header` first, then `CellRecord`s and
-`JudgeRecord`s keyed by `key`, and an `End` when every cell has a result (the journal of
+`JudgeRecord`s keyed by `key` (and, for conversations, a `TurnRecord` per finished turn before
+its cell's record), and an `End` when every cell has a result (the journal of
 `llmspace optimize` holds `Reflection`s and `Candidate`s between its `Header` and `End`:
 `OptimizeRecord`, read by `parse_optimize_record`); `results.jsonl`
 holds one `ResultRow` per cell. On disk each is a JSON object (`type` names a journal
@@ -97,8 +98,9 @@ class Reply:
     finish: str | None = None
     error: str | None = None
     cached: bool = False
-    turns: int | None = None  # --react
+    turns: int | None = None  # --react; conversations: the user turns
     transcript: tuple[str, ...] | None = None  # --react
+    conversation: tuple[dict[str, Any], ...] | None = None  # mode: conversation: the transcript (evals/conversation.py)
 
 
 def parse_reply(data: dict[str, Any]) -> Reply:
@@ -107,7 +109,12 @@ def parse_reply(data: dict[str, Any]) -> Reply:
                  _float(data.get("cost")), _opt_float(data.get("latencyMs")), _opt_float(data.get("firstTokenMs")),
                  _opt_str(data.get("finish")), _opt_str(data.get("error")), bool(data.get("cached")),
                  _opt_int(data.get("turns")),
-                 tuple(str(t) for t in transcript) if isinstance(transcript, list) else None)
+                 tuple(str(t) for t in transcript) if isinstance(transcript, list) else None,
+                 _conversation(data.get("conversation")))
+
+
+def _conversation(value: Any) -> tuple[dict[str, Any], ...] | None:
+    return tuple(dict(e) for e in value if isinstance(e, dict)) if isinstance(value, list) else None
 
 
 def reply_data(r: Reply) -> dict[str, Any]:
@@ -119,6 +126,8 @@ def reply_data(r: Reply) -> dict[str, Any]:
         data["turns"] = r.turns
     if r.transcript is not None:
         data["transcript"] = list(r.transcript)
+    if r.conversation is not None:
+        data["conversation"] = list(r.conversation)
     return data
 
 
@@ -177,6 +186,19 @@ class JudgeRecord:
 
 
 @dataclass(frozen=True)
+class TurnRecord:
+    """One finished turn of a conversation cell (`mode: conversation`, `evals/conversation.py`):
+    a user, agent or tool message, or a judge's answer, journaled as it finishes."""
+
+    key: str  # the cell's key
+    index: int  # its place among the cell's turns, from 0
+    entry: dict[str, Any]
+    cost: float
+    cached: bool
+    finished_at: int
+
+
+@dataclass(frozen=True)
 class End:
     finished_at: int
 
@@ -210,8 +232,11 @@ class Candidate:
     validation: float | None = None  # pass rate on the validation part
 
 
-def spent_now(r: CellRecord | JudgeRecord) -> float:
-    """What a record's call cost this run: nothing when it was answered from the cache."""
+def spent_now(r: CellRecord | JudgeRecord | TurnRecord) -> float:
+    """What a record's call cost this run: nothing when it was answered from the cache (or, for a
+    conversation's cell, when its turns were counted as they came)."""
+    if isinstance(r, CellRecord) and r.reply.conversation is not None:
+        return 0.0
     cached = r.reply.cached if isinstance(r, CellRecord) else r.cached
     return 0.0 if cached else r.cost
 
@@ -221,7 +246,7 @@ def called_model(r: CellRecord | JudgeRecord) -> str:
     return r.model if isinstance(r, CellRecord) else r.judge_model
 
 
-JournalRecord: TypeAlias = Header | CellRecord | JudgeRecord | End
+JournalRecord: TypeAlias = Header | CellRecord | JudgeRecord | TurnRecord | End
 OptimizeRecord: TypeAlias = Header | Reflection | Candidate | End  # the journal of `llmspace optimize`
 
 
@@ -248,6 +273,9 @@ def parse_record(data: dict[str, Any]) -> JournalRecord | None:
                       {str(k): str(v) for k, v in _dict(data.get("hashes")).items()}, _int(data.get("createdAt"), 0))
     if kind == "end":
         return End(_int(data.get("finishedAt"), 0))
+    if kind == "turn":
+        return TurnRecord(_str(data.get("key")), _int(data.get("index"), 0), _dict(data.get("entry")), _float(data.get("cost")),
+                          bool(data.get("cached")), _int(data.get("finishedAt"), 0))
     return None
 
 
@@ -302,6 +330,9 @@ def record_data(r: JournalRecord | OptimizeRecord) -> dict[str, Any]:
     if isinstance(r, Candidate):
         return {"type": "candidate", "id": r.id, "step": r.step, "parent": r.parent, "text": r.text, "status": r.status,
                 "reason": r.reason, "minibatch": r.minibatch, "parentMinibatch": r.parent_minibatch, "validation": r.validation}
+    if isinstance(r, TurnRecord):
+        return {"type": "turn", "key": r.key, "index": r.index, "entry": r.entry, "cost": r.cost, "cached": r.cached,
+                "finishedAt": r.finished_at}
     if isinstance(r, Header):
         return {"type": "header", "version": r.version, "name": r.name, "evalFile": r.eval_file, "thread": r.thread,
                 "dataset": r.dataset, "hashes": r.hashes, "createdAt": r.created_at}
@@ -346,6 +377,7 @@ class ResultRow:
     latency_ms: float | None
     cached: bool | None  # None: the cell has not run
     error: str | None
+    conversation: tuple[dict[str, Any], ...] | None = None  # mode: conversation: the transcript
 
 
 def _judge_seen(data: dict[str, Any]) -> JudgeSeen:
@@ -365,15 +397,19 @@ def parse_row(data: dict[str, Any]) -> ResultRow:
                      tuple(_judge_seen(j) for j in _list(data.get("judges")) if isinstance(j, dict)),
                      _float(data.get("cost")), _opt_int(data.get("inputTokens")), _opt_int(data.get("outputTokens")),
                      _opt_float(data.get("latencyMs")),
-                     None if data.get("cached") is None else bool(data.get("cached")), _opt_str(data.get("error")))
+                     None if data.get("cached") is None else bool(data.get("cached")), _opt_str(data.get("error")),
+                     _conversation(data.get("conversation")))
 
 
 def row_data(r: ResultRow) -> dict[str, Any]:
     """The JSON object of a row (one line of results.jsonl)."""
-    return {"key": r.key, "case": r.case, "model": r.model, "variant": r.variant, "repeat": r.repeat, "status": r.status,
+    data = {"key": r.key, "case": r.case, "model": r.model, "variant": r.variant, "repeat": r.repeat, "status": r.status,
             "score": r.score, "output": r.output, "toolCalls": [{"name": n, "arguments": a} for n, a in r.tool_calls],
             "failed": list(r.failed), "checks": [c.to_data() for c in r.checks],
             "judges": [{"judgeModel": j.judge_model, "promptHash": j.prompt_hash, "scores": j.scores, "reason": j.reason,
                         "raw": j.raw, "error": j.error, "cost": j.cost} for j in r.judges],
             "cost": r.cost, "inputTokens": r.input_tokens, "outputTokens": r.output_tokens, "latencyMs": r.latency_ms,
             "cached": r.cached, "error": r.error}
+    if r.conversation is not None:
+        data["conversation"] = list(r.conversation)
+    return data

@@ -7,7 +7,7 @@
 The page has the run's facts, a summary table per model/variant, bar charts of pass rate
 (with its 95 % interval), mean score, cost and latency (p50 bars, p95 marks) drawn as inline
 SVG, and the failing cells (failed or errored repeats) with their output and the assertions
-or judge reasons that failed, with filters by model/variant, status, assertion and text (also
+or judge reasons that failed (then, for conversations, every transcript: `evals/conversation_report.py`), with filters by model/variant, status, assertion and text (also
 preset from the address: `report.html#group=g1&status=fail&assertion=…&q=text`).
 Nothing is loaded from outside (`html_page.CSP`); every text from the files or a model is
 escaped. At most `MAX_FAILURES` cells are listed and each output is cut at `MAX_OUTPUT`
@@ -26,6 +26,7 @@ from typing import Any
 from ..errors import UserFacingError
 from ..jsonio import write_bytes_atomic
 from .compare import group_label, read_rows, read_summary
+from .conversation_report import conversations_html
 from .html_page import esc, page
 from .records import ResultRow
 
@@ -282,6 +283,7 @@ def render_report(summary: dict[str, Any], rows: list[ResultRow]) -> str:
         "<h2>Summary</h2>", _summary_table(summary),
         "<h2>Charts</h2>", _charts(groups) if groups else "<p>No models.</p>",
         f'<h2>Failing cells <span class="count">({failing})</span></h2>', _failures(summary, rows),
+        conversations_html(rows),  # mode: conversation: every transcript
     ])
     return page(f"{name} — evaluation report", body, SCRIPT)
 

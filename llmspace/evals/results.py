@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 from ..agent.matrix_spec import DEFAULT_VARIANT
 from ..jsonio import write_bytes_atomic, write_json_atomic
 from .assertions import JUDGED, Check, case_passes, case_score
-from .records import CellRecord, End, Header, JournalRecord, JudgeRecord, JudgeSeen, ResultRow, row_data
+from .records import CellRecord, End, Header, JournalRecord, JudgeRecord, JudgeSeen, ResultRow, TurnRecord, row_data
 from .report import write_report
 from .stats import bootstrap_ci, pass_hat_k, percentile, wilson
 
@@ -70,7 +70,7 @@ class CellView:
             return
         self.checks = list(record.checks)
         for index, a in enumerate(cell.assertions):
-            if a.type != JUDGED:
+            if a.type != JUDGED or record.reply.conversation is not None:  # a conversation's judges are in its checks
                 continue
             j = judges.get(index)
             if j is None:
@@ -107,7 +107,7 @@ def cell_views(plan: Plan, records: list[JournalRecord]) -> list[CellView]:
                 cells[r.key] = r
             case JudgeRecord():
                 judges[r.cell][r.assertion] = r
-            case Header() | End():
+            case Header() | End() | TurnRecord():
                 pass
             case _:
                 assert_never(r)
@@ -289,7 +289,8 @@ def cell_rows(views: list[CellView]) -> list[ResultRow]:
             tuple(c.assertion for c in v.checks if not c.passed), tuple(v.checks),
             tuple(JudgeSeen(j.judge_model, j.prompt_hash, j.scores, j.reason, j.raw, j.error, j.cost) for j in v.judges.values()),
             v.cost, usage.input if usage is not None else None, usage.output if usage is not None else None,
-            reply.latency_ms if reply is not None else None, reply.cached if reply is not None else None, v.error))
+            reply.latency_ms if reply is not None else None, reply.cached if reply is not None else None, v.error,
+            reply.conversation if reply is not None else None))
     return rows
 
 

@@ -5,13 +5,11 @@
     folder, journal, notes = open_results(prepared, out=None, fresh=False)
     outcome = run_cells(prepared, folder, journal, concurrency=4, budget=None, cache=…, on_progress=…)
 
-Results live in `$LLM_SPACE_HOME/evals/<name>/<YYYYMMDD-HHMMSS>/` (or `--out DIR`):
-`journal.jsonl` (`evals/journal.py`), then `summary.json`, `junit.xml`, `results.csv` and
-`results.jsonl` (`evals/results.py`). A run resumes the newest unfinished folder of its
-name whose journal header (hashes of the evaluation file, dataset, thread and run settings)
-matches, and otherwise says what changed and starts a new folder; `fresh` always starts
-over. A journaled cell is never requested again: its record is reused, and only its missing
-judges run.
+Results live in `$LLM_SPACE_HOME/evals/<name>/<YYYYMMDD-HHMMSS>/` (or `--out DIR`): `journal.jsonl` (`evals/journal.py`),
+then `summary.json`, `junit.xml`, `results.csv` and `results.jsonl` (`evals/results.py`). A run resumes the newest
+unfinished folder of its name whose journal header (hashes of the evaluation file, dataset, thread and run settings)
+matches, and otherwise says what changed and starts a new folder; `fresh` always starts over. A journaled cell is never
+requested again: its record is reused, and only its missing judges run (a conversation resumes at its last journaled turn).
 
 The pool (`evals/pool.py`): `concurrency` daemon worker threads run `cell.run_cell`, or
 with `executor: ray` tasks on a Ray cluster do (`evals/ray_pool.py`); the driver (the calling
@@ -46,6 +44,7 @@ from .assertion_types import skipped_assertions, unsupported_text
 from .cache import ResponseCache
 from .cell import ExecContext, ProviderGate, Target
 from .code_assertions import CodeAssertions
+from .conversation import attach_conversation, check_conversation_run
 from .dataset import scan_dataset
 from .embeddings import resolve_embedder
 from .journal import NAME as JOURNAL
@@ -54,7 +53,7 @@ from .judge import Judge, judge_key
 from .plan import build_plan
 from .pool import CellPool, CellTask, LocalPool
 from .prepared import Prepared
-from .records import CellRecord, End, Header, JournalRecord, JudgeRecord, spent_now
+from .records import CellRecord, End, Header, JournalRecord, JudgeRecord, TurnRecord, spent_now
 from .results import write_results
 
 if TYPE_CHECKING:
@@ -170,6 +169,7 @@ def prepare(runner: Runner, spec: EvalSpec) -> Prepared:
     for provider, model in wanted:
         endpoint, info = registry.resolve(None, provider, model)  # refuses unknown models and missing keys now
         targets[f"{provider}/{model}"] = Target(endpoint.provider_id, info.id, endpoint, info, registry.model_api(endpoint.api))
+    check_conversation_run(spec, thread, dataset.cases, targets, registry)  # its simulators and judge added to targets
     embedder = resolve_embedder(registry, *spec.embedder) if spec.embedder is not None else None  # similar assertions
     hashes = {"evalFile": spec.raw_hash, "dataset": _file_sha(dataset.path), "thread": thread_hash(thread),
               "settings": spec.settings_hash()}
@@ -298,11 +298,11 @@ def _tasks(p: Prepared, records: list[JournalRecord]) -> Iterator[CellTask]:
                 done[r.key] = r
             case JudgeRecord():
                 judged.add(r.key)
-            case Header() | End():
+            case Header() | End() | TurnRecord():
                 pass
             case _:
                 assert_never(r)
-    judge = Judge("/".join(p.spec.judge), p.thread) if p.spec.judge else None
+    judge = Judge("/".join(p.spec.judge), p.thread) if p.spec.judge and p.spec.conversation is None else None
 
     def wanted(key: str) -> bool:
         prior = done.get(key)
@@ -377,6 +377,7 @@ def _run_cells(p: Prepared, folder: Path, records: list[JournalRecord], *, concu
                       judge=Judge("/".join(spec.judge), p.thread) if spec.judge and p.plan.has_judge else None,
                       react_thread=p.thread if spec.react else None, runner=p.runner, max_turns=spec.max_turns,
                       code=CodeAssertions(p.runner.services.root.root, p.dataset.path.parent), embedder=p.embedder)
+    attach_conversation(ctx, p, records)  # mode: conversation: its turns journaled so far; its judges run in the cell
     records = list(records)
     pending = _Pending(_tasks(p, records))
     pool = open_pool(p, ctx, concurrency, limits)
@@ -415,7 +416,7 @@ def _run_cells(p: Prepared, folder: Path, records: list[JournalRecord], *, concu
         if kind == "record":
             journal.append(payload)
             records.append(payload)
-            if on_record is not None:
+            if on_record is not None and not isinstance(payload, TurnRecord):
                 on_record(payload)
             cost = spent_now(payload)
             spent += cost
@@ -493,7 +494,7 @@ def _tally(tally: dict[str, Any], r: JournalRecord) -> None:
                 tally["passed"] += all(c.passed for c in r.checks)
         case JudgeRecord():
             tally["cost"] += r.cost
-        case Header() | End():
+        case Header() | End() | TurnRecord():
             pass
         case _:
             assert_never(r)

@@ -41,6 +41,8 @@ from ..errors import UserFacingError
 from ..jsonio import load_yaml, loads_located, read_file_bytes, write_bytes_atomic
 from .assertions import Assertion, parse_assertion
 from .case import inside_folder
+from .conversation_setup import KEYS as CONVERSATION_KEYS
+from .conversation_setup import ConversationSettings, parse_settings
 
 SUFFIXES = (".eval.yaml", ".eval.yml", ".eval.json")
 NUMBERED = re.compile(r"\.eval-\d+\.(?:yaml|yml|json)$", re.IGNORECASE)  # <stem>.eval-2.yaml: another of <stem>'s
@@ -49,6 +51,7 @@ KEYS = {"thread", "dataset", "models", "variants", "repeat", "assert", "judge", 
         "scorer"}
 SCORERS = ("includes", "match", "model")  # how an Inspect dataset's `target` is checked (evals/inspect_data.py)
 EXECUTORS = ("local", "ray")
+KEYS |= set(CONVERSATION_KEYS)  # mode: conversation, userModel, toolSimulator, simulatedTools, maxUserTurns
 
 
 @dataclass
@@ -77,6 +80,7 @@ class EvalSpec:
     skip_unsupported: bool = False  # run without the assertions llmspace does not run (each named in the results)
     scorer: str | None = None  # Inspect datasets: includes (None), match or model
     dataset_flag: bool = False  # `dataset` was given on the command line (the user's own choice), not by the file
+    conversation: ConversationSettings | None = None  # mode: conversation (evals/conversation_setup.py)
 
     @property
     def folder(self) -> Path:
@@ -138,6 +142,8 @@ class EvalSpec:
             data["embedder"] = "/".join(self.embedder)
         if self.scorer not in (None, "includes"):
             data["scorer"] = self.scorer
+        if self.conversation is not None:
+            data["conversation"] = {**self.conversation.hash_data(), "maxTurns": self.max_turns}
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
@@ -265,6 +271,7 @@ def load_spec(path: Path) -> EvalSpec:
         skip_unsupported=data.get("skipUnsupported") is True,
         scorer=str(data["scorer"]) if data.get("scorer") is not None else None,
     )
+    spec.conversation = parse_settings(data, path.name)
     return spec
 
 

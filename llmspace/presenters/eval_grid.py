@@ -31,7 +31,7 @@ from ..agent.matrix_spec import DEFAULT_VARIANT
 from ..core.templating.references import references
 from ..core.templating.variables import all_names, set_text_variable
 from ..core.threadio import thread_from_data, thread_to_data
-from ..evals.records import CellRecord, End, Header, JournalRecord, JudgeRecord, ResultRow
+from ..evals.records import CellRecord, End, Header, JournalRecord, JudgeRecord, ResultRow, TurnRecord
 from ..evals.results import CellView, cell_rows  # cell_rows: the rows of results.jsonl, one shape for live and finished
 
 if TYPE_CHECKING:
@@ -261,7 +261,7 @@ class EvalGrid:
             case JudgeRecord():
                 key = record.cell
                 self._judges[key][record.assertion] = record
-            case Header() | End():
+            case Header() | End() | TurnRecord():
                 return False
             case _:
                 assert_never(record)
