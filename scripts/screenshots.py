@@ -6,7 +6,8 @@ Builds a throwaway data root with the Atlas example plugin installed, a thread t
 three times against a loopback model server (tests/support/llm_server.py) and was scored
 with a rubric, then opens the real main window and photographs: the editor with the run
 history chart, the trace view of a run (its tool call's request as folded JSON), the keyboard focus (its ring around the system prompt, switched by Ctrl+M to
-"Tab inserts a tab"), the editor at the minimum window size 800×500, a reply drawn as Markdown after a todo list and a web search, the command
+"Tab inserts a tab"), the editor at the minimum window size 800×500 (also with History open), History's comparison of two runs, a plugin
+install toast, a reply drawn as Markdown after a todo list and a web search, the command
 palette with a plugin command and its arguments, the evaluation results grid, a cell's
 detail and the comparison of two evaluation runs (quiz.json over 40 cases, run twice), and
 the Settings pages Plugins, Skills, MCP, Models and Search, the first-run sheet and Settings ›
@@ -161,11 +162,15 @@ def _shoot(theme: str) -> None:
         panel.tabs.select(panel.chart_tab)
         _grab(window.root, f"editor-history-{theme}", screen=True)
         _shoot_trace(window, panel, theme)
+        _shoot_run_compare(window, panel, theme)
         view.settings.prompt.focus_force()  # the focus ring, and Ctrl+M's "Tab inserts a tab" in the status bar
         window.tab_keys.toggle(view.settings.prompt)
         _grab(window.root, f"keyboard-focus-{theme}", screen=True)
         window.tab_keys.toggle(view.settings.prompt)
         _shoot_small(window, view, theme)
+        card = window.ui.toasts.show("Installed plugin atlas 1.0.0", "success", action=("View plugin", lambda: None))
+        _grab(window.root, f"toast-{theme}", screen=True)
+        window.ui.toasts.close(card)
         pal = window.open_palette()
         pal.geometry("+360+120")
         pal.query.set("stamp-title Draft --dry-run")
@@ -182,6 +187,8 @@ def _shoot(theme: str) -> None:
             dialog.nb.select(page)
             if label == "plugins":
                 page.refresh("atlas")
+            if label == "skills" and page.skills.get_children(""):  # a skill selected: its whole description below
+                page.skills.selection_set(page.skills.get_children("")[0])
             _grab(dialog, f"settings-{label}-{theme}")
         dialog.destroy()
         _shoot_local(window, theme)
@@ -259,15 +266,32 @@ def _shoot_trace(window: Any, panel: Any, theme: str) -> None:
     trace.destroy()
 
 
+def _shoot_run_compare(window: Any, panel: Any, theme: str) -> None:
+    """History › Compare of the two latest runs: each result drawn as Markdown."""
+    runs = panel.list.get_children("")
+    panel.list.selection_set(runs[:2])
+    dialog = panel.compare()
+    dialog.geometry("+100+40")
+    _grab(dialog, f"run-compare-{theme}")
+    dialog.destroy()
+
+
 def _shoot_small(window: Any, view: Any, theme: str) -> None:
     """The window at its minimum size (800×500): the settings column scrolled down to the
-    system prompt, the tree's buttons and the Run button whole."""
+    system prompt, the tree's buttons and the Run button whole; then with History open (the
+    runs list shows enough rows to pick two, the last reply's actions on one row)."""
     geometry = window.root.geometry()
     view.toggle_history()  # closed, as the window opens
     window.root.geometry("800x500+0+0")
     _settle(window.root)
     view.settings.see(view.settings.prompt)
     _grab(window.root, f"editor-800x500-{theme}")
+    view.toggle_history()
+    _settle(window.root)
+    view.history_panel.tabs.select(0)  # the runs list
+    view.list.scroll_to_end()
+    _grab(window.root, f"editor-800x500-history-{theme}")
+    view.toggle_history()
     window.root.geometry(geometry)
     _settle(window.root)
     view.toggle_history()
