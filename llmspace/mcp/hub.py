@@ -46,7 +46,6 @@ from .diagnose import describe, leaf
 from .elicitation import NOBODY, ElicitationAnswer, Elicitor
 from .env import child_env, interpolate_map
 from .extras import McpExtras
-from .loop import in_caller_trace
 from .naming import McpToolInfo, build_tool_infos
 from .pins import PinStore, ToolDefinition
 from .pool import SHUTDOWN_GRACE, ConnectionPool
@@ -344,7 +343,7 @@ class McpHub:
         except UserFacingError as exc:
             return _output(str(exc), True)
         channel = self.pool.run(_new_channel(raw), 15)
-        fut = self.pool.submit(in_caller_trace(self._call_async(target, raw, dict(arguments or {}), limit, on_progress, channel)))
+        fut = self.pool.submit(self._call_async(target, raw, dict(arguments or {}), limit, on_progress, channel))
         fut.add_done_callback(lambda _f: channel.inbox.put(None))
         is_set: Callable[[], bool] | None = None
         if isinstance(cancel, CancelToken):

@@ -2,8 +2,7 @@
 
 `LoopThread.submit(coro)` returns a `concurrent.futures.Future` usable from any thread
 (Tk, workers, CLI). `stop()` runs a final coroutine (closing connections), then ends the
-loop and joins the thread. Used only by `llmspace.mcp.hub`. `in_caller_trace(coro)` carries the
-calling thread's OpenTelemetry context (its current span) into a coroutine run on the loop.
+loop and joins the thread. Used only by `llmspace.mcp.hub`.
 """
 
 from __future__ import annotations
@@ -15,26 +14,6 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
-
-
-def in_caller_trace(coro: Coroutine[Any, Any, T]) -> Coroutine[Any, Any, T]:
-    """`coro` run under the calling thread's OpenTelemetry context, so the spans the `mcp`
-    package opens for it (through `opentelemetry-api`) are children of the caller's current span
-    (a run's tool span) and its trace context reaches the server."""
-    from opentelemetry import context as otel_context  # a dependency of `mcp`; cheap once loaded
-
-    caller = otel_context.get_current()
-    if not caller:
-        return coro
-
-    async def run() -> T:
-        token = otel_context.attach(caller)
-        try:
-            return await coro
-        finally:
-            otel_context.detach(token)
-
-    return run()
 
 
 class LoopThread:
@@ -71,6 +50,8 @@ class LoopThread:
         return threading.current_thread() is self._thread
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        # The task runs in a copy of the caller's contextvars (asyncio's call_soon_threadsafe copies
+        # them), so a run's tool span is current in it and the `mcp` package's spans nest under it.
         return asyncio.run_coroutine_threadsafe(coro, self.loop)
 
     def stop(self, final: Coroutine[Any, Any, Any] | None = None, timeout: float = 15.0) -> None:
