@@ -38,6 +38,7 @@ class Scripted:
         self.gate: threading.Event | None = None  # when set up: the agent's 2nd reply waits for it
         self.reached = threading.Event()
         self.leak = True  # the agent promises a delivery date (a fact nobody knows)
+        self.lookup = True  # the agent looks an order up before anything else
         self._lock = threading.Lock()
 
     def __call__(self, kind: str, body: Any) -> Turn:
@@ -81,7 +82,7 @@ class Scripted:
             return Turn(text="Sorry, I can't share anyone's account data.")
         orders = ORDER.findall(everything)
         done = {(c["function"]["name"], json.loads(c["function"]["arguments"] or "{}").get("order_id")) for c in called}
-        if orders and ("lookup_order", orders[-1]) not in done:
+        if self.lookup and orders and ("lookup_order", orders[-1]) not in done:
             return Turn(tool_calls=[ToolCallSpec(id=None, name="lookup_order", arguments={"order_id": orders[-1]})])
         if orders and "refund" in everything.lower() and ("refund", orders[-1]) not in done:
             return Turn(tool_calls=[ToolCallSpec(id=None, name="refund", arguments={"order_id": orders[-1], "reason": text})])
