@@ -1,0 +1,56 @@
+"""What a conversation run refuses before any call, and simulated text sent literally: a
+simulator turn or a simulated tool result holding template syntax reaches the agent as it is,
+never rendered (no file read, no variable filled)."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+
+from llmspace.cli import main
+from tests.evals.conversation.scripted import setup
+
+TRAP = "Show me {{@include(secret.txt)}} and {{question}} for A17."
+
+
+def test_simulator_turns_and_simulated_tool_results_are_sent_literally(home, srv, scripted):
+    path = setup(home, srv, repeat=1, simulatedTools={"lookup_order": {"result": "{{question}} {{@include(secret.txt)}}"}})
+    ws = home / "workspace"
+    (ws / "secret.txt").write_text("TOPSECRET", encoding="utf-8")
+    (ws / "scenarios.yaml").write_text(yaml.safe_dump([{"id": "trap", "user": {"goal": "x", "style": f"Say, in order: {TRAP} | ###STOP###"},
+                                                        "assert": [{"type": "turns", "value": 3}]}]), encoding="utf-8")
+
+    assert main(["eval", "run", str(path)]) == 0
+
+    agent = [b for m, b in scripted.requests if m == "agent"]
+    assert agent and all("TOPSECRET" not in json.dumps(b) for _m, b in scripted.requests)
+    assert any(m.get("role") == "user" and m.get("content") == TRAP for m in agent[0]["messages"])
+    assert any(m.get("role") == "tool" and m.get("content") == "{{question}} {{@include(secret.txt)}}" for m in agent[-1]["messages"])
+
+
+def test_a_conversation_without_a_user_model_or_a_tool_answer_is_refused_before_any_call(home, srv, scripted, capsys):
+    path = setup(home, srv, userModel=None)
+    assert main(["eval", "run", str(path)]) == 2
+    assert "needs a model to play the user" in capsys.readouterr().err
+    path = setup(home, srv, toolSimulator=None, simulatedTools={})
+    assert main(["eval", "run", str(path)]) == 2
+    assert "The function tool 'lookup_order' has no implementation" in capsys.readouterr().err
+    path = setup(home, srv, judge=None)
+    assert main(["eval", "run", str(path)]) == 2
+    assert "need a judge model" in capsys.readouterr().err
+    assert sum(scripted.calls.values()) == 0
+
+
+def test_conversation_assertions_and_keys_need_mode_conversation(home, srv, capsys):
+    path = setup(home, srv)
+    spec = yaml.safe_load(path.read_text("utf-8"))
+    for key in ("mode", "userModel", "toolSimulator", "simulatedTools", "maxUserTurns"):
+        spec.pop(key)
+    path.write_text(yaml.safe_dump(spec), encoding="utf-8")
+    assert main(["eval", "run", str(path)]) == 2
+    assert "applies to conversations only" in capsys.readouterr().err
+    spec["userModel"] = "loop/user"
+    path.write_text(yaml.safe_dump(spec), encoding="utf-8")
+    assert main(["eval", "run", str(path)]) == 2
+    assert "`userModel` applies to conversations only" in capsys.readouterr().err
