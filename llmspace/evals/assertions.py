@@ -38,13 +38,13 @@ from typing import Any
 
 from ..errors import UserFacingError
 from ..jsoncheck import DEPTH_REASON, MAX_JSON_DEPTH
-from . import assertion_types, conversation_assertions
+from . import assertion_types, model_graded
 from .timed_regex import RegexError, RegexTimeout, compile_error, schema_patterns, search
 
 TYPES = ("equals", "contains", "icontains", "contains-any", "contains-all", "starts-with", "regex", "is-json",
          "json-schema", "tool-called", "no-tool-called", "max-latency", "max-cost", "max-tokens", "template",
-         "llm-rubric", "javascript", "python", "similar", *assertion_types.TYPES)
-JUDGED = "llm-rubric"
+         "llm-rubric", "javascript", "python", "similar", *assertion_types.TYPES, *model_graded.KINDS)
+JUDGED = "llm-rubric"  # judged by the evaluation's judge model (llmspace/evals/judge.py), as is every model-graded type
 CODE = ("javascript", "python")  # run in a confined plugin host: llmspace/evals/code_assertions.py
 SIMILAR = "similar"  # cosine of embeddings: llmspace/evals/embeddings.py
 _USES_EXPECTED = ("equals", "contains", "icontains", "starts-with", "regex")
@@ -60,18 +60,19 @@ class Assertion:
     weight: float = 1.0
     threshold: float | None = None
     negate: bool = False
+    grader: str | None = None  # a promptfoo model-graded type (factuality, g-eval, …) judged as llm-rubric is
 
     @property
     def label(self) -> str:
         """The assertion as a person wrote it, short: `not-contains "x"`."""
-        name = ("not-" if self.negate else "") + self.type
+        name = ("not-" if self.negate else "") + (self.grader or self.type)
         if self.value is None:
             return name
         text = self.value if isinstance(self.value, str) else json.dumps(self.value, ensure_ascii=False, sort_keys=True)
         return f"{name} {_short(text, 60)!r}" if isinstance(self.value, str) else f"{name} {_short(text, 60)}"
 
     def to_data(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"type": ("not-" if self.negate else "") + self.type}
+        data: dict[str, Any] = {"type": ("not-" if self.negate else "") + (self.grader or self.type)}
         if self.value is not None:
             data["value"] = self.value
         if self.weight != 1.0:
@@ -149,10 +150,10 @@ def parse_assertion(raw: Any, where: str) -> Assertion:
     name = raw["type"].strip()
     negate = name.startswith("not-")
     kind = name[4:] if negate else name
-    if kind not in TYPES and kind not in conversation_assertions.TYPES:
+    if kind not in TYPES:
         raise UserFacingError(f"{where}: unknown assertion type {name!r}.", hint="Known types: " + ", ".join(TYPES) + " (and not-<type>).")
-    if negate and kind == JUDGED:
-        raise UserFacingError(f"{where}: llm-rubric has no not- form.", hint="Write the rubric the other way round.")
+    if negate and (kind == JUDGED or kind in model_graded.KINDS):
+        raise UserFacingError(f"{where}: {kind} has no not- form.", hint="Write the criteria the other way round.")
     value = raw.get("value")
     if value is None and kind in _NEEDS_VALUE:
         raise UserFacingError(f"{where}: assertion {name!r} needs a value.")
@@ -172,8 +173,6 @@ def parse_assertion(raw: Any, where: str) -> Assertion:
             raise UserFacingError(f"{where}: the regex {value!r} does not compile ({problem}).")
     elif kind in ("json-schema", "is-json") and value is not None:
         _check_schema(value, where, name)
-    elif conversation_assertions.claims(kind, value):  # turns, goal-met, no-leak, tool-called {times, before}
-        value = conversation_assertions.parse_value(kind, value, negate, where)
     elif kind == "tool-called":
         value = _tool_value(value, where)
     elif kind == "no-tool-called" and value is not None and not isinstance(value, str):
@@ -188,7 +187,20 @@ def parse_assertion(raw: Any, where: str) -> Assertion:
         raise UserFacingError(f"{where}: a {kind} assertion needs its code, or file://PATH, as value.")
     elif kind == JUDGED and not (isinstance(value, str) and value.strip()):
         raise UserFacingError(f"{where}: llm-rubric needs a rubric name or the criteria as text.")
+    elif kind in model_graded.KINDS:
+        return Assertion(JUDGED, _graded_value(kind, value, where), float(weight), threshold, False, grader=kind)
     return Assertion(kind, value, float(weight), threshold, negate)
+
+
+def _graded_value(kind: str, value: Any, where: str) -> Any:
+    if kind == "g-eval" and isinstance(value, list) and value and all(isinstance(v, str) and v.strip() for v in value):
+        return list(value)
+    if isinstance(value, str) and value.strip():
+        return value
+    if value is None and kind in ("factuality", "model-graded-factuality"):
+        return None  # the case's expected is the reference
+    what = "the reference answer" if "factuality" in kind else "the criteria"
+    raise UserFacingError(f"{where}: {kind} needs {what} as value, not {value!r}.")
 
 
 def _similar_value(value: Any, where: str, threshold: float | None) -> str | list[str]:

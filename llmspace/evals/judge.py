@@ -8,6 +8,10 @@ number, is taken as that score for every criterion. An answer that cannot be rea
 error for the cell, neither a pass nor a fail. The assertion passes when the mean score is
 at or above its `threshold` (default 3).
 
+promptfoo's model-graded types (`factuality`, `model-graded-closedqa`, `g-eval`: an assertion
+whose `grader` is set) ask the prompt of `evals/model_graded.py` and are scored by its rules
+(0–1), their score stored under the type's name.
+
 Each judge call is a journal record of its own, keyed by the judged cell, the judge model,
 the hash of the judge prompt (so a changed prompt or output is judged again) and the judge
 repeat; it stores the prompt, the raw answer, the scores and the reason, and its cost
@@ -26,6 +30,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError
+from . import model_graded
 from .assertions import Assertion, Check, JsonTooDeep, parse_json_output
 from .records import CellRecord, JudgeRecord, Reply
 
@@ -146,6 +151,9 @@ class Judge:
         self.thread = thread
 
     def plan(self, cell: Cell, assertion: Assertion, output: str) -> tuple[str, str, Criteria]:
+        if assertion.grader is not None:  # a promptfoo model-graded type: its own prompt and scoring
+            system, prompt = model_graded.prompt(assertion.grader, assertion.value, cell.task, output, cell.expected)
+            return prompt, prompt_hash(system, prompt), Criteria(((assertion.grader, ""),))
         criteria = criteria_for(str(assertion.value), self.thread)
         prompt = judge_prompt(cell.task, output, cell.expected, criteria)
         return prompt, prompt_hash(SYSTEM, prompt), criteria
@@ -156,7 +164,9 @@ class Judge:
         key = judge_key(cell.key, self.model, phash)
         if key in judged:
             return None
-        data = {"system": SYSTEM, "messages": [{"role": "user", "text": prompt}], "tools": [], "params": None}
+        system = SYSTEM if assertion.grader is None else model_graded.prompt(
+            assertion.grader, assertion.value, cell.task, record.reply.output, cell.expected)[0]
+        data = {"system": system, "messages": [{"role": "user", "text": prompt}], "tools": [], "params": None}
         reply = ask(self.model, data, JUDGE_REPEAT)
         if reply is None:
             return None
@@ -165,6 +175,13 @@ class Judge:
                           reply.cost, reply.cached, reply.latency_ms, int(time.time() * 1000))
         if reply.error:
             return replace(rec, error=f"judge call failed: {reply.error}")
+        if assertion.grader is not None:
+            try:
+                passed, score, why = model_graded.grade(assertion.grader, rec.raw, assertion.threshold)
+            except ValueError as exc:
+                return replace(rec, error=f"the judge's answer could not be read ({exc})")
+            return replace(rec, scores={assertion.grader: score}, reason=why,
+                           check=Check(assertion.label, passed, assertion.weight, why, round(score, 4)))
         try:
             scores, reason = parse_answer(rec.raw, criteria.names)
         except ValueError as exc:
