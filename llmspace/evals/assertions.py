@@ -38,7 +38,7 @@ from typing import Any
 
 from ..errors import UserFacingError
 from ..jsoncheck import DEPTH_REASON, MAX_JSON_DEPTH
-from . import assertion_types, model_graded
+from . import assertion_types, conversation_assertions, model_graded
 from .timed_regex import RegexError, RegexTimeout, compile_error, schema_patterns, search
 
 TYPES = ("equals", "contains", "icontains", "contains-any", "contains-all", "starts-with", "regex", "is-json",
@@ -150,7 +150,7 @@ def parse_assertion(raw: Any, where: str) -> Assertion:
     name = raw["type"].strip()
     negate = name.startswith("not-")
     kind = name[4:] if negate else name
-    if kind not in TYPES:
+    if kind not in TYPES and kind not in conversation_assertions.TYPES:
         raise UserFacingError(f"{where}: unknown assertion type {name!r}.", hint="Known types: " + ", ".join(TYPES) + " (and not-<type>).")
     if negate and (kind == JUDGED or kind in model_graded.KINDS):
         raise UserFacingError(f"{where}: {kind} has no not- form.", hint="Write the criteria the other way round.")
@@ -173,6 +173,8 @@ def parse_assertion(raw: Any, where: str) -> Assertion:
             raise UserFacingError(f"{where}: the regex {value!r} does not compile ({problem}).")
     elif kind in ("json-schema", "is-json") and value is not None:
         _check_schema(value, where, name)
+    elif conversation_assertions.claims(kind, value):  # turns, goal-met, no-leak, tool-called {times, before}
+        value = conversation_assertions.parse_value(kind, value, negate, where)
     elif kind == "tool-called":
         value = _tool_value(value, where)
     elif kind == "no-tool-called" and value is not None and not isinstance(value, str):
