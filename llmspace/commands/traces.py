@@ -27,6 +27,8 @@
 - `traces to-thread PROJECT KEY [--folder F]` — copies the workbench into the workspace as a
   normal thread; prints its path.
 - `traces remove PROJECT [KEY]` — moves the project (or one trace) to the trash.
+- `traces export THREAD [--run ID] [--endpoint URL]` — sends a recorded run to an OpenTelemetry
+  collector (`llmspace/commands/traces_export.py`).
 """
 
 from __future__ import annotations
@@ -106,6 +108,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("project", metavar="PROJECT")
     p.add_argument("key", nargs="?", default=None, metavar="KEY")
     p.set_defaults(handler=remove)
+    from .traces_export import add_parser
+
+    add_parser(tsub)
 
 
 def _print_json(value: Any) -> None:

@@ -202,6 +202,11 @@ class OtelExporter:
         _Switch.current = self.provider
 
     @property
+    def shown_url(self) -> str:
+        """The endpoint as messages show it (secrets in the URL masked)."""
+        return mask_url(self.target.url)
+
+    @property
     def dropped(self) -> int:
         return self._processor.dropped
 
@@ -266,6 +271,21 @@ class OtelExporter:
                                       attributes=spec.attributes)
         _finish(span, spec)
         return span
+
+    def emit_recorded_run(self, run_id: str, *, title: str, provider: str, model: str, thread_path: str | None,
+                          docs: list[dict[str, Any]], status: str) -> int:
+        """A run recorded earlier, from its trace documents: its `invoke_agent` span spanning them and
+        their spans under it (as a live run would have sent them). Returns how many spans."""
+        specs = [s for s in (call_span(d, self.capture) for d in docs) if s is not None]
+        if not specs:
+            return 0
+        attrs = {**run_attributes(run_id, provider, model, thread_path), N.RUN_STATUS: status}
+        run = self.emit(SpanSpec(run_name(title or "run"), "internal", min(s.start_ns for s in specs),
+                                 max(s.end_ns for s in specs), attrs))
+        parent = trace.set_span_in_context(run)
+        for spec in specs:
+            self.emit(spec, parent)
+        return len(specs) + 1
 
     def _parent(self, run_id: str) -> otel_context.Context | None:
         with self._lock:
