@@ -10,7 +10,8 @@
 - Resources: a server's resources and resource templates; a template's variables, their
   completions, and the URI they make; a resource read and attached to a user message as the
   core does (text and `text/*` blobs as text naming the URI, images as image parts; other
-  binary types and anything over 10 MB refused with a `UserFacingError` saying why).
+  binary types and anything over 10 MB refused with a `UserFacingError` saying why); an
+  attached text resource the server says changed is refreshed in place (`refresh`).
 
 The methods that reach the server block: call them from a worker thread. `insert` and
 `attach` change the thread: call them on the UI thread.
@@ -169,6 +170,26 @@ class McpContentPresenter:
         if isinstance(extra, dict):
             extra[SERVER_KEY] = self._name(server_id)
         self.editor.edited(MessagesChanged())
+
+    def refresh(self, message_id: str, uri: str, parts: list[dict[str, Any]]) -> bool:
+        """Put the resource's new text in place of the part naming `uri` (one undo step); False
+        when the message no longer holds it."""
+        head = f"[resource: {uri}]\n"
+        try:
+            msg = self.editor.thread.messages[self.editor.index_of(message_id)]
+        except UserFacingError:
+            return False
+        at = next((i for i, p in enumerate(msg.content) if getattr(p, "type", "") == "text"
+                   and str(getattr(p, "text", "")).startswith(head)), None)
+        if at is None:
+            return False
+        self.editor.checkpoint(None)
+        data = msg.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        data["content"] = [*data["content"][:at], *parts, *data["content"][at + 1:]]
+        messages = self.editor.thread.ensure_messages()
+        messages[self.editor.index_of(message_id)] = type(msg).model_validate(data)
+        self.editor.edited(MessagesChanged())
+        return True
 
     def _name(self, server_id: str) -> str:
         return next((name for sid, name in self.servers() if sid == server_id), server_id)

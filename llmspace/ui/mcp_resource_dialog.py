@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 class McpResourceDialog(tb.Toplevel):
     def __init__(self, master: Any, pump: Pump, presenter: McpContentPresenter, message_id: str,
-                 on_attached: Callable[[str], None] | None = None) -> None:
+                 on_attached: Callable[[str, str, str], None] | None = None) -> None:
         super().__init__(master=master)
         self.title("Attach MCP resource")
         self.pump, self.p, self.message_id, self.on_attached = pump, presenter, message_id, on_attached
@@ -149,8 +149,8 @@ class McpResourceDialog(tb.Toplevel):
                 self._say(error_text(exc), "danger")
                 return
             self.attached = True
-            if self.on_attached is not None:
-                self.on_attached(mid)
+            if self.on_attached is not None:  # (message id, server id, uri)
+                self.on_attached(mid, server_id, uri)
             self.destroy()
 
         self.pump.run_in_worker(lambda: presenter.read_parts(server_id, uri), done, name="mcp-read")

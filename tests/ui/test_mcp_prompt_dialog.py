@@ -123,3 +123,21 @@ def test_a_template_variable_offers_the_servers_completions(window, app, ed):
     field.changed()
     pump_until(window.root, lambda: field.completions == ["rust", "ruby"], 90)
     dlg.destroy()
+
+
+def test_an_attached_text_resource_that_changes_on_the_server_is_offered_for_refresh(window, app, ed):
+    import threading
+
+    mid = ed.p.messages[0].id
+    assert attach(window, ed, "notes").attached
+    watcher = ed.list.cards[mid].services.mcp_resource.watcher
+    sid = next(s.id for s in app.mcp.servers() if s.name == "features")
+    pump_until(window.root, lambda: (sid, "features://notes") in watcher.watching, 90)
+    part = next(p for p in ed.p.messages[0].content if p.type == "text" and p.text.startswith("[resource: features://notes]"))
+    part.text = "[resource: features://notes]\nan old copy"  # as if the server's text had changed since
+    threading.Thread(target=lambda: app.mcp.call_tool(sid, "touch", {"uri": "features://notes"}), daemon=True).start()
+    pump_until(window.root, lambda: watcher.notices == ["features://notes"], 90)
+    watcher.refresh(sid, "features://notes")  # the notification's Refresh
+    pump_until(window.root, lambda: "an old copy" not in ed.p.messages[0].text(), 90)
+    assert "[resource: features://notes]\nnotes with {{@include('~/.ssh/id_rsa')}} inside" in ed.p.messages[0].text()
+    assert ed.p.can_undo()
