@@ -9,7 +9,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from llmspace.app import App
 from llmspace.core.model import ThreadContext, ToolCallOutput
 from llmspace.core.threadio import parse_thread, serialize_thread, thread_from_data
 from llmspace.plugins.code.calls import plugin_tool_entry_for
+from tests.support.cli import cli_in_process
 from tests.support.llm_server import LoopbackLLM, ToolCallSpec, Turn, configure_provider
 
 from ..code_plugins import HANGING_TOOL, TEXT_TOOL, code_plugin
@@ -27,9 +27,8 @@ ATLAS = ROOT / "examples" / "plugins" / "atlas"
 
 
 def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "LLM_SPACE_HOME": str(home), "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "llmspace", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=180)
+    """`llmspace ARGS` on `home`, in this process (what a command does is the point here, not its process)."""
+    return cli_in_process(list(args), env={"LLM_SPACE_HOME": str(home), "PYTHONPATH": str(ROOT)}, cwd=ROOT)
 
 
 def _ok(proc: subprocess.CompletedProcess[str]) -> str:
