@@ -1,7 +1,9 @@
-"""`llmspace eval` as a real subprocess against a loopback server: the acceptance run (40
-cases, two models, 3 repeats, contains/regex/json-schema and an llm-rubric judge) killed
-with kill -9 halfway and run again without requesting a journaled cell again; Ctrl-C; and
-`eval new`, `eval list`, `eval cache clear`."""
+"""`llmspace eval` against a loopback server: the acceptance run (40 cases, two models, 3
+repeats, contains/regex/json-schema and an llm-rubric judge) killed with kill -9 halfway and
+run again without requesting a journaled cell again; Ctrl-C; and `eval new`, `eval list`,
+`eval cache clear`. The runs that are killed, interrupted or hold a results folder are real
+subprocesses (`_start`); the others run through the command line's `main` in the test's
+process (`_run`: a subprocess costs a second of start-up on a loaded machine)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ import xmlschema
 
 from llmspace.evals.journal import read_journal
 from tests.evals.support import Oracle, arithmetic_and_extraction, journal_lines, write_eval
+from tests.support.cli import cli_in_process
 from tests.support.llm_server import LoopbackLLM
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,8 +57,7 @@ def _start(home: Path, *args: str) -> subprocess.Popen[str]:
 
 
 def _run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "llmspace", "eval", *args], cwd=ROOT, env=_env(home),
-                          capture_output=True, text=True, timeout=300)
+    return cli_in_process(["eval", *args], env={"LLM_SPACE_HOME": str(home), "PYTHONPATH": str(ROOT)}, cwd=ROOT)
 
 
 def _wait_running(proc: subprocess.Popen[str], event: threading.Event, bound: float, what: str) -> None:
