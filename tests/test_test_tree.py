@@ -14,7 +14,7 @@ TESTS = ROOT / "tests"
 CODE_FOLDERS = {"plugin_host/js"}
 # Packages whose tests still sit flat in their parent's twin (tests/ui/test_*.py). The lead
 # removes these when tests/ui is split (issue 36, item 5); then the set is empty and stays so.
-KNOWN_WITHOUT_TWIN = {"ui/editor", "ui/evals"}
+KNOWN_WITHOUT_TWIN = {"ui/evals"}
 
 
 def _packages() -> list[str]:

@@ -5,7 +5,7 @@ to their views, one small frozen dataclass each.
 changed); `RunPresenter.notify(update)` a `RunUpdate` (the run's state). Listeners are
 `Callable[[EditorUpdate], None]` and `Callable[[RunUpdate], None]`. The views handle every
 member with `match` and `assert_never` (`ui/editor/view.EditorView._on_change`,
-`ui/editor/run_controls.RunControls.on_run`), and `tests/ui/test_view_updates.py` checks it,
+`ui/editor/run_controls.RunControls.on_run`), and `tests/ui/editor/test_view_updates.py` checks it,
 as `agent/events.py` and its test do for run events. A misspelt update is a NameError, not
 an update silently dropped.
 

@@ -5,7 +5,7 @@
     matched_names(function)                 # the class names its `case` patterns name
     sample(cls, by_name, by_type)           # one instance with plausible field values
 
-Used by tests/agent/test_events_consumed.py and tests/ui/test_view_updates.py.
+Used by tests/agent/test_events_consumed.py and tests/ui/editor/test_view_updates.py.
 """
 
 from __future__ import annotations

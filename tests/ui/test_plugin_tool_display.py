@@ -13,7 +13,7 @@ import pytest
 from llmspace.jsonio import write_bytes_atomic
 from llmspace.tools.plugin_tools import plugin_tool_entry
 
-from .test_cards import labels
+from .editor.test_cards import labels
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x02" * 3000).decode()
 

@@ -10,7 +10,7 @@ from llmspace.presenters.welcome import KEY_ENV
 from tests.support.llm_server import LoopbackLLM, configure_provider
 
 from .conftest import open_tabs, pump_until
-from .test_title_rename import click_tab
+from .editor.test_title_field import click_tab
 
 
 @pytest.fixture(autouse=True)

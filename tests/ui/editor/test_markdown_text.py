@@ -193,7 +193,7 @@ def test_web_search_results_show_titles_links_and_snippets(window, app, monkeypa
               "output": {"content": [{"type": "text", "text": orjson.dumps(hits).decode()}]}}]
     ed = open_reply(window, app, "Found it.", calls, stem="search")
     card = ed.list.cards["a1"]
-    from tests.ui.test_cards import labels
+    from .test_cards import labels
 
     results = card.shaped["s1"]
     assert {"1. Tk docs", "https://tkdocs.com", "Modern Tk"} <= set(labels(results))

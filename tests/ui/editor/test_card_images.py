@@ -16,7 +16,7 @@ from PIL import Image
 from llmspace.jsonio import write_bytes_atomic
 from llmspace.ui.editor.card_images import ImagePreview, ImageStrip
 
-from .conftest import pump_until
+from ..conftest import pump_until
 
 
 def png(w: int, h: int, colour: str = "red") -> str:

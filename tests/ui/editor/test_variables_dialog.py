@@ -11,7 +11,7 @@ import pytest
 
 from llmspace.ui.editor.variables_dialog import ValueRow
 
-from .conftest import pump_until
+from ..conftest import pump_until
 
 
 @pytest.fixture

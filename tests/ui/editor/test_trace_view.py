@@ -13,7 +13,7 @@ import pytest
 from tests.agent.test_run_traces import run_reading_a_secret_file
 from tests.support.llm_server import LoopbackLLM
 
-from .conftest import pump_until
+from ..conftest import pump_until
 
 
 @pytest.fixture

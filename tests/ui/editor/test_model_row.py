@@ -54,7 +54,7 @@ def test_a_thread_without_a_model_shows_the_default_it_runs_on(window, app, srv)
 
 
 def test_the_parameters_have_their_own_line_and_are_not_clipped(window, app, srv):
-    from .test_usability import fully_inside
+    from ..test_usability import fully_inside
 
     ed = open_editor(window, app, ("loop", "loopback-model"))
     ed.p.set_param("temperature", 0.7)
@@ -69,7 +69,7 @@ def test_the_parameters_have_their_own_line_and_are_not_clipped(window, app, srv
 def test_a_run_says_which_model_it_runs_on_and_history_records_it(window, app, srv):
     from tests.support.llm_server import Turn
 
-    from .conftest import pump_until
+    from ..conftest import pump_until
 
     srv.push(Turn(text="Hi."))
     ed = open_editor(window, app, ("openai", "gpt-4.1-mini"))

@@ -8,7 +8,7 @@ import pytest
 
 from tests.support.llm_server import LoopbackLLM, ToolCallSpec, Turn, configure_provider
 
-from .conftest import pump_until
+from ..conftest import pump_until
 
 
 @pytest.fixture

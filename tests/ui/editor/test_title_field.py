@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import open_tabs, pump_until
+from ..conftest import open_tabs, pump_until
 
 
 def click_tab(window, rel: str) -> None:

@@ -12,7 +12,7 @@ import pytest
 from llmspace.jsonio import write_bytes_atomic
 from llmspace.ui.theme import contrast_ratio
 
-from .conftest import pump_until
+from ..conftest import pump_until
 
 KEYSYMS = {"{": "braceleft", "}": "braceright", "_": "underscore", " ": "space", ":": "colon"}
 

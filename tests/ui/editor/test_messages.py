@@ -12,7 +12,7 @@ import pytest
 
 from tests.support.llm_server import LoopbackLLM, Turn, configure_provider
 
-from .conftest import pump_until
+from ..conftest import pump_until
 
 LINES = 200
 

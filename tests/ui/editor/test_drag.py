@@ -9,7 +9,7 @@ import pytest
 
 from llmspace.jsonio import write_bytes_atomic
 
-from .conftest import pump_until
+from ..conftest import pump_until
 
 IDS = ["m0", "m1", "m2", "m3"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import pump_until
+from ..conftest import pump_until
 
 USAGE = {"input": 123456, "output": 65432, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 188888,
          "cost": {"input": 0.1, "output": 0.2, "cacheRead": 0, "cacheWrite": 0, "total": 0.3123}}

@@ -10,7 +10,7 @@ import orjson
 
 from llmspace.jsonio import write_bytes_atomic
 
-from .conftest import pump_until
+from ..conftest import pump_until
 
 
 def read(app, rel):

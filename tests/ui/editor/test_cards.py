@@ -122,7 +122,7 @@ def test_call_tools_runs_every_executable_call_of_a_message(window, app, tmp_pat
     ed = window.open_thread("multi.json")
     window.root.update()
     assert ed.run_controls.call_tools("a") == 1
-    from .conftest import pump_until
+    from ..conftest import pump_until
 
     pump_until(window.root, lambda: ed.run.tool_status.get("r1") in ("done", "error"))
     calls = ed.p.messages[1].toolCalls

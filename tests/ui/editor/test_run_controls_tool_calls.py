@@ -9,7 +9,7 @@ import orjson
 from llmspace.jsonio import write_bytes_atomic
 from llmspace.tools.builtins import builtin_tool
 
-from .conftest import pump_until
+from ..conftest import pump_until
 
 
 def open_with_calls(window, app, tmp_path, *calls):
