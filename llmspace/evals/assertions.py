@@ -199,7 +199,8 @@ def _graded_value(kind: str, value: Any, where: str) -> Any:
         return list(value)
     if isinstance(value, str) and value.strip():
         return value
-    if value is None and kind in ("factuality", "model-graded-factuality"):
+    if value is None and kind in ("factuality", "model-graded-factuality", "context-recall", "context-faithfulness",
+                                  "context-relevance"):
         return None  # the case's expected is the reference
     what = "the reference answer" if "factuality" in kind else "the criteria"
     raise UserFacingError(f"{where}: {kind} needs {what} as value, not {value!r}.")

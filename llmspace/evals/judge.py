@@ -8,7 +8,7 @@ number, is taken as that score for every criterion. An answer that cannot be rea
 error for the cell, neither a pass nor a fail. The assertion passes when the mean score is
 at or above its `threshold` (default 3).
 
-promptfoo's model-graded types (`factuality`, `model-graded-closedqa`, `g-eval`: an assertion
+promptfoo's model-graded types (`factuality`, `model-graded-closedqa`, `g-eval`, `context-*`: an assertion
 whose `grader` is set) ask the prompt of `evals/model_graded.py` and are scored by its rules
 (0–1), their score stored under the type's name.
 
@@ -152,7 +152,8 @@ class Judge:
 
     def plan(self, cell: Cell, assertion: Assertion, output: str) -> tuple[str, str, Criteria]:
         if assertion.grader is not None:  # a promptfoo model-graded type: its own prompt and scoring
-            system, prompt = model_graded.prompt(assertion.grader, assertion.value, cell.task, output, cell.expected)
+            system, prompt = model_graded.prompt(assertion.grader, assertion.value, cell.task, output, cell.expected,
+                                                 cell.vars)
             return prompt, prompt_hash(system, prompt), Criteria(((assertion.grader, ""),))
         criteria = criteria_for(str(assertion.value), self.thread)
         prompt = judge_prompt(cell.task, output, cell.expected, criteria)
@@ -165,7 +166,7 @@ class Judge:
         if key in judged:
             return None
         system = SYSTEM if assertion.grader is None else model_graded.prompt(
-            assertion.grader, assertion.value, cell.task, record.reply.output, cell.expected)[0]
+            assertion.grader, assertion.value, cell.task, record.reply.output, cell.expected, cell.vars)[0]
         data = {"system": system, "messages": [{"role": "user", "text": prompt}], "tools": [], "params": None}
         reply = ask(self.model, data, JUDGE_REPEAT)
         if reply is None:

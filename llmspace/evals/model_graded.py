@@ -7,6 +7,11 @@ each one asks and how its answer is scored (promptfoo's rules). Pure: no I/O.
   in a way that matters; each passes with score 1 but (D), which fails with 0.
 - `model-graded-closedqa`: does the output meet the criterion (the value)? The judge reasons,
   then answers Y or N on the last line; Y passes (score 1).
+- `context-faithfulness`, `context-recall`, `context-relevance` (the case's `context`
+  variable is the retrieved context): the share of the output's statements the context
+  supports, of the reference's sentences (the value, else `expected`) the context holds, of
+  the context's sentences the query needs — counted by the judge in one answer (promptfoo asks
+  per statement), passing at the threshold (default 0.7);
 - `g-eval`: the judge derives evaluation steps from the criteria (the value: a text or a list)
   and scores the output 0–10 in the same answer (promptfoo asks twice); the score is that over
   10, passing at the threshold (default 0.7).
@@ -22,8 +27,11 @@ import json
 import re
 from typing import Any
 
-KINDS = ("factuality", "model-graded-factuality", "model-graded-closedqa", "g-eval")
+KINDS = ("factuality", "model-graded-factuality", "model-graded-closedqa", "g-eval", "context-faithfulness",
+         "context-recall", "context-relevance")
+CONTEXT_KINDS = ("context-faithfulness", "context-recall", "context-relevance")
 G_EVAL_THRESHOLD = 0.7
+CONTEXT_THRESHOLD = 0.7  # the context types' default threshold on their 0–1 share
 FACTUALITY_SCORES = {"A": 1.0, "B": 1.0, "C": 1.0, "D": 0.0, "E": 1.0}
 _CATEGORIES = {"A": "the submitted answer is a subset of the expert answer and fully consistent with it",
                "B": "the submitted answer is a superset of the expert answer and fully consistent with it",
@@ -42,10 +50,13 @@ def _criteria_text(value: Any) -> str:
     return "\n".join(f"- {v}" for v in value) if isinstance(value, list) else str(value)
 
 
-def prompt(kind: str, value: Any, task: str, output: str, expected: str | None) -> tuple[str, str]:
+def prompt(kind: str, value: Any, task: str, output: str, expected: str | None,
+           variables: dict[str, Any] | None = None) -> tuple[str, str]:
     """(system, user text) of the judge call for one assertion."""
     task = task.strip() or "(empty)"
     output = output.strip() or "(empty)"
+    if kind in CONTEXT_KINDS:
+        return _context_prompt(kind, value, task, output, expected, str((variables or {}).get("context") or "(none)"))
     if kind in ("factuality", "model-graded-factuality"):
         reference = str(value) if value is not None else (expected or "")
         options = "\n".join(f"({k}) {v}" for k, v in _CATEGORIES.items())
@@ -67,6 +78,36 @@ def prompt(kind: str, value: Any, task: str, output: str, expected: str | None) 
                 'only: {"steps": ["..."], "score": <0-10>, "reason": "<one or two sentences>"}')
         return _SYSTEMS[kind], text
     raise ValueError(f"not a model-graded type: {kind}")
+
+
+def _context_prompt(kind: str, value: Any, task: str, output: str, expected: str | None, context: str) -> tuple[str, str]:
+    head = f"[Context]: {context}\n"
+    if kind == "context-faithfulness":
+        body = (f"{head}[Answer]: {output}\n\nBreak the answer into its factual statements and decide, for each, "
+                "whether the context supports it.")
+        keys = '{"total": <statements>, "count": <statements the context supports>, "reason": "<one sentence>"}'
+    elif kind == "context-recall":
+        reference = str(value) if value is not None else (expected or "")
+        body = (f"{head}[Reference answer]: {reference}\n\nFor each sentence of the reference answer, decide whether "
+                "the context holds the information it states.")
+        keys = '{"total": <sentences of the reference>, "count": <those the context holds>, "reason": "<one sentence>"}'
+    else:
+        body = (f"[Query]: {task}\n{head}\nDecide, for each sentence of the context, whether it is needed to answer "
+                "the query.")
+        keys = '{"total": <sentences of the context>, "count": <those needed>, "reason": "<one sentence>"}'
+    return "You judge retrieved context. Reply with JSON only.", f"{body} Answer with JSON only: {keys}"
+
+
+def _share(answer: str, threshold: float | None) -> tuple[bool, float, str]:
+    data = _json_object(answer)
+    total, count = data.get("total"), data.get("count")
+    if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in (total, count)) or count > total:  # type: ignore[operator]
+        raise ValueError(f"the answer's counts {count!r} of {total!r} are not whole numbers with count ≤ total")
+    score = count / total if total else 0.0
+    bound = CONTEXT_THRESHOLD if threshold is None else threshold
+    reason = str(data.get("reason") or "")
+    passed = score >= bound - 1e-12
+    return passed, score, reason if passed else f"{count} of {total} ({score:.2f}) < {bound:g}: {reason}"
 
 
 def _json_object(answer: str) -> dict[str, Any]:
@@ -105,6 +146,8 @@ def grade(kind: str, answer: str, threshold: float | None) -> tuple[bool, float,
             raise ValueError("the answer does not end with Y or N")
         reasoning = " ".join(answer.strip().splitlines()[:-1]).strip()
         return last == "Y", 1.0 if last == "Y" else 0.0, "" if last == "Y" else f"the criterion is not met: {reasoning[:300]}"
+    if kind in CONTEXT_KINDS:
+        return _share(answer, threshold)
     if kind == "g-eval":
         data = _json_object(answer)
         raw = data.get("score")

@@ -90,3 +90,15 @@ def test_an_evaluation_grades_factuality_closedqa_and_g_eval_with_its_judge(home
     assert seven["g-eval"]["score"] == 0.9
     four = {c["assertion"].split()[0]: c for c in rows["4"]["checks"]}
     assert four["factuality"]["pass"] and not four["g-eval"]["pass"] and "0.30 < 0.7" in four["g-eval"]["reason"]
+
+
+def test_the_context_types_read_the_context_variable_and_score_the_share_the_judge_counts():
+    text = prompt("context-faithfulness", None, "Q", "Paris is big.", None, {"context": "Paris has 2M people."})[1]
+    assert "[Context]: Paris has 2M people." in text and "[Answer]: Paris is big." in text
+    assert "[Reference answer]: Lyon" in prompt("context-recall", None, "Q", "A", "Lyon", {"context": "c"})[1]
+    assert "[Query]: Q" in prompt("context-relevance", None, "Q", "A", None, {"context": "c"})[1]
+    assert grade("context-faithfulness", '{"total": 4, "count": 3, "reason": "one unsupported"}', None)[:2] == (True, 0.75)
+    assert grade("context-recall", '{"total": 2, "count": 1}', None)[:2] == (False, 0.5)  # below the default 0.7
+    assert grade("context-relevance", '{"total": 2, "count": 1}', 0.5)[0] is True
+    with pytest.raises(ValueError):
+        grade("context-relevance", '{"total": 1, "count": 2}', None)
