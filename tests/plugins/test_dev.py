@@ -30,6 +30,7 @@ from llmspace.plugins.dev_entries import DevEntry, add_entry, dev_file, read_ent
 from llmspace.plugins.errors import PluginError
 from llmspace.plugins.hosts.host import CallFailed
 from llmspace.presenters.plugins_page import PluginsPagePresenter
+from tests.support.cli import cli_in_process
 
 from .builders import make_plugin
 
@@ -89,9 +90,15 @@ def answers(app: App, expected: str) -> bool:
 
 
 def cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`llmspace ARGS` on `home` as a process of its own (for a dev session of this process to serve)."""
     env = {**os.environ, "LLM_SPACE_HOME": str(home), "PYTHONPATH": str(ROOT)}
     return subprocess.run([sys.executable, "-m", "llmspace", *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=180)
+
+
+def cli_here(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`llmspace ARGS` on `home` in this process, where the dev session is another process's."""
+    return cli_in_process(list(args), env={"LLM_SPACE_HOME": str(home), "PYTHONPATH": str(ROOT)}, cwd=ROOT)
 
 
 def files_of(home: Path) -> dict[str, bytes]:
@@ -219,7 +226,7 @@ def test_the_dev_command_serves_until_ctrl_c_and_leaves_nothing_installed(home: 
     try:
         first = proc.stdout.readline()
         assert "watching for changes" in first, first
-        other = cli(home, "plugins", "call-tool", "echo-kit", "echo", '{"text": "there"}')
+        other = cli_here(home, "plugins", "call-tool", "echo-kit", "echo", '{"text": "there"}')
         assert "v1: there" in other.stdout, other.stdout + other.stderr
         proc.send_signal(signal.SIGINT)
         assert proc.wait(WAIT) == 0
@@ -227,7 +234,7 @@ def test_the_dev_command_serves_until_ctrl_c_and_leaves_nothing_installed(home: 
         if proc.poll() is None:
             proc.kill()
     assert not dev_file(DataRoot(home)).exists()
-    assert "No plugins installed" in cli(home, "plugins", "list").stdout
+    assert "No plugins installed" in cli_here(home, "plugins", "list").stdout
 
 
 def test_with_install_the_last_version_is_installed_when_dev_mode_ends(home: Path, tmp_path: Path) -> None:
@@ -246,7 +253,7 @@ def test_with_install_the_last_version_is_installed_when_dev_mode_ends(home: Pat
             proc.kill()
     assert "Installed echo-kit 0.1.0" in rest, rest
     assert (home / "plugins" / "echo-kit" / "tools" / "echo.py").read_text() == tool("v1")
-    assert "v1: there" in cli(home, "plugins", "call-tool", "echo-kit", "echo", '{"text": "there"}').stdout
+    assert "v1: there" in cli_here(home, "plugins", "call-tool", "echo-kit", "echo", '{"text": "there"}').stdout
 
 
 # -- issue 35 item 8: an entry counts only while a `plugins dev` process serves it ----------------
