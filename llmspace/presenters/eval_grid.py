@@ -15,7 +15,8 @@ the repeats' result rows in the shape of `results.jsonl` (output, checks with th
 judges with their reasons), so a finished folder (`EvalGrid.from_rows`) and a live run read
 alike. `open_as_thread` builds the thread of a case: a copy of the evaluated thread (no run
 history, no evaluations) with the case's variables filled and the cell's output as the
-assistant reply.
+assistant reply (a conversation cell: its whole conversation, `presenters/eval_conversation.py`,
+whose transcript its detail shows too).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from ..core.templating.variables import all_names, set_text_variable
 from ..core.threadio import thread_from_data, thread_to_data
 from ..evals.records import CellRecord, End, Header, JournalRecord, JudgeRecord, ResultRow, TurnRecord
 from ..evals.results import CellView, cell_rows  # cell_rows: the rows of results.jsonl, one shape for live and finished
+from .eval_conversation import conversation_messages, conversation_text
 
 if TYPE_CHECKING:
     from ..core.model import Thread
@@ -160,7 +162,7 @@ class GridCell:
         judges: list[tuple[str, str, dict[str, Any]]] = [
             (j.judge_model, j.reason or j.error or "", dict(j.scores or {})) for j in row.judges]
         return CellDetail(self.case, self.column, self.status, row.output or "", checks, judges,
-                          row.error, row.repeat, self.repeats, self.cost, self.latency_ms, bool(row.cached))
+                          row.error, row.repeat, self.repeats, self.cost, self.latency_ms, bool(row.cached), row.conversation)
 
 
 @dataclass(frozen=True)
@@ -177,6 +179,7 @@ class CellDetail:
     cost: float
     latency_ms: float | None
     cached: bool = False  # the answer came from the response cache
+    conversation: tuple[dict[str, Any], ...] | None = None  # mode: conversation: the whole transcript
 
     def text(self) -> str:
         """The detail as plain text (the window's body, and what Copy copies)."""
@@ -186,7 +189,9 @@ class CellDetail:
             lines.append(CACHED_NOTE)
         if self.error:
             lines += ["", f"Error: {self.error}"]
-        lines += ["", "Output:", self.output or "(none)", "", "Assertions:"]
+        if self.conversation is not None:
+            lines += ["", "Conversation:", "", conversation_text(self.conversation)]
+        lines += ["", "Final reply:" if self.conversation is not None else "Output:", self.output or "(none)", "", "Assertions:"]
         lines += [f"  {'✓' if ok else '✗'} {name}" + (f" — {reason}" if reason else "") for name, ok, reason in self.checks] or ["  (none)"]
         if self.judges:
             lines += ["", "Judge:"]
@@ -391,7 +396,8 @@ def open_as_thread(thread: Thread, cell: GridCell) -> Thread:
     text = row.output or "" if row is not None else ""
     reply = {"id": str(uuid.uuid4()), "role": "assistant", "content": [{"type": "text", "text": text}]}
     context = data.setdefault("context", {})
-    context["messages"] = [*(context.get("messages") or []), reply]
+    added = conversation_messages(row.conversation) if row is not None and row.conversation is not None else [reply]
+    context["messages"] = [*(context.get("messages") or []), *added]
     base = (thread.title or "thread").strip() or "thread"
     data["title"] = f"{base} · {cell.case}"
     new = thread_from_data(data)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...errors import UserFacingError
+from ...presenters.eval_conversation import file_read_warning
 from ...presenters.eval_form import NewEvalForm
 from ...presenters.eval_grid import GridCell, open_as_thread
 from ...presenters.evaluations import Evaluations, EvaluationSession, Outcome, Rerun
@@ -162,6 +163,9 @@ class EvalActions:
         self.refresh_tree()
         self.open_thread(rel)
         self.ui.status.set(f"Opened case {cell.case} as {rel}")
+        warning = file_read_warning(new, rel) if cell.shown is not None and cell.shown.conversation is not None else None
+        if warning:  # a conversation is someone else's text, as an import is
+            self.ui.dialogs.info(f"Check this thread before you run it:\n\n{warning}", "The conversation's thread reads local files")
         return rel
 
     # -- Open Results… -------------------------------------------------------------------
