@@ -12,9 +12,9 @@ PACKAGE = ROOT / "llmspace"
 TESTS = ROOT / "tests"
 # Packages that are folders of code without an `__init__.py`.
 CODE_FOLDERS = {"plugin_host/js"}
-# Packages whose tests still sit flat in their parent's twin (tests/ui/test_*.py). The lead
-# removes these when tests/ui is split (issue 36, item 5); then the set is empty and stays so.
-KNOWN_WITHOUT_TWIN = {"ui/evals"}
+# Packages whose tests still sit flat in their parent's twin. None since tests/ui was split into
+# editor/ and evals/ (issue 36, item 5): the set stays empty.
+KNOWN_WITHOUT_TWIN: set[str] = set()
 
 
 def _packages() -> list[str]:

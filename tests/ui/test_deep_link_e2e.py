@@ -10,8 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.plugins.code_plugins import code_plugin
-from tests.plugins.test_code_storages import FOLDER_STORAGE
+from tests.plugins.code_plugins import FOLDER_STORAGE, code_plugin
 
 from .test_e2e import private_display, pytestmark, wait_for, xdo  # noqa: F401  (fixture and skip marker)
 

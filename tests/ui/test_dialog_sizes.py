@@ -7,8 +7,7 @@ from __future__ import annotations
 import orjson
 
 from llmspace.jsonio import write_bytes_atomic
-from tests.plugins.code_plugins import BROKEN_CONSTRUCTOR, ECHO_TOOL, code_plugin
-from tests.plugins.test_code_storages import FOLDER_STORAGE
+from tests.plugins.code_plugins import BROKEN_CONSTRUCTOR, ECHO_TOOL, FOLDER_STORAGE, code_plugin
 
 from .conftest import pump_until
 from .test_small_window import descendants, scroll_into_view, visible_in

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import json
 
-from tests.plugins.code_plugins import code_plugin
-from tests.plugins.test_code_storages import FOLDER_STORAGE, LISTING_STORAGE
+from tests.plugins.code_plugins import FOLDER_STORAGE, LISTING_STORAGE, code_plugin
 
 from .conftest import pump_until
 
