@@ -54,3 +54,28 @@ def test_conversation_assertions_and_keys_need_mode_conversation(home, srv, caps
     path.write_text(yaml.safe_dump(spec), encoding="utf-8")
     assert main(["eval", "run", str(path)]) == 2
     assert "`userModel` applies to conversations only" in capsys.readouterr().err
+
+
+def test_scenarios_read_from_csv_columns_with_user_as_json_or_yaml_text(home, srv, scripted):
+    import csv
+    import io
+
+    path = setup(home, srv, repeat=1, dataset="scenarios.csv")
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(["id", "user", "opening", "maxUserTurns", "assert"])
+    writer.writerow(["json-user", json.dumps({"goal": "status of B2", "style": "Say, in order: Where is B2? | ###STOP###"}), "", "",
+                     json.dumps([{"type": "tool-called", "value": {"name": "lookup_order", "arguments": {"order_id": "B2"}}}])])
+    writer.writerow(["yaml-user", "goal: refund\nstyle: 'Say, in order: x | Refund order A17, it broke. | more | more'", "Hello.", "2",
+                     json.dumps([{"type": "turns", "value": 2}, {"type": "no-tool-called", "value": "refund"},
+                                 {"type": "tool-called", "value": {"name": "lookup_order", "times": 1}}])])
+    (home / "workspace" / "scenarios.csv").write_text(buf.getvalue(), encoding="utf-8")
+
+    assert main(["eval", "run", str(path)]) == 0
+
+    (folder,) = sorted((home / "evals" / "support").iterdir())
+    got = {r["case"]: r for r in (json.loads(x) for x in (folder / "results.jsonl").read_text("utf-8").splitlines())}
+    assert got["json-user"]["status"] == "pass"
+    users = [e["text"] for e in got["yaml-user"]["conversation"] if e["role"] == "user"]
+    assert users == ["Hello.", "Refund order A17, it broke."]  # the opening, then maxUserTurns 2 ended it: no refund yet
+    assert got["yaml-user"]["status"] == "pass" and got["yaml-user"]["conversation"][-1]["role"] == "assistant"
