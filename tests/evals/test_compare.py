@@ -2,15 +2,14 @@
 (pass → fail, then fail → pass), then score changes, the exact McNemar test and the paired
 bootstrap with "likely real" at p < 0.05, Markdown and HTML for pull requests, exit 1 when a
 case flipped to fail. The acceptance test runs a 40-case evaluation twice against a loopback
-server, the second time with a changed prompt, and compares them as a real subprocess."""
+server, the second time with a changed prompt, and compares them with the command line
+(its `main`, in the test's process)."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from llmspace.evals.compare import compare_results
 from llmspace.evals.compare_format import format_html, format_markdown, format_text
 from tests.evals.support import Oracle, arithmetic_and_extraction, write_eval, write_thread
 from tests.support.chromium import open_offline
+from tests.support.cli import cli_in_process
 from tests.support.llm_server import LoopbackLLM
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -212,11 +212,10 @@ def test_eval_compare_of_two_runs_of_40_cases_with_a_changed_prompt_lists_the_fl
         assert main(["eval", "run", str(path), "--out", str(tmp_path / "b")]) == 1
     worse, better = _acceptance_flips()
     assert (worse, better) == (["add-3", "add-8", "add-18"], ["add-1", "add-5", "add-9", "add-17"])
-    env = {**os.environ, "LLM_SPACE_HOME": str(home), "PYTHONPATH": str(ROOT)}
 
     def compare(*extra: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "llmspace", "eval", "compare", str(tmp_path / "a"), str(tmp_path / "b"),
-                               *extra], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+        return cli_in_process(["eval", "compare", str(tmp_path / "a"), str(tmp_path / "b"), *extra],
+                              env={"LLM_SPACE_HOME": str(home)}, cwd=ROOT)
 
     done = compare()
 
