@@ -5,12 +5,11 @@ Latin-1) is a settings error naming the provider and the header, for `ping`, `ru
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 from llmspace.core.threadio import serialize_thread, thread_from_data
+from tests.support.cli import cli_in_process
 from tests.support.llm_server import LoopbackLLM, configure_provider
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,11 +23,9 @@ def test_ping_run_and_models_report_a_non_latin1_header_as_a_settings_error(home
     (home / "workspace").mkdir(parents=True, exist_ok=True)
     (home / "workspace" / "t.json").write_bytes(serialize_thread(thread_from_data(
         {"title": "t", "context": {"messages": [{"id": "u1", "role": "user", "content": [{"type": "text", "text": "hi"}]}]}})))
-    env = {**os.environ, "LLM_SPACE_HOME": str(home), "PYTHONPATH": str(ROOT)}
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "llmspace", *args], cwd=ROOT, env=env,
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+        return cli_in_process(list(args), env={"LLM_SPACE_HOME": str(home)}, cwd=ROOT)
 
     for proc in (cli("ping", "loop/loopback-model"), cli("run", "t.json")):
         assert proc.returncode == 1, proc.stderr
