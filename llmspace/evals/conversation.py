@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError
@@ -40,11 +40,14 @@ from .conversation_tools import check_tools, tool_result
 from .records import CellRecord, JudgeRecord, Reply, TurnRecord
 
 if TYPE_CHECKING:
+    from ..core.model import Thread
     from .assertions import Check
     from .cell import ExecContext
+    from .dataset import Case
     from .plan import Cell
     from .prepared import Prepared
     from .records import JournalRecord
+    from .spec import EvalSpec
 
 KICKOFF = "(You are now talking to the assistant. Write your first message to it.)"
 Emit = Callable[[CellRecord | JudgeRecord | TurnRecord], None]
@@ -297,7 +300,8 @@ def conversation_context(p: Prepared, records: list[JournalRecord]) -> Conversat
                                "/".join(p.spec.judge) if p.spec.judge else None, prior)
 
 
-def check_conversation_run(spec: Any, thread: Any, cases: Any, targets: dict[str, Any], registry: Any) -> None:
+def check_conversation_run(spec: EvalSpec, thread: Thread, cases: Callable[[], Iterable[Case]], targets: dict[str, Target],
+                           registry: Any) -> None:
     """Everything a conversation run needs, checked before any call (`evals/run.py::prepare`):
     every scenario reads, a simulated user (unless replayed), something to answer every function
     tool, a judge for the judged assertions; the simulator and judge models resolved into
@@ -322,12 +326,12 @@ def check_conversation_run(spec: Any, thread: Any, cases: Any, targets: dict[str
         raise UserFacingError("A conversation needs a model to play the user.",
                               hint="Add `userModel: PROVIDER/MODEL` to the evaluation file or pass --user-model P/M.")
     tools = list(thread.context.tools or []) if thread.context is not None else []
-    if settings.replay is None or not settings.replay.agent_too:
+    if settings.replay is None:  # a replay's tool results are the recorded ones
         check_tools([{"name": t.name} for t in tools], {t.name: t.type for t in tools}, settings)
     if judged and spec.judge is None:
         raise UserFacingError("goal-met, no-leak and llm-rubric assertions need a judge model.",
                               hint="Add `judge: PROVIDER/MODEL` to the file or pass --judge.")
-    for provider, model in [*settings.models(), *([spec.judge] if judged else [])]:
+    for provider, model in [*settings.models(), *([spec.judge] if judged and spec.judge is not None else [])]:
         if f"{provider}/{model}" not in targets:
             endpoint, info = registry.resolve(None, provider, model)  # refuses unknown models and missing keys now
             targets[f"{provider}/{model}"] = Target(endpoint.provider_id, info.id, endpoint, info, registry.model_api(endpoint.api))

@@ -78,8 +78,8 @@ class ConversationSettings:
         return data
 
     def models(self) -> list[tuple[str, str]]:
-        """The simulator models a run calls (none when it replays both sides)."""
-        if self.replay is not None and self.replay.agent_too:
+        """The simulator models a run calls (none when it replays)."""
+        if self.replay is not None:  # a replay's user turns and tool results are the recorded ones
             return []
         return [m for m in (self.user_model, self.tool_simulator) if m is not None]
 
