@@ -74,10 +74,12 @@ class Scripted:
         names = {c["id"]: c["function"]["name"] for c in called}
         if last.get("role") == "tool":
             name = names.get(last.get("tool_call_id"), "")
-            prefix = "Your order: " if name == "lookup_order" else "Done: "
+            prefix = {"lookup_order": "Your order: ", "read": "The file says: "}.get(name, "Done: ")
             return Turn(text=prefix + _text(last.get("content")))
         text = _text(last.get("content"))
         everything = " ".join(_text(x.get("content")) for x in said)
+        if text.startswith("read ") and not any(c["function"]["name"] == "read" for c in called):
+            return Turn(tool_calls=[ToolCallSpec(id=None, name="read", arguments={"path": text[5:].strip()})])
         if "password" in text.lower():
             return Turn(text="Sorry, I can't share anyone's account data.")
         orders = ORDER.findall(everything)

@@ -79,3 +79,23 @@ def test_scenarios_read_from_csv_columns_with_user_as_json_or_yaml_text(home, sr
     users = [e["text"] for e in got["yaml-user"]["conversation"] if e["role"] == "user"]
     assert users == ["Hello.", "Refund order A17, it broke."]  # the opening, then maxUserTurns 2 ended it: no refund yet
     assert got["yaml-user"]["status"] == "pass" and got["yaml-user"]["conversation"][-1]["role"] == "assistant"
+
+
+def test_a_built_in_tool_runs_for_real_in_a_conversation_and_is_not_marked_simulated(home, srv, tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("The warehouse closes at six.\n", encoding="utf-8")
+    path = setup(home, srv, repeat=1)
+    ws = home / "workspace"
+    thread = json.loads((ws / "support.json").read_text("utf-8"))
+    thread["context"]["tools"].append({"type": "builtin", "name": "read"})
+    (ws / "support.json").write_text(json.dumps(thread), encoding="utf-8")
+    (ws / "scenarios.yaml").write_text(yaml.safe_dump([{"id": "notes", "user": {"style": f"Say, in order: read {notes} | ###STOP###"},
+                                                        "assert": [{"type": "tool-called", "value": "read"},
+                                                                   {"type": "icontains", "value": "closes at six"}]}]), encoding="utf-8")
+
+    assert main(["eval", "run", str(path)]) == 0
+
+    (folder,) = sorted((home / "evals" / "support").iterdir())
+    (row,) = [json.loads(x) for x in (folder / "results.jsonl").read_text("utf-8").splitlines()]
+    (tool,) = [e for e in row["conversation"] if e["role"] == "tool"]
+    assert tool["name"] == "read" and "The warehouse closes at six." in tool["result"] and "simulated" not in tool
