@@ -148,7 +148,10 @@ def test_hostile_javascript_assertions_fail_inside_the_assertion_and_the_next_on
 def test_an_evaluation_with_code_assertions_runs_them_confined_and_goes_on_after_a_hostile_one(home, srv, capsys):
     path = write_eval(home, srv, [], assertions=[])
     ws = home / "workspace"
-    grade = "ok = output.strip() == context['vars']['sum']\nreturn {'pass': ok, 'score': 1, 'reason': 'sum'}"
+    (ws / "grade.py").write_text("def get_assert(output, context):\n"
+                                 "    return {'pass': output.strip() == context['vars']['sum'], 'score': 1, 'reason': 'sum'}\n",
+                                 encoding="utf-8")
+    grade = "file://grade.py"  # beside the tests file: run from there, not inlined as text
     tests = [
         {"description": "adds", "vars": {"question": "What is 2 + 5?", "sum": "7"},
          "assert": [{"type": "python", "value": grade}, {"type": "javascript", "value": "output === '7'"}]},
