@@ -73,8 +73,7 @@ def test_call_works_over_http_and_sse(home: Path, capsys: pytest.CaptureFixture[
 
 
 def test_the_installed_command_line_calls_a_tool_in_a_fresh_process(home: Path) -> None:
-    subprocess.run([sys.executable, "-m", "llmspace", "mcp", "add", "demo", "--stdio", PY, str(DEMO), "stdio"],
-                   check=True, cwd=REPO, capture_output=True)
+    assert main(["mcp", "add", "demo", "--stdio", PY, str(DEMO), "stdio"]) == 0  # here; the call is the fresh process
     done = subprocess.run([sys.executable, "-m", "llmspace", "mcp", "call", "demo", "echo", '{"text": "hi"}'],
                           cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
