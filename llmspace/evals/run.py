@@ -55,6 +55,7 @@ from .pool import CellPool, CellTask, LocalPool
 from .prepared import Prepared
 from .records import CellRecord, End, Header, JournalRecord, JudgeRecord, TurnRecord, spent_now
 from .results import write_results
+from .traced import observed
 
 if TYPE_CHECKING:
     from ..agent.runner import Runner
@@ -354,14 +355,13 @@ def open_pool(p: Prepared, ctx: ExecContext, concurrency: int, limits: dict[str,
 def run_cells(p: Prepared, folder: Path, records: list[JournalRecord], *, concurrency: int, budget: float | None,
             use_cache: bool = True, on_progress: Callable[[Progress], None] | None = None,
             on_record: Callable[[CellRecord | JudgeRecord], None] | None = None, stop: threading.Event | None = None) -> Outcome:
-    """Run the cells not journaled yet on the spec's executor (`spec.executor`: the local pool,
-    or Ray through `evals/ray_pool.py`), journal what comes back and write the results.
-    `on_record(record)` sees each cell and judge record as it is journaled (on the driver
-    thread; the app's live grid posts it to the Tk thread). Setting `stop` (the app's Stop) ends the
-    run as Ctrl-C does. The results folder's lock is released at the end."""
+    """Run the cells not journaled yet on the spec's executor (the local pool, or Ray: `evals/ray_pool.py`), journal what
+    comes back, write the results, release the folder's lock. `on_record(record)` and the trace observers (`evals/traced.py`)
+    see each cell and judge record as it is journaled (on the driver thread). `stop` (the app's Stop) acts as Ctrl-C does."""
     try:
-        return _run_cells(p, folder, records, concurrency=concurrency, budget=budget, use_cache=use_cache,
-                        on_progress=on_progress, on_record=on_record, stop=stop)
+        with observed(p, folder, on_record) as heard:
+            return _run_cells(p, folder, records, concurrency=concurrency, budget=budget, use_cache=use_cache,
+                              on_progress=on_progress, on_record=heard, stop=stop)
     finally:
         p.release()
 

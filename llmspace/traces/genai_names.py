@@ -75,6 +75,12 @@ THREAD_PATH = "llmspace.thread.path"
 RUN_STATUS = "llmspace.run.status"
 RUN_STEP = "llmspace.run.step"
 CONTENT_NOTE = "llmspace.content.note"
+EVAL_NAME = "llmspace.evaluation.name"
+EVAL_CASE = "llmspace.evaluation.case"
+EVAL_MODEL = "llmspace.evaluation.model"
+EVAL_VARIANT = "llmspace.evaluation.variant"
+EVAL_REPEAT = "llmspace.evaluation.repeat"
+EVAL_PASSED = "llmspace.evaluation.passed"
 
 # Well-known `gen_ai.provider.name` values by our provider id (others: the provider id itself).
 PROVIDER_NAMES = {

@@ -10,7 +10,9 @@ evaluation's verdicts. The attribute names are those of `traces/genai_names.py`:
   (read from the HTTP payload the trace keeps), response id/model/finish reasons, usage,
   `server.address`/`server.port` (host and port only), time to first chunk;
 - a tool call -> `execute_tool {name}` (INTERNAL) with `gen_ai.tool.{name,call.id,type}`;
-- an error -> `error.type` and an ERROR status with the (already redacted) message.
+- an error -> `error.type` and an ERROR status with the (already redacted) message;
+- an evaluation cell (a dict of `evals/traced.py`) -> `evaluate {case}` (INTERNAL) with each
+  check as a `gen_ai.evaluation.result` event (a judge's verdict joins its cell's span).
 
 With `capture` on, the content attributes are added (`gen_ai.system_instructions`,
 `gen_ai.input.messages`, `gen_ai.output.messages` in the conventions' `parts` JSON,
@@ -24,6 +26,7 @@ Pure: no I/O, no OpenTelemetry import.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -310,6 +313,38 @@ def call_span(doc: dict[str, Any], capture: bool) -> SpanSpec | None:
 
 
 # -- evaluations ---------------------------------------------------------------------------
+
+
+def check_event(check: dict[str, Any], capture: bool, redact: Callable[[str], str]) -> tuple[str, dict[str, AttrValue]]:
+    """The `gen_ai.evaluation.result` event of one check of an evaluation cell (or a judge's verdict):
+    its score (a judge's mean criterion score, else 1 or 0), `pass`/`fail`, the reason with capture on."""
+    passed = bool(check.get("pass"))
+    score = check.get("score")
+    value = float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else (1.0 if passed else 0.0)
+    reason = check.get("reason")
+    return evaluation_event(str(check.get("assertion") or "check"), value, "pass" if passed else "fail",
+                            redact(reason) if isinstance(reason, str) and reason else None, capture)
+
+
+def cell_span(data: dict[str, Any], capture: bool, redact: Callable[[str], str]) -> SpanSpec:
+    """The span of an evaluation cell record (`evals/traced.py`), its checks as events."""
+    end = int(float(data.get("finishedAt") or 0) * 1_000_000)
+    latency = data.get("latencyMs")
+    start = end - (int(float(latency) * 1_000_000) if isinstance(latency, (int, float)) else 0)
+    attrs: dict[str, AttrValue] = {N.EVAL_CASE: str(data.get("case") or ""), N.EVAL_MODEL: str(data.get("model") or ""),
+                                   N.EVAL_VARIANT: str(data.get("variant") or ""), N.EVAL_REPEAT: int(data.get("repeat") or 0)}
+    checks = [c for c in data.get("checks") or [] if isinstance(c, dict)]
+    attrs[N.EVAL_PASSED] = all(bool(c.get("pass")) for c in checks) and not data.get("error")
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else None
+    if usage:
+        attrs[N.USAGE_INPUT_TOKENS] = int(usage.get("input") or 0)
+        attrs[N.USAGE_OUTPUT_TOKENS] = int(usage.get("output") or 0)
+    error = data.get("error") if isinstance(data.get("error"), str) and data.get("error") else None
+    if error:
+        attrs[N.ERROR_TYPE] = error_type(error)
+        error = redact(error) if capture else "the cell failed"
+    return SpanSpec(f"evaluate {attrs[N.EVAL_CASE]}".strip(), "internal", start, max(start, end), attrs, error,
+                    [check_event(c, capture, redact) for c in checks])
 
 
 def evaluation_event(name: str, score: float | None, label: str | None, explanation: str | None,

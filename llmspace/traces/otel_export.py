@@ -16,7 +16,8 @@ so the spans the `mcp` package opens through `opentelemetry-api` land in the sam
 A run's span is live from `run_started` to `run_ended`; a tool span is live while the tool runs
 (`tool_call`, its context current on that thread, so an MCP call's span is its child) and gets
 its attributes from the tool's trace document; a model call's span is made from its trace
-document with the times it records. At a run's end the queue is flushed on a background thread
+document with the times it records. An evaluation is a span with a span per cell under it, each
+check and judge verdict a `gen_ai.evaluation.result` event on its cell's span. At a run's end the queue is flushed on a background thread
 (never blocking the run); `close` flushes for at most `timeout` seconds. An endpoint that fails
 is reported once per process (`report(message)` and the `llmspace.traces` log), not per span.
 """
@@ -40,7 +41,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from ..redact import KNOWN, mask_url
 from . import genai_names as N
-from .genai_spans import SpanSpec, call_span, run_attributes, run_name, tool_start_attributes
+from .genai_spans import SpanSpec, call_span, cell_span, check_event, run_attributes, run_name, tool_start_attributes
 from .otel_settings import ExportTarget
 
 log = logging.getLogger("llmspace.traces")
@@ -196,7 +197,8 @@ class OtelExporter:
         self.tracer = self.provider.get_tracer("llmspace", schema_url=N.SCHEMA_URL)
         self._lock = threading.Lock()
         self._runs: dict[str, trace.Span] = {}
-        self._tools: dict[tuple[str, str], trace.Span] = {}
+        self._tools: dict[tuple[str, str], trace.Span] = {}  # live tool spans; an evaluation's cell spans
+        self._cell_ends: dict[trace.Span, int] = {}
         self._flushing = threading.Event()
         self._closed = False
         _Switch.current = self.provider
@@ -262,6 +264,45 @@ class OtelExporter:
             _finish(live, spec)
             return
         self.emit(spec, self._parent(run_id) if run_id else None)
+
+    # -- evaluations ---------------------------------------------------------------------
+    def evaluation_started(self, eval_id: str, name: str) -> None:
+        span = self.tracer.start_span(f"evaluation {name}", kind=SpanKind.INTERNAL, attributes={N.EVAL_NAME: name})
+        with self._lock:
+            self._runs[eval_id] = span
+
+    def cell_finished(self, eval_id: str, data: dict[str, Any]) -> None:
+        """A cell's span (ended with the evaluation, so its judges' verdicts can join it as events)."""
+        redact = KNOWN.redactor.text
+        if data.get("kind") == "judge":
+            check = data.get("check")
+            with self._lock:
+                span = self._tools.get((eval_id, str(data.get("cell") or "")))
+            if span is not None and isinstance(check, dict):
+                name, attrs = check_event(check, self.capture, redact)
+                span.add_event(name, attributes=attrs)
+            return
+        spec = cell_span(data, self.capture, redact)
+        span = self.tracer.start_span(spec.name, context=self._parent(eval_id), start_time=spec.start_ns,
+                                      kind=SpanKind.INTERNAL, attributes=spec.attributes)
+        for name, attrs in spec.events:
+            span.add_event(name, attributes=attrs)
+        if spec.error:
+            span.set_status(Status(StatusCode.ERROR, spec.error[:500]))
+        with self._lock:
+            self._tools[(eval_id, str(data.get("key") or ""))] = span
+            self._cell_ends[span] = spec.end_ns
+
+    def evaluation_ended(self, eval_id: str) -> None:
+        with self._lock:
+            cells = [(self._tools.pop(k), k) for k in [k for k in self._tools if k[0] == eval_id]]
+            ends = {id(s): self._cell_ends.pop(s, None) for s, _k in cells}
+            span = self._runs.pop(eval_id, None)
+        for cell, _key in cells:
+            cell.end(end_time=ends.get(id(cell)))
+        if span is not None:
+            span.end()
+        self.flush_soon()
 
     # -- spans made after the fact -------------------------------------------------------
     def emit(self, spec: SpanSpec, parent: otel_context.Context | None = None) -> trace.Span:
