@@ -99,3 +99,16 @@ def test_a_built_in_tool_runs_for_real_in_a_conversation_and_is_not_marked_simul
     (row,) = [json.loads(x) for x in (folder / "results.jsonl").read_text("utf-8").splitlines()]
     (tool,) = [e for e in row["conversation"] if e["role"] == "tool"]
     assert tool["name"] == "read" and "The warehouse closes at six." in tool["result"] and "simulated" not in tool
+
+
+def test_user_model_on_the_command_line_plays_the_user_and_is_part_of_the_run_settings(home, srv, scripted):
+    path = setup(home, srv, repeat=1, userModel=None)
+
+    assert main(["eval", "run", str(path), "--user-model", "loop/user"]) == 1
+    assert main(["eval", "run", str(path), "--user-model", "loop/tools"]) in (1, 2)
+
+    assert scripted.calls["user"] > 0
+    from llmspace.evals.journal import read_journal
+
+    headers = [read_journal(f / "journal.jsonl").header for f in sorted((home / "evals" / "support").iterdir())]
+    assert len({h.hashes["settings"] for h in headers if h is not None}) == 2  # another user model: other settings
