@@ -21,6 +21,8 @@ thread `<stem>.eval-2.yaml`, so none reads as another thread's): what to run, re
     embedder: openai/text-embedding-3-small   # the embedding model of `similar` assertions
     skipUnsupported: true        # run without the assertion types llmspace does not run (each named)
     scorer: includes             # Inspect datasets: how `target` is checked (includes, match or model)
+    mode: conversation           # each row a scenario played by a simulated user (evals/conversation_setup.py:
+                                 # userModel, toolSimulator, simulatedTools, maxUserTurns; docs/conversations.md)
 
 `load_spec(path)` validates everything it can without the workspace; `EvalSpec.override(…)`
 applies command-line flags for one run. `write_spec` writes a new file (commented YAML)
