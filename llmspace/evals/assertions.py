@@ -61,6 +61,7 @@ class Assertion:
     threshold: float | None = None
     negate: bool = False
     grader: str | None = None  # a promptfoo model-graded type (factuality, g-eval, …) judged as llm-rubric is
+    transforms: tuple[str, ...] = ()  # promptfoo transforms of the output, in turn (evals/code_assertions.py runs them)
 
     @property
     def label(self) -> str:
@@ -96,6 +97,7 @@ class Observation:
     prompt: str = ""  # the rendered task the model was given
     finish_reason: str | None = None  # stop | length | tool_calls | content_filter | the provider's own
     tools: tuple[dict[str, Any], ...] = ()  # the tools the request offered ({name, description, parameters})
+    value: Any = None  # the output as a transform left it when that is not text (`output` holds it as JSON)
 
 
 @dataclass(frozen=True)
@@ -200,8 +202,8 @@ def _graded_value(kind: str, value: Any, where: str) -> Any:
     if isinstance(value, str) and value.strip():
         return value
     if value is None and kind in ("factuality", "model-graded-factuality", "context-recall", "context-faithfulness",
-                                  "context-relevance"):
-        return None  # the case's expected is the reference
+                                  "context-relevance", "answer-relevance", "conversation-relevance"):
+        return None  # the case's expected is the reference (the relevance types take no value)
     what = "the reference answer" if "factuality" in kind else "the criteria"
     raise UserFacingError(f"{where}: {kind} needs {what} as value, not {value!r}.")
 

@@ -42,7 +42,9 @@ from ..providers.retry import stream_with_retries
 from ..providers.tolerant_calls import TolerantAdapter
 from .assertions import CODE, JUDGED, SIMILAR, Assertion, Check, Observation, check
 from .cache import ResponseCache, cache_key
+from .judge import JUDGE_REPEAT, judge_key
 from .records import CellRecord, JudgeRecord, Reply, Usage, parse_reply, reply_data
+from .relevance_judge import run_answer_relevance
 
 if TYPE_CHECKING:
     from ..agent.runner import Runner
@@ -290,6 +292,13 @@ def observation(cell: Cell, reply: Reply) -> Observation:
 
 
 def _check(a: Assertion, obs: Observation, ctx: ExecContext) -> Check:
+    if a.transforms:
+        if ctx.code is None:
+            return Check(a.label, False, a.weight, "transforms run on this machine's executor only (not on Ray workers)")
+        changed, why = ctx.code.transformed(a, obs)
+        if changed is None:
+            return Check(a.label, False, a.weight, why)
+        obs = changed
     if a.type in CODE and ctx.code is not None:
         return ctx.code.check(a, obs)
     if a.type == SIMILAR and ctx.embedder is not None:
@@ -322,6 +331,18 @@ def run_cell(cell: Cell, ctx: ExecContext, prior: CellRecord | None, judged: set
     for index, assertion in enumerate(cell.assertions):
         if assertion.type != JUDGED or ctx.cancel.cancelled:
             continue
-        judge_record = ctx.judge.run(cell, index, assertion, record, judged, ask)
+        judged_record = record
+        if assertion.transforms:  # the judge grades the output the transforms give
+            changed, why = ctx.code.transformed(assertion, observation(cell, record.reply)) if ctx.code is not None \
+                else (None, "transforms run on this machine's executor only (not on Ray workers)")
+            if changed is None:
+                key = judge_key(cell.key, ctx.judge.model, "transform")
+                if key not in judged:
+                    emit(JudgeRecord(key, cell.key, index, ctx.judge.model, "transform", JUDGE_REPEAT, "", "", None, 0.0,
+                                     False, None, int(time.time() * 1000), error=why))
+                continue
+            judged_record = replace(record, reply=replace(record.reply, output=changed.output))
+        judge_record = run_answer_relevance(ctx.judge, ctx.embedder, cell, index, assertion, judged_record, judged, ask) \
+            if assertion.grader == "answer-relevance" else ctx.judge.run(cell, index, assertion, judged_record, judged, ask)
         if judge_record is not None:
             emit(judge_record)

@@ -1,8 +1,9 @@
-"""Code assertions of evaluations — promptfoo's `javascript` and `python` types — run in a
-plugin host with no capabilities, never in the app.
+"""Code assertions of evaluations — promptfoo's `javascript` and `python` types, and its
+`transform`s of an output — run in a plugin host with no capabilities, never in the app.
 
     runner = CodeAssertions(data_home, folder)      # folder: the evaluation's (its files' root)
     check = runner.check(assertion, observation)    # a Check; the code's failure is a failed check
+    obs, why = runner.transformed(assertion, obs)   # the output its transforms give (None, why: one failed)
     runner.close()
 
 The code runs in the Python or JavaScript plugin host (`llmspace/plugins/hosts/`), started as
@@ -16,7 +17,9 @@ host's resident memory, above which it is killed). The host loads `evals/code_to
 several lines a function body; `file://path.py[:fn]` — default `get_assert` — or
 `file://path.js[:fn]` inside the folder) with `output` and `context` ({vars, prompt, test,
 config, providerResponse}). Calls to one host run one at a time, so a stopped call never takes
-another with it.
+another with it. A transform runs the same way (inline code is JavaScript; `file://x.py[:fn]`,
+default `get_transform`, is Python); what it returns replaces the output — text as it is, any
+other value as JSON for the text checks and as the value itself for later code.
 
 The result (`verdict`, promptfoo's rules): a boolean passes or fails; a number is the score,
 passing at or above the assertion's threshold, or above 0 without one; an object
@@ -26,9 +29,11 @@ passing at or above the assertion's threshold, or above 0 without one; an object
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import os
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +45,7 @@ from ..plugins.hosts.js_runtime import JsRuntime, find_runtime, host_module
 from ..plugins.hosts.sandbox import node_permission_flags
 from ..plugins.hosts.spec import CodeFile, HostSpec
 from .assertions import Assertion, Check, Observation
-from .dataset import inside_folder
+from .case import inside_folder
 
 CODE_TYPES = ("javascript", "python")
 TIMEOUT = 10.0
@@ -59,6 +64,21 @@ def code_source(kind: str, value: str) -> dict[str, str]:
     if path and function.isidentifier() and path.endswith(_SUFFIXES[kind]):
         return {"file": path, "function": function}
     return {"file": rest}
+
+
+def transform_kind(code: str) -> str:
+    """python for a `file://….py[:fn]` transform, else javascript (promptfoo's inline transforms are JavaScript)."""
+    if code.startswith("file://"):
+        path = code_source("python", code).get("file", "")
+        return "python" if path.endswith(".py") else "javascript"
+    return "javascript"
+
+
+def check_transform(value: Any, where: str) -> str:
+    """A transform as written (inline JavaScript, or `file://path.js|.py[:fn]`), checked before anything runs."""
+    if not isinstance(value, str) or not value.strip():
+        raise UserFacingError(f"{where}: a transform is JavaScript code or file://PATH (.js or .py), not {value!r:.80}.")
+    return check_code_value(transform_kind(value), value, where)
 
 
 def check_code_value(kind: str, value: Any, where: str) -> str:
@@ -171,8 +191,8 @@ class CodeAssertions:
             host.stop("evaluation done")
 
     # -- checking ---------------------------------------------------------------------------
-    def _arguments(self, a: Assertion, obs: Observation) -> dict[str, Any]:
-        source: dict[str, Any] = code_source(a.type, str(a.value))
+    def _source(self, kind: str, value: str) -> dict[str, Any]:
+        source: dict[str, Any] = code_source(kind, value)
         if "file" in source:
             path = Path(source["file"])
             target = path if path.is_absolute() else self.folder / path
@@ -182,31 +202,58 @@ class CodeAssertions:
             if not target.is_file():
                 raise CallFailed(f"{source['file']} does not exist in {self.folder}.", kind="refused")
             source["file"] = os.path.realpath(target)
-        return {**source, "output": obs.output, "context": context_of(obs)}
+        return source
+
+    def _execute(self, kind: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The tool's answer ({result} or {error}) for code of `kind` (javascript or python)."""
+        runtime = RUNTIMES[kind]
+        with self._locks[runtime]:
+            host = self._host(runtime)
+            try:
+                answer = host.call("tool", "assertion", "execute", {"arguments": arguments}, {}, timeout=self.timeout)
+            except CallFailed as exc:
+                if exc.kind == "crash":
+                    self._fresh(runtime, host)
+                raise
+        value = answer.get("value") if isinstance(answer, dict) else None
+        if not isinstance(value, dict):
+            raise CallFailed("the code's host answered with something unexpected", kind="refused")
+        return value
 
     def run(self, a: Assertion, obs: Observation) -> tuple[bool, float, str]:
         """(pass, score, reason) before `not-` is applied; a failure of the code is a fail."""
-        runtime = RUNTIMES[a.type]
         try:
-            arguments = self._arguments(a, obs)
-            with self._locks[runtime]:
-                host = self._host(runtime)
-                try:
-                    answer = host.call("tool", "assertion", "execute", {"arguments": arguments}, {}, timeout=self.timeout)
-                except CallFailed as exc:
-                    if exc.kind == "crash":
-                        self._fresh(runtime, host)
-                    raise
+            output = obs.value if obs.value is not None else obs.output
+            value = self._execute(a.type, {**self._source(a.type, str(a.value)), "output": output, "context": context_of(obs)})
         except RuntimeMissing as exc:
             return False, 0.0, exc.message
         except CallFailed as exc:
             return False, 0.0, _failure(exc, self.timeout, self.memory_mb)
-        value = answer.get("value") if isinstance(answer, dict) else None
-        if not isinstance(value, dict):
-            return False, 0.0, "the assertion's host answered with something unexpected"
         if "error" in value:
             return False, 0.0, f"the {a.type} assertion raised {value['error']}"
         return verdict(value.get("result"), a.threshold)
+
+    def transformed(self, a: Assertion, obs: Observation) -> tuple[Observation | None, str]:
+        """`obs` with its output passed through the assertion's transforms in turn (promptfoo's:
+        the test's, then the assertion's own), or (None, why) when one fails."""
+        output: Any = obs.value if obs.value is not None else obs.output
+        for code in a.transforms:
+            kind = transform_kind(code)
+            try:
+                source = self._source(kind, code)
+                if kind == "python" and "file" in source:
+                    source.setdefault("function", "get_transform")
+                value = self._execute(kind, {**source, "output": output, "context": context_of(obs)})
+            except RuntimeMissing as exc:
+                return None, f"the transform was not run: {exc.message}"
+            except CallFailed as exc:
+                return None, "the transform failed: " + _failure(exc, self.timeout, self.memory_mb).replace("the assertion", "it")
+            if "error" in value:
+                return None, f"the transform raised {value['error']}"
+            output = value.get("result")
+        text = output if isinstance(output, str) else "" if output is None else \
+            json.dumps(output, ensure_ascii=False, separators=(",", ":"))  # as JSON.stringify writes it
+        return replace(obs, output=text, value=None if isinstance(output, str) else output), ""
 
     def check(self, a: Assertion, obs: Observation) -> Check:
         passed, score, reason = self.run(a, obs)

@@ -66,8 +66,9 @@ OPTION_KEYS: Table = {
     "runSerially": (DIFFERENT, "accepted: cells run with the evaluation's concurrency"),
     "provider": (DIFFERENT, ("the judge named for the test's model-graded assertions: they are graded by the "
                             "evaluation's judge (`judge:` or --judge)")),
-    "transform": (REFUSE, "transforms are JavaScript code (not run yet)"),
-    "postprocess": (REFUSE, "postprocess is JavaScript code (not run yet)"),
+    "transform": (RUN, ("the output is transformed before every assertion of the test (JavaScript, or file:// .js / "
+                        ".py), in the confined host of javascript and python assertions")),
+    "postprocess": (RUN, "promptfoo's older name for transform: read as transform"),
     "rubricPrompt": (REFUSE, "a custom grading prompt is not used yet: llmspace's judge prompt would grade instead"),
     "prefix": (REFUSE, "prompt prefixes are not added: put the text in the thread"),
     "suffix": (REFUSE, "prompt suffixes are not added: put the text in the thread"),
@@ -84,7 +85,8 @@ ASSERT_KEYS: Table = {
     "metric": (DIFFERENT, "accepted: named metrics are not aggregated (a note says so)"),
     "provider": (DIFFERENT, ("the judge named for this assertion: it is graded by the evaluation's judge "
                             "(`judge:` or --judge)")),
-    "transform": (REFUSE, "transforms are JavaScript code (not run yet)"),
+    "transform": (RUN, ("the output is transformed for this assertion, after the test's transform (JavaScript, or "
+                        "file:// .js / .py), in the confined host of javascript and python assertions")),
     "contextTransform": (REFUSE, "context transforms are JavaScript code (not run yet)"),
     "rubricPrompt": (REFUSE, "a custom grading prompt is not used yet: llmspace's judge prompt would grade instead"),
     "config": (REFUSE, "assertion configuration is not read yet"),

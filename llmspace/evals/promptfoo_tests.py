@@ -1,6 +1,7 @@
 """promptfoo tests read as cases, with promptfoo's semantics: `defaultTest` merged in, list
 variables expanded into one case per combination, `{{var}}` in assertion values rendered with
-the case's variables, `assert-set` and `$ref` resolved, `latency`/`cost` read as
+the case's variables, `assert-set` and `$ref` resolved, `transform`s (the test's, then the
+assertion's) kept on each assertion for the code host, `latency`/`cost` read as
 `max-latency`/`max-cost`, an llm-rubric threshold read on the 0–1 scale, and the
 `description` as the case's id (made unique: identical tests stay separate cases).
 
@@ -18,6 +19,7 @@ import itertools
 import json
 import re
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -121,12 +123,21 @@ class TestReader:
                 stem = content_id({"vars": values, "assert": raw_asserts, "description": description})
             self._ids[stem] += 1
             case_id = stem if self._ids[stem] == 1 else f"{stem} ({self._ids[stem]})"
-            assertions = self._assertions(raw_asserts, values, case_id, where, base)
+            assertions = self._assertions(raw_asserts, values, case_id, where, base, self._transform(options, where))
             for k, v in meta.items():
                 values.setdefault(str(k), v)
             out.append(Case(case_id, values, None if expected is None else value_text(expected), assertions,
                             threshold_value(threshold, where), description, self._row, lenient=True))
         return out
+
+    def _transform(self, options: dict[str, Any], where: str) -> tuple[str, ...]:
+        """The test's transform of the output (`postprocess` is promptfoo's older name for it)."""
+        code = options.get("transform", options.get("postprocess"))
+        if code is None:
+            return ()
+        from .code_assertions import check_transform
+
+        return (check_transform(code, f"{self.path.name} {where} options.transform"),)
 
     @staticmethod
     def _provider_name(value: Any) -> str:
@@ -193,7 +204,8 @@ class TestReader:
             out.append(raw)
         return out
 
-    def _assertions(self, raws: list[Any], values: dict[str, Any], case_id: str, where: str, base: Path) -> list[Assertion]:
+    def _assertions(self, raws: list[Any], values: dict[str, Any], case_id: str, where: str, base: Path,
+                    transforms: tuple[str, ...] = ()) -> list[Assertion]:
         out = []
         missing: set[str] = set()
         for raw in self._flatten(raws, where):
@@ -226,7 +238,14 @@ class TestReader:
                     raise UserFacingError(f"{self.path.name}: {where}: the value of {kind!r} has {exc}; nothing was run.") from None
             if item["type"] == "llm-rubric" and isinstance(item.get("threshold"), (int, float)) and 0 <= item["threshold"] <= 1:
                 item["threshold"] = 1 + 4 * float(item["threshold"])  # promptfoo's 0–1 score on the judge's 1–5 scale
-            out.append(parse_assertion(item, f"{self.path.name} {where}"))
+            parsed = parse_assertion(item, f"{self.path.name} {where}")
+            own = raw.get("transform")
+            if own is not None:
+                from .code_assertions import check_transform
+
+                own = check_transform(own, f"{self.path.name} {where} assertion {kind!r} transform")
+            chain = (*transforms, *(() if own is None else (own,)))
+            out.append(replace(parsed, transforms=chain) if chain else parsed)
         for name in sorted(missing):
             self.note(f"the variable {name!r} in an assertion value has no value in some cases: the empty string was used")
         return out

@@ -101,8 +101,8 @@ def _refusal(home: Path, srv: LoopbackLLM, oracle: Oracle, text: str, capsys: py
 
 
 @pytest.mark.parametrize("key, text", [
-    ("transform", "tests:\n  - vars: {question: hi}\n    assert:\n      - {type: equals, value: ok, transform: output.trim()}\n"),
-    ("transform", "tests:\n  - vars: {question: hi}\n    options: {transform: output.toUpperCase()}\n"),
+    ("contextTransform", "tests:\n  - vars: {question: hi}\n    assert:\n      - {type: equals, value: ok, contextTransform: output}\n"),
+    ("storeOutputAs", "tests:\n  - vars: {question: hi}\n    options: {storeOutputAs: answer}\n"),
     ("rubricPrompt", "tests:\n  - vars: {question: hi}\n    assert:\n      - {type: llm-rubric, value: ok, rubricPrompt: Grade it}\n"),
     ("scenarios", "scenarios: []\ntests:\n  - vars: {question: hi}\n"),
     ("bogus", "tests:\n  - vars: {question: hi}\n    bogus: 1\n"),
