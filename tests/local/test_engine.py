@@ -25,6 +25,7 @@ from llmspace.paths import DataRoot
 from llmspace.providers.events import ErrorEvent, Finish, TextDelta, UsageEvent
 from tests.local.engine_support import GEMMA, pid_gone, request, setup_root, stream, wait_for
 from tests.local.gguf import write_gguf
+from tests.support.cli import cli_in_process
 
 START = 120.0  # generous: model load on a loaded 2-core machine
 
@@ -211,9 +212,8 @@ def test_killing_the_supervisor_takes_llama_server_with_it(gemma: tuple[App, Dat
 def test_local_status_and_local_stop_on_the_command_line(gemma: tuple[App, DataRoot], home: Path) -> None:
     app, root = gemma
 
-    def cli(*args: str) -> str:
-        out = subprocess.run([sys.executable, "-m", "llmspace", "local", *args], capture_output=True, text=True,
-                             timeout=START)
+    def cli(*args: str) -> str:  # in this process: what the commands say is the point, not their process
+        out = cli_in_process(["local", *args], env={"LLM_SPACE_HOME": str(root.root)})
         assert out.returncode == 0, out.stderr
         return out.stdout
 
