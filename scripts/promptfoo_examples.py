@@ -2,11 +2,13 @@
 each configuration (a YAML or JSON file with `tests:`) is read as `llmspace eval new` reads
 it (`evals.dataset.scan_dataset`, no model needed), and each of its tests is counted as
 
-- unchanged: read, and every assertion is of a type llmspace runs (notes aside: keys llmspace
-  runs differently, such as `prompts:` and `providers:`, are counted by key separately);
-- unsupported: read, but an assertion type is not run (with `--skip-unsupported` the rest of
-  the test runs; without it the file is refused);
-- refused: the file, or the test, is refused (a key, a column, a tests file we do not read).
+- unchanged: its file is read, no assertion of the file has a type llmspace does not run, and
+  so the test runs as written (notes aside: keys llmspace runs differently, such as `prompts:`
+  and `providers:`, are counted by key separately); with `--skip-unsupported`, a test of such
+  a file whose own assertions are all run counts too (the second figure);
+- an unsupported type: the test has an assertion of a type llmspace does not run;
+- refused: the file is refused, or the test's own keys are (the key each refused test holds,
+  and the key its file was refused for, are counted).
 
 A test of a source (a tests file, or a configuration's own list) of 100 tests or more is in a
 bulk dataset; the figures are given for all tests and for the tests outside bulk datasets.
