@@ -85,13 +85,15 @@ def make_window(app, tk_root, monkeypatch):
     monkeypatch.setenv("LLMSPACE_NO_SYSTEM_PROBE", "1")
     made: list[Any] = []
 
-    def make(*, scripted_dialogs: bool = True) -> Any:
+    def make(*, scripted_dialogs: bool = True, geometry: str | None = "1280x800+0+0") -> Any:
+        """A main window; `geometry=None` keeps the frame the window restored from its state."""
         from llmspace.ui.main_window import MainWindow
 
         if made:
             made[-1].close(destroy_root=False)
         win = MainWindow(app, root=tk_root, dialogs=FakeDialogs() if scripted_dialogs else None)
-        tk_root.geometry("1280x800+0+0")
+        if geometry is not None:
+            tk_root.geometry(geometry)
         tk_root.update()
         made.append(win)
         return win

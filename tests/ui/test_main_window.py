@@ -236,9 +236,14 @@ def test_a_saved_frame_outside_the_screen_is_brought_back(make_window, app):
     from llmspace.presenters.state import StateStore, WindowState
 
     StateStore(app.root).save_window(WindowState(x=99999, y=-5000, width=900, height=600))
-    win = make_window()
+    # the window as restored, not resized by the fixture afterwards: the frame's state follows the
+    # real window (it is saved on Configure), so reading it after a fixture geometry raced the save
+    win = make_window(geometry=None)
+    root = win.root
+    assert 0 <= root.winfo_x() < root.winfo_screenwidth() and 0 <= root.winfo_y() < root.winfo_screenheight()
+    assert (root.winfo_width(), root.winfo_height()) == (900, 600)
     st = win.frame.state
-    assert 0 <= st.x < win.root.winfo_screenwidth() and 0 <= st.y < win.root.winfo_screenheight()
+    assert 0 <= st.x < root.winfo_screenwidth() and 0 <= st.y < root.winfo_screenheight()
     assert (st.width, st.height) == (900, 600)
 
 
