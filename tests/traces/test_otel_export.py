@@ -207,3 +207,23 @@ def test_a_receiver_that_never_answers_does_not_fail_the_run_closing_is_bounded_
     assert rx.url.split("//")[1] in reports[0] and "Settings › Tracing" in reports[0]
     log = "".join(p.read_text("utf-8", errors="replace") for p in (home / "logs").glob("*.log"))
     assert log.count("Tracing: could not send spans") <= 1
+
+
+def test_spans_beyond_the_bounded_queue_are_dropped_and_counted_without_blocking(tmp_path):
+    from llmspace.traces.genai_spans import SpanSpec
+    from llmspace.traces.otel_export import MAX_QUEUE, OtelExporter
+    from llmspace.traces.otel_settings import ExportTarget
+
+    with OtlpReceiver(hang=True) as rx:
+        exporter = OtelExporter(ExportTarget(rx.url + "/v1/traces", {}, "svc", "p", False), schedule_delay_ms=60_000)
+        try:
+            started = time.monotonic()
+            now = time.time_ns()
+            for i in range(MAX_QUEUE + 1500):
+                exporter.emit(SpanSpec(f"chat m{i}", "client", now, now + 1000, {"gen_ai.operation.name": "chat"}))
+            took = time.monotonic() - started
+            assert took < 30, took  # emitting never waits for the (silent) receiver
+            # the export thread takes a batch of 512 and waits on the silent receiver: the rest overflows
+            assert exporter.dropped > 0
+        finally:
+            exporter.close(0.5)
