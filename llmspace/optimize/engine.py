@@ -45,6 +45,7 @@ from ..paths import safe_component
 from . import reflector as R
 from .candidates import DEFAULT_CAP, field_text, with_field
 from .cells import CandidateRuns
+from .events import CandidateSeen, OnEvent, Phase, Progress
 from .gate import Verdict, decide
 from .results import write_comparison, write_diff, write_optimized, write_summary
 from .search import Cand, Limits, Search
@@ -131,7 +132,10 @@ def _resolve(p: Prepared, model: tuple[str, str]) -> Target:
 
 
 def optimize(runner: Runner, o: Options, *, on_progress: Callable[[str], None] | None = None,
-             on_note: Callable[[str], None] | None = None, stop: threading.Event | None = None) -> Result:
+             on_note: Callable[[str], None] | None = None, stop: threading.Event | None = None,
+             on_event: OnEvent | None = None) -> Result:
+    """`on_progress` takes the progress line, `on_note` the other lines, `on_event` the typed
+    events (`optimize/events.py`); `stop` set ends it as Ctrl-C does (interrupted, resumable)."""
     note = on_note or (lambda _s: None)
     spec = load_spec(o.eval_file)
     target = o.target or spec.models[0]
@@ -149,7 +153,7 @@ def optimize(runner: Runner, o: Options, *, on_progress: Callable[[str], None] |
     folder, lock, prior = _open_folder(root, o, hashes)
     try:
         return _optimize(p, o, folder, prior, hashes, original, reflector_target, instructions, instructions_hash,
-                         on_progress, note, stop)
+                         on_progress, note, stop, on_event or (lambda _e: None))
     finally:
         lock.release()
 
@@ -157,7 +161,7 @@ def optimize(runner: Runner, o: Options, *, on_progress: Callable[[str], None] |
 def _optimize(p: Prepared, o: Options, folder: Path, prior: list[OptimizeRecord], hashes: dict[str, str], original: str,
               reflector_target: Target, instructions: str, instructions_hash: str,
               on_progress: Callable[[str], None] | None, note: Callable[[str], None],
-              stop: threading.Event | None) -> Result:
+              stop: threading.Event | None, emit: OnEvent) -> Result:
     started = time.monotonic()
     deadline = started + o.max_minutes * 60 if o.max_minutes is not None else None
     journal, _torn = JournalWriter.open(folder / JOURNAL)
@@ -173,7 +177,8 @@ def _optimize(p: Prepared, o: Options, folder: Path, prior: list[OptimizeRecord]
         if imported:
             note(f"Baseline: {len(imported)} cells from {o.baseline}")
         note(f"Baseline: the original prompt on {len(case_ids)} cases → {folder}")
-        base = runs.run("c0", original, set(case_ids), budget=o.budget, stop=None)
+        emit(Phase("baseline", f"The original prompt on {len(case_ids)} cases"))
+        base = runs.run("c0", original, set(case_ids), budget=o.budget, stop=stop)
         if base.interrupted:
             return Result(folder, None, True)
         if len(base.cases) < len(case_ids):
@@ -204,11 +209,14 @@ def _optimize(p: Prepared, o: Options, folder: Path, prior: list[OptimizeRecord]
         per_case = p.spec.repeat * len(p.plan.variants)
 
         def progress(s: Search) -> None:
+            best = s.best
+            seconds_left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            emit(Progress(s.step, s.rollouts_used, o.rollouts, None if best is None else best.score(split.validation),
+                          s.spent, seconds_left))
             if on_progress is None:
                 return
-            best = s.best
             score = "–" if best is None else f"{best.score(split.validation):.0%}"
-            left = "" if deadline is None else f" · {max(0.0, deadline - time.monotonic()) / 60:.1f} min left"
+            left = "" if seconds_left is None else f" · {seconds_left / 60:.1f} min left"
             on_progress(f"step {s.step} · rollouts {s.rollouts_used}/{o.rollouts} · best validation {score} · "
                         f"${s.spent:.4f}{left}")
 
@@ -222,10 +230,15 @@ def _optimize(p: Prepared, o: Options, folder: Path, prior: list[OptimizeRecord]
             def relay(outer: threading.Event = stop) -> None:
                 outer.wait()
                 search_stop.set()
+                ctx.cancel.cancel()  # a reflector call in flight is cut off too
 
             threading.Thread(target=relay, daemon=True).start()
         search = Search(runs, split, orig, reflect, journal, prior, limits, o.seed, spent=base.spent, per_case=per_case,
-                        stop=search_stop, on_progress=progress, free=imported)
+                        stop=search_stop, on_progress=progress, free=imported,
+                        on_candidate=lambda c: emit(CandidateSeen(c)))
+        emit(Phase("search", f"Searching: {len(split.train)} training, {len(split.validation)} validation, "
+                             f"{len(split.holdout)} held-out cases", orig.score(split.validation)))
+        progress(search)
         search.run()
         if timer is not None:
             timer.cancel()
@@ -234,7 +247,8 @@ def _optimize(p: Prepared, o: Options, folder: Path, prior: list[OptimizeRecord]
         if search.stopped_because == "stopped" and deadline is not None and time.monotonic() >= deadline:
             search.stopped_because = "the time limit (--max-minutes) was reached"
         note(f"Search ended: {search.stopped_because}.")
-        return _gate(p, o, folder, journal, runs, split, orig, search, started)
+        emit(Phase("gate", f"Search ended: {search.stopped_because}. The held-out gate runs."))
+        return _gate(p, o, folder, journal, runs, split, orig, search, started, stop)
     finally:
         journal.close()
 
@@ -276,7 +290,7 @@ def _holdout(rs: ResultSet, split: Split) -> ResultSet:
 
 
 def _gate(p: Prepared, o: Options, folder: Path, journal: JournalWriter, runs: CandidateRuns, split: Split,
-          orig: Cand, search: Search, started: float) -> Result:
+          orig: Cand, search: Search, started: float, stop: threading.Event | None) -> Result:
     best = search.best
     summary: dict[str, Any] = {
         "evalFile": str(p.spec.path), "thread": p.thread_rel, "field": o.field, "target": next(iter(p.targets)),
@@ -293,7 +307,7 @@ def _gate(p: Prepared, o: Options, folder: Path, journal: JournalWriter, runs: C
     if best is None:
         summary["verdict"] = {"promoted": False, "reason": "no significant improvement: no candidate beat the original on a minibatch"}
     else:
-        result = runs.run(best.id, best.text, set(split.holdout), budget=None, stop=None)
+        result = runs.run(best.id, best.text, set(split.holdout), budget=None, stop=stop)
         if result.interrupted:
             return Result(folder, None, True)
         comparison = compare(_holdout(read_results(runs.folder / "c0"), split), _holdout(read_results(runs.folder / best.id), split))

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from ..core.model import ModelParams
 from ..evals.cell import ExecContext, Target, call_model
 from ..evals.plan import request_data
 from ..evals.records import Reply
@@ -25,6 +26,7 @@ from ..redact import Redactor
 
 MAX_OUTPUT = 600
 MAX_VALUE = 300
+MAX_ANSWER_TOKENS = 1024  # a rewrite is at most 2x the prompt: a small model that rambles is cut off
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ def reflection_prompt(prompt: str, failures: list[Failure], redactor: Redactor) 
 
 
 def reflection_request(system: str, text: str) -> dict[str, Any]:
-    return request_data(system, (NeutralMessage(role="user", text=text),), (), None)
+    return request_data(system, (NeutralMessage(role="user", text=text),), (), ModelParams(maxTokens=MAX_ANSWER_TOKENS))
 
 
 def ask(target: Target, request: dict[str, Any], step: int, ctx: ExecContext) -> Reply | None:

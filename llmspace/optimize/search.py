@@ -73,11 +73,13 @@ class Search:
     def __init__(self, runs: CandidateRuns, split: Split, original: Cand, reflect: Reflect, journal: JournalWriter,
                  prior: list[OptimizeRecord], limits: Limits, seed: int, *, spent: float = 0.0,
                  per_case: int = 1, stop: threading.Event | None = None,
-                 on_progress: Callable[[Search], None] | None = None, free: set[str] | None = None) -> None:
+                 on_progress: Callable[[Search], None] | None = None, free: set[str] | None = None,
+                 on_candidate: Callable[[Candidate], None] | None = None) -> None:
         self.runs, self.split, self.reflect, self.journal = runs, split, reflect, journal
         self.limits, self.seed, self.per_case = limits, seed, per_case
         self.stop = stop
         self.on_progress = on_progress
+        self.on_candidate = on_candidate  # every candidate's fate, replayed steps of a resumed run too
         self.spent = spent
         self.step = 0
         self.original = original
@@ -164,6 +166,8 @@ class Search:
         return (failing + unknown)[: self.limits.minibatch]
 
     def _record(self, cand: Candidate) -> None:
+        if self.on_candidate is not None:
+            self.on_candidate(cand)
         if cand.step not in self.journaled:
             self.journal.append(cand)
             self.journaled.add(cand.step)

@@ -358,6 +358,9 @@ class MainWindow:
     def compare_results(self) -> Any:
         return self.evals.compare()
 
+    def optimize_prompt(self) -> Any:
+        return self.evals.pick_optimize()
+
     def about(self) -> None:
         from .. import __version__ as version
 

@@ -56,6 +56,7 @@ class MenuHost(Protocol):
     def open_results(self) -> Any: ...
     def open_eval_file(self) -> Any: ...
     def compare_results(self) -> Any: ...
+    def optimize_prompt(self) -> Any: ...
 
 
 class Menus:
@@ -157,6 +158,7 @@ class Menus:
             ("Open Results…", self.window.open_results, None),
             ("Open Evaluation File…", self.window.open_eval_file, None),
             ("Compare Two Results…", self.window.compare_results, None),
+            ("Optimize Prompt…", self.window.optimize_prompt, None),
         ])
         self.window_menu = sub("Window", [
             ("Minimize", self.root.iconify, None),

@@ -12,6 +12,10 @@ Running again: "Run again" on a results window (`run_again`) and Evaluations ›
 Evaluation File… (`open_eval_file`) open the dialog filled with the evaluation file's form and
 a note when its thread or the file changed since; an unchanged form runs that file again in a
 new results folder (`presenters/evaluations.py`'s `Rerun`).
+
+Optimize Prompt… (`optimize_prompt`, on an evaluation file, or a results window's results folder
+whose cells are then the baseline): the dialog, then `presenters/optimize.py`'s `OptimizeSession`
+runs on the worker pool into an `OptimizeWindow`, each engine event posted through the pump.
 """
 
 from __future__ import annotations
@@ -26,9 +30,11 @@ from ...presenters.eval_conversation import file_read_warning
 from ...presenters.eval_form import NewEvalForm
 from ...presenters.eval_grid import GridCell, open_as_thread
 from ...presenters.evaluations import Evaluations, EvaluationSession, Outcome, Rerun
+from ...presenters.optimize import OptimizeSession, OptimizeState, reflector_models
 from ..services import UiServices
 from .compare_window import CompareWindow
 from .new_dialog import NewEvaluationDialog
+from .optimize_window import OptimizeDialog, OptimizeWindow
 from .results_window import ResultsWindow
 
 EVAL_FILE_TYPES = (("Evaluation files", "*.eval.yaml *.eval.yml *.eval.json *.eval-*.yaml"), ("All files", "*"))
@@ -49,11 +55,14 @@ class EvalActions:
         self.windows: list[ResultsWindow] = []
         self.sessions: list[EvaluationSession] = []  # the evaluations started here
         self.runs: list[Future[Outcome]] = []  # their runs (tests wait on them)
+        self.optimizations: list[tuple[OptimizeSession, OptimizeWindow, Future[Any]]] = []
 
     def stop_all(self) -> None:
         """Stop every running evaluation (the window is closing); each writes what finished."""
         for session in self.sessions:
             session.stop()
+        for optimization, _window, _future in self.optimizations:
+            optimization.stop()
 
     # -- New Evaluation… -----------------------------------------------------------------
     def threads(self) -> list[str]:
@@ -134,6 +143,7 @@ class EvalActions:
         window.running(session.stop)
         folder = session.folder
         window.offer_run_again(lambda: self.run_again(folder))
+        window.offer_optimize(lambda: self.optimize_prompt(folder))
 
         def done(f: Future[Outcome]) -> None:
             try:
@@ -188,6 +198,7 @@ class EvalActions:
         window = ResultsWindow(self.ui.root, opened.title, opened.grid, open_case)
         window.done(opened.text)
         window.offer_run_again(lambda: self.run_again(folder))
+        window.offer_optimize(lambda: self.optimize_prompt(folder))
         if opened.interrupted:
             window.offer_resume(lambda: self.resume(folder, window))
         self.windows.append(window)
@@ -213,3 +224,63 @@ class EvalActions:
     # -- Compare Two Results… ------------------------------------------------------------
     def compare(self) -> CompareWindow:
         return CompareWindow(self.ui, self.evaluations.results_root(), self.evaluations.compare)
+
+    # -- Optimize Prompt… ----------------------------------------------------------------
+    def pick_optimize(self) -> OptimizeDialog | None:
+        """Evaluations › Optimize Prompt…: an evaluation file, then the dialog."""
+        picked = self.ui.dialogs.open_file("Optimize the prompt of an evaluation", EVAL_FILE_TYPES)
+        return self.optimize_prompt(Path(picked)) if picked else None
+
+    def optimize_prompt(self, picked: Path) -> OptimizeDialog | None:
+        """The Optimize Prompt dialog for an evaluation file or a results folder of one."""
+        try:
+            session = OptimizeSession(self.app.runner, picked)
+        except (UserFacingError, OSError) as exc:
+            self.ui.errors.show(str(exc))
+            return None
+        dialog = OptimizeDialog(self.ui.root, session.title, session.form(), lambda form: self._optimize(session, form))
+
+        def offer(f: Future[list[str]]) -> None:
+            if f.exception() is None:
+                dialog.offer_models(f.result())
+
+        self.ui.pump.run_in_worker(lambda: reflector_models(self.app), offer, name="optimize-models")  # type: ignore[arg-type]
+        return dialog
+
+    def _optimize(self, session: OptimizeSession, form: Any) -> OptimizeWindow | None:
+        try:
+            session.options(form)
+            state = OptimizeState(session.original_text())
+        except (UserFacingError, OSError) as exc:
+            self.ui.errors.show(str(exc))
+            return None
+        window = OptimizeWindow(self.ui.root, session.title, state, self.open_optimized)
+        window.running(session.stop)
+        pump = self.ui.pump
+
+        def done(f: Future[Any]) -> None:
+            try:
+                result = f.result()
+            except UserFacingError as exc:
+                self.ui.errors.show(str(exc))
+                window.failed(str(exc))
+                return
+            window.finish(result)
+            self.ui.status.set(f"{session.title}: {state.verdict[0] if state.verdict else state.phase}")
+            if result.optimized is not None:
+                self.refresh_tree()
+
+        future = pump.run_in_worker(lambda: session.run(form, lambda e: pump.post(window.on_event, e)), done,
+                                    name="optimize-run")
+        self.optimizations.append((session, window, future))
+        self.ui.status.set(f"{session.title}: running")
+        return window
+
+    def open_optimized(self, path: Path) -> Any:
+        """"Open optimized thread": the thread written beside the evaluated one, in a tab."""
+        rel = self.app.workspace.thread_rel(path)
+        if rel is None:
+            self.ui.errors.show(f"{path} is outside the workspace; open it with File › Import from Files….")
+            return None
+        self.refresh_tree()
+        return self.open_thread(rel)

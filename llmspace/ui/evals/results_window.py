@@ -3,7 +3,8 @@ controls, the virtualised grid (`grid_view.ResultsGrid`) and the chart (`chart_v
 Records reach it through the pump as they are journaled (`add_record`); redraws are
 coalesced to one per idle moment, so a burst of cells costs one draw. Stop, or closing the
 window (Close, Esc or its ✕), ends a live run as Ctrl-C ends `eval run` (what finished is kept; it resumes).
-"Run again", once the run has ended, opens its evaluation file in the New Evaluation dialog.
+"Run again", once the run has ended, opens its evaluation file in the New Evaluation dialog;
+"Optimize Prompt…" optimizes that file's prompt with these results as the baseline.
 
 Opening the window runs one full garbage collection: a grid of 10,000 cells brings some
 100,000 new objects (the rows and their checks), and otherwise the first full collection
@@ -69,8 +70,13 @@ class ResultsWindow(tb.Toplevel):
         self.btn_resume = tb.Button(top, text="Resume", bootstyle="primary", command=self.resume)
         self.run_again: Callable[[], object] | None = None  # "Run again": the evaluation file in the dialog
         self.btn_again = tb.Button(top, text="Run again", bootstyle="secondary", command=self.again, state="disabled")
-        self.progress = tb.Label(self, text="", anchor="w")
-        self.progress.pack(fill="x", padx=8, pady=(2, 4))
+        self.optimize_run: Callable[[], object] | None = None  # "Optimize Prompt…" with these results as the baseline
+        line = tb.Frame(self)  # the progress line, and "Optimize Prompt…" at its end (the top row is full)
+        line.pack(fill="x", padx=8, pady=(2, 4))
+        self.btn_optimize = tb.Button(line, text="Optimize Prompt…", bootstyle="secondary-link", command=self.optimize,
+                                      state="disabled")
+        self.progress = tb.Label(line, text="", anchor="w")
+        self.progress.pack(side="left", fill="x", expand=True)
         self.protocol("WM_DELETE_WINDOW", self.close)
         self.bind("<Escape>", lambda e: self.close())  # as Close and the window's ✕
         self.tabs = tb.Notebook(self)
@@ -118,6 +124,17 @@ class ResultsWindow(tb.Toplevel):
         self.btn_again.configure(state="normal" if self.finished else "disabled")
         self.btn_again.pack(side="right", padx=(0, 6), before=self.btn_stop)
 
+    def offer_optimize(self, optimize: Callable[[], object]) -> None:
+        """Show "Optimize Prompt…" (enabled once the run has ended), which calls `optimize`
+        (`EvalActions.optimize_prompt` on this results folder)."""
+        self.optimize_run = optimize
+        self.btn_optimize.configure(state="normal" if self.finished else "disabled")
+        self.btn_optimize.pack(side="right", before=self.progress)
+
+    def optimize(self) -> None:
+        if self.optimize_run is not None and self.finished:
+            self.optimize_run()
+
     def again(self) -> None:
         if self.run_again is not None and self.finished:
             self.run_again()
@@ -146,6 +163,7 @@ class ResultsWindow(tb.Toplevel):
         self.ending = text
         self.btn_stop.configure(state="disabled")
         self.btn_again.configure(state="normal")
+        self.btn_optimize.configure(state="normal")
         self._draw()
 
     def update_progress(self) -> None:
