@@ -115,3 +115,36 @@ def test_with_capture_off_phoenix_gets_no_message_text(home, srv, tmp_path, phoe
             assert words not in text
     finally:
         app.close()
+
+
+def test_an_evaluation_with_a_judge_exported_to_phoenix_has_its_verdicts_as_events_on_the_cell_spans(home, phoenix):
+    import json
+
+    from tests.evals.support import Oracle, arithmetic_and_extraction, write_eval
+    from tests.support.cli import cli_in_process
+
+    project = f"eval-{uuid.uuid4().hex[:8]}"
+    with LoopbackLLM() as srv:
+        srv.responder = Oracle()
+        path = write_eval(home, srv, arithmetic_and_extraction(10)[:5], judge="loop/judge",
+                          assertions=[{"type": "contains"}, {"type": "llm-rubric", "value": "correct\nconcise"}])
+        (home / "settings" / "tracing.json").write_text(json.dumps({
+            "enabled": True, "endpoint": phoenix.url, "captureContent": True, "serviceName": "llmspace", "project": project}))
+        done = cli_in_process(["eval", "run", str(path), "--no-cache"], env={"LLM_SPACE_HOME": str(home)})
+        assert done.returncode == 0, done.stderr
+    _wait_for_project(phoenix, project)
+    deadline = time.monotonic() + 120
+    while True:
+        spans = requests.get(f"{phoenix.url}/v1/projects/{project}/spans", params={"limit": 1000}, timeout=30).json()["data"]
+        cells = [s for s in spans if s["name"].startswith("evaluate ")]
+        if len(cells) >= 5 or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    [evaluation] = [s for s in spans if s["name"] == "evaluation quiz"]
+    assert len(cells) == 5 and all(c["parent_id"] == evaluation["context"]["span_id"] for c in cells)
+    for cell in cells:
+        verdicts = {e["attributes"]["gen_ai.evaluation.name"].split()[0]: e["attributes"] for e in cell["events"]
+                    if e["name"] == "gen_ai.evaluation.result"}
+        assert set(verdicts) == {"contains", "llm-rubric"}
+        assert verdicts["llm-rubric"]["gen_ai.evaluation.score.label"] == "pass"
+        assert verdicts["llm-rubric"]["gen_ai.evaluation.explanation"] == "Right and short."
