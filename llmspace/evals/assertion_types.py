@@ -42,12 +42,16 @@ FINISH_ALIASES = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "le
 DIALECTS = {"mysql": "mysql", "mariadb": "mysql", "postgresql": "postgres", "postgres": "postgres", "sqlite": "sqlite",
             "bigquery": "bigquery", "snowflake": "snowflake", "transactsql": "tsql", "tsql": "tsql", "hive": "hive",
             "redshift": "redshift", "db2": "", "flinksql": "", "mongodb": ""}
-REFUSED = {  # promptfoo types that need a service evaluations do not have: why each is refused
+REFUSED = {  # promptfoo types evaluations cannot run (a service, or a view across outputs): why each is refused
     "moderation": "it needs a moderation service (OpenAI's or Azure's moderation API, or Llama Guard on Replicate), "
                   "which evaluations do not call",
     "classifier": "it needs a Hugging Face text-classification model behind its Inference API, which evaluations "
                   "do not call",
     "trace-": "it checks the OpenTelemetry trace of the provider's call, which evaluations do not record",
+    "select-best": "it asks a judge to pick the best of one test's outputs across models and prompts, and an "
+                   "evaluation checks each output on its own as it arrives (no step sees a test's outputs together)",
+    "max-score": "it passes the output with the best score among one test's outputs across models and prompts, and "
+                 "an evaluation checks each output on its own as it arrives (no step sees a test's outputs together)",
 }
 MAX_JSON_STARTS = 2000  # the places in an output where contains-json tries a JSON value
 _JSON_START = re.compile(r"[\[{]")

@@ -202,8 +202,8 @@ def _graded_value(kind: str, value: Any, where: str) -> Any:
     if isinstance(value, str) and value.strip():
         return value
     if value is None and kind in ("factuality", "model-graded-factuality", "context-recall", "context-faithfulness",
-                                  "context-relevance"):
-        return None  # the case's expected is the reference
+                                  "context-relevance", "answer-relevance", "conversation-relevance"):
+        return None  # the case's expected is the reference (the relevance types take no value)
     what = "the reference answer" if "factuality" in kind else "the criteria"
     raise UserFacingError(f"{where}: {kind} needs {what} as value, not {value!r}.")
 

@@ -15,6 +15,8 @@ each one asks and how its answer is scored (promptfoo's rules). Pure: no I/O.
 - `g-eval`: the judge derives evaluation steps from the criteria (the value: a text or a list)
   and scores the output 0–10 in the same answer (promptfoo asks twice); the score is that over
   10, passing at the threshold (default 0.7).
+- `answer-relevance`, `conversation-relevance`: `evals/relevance.py` (the first also needs the
+  evaluation's embedding model: `evals/relevance_judge.py` grades it).
 
 `prompt(kind, value, task, output, expected)` -> (system, user text); `grade(kind, answer,
 threshold)` -> (pass, score 0–1, reason), raising ValueError for an answer that cannot be read
@@ -27,8 +29,10 @@ import json
 import re
 from typing import Any
 
+from . import relevance
+
 KINDS = ("factuality", "model-graded-factuality", "model-graded-closedqa", "g-eval", "context-faithfulness",
-         "context-recall", "context-relevance")
+         "context-recall", "context-relevance", *relevance.KINDS)
 CONTEXT_KINDS = ("context-faithfulness", "context-recall", "context-relevance")
 G_EVAL_THRESHOLD = 0.7
 CONTEXT_THRESHOLD = 0.7  # the context types' default threshold on their 0–1 share
@@ -53,6 +57,8 @@ def _criteria_text(value: Any) -> str:
 def prompt(kind: str, value: Any, task: str, output: str, expected: str | None,
            variables: dict[str, Any] | None = None) -> tuple[str, str]:
     """(system, user text) of the judge call for one assertion."""
+    if kind in relevance.KINDS:
+        return relevance.prompt(kind, task, output, variables)
     task = task.strip() or "(empty)"
     output = output.strip() or "(empty)"
     if kind in CONTEXT_KINDS:
@@ -148,6 +154,10 @@ def grade(kind: str, answer: str, threshold: float | None) -> tuple[bool, float,
         return last == "Y", 1.0 if last == "Y" else 0.0, "" if last == "Y" else f"the criterion is not met: {reasoning[:300]}"
     if kind in CONTEXT_KINDS:
         return _share(answer, threshold)
+    if kind == "conversation-relevance":
+        return relevance.grade_conversation(answer, threshold)
+    if kind == "answer-relevance":
+        raise ValueError("answer-relevance is graded with the embedding model (evals/relevance_judge.py)")
     if kind == "g-eval":
         data = _json_object(answer)
         raw = data.get("score")

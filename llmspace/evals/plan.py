@@ -27,6 +27,7 @@ from ..core.templating.variables import PLACEHOLDER_RE, all_names
 from ..errors import UserFacingError
 from ..providers.base import NeutralMessage
 from .assertions import JUDGED, SIMILAR, Assertion, needs_expected
+from .case import value_text
 
 if TYPE_CHECKING:
     from ..core.model import ModelParams, Thread
@@ -188,7 +189,8 @@ def build_plan(spec: EvalSpec, dataset: DatasetScan, thread: Thread, skills: Any
     no_expected_count = 0
     for case in dataset.cases():
         has_judge = has_judge or any(a.type == JUDGED for a in (*spec.assertions, *case.assertions))
-        has_similar = has_similar or any(a.type == SIMILAR for a in (*spec.assertions, *case.assertions))
+        has_similar = has_similar or any(a.type == SIMILAR or a.grader == "answer-relevance"
+                                         for a in (*spec.assertions, *case.assertions))
         if case.expected is None:
             wanting = [a.label for a in (*spec.assertions, *case.assertions) if needs_expected(a)]
             if wanting:
@@ -217,7 +219,7 @@ def build_plan(spec: EvalSpec, dataset: DatasetScan, thread: Thread, skills: Any
     if has_judge and spec.judge is None:
         raise UserFacingError("An llm-rubric assertion needs a judge model.", hint="Add `judge: PROVIDER/MODEL` to the file or pass --judge.")
     if has_similar and spec.embedder is None:
-        raise UserFacingError("A similar assertion needs an embedding model.",
+        raise UserFacingError("A similar or answer-relevance assertion needs an embedding model.",
                               hint="Add `embedder: PROVIDER/MODEL` to the file or pass --embedder (any OpenAI-compatible "
                                    "/v1/embeddings provider).")
 
@@ -236,7 +238,7 @@ def build_plan(spec: EvalSpec, dataset: DatasetScan, thread: Thread, skills: Any
                 if request is None:  # the dataset changed since the plan was checked
                     raise UserFacingError(f"{dataset.path.name} changed during the run: {problem}", hint="Run it again.")
                 task = _last_user_text(request) if rendered else ""
-                all_values = {**{k: str(v) for k, v in case.values.items()}, **values}
+                all_values = {**{k: value_text(v) for k, v in case.values.items()}, **values}  # lists and objects as JSON
                 for model, r, key in keys:
                     yield Cell(key, case.id, model, variant, r, request, assertions, case.threshold, case.expected, all_values, task)
 

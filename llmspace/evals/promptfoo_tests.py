@@ -155,7 +155,7 @@ class TestReader:
         return {str(k): v for k, v in value.items()}
 
     def _expand(self, variables: dict[str, Any], disabled: bool) -> list[dict[str, Any]]:
-        lists = {k: v for k, v in variables.items() if isinstance(v, list) and not disabled}
+        lists = {k: v for k, v in variables.items() if isinstance(v, list) and k != "_conversation" and not disabled}
         if not lists:
             return [dict(variables)]
         for k, v in lists.items():
