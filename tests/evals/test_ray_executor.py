@@ -27,7 +27,7 @@ import pytest
 from llmspace.evals.journal import read_journal
 from tests.evals.ray_cluster import RayCluster, require_ray
 from tests.evals.support import Oracle, arithmetic_and_extraction, is_judge, journal_lines, write_eval
-from tests.evals.test_cli_eval import CountingOracle, _env, _run, _start, _wait_running
+from tests.evals.test_cli_eval import ROOT, CountingOracle, _env, _start, _wait_running
 from tests.support.llm_server import LoopbackLLM, configure_provider
 
 NODE_KEY = "sk-node-env-key-7c1e5b2d9a"  # what workers read from their node's environment
@@ -73,6 +73,13 @@ def _eval(home: Path, srv: LoopbackLLM, cases: int, **fields: Any) -> Path:
     path = write_eval(home, srv, arithmetic_and_extraction(cases), **fields)
     configure_provider(home, srv, provider_id="loop", model_id="good", extra_models=["bad", "judge"], api_key=DRIVER_KEY)
     return path
+
+
+def _run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`llmspace eval ARGS` as a subprocess: the Ray driver is a process of its own, as a user runs it
+    (not the test's process, whose environment, Ray connection and logs are not a user's)."""
+    return subprocess.run([sys.executable, "-m", "llmspace", "eval", *args], cwd=ROOT, env=_env(home),
+                          capture_output=True, text=True, timeout=300)
 
 
 def _ray(c: RayCluster) -> tuple[str, ...]:
