@@ -226,20 +226,26 @@ def _optimize(p: Prepared, o: Options, folder: Path, prior: list[OptimizeRecord]
             timer = threading.Timer(max(0.0, deadline - time.monotonic()), search_stop.set)
             timer.daemon = True
             timer.start()
+        searched = threading.Event()  # the search ended: the relay below ends too
         if stop is not None:
             def relay(outer: threading.Event = stop) -> None:
-                outer.wait()
-                search_stop.set()
-                ctx.cancel.cancel()  # a reflector call in flight is cut off too
+                while not searched.is_set():
+                    if outer.wait(0.25):
+                        search_stop.set()
+                        ctx.cancel.cancel()  # a reflector call in flight is cut off too
+                        return
 
-            threading.Thread(target=relay, daemon=True).start()
+            threading.Thread(target=relay, daemon=True, name="optimize-stop").start()
         search = Search(runs, split, orig, reflect, journal, prior, limits, o.seed, spent=base.spent, per_case=per_case,
                         stop=search_stop, on_progress=progress, free=imported,
                         on_candidate=lambda c: emit(CandidateSeen(c)))
         emit(Phase("search", f"Searching: {len(split.train)} training, {len(split.validation)} validation, "
                              f"{len(split.holdout)} held-out cases", orig.score(split.validation)))
         progress(search)
-        search.run()
+        try:
+            search.run()
+        finally:
+            searched.set()
         if timer is not None:
             timer.cancel()
         if search.interrupted or (stop is not None and stop.is_set()):
