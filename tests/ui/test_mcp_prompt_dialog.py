@@ -32,7 +32,7 @@ def ed(window: Any, app: Any) -> Any:
 def test_a_prompt_with_a_completed_argument_is_inserted_literally_and_marked_as_the_servers(window, app, ed):
     before = len(ed.p.messages)
     dlg = ed.insert_mcp_prompt()
-    pump_until(window.root, lambda: dlg.prompts, 90)  # the only server is picked and its prompts listed
+    pump_until(window.root, lambda: dlg.items, 90)  # the only server is picked and its prompts listed
     dlg.select("review")
     assert set(dlg.fields) == {"language", "code"}
     language = dlg.fields["language"]
