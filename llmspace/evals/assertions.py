@@ -62,6 +62,8 @@ class Assertion:
     negate: bool = False
     grader: str | None = None  # a promptfoo model-graded type (factuality, g-eval, …) judged as llm-rubric is
     transforms: tuple[str, ...] = ()  # promptfoo transforms of the output, in turn (evals/code_assertions.py runs them)
+    judge: str | None = None  # the "provider/model" that grades this assertion instead of the evaluation's judge
+    rubric_prompt: tuple[tuple[str, str], ...] | None = None  # promptfoo's rubricPrompt: (role, template) messages
 
     @property
     def label(self) -> str:

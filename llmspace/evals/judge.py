@@ -12,6 +12,11 @@ promptfoo's model-graded types (`factuality`, `model-graded-closedqa`, `g-eval`,
 whose `grader` is set) ask the prompt of `evals/model_graded.py` and are scored by its rules
 (0–1), their score stored under the type's name.
 
+An assertion may name its own judge (`Assertion.judge`, promptfoo's `provider`) and its own
+prompt (`Assertion.rubric_prompt`, promptfoo's `rubricPrompt`: `evals/rubric_prompt.py`
+renders it); an llm-rubric asked that way is graded by promptfoo's answer, `{"pass", "score",
+"reason"}`, and its threshold is on promptfoo's 0–1 scale.
+
 Each judge call is a journal record of its own, keyed by the judged cell, the judge model,
 the hash of the judge prompt (so a changed prompt or output is judged again) and the judge
 repeat; it stores the prompt, the raw answer, the scores and the reason, and its cost
@@ -30,8 +35,9 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError
-from . import model_graded
+from . import model_graded, rubric_prompt
 from .assertions import Assertion, Check, JsonTooDeep, parse_json_output
+from .case import value_text
 from .records import CellRecord, JudgeRecord, Reply
 
 if TYPE_CHECKING:
@@ -150,7 +156,15 @@ class Judge:
         self.model = model
         self.thread = thread
 
+    def model_for(self, assertion: Assertion) -> str:
+        """The "provider/model" that grades `assertion`: its own judge, else the evaluation's."""
+        return assertion.judge or self.model
+
     def plan(self, cell: Cell, assertion: Assertion, output: str) -> tuple[str, str, Criteria]:
+        if assertion.rubric_prompt is not None:  # promptfoo's rubricPrompt: the messages as JSON
+            text = json.dumps(rubric_prompt.render(assertion.rubric_prompt, _prompt_values(cell, assertion, output)),
+                              ensure_ascii=False)
+            return text, prompt_hash("rubricPrompt", text), Criteria(((assertion.grader or "llm-rubric", ""),))
         if assertion.grader is not None:  # a promptfoo model-graded type: its own prompt and scoring
             system, prompt = model_graded.prompt(assertion.grader, assertion.value, cell.task, output, cell.expected,
                                                  cell.vars)
@@ -162,26 +176,35 @@ class Judge:
     def run(self, cell: Cell, index: int, assertion: Assertion, record: CellRecord, judged: set[str],
             ask: Ask) -> JudgeRecord | None:
         prompt, phash, criteria = self.plan(cell, assertion, record.reply.output)
-        key = judge_key(cell.key, self.model, phash)
+        model = self.model_for(assertion)
+        key = judge_key(cell.key, model, phash)
         if key in judged:
             return None
-        system = SYSTEM if assertion.grader is None else model_graded.prompt(
-            assertion.grader, assertion.value, cell.task, record.reply.output, cell.expected, cell.vars)[0]
-        data = {"system": system, "messages": [{"role": "user", "text": prompt}], "tools": [], "params": None}
-        reply = ask(self.model, data, JUDGE_REPEAT)
+        if assertion.rubric_prompt is not None:
+            messages = json.loads(prompt)
+            system = "\n\n".join(text for role, text in messages if role == "system")
+            data = {"system": system, "messages": [{"role": role, "text": text} for role, text in messages if role != "system"],
+                    "tools": [], "params": None}
+        else:
+            system = SYSTEM if assertion.grader is None else model_graded.prompt(
+                assertion.grader, assertion.value, cell.task, record.reply.output, cell.expected, cell.vars)[0]
+            data = {"system": system, "messages": [{"role": "user", "text": prompt}], "tools": [], "params": None}
+        reply = ask(model, data, JUDGE_REPEAT)
         if reply is None:
             return None
         threshold = assertion.threshold if assertion.threshold is not None else DEFAULT_THRESHOLD
-        rec = JudgeRecord(key, cell.key, index, self.model, phash, JUDGE_REPEAT, prompt, reply.output, reply.usage,
+        rec = JudgeRecord(key, cell.key, index, model, phash, JUDGE_REPEAT, prompt, reply.output, reply.usage,
                           reply.cost, reply.cached, reply.latency_ms, int(time.time() * 1000))
         if reply.error:
             return replace(rec, error=f"judge call failed: {reply.error}")
-        if assertion.grader is not None:
+        if assertion.grader is not None or assertion.rubric_prompt is not None:
+            name = assertion.grader or "llm-rubric"
             try:
-                passed, score, why = model_graded.grade(assertion.grader, rec.raw, assertion.threshold)
+                passed, score, why = model_graded.grade(assertion.grader, rec.raw, assertion.threshold) \
+                    if assertion.grader is not None else rubric_prompt.grade_rubric(rec.raw, assertion.threshold)
             except ValueError as exc:
                 return replace(rec, error=f"the judge's answer could not be read ({exc})")
-            return replace(rec, scores={assertion.grader: score}, reason=why,
+            return replace(rec, scores={name: score}, reason=why,
                            check=Check(assertion.label, passed, assertion.weight, why, round(score, 4)))
         try:
             scores, reason = parse_answer(rec.raw, criteria.names)
@@ -191,3 +214,11 @@ class Judge:
         check = Check(assertion.label, mean >= threshold - 1e-9, assertion.weight,
                       reason if mean >= threshold - 1e-9 else f"score {mean:.2f} < {threshold:g}: {reason}", round(mean, 4))
         return replace(rec, scores=scores, reason=reason, check=check)
+
+
+def _prompt_values(cell: Cell, assertion: Assertion, output: str) -> dict[str, Any]:
+    """What a rubricPrompt's placeholders take: the case's variables, then promptfoo's names."""
+    value = "" if assertion.value is None else value_text(assertion.value)
+    reference = value or (cell.expected or "")
+    return {**cell.vars, "output": output, "rubric": value, "completion": output, "criteria": value, "ideal": reference,
+            **({"input": cell.task} if assertion.grader is not None else {})}

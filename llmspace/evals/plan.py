@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..agent.convert import neutral_messages, tool_specs
+from ..agent.matrix_spec import parse_model
 from ..core.templating.references import references
 from ..core.templating.render import render_thread
 from ..core.templating.resolution import RenderEnv
@@ -70,9 +71,30 @@ class Plan:
         self.variants = variants
         self.repeat = repeat
         self.has_judge = has_judge
+        self.judges: list[tuple[str, str]] = []  # the assertions' own judges (promptfoo's `provider`), besides spec.judge
         self.case_count = case_count if case_count is not None else len(case_ids or [])
         self._stream = stream
         self._stream_ids = stream_ids
+
+    def usable_judges(self, registry: Any, judge: tuple[str, str] | None) -> list[tuple[str, str]]:
+        """The assertions' own judges (`judges`) that `registry` can call; the others are dropped
+        with a note (the evaluation's judge grades their assertions), or refused naming them when
+        the evaluation has no judge."""
+        usable = []
+        for provider, model in self.judges:
+            try:
+                registry.resolve(None, provider, model)
+            except UserFacingError:
+                if judge is None:
+                    raise UserFacingError(f"An assertion's judge `provider` names {provider}/{model}, which is not a "
+                                          "configured model, and the evaluation has no judge; nothing was run.",
+                                          hint="Configure that provider, or add `judge: PROVIDER/MODEL` (or --judge).") from None
+                self.notes.append(f"a judge `provider` names {provider}/{model}, which is not a configured model: the "
+                                  f"evaluation's judge ({'/'.join(judge)}) grades its assertions")
+                continue
+            usable.append((provider, model))
+        self.judges = usable
+        return usable
 
     @property
     def cell_count(self) -> int:
@@ -183,12 +205,16 @@ def build_plan(spec: EvalSpec, dataset: DatasetScan, thread: Thread, skills: Any
     missing: list[str] = []
     missing_count = 0
     has_judge = False
+    own_judges: set[str] = set()  # assertions' own judges; `needs_judge`: one judged assertion has none
+    needs_judge = False
     has_similar = False
     kept: dict[tuple[str, str], dict[str, Any]] | None = {}  # the checked requests of a small plan, not rendered again
     no_expected: list[str] = []  # cases whose assertions compare with an `expected` they lack
     no_expected_count = 0
     for case in dataset.cases():
         has_judge = has_judge or any(a.type == JUDGED for a in (*spec.assertions, *case.assertions))
+        own_judges.update(a.judge for a in case.assertions if a.type == JUDGED and a.judge)
+        needs_judge = needs_judge or any(a.type == JUDGED and not a.judge for a in (*spec.assertions, *case.assertions))
         has_similar = has_similar or any(a.type == SIMILAR or a.grader == "answer-relevance"
                                          for a in (*spec.assertions, *case.assertions))
         if case.expected is None:
@@ -216,7 +242,7 @@ def build_plan(spec: EvalSpec, dataset: DatasetScan, thread: Thread, skills: Any
         raise UserFacingError(f"{no_expected_count} {'cases have' if no_expected_count != 1 else 'case has'} no `expected` for an "
                               f"assertion that compares the output with it:\n  {shown}",
                               hint="Add an `expected` column (or key) to the dataset, or give those assertions a value.")
-    if has_judge and spec.judge is None:
+    if needs_judge and spec.judge is None:
         raise UserFacingError("An llm-rubric assertion needs a judge model.", hint="Add `judge: PROVIDER/MODEL` to the file or pass --judge.")
     if has_similar and spec.embedder is None:
         raise UserFacingError("A similar or answer-relevance assertion needs an embedding model.",
@@ -224,8 +250,10 @@ def build_plan(spec: EvalSpec, dataset: DatasetScan, thread: Thread, skills: Any
                                    "/v1/embeddings provider).")
 
     def stream(wanted: Callable[[str], bool] | None, rendered: bool) -> Iterator[Cell]:
+        usable = {"/".join(j) for j in plan.judges}  # the assertions' own judges that are configured
         for case in dataset.cases():
-            assertions = tuple(spec.assertions) + tuple(case.assertions)
+            assertions = tuple(spec.assertions) + tuple(replace(a, judge=None) if a.judge and a.judge not in usable else a
+                                                        for a in case.assertions)  # an unconfigured judge: the evaluation's
             for variant, values in spec.variants.items():
                 keys = [(model, r, cell_key(case.id, model, variant, r)) for model in models for r in range(1, spec.repeat + 1)]
                 keys = [k for k in keys if wanted is None or wanted(k[2])]
@@ -244,6 +272,8 @@ def build_plan(spec: EvalSpec, dataset: DatasetScan, thread: Thread, skills: Any
 
     notes = [f"the variable {n!r} has no value in some cases: the empty string was used (as promptfoo and Inspect do)"
              for n in sorted(undefined)]
-    return Plan(None, None, models, list(spec.variants), spec.repeat, has_judge, case_count=dataset.count, stream=stream,
+    plan = Plan(None, None, models, list(spec.variants), spec.repeat, has_judge, case_count=dataset.count, stream=stream,
                 notes=notes,
                 stream_ids=lambda: (c.id for c in dataset.cases()))
+    plan.judges = [parse_model(j) for j in sorted(own_judges)]  # `Plan.usable_judges` keeps the configured ones
+    return plan

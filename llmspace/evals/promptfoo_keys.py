@@ -64,12 +64,19 @@ OPTION_KEYS: Table = {
     "disableVarExpansion": (RUN, "list values stay one variable (as JSON) instead of one case per value"),
     "disableConversationVar": (RUN, "accepted: llmspace sets no _conversation variable"),
     "runSerially": (DIFFERENT, "accepted: cells run with the evaluation's concurrency"),
-    "provider": (DIFFERENT, ("the judge named for the test's model-graded assertions: they are graded by the "
-                            "evaluation's judge (`judge:` or --judge)")),
+    "provider": (RUN, ("the judge of the test's model-graded assertions (llm-rubric, factuality, closed-QA, g-eval, "
+                       "context-*, conversation-relevance): PROVIDER:MODEL (openai:gpt-4.1-mini, openai:chat:gpt-4.1-mini, "
+                       "anthropic:messages:claude-…) or {id: …} read as llmspace's PROVIDER/MODEL, which must be configured;"
+                       " code, exec: and file:// providers are refused. An assertion's own provider wins; other types note "
+                       "it")),
     "transform": (RUN, ("the output is transformed before every assertion of the test (JavaScript, or file:// .js / "
                         ".py), in the confined host of javascript and python assertions")),
     "postprocess": (RUN, "promptfoo's older name for transform: read as transform"),
-    "rubricPrompt": (REFUSE, "a custom grading prompt is not used yet: llmspace's judge prompt would grade instead"),
+    "rubricPrompt": (RUN, ("the judge prompt of the test's llm-rubric, factuality and model-graded-closedqa assertions: a text, "
+                           "a JSON list of {role, content} messages or a file:// path inside the file's folder, with {{output}},"
+                           " {{rubric}} (factuality and closed-QA: {{input}}, {{ideal}}, {{criteria}}, {{completion}}) and the "
+                           "case's {{vars}} filled in as text, once; an llm-rubric is graded by promptfoo's answer {pass, score,"
+                           " reason} (its threshold on 0–1); other model-graded types refuse it")),
     "prefix": (REFUSE, "prompt prefixes are not added: put the text in the thread"),
     "suffix": (REFUSE, "prompt suffixes are not added: put the text in the thread"),
     "storeOutputAs": (REFUSE, "outputs are not stored as variables of later tests"),
@@ -83,12 +90,11 @@ ASSERT_KEYS: Table = {
     "assert": (RUN, "the assertions of an `assert-set` (without a threshold, they join the case's)"),
     "$ref": (RUN, "an assertion of `assertionTemplates`"),
     "metric": (DIFFERENT, "accepted: named metrics are not aggregated (a note says so)"),
-    "provider": (DIFFERENT, ("the judge named for this assertion: it is graded by the evaluation's judge "
-                            "(`judge:` or --judge)")),
+    "provider": (RUN, "the judge of this model-graded assertion, read as the test's options.provider is"),
     "transform": (RUN, ("the output is transformed for this assertion, after the test's transform (JavaScript, or "
                         "file:// .js / .py), in the confined host of javascript and python assertions")),
     "contextTransform": (REFUSE, "context transforms are JavaScript code (not run yet)"),
-    "rubricPrompt": (REFUSE, "a custom grading prompt is not used yet: llmspace's judge prompt would grade instead"),
+    "rubricPrompt": (RUN, "this assertion's judge prompt, read as the test's options.rubricPrompt is (other types refuse it)"),
     "config": (REFUSE, "assertion configuration is not read yet"),
 }
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserFacingError
+from . import model_graded, rubric_prompt
 from .assertions import TYPES, Assertion, parse_assertion
 from .case import Case, confined, content_id, file_value, read_document, threshold_value, value_text
 from .promptfoo_keys import ASSERT_KEYS, OPTION_KEYS, TEST_KEYS, refuse_unknown
@@ -123,7 +124,7 @@ class TestReader:
                 stem = content_id({"vars": values, "assert": raw_asserts, "description": description})
             self._ids[stem] += 1
             case_id = stem if self._ids[stem] == 1 else f"{stem} ({self._ids[stem]})"
-            assertions = self._assertions(raw_asserts, values, case_id, where, base, self._transform(options, where))
+            assertions = self._assertions(raw_asserts, values, case_id, where, base, self._transform(options, where), options)
             for k, v in meta.items():
                 values.setdefault(str(k), v)
             out.append(Case(case_id, values, None if expected is None else value_text(expected), assertions,
@@ -205,7 +206,7 @@ class TestReader:
         return out
 
     def _assertions(self, raws: list[Any], values: dict[str, Any], case_id: str, where: str, base: Path,
-                    transforms: tuple[str, ...] = ()) -> list[Assertion]:
+                    transforms: tuple[str, ...] = (), options: dict[str, Any] | None = None) -> list[Assertion]:
         out = []
         missing: set[str] = set()
         for raw in self._flatten(raws, where):
@@ -214,8 +215,7 @@ class TestReader:
             if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
                 raise UserFacingError(f"{self.path.name}: {where}: an assertion must be an object with a type, not {raw!r:.80}.")
             for key in refuse_unknown(raw, ASSERT_KEYS, f"{where} assertion {raw['type']!r}", self.path, "an assertion"):
-                extra = f" (named {self._provider_name(raw[key])})" if key == "provider" else ""
-                self.note(f"assertion `{key}`: {ASSERT_KEYS[key][1]}{extra}")
+                self.note(f"assertion `{key}`: {ASSERT_KEYS[key][1]}")
             kind = raw["type"]
             negate = kind.startswith("not-")
             base_kind = kind[4:] if negate else kind
@@ -236,9 +236,16 @@ class TestReader:
                     item["value"] = _render_value(value, values, missing)
                 except ValueError as exc:
                     raise UserFacingError(f"{self.path.name}: {where}: the value of {kind!r} has {exc}; nothing was run.") from None
-            if item["type"] == "llm-rubric" and isinstance(item.get("threshold"), (int, float)) and 0 <= item["threshold"] <= 1:
+            judging = judge_settings(raw, options or {}, base, f"{self.path.name} {where} assertion {kind!r}")
+            if judging.get("rubric_prompt") is not None and item["type"] not in rubric_prompt.KINDS:
+                raise UserFacingError(f"{self.path.name}: {where}: `rubricPrompt` on {kind!r} is not run (llmspace runs it for "
+                                      f"{', '.join(rubric_prompt.KINDS)}); nothing was run.")
+            if "judge" not in judging and (raw.get("provider") or (options or {}).get("provider")):
+                self.note(f"`provider` on {base_kind}: not used (only a judged assertion's provider is its judge)")
+            if item["type"] == "llm-rubric" and "rubric_prompt" not in judging and isinstance(item.get("threshold"), (int, float)) \
+                    and 0 <= item["threshold"] <= 1:
                 item["threshold"] = 1 + 4 * float(item["threshold"])  # promptfoo's 0–1 score on the judge's 1–5 scale
-            parsed = parse_assertion(item, f"{self.path.name} {where}")
+            parsed = replace(parse_assertion(item, f"{self.path.name} {where}"), **judging)
             own = raw.get("transform")
             if own is not None:
                 from .code_assertions import check_transform
@@ -260,4 +267,19 @@ def vars_files(path: Path, value: str | list[str], base: Path, where: str) -> di
             if not isinstance(item, dict):
                 raise UserFacingError(f"{path.name}: {where}: the vars file {spec} must hold a mapping of NAME: value.")
             out.update({str(k): v for k, v in item.items()})
+    return out
+
+
+def judge_settings(raw: dict[str, Any], options: dict[str, Any], base: Path, where: str) -> dict[str, Any]:
+    """A judged assertion's own judge and rubricPrompt (the assertion's, else its test's
+    options'), as `Assertion` fields; an assertion that no judge grades gets none."""
+    kind = str(raw.get("type", ""))
+    judged = kind in ("llm-rubric", *model_graded.KINDS) and kind != "answer-relevance"
+    out: dict[str, Any] = {}
+    provider = raw.get("provider", options.get("provider"))
+    if judged and provider is not None:
+        out["judge"] = rubric_prompt.judge_model(provider, where)
+    prompt = raw.get("rubricPrompt", options.get("rubricPrompt") if judged else None)
+    if prompt is not None:
+        out["rubric_prompt"] = rubric_prompt.read_rubric_prompt(prompt, base, where)
     return out

@@ -166,7 +166,7 @@ def prepare(runner: Runner, spec: EvalSpec) -> Prepared:
     plan = build_plan(spec, dataset, thread, runner.services.skills)
     targets: dict[str, Target] = {}
     registry = runner.services.providers
-    wanted = list(spec.models) + ([spec.judge] if spec.judge and plan.has_judge else [])
+    wanted = [*spec.models, *([spec.judge] if spec.judge and plan.has_judge else []), *plan.usable_judges(registry, spec.judge)]
     for provider, model in wanted:
         endpoint, info = registry.resolve(None, provider, model)  # refuses unknown models and missing keys now
         targets[f"{provider}/{model}"] = Target(endpoint.provider_id, info.id, endpoint, info, registry.model_api(endpoint.api))
@@ -303,7 +303,7 @@ def _tasks(p: Prepared, records: list[JournalRecord]) -> Iterator[CellTask]:
                 pass
             case _:
                 assert_never(r)
-    judge = Judge("/".join(p.spec.judge), p.thread) if p.spec.judge and p.spec.conversation is None else None
+    judge = Judge("/".join(p.spec.judge or ()), p.thread) if (p.spec.judge or p.plan.judges) and p.spec.conversation is None else None
 
     def wanted(key: str) -> bool:
         prior = done.get(key)
@@ -316,7 +316,7 @@ def _tasks(p: Prepared, records: list[JournalRecord]) -> Iterator[CellTask]:
             continue
         assert judge is not None
         missing = [a for a in cell.assertions if a.type == "llm-rubric"
-                   and judge_key(cell.key, judge.model, judge.plan(cell, a, prior.reply.output)[1]) not in judged]
+                   and judge_key(cell.key, judge.model_for(a), judge.plan(cell, a, prior.reply.output)[1]) not in judged]
         if missing:
             yield CellTask(cell, prior, judged)
 
@@ -374,7 +374,7 @@ def _run_cells(p: Prepared, folder: Path, records: list[JournalRecord], *, concu
     limits = {t.provider: spec.provider_concurrency.get(t.provider, concurrency) for t in p.targets.values()}
     ctx = ExecContext(targets=p.targets, gates={k: ProviderGate(v) for k, v in limits.items()}, cancel=cancel,
                       cache=ResponseCache(cache_folder(p.runner)) if use_cache else None,
-                      judge=Judge("/".join(spec.judge), p.thread) if spec.judge and p.plan.has_judge else None,
+                      judge=Judge("/".join(spec.judge or ()), p.thread) if (spec.judge or p.plan.judges) and p.plan.has_judge else None,
                       react_thread=p.thread if spec.react else None, runner=p.runner, max_turns=spec.max_turns,
                       code=CodeAssertions(p.runner.services.root.root, p.dataset.path.parent), embedder=p.embedder)
     attach_conversation(ctx, p, records)  # mode: conversation: its turns journaled so far; its judges run in the cell

@@ -70,7 +70,7 @@ def test_criteria_are_rendered_with_the_cases_variables_before_the_judge_sees_th
     assert prompts and all('The answer to "What is 1 + 2?" is a correct arithmetic result' in p for p in prompts)
     assert not any("{{" in p for p in prompts)
     err = capsys.readouterr().err
-    assert "options.provider" in err and "openai:gpt-4o-mini" in err  # the judge it names is not used: said so
+    assert "judge `provider` names openai/gpt-4o-mini" in err  # the judge it names is not configured: said so
 
 
 def test_descriptions_name_the_cases_in_results_junit_and_identical_tests_stay_separate(home, srv, oracle, capsys):
@@ -103,7 +103,7 @@ def _refusal(home: Path, srv: LoopbackLLM, oracle: Oracle, text: str, capsys: py
 @pytest.mark.parametrize("key, text", [
     ("contextTransform", "tests:\n  - vars: {question: hi}\n    assert:\n      - {type: equals, value: ok, contextTransform: output}\n"),
     ("storeOutputAs", "tests:\n  - vars: {question: hi}\n    options: {storeOutputAs: answer}\n"),
-    ("rubricPrompt", "tests:\n  - vars: {question: hi}\n    assert:\n      - {type: llm-rubric, value: ok, rubricPrompt: Grade it}\n"),
+    ("rubricPrompt", "tests:\n  - vars: {question: hi}\n    assert:\n      - {type: g-eval, value: ok, rubricPrompt: Grade it}\n"),
     ("scenarios", "scenarios: []\ntests:\n  - vars: {question: hi}\n"),
     ("bogus", "tests:\n  - vars: {question: hi}\n    bogus: 1\n"),
     ("__prefix", None),
