@@ -51,6 +51,19 @@ class SearchFilters:
     limit: int = 50
     expression: str = ""  # Phoenix's filter expression (Langfuse has none)
 
+    def matches(self, summary: dict[str, Any]) -> bool:
+        """Whether a trace summary (id, name, userId, sessionId) passes the name, user, session and text filters."""
+        if self.name and summary.get("name") != self.name:
+            return False
+        if self.session and summary.get("sessionId") != self.session:
+            return False
+        if self.user and summary.get("userId") != self.user:
+            return False
+        if self.text:
+            needle = self.text.lower()
+            return any(needle in str(summary.get(k) or "").lower() for k in ("id", "name", "userId", "sessionId"))
+        return True
+
 
 class TooLong(Exception):
     """A trace with more rows than `MAX_PAGES` pages hold."""
@@ -110,7 +123,7 @@ class LangfuseClient:
             for row in _rows(page):
                 _add_row(found, row)
             cursor = _cursor(page)
-            if not cursor or len([s for s in found.values() if _matches(s, f)]) >= f.limit:
+            if not cursor or len([s for s in found.values() if f.matches(s)]) >= f.limit:
                 break
         return _pick(found.values(), f)
 
@@ -179,21 +192,8 @@ def _add_row(found: dict[str, dict[str, Any]], row: dict[str, Any]) -> None:
         summary["timestamp"] = start
 
 
-def _matches(s: dict[str, Any], f: SearchFilters) -> bool:
-    if f.name and s.get("name") != f.name:
-        return False
-    if f.session and s.get("sessionId") != f.session:
-        return False
-    if f.user and s.get("userId") != f.user:
-        return False
-    if f.text:
-        needle = f.text.lower()
-        return any(needle in str(s.get(k) or "").lower() for k in ("id", "name", "userId", "sessionId"))
-    return True
-
-
 def _pick(rows: Any, f: SearchFilters) -> list[dict[str, Any]]:
     """Matching summaries, newest first (ties by id), cut to the limit."""
-    chosen = [s for s in rows if _matches(s, f)]
+    chosen = [s for s in rows if f.matches(s)]
     chosen.sort(key=lambda s: (-(iso_ms(s.get("timestamp")) or 0), str(s["id"])))
     return chosen[: max(1, f.limit)]

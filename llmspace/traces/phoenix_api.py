@@ -91,7 +91,7 @@ class PhoenixClient:
                 summary["name"] = str(root.get("name") or "")
                 summary["userId"] = first_string(attrs.get("user.id"))
                 summary["sessionId"] = first_string(attrs.get("session.id"), attrs.get("gen_ai.conversation.id"))
-            if _matches(summary, f):
+            if f.matches(summary):
                 out.append(summary)
             if len(out) >= f.limit:
                 break
@@ -118,16 +118,3 @@ class PhoenixClient:
             if not cursor:
                 return rows
         raise TooLong(trace_id)
-
-
-def _matches(s: dict[str, Any], f: SearchFilters) -> bool:
-    if f.name and s.get("name") != f.name:
-        return False
-    if f.user and s.get("userId") != f.user:
-        return False
-    if f.session and s.get("sessionId") != f.session:
-        return False
-    if f.text:
-        needle = f.text.lower()
-        return any(needle in str(s.get(k) or "").lower() for k in ("id", "name", "userId", "sessionId"))
-    return True
