@@ -10,6 +10,10 @@ date can pass them. Target and reflector are the same model on the built-in engi
 GGUF this machine has offline, Qwen2.5-Coder-0.5B-Instruct Q4_K_M (`.cache/models/`,
 `python .ci/test_models.py`; the issue names the 1.5B, which no package here ships).
 
+`LLMSPACE_BENCH_OPTIMIZE_MINUTES=M` bounds the search as `--max-minutes M` does (counted from the
+start, the baseline included; the held-out gate still runs); `LLMSPACE_BENCH_OPTIMIZE_HOME=DIR`
+keeps the data root (and the results folder) in DIR.
+
 Reported: held-out pass rate of the original and of the best candidate, the exact McNemar
 p-value, the verdict (1 promoted, 0 not), rollouts, reflector calls and wall time. Whatever the
 verdict, the figures are the result ("no significant improvement" included).
@@ -96,6 +100,7 @@ def run() -> list[tuple[str, float, str, float | None]]:
         print(f"bench_optimize: skipped: {MODEL} is missing (python .ci/test_models.py)")
         return []
     keep = os.environ.get("LLMSPACE_BENCH_OPTIMIZE_HOME")  # keep the results folder there to read later
+    minutes = os.environ.get("LLMSPACE_BENCH_OPTIMIZE_MINUTES")  # --max-minutes (from the start, the baseline included)
     with tempfile.TemporaryDirectory(prefix="llmspace-bench-optimize-") as tmp:
         home = Path(keep) if keep else Path(tmp)
         root = DataRoot(home)
@@ -105,7 +110,8 @@ def run() -> list[tuple[str, float, str, float | None]]:
         app = App(root)
         t0 = time.monotonic()
         try:
-            result = optimize(app.runner, Options(eval_file, reflector=("local", "qwen"), rollouts=150, seed=0),
+            result = optimize(app.runner, Options(eval_file, reflector=("local", "qwen"), rollouts=150, seed=0,
+                                                     max_minutes=float(minutes) if minutes else None),
                               on_progress=lambda s: print(s, file=sys.stderr), on_note=lambda s: print(s, file=sys.stderr))
         finally:
             app.close()
