@@ -95,7 +95,7 @@ ASSERT_KEYS: Table = {
                         "file:// .js / .py), in the confined host of javascript and python assertions")),
     "contextTransform": (REFUSE, "context transforms are JavaScript code (not run yet)"),
     "rubricPrompt": (RUN, "this assertion's judge prompt, read as the test's options.rubricPrompt is (other types refuse it)"),
-    "config": (REFUSE, "assertion configuration is not read yet"),
+    "config": (DIFFERENT, "accepted, not read: a judged assertion's model parameters stay its judge's (a note says so)"),
 }
 
 CSV_COLUMNS: Table = {

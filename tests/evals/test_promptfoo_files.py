@@ -148,12 +148,13 @@ def test_settings_that_do_not_change_verdicts_load_with_a_note_and_code_file_val
     (tmp_path / "promptfooconfig.yaml").write_text(
         "derivedMetrics: [{name: m, value: a + b}]\ntracing: {enabled: true}\nnunjucksFilters: {up: up.js}\n"
         "tests:\n  - vars: {q: hi}\n    assert:\n      - {type: javascript, value: 'file://check.js:run'}\n"
-        "      - {type: contains, value: hi, metric: greeting}\n", encoding="utf-8")
+        "      - {type: contains, value: hi, metric: greeting}\n"
+        "      - {type: llm-rubric, value: polite, config: {temperature: 0}}\n", encoding="utf-8")
     data = load_dataset(tmp_path / "promptfooconfig.yaml")
     (case,) = data.cases
     assert case.assertions[0].value == "file://check.js:run"  # the code host reads it; not inlined as text
     notes = "\n".join(data.notes)
-    assert all(k in notes for k in ("derivedMetrics", "tracing", "nunjucksFilters", "metric"))
+    assert all(k in notes for k in ("derivedMetrics", "tracing", "nunjucksFilters", "metric", "assertion `config`"))
 
 
 def test_a_csv_config_column_naming_no_expected_column_sets_nothing_and_says_so(tmp_path):
