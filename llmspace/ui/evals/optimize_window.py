@@ -20,8 +20,8 @@ from ...presenters.optimize import PERCENT_AXIS, OptimizeForm, OptimizeState
 from .. import tkvars
 from ..editor.compare import _fill_diff
 
-CHART_H = 150
-PAD_L, PAD_R, PAD_T, PAD_B = 44, 14, 12, 22
+CHART_H = 170
+PAD_L, PAD_R, PAD_T, PAD_B = 44, 14, 28, 22
 
 
 class OptimizeDialog(tb.Toplevel):
@@ -115,15 +115,15 @@ class OptimizeWindow(tb.Toplevel):
         left = tb.Frame(panes)
         self.list = tb.Treeview(left, columns=("step", "status", "validation"), show="tree headings", selectmode="browse")
         self.list.heading("#0", text="Candidate")
-        self.list.column("#0", width=70, stretch=False)
-        for col, text, width in (("step", "Step", 50), ("status", "Status", 180), ("validation", "Validation", 90)):
+        self.list.column("#0", width=80, stretch=False)
+        for col, text, width in (("step", "Step", 44), ("status", "Status", 170), ("validation", "Validation", 80)):
             self.list.heading(col, text=text)
             self.list.column(col, width=width, stretch=col == "status")
         self.list.pack(fill="both", expand=True)
         self.list.bind("<<TreeviewSelect>>", lambda e: self.show_selected(), add=True)
-        panes.add(left, weight=1)
-        self.diff = tb.Text(panes, wrap="word", height=12)
-        panes.add(self.diff, weight=2)
+        panes.add(left, weight=2)
+        self.diff = tb.Text(panes, wrap="word", height=12, width=60)
+        panes.add(self.diff, weight=3)
         self.protocol("WM_DELETE_WINDOW", self.close)
         self.bind("<Escape>", lambda e: self.close())
         self.bind("<<ThemeChanged>>", lambda e: self.after_idle(self.draw_chart), add=True)
