@@ -1,7 +1,7 @@
 """The narrow services a UI part gets when it is built, instead of the main window.
 
     UiServices(root, pump, dialogs, status, errors, toasts)   # what nearly every part uses
-    ErrorReporter(status, dialogs, log_file)    # the GUI's error boundary: .show(text)
+    ErrorReporter(status, dialogs, log_file)    # the GUI's error boundary: .show(text), .guard(fn)
     RunSwitches(root, react, auto_run, on_change)  # Run › Enable ReAct loop / Auto run tools
 
 `ui/main_window.py` is the composition root: it makes these once and hands each part only
@@ -44,6 +44,16 @@ class ErrorReporter:
         message = error_text(message)
         self.status.error(message.splitlines()[0] if message else "Error")
         self.dialogs.error(message)
+
+    def guard(self, fn: Callable[[], Any]) -> Any:
+        """`fn()`; a user-facing or file-system error is shown instead (and None returned)."""
+        try:
+            return fn()
+        except UserFacingError as exc:
+            self.show(str(exc))
+        except OSError as exc:
+            self.show(f"The file system refused: {exc.strerror or exc}.")
+        return None
 
     def callback_error(self, exc_type: Any, exc: BaseException, tb_: Any) -> None:
         """The one error boundary for Tk callbacks (`report_callback_exception`): user-facing

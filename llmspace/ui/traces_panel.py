@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import ttkbootstrap as tb
 
-from ..errors import UserFacingError, error_text
+from ..errors import UserFacingError
 from ..presenters.trace_connect import connected_message
 from ..presenters.trace_sync import TraceSync
 from ..presenters.traces_panel import NO_TRACES, ImportOutcome, TraceSource, TracesPanelPresenter, parse_path
@@ -138,7 +138,7 @@ class TracesPanel(tb.Frame):
     # -- drawing -------------------------------------------------------------------------
     def refresh(self) -> None:
         sel = self.tree.selection()
-        self._guard(self.p.refresh)
+        self.ui.errors.guard(self.p.refresh)
         self.redraw(select=sel[0] if sel else None)
         notices = self.p.take_notices()
         if notices:  # told once, after the window is drawn
@@ -177,22 +177,13 @@ class TracesPanel(tb.Frame):
         return project_of(self.selected())
 
     # -- intents -------------------------------------------------------------------------
-    def _guard(self, fn: Callable[[], Any]) -> Any:
-        try:
-            return fn()
-        except UserFacingError as exc:
-            self.ui.errors.show(error_text(exc))
-        except OSError as exc:
-            self.ui.errors.show(f"The file system refused: {exc.strerror or exc}.")
-        return None
-
     def new_project(self) -> str | None:
         name = self.ui.dialogs.ask_string(
             "Name of the new trace project (it holds the traces of one Langfuse project, collector or Phoenix "
             "project; to fetch traces from a Langfuse or Phoenix server, use Connect… instead):", "New Trace Project")
         if not name:
             return None
-        project_id: str | None = self._guard(lambda: self.p.new_project(name))
+        project_id: str | None = self.ui.errors.guard(lambda: self.p.new_project(name))
         if project_id:
             self.redraw(select=project_item(project_id))
             self.ui.status.set(f"Made trace project {name.strip()}. Import trace files into it.")
@@ -207,7 +198,7 @@ class TracesPanel(tb.Frame):
         def connected(project: dict[str, Any]) -> None:
             if not self.winfo_exists():
                 return
-            self._guard(self.p.refresh)
+            self.ui.errors.guard(self.p.refresh)
             self.redraw(select=project_item(str(project["id"])))
             where = getattr(getattr(self.p.store, "secrets", None), "where", "the secret store")
             self.ui.status.set(connected_message(project, str(where)))
@@ -222,14 +213,14 @@ class TracesPanel(tb.Frame):
         if project_id is None:
             self.ui.errors.show("Select a connected trace project to sync (make one with Connect…).")
             return None
-        presenter = self._guard(lambda: TraceSync(self.p.store, project_id))
+        presenter = self.ui.errors.guard(lambda: TraceSync(self.p.store, project_id))
         if presenter is None:
             return None
 
         def synced(report: Any) -> None:
             if not self.winfo_exists():
                 return
-            self._guard(self.p.refresh)
+            self.ui.errors.guard(self.p.refresh)
             self.redraw(select=project_item(project_id))
             self.tabs.check_open_files()  # a rebuilt workbench that is open reloads
 
@@ -245,7 +236,7 @@ class TracesPanel(tb.Frame):
             return False
         target = self.p.import_target(project_id or self.selected_project())
         if target is None and not self.p.projects:
-            target = self._guard(lambda: self.p.new_project(DEFAULT_PROJECT))
+            target = self.ui.errors.guard(lambda: self.p.new_project(DEFAULT_PROJECT))
         if target is None:
             self.ui.errors.show("Select the trace project to import into, then import again.")
             return False
@@ -261,8 +252,8 @@ class TracesPanel(tb.Frame):
         if not self.winfo_exists():
             return
         self.import_btn.configure(state="normal")
-        self._guard(self.p.refresh)
-        outcome = self._guard(future.result)
+        self.ui.errors.guard(self.p.refresh)
+        outcome = self.ui.errors.guard(future.result)
         if outcome is None:
             self.redraw()
             return
@@ -285,7 +276,7 @@ class TracesPanel(tb.Frame):
 
     def open_trace(self, rel: str) -> Any:
         """Open the trace's workbench in a tab (made from raw.json on first open)."""
-        ed = self._guard(lambda: self.tabs.open_thread(rel))
+        ed = self.ui.errors.guard(lambda: self.tabs.open_thread(rel))
         self.show_sources()
         return ed
 
@@ -324,7 +315,7 @@ class TracesPanel(tb.Frame):
         project = self.p.project(project_id)
         if found is None:
             name = self.ui.dialogs.ask_string("New name of the trace project:", "Rename", project.name if project else "")
-            if not name or self._guard(lambda: self.p.rename_project(project_id, name)) is None:
+            if not name or self.ui.errors.guard(lambda: self.p.rename_project(project_id, name)) is None:
                 return False
             self.redraw(select=item)
             return True
@@ -332,7 +323,7 @@ class TracesPanel(tb.Frame):
         title = self.ui.dialogs.ask_string("New title of the trace:", "Rename", row.title if row else "")
         if not title:
             return False
-        return self._guard(lambda: self.rename_workbench(item, title)) is not None
+        return self.ui.errors.guard(lambda: self.rename_workbench(item, title)) is not None
 
     @staticmethod
     def is_workbench(rel: str) -> bool:
@@ -369,7 +360,7 @@ class TracesPanel(tb.Frame):
         prefix = item if key else f"trace/{project_id}/"
         for rel in [r for r in list(self.tabs.pages) if r == prefix or r.startswith(prefix)]:
             self.tabs.close_tab(rel, remember=False)
-        text = self._guard(lambda: self.p.remove(project_id, key))
+        text = self.ui.errors.guard(lambda: self.p.remove(project_id, key))
         self.redraw(select=project_item(project_id) if key else None)
         if text:
             self.ui.status.set(text)
@@ -385,7 +376,7 @@ class TracesPanel(tb.Frame):
         ed = self.tabs.editors.get(rel)
         if ed is not None:
             ed.flush()
-        result = self._guard(lambda: self.p.copy_to_workspace(*found))
+        result = self.ui.errors.guard(lambda: self.p.copy_to_workspace(*found))
         if result is None:
             return None
         new_rel, warning = result

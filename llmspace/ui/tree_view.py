@@ -24,7 +24,6 @@ import ttkbootstrap as tb
 
 from ..core.names import shown_name
 from ..core.workspace import WorkspaceChange
-from ..errors import UserFacingError
 from ..presenters.tree import TreePresenter
 from . import tkvars
 from .reveal import reveal_path
@@ -267,17 +266,8 @@ class TreeView(tb.Frame):
         self.menu.tk_popup(e.x_root, e.y_root)
 
     # -- intents -------------------------------------------------------------------------
-    def _guard(self, fn: Callable[[], Any]) -> Any:
-        try:
-            return fn()
-        except UserFacingError as exc:
-            self.ui.errors.show(str(exc))
-        except OSError as exc:
-            self.ui.errors.show(f"The file system refused: {exc.strerror or exc}.")
-        return None
-
     def new_file(self) -> str | None:
-        rel = self._guard(lambda: self.p.new_file(self.selected()))
+        rel = self.ui.errors.guard(lambda: self.p.new_file(self.selected()))
         if rel:
             self.redraw(select=rel)
             self.tabs.open_thread(rel)
@@ -285,7 +275,7 @@ class TreeView(tb.Frame):
         return rel
 
     def new_folder(self) -> str | None:
-        rel = self._guard(lambda: self.p.new_folder(self.selected()))
+        rel = self.ui.errors.guard(lambda: self.p.new_folder(self.selected()))
         if rel:
             self.redraw(select=rel)
             self.begin_rename(rel)
@@ -336,7 +326,7 @@ class TreeView(tb.Frame):
         old_name = rel.rpartition("/")[2]
         if name.strip() in (old_name, old_name[:-5] if old_name.endswith(".json") else old_name):
             return rel
-        new_rel = self._guard(lambda: self.tabs.rename_entry(rel, name))
+        new_rel = self.ui.errors.guard(lambda: self.tabs.rename_entry(rel, name))
         if new_rel:
             self.redraw(select=new_rel)
         return new_rel
@@ -345,7 +335,7 @@ class TreeView(tb.Frame):
         rel = self.selected()
         if not rel:
             return None
-        new_rel = self._guard(lambda: self.p.duplicate(rel))
+        new_rel = self.ui.errors.guard(lambda: self.p.duplicate(rel))
         if new_rel:
             self.redraw(select=new_rel)
         return new_rel
@@ -357,7 +347,7 @@ class TreeView(tb.Frame):
         if not self.ui.dialogs.confirm(self.p.delete_prompt(rel), "Move to Trash"):
             return False
         self.tabs.before_remove(rel)
-        ok = self._guard(lambda: self.p.delete(rel)) is not None
+        ok = self.ui.errors.guard(lambda: self.p.delete(rel)) is not None
         if ok:
             self.tabs.after_remove(rel)
             self.redraw()
@@ -373,7 +363,7 @@ class TreeView(tb.Frame):
                 return None
             overwrite = True
         self.tabs.before_move(rel)
-        new_rel = self._guard(lambda: self.p.move(rel, dest_folder, overwrite=overwrite))
+        new_rel = self.ui.errors.guard(lambda: self.p.move(rel, dest_folder, overwrite=overwrite))
         if new_rel:
             self.tabs.after_move(rel, new_rel)
             self.redraw(select=new_rel)
@@ -386,7 +376,7 @@ class TreeView(tb.Frame):
         paths = paths if paths is not None else self.ui.dialogs.open_files()
         if not paths:
             return []
-        created = self._guard(lambda: self.p.import_files(paths, self.selected())) or []
+        created = self.ui.errors.guard(lambda: self.p.import_files(paths, self.selected())) or []
         self.redraw(select=created[0] if created else None)
         msg = f"Imported {len(created)} thread(s) from {len(paths)} file(s)."
         skipped = self.p.last_import_skipped
@@ -410,7 +400,7 @@ class TreeView(tb.Frame):
                 text = self.clipboard_get()
             except tk.TclError:
                 text = ""
-        created = self._guard(lambda: self.p.import_text(text or "", self.selected())) or []
+        created = self.ui.errors.guard(lambda: self.p.import_text(text or "", self.selected())) or []
         if created:
             self.redraw(select=created[0])
             self.tabs.open_thread(created[0])
