@@ -28,6 +28,7 @@ import contextlib
 import logging
 import threading
 from collections.abc import Callable, Iterator
+from time import time_ns as trace_time_ns
 from typing import Any
 
 import requests
@@ -179,15 +180,15 @@ class OtelExporter:
     """See the module docstring. `report(message)` hears a failing endpoint (once per process)."""
 
     def __init__(self, target: ExportTarget, report: Callable[[str], None] | None = None,
-                 *, schedule_delay_ms: int = 500) -> None:
+                 *, schedule_delay_ms: int = 500, global_provider: bool = True) -> None:
         _quiet_sdk_loggers()
         _install_switch()
         self.target = target
         self.capture = target.capture
-        self._session = _RecordingSession()
+        self.session = _RecordingSession()
         inner = OTLPSpanExporter(endpoint=target.url, headers=dict(target.headers), timeout=EXPORT_TIMEOUT,
-                                 session=self._session)
-        self._exporter = _Reporting(inner, self._session, target.url, report or (lambda _m: None))
+                                 session=self.session)
+        self._exporter = _Reporting(inner, self.session, target.url, report or (lambda _m: None))
         self._processor = _Counting(BatchSpanProcessor(self._exporter, max_queue_size=MAX_QUEUE,
                                                        schedule_delay_millis=schedule_delay_ms,
                                                        max_export_batch_size=512))
@@ -201,7 +202,8 @@ class OtelExporter:
         self._cell_ends: dict[trace.Span, int] = {}
         self._flushing = threading.Event()
         self._closed = False
-        _Switch.current = self.provider
+        if global_provider:  # the `mcp` package's spans go to this exporter (not for a one-off test span)
+            _Switch.current = self.provider
 
     @property
     def shown_url(self) -> str:
@@ -332,6 +334,17 @@ class OtelExporter:
         with self._lock:
             run = self._runs.get(run_id)
         return trace.set_span_in_context(run) if run is not None else None
+
+    def send_test_span(self, timeout: float = 5.0) -> str | None:
+        """Send one `llmspace test span` and wait for it (at most `timeout` s): None when the
+        collector took it, else what went wrong (each time: not the once-per-process report)."""
+        now = trace_time_ns()
+        self.emit(SpanSpec("llmspace test span", "internal", now, now, {N.OPERATION_NAME: "test"}))
+        before = self._exporter.failures
+        if self.flush(timeout) and self._exporter.failures == before:
+            return None
+        why = self.session.last_problem or f"no answer within {timeout:g} s"
+        return KNOWN.redactor.text(f"The collector at {self.shown_url} did not take the test span ({why}).")
 
     # -- flushing ------------------------------------------------------------------------
     def flush_soon(self) -> None:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ..paths import DataRoot
     from ..plugins.code.plugin_code import PluginCode
     from ..registries import Registries
+    from ..secrets import SecretStore
     from ..settings.models import ModelSettings
     from ..skills.manager import SkillManager
 
@@ -59,6 +60,9 @@ class SettingsServices(ModelsPageServices, Protocol):
 
     @property
     def skills(self) -> SkillManager: ...
+
+    @property
+    def secrets(self) -> SecretStore: ...  # the Tracing page's Authorization header
 
 
 class StorageServices(Protocol):

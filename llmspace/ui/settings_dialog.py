@@ -1,5 +1,5 @@
-"""Settings (Ctrl+,): the Models, Local models (`local_page.py`), MCP, Skills, Search and Plugins pages (`models_page.py`,
-`mcp_page.py`, `skills_page.py`, `search_page.py`, `plugins_page.py`), the General choices
+"""Settings (Ctrl+,): the Models, Local models (`local_page.py`), MCP, Skills, Search, Tracing and Plugins pages
+(`models_page.py`, `mcp_page.py`, `skills_page.py`, `search_page.py`, `tracing_page.py`, `plugins_page.py`), the General choices
 (theme and rendering, also in the View menu; the workspace folder), and a raw JSON editor
 for the two files whose pages do not cover every field — `models.json` (headers, timeouts,
 disabled models, custom model details) and `mcp.json` (env, headers, cwd, timeouts) —
@@ -52,12 +52,14 @@ class SettingsDialog(tb.Toplevel):
         from .plugins_page import PluginsPage
         from .search_page import SearchPage
         from .skills_page import SkillsPage
+        from .tracing_page import TracingPage
 
         self.models_page: Any = self._page("Models", lambda nb: ModelsPage(nb, ui, app, model_choices))
         self.local_page: Any = self._page("Local models", lambda nb: LocalPage(nb, ui, app))
         self.mcp_page: Any = self._page("MCP", lambda nb: McpPage(nb, ui, app.mcp))
         self.skills_page: Any = self._page("Skills", lambda nb: SkillsPage(nb, ui, app.skills))
         self.search_page: Any = self._page("Search", lambda nb: SearchPage(nb, ui, app.root))
+        self.tracing_page: Any = self._page("Tracing", lambda nb: TracingPage(nb, ui, app.root.settings, lambda: app.secrets))
         self.plugins_page: Any = self._page("Plugins", lambda nb: PluginsPage(nb, ui, plugins, app.root.plugins, installer))
         self.general = self._general_page()
         for label, name in RAW_FILES:

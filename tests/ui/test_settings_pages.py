@@ -277,7 +277,7 @@ def test_an_unreadable_search_file_is_reported_and_never_overwritten(window, app
 def test_only_models_and_mcp_keep_a_raw_editor_and_it_follows_changes_made_on_the_pages(window, app):
     dialog, page = open_page(window, app, "mcp")
     tabs = [dialog.nb.tab(t, "text") for t in dialog.nb.tabs()]
-    assert tabs == ["Models", "Local models", "MCP", "Skills", "Search", "Plugins", "General", "models.json", "mcp.json"]
+    assert tabs == ["Models", "Local models", "MCP", "Skills", "Search", "Tracing", "Plugins", "General", "models.json", "mcp.json"]
     page.name.set("later")
     page.target.set(f'"{sys.executable}" -c pass')
     assert page.add()
