@@ -310,7 +310,7 @@ def run_command(args: argparse.Namespace, app: App) -> int:
 
     with CtrlC() as ctrl_c:
         rel = thread_path(app, args.thread)
-        opts = options(args)
+        opts = replace(options(args), thread_path=rel)  # the path goes into an exported run's span
         thread = app.workspace.open(rel)
         printer = None if args.json else Printer(sys.stdout)
         interactive = not args.json and sys.stdin.isatty()

@@ -134,7 +134,7 @@ class RunPresenter:
             self.editor.notify(vu.MessagesChanged())
         snapshot = clone_thread(self.editor.thread)
         opts = RunOptions(auto_tools=auto_tools or react, react=react, tool_results=dict(tool_results or {}),
-                          elicit=self.elicit)
+                          elicit=self.elicit, thread_path=self.editor.rel or None)
         self.cancel = CancelToken()
         self.stopped = False
         self.status, self.error = "running", None

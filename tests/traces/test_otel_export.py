@@ -227,3 +227,23 @@ def test_spans_beyond_the_bounded_queue_are_dropped_and_counted_without_blocking
             assert exporter.dropped > 0
         finally:
             exporter.close(0.5)
+
+
+def test_llmspace_run_exports_the_run_with_its_thread_path_before_the_command_exits(home, srv, tmp_path):
+    from tests.support.cli import cli_in_process
+
+    configure_provider(home, srv)
+    app = App(DataRoot(home))
+    try:
+        two_tool_run(app, srv, tmp_path)  # makes two.json (tracing off)
+    finally:
+        app.close()
+    srv.push(Turn(text="Again."))
+    with OtlpReceiver() as rx:
+        enable_tracing(home, rx.url, capture=False)
+        done = cli_in_process(["run", "two.json"], env={"LLM_SPACE_HOME": str(home)})
+        assert done.returncode == 0, done.stderr
+        spans = rx.wait_for(lambda got: any(s.name.startswith("invoke_agent") for s in got), timeout=30)
+    [agent] = [s for s in spans if s.name.startswith("invoke_agent")]
+    assert agent.attributes["llmspace.thread.path"] == "two.json"
+    assert [s.name for s in spans if s.parent_id == agent.span_id] == ["chat loopback-model"]
