@@ -38,7 +38,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import orjson
 
@@ -46,7 +46,7 @@ from ...plugin_protocol import INTERNAL_ERROR as INTERNAL
 from ...plugin_protocol import REFUSED, SHUTDOWN
 from . import proctree
 from .reader import Cancel, LineReader
-from .stderr import StderrReader
+from .stderr import StderrReader, close_quietly
 from .tempdir import TempFolder
 
 log = logging.getLogger("llmspace.plugins")
@@ -418,7 +418,7 @@ class HostConnection:
             if not answer.wait(shutdown_wait):
                 problems.append(f"{self.label}: no answer to shutdown within {shutdown_wait:g} s")
         self.mark_stopping(f"The plugin host of {self.label} was stopped.")
-        _close_quietly(proc.stdin)
+        close_quietly(proc.stdin)
         try:
             proc.wait(exit_wait)
         except subprocess.TimeoutExpired:
@@ -458,20 +458,11 @@ class HostConnection:
             reader.read_to_end()
             if reader.done.wait(EXIT_WAIT):  # else a thread may still poll the pipe: it stays open
                 reader.close()
-                _close_quietly(proc.stdout)
+                close_quietly(proc.stdout)
         with self._lock:
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
-
-
-def _close_quietly(stream: IO[bytes] | None) -> None:
-    if stream is None:
-        return
-    try:
-        stream.close()
-    except (OSError, ValueError):
-        pass
 
 
 def _exit_text(code: int) -> str:

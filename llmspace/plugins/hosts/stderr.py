@@ -92,7 +92,7 @@ class StderrReader:
             pass
         finally:
             self._note_dropped()
-            _close_quietly(stream)
+            close_quietly(stream)
 
     def _emit(self, raw: bytes) -> None:
         self._note_dropped()
@@ -116,7 +116,8 @@ class StderrReader:
                 log.exception("could not record the output of %s", self.label)
 
 
-def _close_quietly(stream: IO[bytes] | None) -> None:
+def close_quietly(stream: IO[bytes] | None) -> None:
+    """Close a child's pipe, if any, ignoring that it is already closed or broken."""
     if stream is None:
         return
     try:
