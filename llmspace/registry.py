@@ -28,6 +28,7 @@ from typing import Generic, TypeVar
 from .errors import UserFacingError
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., None])
 
 BUILTIN = "built-in"
 USER = "user"
@@ -38,14 +39,15 @@ def plugin_source(name: str) -> str:
     return f"plugin:{name}"
 
 
-class Listeners:
-    """Functions called after a change (thread-safe; a listener may unsubscribe itself)."""
+class ListenerList(Generic[F]):
+    """Listener functions of type `F` (thread-safe; a listener may unsubscribe itself while
+    called): `add` registers one, `snapshot` is the list to call now."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._items: list[Callable[[], None]] = []
+        self._items: list[F] = []
 
-    def add(self, listener: Callable[[], None]) -> Callable[[], None]:
+    def add(self, listener: F) -> Callable[[], None]:
         """Register `listener`; returns the function that removes it again."""
         with self._lock:
             self._items.append(listener)
@@ -57,10 +59,16 @@ class Listeners:
 
         return remove
 
-    def notify(self) -> None:
+    def snapshot(self) -> list[F]:
         with self._lock:
-            items = list(self._items)
-        for listener in items:
+            return list(self._items)
+
+
+class Listeners(ListenerList[Callable[[], None]]):
+    """Functions called after a change."""
+
+    def notify(self) -> None:
+        for listener in self.snapshot():
             listener()
 
 

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -44,6 +43,7 @@ import orjson
 from ..errors import InvalidName, NameConflict, PathOutsideWorkspace, UserFacingError
 from ..jsoncheck import printable
 from ..jsonio import UnreadableFileError, dumps_pretty, read_file_bytes, write_bytes_atomic
+from ..registry import ListenerList
 from .model import Thread
 from .names import THREAD_SUFFIX, unique_path, validate_stem
 from .threadio import pack_blobs, parse_thread, thread_from_data, unpack_blobs, write_thread_file
@@ -76,28 +76,11 @@ class Mount(Protocol):
         """The workspace path (prefix included) of a real file of this mount, or None."""
 
 
-class _ChangeListeners:
-    """Functions told of each `WorkspaceChange` (thread-safe; a listener may unsubscribe itself)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._items: list[Callable[[WorkspaceChange], None]] = []
-
-    def add(self, listener: Callable[[WorkspaceChange], None]) -> Callable[[], None]:
-        with self._lock:
-            self._items.append(listener)
-
-        def remove() -> None:
-            with self._lock:
-                if listener in self._items:
-                    self._items.remove(listener)
-
-        return remove
+class _ChangeListeners(ListenerList[Callable[[WorkspaceChange], None]]):
+    """Functions told of each `WorkspaceChange`."""
 
     def notify(self, change: WorkspaceChange) -> None:
-        with self._lock:
-            items = list(self._items)
-        for listener in items:
+        for listener in self.snapshot():
             try:
                 listener(change)
             except Exception:  # a broken view must not fail the file operation that told it
