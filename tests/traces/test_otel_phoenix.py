@@ -148,3 +148,38 @@ def test_an_evaluation_with_a_judge_exported_to_phoenix_has_its_verdicts_as_even
         assert set(verdicts) == {"contains", "llm-rubric"}
         assert verdicts["llm-rubric"]["gen_ai.evaluation.score.label"] == "pass"
         assert verdicts["llm-rubric"]["gen_ai.evaluation.explanation"] == "Right and short."
+
+
+def test_an_mcp_call_exported_to_phoenix_hangs_under_its_tool_span(home, srv, tmp_path, phoenix):
+    from llmspace.agent.run_types import RunOptions
+    from tests.agent.conftest import make_thread, save_thread, user
+    from tests.mcp.conftest import stdio_fields
+    from tests.support.llm_server import ToolCallSpec, Turn
+
+    project = f"mcp-{uuid.uuid4().hex[:8]}"
+    configure_provider(home, srv)
+    _settings(home, phoenix.url, project, capture=True)
+    app = App(DataRoot(home))
+    try:
+        cfg = app.mcp.add_server(**stdio_fields())
+        tool = {"type": "mcp", "name": "mcp__demo__add", "serverId": cfg.id, "serverName": "demo", "toolName": "add",
+                "parameters": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}}
+        srv.push(Turn(tool_calls=[ToolCallSpec(id="m1", name="mcp__demo__add", arguments={"a": 2, "b": 3})]), Turn(text="5."))
+        thread = make_thread([user("2+3?")], context={"tools": [tool]})
+        save_thread(app, "mcp.json", thread)
+        assert app.runner.run(thread, RunOptions(react=True)).status == "completed"
+        [exporter] = app.traces.observers._observers
+        assert exporter.flush(90)
+        _wait_for_project(phoenix, project)
+        deadline = time.monotonic() + 120
+        while True:
+            spans = requests.get(f"{phoenix.url}/v1/projects/{project}/spans", params={"limit": 1000}, timeout=30).json()["data"]
+            if (any(s["name"].startswith("MCP send tools/call") for s in spans) and len(spans) >= 5) or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+    finally:
+        app.close()
+    [tool_span] = [s for s in spans if s["span_kind"] == "TOOL"]
+    [mcp_span] = [s for s in spans if s["name"] == "MCP send tools/call add"]
+    assert mcp_span["parent_id"] == tool_span["context"]["span_id"]
+    assert mcp_span["context"]["trace_id"] == tool_span["context"]["trace_id"]
