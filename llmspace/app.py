@@ -238,7 +238,7 @@ class App:
 
         writer = TraceWriter(self.root, apis=self.registries.apis)
         # settings/tracing.json on: an OpenTelemetry exporter is a second consumer of the traces
-        exporter = start_exporter(self.root.settings, lambda: self.secrets, self.report_tracing)
+        exporter = start_exporter(self.root.settings, lambda: self.secrets, lambda m: self.report_tracing(m))
         if exporter is not None:
             writer.observers.add(exporter)
             self._closers.append(lambda: exporter.close(5.0))  # at most 5 s at exit
