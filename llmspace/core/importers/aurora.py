@@ -15,6 +15,7 @@ import uuid
 from typing import Any, TypeGuard
 
 from ..tool_arguments import stored_arguments
+from .content import thread_context
 
 _TYPES = {1: "string", 2: "number", 3: "boolean", 4: "object", 5: "array"}
 NOTHING_FOUND = "no messages, system prompt or tools found"
@@ -139,10 +140,4 @@ def normalize_aurora(root: dict[str, Any]) -> dict[str, Any] | str:
     tools = [t for t in (_tool(e) for e in root["Tools"]) if t is not None]
     if not messages and not system and not tools:
         return NOTHING_FOUND
-    context: dict[str, Any] = {}
-    if system:
-        context["systemPrompt"] = "\n\n".join(system)
-    if tools:
-        context["tools"] = tools
-    context["messages"] = messages
-    return {"context": context}
+    return {"context": thread_context(system, tools, messages)}

@@ -4,6 +4,8 @@
 null, and sorts what it finds into text, thinking, tool uses, tool results and images.
 Images: Anthropic `image` blocks with base64 sources, OpenAI `image_url` data URLs and
 the native `image_data` shape; remote URLs and non-`image/<word>` types are dropped.
+`thread_context(system, tools, messages)` is the imported thread's `context` (system
+prompts joined by blank lines; empty ones left out).
 
 Pure.
 """
@@ -132,3 +134,13 @@ def read_content(value: Any) -> Parts:
             if image is not None:
                 parts.images.append(image)
     return parts
+
+
+def thread_context(system: list[str], tools: list[dict[str, Any]], messages: list[dict[str, Any]]) -> dict[str, Any]:
+    context: dict[str, Any] = {}
+    if system:
+        context["systemPrompt"] = "\n\n".join(system)
+    if tools:
+        context["tools"] = tools
+    context["messages"] = messages
+    return context

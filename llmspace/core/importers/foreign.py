@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..tool_arguments import stored_arguments
-from .content import Parts, plain_text, read_content
+from .content import Parts, plain_text, read_content, thread_context
 
 # Given a foreign model id, the native {provider, id} it maps to (or None).
 ModelResolver = Callable[[str], "dict[str, str] | None"]
@@ -169,13 +169,7 @@ def normalize_foreign(root: Any, resolve_model: ModelResolver | None = None) -> 
         data["title"] = top["title"]
     if model is not None:
         data["model"] = model
-    context: dict[str, Any] = {}
-    if system:
-        context["systemPrompt"] = "\n\n".join(system)
-    if tools:
-        context["tools"] = tools
-    context["messages"] = messages
-    data["context"] = context
+    data["context"] = thread_context(system, tools, messages)
     return data
 
 
