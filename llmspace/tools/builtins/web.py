@@ -67,15 +67,22 @@ def _truncate(text: str, limit: int, marker: str = "") -> str:
 # -- web_fetch -----------------------------------------------------------------------------------
 
 
-def _firecrawl_fetch(env: CallEnv, s: SearchSettings, url: str) -> dict[str, Any]:
+def _firecrawl(env: CallEnv, s: SearchSettings, path: str, body: dict[str, Any], tool: str) -> Any:
+    """POST `body` to Firecrawl's `path`; its JSON answer, or a ToolError with Firecrawl's error
+    (redacted) or `<tool> failed: <status>`."""
     key = s.key("firecrawl")
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    body = {"url": url, "formats": ["markdown"], "onlyMainContent": True}
-    resp = _request(env, s, "Firecrawl", "POST", f"{s.base_url('firecrawl')}/v2/scrape", json=body, headers=headers)
+    resp = _request(env, s, "Firecrawl", "POST", f"{s.base_url('firecrawl')}{path}", json=body, headers=headers)
     data = _json(resp, "Firecrawl") if resp.content else {}
     if not resp.ok or (isinstance(data, dict) and data.get("success") is False):
         error = data.get("error") if isinstance(data, dict) else None
-        raise ToolError(redact(str(error), s.secrets()) if error else f"web_fetch failed: {resp.status_code}")
+        raise ToolError(redact(str(error), s.secrets()) if error else f"{tool} failed: {resp.status_code}")
+    return data
+
+
+def _firecrawl_fetch(env: CallEnv, s: SearchSettings, url: str) -> dict[str, Any]:
+    body = {"url": url, "formats": ["markdown"], "onlyMainContent": True}
+    data = _firecrawl(env, s, "/v2/scrape", body, "web_fetch")
     page = data.get("data") if isinstance(data, dict) else None
     page = page if isinstance(page, dict) else {}
     metadata = page.get("metadata") if isinstance(page.get("metadata"), dict) else None
@@ -139,16 +146,10 @@ def _item(title: Any, url: Any, snippet: Any = None, content: Any = None) -> dic
 
 
 def _firecrawl_search(env: CallEnv, s: SearchSettings, query: str, limit: int, include: bool) -> list[dict[str, Any]]:
-    key = s.key("firecrawl")
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
     body: dict[str, Any] = {"query": query, "limit": limit}
     if include:
         body["scrapeOptions"] = {"formats": ["markdown"], "onlyMainContent": True}
-    resp = _request(env, s, "Firecrawl", "POST", f"{s.base_url('firecrawl')}/v2/search", json=body, headers=headers)
-    data = _json(resp, "Firecrawl") if resp.content else {}
-    if not resp.ok or (isinstance(data, dict) and data.get("success") is False):
-        error = data.get("error") if isinstance(data, dict) else None
-        raise ToolError(redact(str(error), s.secrets()) if error else f"web_search failed: {resp.status_code}")
+    data = _firecrawl(env, s, "/v2/search", body, "web_search")
     found = data.get("data") if isinstance(data, dict) else None
     if isinstance(found, dict):
         found = found.get("web")
