@@ -19,6 +19,7 @@ in `core/templating/places.py`; where each variable is used (editor hints, compl
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,14 +102,23 @@ def typed_variables(thread: Thread) -> dict[str, TypedVar]:
     out: dict[str, TypedVar] = {}
     for name, v in ((ctx.variables or {}) if ctx else {}).items():
         out[name] = _normalise(name, v)
-    present = {v.type for v in out.values()}
-    used = set(out) | set(custom_values(thread))
+    for name, v in _missing_defaults(thread, out):
+        out[name] = _normalise(name, v)
+    return out
+
+
+def _missing_defaults(thread: Thread, existing: Mapping[str, Variable | TypedVar]) -> list[tuple[str, Variable]]:
+    """The default variables of a type `existing` lacks, each named apart from `existing`'s
+    and the custom variables' names."""
+    present = {v.type for v in existing.values()}
+    used = set(existing) | set(custom_values(thread))
+    missing: list[tuple[str, Variable]] = []
     for name, v in _default_variables():
         if v.type not in present:
             unique = _unique_name(name, used)
             used.add(unique)
-            out[unique] = _normalise(unique, v)
-    return out
+            missing.append((unique, v))
+    return missing
 
 
 def _bucket(vv: VariableVariants | None) -> dict[str, Any] | None:
@@ -161,16 +171,10 @@ def ensure_default_variables(thread: Thread) -> bool:
 
     Called by the editor when a thread is shown; not by load/save (files round-trip)."""
     ctx = thread.ensure_context()
-    changed = False
     variables = dict(ctx.variables or {})
-    present = {v.type for v in variables.values()}
-    used = set(variables) | set(custom_values(thread))
-    for name, v in _default_variables():
-        if v.type not in present:
-            unique = _unique_name(name, used)
-            used.add(unique)
-            variables[unique] = v
-            changed = True
+    missing = _missing_defaults(thread, variables)
+    variables.update(missing)
+    changed = bool(missing)
     if changed or ctx.variables is None:
         ctx.variables = variables
         changed = True
