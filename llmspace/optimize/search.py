@@ -7,7 +7,8 @@ Each step picks a parent among the validated candidates by GEPA's per-case Paret
 candidate is drawn with weight = the validation cases on which it is among the best), takes a
 minibatch of training cases (the parent's known failures first, then cases it has not run),
 runs the parent on those it has not run, shows the reflector the ones it failed, checks the
-rewritten prompt (`candidates.check_candidate`), runs it on the minibatch and, when it passes
+rewritten prompt (`candidates.check_candidate`; the parent handed back unchanged is rejected
+too), runs it on the minibatch and, when it passes
 more of it than the parent, on the validation part. Randomness is seeded per step, and every
 reflector answer is journaled (`Reflection`) before its candidate runs, so a second run after
 kill -9 replays the same steps from the journals and requests nothing journaled again.
@@ -210,6 +211,8 @@ class Search:
             self.reflections[step] = reflection
         text = extract_prompt(reflection.raw)
         problem = reflection.error or check_candidate(self.original.text, text, self.limits.cap)
+        if problem is None and text.strip() == parent.text.strip():
+            problem = "it is its parent unchanged"  # it could only win by noise: not worth a cell
         if problem is not None:
             self._record(Candidate(f"c{step}", step, parent.id, text, "rejected", problem))
             self._rejected_in_a_row += 1
