@@ -53,7 +53,9 @@ from .servers import ServerDirectory, is_plugin_server
 
 ProgressFn = Callable[[float, "float | None", "str | None"], None]
 
-CONNECT_TIMEOUT = 10.0
+# process start + `initialize`: a Python server importing its SDK takes seconds on a busy machine,
+# and 10 s failed on a loaded 2-core one
+CONNECT_TIMEOUT = 30.0
 # tools/prompts/resources listing, bounded apart from the call (override: LLM_SPACE_MCP_LIST_TIMEOUT).
 LIST_TIMEOUT = 30.0
 CALL_TIMEOUT = 300.0

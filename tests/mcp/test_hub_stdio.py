@@ -266,6 +266,21 @@ def test_a_server_that_writes_junk_and_never_answers_times_out_with_a_clear_erro
         hub.close()
 
 
+def test_a_stdio_server_that_takes_twelve_seconds_to_start_still_connects_with_the_default_bound(home: Path) -> None:
+    """A stdio server is a process start plus `initialize`: a Python server importing its SDK takes
+    seconds on a busy machine (a 10 s bound failed on a loaded 2-core CI), so the default waits longer."""
+    from .conftest import DEMO
+
+    slow_start = (f"import runpy, sys, time; time.sleep(12); sys.argv = [{str(DEMO)!r}, 'stdio'];"
+                  f" runpy.run_path({str(DEMO)!r}, run_name='__main__')")
+    hub = McpHub(DataRoot(home))
+    try:
+        hub.add_server(name="slow", transport="stdio", command=PY, args=["-c", slow_start])
+        assert "hello" in hub.call_tool("slow", "echo", {"text": "hello"}).text()
+    finally:
+        hub.close()
+
+
 def test_closing_during_a_call_ends_the_call_with_an_error_and_the_child(home: Path) -> None:
     hub = McpHub(DataRoot(home))
     hub.add_server(**stdio_fields())
