@@ -14,8 +14,9 @@ GGUF this machine has offline, Qwen2.5-Coder-0.5B-Instruct Q4_K_M (`.cache/model
 start, the baseline included; the held-out gate still runs); `LLMSPACE_BENCH_OPTIMIZE_HOME=DIR`
 keeps the data root (and the results folder) in DIR.
 
-Reported: held-out pass rate of the original and of the best candidate, the exact McNemar
-p-value, the verdict (1 promoted, 0 not), rollouts, reflector calls and wall time. Whatever the
+Reported: the original's validation pass rate; when a candidate was validated (so the gate ran),
+the held-out pass rate of the original and of the best candidate and the exact McNemar p-value;
+the verdict (1 promoted, 0 not), rollouts, reflector calls and wall time. Whatever the
 verdict, the figures are the result ("no significant improvement" included).
 """
 
@@ -119,15 +120,21 @@ def run() -> list[tuple[str, float, str, float | None]]:
         wall = time.monotonic() - t0
     s: dict[str, Any] = result.summary
     v = s.get("verdict") or {}
-    pairs = int(v.get("pairs") or len(s.get("split", {}).get("holdout", [])) or 1)
     print(f"bench_optimize: {v.get('reason', 'interrupted')}; best: {(s.get('best') or {}).get('text')!r}", file=sys.stderr)
-    return [
-        ("optimize: held-out pass rate, original (0.5B)", round(100 * int(v.get("passedOriginal") or 0) / pairs, 1), "%", None),
-        ("optimize: held-out pass rate, best candidate", round(100 * int(v.get("passedCandidate") or 0) / pairs, 1), "%", None),
-        ("optimize: held-out cases", pairs, "cases", None),
-        ("optimize: exact McNemar p", float(v.get("mcnemarP", 1.0)), "", None),
+    rows: list[tuple[str, float, str, float | None]] = [
+        ("optimize: validation pass rate, original (0.5B)", round(100 * float(s.get("originalValidation") or 0), 1), "%", None)]
+    if "pairs" in v:  # the held-out gate ran (a candidate was validated)
+        pairs = int(v["pairs"]) or 1
+        rows += [
+            ("optimize: held-out pass rate, original", round(100 * int(v["passedOriginal"]) / pairs, 1), "%", None),
+            ("optimize: held-out pass rate, best candidate", round(100 * int(v["passedCandidate"]) / pairs, 1), "%", None),
+            ("optimize: held-out cases", pairs, "cases", None),
+            ("optimize: exact McNemar p", float(v["mcnemarP"]), "", None)]
+    rows += [
         ("optimize: promoted (1) or not (0)", int(bool(v.get("promoted"))), "", None),
+        ("optimize: validated candidates", max(0, len(s.get("candidates") or []) - 1), "", None),  # less the original
         ("optimize: rollouts", int(s.get("rollouts") or 0), "cells", None),
         ("optimize: reflector calls", int(s.get("reflectorCalls") or 0), "calls", None),
         ("optimize: wall time (2 cores)", round(wall / 60, 1), "min", None),
     ]
+    return rows
