@@ -47,7 +47,7 @@ def test_a_prompt_and_an_attached_resource_from_server_everything_reach_the_mode
     srv.push(Turn(text="Read it."))
     ed.p.message_intents.remove_message(0)  # the thread holds what the server gives
     dlg = ed.insert_mcp_prompt()
-    pump_until(window.root, lambda: dlg.prompts, 120)
+    pump_until(window.root, lambda: dlg.items, 120)
     dlg.select("simple-prompt")
     dlg.insert()
     pump_until(window.root, lambda: dlg.inserted, 120)

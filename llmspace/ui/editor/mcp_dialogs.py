@@ -40,7 +40,8 @@ class ResourceAction:
 
     def __init__(self, view: EditorView) -> None:
         self.view = view
-        self.watcher = ResourceWatcher(view, lambda: _presenter(view))  # attached text that changes
+        self.watcher = ResourceWatcher(view, view.ui, lambda: view.run.app.mcp,  # attached text that changes
+                                       lambda: _presenter(view))
 
     def available(self) -> bool:
         try:

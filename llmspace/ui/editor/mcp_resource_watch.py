@@ -8,17 +8,25 @@ with the editor.
 
 from __future__ import annotations
 
+import tkinter as tk
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import error_text
 from ...presenters.mcp_content import McpContentPresenter
 
+if TYPE_CHECKING:
+    from ...mcp.hub import McpHub
+    from ..services import UiServices
+
 
 class ResourceWatcher:
-    def __init__(self, view: Any, presenter: Callable[[], McpContentPresenter]) -> None:
-        self.view, self.presenter = view, presenter
+    """The watches of one editor (`view`, whose destruction ends them), reported through `ui`."""
+
+    def __init__(self, view: tk.Misc, ui: UiServices, hub: Callable[[], McpHub],
+                 presenter: Callable[[], McpContentPresenter]) -> None:
+        self.view, self.ui, self.hub, self.presenter = view, ui, hub, presenter
         self.stops: dict[tuple[str, str], Callable[[], None]] = {}  # (server id, uri) -> stop
         self.messages: dict[tuple[str, str], set[str]] = {}  # (server id, uri) -> message ids holding it
         self.notices: list[str] = []  # the changes shown (uri), for the status and tests
@@ -32,7 +40,7 @@ class ResourceWatcher:
         if key in self.stops:
             return
         self.stops[key] = lambda: None  # claimed: one watch per resource
-        hub, pump = self.view.run.app.mcp, self.view.ui.pump
+        hub, pump = self.hub(), self.ui.pump
 
         def changed(changed_uri: str) -> None:  # on the MCP loop thread
             pump.post(self._changed, server_id, changed_uri)
@@ -55,8 +63,8 @@ class ResourceWatcher:
         if not self.view.winfo_exists() or (server_id, uri) not in self.messages:
             return
         self.notices.append(uri)
-        self.view.ui.toasts.show(f"The MCP resource {uri} changed on its server.", "info",
-                                 title="Attached resource changed", action=("Refresh", lambda: self.refresh(server_id, uri)))
+        self.ui.toasts.show(f"The MCP resource {uri} changed on its server.", "info",
+                            title="Attached resource changed", action=("Refresh", lambda: self.refresh(server_id, uri)))
 
     def refresh(self, server_id: str, uri: str) -> None:
         """Read the resource again (in a worker) and replace its text in the messages holding it."""
@@ -70,9 +78,9 @@ class ResourceWatcher:
                 for mid in sorted(self.messages.get((server_id, uri), set())):
                     presenter.refresh(mid, uri, parts)
             except Exception as exc:
-                self.view.ui.status.error(error_text(exc))
+                self.ui.status.error(error_text(exc))
 
-        self.view.ui.pump.run_in_worker(lambda: presenter.read_parts(server_id, uri), done, name="mcp-refresh")
+        self.ui.pump.run_in_worker(lambda: presenter.read_parts(server_id, uri), done, name="mcp-refresh")
 
     def close(self) -> None:
         stops, self.stops = list(self.stops.values()), {}
