@@ -145,3 +145,20 @@ def langfuse_server() -> Iterator[LangfuseServer]:
         server.httpd.shutdown()
         server.httpd.server_close()
         thread.join(30)
+
+
+class HeldLangfuse(LangfuseServer):
+    """The Langfuse loopback server holding its answer for the trace id `held` (when set) until
+    `gate` is set; `asked` says the held request arrived."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held = ""
+        self.asked = threading.Event()
+        self.gate = threading.Event()
+
+    def answer(self, path: str, q: dict[str, str], auth: str) -> tuple[int, Any, dict[str, str]]:
+        if self.held and q.get("traceId") == self.held:
+            self.asked.set()
+            self.gate.wait(120)
+        return super().answer(path, q, auth)

@@ -8,33 +8,16 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
 from llmspace.cancel import CancelToken
 from llmspace.traces.connect import SyncReport, connect_langfuse, sync
 
-from .langfuse_server import PUBLIC_KEY, SECRET_KEY, LangfuseServer
+from .langfuse_server import PUBLIC_KEY, SECRET_KEY, HeldLangfuse
 from .test_langfuse_sync import HOUR, _rows
 
 TRACES = ("a1" * 16, "b2" * 16, "c3" * 16)
-
-
-class HeldLangfuse(LangfuseServer):
-    """The Langfuse loopback server holding its answer for `held` until `gate` is set."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.held = ""
-        self.asked = threading.Event()
-        self.gate = threading.Event()
-
-    def answer(self, path: str, q: dict[str, str], auth: str) -> tuple[int, Any, dict[str, str]]:
-        if self.held and q.get("traceId") == self.held:
-            self.asked.set()
-            self.gate.wait(120)
-        return super().answer(path, q, auth)
 
 
 @pytest.fixture

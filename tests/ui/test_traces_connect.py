@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.traces import shapes
-from tests.traces.langfuse_server import PUBLIC_KEY, SECRET_KEY, LangfuseServer
+from tests.traces.langfuse_server import PUBLIC_KEY, SECRET_KEY, HeldLangfuse
 
 from .conftest import pump_until
 
@@ -32,25 +32,9 @@ def _no_keyring(monkeypatch):
     monkeypatch.setenv("LLM_SPACE_NO_KEYRING", "1")
 
 
-class GatedLangfuse(LangfuseServer):
-    """The Langfuse loopback server; `gate` (when set up) holds the answer for one trace id."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.gate_trace = ""
-        self.gate = threading.Event()
-        self.asked = threading.Event()
-
-    def answer(self, path: str, q: dict[str, str], auth: str) -> tuple[int, Any, dict[str, str]]:
-        if self.gate_trace and q.get("traceId") == self.gate_trace:
-            self.asked.set()
-            self.gate.wait(120)
-        return super().answer(path, q, auth)
-
-
 @pytest.fixture
-def server() -> Iterator[GatedLangfuse]:
-    s = GatedLangfuse()
+def server() -> Iterator[HeldLangfuse]:
+    s = HeldLangfuse()
     thread = threading.Thread(target=s.httpd.serve_forever, daemon=True)
     thread.start()
     now = datetime.now(UTC).timestamp() * 1000
@@ -277,7 +261,7 @@ def test_cancel_cuts_off_the_trace_being_fetched_at_once_and_never_stores_part_o
     dialog = panel.sync_project()
     dialog.search_btn.invoke()
     pump_until(window.root, lambda: len(dialog.results.get_children()) == 3, timeout=90)
-    server.gate_trace = TRACES[0]  # the server holds its answer for the first trace
+    server.held = TRACES[0]  # the server holds its answer for the first trace
     dialog.select_all()
     window.root.update()
     dialog.sync_btn.invoke()
