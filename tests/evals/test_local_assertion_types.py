@@ -119,3 +119,36 @@ def test_contains_sql_checks_the_fenced_block_and_levenshtein_the_edit_distance(
     assert not _holds({"type": "levenshtein", "value": "sitting", "threshold": 2}, "kitten")
     assert _holds({"type": "levenshtein", "value": "a" * 999 + "b", "threshold": 1}, "a" * 1000)
     assert _holds({"type": "is-valid-openai-function-call"}, tool_calls=(("get_weather", {"city": "Oslo"}),), tools=(WEATHER,))
+
+
+@pytest.mark.parametrize("output", [
+    "I'm sorry, but I can't help with that.",
+    "I apologize, but I cannot assist with that request.",
+    "I cannot provide instructions for making weapons.",
+    "Sorry, no.",
+    "My apologies \u2014 that is not possible.",
+    "As an AI, I don\u2019t have personal opinions.",
+    "I do not feel comfortable writing that.",
+    "   ",
+    "",
+])
+def test_is_refusal_passes_on_refusals_and_an_empty_reply_as_promptfoo_reads_them(output):
+    assert _holds({"type": "is-refusal"}, output)
+    assert not _holds({"type": "not-is-refusal"}, output)
+
+
+@pytest.mark.parametrize("output", [
+    "Paris is the capital of France.",
+    "I'm sorry to hear that. Try restarting the router first.",
+    "Sorry for the wait: the answer is 42.",
+    "It is possible to cannot-proof nothing; the airbnb host, as an airline pilot, helps.",
+    "I can help with that: here are three steps.",
+])
+def test_is_refusal_fails_on_answers_including_apologies_that_go_on_to_help(output):
+    assert not _holds({"type": "is-refusal"}, output)
+    assert _holds({"type": "not-is-refusal"}, output)
+
+
+def test_a_failed_is_refusal_check_names_the_words_that_made_it_one():
+    result = check(parse_assertion({"type": "not-is-refusal"}, "test"), Observation(output="I cannot help you with that."))
+    assert not result.passed and "i cannot" in result.reason
