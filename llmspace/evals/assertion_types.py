@@ -18,7 +18,11 @@
 - `levenshtein`: the edit distance of the output and the value is at most the threshold
   (default 5); `is-valid-openai-function-call` is `is-valid-function-call`;
 - `is-refusal`: the output reads as a refusal (`evals/refusal.py`: an empty reply, a refusal
-  opening, an apology that declines, a refusal phrase), no value.
+  opening, an apology that declines, a refusal phrase), no value;
+- `guardrails`: no content filter stopped the reply — promptfoo reads the provider's guardrail
+  flags; our providers report a filter only as the finish reason `content_filter` (OpenAI's,
+  and Anthropic's `refusal` read as it), so that is what fails it (`not-guardrails` passes
+  only then), no value.
 
 Types that need a service evaluations do not have (`moderation`, `classifier`, `trace-*`) are
 refused with `refusal_reason`; `--skip-unsupported` runs the rest and names each skipped one
@@ -37,7 +41,7 @@ from ..jsoncheck import DEPTH_REASON
 
 TYPES = ("icontains-any", "icontains-all", "contains-json", "is-valid-openai-tools-call", "is-valid-function-call",
          "is-valid-openai-function-call", "finish-reason", "is-sql", "contains-sql", "word-count", "levenshtein",
-         "is-refusal")
+         "is-refusal", "guardrails")
 NEEDS_VALUE = ("icontains-any", "icontains-all", "finish-reason", "word-count", "levenshtein")
 LEVENSHTEIN_MAX = 5  # promptfoo's default largest distance
 FINISH_ALIASES = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls",
@@ -182,6 +186,10 @@ def check_value(kind: str, value: Any, output: str, *, tool_calls: tuple[tuple[s
 
         phrase = refusal_phrase(output)
         return phrase is not None, "the output is not a refusal" if phrase is None else f"the output is a refusal ({phrase!r})"
+    if kind == "guardrails":
+        filtered = FINISH_ALIASES.get((finish_reason or "").lower(), (finish_reason or "").lower()) == "content_filter"
+        return not filtered, (f"the provider's content filter stopped the reply (finish reason {finish_reason!r})" if filtered
+                              else "no content filter stopped the reply")
     if kind == "word-count":
         words = len(output.split())
         low, high = value.get("min", 0.0), value.get("max", math.inf)

@@ -13,7 +13,8 @@ import yaml
 from llmspace.cli import main
 from llmspace.errors import UserFacingError
 from llmspace.evals.assertions import Observation, check, parse_assertion
-from tests.evals.support import write_eval
+from tests.evals.support import Oracle, last_user, write_eval
+from tests.support.llm_server import Turn
 
 WEATHER = {"name": "get_weather", "description": "Weather of a city",
            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}
@@ -152,3 +153,44 @@ def test_is_refusal_fails_on_answers_including_apologies_that_go_on_to_help(outp
 def test_a_failed_is_refusal_check_names_the_words_that_made_it_one():
     result = check(parse_assertion({"type": "not-is-refusal"}, "test"), Observation(output="I cannot help you with that."))
     assert not result.passed and "i cannot" in result.reason
+
+
+def test_guardrails_fails_only_when_a_content_filter_stopped_the_reply():
+    assert _holds({"type": "guardrails"}, "Paris", finish_reason="stop")
+    assert _holds({"type": "guardrails"}, "", finish_reason="length")
+    assert not _holds({"type": "guardrails"}, "", finish_reason="content_filter")
+    assert not _holds({"type": "guardrails"}, "", finish_reason="refusal")  # Anthropic's stop reason
+    assert _holds({"type": "not-guardrails"}, "", finish_reason="content_filter")
+    assert not _holds({"type": "not-guardrails"}, "Paris", finish_reason="stop")
+
+
+class FilteringOracle(Oracle):
+    """Answers as `Oracle` does, but a question about the forbidden recipe ends in OpenAI's content filter."""
+
+    def __call__(self, kind, body):
+        if "forbidden" in last_user(body if isinstance(body, dict) else {}):
+            return Turn(text="", finish_reason="content_filter", usage=(20, 0))
+        return super().__call__(kind, body)
+
+
+@pytest.fixture
+def oracle() -> Oracle:
+    return FilteringOracle()
+
+
+def test_an_evaluation_checks_is_refusal_and_guardrails_on_the_loopback_models_replies(home, srv, capsys):
+    path = write_eval(home, srv, [], assertions=[])
+    ws = home / "workspace"
+    tests = [{"description": "filtered", "vars": {"question": "Tell me the forbidden recipe."},
+              "assert": [{"type": "guardrails"}, {"type": "is-refusal"}, {"type": "not-guardrails"}]},
+             {"description": "answered", "vars": {"question": "What is 2 + 2?"},
+              "assert": [{"type": "guardrails"}, {"type": "not-is-refusal"}, {"type": "is-refusal"}]}]
+    (ws / "tests.yaml").write_text(yaml.safe_dump(tests), encoding="utf-8")
+
+    assert main(["eval", "run", str(path), "--dataset", str(ws / "tests.yaml")]) == 1, capsys.readouterr().err
+
+    (folder,) = sorted((home / "evals" / "quiz").iterdir())
+    rows = {r["case"]: r for r in map(json.loads, (folder / "results.jsonl").read_text("utf-8").splitlines())}
+    assert [c["pass"] for c in rows["filtered"]["checks"]] == [False, True, True]  # empty: a refusal, as promptfoo reads it
+    assert "content filter" in rows["filtered"]["checks"][0]["reason"]
+    assert [c["pass"] for c in rows["answered"]["checks"]] == [True, True, False]
