@@ -123,6 +123,9 @@ class WelcomeView(tb.Frame):
         self.examples.pack(anchor="w", pady=(16, 0), fill="x")
         self.detected = tb.Label(self, text="", justify="left", bootstyle="secondary")
         self.detected.pack(anchor="w", pady=(20, 0))
+        # Long lines (the model hint names three choices) wrap at the page's width instead of
+        # running off its right edge.
+        self.bind("<Configure>", self._wrap_detected, add="+")
         self.env_keys = detect_keys()
         self.local: list[Any] | None = None
 
@@ -133,6 +136,10 @@ class WelcomeView(tb.Frame):
             tb.Button(self.examples, text=label, bootstyle="link",
                       command=lambda s=stem: self.starter.example(s)).pack(anchor="w")
         self._show_detected()
+
+    def _wrap_detected(self, event: Any) -> None:
+        if event.widget is self:
+            self.detected.configure(wraplength=max(200, event.width - 80))
 
     def _show_detected(self) -> None:
         default, configured = self._configured()

@@ -274,3 +274,15 @@ def test_while_make_run_builds_the_engine_the_sheet_says_how_long_and_opens_the_
     assert str(sheet.button("download").cget("state")) == "normal"
     click(window.root, sheet.cancel_button)
     pump_until(window.root, lambda: not sheet.winfo_exists())
+
+
+def test_the_welcome_pages_model_hint_wraps_inside_the_page_instead_of_running_off_its_edge(window):
+    # with no key and no model the hint names three choices in one long line; it used to be
+    # cut at the window's right edge ("use a GGUF file you h")
+    welcome = window.welcome
+    pump_until(window.root, lambda: welcome.winfo_ismapped())
+    hint = "To run a thread, click Configure models: " + "run a model on this computer, " * 12
+    welcome.detected.configure(text=hint)
+    window.root.update()
+    page_right = welcome.winfo_rootx() + welcome.winfo_width()
+    pump_until(window.root, lambda: welcome.detected.winfo_rootx() + welcome.detected.winfo_reqwidth() <= page_right)
