@@ -64,6 +64,7 @@ class Assertion:
     transforms: tuple[str, ...] = ()  # promptfoo transforms of the output, in turn (evals/code_assertions.py runs them)
     judge: str | None = None  # the "provider/model" that grades this assertion instead of the evaluation's judge
     rubric_prompt: tuple[tuple[str, str], ...] | None = None  # promptfoo's rubricPrompt: (role, template) messages
+    context_transform: str | None = None  # promptfoo's contextTransform: code that extracts a context-* type's context
 
     @property
     def label(self) -> str:

@@ -342,7 +342,18 @@ def run_cell(cell: Cell, ctx: ExecContext, prior: CellRecord | None, judged: set
                                      False, None, int(time.time() * 1000), error=why))
                 continue
             judged_record = replace(record, reply=replace(record.reply, output=changed.output))
+        judged_cell = cell
+        if assertion.context_transform is not None:  # promptfoo's contextTransform: the context the judge is shown
+            context, why = ctx.code.context(assertion, observation(cell, record.reply)) if ctx.code is not None \
+                else (None, "contextTransform runs on this machine's executor only (not on Ray workers)")
+            if context is None:
+                model, phash = ctx.judge.model_for(assertion), f"contextTransform:{index}"
+                if judge_key(cell.key, model, phash) not in judged:
+                    emit(JudgeRecord(judge_key(cell.key, model, phash), cell.key, index, model, phash, JUDGE_REPEAT, "", "", None,
+                                     0.0, False, None, int(time.time() * 1000), error=why))
+                continue
+            judged_cell = replace(cell, vars={**cell.vars, "context": context})
         judge_record = run_answer_relevance(ctx.judge, ctx.embedder, cell, index, assertion, judged_record, judged, ask) \
-            if assertion.grader == "answer-relevance" else ctx.judge.run(cell, index, assertion, judged_record, judged, ask)
+            if assertion.grader == "answer-relevance" else ctx.judge.run(judged_cell, index, assertion, judged_record, judged, ask)
         if judge_record is not None:
             emit(judge_record)

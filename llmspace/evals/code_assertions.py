@@ -19,7 +19,9 @@ several lines a function body; `file://path.py[:fn]` — default `get_assert` �
 config, providerResponse}). Calls to one host run one at a time, so a stopped call never takes
 another with it. A transform runs the same way (inline code is JavaScript; `file://x.py[:fn]`,
 default `get_transform`, is Python); what it returns replaces the output — text as it is, any
-other value as JSON for the text checks and as the value itself for later code.
+other value as JSON for the text checks and as the value itself for later code. A
+`contextTransform` (`context`) runs the same way on the reply's text and returns the context
+of a context-* assertion.
 
 The result (`verdict`, promptfoo's rules): a boolean passes or fails; a number is the score,
 passing at or above the assertion's threshold, or above 0 without one; an object
@@ -233,27 +235,47 @@ class CodeAssertions:
             return False, 0.0, f"the {a.type} assertion raised {value['error']}"
         return verdict(value.get("result"), a.threshold)
 
+    def _transform(self, code: str, output: Any, context: dict[str, Any], name: str) -> tuple[Any, str]:
+        """(what one transform returned, "") or (None, why it failed); `name` names it in the why."""
+        kind = transform_kind(code)
+        try:
+            source = self._source(kind, code)
+            if kind == "python" and "file" in source:
+                source.setdefault("function", "get_transform")
+            value = self._execute(kind, {**source, "output": output, "context": context})
+        except RuntimeMissing as exc:
+            return None, f"the {name} was not run: {exc.message}"
+        except CallFailed as exc:
+            return None, f"the {name} failed: " + _failure(exc, self.timeout, self.memory_mb).replace("the assertion", "it")
+        if "error" in value:
+            return None, f"the {name} raised {value['error']}"
+        return value.get("result"), ""
+
     def transformed(self, a: Assertion, obs: Observation) -> tuple[Observation | None, str]:
         """`obs` with its output passed through the assertion's transforms in turn (promptfoo's:
         the test's, then the assertion's own), or (None, why) when one fails."""
         output: Any = obs.value if obs.value is not None else obs.output
         for code in a.transforms:
-            kind = transform_kind(code)
-            try:
-                source = self._source(kind, code)
-                if kind == "python" and "file" in source:
-                    source.setdefault("function", "get_transform")
-                value = self._execute(kind, {**source, "output": output, "context": context_of(obs)})
-            except RuntimeMissing as exc:
-                return None, f"the transform was not run: {exc.message}"
-            except CallFailed as exc:
-                return None, "the transform failed: " + _failure(exc, self.timeout, self.memory_mb).replace("the assertion", "it")
-            if "error" in value:
-                return None, f"the transform raised {value['error']}"
-            output = value.get("result")
+            output, why = self._transform(code, output, context_of(obs), "transform")
+            if why:
+                return None, why
         text = output if isinstance(output, str) else "" if output is None else \
             json.dumps(output, ensure_ascii=False, separators=(",", ":"))  # as JSON.stringify writes it
         return replace(obs, output=text, value=None if isinstance(output, str) else output), ""
+
+    def context(self, a: Assertion, obs: Observation) -> tuple[str | None, str]:
+        """The context promptfoo's `contextTransform` extracts for a context-* assertion: its code
+        gets the reply's text (before any transform) and {vars, prompt: {label}}, and returns a
+        text or a list of texts (joined by blank lines); (None, why) otherwise."""
+        result, why = self._transform(a.context_transform or "", obs.output,
+                                      {"vars": dict(obs.vars), "prompt": {"label": obs.prompt}}, "contextTransform")
+        if why:
+            return None, why
+        if isinstance(result, list) and all(isinstance(r, str) for r in result):
+            result = "\n\n".join(result)
+        if not isinstance(result, str) or not result.strip():
+            return None, f"the contextTransform returned {repr(result)[:80]}, not a text or a list of texts"
+        return result, ""
 
     def check(self, a: Assertion, obs: Observation) -> Check:
         passed, score, reason = self.run(a, obs)

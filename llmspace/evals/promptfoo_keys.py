@@ -93,7 +93,9 @@ ASSERT_KEYS: Table = {
     "provider": (RUN, "the judge of this model-graded assertion, read as the test's options.provider is"),
     "transform": (RUN, ("the output is transformed for this assertion, after the test's transform (JavaScript, or "
                         "file:// .js / .py), in the confined host of javascript and python assertions")),
-    "contextTransform": (REFUSE, "context transforms are JavaScript code (not run yet)"),
+    "contextTransform": (RUN, ("the context of a context-faithfulness, -recall or -relevance assertion, extracted from the "
+                                "output (JavaScript, or file:// .js / .py) in the confined host of transforms instead of the "
+                                "`context` variable; other types refuse it")),
     "rubricPrompt": (RUN, "this assertion's judge prompt, read as the test's options.rubricPrompt is (other types refuse it)"),
     "config": (DIFFERENT, "accepted, not read: a judged assertion's model parameters stay its judge's (a note says so)"),
 }

@@ -246,6 +246,8 @@ class TestReader:
                     and 0 <= item["threshold"] <= 1:
                 item["threshold"] = 1 + 4 * float(item["threshold"])  # promptfoo's 0–1 score on the judge's 1–5 scale
             parsed = replace(parse_assertion(item, f"{self.path.name} {where}"), **judging)
+            if raw.get("contextTransform") is not None:
+                parsed = replace(parsed, context_transform=self._context_transform(raw, parsed, where))
             own = raw.get("transform")
             if own is not None:
                 from .code_assertions import check_transform
@@ -256,6 +258,15 @@ class TestReader:
         for name in sorted(missing):
             self.note(f"the variable {name!r} in an assertion value has no value in some cases: the empty string was used")
         return out
+
+    def _context_transform(self, raw: dict[str, Any], parsed: Assertion, where: str) -> str:
+        """promptfoo's `contextTransform`, checked: only the context-* types take it."""
+        from .code_assertions import check_transform
+
+        if parsed.grader not in model_graded.CONTEXT_KINDS:
+            raise UserFacingError(f"{self.path.name}: {where}: `contextTransform` on {raw['type']!r} is not run (llmspace runs "
+                                  f"it for {', '.join(model_graded.CONTEXT_KINDS)}); nothing was run.")
+        return check_transform(raw["contextTransform"], f"{self.path.name} {where} assertion {raw['type']!r} contextTransform")
 
 
 def vars_files(path: Path, value: str | list[str], base: Path, where: str) -> dict[str, Any]:

@@ -17,8 +17,8 @@ import yaml
 from llmspace.cli import main
 from llmspace.errors import UserFacingError
 from llmspace.evals.dataset import load_dataset
-from tests.evals.support import Oracle, write_thread
-from tests.support.llm_server import LoopbackLLM, configure_provider
+from tests.evals.support import Oracle, last_user, write_thread
+from tests.support.llm_server import LoopbackLLM, Turn, configure_provider
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "promptfoo"
 needs_js = pytest.mark.skipif(shutil.which("node") is None and shutil.which("bun") is None, reason="no JavaScript runtime")
@@ -90,3 +90,61 @@ def test_a_transform_that_cannot_run_is_refused_before_any_call(home, srv, oracl
     assert words in err and "bad.yaml" in err and sum(oracle.calls.values()) == 0
     with pytest.raises(UserFacingError, match=words):
         load_dataset(home / "workspace" / "pf" / "bad.yaml")
+
+
+CONTEXT_TESTS = """\
+tests:
+  - description: a text context
+    vars: {question: "Extract as JSON: Ada is 36 years old.", context: stale context the transform replaces}
+    assert:
+      - {type: context-faithfulness, contextTransform: "'Ada is ' + JSON.parse(output).age + ' years old.'"}
+  - description: a list of texts
+    vars: {question: "Extract as JSON: Bob is 41 years old."}
+    assert:
+      - type: context-recall
+        value: Bob is 41.
+        contextTransform: |
+          const data = JSON.parse(output);
+          return [data.name + ' is 40 years old.', 'asked: ' + context.vars.question.slice(0, 16)];
+  - description: a transform that throws
+    vars: {question: "Extract as JSON: Cy is 7 years old."}
+    assert:
+      - {type: context-relevance, contextTransform: "output.citations.join('\\\\n')"}
+"""
+
+
+@needs_js
+def test_context_transform_gives_the_context_types_their_context_from_the_output(home, srv, oracle: Oracle, capsys):
+    asked: list[str] = []
+
+    def respond(kind: str, body: Any) -> Any:
+        system = next((m.get("content") for m in body.get("messages", []) if m.get("role") == "system"), "")
+        if isinstance(system, str) and "retrieved context" in system:
+            asked.append(last_user(body))
+            supported = "36 years" in asked[-1] or "41 years" in asked[-1]
+            return Turn(text=json.dumps({"total": 1, "count": int(supported), "reason": "read"}), usage=(40, 10))
+        return oracle(kind, body)
+
+    srv.responder = respond
+    path = _setup(home, srv, "context.yaml", CONTEXT_TESTS)
+    cases = {c.id: c for c in load_dataset(home / "workspace" / "pf" / "context.yaml").cases}
+    assert cases["a text context"].assertions[0].context_transform == "'Ada is ' + JSON.parse(output).age + ' years old.'"
+
+    assert main(["eval", "run", str(path)]) == 2, capsys.readouterr().err  # 2: the throwing transform is an error
+
+    assert len(asked) == 2  # the throwing transform asks no judge
+    ada = next(p for p in asked if "Ada" in p)
+    assert "[Context]: Ada is 36 years old." in ada and "stale context" not in ada
+    bob = next(p for p in asked if "Bob" in p)
+    assert "[Context]: Bob is 40 years old.\n\nasked: Extract as JSON:\n" in bob
+    rows = _rows(home)
+    assert rows["a text context"]["status"] == "pass"
+    assert rows["a list of texts"]["status"] == "fail"  # the context says 40, the reference 41
+    assert rows["a transform that throws"]["status"] == "error"
+    assert "the contextTransform raised TypeError" in json.dumps(rows["a transform that throws"])
+
+
+def test_context_transform_on_a_type_without_a_context_is_refused_naming_the_key(home, srv, oracle, capsys):
+    text = "tests:\n  - vars: {question: hi}\n    assert:\n      - {type: factuality, value: ok, contextTransform: output}\n"
+    with pytest.raises(UserFacingError, match="`contextTransform` on 'factuality' is not run"):
+        load_dataset(_setup(home, srv, "bad.yaml", text).parent / "pf" / "bad.yaml")
