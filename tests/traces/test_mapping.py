@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 from llmspace.traces import langfuse, otel
 from llmspace.traces.files import parse_trace_bytes, spans_of
@@ -128,3 +129,45 @@ def test_a_trace_without_generations_reads_every_row_as_one_and_says_so():
     mapped = _thread("langfuse", rows)
     assert [(m.role, m.text()) for m in mapped.thread.messages] == [("user", "hello"), ("assistant", "world")]
     assert any("no generation" in n for n in mapped.notes)
+
+
+def _otlp_openinference_spans() -> list[dict]:
+    """The Phoenix listing's spans (OpenInference's flat attributes) as an OpenTelemetry
+    collector writes them: OTLP JSON, hex span ids, times in nanoseconds."""
+    ids = {"a1": "a1a1a1a1a1a1a1a1", "c1": "c1c1c1c1c1c1c1c1", "d1": "d1d1d1d1d1d1d1d1", "t": "b2b2b2b2b2b2b2b2",
+           "d2": "d2d2d2d2d2d2d2d2", "c2": "c2c2c2c2c2c2c2c2"}
+    spans = []
+    for row in shapes.phoenix_listing()["data"]:
+        start, end = (round(datetime.fromisoformat(row[k]).timestamp() * 1000) for k in ("start_time", "end_time"))
+        spans.append(shapes._span(ids[row["context"]["span_id"]], ids.get(row["parent_id"] or ""), row["name"], start, end,
+                                  row["attributes"]))
+    return spans
+
+
+def test_the_same_trace_as_otlp_json_lines_with_openinference_attributes_gives_the_same_thread():
+    spans = _otlp_openinference_spans()
+    text = "\n".join(json.dumps(shapes.otlp_document(spans[i:i + 3])) for i in range(0, len(spans), 3))
+    parsed = parse_trace_bytes(text.encode(), "collector.jsonl")
+    assert parsed.source == "otlp" and not parsed.refused and len(parsed.traces) == 1
+    mapped = _thread("otlp", parsed.traces[0].rows, _resolve)
+    assert shapes.shape_of(mapped.thread) == EXPECTED
+
+
+def test_tool_rows_under_their_generation_are_matched_by_parent_even_when_they_start_after_the_next_one():
+    rows = shapes.langfuse_rows()
+    late = shapes.T0 + 1700  # after gen-2 started: time order alone would give them to the second generation
+    for row in rows:
+        if row["type"] == "TOOL":
+            row.update(parentObservationId="gen-1", startTime=shapes.iso(late), endTime=shapes.iso(late + 50))
+    thread = _thread("langfuse", rows).thread
+    assert [c.input.name for c in thread.messages[1].toolCalls] == ["get_weather", "get_weather"]
+    assert [c.output.text() for c in thread.messages[1].toolCalls] == [r for *_x, r in shapes.CALLS]
+    assert not thread.messages[2].toolCalls
+
+
+def test_assistant_messages_carry_the_generations_duration_and_time_to_first_token():
+    thread = _thread("langfuse", shapes.langfuse_rows()).thread
+    first, second = thread.messages[1], thread.messages[2]
+    assert first.timing is not None and second.timing is not None
+    assert (first.timing.durationMs, first.timing.firstTokenMs) == (1000, 300)  # completionStartTime - startTime
+    assert second.timing.durationMs == 1000
