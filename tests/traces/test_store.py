@@ -150,3 +150,24 @@ def test_removing_a_trace_and_a_project_moves_them_to_the_trash(store, tmp_path)
 def test_path_segments_with_slashes_or_dot_dot_are_refused(store, bad):
     with pytest.raises(UserFacingError):
         store.trace_dir("proj_x", bad)
+
+
+def test_a_codex_model_in_a_root_rows_metadata_is_the_traces_and_the_workbenchs_model_as_the_original_maps_it(store, tmp_path):
+    rows = shapes.langfuse_rows()
+    rows[0]["metadata"] = json.dumps({"codex": {"model": "gpt-5-codex"}})  # the AGENT row: the root
+    project = store.create_project("codex")
+    [record] = store.import_files(project["id"], [_export(tmp_path, "codex.json", rows)]).imported
+    assert record["model"] == "gpt-5-codex"
+    workbench = json.loads(store.workbench_path(project["id"], record["key"]).read_text())
+    assert workbench["model"] == {"provider": "openai-codex", "id": "gpt-5-codex"}
+
+
+def test_a_trace_with_an_error_row_has_status_error_and_a_status_message_at_default_level_alone_keeps_it_ok(store, tmp_path):
+    project = store.create_project("p")
+    informational = shapes.langfuse_rows()
+    informational[1]["statusMessage"] = "finish_reason=tool_calls"  # DEFAULT level
+    failed = shapes.langfuse_rows(trace_id="t-failed")
+    failed[2].update(level="ERROR", statusMessage="weather service timed out", output=None)
+    report = store.import_files(project["id"], [_export(tmp_path, "ok.json", informational),
+                                                _export(tmp_path, "failed.json", failed)])
+    assert {r["id"]: r["status"] for r in report.imported} == {shapes.TRACE_ID: "ok", "t-failed": "error"}
