@@ -70,6 +70,15 @@ def test_langfuse_and_otlp_imports_of_one_agent_trace_give_the_same_thread_which
     assert saved.title == "weather agent" and saved.messages[-1].text() == "Paris: sunny. Rome: rain."
     assert len(saved.runHistory) == 2  # the imported entry and this run
 
+    # `history` and `compare` take the workbench path too
+    code, out, err = _cli(capsys, "history", lf, "--json")
+    assert code == 0, err
+    runs = [r["id"] for r in json.loads(out)["runs"]]
+    assert len(runs) == 2 and runs[-1].startswith("imported-")
+    code, out, err = _cli(capsys, "compare", lf, runs[-1], runs[0])
+    assert code == 0, err
+    assert "Paris: sunny. Rome: rain." in out and shapes.ANSWER in out
+
     # `eval new` / `eval run` take the workbench path; the results name the trace.
     dataset = app.workspace.root / "cases.jsonl"
     dataset.write_text(json.dumps({"expected": "sunny"}) + "\n")
@@ -89,7 +98,7 @@ def test_an_include_in_an_imported_user_turn_is_sent_literally_and_the_file_is_n
     secret = "SECRET-KEY-MATERIAL-0123456789"
     (tmp_path / ".ssh").mkdir()
     (tmp_path / ".ssh" / "id_rsa").write_text(secret)
-    include = "{{@include('~/.ssh/id_rsa')}}"
+    include = "{{@include('~/.ssh/id_rsa')}} for {{ city }} ({{ exists('~/.ssh/id_rsa') }})"
     rows = [{"id": "g1", "traceId": "t-include", "type": "GENERATION", "startTime": shapes.iso(shapes.T0), "model": shapes.MODEL,
              "input": [{"role": "user", "content": f"Summarise {include} please"}], "output": "ok"}]
     configure_provider(home, srv, model_id=shapes.MODEL)
@@ -109,6 +118,9 @@ def test_a_project_written_by_the_original_opens_from_the_command_line_and_edits
     assert ORIGINAL_PROJECT in out and "Langfuse" in out and "Production" in out
     code, out, _err = _cli(capsys, "traces", "list", "Production")
     assert out.split() == [ORIGINAL_KEY]
+    code, out, _err = _cli(capsys, "traces", "list", "Production", "--json")
+    [record] = json.loads(out)
+    assert (record["key"], record["title"], record["model"], record["status"]) == (ORIGINAL_KEY, "weather agent", shapes.MODEL, "ok")
     code, out, _err = _cli(capsys, "traces", "open", "Production", ORIGINAL_KEY)
     rel = out.strip()
     thread = app.workspace.open(rel)

@@ -152,3 +152,13 @@ def test_files_go_to_the_selected_project_else_the_only_one(panel):
     assert panel.import_target(None) == only
     other = panel.new_project("Two")
     assert panel.import_target(None) is None and panel.import_target(other) == other
+
+
+def test_copy_to_workspace_of_a_trace_whose_user_turn_would_read_a_local_file_gives_the_import_warning(panel, tmp_path):
+    rows = [{"id": "g1", "traceId": "t-copy", "type": "GENERATION", "startTime": shapes.iso(shapes.T0),
+             "input": [{"role": "user", "content": "read {{@include('/etc/hostname')}}"}], "output": "ok"}]
+    project = panel.new_project("Production")
+    (row,) = panel.import_files(project, [write(tmp_path, "export.json", rows)]).imported
+    rel, warning = panel.copy_to_workspace(project, row.key)
+    assert warning is not None and "/etc/hostname" in warning
+    assert "literal" not in panel.ws.open(rel).messages[0].extras()  # a normal thread: its text is the person's now
