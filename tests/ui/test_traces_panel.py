@@ -250,3 +250,17 @@ def test_renaming_a_trace_while_its_workbench_runs_is_refused(window, app, srv, 
     pump_until(window.root, lambda: not ed.p.read_only, timeout=30)
     project_id, key = rel.split("/")[1:3]
     assert app.trace_projects.read_trace(project_id, key)["title"] == "weather agent"
+
+
+def test_a_trace_whose_status_is_error_reads_in_the_danger_colour_and_an_ok_one_does_not(window, app, tmp_path):
+    panel = _show_panel(window)
+    failed = shapes.langfuse_rows(trace_id=SECOND_TRACE)
+    failed[2].update(level="ERROR", statusMessage="weather service timed out", output=None)
+    window.dialogs.files = [_file(tmp_path, "ok.json", shapes.langfuse_rows()), _file(tmp_path, "failed.json", failed)]
+    rows = _import(window, panel, count=2)
+    project_id = rows[0].split("/")[1]
+    status = {r["key"]: r["status"] for r in app.trace_projects.traces(project_id)}
+    tags = {rel.split("/")[2]: tuple(panel.tree.item(rel, "tags")) for rel in rows}
+    assert sorted(status.values()) == ["error", "ok"]
+    assert {key: "error" in tags[key] for key in tags} == {key: s == "error" for key, s in status.items()}
+    assert panel.tree.tag_configure("error", "foreground") not in ("", None)
