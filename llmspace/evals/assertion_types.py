@@ -49,16 +49,12 @@ FINISH_ALIASES = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "le
 DIALECTS = {"mysql": "mysql", "mariadb": "mysql", "postgresql": "postgres", "postgres": "postgres", "sqlite": "sqlite",
             "bigquery": "bigquery", "snowflake": "snowflake", "transactsql": "tsql", "tsql": "tsql", "hive": "hive",
             "redshift": "redshift", "db2": "", "flinksql": "", "mongodb": ""}
-REFUSED = {  # promptfoo types evaluations cannot run (a service, or a view across outputs): why each is refused
+REFUSED = {  # promptfoo types evaluations cannot run (a service they do not call): why each is refused
     "moderation": "it needs a moderation service (OpenAI's or Azure's moderation API, or Llama Guard on Replicate), "
                   "which evaluations do not call",
     "classifier": "it needs a Hugging Face text-classification model behind its Inference API, which evaluations "
                   "do not call",
     "trace-": "it checks the OpenTelemetry trace of the provider's call, which evaluations do not record",
-    "select-best": "it asks a judge to pick the best of one test's outputs across models and prompts, and an "
-                   "evaluation checks each output on its own as it arrives (no step sees a test's outputs together)",
-    "max-score": "it passes the output with the best score among one test's outputs across models and prompts, and "
-                 "an evaluation checks each output on its own as it arrives (no step sees a test's outputs together)",
 }
 MAX_JSON_STARTS = 2000  # the places in an output where contains-json tries a JSON value
 _JSON_START = re.compile(r"[\[{]")
@@ -138,6 +134,27 @@ def parse_value(kind: str, value: Any, where: str) -> Any:
         if not isinstance(value, dict):
             raise UserFacingError(f"{where}: contains-json takes a JSON Schema object as value.")
     return value
+
+
+def max_score_value(value: Any, where: str) -> dict[str, Any] | None:
+    """max-score's options, checked: `{method: average|sum, weights: {type: n}, threshold: n}`, each optional
+    (the pass over a case's outputs, `evals/compare_outputs.py`, applies them)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or set(value) - {"method", "weights", "threshold"}:
+        raise UserFacingError(f"{where}: max-score takes {{method, weights, threshold}} as value, not {value!r}.")
+    if value.get("method", "average") not in ("average", "sum"):
+        raise UserFacingError(f"{where}: max-score's method is average or sum, not {value['method']!r}.")
+    weights = value.get("weights", {})
+    if not isinstance(weights, dict) or not all(isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w)
+                                                and w >= 0 for w in weights.values()):
+        raise UserFacingError(f"{where}: max-score's weights map assertion types to non-negative numbers, not {weights!r}.")
+    threshold = value.get("threshold")
+    if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, (int, float))
+                                  or not math.isfinite(threshold)):
+        raise UserFacingError(f"{where}: max-score's threshold must be a number, not {threshold!r}.")
+    return {"method": value.get("method", "average"), "weights": {str(k): float(w) for k, w in weights.items()},
+            **({"threshold": float(threshold)} if threshold is not None else {})}
 
 
 def _word_count_value(value: Any, where: str) -> dict[str, float]:

@@ -17,7 +17,8 @@ expression without braces, such as `output | length < 200`, over `output`, `expe
 `vars`, run in the bounded sandbox of `core/templating/sandbox.py`); `llm-rubric`;
 `javascript` and `python` (code, parsed here, run confined by `evals/code_assertions.py`);
 promptfoo's further local types, `evals/assertion_types.py`; `similar` (parsed here, checked
-with an embedding model by `evals/embeddings.py`).
+with an embedding model by `evals/embeddings.py`); `select-best` and `max-score` (parsed here,
+checked across all outputs of a case by `evals/compare_outputs.py`).
 A JSON output may be wrapped in one Markdown code fence, and is read only up to the app's
 JSON depth (`llmspace/jsoncheck.py`); deeper JSON fails the check with that reason. Regexes
 (`regex` values and JSON Schema patterns) run time-limited (`evals/timed_regex.py`): one that
@@ -43,13 +44,14 @@ from .timed_regex import RegexError, RegexTimeout, compile_error, schema_pattern
 
 TYPES = ("equals", "contains", "icontains", "contains-any", "contains-all", "starts-with", "regex", "is-json",
          "json-schema", "tool-called", "no-tool-called", "max-latency", "max-cost", "max-tokens", "template",
-         "llm-rubric", "javascript", "python", "similar", *assertion_types.TYPES, *model_graded.KINDS)
+         "llm-rubric", "javascript", "python", "similar", *assertion_types.TYPES, *model_graded.KINDS, "select-best", "max-score")
 JUDGED = "llm-rubric"  # judged by the evaluation's judge model (llmspace/evals/judge.py), as is every model-graded type
+COMPARE = ("select-best", "max-score")  # over all outputs of a case, once its cells are done: llmspace/evals/compare_outputs.py
 CODE = ("javascript", "python")  # run in a confined plugin host: llmspace/evals/code_assertions.py
 SIMILAR = "similar"  # cosine of embeddings: llmspace/evals/embeddings.py
 _USES_EXPECTED = ("equals", "contains", "icontains", "starts-with", "regex")
 _NEEDS_VALUE = ("contains-any", "contains-all", "json-schema", "tool-called", "max-latency", "max-cost", "max-tokens",
-                "template", "llm-rubric", "javascript", "python", "similar", *assertion_types.NEEDS_VALUE)
+                "template", "llm-rubric", "javascript", "python", "similar", "select-best", *assertion_types.NEEDS_VALUE)
 _FENCE = re.compile(r"^\s*```[A-Za-z0-9_-]*\s*\n(.*?)\n?```\s*$", re.DOTALL)
 
 
@@ -157,7 +159,7 @@ def parse_assertion(raw: Any, where: str) -> Assertion:
     kind = name[4:] if negate else name
     if kind not in TYPES and kind not in conversation_assertions.TYPES:
         raise UserFacingError(f"{where}: unknown assertion type {name!r}.", hint="Known types: " + ", ".join(TYPES) + " (and not-<type>).")
-    if negate and (kind == JUDGED or kind in model_graded.KINDS):
+    if negate and (kind == JUDGED or kind in model_graded.KINDS or kind in COMPARE):
         raise UserFacingError(f"{where}: {kind} has no not- form.", hint="Write the criteria the other way round.")
     value = raw.get("value")
     if value is None and kind in _NEEDS_VALUE:
@@ -192,8 +194,10 @@ def parse_assertion(raw: Any, where: str) -> Assertion:
         value = _similar_value(value, where, threshold)
     elif kind in CODE and not (isinstance(value, str) and value.strip()):
         raise UserFacingError(f"{where}: a {kind} assertion needs its code, or file://PATH, as value.")
-    elif kind == JUDGED and not (isinstance(value, str) and value.strip()):
-        raise UserFacingError(f"{where}: llm-rubric needs a rubric name or the criteria as text.")
+    elif kind in (JUDGED, "select-best") and not (isinstance(value, str) and value.strip()):
+        raise UserFacingError(f"{where}: {kind} needs " + ("a rubric name or " if kind == JUDGED else "") + "the criteria as text.")
+    elif kind == "max-score":
+        value = assertion_types.max_score_value(value, where)
     elif kind in model_graded.KINDS:
         return Assertion(JUDGED, _graded_value(kind, value, where), float(weight), threshold, False, grader=kind)
     return Assertion(kind, value, float(weight), threshold, negate)
@@ -310,8 +314,8 @@ def parse_json_output(text: str) -> Any:
 def check(a: Assertion, obs: Observation) -> Check:
     """Check one assertion (not llm-rubric) against one observation; a code assertion, which
     only a confined host runs (`evals/code_assertions.py`), fails here saying so."""
-    if a.type == JUDGED:
-        raise ValueError("llm-rubric is checked by a judge (llmspace/evals/judge.py)")
+    if a.type == JUDGED or a.type in COMPARE:
+        raise ValueError(f"{a.type} is checked by a judge (llmspace/evals/judge.py) or across a case's outputs (compare_outputs.py)")
     if a.type == SIMILAR:
         return Check(a.label, False, a.weight, "similar needs an embedding model: give --embedder PROVIDER/MODEL or embedder: in the file")
     if a.type in CODE:

@@ -5,7 +5,8 @@ resolved once per model on the driver, add the endpoint. `run_cell(cell, ctx, pr
 is the unit of work an executor (`evals/pool.py`: threads here, or Ray tasks) runs: it calls the model unless `prior`
 (the cell's journaled record) exists, checks the assertions, then runs each `llm-rubric`
 judge whose record is not journaled yet, handing every record to `emit` as soon as it is
-complete. A call stopped by Ctrl-C emits nothing (the cell is simply not done).
+complete (`select-best` and `max-score` wait for the case's other cells: `evals/compare_outputs.py`).
+A call stopped by Ctrl-C emits nothing (the cell is simply not done).
 
 One-turn cells call the adapter directly (`providers/retry.py` retries before the first
 token, after `Retry-After`), with no trace file and nothing saved to the thread; a 429 also
@@ -40,7 +41,7 @@ from ..providers.base import AdapterContext, Endpoint, ModelApi, ModelInfo, Mode
 from ..providers.events import ErrorEvent
 from ..providers.retry import stream_with_retries
 from ..providers.tolerant_calls import TolerantAdapter
-from .assertions import CODE, JUDGED, SIMILAR, Assertion, Check, Observation, check
+from .assertions import CODE, COMPARE, JUDGED, SIMILAR, Assertion, Check, Observation, check
 from .cache import ResponseCache, cache_key
 from .judge import JUDGE_REPEAT, judge_key
 from .records import CellRecord, JudgeRecord, Reply, Usage, parse_reply, reply_data
@@ -318,7 +319,7 @@ def run_cell(cell: Cell, ctx: ExecContext, prior: CellRecord | None, judged: set
         checks: list[Check] = []
         if reply.error is None:
             obs = observation(cell, reply)
-            checks = [_check(a, obs, ctx) for a in cell.assertions if a.type != JUDGED]
+            checks = [_check(a, obs, ctx) for a in cell.assertions if a.type != JUDGED and a.type not in COMPARE]
         record = CellRecord(cell.key, cell.case_id, cell.model, cell.variant, cell.repeat, reply, tuple(checks),
                             int(time.time() * 1000))
         emit(record)

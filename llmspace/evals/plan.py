@@ -27,7 +27,7 @@ from ..core.templating.resolution import RenderEnv
 from ..core.templating.variables import PLACEHOLDER_RE, all_names
 from ..errors import UserFacingError
 from ..providers.base import NeutralMessage
-from .assertions import JUDGED, SIMILAR, Assertion, needs_expected
+from .assertions import COMPARE, JUDGED, SIMILAR, Assertion, needs_expected
 from .case import value_text
 
 if TYPE_CHECKING:
@@ -72,6 +72,7 @@ class Plan:
         self.repeat = repeat
         self.has_judge = has_judge
         self.judges: list[tuple[str, str]] = []  # the assertions' own judges (promptfoo's `provider`), besides spec.judge
+        self.compare: list[str] = []  # the types over a case's outputs it uses (select-best, max-score: evals/compare_outputs.py)
         self.case_count = case_count if case_count is not None else len(case_ids or [])
         self._stream = stream
         self._stream_ids = stream_ids
@@ -120,6 +121,7 @@ class Plan:
         return self._case_ids
 
 
+_JUDGING = (JUDGED, "select-best")  # the types a judge model grades
 EMPTY = "\ue000"  # stands for an empty value while a lenient case renders; removed from the request after
 KEEP_RENDERED = 5_000  # case × variants whose requests the plan keeps from its check (a few MB at most)
 
@@ -208,13 +210,15 @@ def build_plan(spec: EvalSpec, dataset: DatasetScan, thread: Thread, skills: Any
     own_judges: set[str] = set()  # assertions' own judges; `needs_judge`: one judged assertion has none
     needs_judge = False
     has_similar = False
+    compare: set[str] = set()
     kept: dict[tuple[str, str], dict[str, Any]] | None = {}  # the checked requests of a small plan, not rendered again
     no_expected: list[str] = []  # cases whose assertions compare with an `expected` they lack
     no_expected_count = 0
     for case in dataset.cases():
-        has_judge = has_judge or any(a.type == JUDGED for a in (*spec.assertions, *case.assertions))
-        own_judges.update(a.judge for a in case.assertions if a.type == JUDGED and a.judge)
-        needs_judge = needs_judge or any(a.type == JUDGED and not a.judge for a in (*spec.assertions, *case.assertions))
+        has_judge = has_judge or any(a.type in _JUDGING for a in (*spec.assertions, *case.assertions))
+        own_judges.update(a.judge for a in case.assertions if a.type in _JUDGING and a.judge)
+        needs_judge = needs_judge or any(a.type in _JUDGING and not a.judge for a in (*spec.assertions, *case.assertions))
+        compare.update(a.type for a in (*spec.assertions, *case.assertions) if a.type in COMPARE)
         has_similar = has_similar or any(a.type == SIMILAR or a.grader == "answer-relevance"
                                          for a in (*spec.assertions, *case.assertions))
         if case.expected is None:
@@ -243,7 +247,9 @@ def build_plan(spec: EvalSpec, dataset: DatasetScan, thread: Thread, skills: Any
                               f"assertion that compares the output with it:\n  {shown}",
                               hint="Add an `expected` column (or key) to the dataset, or give those assertions a value.")
     if needs_judge and spec.judge is None:
-        raise UserFacingError("An llm-rubric assertion needs a judge model.", hint="Add `judge: PROVIDER/MODEL` to the file or pass --judge.")
+        raise UserFacingError("An llm-rubric or select-best assertion needs a judge model.",
+                              hint="Add `judge: PROVIDER/MODEL` to the file or pass --judge.")
+    _check_compare(spec, sorted(compare), models)
     if has_similar and spec.embedder is None:
         raise UserFacingError("A similar or answer-relevance assertion needs an embedding model.",
                               hint="Add `embedder: PROVIDER/MODEL` to the file or pass --embedder (any OpenAI-compatible "
@@ -276,4 +282,18 @@ def build_plan(spec: EvalSpec, dataset: DatasetScan, thread: Thread, skills: Any
                 notes=notes,
                 stream_ids=lambda: (c.id for c in dataset.cases()))
     plan.judges = [parse_model(j) for j in sorted(own_judges)]  # `Plan.usable_judges` keeps the configured ones
+    plan.compare = sorted(compare)
     return plan
+
+
+def _check_compare(spec: EvalSpec, kinds: list[str], models: list[str]) -> None:
+    """select-best and max-score need two outputs of a case or more (promptfoo refuses fewer), and one-turn cells."""
+    if not kinds:
+        return
+    if len(models) * len(spec.variants) < 2:
+        raise UserFacingError(f"{' and '.join(kinds)} compare{'s' if len(kinds) == 1 else ''} the outputs of one case across "
+                              f"models and variants, and this evaluation gives one output per case ({models[0]}); nothing was run.",
+                              hint="Give two models or more (`models:` or --models), or two variants, or remove those assertions.")
+    if spec.conversation is not None:
+        raise UserFacingError(f"{' and '.join(kinds)} are not run in conversation mode; nothing was run.",
+                              hint="Remove those assertions, or run the cases as one-turn cells.")

@@ -65,7 +65,7 @@ OPTION_KEYS: Table = {
     "disableConversationVar": (RUN, "accepted: llmspace sets no _conversation variable"),
     "runSerially": (DIFFERENT, "accepted: cells run with the evaluation's concurrency"),
     "provider": (RUN, ("the judge of the test's model-graded assertions (llm-rubric, factuality, closed-QA, g-eval, "
-                       "context-*, conversation-relevance): PROVIDER:MODEL (openai:gpt-4.1-mini, openai:chat:gpt-4.1-mini, "
+                       "context-*, conversation-relevance, select-best): PROVIDER:MODEL (openai:gpt-4.1-mini, openai:chat:gpt-4.1-mini, "
                        "anthropic:messages:claude-…) or {id: …} read as llmspace's PROVIDER/MODEL, which must be configured;"
                        " code, exec: and file:// providers are refused. An assertion's own provider wins; other types note "
                        "it")),

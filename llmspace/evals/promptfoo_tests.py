@@ -285,12 +285,12 @@ def judge_settings(raw: dict[str, Any], options: dict[str, Any], base: Path, whe
     """A judged assertion's own judge and rubricPrompt (the assertion's, else its test's
     options'), as `Assertion` fields; an assertion that no judge grades gets none."""
     kind = str(raw.get("type", ""))
-    judged = kind in ("llm-rubric", *model_graded.KINDS) and kind != "answer-relevance"
+    judged = kind in ("llm-rubric", "select-best", *model_graded.KINDS) and kind != "answer-relevance"
     out: dict[str, Any] = {}
     provider = raw.get("provider", options.get("provider"))
     if judged and provider is not None:
         out["judge"] = rubric_prompt.judge_model(provider, where)
-    prompt = raw.get("rubricPrompt", options.get("rubricPrompt") if judged else None)
+    prompt = raw.get("rubricPrompt", options.get("rubricPrompt") if judged and kind != "select-best" else None)
     if prompt is not None:
         out["rubric_prompt"] = rubric_prompt.read_rubric_prompt(prompt, base, where)
     return out

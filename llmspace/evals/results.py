@@ -5,14 +5,16 @@
     rows = cell_rows(views)                               # one row per cell (results.jsonl, the live grid)
     write_results(folder, plan, records, spec, meta)      # summary.json, junit.xml, results.csv, results.jsonl, report.html
 
-A cell passes when its weighted assertion score reaches its case's threshold (default:
-every assertion passes; judges' checks included). A case passes for a model/variant when it
-passed in at least `passK` of its repeats (default: all); a case with an errored repeat (a
-failed call or an unreadable judge answer) is an error, and one with a cell not yet run is
-pending. Per model/variant: pass rate over the decided cases with its Wilson 95 % interval,
-pass^k, cell pass rate, mean judge scores per criterion with bootstrap 95 % intervals, cost
-(judges included; cached answers are counted and also shown apart), tokens and latency
-p50/p95. `thresholdMet` compares the pass rate with the file's `threshold`.
+A cell passes when its weighted assertion score reaches its case's threshold (default: every
+assertion passes; judges' checks included, and those of `select-best` and `max-score`,
+journaled as judge records by the pass over a case's outputs, `evals/compare_outputs.py`). A
+case passes for a model/variant when it passed in at least `passK` of its repeats (default:
+all); a case with an errored repeat (a failed call or an unreadable judge answer) is an error,
+and one with a cell not yet run is pending. Per model/variant: pass rate over the decided cases
+with its Wilson 95 % interval, pass^k, cell pass rate, mean judge scores per criterion with
+bootstrap 95 % intervals, cost (judges included; cached answers are counted and also shown
+apart), tokens and latency p50/p95. `thresholdMet` compares the pass rate with the file's
+`threshold`.
 
 `junit.xml` has one test suite per model/variant and one test case per case, named with
 the case id and the model; a failure names the assertions that failed. In `results.csv` a
@@ -39,7 +41,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 from ..agent.matrix_spec import DEFAULT_VARIANT
 from ..jsonio import write_bytes_atomic, write_json_atomic
-from .assertions import JUDGED, Check, case_passes, case_score
+from .assertions import COMPARE, JUDGED, Check, case_passes, case_score
 from .records import CellRecord, End, Header, JournalRecord, JudgeRecord, JudgeSeen, ResultRow, TurnRecord, row_data
 from .report import write_report
 from .stats import bootstrap_ci, pass_hat_k, percentile, wilson
@@ -70,7 +72,7 @@ class CellView:
             return
         self.checks = list(record.checks)
         for index, a in enumerate(cell.assertions):
-            if a.type != JUDGED or record.reply.conversation is not None:  # a conversation's judges are in its checks
+            if (a.type != JUDGED and a.type not in COMPARE) or record.reply.conversation is not None:  # a conversation's: in its checks
                 continue
             j = judges.get(index)
             if j is None:

@@ -1,5 +1,4 @@
-"""Running an evaluation: prepare (read, validate, render, plan), pick the results folder
-(resume or new), run the cells on a pool, write the results.
+"""Running an evaluation: prepare (read, validate, render, plan), pick the results folder (resume or new), run the cells, write the results.
 
     prepared = prepare(runner, spec)                       # everything checked before any call
     folder, journal, notes = open_results(prepared, out=None, fresh=False)
@@ -11,14 +10,12 @@ unfinished folder of its name whose journal header (hashes of the evaluation fil
 matches, and otherwise says what changed and starts a new folder; `fresh` always starts over. A journaled cell is never
 requested again: its record is reused, and only its missing judges run (a conversation resumes at its last journaled turn).
 
-The pool (`evals/pool.py`): `concurrency` daemon worker threads run `cell.run_cell`, or
-with `executor: ray` tasks on a Ray cluster do (`evals/ray_pool.py`); the driver (the calling
-thread) alone launches cells, journals the records the executor hands back and counts the
-budget. Budget: the cost of a cell (judges included) is estimated as the mean of the cells
-finished so far, and no cell is launched when spent + what the cells in flight are still
-expected to cost + one more estimate would exceed it (until one cell has finished, only
-one runs). Ctrl-C (KeyboardInterrupt in the driver) cancels every call; what finished is
-journaled and the results are written within about a second.
+The pool (`evals/pool.py`): `concurrency` daemon threads run `cell.run_cell`, or with `executor: ray` tasks on a Ray cluster
+do (`evals/ray_pool.py`); the driver (the calling thread) alone launches cells, journals what the executor hands back,
+counts the budget, then checks select-best and max-score over each case's outputs (`evals/compare_outputs.py`). Budget: a
+cell's cost (judges included) is estimated as the mean of the cells finished so far; no cell is launched when spent + what
+the cells in flight are still expected to cost + one more estimate would exceed it (until a cell has finished, one runs).
+Ctrl-C cancels every call; what finished is journaled and the results are written within about a second.
 """
 
 from __future__ import annotations
@@ -44,6 +41,7 @@ from .assertion_types import skipped_assertions, unsupported_text
 from .cache import ResponseCache
 from .cell import ExecContext, ProviderGate, Target
 from .code_assertions import CodeAssertions
+from .compare_outputs import run_compare
 from .conversation import attach_conversation, check_conversation_run
 from .dataset import scan_dataset
 from .embeddings import resolve_embedder
@@ -449,6 +447,8 @@ def _run_cells(p: Prepared, folder: Path, records: list[JournalRecord], *, concu
                 progress()
                 continue
             handle(*event)
+        if p.plan.compare and not stopped_for_budget:  # select-best, max-score: over each case's finished cells
+            run_compare(p.plan, ctx, records, lambda r: handle("record", r.cell, r), stop)
     except KeyboardInterrupt:
         interrupted = True
         pool.cancel()

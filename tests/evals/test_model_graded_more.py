@@ -4,7 +4,7 @@ answer-relevance scores the mean cosine of the judge's questions with the query 
 variable, else the prompt) at promptfoo's default threshold 0, and needs an embedder before
 anything runs; conversation-relevance slides windows of 5 turns over `_conversation` (never
 expanded into cases) or judges the one turn, passing on the share of relevant windows at 0.5.
-`select-best` and `max-score` stay refused, saying why."""
+(`select-best` and `max-score` run: tests/evals/test_compare_outputs.py.)"""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ import pytest
 import yaml
 
 from llmspace.cli import main
-from llmspace.evals.assertion_types import refusal_reason
 from llmspace.evals.assertions import JUDGED, parse_assertion
 from llmspace.evals.model_graded import grade, prompt
 from llmspace.evals.relevance import questions, turns, windows
@@ -147,7 +146,3 @@ def test_an_evaluation_grades_conversation_relevance_over_the_conversation_varia
     assert any("### Window 2\nUser: What is 2 + 2?" in t for t in judged)
     assert any(t.startswith("### Window 1\nUser: What is 3 + 4?\nAssistant: 7\n\n") for t in judged)
 
-
-@pytest.mark.parametrize("kind", ["select-best", "max-score"])
-def test_types_across_a_tests_outputs_are_refused_saying_why(kind):
-    assert "checks each output on its own" in refusal_reason(kind)
