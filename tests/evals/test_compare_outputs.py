@@ -31,6 +31,7 @@ class Judge:
     def __init__(self, oracle: Oracle) -> None:
         self.oracle = oracle
         self.prompts: list[str] = []
+        self.answer: str | None = None  # a scripted answer instead of the index of the largest number
 
     def __call__(self, kind: str, body: Any) -> Any:
         body = body if isinstance(body, dict) else {}
@@ -38,7 +39,7 @@ class Judge:
             prompt = last_user(body)
             self.prompts.append(prompt)
             shown = {int(i): float(t) for i, t in ANSWER.findall(prompt)}
-            return Turn(text=f"Index: {max(shown, key=lambda i: shown[i])}", usage=(40, 2))
+            return Turn(text=self.answer or f"Index: {max(shown, key=lambda i: shown[i])}", usage=(40, 2))
         return self.oracle(kind, body)
 
 
@@ -118,6 +119,19 @@ def test_a_resumed_run_does_not_ask_the_judge_again_from_the_journal_or_the_cach
     assert _run(home, path) == 1
     assert len(judge.prompts) == 1
     assert _check(_rows(home)[("bigger", "loop/bad")], "select-best")["pass"] is True
+
+
+def test_a_judge_answer_without_an_index_in_range_is_an_error_for_every_output_of_the_test(home, srv, oracle, judge):
+    judge.answer = "I pick answer 9."
+    path = _eval(home, srv, SELECT)
+
+    assert _run(home, path) == 2  # errors: neither passed nor failed
+
+    rows = _rows(home)
+    for model in MODELS:
+        row = rows[("bigger", model)]
+        assert row["status"] == "error"
+        assert "could not be read (it chose 9, and the outputs are numbered 0 to 1)" in row["error"]
 
 
 def test_max_score_passes_the_output_whose_other_assertions_score_highest(home, srv, oracle, capsys):
