@@ -173,13 +173,10 @@ class Judge:
         prompt = judge_prompt(cell.task, output, cell.expected, criteria)
         return prompt, prompt_hash(SYSTEM, prompt), criteria
 
-    def run(self, cell: Cell, index: int, assertion: Assertion, record: CellRecord, judged: set[str],
-            ask: Ask) -> JudgeRecord | None:
-        prompt, phash, criteria = self.plan(cell, assertion, record.reply.output)
-        model = self.model_for(assertion)
-        key = judge_key(cell.key, model, phash)
-        if key in judged:
-            return None
+    def request(self, cell: Cell, assertion: Assertion, output: str) -> tuple[str, str, Criteria, dict[str, Any]]:
+        """The judge call for `assertion` on `output`: (prompt as recorded, its hash, criteria, the request
+        sent to `model_for(assertion)`)."""
+        prompt, phash, criteria = self.plan(cell, assertion, output)
         if assertion.rubric_prompt is not None:
             messages = json.loads(prompt)
             system = "\n\n".join(text for role, text in messages if role == "system")
@@ -187,8 +184,17 @@ class Judge:
                     "tools": [], "params": None}
         else:
             system = SYSTEM if assertion.grader is None else model_graded.prompt(
-                assertion.grader, assertion.value, cell.task, record.reply.output, cell.expected, cell.vars)[0]
+                assertion.grader, assertion.value, cell.task, output, cell.expected, cell.vars)[0]
             data = {"system": system, "messages": [{"role": "user", "text": prompt}], "tools": [], "params": None}
+        return prompt, phash, criteria, data
+
+    def run(self, cell: Cell, index: int, assertion: Assertion, record: CellRecord, judged: set[str],
+            ask: Ask) -> JudgeRecord | None:
+        prompt, phash, criteria, data = self.request(cell, assertion, record.reply.output)
+        model = self.model_for(assertion)
+        key = judge_key(cell.key, model, phash)
+        if key in judged:
+            return None
         reply = ask(model, data, JUDGE_REPEAT)
         if reply is None:
             return None

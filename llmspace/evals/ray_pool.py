@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import UserFacingError
 from .cache import CacheEntry, cache_key
 from .cell import ExecContext
-from .judge import JUDGE_REPEAT, SYSTEM
+from .judge import JUDGE_REPEAT
 from .ray_tasks import ProviderSlots, cell_task, quiet_ray, target_data
 from .records import CellRecord, JudgeRecord, parse_reply, spent_now
 
@@ -235,8 +235,8 @@ class RayPool:
     def _resources(self, cell: Cell) -> dict[str, Any]:
         wanted: dict[str, float] = {}
         providers = {cell.model.split("/", 1)[0]}
-        if self.ctx.judge is not None and any(a.type == "llm-rubric" for a in cell.assertions):
-            providers.add(self.ctx.judge.model.split("/", 1)[0])
+        if self.ctx.judge is not None:  # the evaluation's judge, or an assertion's own (promptfoo's `provider`)
+            providers.update(m.split("/", 1)[0] for m in self._judges(cell))
         for provider in providers:
             for name, amount in self.p.spec.node_local.get(provider, {}).items():
                 wanted[name] = max(wanted.get(name, 0.0), amount)
@@ -248,6 +248,11 @@ class RayPool:
         if wanted:
             options["resources"] = wanted
         return options
+
+    def _judges(self, cell: Cell) -> set[str]:
+        """The "provider/model" of each judge that grades one of the cell's assertions."""
+        judge = self.ctx.judge
+        return {judge.model_for(a) for a in cell.assertions if a.type == "llm-rubric"} - {""} if judge is not None else set()
 
     def _cached(self, task: CellTask) -> dict[str, CacheEntry]:
         """The cached answers this task will ask for: its call, and its judges' when the output is known."""
@@ -268,12 +273,11 @@ class RayPool:
             output = task.prior.reply.output
         judge = self.ctx.judge
         if judge is not None and output is not None:
-            jt = self.ctx.targets[judge.model]
             for a in cell.assertions:
-                if a.type != "llm-rubric":
+                jt = self.ctx.targets.get(judge.model_for(a)) if a.type == "llm-rubric" else None
+                if jt is None:
                     continue
-                prompt, _phash, _criteria = judge.plan(cell, a, output)
-                data = {"system": SYSTEM, "messages": [{"role": "user", "text": prompt}], "tools": [], "params": None}
+                _prompt, _phash, _criteria, data = judge.request(cell, a, output)
                 key = cache_key(jt.provider, jt.model, jt.endpoint.base_url, data, JUDGE_REPEAT)
                 hit = cache.get(key)
                 if hit is not None:
@@ -288,7 +292,7 @@ class RayPool:
         payload = {"cell": cell, "prior": task.prior, "judged": sorted(k for k in task.judged if k.startswith(prefix)),
                    "holder": holder, "slots": self.slots, "cache": self._cached(task),
                    "targets": {label: d for label, d in self.targets.items()
-                               if label == cell.model or (judge is not None and label == judge.model)},
+                               if label == cell.model or label in self._judges(cell)},
                    "judge": judge.model if judge is not None else None, "rubrics": self.rubrics}
         ref = self.remote.options(name=f"eval cell {cell.key}", **self._resources(cell)).remote(payload)
         self.running[ref] = _Running(task, attempt, holder)

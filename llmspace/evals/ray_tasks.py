@@ -149,7 +149,7 @@ def cell_task(payload: dict[str, Any]) -> dict[str, Any]:
     ctx = ExecContext(targets={label: worker_target(d) for label, d in payload["targets"].items()},
                       gates={provider: ClusterGate(actor, holder) for provider, actor in slots.items()},  # type: ignore[misc]
                       cancel=CancelToken(), cache=cache,  # type: ignore[arg-type]
-                      judge=Judge(payload["judge"], payload["rubrics"]) if payload["judge"] else None)
+                      judge=Judge(payload["judge"], payload["rubrics"]) if payload["judge"] is not None else None)
     records: list[CellRecord | JudgeRecord] = []
 
     def emit(r: CellRecord | JudgeRecord) -> None:

@@ -312,6 +312,50 @@ def test_a_ray_client_address_runs_under_the_drivers_budget_and_other_versions_a
     assert f"Python {here['python']} there, 3.11.0 here" in str(err.value)
 
 
+OWN_JUDGES = """\
+tests:
+  - description: the assertion's own judge
+    vars: {question: "What is 2 + 3?"}
+    assert: [{type: llm-rubric, value: correct, provider: "loop:judge"}]
+  - description: the test's options.provider
+    vars: {question: "What is 3 + 4?"}
+    options: {provider: {id: "loop:chat:judge"}}
+    assert: [{type: llm-rubric, value: correct}]
+"""
+
+
+def test_the_assertions_own_judges_grade_on_the_workers_with_or_without_the_evaluations_judge(home, ray_cluster, servers):
+    srv = servers[0]
+    oracle = _fresh(srv, Oracle())
+    ws = home / "workspace"
+
+    def run(name: str, tests: str, **fields: Any) -> tuple[dict[str, str], subprocess.CompletedProcess[str]]:
+        path = write_eval(home, srv, [], assertions=[], dataset_name=f"{name}.yaml", **fields)
+        configure_provider(home, srv, provider_id="loop", model_id="good", extra_models=["bad", "judge"], api_key=DRIVER_KEY)
+        (ws / f"{name}.yaml").write_text(tests, encoding="utf-8")
+        done = _run(home, "run", str(path), "--out", str(home / name), *_ray(ray_cluster))
+        records = journal_lines(read_journal(home / name / "journal.jsonl"))
+        cases = {r["key"]: r["case"] for r in records if r["type"] == "cell"}
+        return {cases[r["cell"]]: r["judgeModel"] for r in records if r["type"] == "judge" and r["check"]["pass"]}, done
+
+    only_own, done = run("own", OWN_JUDGES)  # no `judge:` in the evaluation file: the workers had no judge at all
+
+    assert done.returncode == 0, done.stderr
+    assert only_own == {"the assertion's own judge": "loop/judge", "the test's options.provider": "loop/judge"}
+    mixed_tests = OWN_JUDGES + ("  - description: the evaluation's judge\n    vars: {question: \"What is 1 + 2?\"}\n"
+                                "    assert: [{type: llm-rubric, value: correct}]\n")
+
+    mixed, done = run("mixed", mixed_tests, judge="loop/bad")  # the workers had only the evaluation's judge's endpoint
+
+    assert done.returncode == 0, done.stderr
+    assert mixed == {"the assertion's own judge": "loop/judge", "the test's options.provider": "loop/judge",
+                     "the evaluation's judge": "loop/bad"}
+    judged_by: Counter[str] = Counter()
+    for (model, prompt), n in oracle.calls.items():
+        judged_by[model] += n if prompt.startswith("## Task") else 0
+    assert +judged_by == {"judge": 4, "bad": 1}
+
+
 def test_the_second_node_stopped_mid_run_fails_nothing(home, ray_cluster, servers):
     srv = servers[0]
     oracle = _fresh(srv, CountingOracle(target=20))
