@@ -14,8 +14,9 @@ variants (promptfoo's columns, prompts × providers), in plan order, numbered fr
 - `max-score` (value: `{method: average|sum, weights: {type: n}, threshold: n}`): each
   output's score aggregates its other assertions (select-best and max-score left out), each
   check's score on 0–1 (a pass 1, a fail 0, a judge's score as it is; an llmspace llm-rubric's
-  1–5 mean as (mean − 1) / 4) times the weight of its type (default 1), averaged or summed; the
-  highest passes (a tie: the first), unless it is below `threshold`. No call.
+  1–5 mean as (mean − 1) / 4) times the weight of its type (default 1; promptfoo's `latency`
+  and `cost` name max-latency and max-cost), averaged or summed; the highest passes (a tie:
+  the first), unless it is below `threshold`. No call.
 
 Each verdict is a `JudgeRecord` on each cell (the assertion's index, its check, its score under
 the type's name), keyed by the cell, the judge and the hash of what was compared, so a resumed
@@ -48,6 +49,7 @@ Emit = Callable[[JudgeRecord], None]
 SYSTEM = ("You compare several answers to the same task and pick the one that best fits the given criteria. "
           "Reply with the index of that answer only: a single integer.")
 MAX_SCORE = "max-score"  # the judge_model of max-score's records (no model is called)
+ALIASES = {"max-latency": "latency", "max-cost": "cost"}  # promptfoo's names of these types, as weights may give them
 _INTEGER = re.compile(r"\d+")
 
 
@@ -87,10 +89,14 @@ def max_score_picks(value: dict[str, Any] | None, scored: list[list[tuple[str, f
     """(passes, aggregate score, reason) of each output, given the (type, score) of its other checks."""
     options = value or {}
     weights: dict[str, float] = options.get("weights", {})
+
+    def weight_of(kind: str) -> float:
+        return weights.get(kind, weights.get(ALIASES.get(kind, kind), 1.0))
+
     totals = []
     for checks in scored:
-        total = sum(s * weights.get(t, 1.0) for t, s in checks)
-        weight = sum(weights.get(t, 1.0) for t, _ in checks)
+        total = sum(s * weight_of(t) for t, s in checks)
+        weight = sum(weight_of(t) for t, _ in checks)
         totals.append(total if options.get("method") == "sum" else (total / weight if weight > 0 else 0.0))
     best = max(range(len(totals)), key=lambda i: (totals[i], -i))  # a tie: the first
     top, threshold = totals[best], options.get("threshold")

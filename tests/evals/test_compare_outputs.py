@@ -182,3 +182,7 @@ def test_max_score_reads_each_check_on_zero_to_one():
     assert check_score(Assertion("contains", "x"), Check("c", False)) == 0.0
     picks = max_score_picks(None, [[("contains", 1.0)], [("contains", 1.0)], [("contains", 0.0)]])
     assert [p[0] for p in picks] == [True, False, False]
+    # promptfoo's `latency` weight is max-latency's (the type promptfoo's latency is read as)
+    picks = max_score_picks({"weights": {"latency": 3.0}}, [[("contains", 1.0), ("max-latency", 0.0)],
+                                                            [("contains", 0.0), ("max-latency", 1.0)]])
+    assert [round(p[1], 2) for p in picks] == [0.25, 0.75] and [p[0] for p in picks] == [False, True]
