@@ -11,13 +11,18 @@ passes below it; the check's score is the best similarity. Vectors are kept per 
 run (an evaluation compares many outputs with few references). A call that fails (HTTP error,
 no answer, vectors that do not match) fails the check with the provider's message, secrets
 removed. `resolve_embedder(registry, provider, model)` finds the endpoint and refuses one whose
-API has no embeddings route (`check_embedder`).
+API has no embeddings route (`check_embedder`); an API that declares how it embeds
+(`ModelApi.embeddings`: the built-in engine, `--embedder local/NAME`) is reached through that
+for each request (the engine is started on the first).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from ..agent.services import redactor_for
@@ -42,7 +47,7 @@ def check_embedder(label: str, api: str) -> None:
     if api not in EMBEDDING_APIS:
         raise UserFacingError(f"The embedder {label} speaks {api}, which has no /embeddings route.",
                               hint="Name an OpenAI-compatible provider's embedding model with --embedder PROVIDER/MODEL "
-                                   "(e.g. openai/text-embedding-3-small, or the built-in engine serving an embedding GGUF).")
+                                   "(e.g. openai/text-embedding-3-small), or an embedding GGUF on the built-in engine: local/NAME.")
 
 
 def resolve_embedder(registry: ProviderRegistry, provider: str, model: str) -> Embedder:
@@ -50,8 +55,10 @@ def resolve_embedder(registry: ProviderRegistry, provider: str, model: str) -> E
     keys are refused now, as for the evaluated models)."""
     endpoint, info = registry.resolve(None, provider, model)
     label = f"{provider}/{model}"
-    check_embedder(label, endpoint.api)
-    return Embedder(label, endpoint, info.id)
+    reach = registry.model_api(endpoint.api).embeddings
+    if reach is None:
+        check_embedder(label, endpoint.api)
+    return Embedder(label, endpoint, info.id, reach=reach)
 
 
 def cosine(a: list[float], b: list[float]) -> float:
@@ -71,8 +78,10 @@ def references(a: Assertion) -> list[str]:
 class Embedder:
     """One embedding model of an evaluation, its vectors kept per text."""
 
-    def __init__(self, label: str, endpoint: Endpoint, model: str) -> None:
+    def __init__(self, label: str, endpoint: Endpoint, model: str, *,
+                 reach: Callable[[Endpoint, str], AbstractContextManager[Endpoint]] | None = None) -> None:
         self.label, self.endpoint, self.model = label, endpoint, model
+        self._reach = reach  # None: post to `endpoint` itself
         self._vectors: dict[str, list[float]] = {}
         self._lock = threading.Lock()
         self.calls = 0
@@ -94,18 +103,20 @@ class Embedder:
 
         from ..providers.http import api_url, new_session, provider_message
 
-        ep = self.endpoint
-        headers = {"Authorization": f"Bearer {ep.api_key}"} if ep.api_key else {}
-        headers.update(ep.headers)
-        url = api_url(ep.base_url, "/embeddings")
         self.calls += 1
         try:
-            with new_session() as session:
+            reached = self._reach(self.endpoint, self.model) if self._reach else contextlib.nullcontext(self.endpoint)
+            with reached as ep, new_session() as session:
+                headers = {"Authorization": f"Bearer {ep.api_key}"} if ep.api_key else {}
+                headers.update(ep.headers)
+                url = api_url(ep.base_url, "/embeddings")
                 resp = session.post(url, json={"model": self.model, "input": texts}, headers=headers,
                                     timeout=(ep.connect_timeout, ep.read_timeout))
                 body = resp.content
         except requests.RequestException as exc:
             raise EmbeddingError(self._redactor.text(f"{self.label}: the embeddings call failed ({type(exc).__name__}: {exc})")) from None
+        except UserFacingError as exc:  # the engine could not serve the model
+            raise EmbeddingError(self._redactor.text(f"{self.label}: {exc.message}")) from None
         if resp.status_code != 200:
             raise EmbeddingError(self._redactor.text(f"{self.label}: the embeddings call answered HTTP {resp.status_code}: "
                                                      f"{provider_message(body)}"))

@@ -22,6 +22,13 @@ executable itself: `--local-supervisor`; `LLMSPACE_LLAMA_SERVER` may name anothe
 must fit in the free memory, and it must have a chat template — or be of an architecture
 whose template we ship (`templates/`). Logs: `logs/local/llama-server.log` and
 `logs/local/supervisor.log`.
+
+An embedding model (`ensure_engine(root, model, embedding=True)`, the `similar` assertions of
+evaluations) runs in a second engine of its own, with the same machinery under `run/embed/`
+(logs `llama-server-embed.log`, `supervisor-embed.log`): llama-server serves one model at a
+time, and a chat running on the first engine is not stopped for it. It gets no chat template,
+`--embeddings`, and a context (and batch, which must hold a whole text) no larger than the
+model's own. `stop_engine` and `release_engine` stop both.
 """
 
 from __future__ import annotations
@@ -43,7 +50,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..errors import UserFacingError
-from ..paths import DataRoot
+from ..paths import DataRoot, private_folder
 from ..processes import command_line, flock_holders, holds_flock, parent_pid, pid_alive
 from . import engine_files as ef
 from . import engine_settings
@@ -96,8 +103,9 @@ class EngineHandle:
     server_log: str
 
 
-def _run(root: DataRoot) -> Path:
-    return ef.run_dir(root.root)
+def _run(root: DataRoot, embedding: bool = False) -> Path:
+    run = ef.run_dir(root.root)
+    return private_folder(run / "embed") if embedding else run
 
 
 def log_dir(root: DataRoot) -> Path:
@@ -211,28 +219,34 @@ def _stop_locked(run: Path, timeout: float) -> bool:
 
 
 def stop_engine(root: DataRoot, timeout: float = 10.0) -> bool:
-    """Stop the engine of `root` (waiting up to `timeout` s for it to end); False when none ran."""
-    run = _run(root)
-    with ef.locked(run / ef.START_LOCK, timeout=timeout + 30.0):
-        return _stop_locked(run, timeout)
+    """Stop the engines of `root`, the chat one and the embedding one (waiting up to `timeout` s
+    for each to end); False when none ran."""
+    stopped = False
+    for run in (_run(root), _run(root, embedding=True)):
+        with ef.locked(run / ef.START_LOCK, timeout=timeout + 30.0):
+            stopped = _stop_locked(run, timeout) or stopped
+    return stopped
 
 
 def release_engine(root: DataRoot) -> bool:
-    """The app is closing: stop the engine unless another process has a request running.
-    True when it was stopped."""
-    run = _run(root)
-    busy = ef.try_lock(run / ef.BUSY)
-    if busy is None:
-        return False
-    busy.close()
-    return stop_engine(root)
+    """The app is closing: stop each engine unless another process has a request running on it.
+    True when one was stopped."""
+    stopped = False
+    for run in (_run(root), _run(root, embedding=True)):
+        busy = ef.try_lock(run / ef.BUSY)
+        if busy is None:
+            continue
+        busy.close()
+        with ef.locked(run / ef.START_LOCK, timeout=40.0):
+            stopped = _stop_locked(run, 10.0) or stopped
+    return stopped
 
 
 @contextlib.contextmanager
-def in_use(root: DataRoot) -> Iterator[None]:
+def in_use(root: DataRoot, *, embedding: bool = False) -> Iterator[None]:
     """Mark one request: the supervisor does not stop the engine while it runs, and its idle
     time counts from the end of the last request."""
-    run = _run(root)
+    run = _run(root, embedding)
     ef.touch_used(run)
     with ef.locked(run / ef.BUSY, shared=True, timeout=60.0):
         try:
@@ -323,23 +337,35 @@ def supervisor_command() -> list[str]:
     return [sys.executable, "-m", "llmspace.local.supervisor"]
 
 
-def _start(root: DataRoot, run: Path, model: ModelFile, settings: engine_settings.EngineSettings,
-           cancelled: Callable[[], bool]) -> EngineHandle:
+def _context_size(model: ModelFile, settings: engine_settings.EngineSettings, embedding: bool) -> int:
+    """The engine's context: the settings', for an embedding model at most its own (a longer
+    one only costs memory: each text is embedded whole, in one batch)."""
+    if not embedding:
+        return settings.context_size
     meta = read_metadata(model.path, keys=None)
-    template = chat_template_file(model.name, meta)
-    check_memory(model.name, memory_needed(model.path, meta, settings.context_size), available_memory())
+    own = _int(meta.get(f"{meta.get('general.architecture')}.context_length"))
+    return min(settings.context_size, own) if own > 0 else settings.context_size
+
+
+def _start(root: DataRoot, run: Path, model: ModelFile, settings: engine_settings.EngineSettings,
+           cancelled: Callable[[], bool], context: int, embedding: bool) -> EngineHandle:
+    meta = read_metadata(model.path, keys=None)
+    template = None if embedding else chat_template_file(model.name, meta)
+    check_memory(model.name, memory_needed(model.path, meta, context), available_memory())
     binary = server_binary()
     # Frozen: the supervisor runs the llama-server of its own unpack folder (this process's
     # folder is deleted when it exits, and the engine outlives it).
     bundled = getattr(sys, "frozen", False) and _override() is None
     logs = log_dir(root)
-    server_log, sup_log = logs / "llama-server.log", logs / "supervisor.log"
+    suffix = "-embed" if embedding else ""
+    server_log, sup_log = logs / f"llama-server{suffix}.log", logs / f"supervisor{suffix}.log"
     _rotate(server_log)
     _rotate(sup_log)
     cfg = {"runDir": str(run), "binary": None if bundled else str(binary), "model": model.name, "modelPath": str(model.path),
-           "contextSize": settings.context_size, "threads": settings.threads, "idleSeconds": settings.idle_seconds,
+           "contextSize": context, "threads": settings.threads, "idleSeconds": settings.idle_seconds,
            "apiKey": secrets.token_urlsafe(32), "serverLog": str(server_log),
-           "chatTemplateFile": str(template) if template else None}
+           "chatTemplateFile": str(template) if template else None,
+           "extraArgs": ["--embeddings", "--batch-size", str(context), "--ubatch-size", str(context)] if embedding else []}
     with sup_log.open("ab") as err:
         proc = subprocess.Popen(supervisor_command(), stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=err, start_new_session=True, close_fds=True)
@@ -378,16 +404,19 @@ def _start(root: DataRoot, run: Path, model: ModelFile, settings: engine_setting
     return _handle(rec)
 
 
-def ensure_engine(root: DataRoot, model: ModelFile, *, cancelled: Callable[[], bool] = lambda: False) -> EngineHandle:
+def ensure_engine(root: DataRoot, model: ModelFile, *, cancelled: Callable[[], bool] = lambda: False,
+                  embedding: bool = False) -> EngineHandle:
     """The running engine with `model` loaded: reused when it already runs with this model and
     these settings, else started (after stopping one with another model, once the requests
-    running on it end)."""
+    running on it end). `embedding`: the embedding engine, serving `/v1/embeddings`."""
     settings = engine_settings.load(root)
-    run = _run(root)
+    context = _context_size(model, settings, embedding)
+    run = _run(root, embedding)
     with ef.locked(run / ef.START_LOCK, timeout=START_TIMEOUT + 60.0, cancelled=cancelled):
         rec = _live_record(run)
         if rec is not None:
-            same = (rec.get("modelPath") == str(model.path) and _int(rec.get("contextSize")) == settings.context_size
+            same = (rec.get("modelPath") == str(model.path)
+                    and _int(rec.get("contextSize")) == context
                     and _int(rec.get("threads")) == settings.threads)
             if same:  # a changed idle time applies from the engine's next start
                 ef.touch_used(run)  # so the idle stop cannot come between this and the request
@@ -395,7 +424,7 @@ def ensure_engine(root: DataRoot, model: ModelFile, *, cancelled: Callable[[], b
             with ef.locked(run / ef.BUSY, timeout=START_TIMEOUT, cancelled=cancelled,
                            what="the engine (a request on another model)"):
                 _stop_locked(run, 10.0)
-        return _start(root, run, model, settings, cancelled)
+        return _start(root, run, model, settings, cancelled, context, embedding)
 
 
 def is_running(root: DataRoot, handle: EngineHandle) -> bool:

@@ -15,17 +15,21 @@ goes through `providers/tolerant_calls.py` (the registry wraps every adapter in
 `TolerantAdapter`): the provider option `compat.tolerantToolCalls` is on for `local` unless
 `models.json` turns it off: `{"id": "local", "compat": {"tolerantToolCalls": false}}`. A call
 during which the engine crashed ends with an error saying so; the next call starts it again.
+`local/NAME` also embeds (`ModelApi.embeddings`: the `similar` assertions of evaluations with
+`--embedder local/NAME`): the installed embedding GGUF NAME on the engine's embedding instance
+(`engine.ensure_engine(…, embedding=True)`), reached with OpenAI's `/embeddings`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserFacingError
 from ..paths import DataRoot
-from ..providers.base import AdapterContext, Api, CancelToken, ModelApi, ModelRequest
+from ..providers.base import AdapterContext, Api, CancelToken, Endpoint, ModelApi, ModelRequest
 from ..providers.events import ErrorEvent, Finish, StreamEvent
 
 if TYPE_CHECKING:
@@ -82,6 +86,21 @@ class LocalAdapter:
                 yield event
 
 
+@contextlib.contextmanager
+def embeddings(root: DataRoot, endpoint: Endpoint, model_id: str) -> Iterator[Endpoint]:
+    """One embeddings request to the installed model `model_id`: the embedding engine started
+    (or reused) with it, and marked in use while the request runs."""
+    from ..redact import KNOWN
+    from . import engine
+    from .models import LocalModels
+
+    model = LocalModels(root).resolve(model_id)
+    handle = engine.ensure_engine(root, model, embedding=True)
+    KNOWN.add([handle.api_key])
+    with engine.in_use(root, embedding=True):
+        yield dataclasses.replace(endpoint, base_url=handle.base_url, api_key=handle.api_key)
+
+
 def register(providers: ProviderRegistry, root: DataRoot, *, on_use: Callable[[], None] | None = None) -> None:
     """Register the `local-engine` API (the `local` provider itself is in the built-in catalogue)."""
     from ..registry import BUILTIN
@@ -89,7 +108,10 @@ def register(providers: ProviderRegistry, root: DataRoot, *, on_use: Callable[[]
     def create(context: AdapterContext) -> LocalAdapter:
         return LocalAdapter(root, on_use=on_use)
 
-    providers.register_api(API, ModelApi(create=create, build_payload=_payload), source=BUILTIN)
+    def embed(endpoint: Endpoint, model_id: str) -> contextlib.AbstractContextManager[Endpoint]:
+        return embeddings(root, endpoint, model_id)
+
+    providers.register_api(API, ModelApi(create=create, build_payload=_payload, embeddings=embed), source=BUILTIN)
 
 
 def installed_names(root: DataRoot) -> list[str]:

@@ -12,6 +12,7 @@ registry of `providers/registry.py`. `CancelToken` lives in `llmspace/cancel.py`
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -126,6 +127,9 @@ class ModelApi:
     `traced` — each call writes a trace under `traces/`;
     `sets_thread_model` — an explicit `--provider/--model` naming this API's provider
     becomes the thread's saved model, and the run history records the model called.
+    `embeddings(endpoint, model)` — for an API that is not OpenAI's but can serve OpenAI's
+    `/embeddings` (the built-in engine): a context manager around one embeddings request,
+    yielding the endpoint to post it to (None: only OpenAI-compatible APIs embed).
     """
 
     create: Callable[[AdapterContext], Adapter]
@@ -133,3 +137,4 @@ class ModelApi:
     retried: bool = True
     traced: bool = True
     sets_thread_model: bool = True
+    embeddings: Callable[[Endpoint, str], AbstractContextManager[Endpoint]] | None = None
