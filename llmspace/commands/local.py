@@ -104,6 +104,17 @@ def _models(app: App) -> Any:
     return LocalModels(app.root)
 
 
+def _use_hint(name: str, path: Path) -> str:
+    """How to use an installed model: as a chat model, or (an embedding model: pooling, no chat
+    template) as the embedder of `similar` assertions."""
+    from ..local.gguf_meta import read_metadata
+
+    meta = read_metadata(path, keys=None)
+    if not meta.get("tokenizer.chat_template") and f"{meta.get('general.architecture')}.pooling_type" in meta:
+        return f"It is an embedding model: use it with `llmspace eval run FILE --embedder local/{name}`."
+    return f"Use it with `llmspace run THREAD --provider local --model {name}`."
+
+
 def _table(rows: list[tuple[str, ...]]) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
@@ -176,7 +187,7 @@ def cmd_pull(args: argparse.Namespace, app: App) -> int:
         print(f"{model.name} is already installed ({model.path}).")
     else:
         print(f"Installed {model.name} ({human_size(model.size)}, SHA-256 {model.sha256}) at {model.path}.")
-    print(f"Use it with `llmspace run THREAD --provider local --model {model.name}`.")
+    print(_use_hint(model.name, model.path))
     return 0
 
 
@@ -190,7 +201,7 @@ def cmd_add(args: argparse.Namespace, app: App) -> int:
     entry = model.catalog_entry
     known = f"; it is the catalog's {entry.name}" if entry is not None else ""
     print(f"Added {model.name} ({human_size(model.size)}), {where} {model.path}{known}.")
-    print(f"Use it with `llmspace run THREAD --provider local --model {model.name}`.")
+    print(_use_hint(model.name, model.path))
     return 0
 
 

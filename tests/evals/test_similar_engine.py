@@ -20,7 +20,7 @@ from llmspace.local import engine
 from llmspace.local import engine_files as ef
 from llmspace.paths import DataRoot
 from tests.evals.support import write_eval
-from tests.local.engine_support import pid_gone, setup_root, wait_for
+from tests.local.engine_support import GEMMA, model_file, pid_gone, setup_root, wait_for
 
 MINILM = ("all-minilm-l6-v2-f32.gguf", "ad66c6159df65ba35b57478b9527c4583afe6ee192c1e1787e3a770100c0cb9c")
 
@@ -79,3 +79,10 @@ def test_an_evaluation_checks_similar_with_embedder_local_and_nothing_is_left_ru
     assert record is not None
     assert engine.stop_engine(minilm)
     wait_for(lambda: pid_gone(int(record["pid"])), 60.0, "llama-server to end")
+
+
+def test_local_add_tells_how_to_use_an_embedding_model_and_a_chat_model(home: Path, capsys) -> None:
+    assert main(["local", "add", str(model_file(MINILM)), "--name", "mini"]) == 0
+    assert "embedding model: use it with `llmspace eval run FILE --embedder local/mini`" in capsys.readouterr().out
+    assert main(["local", "add", str(model_file(GEMMA)), "--name", "gem"]) == 0
+    assert "--provider local --model gem" in capsys.readouterr().out
