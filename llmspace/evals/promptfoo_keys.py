@@ -54,7 +54,9 @@ TEST_KEYS: Table = {
     "metadata": (RUN, "the case's metadata (also variables when the thread uses the name)"),
     "options": (RUN, "see the test options"),
     "id": (RUN, "the case's id (an llmspace addition)"),
-    "provider": (REFUSE, "a test's own model is not run: the evaluation file's `models:` are"),
+    "provider": (REFUSE, ("the model that answers the test (on defaultTest: every test) is not run: the evaluation "
+                          "file's `models:` are; promptfoo's simulated user and prompt improver are refused naming what "
+                          "llmspace runs instead (conversation evaluations; variants)")),
     "providerOutput": (REFUSE, "a fixed output is not checked: every case asks the models"),
     "assertScoringFunction": (REFUSE, "a scoring function is JavaScript or Python code"),
     "prompts": (REFUSE, "a test's prompt filter has no counterpart: the thread is the one prompt"),
@@ -126,6 +128,36 @@ INSPECT_FIELDS: Table = {
     "sandbox": (REFUSE, "samples run no sandbox"),
     "setup": (REFUSE, "setup scripts run in a sandbox, which samples do not have"),
 }
+
+
+# promptfoo's own providers that drive a test rather than answer it, and what llmspace runs instead
+_DRIVERS = {
+    "promptfoo:simulated-user": ("promptfoo's simulated user talks to the model over several turns",
+                                 ("Write the tests as an llmspace conversation evaluation (`mode: conversation`, a "
+                                 "simulated user of any configured model): see docs/conversations.md and "
+                                 "`llmspace eval run --help` (--user-model)")),
+    "promptfoo:anthropic:prompt-improver": ("promptfoo's prompt improver rewrites the prompt until the tests pass",
+                                            ("llmspace does not rewrite prompts: compare prompt versions as variants "
+                                            "(`llmspace eval new --variants`), or remove the provider to run the tests as "
+                                            "written")),
+}
+
+
+def refuse_test_provider(data: dict[str, Any], where: str, path: Path) -> None:
+    """Raise for a test's (or defaultTest's) own `provider`: the model that answers the test,
+    which llmspace does not run (its evaluation file's `models:` answer every test)."""
+    if "provider" not in data:
+        return
+    value = data["provider"]
+    ident = str(value.get("id") or "") if isinstance(value, dict) else str(value)
+    driver = _DRIVERS.get(ident.strip())
+    if driver is not None:
+        raise UserFacingError(f"{path.name}: {where} uses the provider {ident!r} ({driver[0]}), which llmspace does not "
+                              "run; nothing was run.", hint=driver[1] + ".")
+    raise UserFacingError(f"{path.name}: {where} uses `provider` ({ident or 'a provider object'!s:.80}): the model that answers "
+                          f"{'every test' if where == 'defaultTest' else 'this test'} is not chosen by the test in llmspace; "
+                          "nothing was run.", hint="Remove it and name the model in the evaluation file's `models:` "
+                          "(or --models PROVIDER/MODEL).")
 
 
 def refuse_unknown(data: dict[str, Any], table: Table, where: str, path: Path, level: str) -> list[str]:

@@ -27,7 +27,7 @@ from ..errors import UserFacingError
 from . import model_graded, rubric_prompt
 from .assertions import TYPES, Assertion, parse_assertion
 from .case import Case, confined, content_id, file_value, read_document, threshold_value, value_text
-from .promptfoo_keys import ASSERT_KEYS, OPTION_KEYS, TEST_KEYS, refuse_unknown
+from .promptfoo_keys import ASSERT_KEYS, OPTION_KEYS, TEST_KEYS, refuse_test_provider, refuse_unknown
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\}\}")
 RENAMED = {"latency": "max-latency", "cost": "max-cost"}  # promptfoo's threshold becomes our value
@@ -88,6 +88,13 @@ class TestReader:
         self.notes: dict[str, int] = {}  # note -> how many times it applied
         self._ids: Counter[str] = Counter()
         self._row = 0
+        self._default_checked = False
+
+    def _check_keys(self, test: dict[str, Any], where: str) -> None:
+        """A test's (or defaultTest's) keys: a refused or unknown one raises; notes for the others."""
+        refuse_test_provider(test, where, self.path)
+        for key in refuse_unknown(test, TEST_KEYS, where, self.path, "a test"):
+            self.note(f"`{key}`{' of defaultTest' if where == 'defaultTest' else ''}: {TEST_KEYS[key][1]}")
 
     def note(self, text: str) -> None:
         self.notes[text] = self.notes.get(text, 0) + 1
@@ -97,8 +104,10 @@ class TestReader:
     def cases(self, test: Any, where: str, base: Path) -> list[Case]:
         if not isinstance(test, dict):
             raise UserFacingError(f"{self.path.name}: {where} is not an object of vars, assert, … ({test!r:.80}).")
-        for key in refuse_unknown(test, TEST_KEYS, where, self.path, "a test"):
-            self.note(f"`{key}`: {TEST_KEYS[key][1]}")
+        if not self._default_checked:
+            self._check_keys(self.default, "defaultTest")
+            self._default_checked = True
+        self._check_keys(test, where)
         options = {**(self.default.get("options") or {}), **(test.get("options") or {})}
         if not isinstance(options, dict):
             raise UserFacingError(f"{self.path.name}: {where}: `options` must be an object.")

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from llmspace.cli import main
+from llmspace.errors import UserFacingError
 from llmspace.evals.dataset import load_dataset
 from tests.evals.support import Oracle, write_thread
 from tests.support.llm_server import LoopbackLLM, configure_provider
@@ -107,6 +108,9 @@ def _refusal(home: Path, srv: LoopbackLLM, oracle: Oracle, text: str, capsys: py
     ("scenarios", "scenarios: []\ntests:\n  - vars: {question: hi}\n"),
     ("bogus", "tests:\n  - vars: {question: hi}\n    bogus: 1\n"),
     ("__prefix", None),
+    ("promptfoo:simulated-user", ("defaultTest:\n  provider: {id: 'promptfoo:simulated-user', config: {maxTurns: 3}}\n"
+                                 "tests:\n  - vars: {question: hi}\n")),
+    ("assertScoringFunction", "defaultTest:\n  assertScoringFunction: file://score.js\ntests:\n  - vars: {question: hi}\n"),
 ])
 def test_a_key_llmspace_does_not_run_stops_eval_new_and_eval_run_naming_it(home, srv, oracle, key, text, capsys):
     if text is None:  # a CSV column
@@ -178,3 +182,21 @@ def test_eval_new_on_a_promptfoo_configuration_says_what_runs_differently_and_th
     assert main(["eval", "run", str(path)]) == 1
     assert set(_rows(home)) == {"default answer is right", "default answer is wrong", "own answer overrides the default",
                                 "threshold lets one of two pass"}
+
+
+@pytest.mark.parametrize("where, provider, says", [
+    ("defaultTest", "{id: 'promptfoo:simulated-user', config: {maxTurns: 10}}", "docs/conversations.md"),
+    ("defaultTest", "{id: 'promptfoo:anthropic:prompt-improver'}", "--variants"),
+    ("defaultTest", "openai:gpt-4.1", "models:"),
+    ("test", "promptfoo:simulated-user", "docs/conversations.md"),
+    ("test", "{id: openai:gpt-4.1-mini}", "models:"),
+])
+def test_a_provider_that_answers_or_drives_the_tests_is_refused_saying_what_to_use_instead(tmp_path, where, provider, says):
+    text = (f"defaultTest:\n  provider: {provider}\ntests:\n  - vars: {{q: hi}}\n" if where == "defaultTest"
+            else f"tests:\n  - vars: {{q: hi}}\n    provider: {provider}\n")
+    (tmp_path / "promptfooconfig.yaml").write_text(text, encoding="utf-8")
+    with pytest.raises(UserFacingError) as caught:
+        load_dataset(tmp_path / "promptfooconfig.yaml")
+    message = f"{caught.value} {caught.value.hint}"
+    assert "promptfooconfig.yaml" in message and ("defaultTest" if where == "defaultTest" else "test 1") in message
+    assert says in message and "nothing was run" in message
