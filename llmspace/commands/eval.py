@@ -2,6 +2,7 @@
 
     llmspace eval new THREAD --dataset FILE [--models P/M,…] [--variants …] [--repeat N] [--judge P/M]
                       [--scorer includes|match|model] [-o FILE]
+                      [--conversation [--user-model P/M] [--tool-simulator P/M] [--max-user-turns N]]
     llmspace eval run FILE [--dataset FILE] [--models …] [--variants …] [--repeat N] [--judge P/M]
                       [--budget USD] [--concurrency N] [--react] [--max-turns N] [--no-cache] [--fresh] [--out DIR]
                       [--executor local|ray] [--ray-address auto|HOST:PORT|ray://HOST:PORT]
@@ -90,6 +91,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     n.add_argument("--scorer", choices=["includes", "match", "model"],
                    help="Inspect datasets: how `target` is checked, as Inspect's scorers do (default includes)")
     n.add_argument("-o", "--output", metavar="FILE", help="where to write it (default: <stem>.eval.yaml beside the thread)")
+    n.add_argument("--conversation", action="store_true",
+                   help="each row is a scenario a simulated user plays with the thread's agent (mode: conversation; "
+                        "docs/conversations.md)")
+    n.add_argument("--user-model", metavar="P/M", help="with --conversation: the model that plays the user (default: the first model)")
+    n.add_argument("--tool-simulator", metavar="P/M",
+                   help="with --conversation: the model that answers the thread's function tools (default: the user model)")
+    n.add_argument("--max-user-turns", type=int, metavar="N", help="with --conversation: user messages per conversation (default 10)")
     n.set_defaults(handler=eval_new)
 
     r = esub.add_parser("run", help="run an evaluation file", epilog=RUN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -164,58 +172,38 @@ def eval_new(args: argparse.Namespace, app: App) -> int:
 
 def _eval_new(args: argparse.Namespace, app: App) -> int:
     from ..agent.matrix_spec import parse_models, parse_variants
-    from ..evals.dataset import INSPECT, inside_folder, notes_message, scan_dataset, unsupported_message
-    from ..evals.spec import is_eval_file, load_spec, write_spec
+    from ..evals.new_file import ConversationChoice, NewEval, write_new_eval
     from .run import thread_path
 
     rel = thread_path(app, args.thread)
     thread_file = app.workspace.resolve(rel)
     stem = thread_file.name[:-5] if thread_file.name.endswith(".json") else thread_file.name
     out = Path(args.output).expanduser() if args.output else thread_file.with_name(f"{stem}.eval.yaml")
-    if not is_eval_file(out.name):
-        raise UserFacingError(f"{out.name} must end in .eval.yaml or .eval.json.")
-    if out.exists():
-        raise UserFacingError(f"{out} already exists.", hint="Edit it, or pass -o FILE to write another one.")
-    dataset_file = Path(args.dataset).expanduser().absolute()
-    if not (inside_folder(dataset_file, out.absolute().parent) or inside_folder(dataset_file, app.workspace.root)):
-        raise UserFacingError(f"The dataset {dataset_file} is outside the workspace and the evaluation file's folder, "
-                              "where an evaluation file may name it.",
-                              hint="Move or copy it into the workspace, or name it for one run with "
-                                   "`llmspace eval run FILE --dataset PATH`.")
-    dataset = scan_dataset(dataset_file, args.scorer or "includes")  # streamed: every row checked, none kept
-    problem = unsupported_message(dataset)
-    if problem and not getattr(args, "skip_unsupported", False):
-        raise UserFacingError(problem, hint="Remove those assertions, or replace them with ones llmspace runs "
-                                            "(docs/promptfoo-compat.md); no evaluation file was written.")
-    if (notes := notes_message(dataset)) is not None:
-        print(notes, file=sys.stderr)
-    if args.models:
-        models = [f"{p}/{m}" for p, m in parse_models(args.models)]
-    else:
-        thread = app.workspace.open(rel)
+    thread = app.workspace.open(rel)
+
+    def models() -> list[str]:
+        if args.models:
+            return [f"{p}/{m}" for p, m in parse_models(args.models)]
         choice = app.providers.choose(thread.model).model
         if choice is None:
             raise UserFacingError("The thread has no model to run.", hint="Pass --models PROVIDER/MODEL[,…].")
-        models = [f"{choice.provider}/{choice.id}"]
-    out_dir = out.absolute().parent
-    data: dict[str, Any] = {"thread": _relative(thread_file, out_dir), "dataset": _relative(dataset_file, out_dir),
-                            "models": models}
-    if args.variants:
-        data["variants"] = parse_variants(args.variants, app.workspace.root)
-    data["repeat"] = args.repeat
-    data["assert"] = [{"type": "contains"}] if dataset.has_expected and dataset.kind != INSPECT else []
-    if dataset.kind == INSPECT:
-        data["scorer"] = args.scorer or "includes"
-    if args.judge:
-        data["judge"] = args.judge
-    if args.embedder:
-        data["embedder"] = args.embedder
-    if args.skip_unsupported:
-        data["skipUnsupported"] = True
-    data.update({"threshold": 1.0, "concurrency": 4})
-    write_spec(out, data)
-    load_spec(out).validate()
-    print(f"Wrote {out} ({dataset.count} cases, {len(models)} model(s), {args.repeat} repeat(s)).")
+        return [f"{choice.provider}/{choice.id}"]
+
+    conversation = None
+    if args.conversation:
+        conversation = ConversationChoice(args.user_model, args.tool_simulator, args.max_user_turns)
+    elif args.user_model or args.tool_simulator or args.max_user_turns is not None:
+        raise UserFacingError("--user-model, --tool-simulator and --max-user-turns apply to conversations only.",
+                              hint="Add --conversation.")
+    written = write_new_eval(NewEval(
+        thread_file, Path(args.dataset), out, models,
+        parse_variants(args.variants, app.workspace.root) if args.variants else None, args.repeat, args.judge,
+        args.embedder, bool(getattr(args, "skip_unsupported", False)), args.scorer, conversation=conversation),
+        thread, app.workspace.root)
+    for note in written.notes:
+        print(note, file=sys.stderr)
+    kind = "scenarios" if conversation is not None else "cases"
+    print(f"Wrote {out} ({written.cases} {kind}, {len(written.models)} model(s), {args.repeat} repeat(s)).")
     print(f"Run it with: llmspace eval run {out}")
     return 0
 
