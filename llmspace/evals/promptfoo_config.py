@@ -7,7 +7,8 @@ plus `__expected`, `__expected1…N`, `__description`, `__metadata:*`, `__thresh
     source.cases, source.unsupported, source.notes
     for case in csv_cases(path, rows, reader): …      # promptfoo CSV, row by row
 
-`tests:` may be a list of tests, files, globs and `file://` paths, or one of those; every file
+`tests:` may be a list of tests, files, globs, `file://` paths and remote sources
+(`huggingface://datasets/…`, `langfuse://traces…`: `evals/remote_tests.py`), or one of those; every file
 lies inside the configuration's folder (symbolic links resolved), as `file://` values and a
 test's `vars:` file do. A key llmspace does not run is refused naming it and the file
 (`evals/promptfoo_keys.py`); one it runs differently leaves a note.
@@ -28,6 +29,7 @@ from .case import Case, confined, read_document, read_text
 from .dataset_rows import csv_rows
 from .promptfoo_keys import CONFIG_KEYS, CSV_COLUMNS, refuse_unknown
 from .promptfoo_tests import TestReader
+from .remote_tests import RemoteNote, is_remote, remote_tests
 
 TEST_FILE_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".csv")
 MAX_TEST_FILES = 1000
@@ -81,7 +83,9 @@ def read_promptfoo(path: Path, data: Any) -> PromptfooSource:
         tests = list(_tests(path, data["tests"]))
     cases: list[Case] = []
     for test, where in tests:
-        if isinstance(test, _CsvRows):
+        if isinstance(test, RemoteNote):
+            notes.append(test.text)
+        elif isinstance(test, _CsvRows):
             cases.extend(csv_cases(test.path, test.rows, reader))
         else:
             cases.extend(reader.cases(test, where, base))
@@ -108,11 +112,15 @@ def _tests(path: Path, value: Any) -> Iterator[tuple[Any, str]]:
 
 
 def _test_files(path: Path, spec: str) -> Iterator[tuple[Any, str]]:
+    if is_remote(spec):
+        yield from remote_tests(spec, path.name)
+        yield RemoteNote(spec), spec
+        return
     base = path.parent
     rel = spec.removeprefix("file://")
     if "://" in rel:
-        raise UserFacingError(f"{path.name}: the tests {spec!r} are not a file in its folder (remote datasets are not read); "
-                              "nothing was run.", hint="Download the tests into the configuration's folder and name that file.")
+        raise UserFacingError(f"{path.name}: the tests {spec!r} are not a file in its folder (the remote sources read are "
+                              "huggingface://datasets/… and langfuse://traces); nothing was run.", hint="Download the tests into the configuration's folder and name that file.")
     if any(ch in rel for ch in "*?["):
         found = sorted(glob.glob(str(base / rel), recursive=True))
         if not found:
