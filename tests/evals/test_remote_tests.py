@@ -17,7 +17,8 @@ import pytest
 import yaml
 
 from llmspace.cli import main
-from llmspace.evals import remote_tests
+from llmspace.errors import UserFacingError
+from llmspace.evals import remote_sources, remote_tests
 from llmspace.evals.dataset import load_dataset
 from tests.evals.support import Oracle, write_thread
 from tests.support.hf_datasets import DatasetsServer
@@ -150,6 +151,27 @@ def test_an_unknown_split_and_an_answer_that_is_not_rows_are_clear_errors(home, 
     config.write_text("tests: huggingface://datasets/cais/hle?split=test&limit=2\n", encoding="utf-8")
     with pytest.raises(Exception, match="is not a page of rows"):
         load_dataset(config)
+
+
+def test_a_source_over_the_row_cap_is_refused_and_nothing_of_it_is_kept(home, hub, tmp_path, monkeypatch):
+    monkeypatch.setattr(remote_sources, "MAX_ROWS", 150)  # the cap, lowered so a loopback dataset passes it
+    hub.datasets[("cais/hle", "default", "test")] = _rows(300)
+    config = tmp_path / "promptfooconfig.yaml"
+    spec = "huggingface://datasets/cais/hle?split=test"
+    config.write_text(f"tests: {spec}\n", encoding="utf-8")
+    with pytest.raises(UserFacingError, match="holds more than 150 tests"):
+        load_dataset(config)
+    assert len(hub.requests) == 2 and not remote_tests.snapshot_path(spec).exists()
+
+
+def test_a_damaged_snapshot_is_refused_saying_to_delete_it(home, hub, tmp_path):
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(f"tests: {HLE}\n", encoding="utf-8")
+    assert len(load_dataset(config).cases) == 103
+    remote_tests.snapshot_path(HLE).write_text('{"url": "elsewhere", "tests": []}', encoding="utf-8")
+    with pytest.raises(UserFacingError, match="is damaged") as info:
+        load_dataset(config)
+    assert "Delete it" in info.value.hint
 
 
 # -- Langfuse --------------------------------------------------------------------------------
