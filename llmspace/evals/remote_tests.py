@@ -50,8 +50,11 @@ def snapshot_path(spec: str) -> Path:
 
 
 def snapshot_note(spec: str) -> str:
-    return (f"the tests of {redacted(spec)} are the snapshot {snapshot_path(spec)} (fetched once); "
+    note = (f"the tests of {redacted(spec)} are the snapshot {snapshot_path(spec)} (fetched once); "
             "delete that file to fetch them again")
+    if spec.startswith(LANGFUSE_PREFIX):
+        note += "; the models answer each trace's `input` (promptfoo checks the stored output, here the variable `output`)"
+    return note
 
 
 def remote_tests(spec: str, config_name: str) -> Iterator[tuple[Any, str]]:

@@ -232,6 +232,9 @@ def test_langfuse_traces_with_a_limit_become_that_many_cases_that_run(home, srv,
         first = cases[0].values
         assert first["input"] == "What is 1 + 1?" and first["output"] == "2" and first["__langfuse_trace_id"] == "trace-1"
         assert first["__langfuse_url"] == server.url + "/project/p/traces/trace-1" and first["__langfuse_tags"] == ["prod"]
+        (folder,) = (home / "evals" / "quiz").iterdir()
+        notes = json.loads((folder / "summary.json").read_text("utf-8"))["notes"]
+        assert any("the models answer each trace's `input`" in n for n in notes)
 
         monkeypatch.setenv("LANGFUSE_SECRET_KEY", "sk-lf-wrong")  # a new source (another limit) with wrong keys
         data["tests"] = "langfuse://traces?limit=3"
