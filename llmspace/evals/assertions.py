@@ -67,6 +67,7 @@ class Assertion:
     judge: str | None = None  # the "provider/model" that grades this assertion instead of the evaluation's judge
     rubric_prompt: tuple[tuple[str, str], ...] | None = None  # promptfoo's rubricPrompt: (role, template) messages
     context_transform: str | None = None  # promptfoo's contextTransform: code that extracts a context-* type's context
+    embedder: str | None = None  # a similar assertion's own "provider/model" embedder (promptfoo's provider), else the evaluation's
 
     @property
     def label(self) -> str:

@@ -32,6 +32,7 @@ from .assertions import Assertion, Check, Observation
 
 if TYPE_CHECKING:
     from ..providers.registry import ProviderRegistry
+    from .plan import Plan
 
 DEFAULT_THRESHOLD = 0.75
 BATCH = 64  # texts per request
@@ -61,6 +62,29 @@ def resolve_embedder(registry: ProviderRegistry, provider: str, model: str) -> E
     return Embedder(label, endpoint, info.id, reach=reach)
 
 
+def evaluation_embedder(registry: ProviderRegistry, default: tuple[str, str] | None, plan: Plan) -> Embedder | None:
+    """The evaluation's embedder, holding the similar assertions' own embedders (`plan.embedders`)
+    that `registry` can call; one it cannot is left out with a note (the evaluation's embeds
+    for it), or refused naming it when the evaluation has none."""
+    base = resolve_embedder(registry, *default) if default is not None else None
+    own: dict[str, Embedder] = {}
+    for provider, model in plan.embedders:
+        try:
+            own[f"{provider}/{model}"] = resolve_embedder(registry, provider, model)
+        except UserFacingError:
+            if base is None:
+                raise UserFacingError(f"A similar assertion's `provider` names the embedder {provider}/{model}, which is not "
+                                      "a configured embedding model, and the evaluation has no embedder; nothing was run.",
+                                      hint="Configure that provider, or add `embedder: PROVIDER/MODEL` (or --embedder).") from None
+            plan.notes.append(f"an embedding `provider` names {provider}/{model}, which is not a configured embedding model: "
+                              f"the evaluation's embedder ({base.label}) checks its similar assertions")
+    if base is None and own:
+        base = next(iter(own.values()))
+    if base is not None:
+        base.own = own
+    return base
+
+
 def cosine(a: list[float], b: list[float]) -> float:
     """The cosine similarity of two vectors (0 when either is all zeros)."""
     if len(a) != len(b):
@@ -86,6 +110,7 @@ class Embedder:
         self._lock = threading.Lock()
         self.calls = 0
         self._redactor = redactor_for(endpoint)
+        self.own: dict[str, Embedder] = {}  # "provider/model" -> a similar assertion's own embedder
 
     def vectors(self, texts: list[str]) -> list[list[float]]:
         with self._lock:
@@ -140,6 +165,9 @@ class Embedder:
         return [cosine(first, other) for other in others]
 
     def check(self, a: Assertion, obs: Observation) -> Check:
+        chosen = self.own.get(a.embedder or "", self)
+        if chosen is not self:
+            return chosen.check(a, obs)
         threshold = a.threshold if a.threshold is not None else DEFAULT_THRESHOLD
         refs = references(a)
         try:

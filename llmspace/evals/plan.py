@@ -72,6 +72,7 @@ class Plan:
         self.repeat = repeat
         self.has_judge = has_judge
         self.judges: list[tuple[str, str]] = []  # the assertions' own judges (promptfoo's `provider`), besides spec.judge
+        self.embedders: list[tuple[str, str]] = []  # similar assertions' own embedders (promptfoo's `provider`), besides spec.embedder
         self.compare: list[str] = []  # the types over a case's outputs it uses (select-best, max-score: evals/compare_outputs.py)
         self.case_count = case_count if case_count is not None else len(case_ids or [])
         self._stream = stream
@@ -209,7 +210,8 @@ def build_plan(spec: EvalSpec, dataset: DatasetScan, thread: Thread, skills: Any
     has_judge = False
     own_judges: set[str] = set()  # assertions' own judges; `needs_judge`: one judged assertion has none
     needs_judge = False
-    has_similar = False
+    has_similar = False  # a similar (without its own embedder) or answer-relevance assertion: the evaluation's embedder
+    own_embedders: set[str] = set()
     compare: set[str] = set()
     kept: dict[tuple[str, str], dict[str, Any]] | None = {}  # the checked requests of a small plan, not rendered again
     no_expected: list[str] = []  # cases whose assertions compare with an `expected` they lack
@@ -219,8 +221,9 @@ def build_plan(spec: EvalSpec, dataset: DatasetScan, thread: Thread, skills: Any
         own_judges.update(a.judge for a in case.assertions if a.type in _JUDGING and a.judge)
         needs_judge = needs_judge or any(a.type in _JUDGING and not a.judge for a in (*spec.assertions, *case.assertions))
         compare.update(a.type for a in (*spec.assertions, *case.assertions) if a.type in COMPARE)
-        has_similar = has_similar or any(a.type == SIMILAR or a.grader == "answer-relevance"
+        has_similar = has_similar or any((a.type == SIMILAR and not a.embedder) or a.grader == "answer-relevance"
                                          for a in (*spec.assertions, *case.assertions))
+        own_embedders.update(a.embedder for a in case.assertions if a.type == SIMILAR and a.embedder)
         if case.expected is None:
             wanting = [a.label for a in (*spec.assertions, *case.assertions) if needs_expected(a)]
             if wanting:
@@ -282,6 +285,7 @@ def build_plan(spec: EvalSpec, dataset: DatasetScan, thread: Thread, skills: Any
                 notes=notes,
                 stream_ids=lambda: (c.id for c in dataset.cases()))
     plan.judges = [parse_model(j) for j in sorted(own_judges)]  # `Plan.usable_judges` keeps the configured ones
+    plan.embedders = [parse_model(e) for e in sorted(own_embedders)]  # `embeddings.evaluation_embedder` resolves them
     plan.compare = sorted(compare)
     return plan
 

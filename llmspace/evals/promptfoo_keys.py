@@ -69,8 +69,9 @@ OPTION_KEYS: Table = {
     "provider": (RUN, ("the judge of the test's model-graded assertions (llm-rubric, factuality, closed-QA, g-eval, "
                        "context-*, conversation-relevance, select-best): PROVIDER:MODEL (openai:gpt-4.1-mini, openai:chat:gpt-4.1-mini, "
                        "anthropic:messages:claude-…) or {id: …} read as llmspace's PROVIDER/MODEL, which must be configured;"
-                       " code, exec: and file:// providers are refused. An assertion's own provider wins; other types note "
-                       "it")),
+                       " code, exec: and file:// providers are refused; promptfoo's per-kind map {text: …, embedding: …}: "
+                       "`text` is the judge and `embedding` the embedder of similar assertions (a similar assertion's "
+                       "provider is its embedder). An assertion's own provider wins; other types note it")),
     "transform": (RUN, ("the output is transformed before every assertion of the test (JavaScript, or file:// .js / "
                         ".py), in the confined host of javascript and python assertions")),
     "postprocess": (RUN, "promptfoo's older name for transform: read as transform"),
@@ -92,7 +93,8 @@ ASSERT_KEYS: Table = {
     "assert": (RUN, "the assertions of an `assert-set` (without a threshold, they join the case's)"),
     "$ref": (RUN, "an assertion of `assertionTemplates`"),
     "metric": (DIFFERENT, "accepted: named metrics are not aggregated (a note says so)"),
-    "provider": (RUN, "the judge of this model-graded assertion, read as the test's options.provider is"),
+    "provider": (RUN, ("the judge of this model-graded assertion (the embedder of a similar one), read as the test's "
+                       "options.provider is")),
     "transform": (RUN, ("the output is transformed for this assertion, after the test's transform (JavaScript, or "
                         "file:// .js / .py), in the confined host of javascript and python assertions")),
     "contextTransform": (RUN, ("the context of a context-faithfulness, -recall or -relevance assertion, extracted from the "

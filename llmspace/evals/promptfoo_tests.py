@@ -249,8 +249,9 @@ class TestReader:
             if judging.get("rubric_prompt") is not None and item["type"] not in rubric_prompt.KINDS:
                 raise UserFacingError(f"{self.path.name}: {where}: `rubricPrompt` on {kind!r} is not run (llmspace runs it for "
                                       f"{', '.join(rubric_prompt.KINDS)}); nothing was run.")
-            if "judge" not in judging and (raw.get("provider") or (options or {}).get("provider")):
-                self.note(f"`provider` on {base_kind}: not used (only a judged assertion's provider is its judge)")
+            if not {"judge", "embedder"} & set(judging) and (raw.get("provider") or (options or {}).get("provider")):
+                self.note(f"`provider` on {base_kind}: not used (only a judged assertion's provider is its judge, and a "
+                          "similar assertion's its embedder)")
             if item["type"] == "llm-rubric" and "rubric_prompt" not in judging and isinstance(item.get("threshold"), (int, float)) \
                     and 0 <= item["threshold"] <= 1:
                 item["threshold"] = 1 + 4 * float(item["threshold"])  # promptfoo's 0–1 score on the judge's 1–5 scale
@@ -290,15 +291,26 @@ def vars_files(path: Path, value: str | list[str], base: Path, where: str) -> di
     return out
 
 
+def provider_kinds(value: Any) -> tuple[Any, Any]:
+    """A grading `provider` as (its text model, its embedding model): promptfoo's per-kind map
+    `{text: …, embedding: …}` gives each its own (a kind it leaves out is None); one provider
+    (an id or `{id: …}`) is both."""
+    if isinstance(value, dict) and "id" not in value and set(value) & {"text", "embedding"}:
+        return value.get("text"), value.get("embedding")
+    return value, value
+
+
 def judge_settings(raw: dict[str, Any], options: dict[str, Any], base: Path, where: str) -> dict[str, Any]:
     """A judged assertion's own judge and rubricPrompt (the assertion's, else its test's
     options'), as `Assertion` fields; an assertion that no judge grades gets none."""
     kind = str(raw.get("type", ""))
     judged = kind in ("llm-rubric", "select-best", *model_graded.KINDS) and kind != "answer-relevance"
     out: dict[str, Any] = {}
-    provider = raw.get("provider", options.get("provider"))
-    if judged and provider is not None:
-        out["judge"] = rubric_prompt.judge_model(provider, where)
+    text, embedding = provider_kinds(raw.get("provider", options.get("provider")))
+    if judged and text is not None:
+        out["judge"] = rubric_prompt.judge_model(text, where)
+    if kind in ("similar", "not-similar") and embedding is not None:
+        out["embedder"] = rubric_prompt.judge_model(embedding, where)
     prompt = raw.get("rubricPrompt", options.get("rubricPrompt") if judged and kind != "select-best" else None)
     if prompt is not None:
         out["rubric_prompt"] = rubric_prompt.read_rubric_prompt(prompt, base, where)

@@ -26,7 +26,7 @@ PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z_][A-Za-z
 ROLES = ("system", "user", "assistant")
 KINDS = ("llm-rubric", "factuality", "model-graded-factuality", "model-graded-closedqa")
 # promptfoo's provider ids: PROVIDER:MODEL, or PROVIDER:chat|completion|messages|…:MODEL
-_API_PARTS = {"chat", "completion", "messages", "responses", "generate"}
+_API_PARTS = {"chat", "completion", "messages", "responses", "generate", "embedding", "embeddings"}
 _ID = re.compile(r"^([A-Za-z][A-Za-z0-9_.-]*):(.+)$")
 Messages = tuple[tuple[str, str], ...]
 

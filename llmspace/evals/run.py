@@ -44,7 +44,7 @@ from .code_assertions import CodeAssertions
 from .compare_outputs import run_compare
 from .conversation import attach_conversation, check_conversation_run
 from .dataset import scan_dataset
-from .embeddings import resolve_embedder
+from .embeddings import evaluation_embedder
 from .journal import NAME as JOURNAL
 from .journal import VERSION, JournalWriter, RunLock, choosing, read_journal
 from .judge import Judge, judge_key
@@ -169,7 +169,7 @@ def prepare(runner: Runner, spec: EvalSpec) -> Prepared:
         endpoint, info = registry.resolve(None, provider, model)  # refuses unknown models and missing keys now
         targets[f"{provider}/{model}"] = Target(endpoint.provider_id, info.id, endpoint, info, registry.model_api(endpoint.api))
     check_conversation_run(spec, thread, dataset.cases, targets, registry)  # its simulators and judge added to targets
-    embedder = resolve_embedder(registry, *spec.embedder) if spec.embedder is not None else None  # similar assertions
+    embedder = evaluation_embedder(registry, spec.embedder, plan)  # similar assertions (and their own embedders)
     hashes = {"evalFile": spec.raw_hash, "dataset": _file_sha(dataset.path), "thread": thread_hash(thread),
               "settings": spec.settings_hash()}
     prepared = Prepared(spec, rel, thread, dataset, plan, targets, hashes, runner, embedder=embedder)

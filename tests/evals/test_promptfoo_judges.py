@@ -135,3 +135,23 @@ def test_a_judge_provider_llmspace_cannot_call_or_a_rubric_prompt_on_g_eval_stop
     assert _run(home, srv, second, tests, judge="loop/judge") == 2
     assert "`rubricPrompt` on 'g-eval'" in capsys.readouterr().err
     assert not srv.requests and not second.requests  # nothing ran
+
+
+def test_a_per_kind_provider_map_grades_with_its_text_model_and_embeds_similar_with_its_embedding_model(home, srv, second, oracle,
+                                                                                                        capsys):
+    kinds = {"text": {"id": "second:grader", "label": "Demo judge"}, "embedding": {"id": "second:embedding:grader"}}
+    tests = [{"vars": {"question": "What is 3 + 4?"}, "options": {"provider": kinds},
+              "assert": [{"type": "llm-rubric", "value": "right", "rubricPrompt": "{{output}}"},
+                         {"type": "similar", "value": "seven", "threshold": 0.1}]},
+             {"vars": {"question": "What is 2 + 2?"},  # a map without `text`: the evaluation's judge grades
+              "assert": [{"type": "llm-rubric", "value": "correct", "provider": {"embedding": "second:grader"}}]}]
+    code = _run(home, srv, second, tests, judge="loop/judge")
+    assert code in (0, 1), capsys.readouterr().err
+
+    assert len([b for b in _judge_requests(second) if "messages" in b]) == 1
+    assert len([b for b in _judge_requests(srv) if is_judge(b)]) == 1
+    embedded = [r.body_json for r in second.requests if r.path.endswith("/embeddings")]
+    assert embedded and all(b["model"] == "grader" for b in embedded)  # no --embedder: the map's embedding model
+    assert not [r for r in srv.requests if r.path.endswith("/embeddings")]
+    similar = _checks(home)["7"]["similar 'seven'"]
+    assert "embedding model" not in similar.get("reason", "")
