@@ -7,6 +7,7 @@ the form's validation.
     form = NewEvalForm(thread_rel, dataset, models="p/m, p/m", assertions="contains\\nregex: ^\\\\d+$", judge="")
     form.problems(preview)                # what to fix before running (empty: ready)
     form.spec_data(thread_file, out_dir)  # the evaluation file's content (`evals/spec.write_spec`)
+    form.new_eval(thread_file, out)       # whole conversations: the request `eval new --conversation` writes
     form_from_spec(spec, thread_rel)      # an evaluation file's form, to run it again (the dialog prefilled)
 
 `fresh` (the dialog's "Fresh answers") calls the models even when the response cache holds
@@ -16,6 +17,13 @@ Assertions are typed one per line: `TYPE` (checks against the case's `expected`)
 `TYPE: VALUE` (`regex: ^\\d+$`, `llm-rubric: Is the answer correct?`); `not-TYPE` negates.
 A variable of the thread is filled by the dataset column of its name, else keeps the
 thread's own value; a variable with neither is a problem (every cell would fail to render).
+
+"Whole conversations" (`conversation`): each row is a scenario a simulated user plays
+(`mode: conversation`); the preview lists the first scenarios' persona and goal, a row that is
+not a scenario is the preview's problem (naming its line), and the file is written by
+`evals/new_file.py::write_new_eval`, as `eval new --conversation` writes it (the user model
+defaults to the first model; no assertion typed: the default set). A scenarios file chosen
+without it is a problem saying to choose it.
 """
 
 from __future__ import annotations
@@ -31,7 +39,10 @@ from ..core.templating.references import references
 from ..core.templating.variables import custom_values, typed_variables
 from ..errors import UserFacingError
 from ..evals.assertions import JUDGED, parse_assertion
+from ..evals.conversation_setup import DEFAULT_MAX_USER_TURNS
 from ..evals.dataset import RESERVED, load_dataset, unsupported_message
+from ..evals.new_file import ConversationChoice, NewEval
+from ..evals.scenarios import looks_like_scenarios, read_scenarios
 
 if TYPE_CHECKING:
     from ..core.model import Thread
@@ -61,9 +72,13 @@ def thread_variables(thread: Thread) -> list[str]:
     return sorted({r.name for r in references(thread)})
 
 
-def dataset_preview(path: Path, thread: Thread | None, limit: int = PREVIEW_ROWS) -> Preview:
+SCENARIOS_CHOICE = "This dataset holds conversation scenarios (rows with user: or opening:): choose Whole conversations."
+
+
+def dataset_preview(path: Path, thread: Thread | None, limit: int = PREVIEW_ROWS, conversation: bool = False) -> Preview:
     try:
         dataset = load_dataset(path)
+        scenarios = read_scenarios(path, DEFAULT_MAX_USER_TURNS) if conversation else None
     except UserFacingError as exc:
         return Preview(0, [], [], [], exc.message)
     columns: dict[str, None] = {"id": None}
@@ -90,7 +105,13 @@ def dataset_preview(path: Path, thread: Thread | None, limit: int = PREVIEW_ROWS
                 mapping.append((name, "the thread's value", True))
             else:
                 mapping.append((name, "no column of this name and no value in the thread", False))
-    return Preview(len(dataset.cases), names, rows, mapping, unsupported_message(dataset), has_expected)
+    problem = unsupported_message(dataset)
+    if scenarios is not None:
+        names = ["id", "persona", "goal"]
+        rows = [[_cell_text(case_id), _cell_text(s.persona), _cell_text(s.goal)] for case_id, s in scenarios[:limit]]
+    elif problem is None and thread is not None and looks_like_scenarios(path, set(thread_variables(thread))):
+        problem = SCENARIOS_CHOICE
+    return Preview(len(dataset.cases), names, rows, mapping, problem, has_expected)
 
 
 def parse_assertion_lines(text: str) -> list[dict[str, Any]]:
@@ -125,6 +146,8 @@ class NewEvalForm:
     judge: str = ""
     repeat: int = 1
     fresh: bool = False  # call the models even for cached answers (not written to the file)
+    conversation: bool = False  # whole conversations: each row a scenario a simulated user plays
+    user_model: str = ""  # with `conversation`: the simulated user ("": the first model)
 
     def problems(self, preview: Preview | None) -> list[str]:
         """Everything to fix before the evaluation can run, in form order."""
@@ -159,7 +182,19 @@ class NewEvalForm:
             out.append("An llm-rubric assertion needs a judge model.")
         if not 1 <= self.repeat <= 100:
             out.append("Repeats must be from 1 to 100.")
+        if self.conversation and self.user_model.strip():
+            try:
+                parse_model(self.user_model)
+            except UserFacingError as exc:
+                out.append(f"User model: {exc.message}")
         return out
+
+    def new_eval(self, thread_file: Path, out: Path) -> NewEval:
+        """The evaluation file to write for whole conversations (`evals/new_file.write_new_eval`)."""
+        return NewEval(thread_file, Path(self.dataset).expanduser(), out, parse_model_list(self.models), repeat=self.repeat,
+                       judge="/".join(parse_model(self.judge)) if self.judge.strip() else None,
+                       assertions=parse_assertion_lines(self.assertions) or None,
+                       conversation=ConversationChoice(self.user_model.strip() or None))
 
     def spec_data(self, thread_file: Path, out_dir: Path) -> dict[str, Any]:
         """The evaluation file's content, its paths relative to `out_dir` (where it is written)."""
@@ -187,7 +222,9 @@ def form_from_spec(spec: EvalSpec, thread_rel: str) -> NewEvalForm:
     return NewEvalForm(thread_rel, str(dataset if dataset.is_absolute() else (spec.folder / dataset).absolute()),
                        ", ".join(f"{p}/{m}" for p, m in spec.models),
                        "\n".join(_assertion_line(a.to_data()) for a in spec.assertions),
-                       "/".join(spec.judge) if spec.judge else "", spec.repeat)
+                       "/".join(spec.judge) if spec.judge else "", spec.repeat,
+                       conversation=spec.conversation is not None,
+                       user_model="/".join(spec.conversation.user_model) if spec.conversation and spec.conversation.user_model else "")
 
 
 def _relative(path: Path, base: Path) -> str:

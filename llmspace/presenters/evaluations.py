@@ -34,6 +34,7 @@ from ..evals.compare import compare_results, read_rows, read_summary
 from ..evals.dataset import load_dataset
 from ..evals.journal import NAME as JOURNAL
 from ..evals.journal import read_journal
+from ..evals.new_file import write_new_eval
 from ..evals.records import CellRecord, JudgeRecord
 from ..evals.run import Outcome, resolve_thread, results_root, run_cells, thread_hash
 from ..evals.spec import load_spec, write_spec
@@ -111,6 +112,10 @@ class EvaluationSession:
         rerun = self.rerun
         if rerun is not None and replace(self.form, fresh=False) == replace(rerun.form, fresh=False):
             out = rerun.eval_file  # unchanged: that file as it is, in a new results folder
+        elif self.form.conversation:  # as `eval new --conversation` writes it
+            out = eval_file_for(self.thread_file)
+            workspace = self.runner.services.workspace
+            write_new_eval(self.form.new_eval(self.thread_file, out), workspace.open(self.form.thread_rel), workspace.root)
         else:
             out = eval_file_for(self.thread_file)
             write_spec(out, self.form.spec_data(self.thread_file, out.parent))
