@@ -41,6 +41,7 @@ CONFIG_KEYS: Table = {
     "redteam": (REFUSE, "red-team generation is not part of llmspace"),
     "extensions": (REFUSE, "extension hooks are JavaScript or Python code"),
     "nunjucksFilters": (DIFFERENT, "not used: the filters serve the prompts, and the thread is the prompt"),
+    "filters": (DIFFERENT, "promptfoo's older name of nunjucksFilters: not used (the thread is the prompt)"),
     "derivedMetrics": (DIFFERENT, "not computed: the verdicts do not depend on them"),
     "tracing": (DIFFERENT, "not used: llmspace's own traces are kept apart"),
 }

@@ -200,3 +200,15 @@ def test_a_provider_that_answers_or_drives_the_tests_is_refused_saying_what_to_u
     message = f"{caught.value} {caught.value.hint}"
     assert "promptfooconfig.yaml" in message and ("defaultTest" if where == "defaultTest" else "test 1") in message
     assert says in message and "nothing was run" in message
+
+
+def test_filters_the_older_name_of_nunjucks_filters_loads_with_a_note_and_a_filtered_value_is_refused(tmp_path):
+    (tmp_path / "promptfooconfig.yaml").write_text(
+        "filters: {allcaps: ./allcaps.js}\ntests:\n  - vars: {q: hi}\n    assert: [{type: contains, value: hi}]\n", encoding="utf-8")
+    data = load_dataset(tmp_path / "promptfooconfig.yaml")
+    assert len(data.cases) == 1 and any("`filters`" in n and "nunjucksFilters" in n for n in data.notes)
+    (tmp_path / "promptfooconfig.yaml").write_text(
+        "filters: {allcaps: ./allcaps.js}\ntests:\n  - vars: {q: hi}\n    assert: [{type: contains, value: '{{q | allcaps}}'}]\n",
+        encoding="utf-8")
+    with pytest.raises(UserFacingError, match="filters"):
+        load_dataset(tmp_path / "promptfooconfig.yaml")
