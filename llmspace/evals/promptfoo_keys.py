@@ -32,6 +32,7 @@ CONFIG_KEYS: Table = {
     "evaluateOptions": (DIFFERENT, "not used: concurrency, repeat and cache are the evaluation file's"),
     "commandLineOptions": (DIFFERENT, "not used: the flags of `llmspace eval run` apply"),
     "outputPath": (DIFFERENT, "not used: results go to the results folder"),
+    "outputs": (DIFFERENT, "not used: not a key of promptfoo's configuration (promptfoo ignores it; outputPath is its output)"),
     "sharing": (DIFFERENT, "not used: nothing is shared"),
     "writeLatestResults": (DIFFERENT, "not used: every run writes its results folder"),
     "metadata": (DIFFERENT, "not used (it describes the configuration)"),
@@ -39,7 +40,8 @@ CONFIG_KEYS: Table = {
     "$schema": (DIFFERENT, "not used"),
     "scenarios": (REFUSE, "groups of vars × tests are not read yet; list the tests instead"),
     "redteam": (REFUSE, "red-team generation is not part of llmspace"),
-    "extensions": (REFUSE, "extension hooks are JavaScript or Python code"),
+    "extensions": (REFUSE, ("extension hooks are JavaScript or Python code that can add tests and assertions and change "
+                            "vars (beforeAll, beforeEach), so the tests without them could give other verdicts")),
     "nunjucksFilters": (DIFFERENT, "not used: the filters serve the prompts, and the thread is the prompt"),
     "filters": (DIFFERENT, "promptfoo's older name of nunjucksFilters: not used (the thread is the prompt)"),
     "derivedMetrics": (DIFFERENT, "not computed: the verdicts do not depend on them"),

@@ -212,3 +212,13 @@ def test_filters_the_older_name_of_nunjucks_filters_loads_with_a_note_and_a_filt
         encoding="utf-8")
     with pytest.raises(UserFacingError, match="filters"):
         load_dataset(tmp_path / "promptfooconfig.yaml")
+
+
+def test_outputs_which_promptfoo_ignores_loads_with_a_note_and_extension_hooks_are_refused_saying_why(tmp_path):
+    path = tmp_path / "promptfooconfig.yaml"
+    path.write_text("outputs:\n  - type: csv\ntests:\n  - vars: {q: hi}\n", encoding="utf-8")
+    data = load_dataset(path)
+    assert len(data.cases) == 1 and any("`outputs`" in n and "promptfoo ignores it" in n for n in data.notes)
+    path.write_text("extensions: ['file://hooks.py:extension_hook']\ntests:\n  - vars: {q: hi}\n", encoding="utf-8")
+    with pytest.raises(UserFacingError, match=r"extensions.*add tests"):
+        load_dataset(path)
