@@ -69,6 +69,8 @@ OPTION_KEYS: Table = {
     "disableVarExpansion": (RUN, "list values stay one variable (as JSON) instead of one case per value"),
     "disableConversationVar": (RUN, "accepted: llmspace sets no _conversation variable"),
     "runSerially": (DIFFERENT, "accepted: cells run with the evaluation's concurrency"),
+    "timeout": (DIFFERENT, ("accepted, not applied: a request waits as its provider's settings say (readTimeout, retry "
+                            "deadline in models.json), not the test's milliseconds; a request that outlives those fails its cell")),
     "provider": (RUN, ("the judge of the test's model-graded assertions (llm-rubric, factuality, closed-QA, g-eval, "
                        "context-*, conversation-relevance, select-best): PROVIDER:MODEL (openai:gpt-4.1-mini, openai:chat:gpt-4.1-mini, "
                        "anthropic:messages:claude-…) or {id: …} read as llmspace's PROVIDER/MODEL, which must be configured;"

@@ -222,3 +222,11 @@ def test_outputs_which_promptfoo_ignores_loads_with_a_note_and_extension_hooks_a
     path.write_text("extensions: ['file://hooks.py:extension_hook']\ntests:\n  - vars: {q: hi}\n", encoding="utf-8")
     with pytest.raises(UserFacingError, match=r"extensions.*add tests"):
         load_dataset(path)
+
+
+def test_a_tests_options_timeout_loads_with_a_note_naming_the_providers_timeouts(tmp_path):
+    path = tmp_path / "promptfooconfig.yaml"
+    path.write_text("defaultTest:\n  options: {timeout: 90000}\ntests:\n  - vars: {q: hi}\n  - vars: {q: ho}\n", encoding="utf-8")
+    data = load_dataset(path)
+    assert len(data.cases) == 2
+    assert any(n.startswith("options.timeout: accepted, not applied") and "readTimeout" in n for n in data.notes)
