@@ -50,7 +50,8 @@ CONFIG_KEYS: Table = {
 
 TEST_KEYS: Table = {
     "vars": (RUN, ("the case's variables (a mapping, or a file:// path / list of paths to YAML or JSON); "
-                  "a list value gives one case per value (the cartesian product across lists)")),
+                  "a list value gives one case per value (the cartesian product across lists), and so does a file:// "
+                  "glob value (one case per file it matches inside the file's folder, its text the value)")),
     "assert": (RUN, "the case's assertions (defaultTest's come first)"),
     "description": (RUN, "the case's name: its id in results.jsonl, the report, JUnit and messages"),
     "threshold": (RUN, "the case passes when its weighted assertion score reaches it (0–1)"),

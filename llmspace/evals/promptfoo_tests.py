@@ -15,8 +15,10 @@ Keys are checked against `evals/promptfoo_keys.py`: a refused or unknown key rai
 
 from __future__ import annotations
 
+import glob
 import itertools
 import json
+import os
 import re
 from collections import Counter
 from dataclasses import replace
@@ -33,6 +35,7 @@ PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z_][A-Za-z
 RENAMED = {"latency": "max-latency", "cost": "max-cost"}  # promptfoo's threshold becomes our value
 ID_MAX = 120
 CODE = ("javascript", "python")  # their file:// value names code (and a function), not text to inline
+MAX_GLOB_FILES = 1000  # files one `file://` glob variable may expand into
 
 
 def _render(text: str, values: dict[str, Any], missing: set[str]) -> str:
@@ -119,6 +122,8 @@ class TestReader:
         threshold = test.get("threshold", self.default.get("threshold"))
         description = value_text(test.get("description") or "")
         rid = test.get("id") or meta.get("id")
+        if not options.get("disableVarExpansion"):
+            variables = {k: self._glob(v, base, where) for k, v in variables.items()}
         combos = self._expand(variables, bool(options.get("disableVarExpansion")))
         out = []
         for values in combos:
@@ -163,6 +168,21 @@ class TestReader:
         if not isinstance(value, dict):
             raise UserFacingError(f"{self.path.name}: {where}: `vars` must be a mapping or a file path, not {value!r:.80}.")
         return {str(k): v for k, v in value.items()}
+
+    def _glob(self, value: Any, base: Path, where: str) -> Any:
+        """A `file://` glob variable as promptfoo reads it: a list of the files it matches (one
+        case per file), each inside the test file's folder; other values unchanged."""
+        if not isinstance(value, str) or not value.startswith("file://") or not any(c in value for c in "*?["):
+            return value
+        pattern = value[len("file://"):]
+        found = sorted(p for p in glob.glob(str(base / pattern), recursive=True) if Path(p).is_file())
+        if not found:
+            raise UserFacingError(f"{self.path.name}: {where}: no file matches the variable {value!r} in {base}; nothing was run.")
+        if len(found) > MAX_GLOB_FILES:
+            raise UserFacingError(f"{self.path.name}: {where}: the variable {value!r} matches {len(found)} files, more than "
+                                  f"{MAX_GLOB_FILES} (one case each); nothing was run.", hint="Narrow the pattern.")
+        return ["file://" + str(confined(base, os.path.relpath(p, base), f"{self.path.name} {where}").relative_to(
+            os.path.realpath(base))) for p in found]
 
     def _expand(self, variables: dict[str, Any], disabled: bool) -> list[dict[str, Any]]:
         lists = {k: v for k, v in variables.items() if isinstance(v, list) and k != "_conversation" and not disabled}

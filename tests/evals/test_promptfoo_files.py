@@ -230,3 +230,25 @@ def test_a_tests_options_timeout_loads_with_a_note_naming_the_providers_timeouts
     data = load_dataset(path)
     assert len(data.cases) == 2
     assert any(n.startswith("options.timeout: accepted, not applied") and "readTimeout" in n for n in data.notes)
+
+
+def test_a_file_glob_variable_gives_one_case_per_file_of_the_folder_and_nothing_outside_it(tmp_path):
+    folder = tmp_path / "pf"
+    (folder / "articles").mkdir(parents=True)
+    for name, text in (("b.txt", "Second article."), ("a.txt", "First article."), ("c.md", "Third article.")):
+        (folder / "articles" / name).write_text(text, encoding="utf-8")
+    (folder / "articles" / "sub").mkdir()  # a folder the glob matches is not a case
+    path = folder / "promptfooconfig.yaml"
+    path.write_text("tests:\n  - vars: {article: 'file://articles/*', tone: [short, long]}\n"
+                    "    assert: [{type: not-contains, value: 'AI language model'}]\n", encoding="utf-8")
+    cases = load_dataset(path).cases
+    assert sorted((c.values["article"], c.values["tone"]) for c in cases) == [
+        (text, tone) for text in ("First article.", "Second article.", "Third article.") for tone in ("long", "short")]
+    assert len({c.id for c in cases}) == 6
+    (tmp_path / "secret.txt").write_text("outside", encoding="utf-8")
+    path.write_text("tests:\n  - vars: {article: 'file://../secre*.txt'}\n", encoding="utf-8")
+    with pytest.raises(UserFacingError, match="outside the test file's folder"):
+        load_dataset(path)
+    path.write_text("tests:\n  - vars: {article: 'file://missing/*.txt'}\n", encoding="utf-8")
+    with pytest.raises(UserFacingError, match="no file matches"):
+        load_dataset(path)
