@@ -32,7 +32,11 @@ def csv_rows(path: Path) -> Iterator[dict[str, Any]]:
         try:
             for row in reader:
                 if None in row:
-                    raise UserFacingError(f"{path.name} row {reader.line_num - 1} has more cells than there are columns.")
+                    extra = ", ".join(repr(c) for c in row[None])
+                    raise UserFacingError(f"{path.name} row {reader.line_num - 1} has more cells than there are columns "
+                                          f"(the extra: {extra:.80}); nothing was run.",
+                                          hint="Quote a cell that holds a comma (\"Petra, Jordan\"), or add the missing "
+                                               "column; promptfoo's CSV reader refuses such a row too.")
                 yield {k.strip(): v for k, v in row.items() if k is not None and k.strip()}
         except UnicodeDecodeError:
             raise UserFacingError(f"{path.name} is not UTF-8 text.") from None

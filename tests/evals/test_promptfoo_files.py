@@ -252,3 +252,15 @@ def test_a_file_glob_variable_gives_one_case_per_file_of_the_folder_and_nothing_
     path.write_text("tests:\n  - vars: {article: 'file://missing/*.txt'}\n", encoding="utf-8")
     with pytest.raises(UserFacingError, match="no file matches"):
         load_dataset(path)
+
+
+def test_a_csv_row_with_more_cells_than_columns_is_refused_naming_the_row_and_the_quoting_fix(tmp_path):
+    (tmp_path / "places.csv").write_text("location,__expected\nAntarctica,icontains: ice\nPetra, Jordan,icontains: rock\n",
+                                         encoding="utf-8")
+    with pytest.raises(UserFacingError) as caught:
+        load_dataset(tmp_path / "places.csv")
+    text = str(caught.value)
+    assert "places.csv row 2 has more cells than there are columns" in text and "'icontains: rock'" in text
+    assert "Quote a cell" in text
+    (tmp_path / "places.csv").write_text('location,__expected\n"Petra, Jordan",icontains: rock\n', encoding="utf-8")
+    assert load_dataset(tmp_path / "places.csv").cases[0].values["location"] == "Petra, Jordan"
