@@ -55,6 +55,8 @@ REFUSED = {  # promptfoo types evaluations cannot run (a service they do not cal
     "classifier": "it needs a Hugging Face text-classification model behind its Inference API, which evaluations "
                   "do not call",
     "trace-": "it checks the OpenTelemetry trace of the provider's call, which evaluations do not record",
+    "non-empty": ("it is not a promptfoo assertion type (promptfoo's list of types has none, so promptfoo refuses it too): "
+                  "to require an answer, write `not-equals` with the value '' or `regex` with the value '\\S'"),
 }
 MAX_JSON_STARTS = 2000  # the places in an output where contains-json tries a JSON value
 _JSON_START = re.compile(r"[\[{]")

@@ -64,6 +64,9 @@ TEST_KEYS: Table = {
     "providerOutput": (REFUSE, "a fixed output is not checked: every case asks the models"),
     "assertScoringFunction": (REFUSE, "a scoring function is JavaScript or Python code"),
     "prompts": (REFUSE, "a test's prompt filter has no counterpart: the thread is the one prompt"),
+    "dataset": (REFUSE, ("not a key of promptfoo's test case (its schema has none; promptfoo does not read the rows it "
+                         "names), so the test would run without them: list the rows as `tests: file://FILE.csv` instead")),
+    "filter": (REFUSE, "not a key of promptfoo's test case (promptfoo does not read it): filter the rows before listing them"),
 }
 
 OPTION_KEYS: Table = {

@@ -264,3 +264,21 @@ def test_a_csv_row_with_more_cells_than_columns_is_refused_naming_the_row_and_th
     assert "Quote a cell" in text
     (tmp_path / "places.csv").write_text('location,__expected\n"Petra, Jordan",icontains: rock\n', encoding="utf-8")
     assert load_dataset(tmp_path / "places.csv").cases[0].values["location"] == "Petra, Jordan"
+
+
+@pytest.mark.parametrize("key, says", [("dataset", "tests: file://FILE.csv"), ("filter", "filter the rows")])
+def test_test_keys_promptfoo_does_not_know_are_refused_saying_promptfoo_does_not_read_them(tmp_path, key, says):
+    (tmp_path / "promptfooconfig.yaml").write_text(
+        f"tests:\n  - {key}: file://logs.csv\n    assert: [{{type: not-contains, value: 'I am an AI'}}]\n", encoding="utf-8")
+    with pytest.raises(UserFacingError) as caught:
+        load_dataset(tmp_path / "promptfooconfig.yaml")
+    assert f"`{key}`" in str(caught.value) and "promptfoo does not read" in str(caught.value) and says in str(caught.value)
+
+
+def test_non_empty_which_is_not_a_promptfoo_type_is_refused_naming_what_to_write_instead(tmp_path):
+    from llmspace.evals.assertion_types import refusal_reason
+
+    (tmp_path / "promptfooconfig.yaml").write_text("tests:\n  - vars: {q: hi}\n    assert: [{type: non-empty, value: true}]\n",
+                                                   encoding="utf-8")
+    assert set(load_dataset(tmp_path / "promptfooconfig.yaml").unsupported) == {"non-empty"}
+    assert "not a promptfoo assertion type" in refusal_reason("non-empty") and "not-equals" in refusal_reason("non-empty")
