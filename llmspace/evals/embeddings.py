@@ -13,7 +13,9 @@ no answer, vectors that do not match) fails the check with the provider's messag
 removed. `resolve_embedder(registry, provider, model)` finds the endpoint and refuses one whose
 API has no embeddings route (`check_embedder`); an API that declares how it embeds
 (`ModelApi.embeddings`: the built-in engine, `--embedder local/NAME`) is reached through that
-for each request (the engine is started on the first).
+for each request (the engine is started on the first). `evaluation_embedder(registry, default,
+plan)` is the evaluation's embedder holding the similar assertions' own (promptfoo's `provider`,
+or the `embedding` of its per-kind map); `check` uses an assertion's own when it has one.
 """
 
 from __future__ import annotations
