@@ -94,7 +94,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     n.add_argument("--conversation", action="store_true",
                    help="each row is a scenario a simulated user plays with the thread's agent (mode: conversation; "
                         "docs/conversations.md)")
-    n.add_argument("--user-model", metavar="P/M", help="with --conversation: the model that plays the user (default: the first model)")
+    n.add_argument("--user-model", metavar="P/M", help="with --conversation: the model that plays the user (default: the first model); "
+                                                         "required for promptfoo:simulated-user tests, which are conversations")
     n.add_argument("--tool-simulator", metavar="P/M",
                    help="with --conversation: the model that answers the thread's function tools (default: the user model)")
     n.add_argument("--max-user-turns", type=int, metavar="N", help="with --conversation: user messages per conversation (default 10)")
@@ -192,9 +193,8 @@ def _eval_new(args: argparse.Namespace, app: App) -> int:
     conversation = None
     if args.conversation:
         conversation = ConversationChoice(args.user_model, args.tool_simulator, args.max_user_turns)
-    elif args.user_model or args.tool_simulator or args.max_user_turns is not None:
-        raise UserFacingError("--user-model, --tool-simulator and --max-user-turns apply to conversations only.",
-                              hint="Add --conversation.")
+    elif args.user_model or args.tool_simulator or args.max_user_turns is not None:  # promptfoo's simulated-user tests take them
+        conversation = ConversationChoice(args.user_model, args.tool_simulator, args.max_user_turns, asked=False)
     written = write_new_eval(NewEval(
         thread_file, Path(args.dataset), out, models,
         parse_variants(args.variants, app.workspace.root) if args.variants else None, args.repeat, args.judge,

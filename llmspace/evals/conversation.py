@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from ..core.model import Thread
     from .assertions import Check
     from .cell import ExecContext
-    from .dataset import Case
+    from .dataset import Case, DatasetScan
     from .plan import Cell
     from .prepared import Prepared
     from .records import JournalRecord
@@ -300,14 +300,20 @@ def conversation_context(p: Prepared, records: list[JournalRecord]) -> Conversat
                                "/".join(p.spec.judge) if p.spec.judge else None, prior)
 
 
-def check_conversation_run(spec: EvalSpec, thread: Thread, cases: Callable[[], Iterable[Case]], targets: dict[str, Target],
+def check_conversation_run(spec: EvalSpec, thread: Thread, dataset: DatasetScan, targets: dict[str, Target],
                            registry: Any) -> None:
     """Everything a conversation run needs, checked before any call (`evals/run.py::prepare`):
     every scenario reads, a simulated user (unless replayed), something to answer every function
     tool, a judge for the judged assertions; the simulator and judge models resolved into
     `targets` (through the provider `registry`). Without `mode: conversation`, the
-    conversation-only assertion types are refused."""
+    conversation-only assertion types and promptfoo's simulated-user tests are refused."""
     settings: ConversationSettings | None = spec.conversation
+    cases: Callable[[], Iterable[Case]] = dataset.cases
+    if settings is None and dataset.conversation:
+        raise UserFacingError(f"{dataset.path.name} holds promptfoo:simulated-user tests, which run as conversations; "
+                              "nothing was run.", hint="Add `mode: conversation` and `userModel: PROVIDER/MODEL` (the model "
+                              "that plays the user) to the evaluation file, or write it again with `llmspace eval new "
+                              "--user-model P/M`.")
     if settings is None:
         for case in cases():
             for a in (*spec.assertions, *case.assertions):
@@ -323,7 +329,9 @@ def check_conversation_run(spec: EvalSpec, thread: Thread, cases: Callable[[], I
         scenario_of(values, settings.max_user_turns, f"case {case.id} (row {case.row})")
         judged = judged or any(a.type in JUDGED_KINDS for a in (*spec.assertions, *case.assertions))
     if settings.replay is None and settings.user_model is None:
-        raise UserFacingError("A conversation needs a model to play the user.",
+        raise UserFacingError("A conversation needs a model to play the user" + (
+            " (promptfoo's simulated user is its own hosted service, which llmspace does not call)" if dataset.conversation
+            else "") + "; nothing was run.",
                               hint="Add `userModel: PROVIDER/MODEL` to the evaluation file or pass --user-model P/M.")
     tools = list(thread.context.tools or []) if thread.context is not None else []
     if settings.replay is None:  # a replay's tool results are the recorded ones

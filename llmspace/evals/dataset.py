@@ -52,6 +52,7 @@ class Dataset:
     cases: list[Case]
     unsupported: dict[str, list[str]] = field(default_factory=dict)  # promptfoo type -> case ids
     notes: list[str] = field(default_factory=list)  # what runs differently from the file's own tool
+    conversation: bool = False  # promptfoo:simulated-user tests: scenarios of a conversation evaluation
 
 
 @dataclass
@@ -67,6 +68,7 @@ class DatasetScan:
     kind: str = PLAIN  # plain, promptfoo, promptfoo-csv or inspect
     notes: list[str] = field(default_factory=list)
     scorer: str = "includes"  # Inspect samples: how `target` is checked
+    conversation: bool = False  # promptfoo:simulated-user tests: scenarios of a conversation evaluation
 
     def cases(self) -> Iterator[Case]:
         return iter_cases(self.path, self.kind, scorer=self.scorer)
@@ -86,7 +88,7 @@ def load_dataset(path: Path, scorer: str = "includes") -> Dataset:
     kind = dataset_kind(path)
     if kind == PROMPTFOO:
         source = read_promptfoo(path, _document(path))
-        return Dataset(path, source.cases, source.unsupported, source.notes)
+        return Dataset(path, source.cases, source.unsupported, source.notes, source.conversation)
     reader = TestReader(path)
     cases = _finish(path, list(iter_cases(path, kind, reader, scorer)))
     return Dataset(path, cases, reader.unsupported, _notes(reader))
@@ -112,7 +114,8 @@ def scan_dataset(path: Path, scorer: str = "includes") -> DatasetScan:
         count += 1
         has_expected = has_expected or case.expected is not None
     unsupported, notes = (source.unsupported, source.notes) if source is not None else (reader.unsupported, _notes(reader))
-    return DatasetScan(path, count, has_expected, kind in (PROMPTFOO, PROMPTFOO_CSV) and count > 0, unsupported, kind, notes, scorer)
+    return DatasetScan(path, count, has_expected, kind in (PROMPTFOO, PROMPTFOO_CSV) and count > 0, unsupported, kind, notes, scorer,
+                       source is not None and source.conversation)
 
 
 def dataset_kind(path: Path) -> str:

@@ -9,7 +9,9 @@ user (`mode: conversation`), with a default assertion set and notes on the defau
 A conversation file's user model defaults to the first model; a thread's function tools are
 answered by the tool simulator, which defaults to the user model; with a judge the default
 assertion is `goal-met` (docs/conversations.md), without one none (the scenarios' own `assert`
-lists still run). A scenarios file given without `conversation` is refused with the fix.
+lists still run). A scenarios file given without `conversation` is refused with the fix. A
+promptfoo configuration of `promptfoo:simulated-user` tests is a conversation file too: it needs
+`--user-model` (refused without one) and keeps its own assertions only.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from ..agent.matrix_spec import parse_model
 from ..core.templating.references import references
 from ..errors import UserFacingError
 from .conversation_setup import DEFAULT_MAX_USER_TURNS, MODE, max_user_turns
-from .dataset import INSPECT, inside_folder, notes_message, scan_dataset, unsupported_message
+from .dataset import INSPECT, PROMPTFOO, DatasetScan, dataset_kind, inside_folder, notes_message, scan_dataset, unsupported_message
 from .scenarios import looks_like_scenarios, read_scenarios
 from .spec import is_eval_file, load_spec, write_spec
 
@@ -39,6 +41,7 @@ class ConversationChoice:
     user_model: str | None = None
     tool_simulator: str | None = None
     max_user_turns: int | None = None
+    asked: bool = True  # --conversation given (False: only its flags, for promptfoo's simulated-user tests)
 
 
 @dataclass(frozen=True)
@@ -81,9 +84,10 @@ def write_new_eval(req: NewEval, thread: Thread, workspace_root: Path) -> Writte
                                    "`llmspace eval run FILE --dataset PATH`.")
     conv = req.conversation
     turns = max_user_turns(conv.max_user_turns, "--max-user-turns") if conv and conv.max_user_turns is not None else None
-    if conv is not None:
+    if conv is not None and conv.asked and dataset_kind(dataset_file) != PROMPTFOO:
         read_scenarios(dataset_file, turns or DEFAULT_MAX_USER_TURNS)  # a row that is not a scenario: its line named
     dataset = scan_dataset(dataset_file, req.scorer or "includes")  # streamed: every row checked, none kept
+    conv = _simulated_user_choice(dataset, conv, turns)
     problem = unsupported_message(dataset)
     if problem and not req.skip_unsupported:
         raise UserFacingError(problem, hint="Remove those assertions, or replace them with ones llmspace runs "
@@ -120,6 +124,24 @@ def write_new_eval(req: NewEval, thread: Thread, workspace_root: Path) -> Writte
     return Written(out, dataset.count, models, notes)
 
 
+def _simulated_user_choice(dataset: DatasetScan, conv: ConversationChoice | None, turns: int | None) -> ConversationChoice | None:
+    """The conversation settings of a new file: promptfoo's simulated-user tests need a user model
+    (promptfoo's own is its hosted service); other datasets take the flags only with --conversation."""
+    if dataset.conversation:
+        if conv is None or not conv.user_model:
+            raise UserFacingError(f"{dataset.path.name} holds promptfoo:simulated-user tests, which run as conversations, "
+                                  "and needs a model to play the user (promptfoo's simulated user is its own hosted "
+                                  "service, which llmspace does not call).",
+                                  hint="Pass --user-model PROVIDER/MODEL; no evaluation file was written.")
+        return conv
+    if conv is not None and not conv.asked:
+        raise UserFacingError("--user-model, --tool-simulator and --max-user-turns apply to conversations only.",
+                              hint="Add --conversation.")
+    if conv is not None and dataset.kind == PROMPTFOO:
+        read_scenarios(dataset.path, turns or DEFAULT_MAX_USER_TURNS)  # refused: promptfoo tests, not scenarios
+    return conv
+
+
 def _conversation(conv: ConversationChoice, models: list[str], thread: Thread, judge: str | None,
                   notes: list[str]) -> dict[str, Any]:
     user = "/".join(parse_model(conv.user_model)) if conv.user_model else models[0]
@@ -138,8 +160,8 @@ def _conversation(conv: ConversationChoice, models: list[str], thread: Thread, j
 
 
 def _default_asserts(req: NewEval, dataset: Any, notes: list[str]) -> list[dict[str, Any]]:
-    if req.conversation is None:
-        return [{"type": "contains"}] if dataset.has_expected and dataset.kind != INSPECT else []
+    if req.conversation is None or dataset.conversation:  # promptfoo's tests: their own checks only
+        return [{"type": "contains"}] if dataset.has_expected and dataset.kind != INSPECT and not dataset.conversation else []
     if req.judge:
         return [{"type": "goal-met"}]
     notes.append("Note: no judge, so no default assertion: each scenario's own `assert` list is checked. Pass "

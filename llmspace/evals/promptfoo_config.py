@@ -44,6 +44,7 @@ class PromptfooSource:
     cases: list[Case]
     unsupported: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    conversation: bool = False  # promptfoo:simulated-user tests: a conversation evaluation's scenarios
 
 
 def is_config(data: Any) -> bool:
@@ -90,7 +91,7 @@ def read_promptfoo(path: Path, data: Any) -> PromptfooSource:
         else:
             cases.extend(reader.cases(test, where, base))
     notes.extend(f"{text}" + (f" ({n}×)" if n > 1 else "") for text, n in reader.notes.items())
-    return PromptfooSource(cases, reader.unsupported, notes)
+    return PromptfooSource(cases, reader.unsupported, notes, bool(reader.conversation))
 
 
 @dataclass

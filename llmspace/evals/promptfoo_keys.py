@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserFacingError
+from .promptfoo_simulated import is_simulated_user
 
 RUN, DIFFERENT, REFUSE = "run", "different", "refuse"
 Table = dict[str, tuple[str, str]]
@@ -58,9 +59,11 @@ TEST_KEYS: Table = {
     "metadata": (RUN, "the case's metadata (also variables when the thread uses the name)"),
     "options": (RUN, "see the test options"),
     "id": (RUN, "the case's id (an llmspace addition)"),
-    "provider": (REFUSE, ("the model that answers the test (on defaultTest: every test) is not run: the evaluation "
-                          "file's `models:` are; promptfoo's simulated user and prompt improver are refused naming what "
-                          "llmspace runs instead (conversation evaluations; variants)")),
+    "provider": (DIFFERENT, ("`promptfoo:simulated-user` (on the test or defaultTest) makes each test a conversation "
+                             "(mode: conversation): vars.instructions is the user's goal, as written; config.maxTurns its "
+                             "maxUserTurns; the user is played by --user-model P/M (or userModel:), without which the file "
+                             "is refused. Any other provider, the model that answers the test, is refused: the evaluation "
+                             "file's `models:` are run; promptfoo's prompt improver is refused naming variants")),
     "providerOutput": (REFUSE, "a fixed output is not checked: every case asks the models"),
     "assertScoringFunction": (REFUSE, "a scoring function is JavaScript or Python code"),
     "prompts": (REFUSE, "a test's prompt filter has no counterpart: the thread is the one prompt"),
@@ -143,10 +146,6 @@ INSPECT_FIELDS: Table = {
 
 # promptfoo's own providers that drive a test rather than answer it, and what llmspace runs instead
 _DRIVERS = {
-    "promptfoo:simulated-user": ("promptfoo's simulated user talks to the model over several turns",
-                                 ("Write the tests as an llmspace conversation evaluation (`mode: conversation`, a "
-                                 "simulated user of any configured model): see docs/conversations.md and "
-                                 "`llmspace eval run --help` (--user-model)")),
     "promptfoo:anthropic:prompt-improver": ("promptfoo's prompt improver rewrites the prompt until the tests pass",
                                             ("llmspace does not rewrite prompts: compare prompt versions as variants "
                                             "(`llmspace eval new --variants`), or remove the provider to run the tests as "
@@ -156,8 +155,9 @@ _DRIVERS = {
 
 def refuse_test_provider(data: dict[str, Any], where: str, path: Path) -> None:
     """Raise for a test's (or defaultTest's) own `provider`: the model that answers the test,
-    which llmspace does not run (its evaluation file's `models:` answer every test)."""
-    if "provider" not in data:
+    which llmspace does not run (its evaluation file's `models:` answer every test); promptfoo's
+    simulated user passes (the test is a conversation)."""
+    if "provider" not in data or is_simulated_user(data["provider"]):  # a conversation: evals/promptfoo_simulated.py
         return
     value = data["provider"]
     ident = str(value.get("id") or "") if isinstance(value, dict) else str(value)

@@ -30,6 +30,7 @@ from . import model_graded, rubric_prompt
 from .assertions import TYPES, Assertion, parse_assertion
 from .case import Case, confined, content_id, file_value, read_document, threshold_value, value_text
 from .promptfoo_keys import ASSERT_KEYS, OPTION_KEYS, TEST_KEYS, refuse_test_provider, refuse_unknown
+from .promptfoo_simulated import NOTE, PROVIDER_ID, SimulatedUser, scenario_values, simulated_user
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\}\}")
 RENAMED = {"latency": "max-latency", "cost": "max-cost"}  # promptfoo's threshold becomes our value
@@ -92,11 +93,14 @@ class TestReader:
         self._ids: Counter[str] = Counter()
         self._row = 0
         self._default_checked = False
+        self.conversation: bool | None = None  # promptfoo:simulated-user tests (None: no test read yet)
 
     def _check_keys(self, test: dict[str, Any], where: str) -> None:
         """A test's (or defaultTest's) keys: a refused or unknown one raises; notes for the others."""
         refuse_test_provider(test, where, self.path)
         for key in refuse_unknown(test, TEST_KEYS, where, self.path, "a test"):
+            if key == "provider":  # the simulated user: its own notes
+                continue
             self.note(f"`{key}`{' of defaultTest' if where == 'defaultTest' else ''}: {TEST_KEYS[key][1]}")
 
     def note(self, text: str) -> None:
@@ -125,10 +129,13 @@ class TestReader:
         if not options.get("disableVarExpansion"):
             variables = {k: self._glob(v, base, where) for k, v in variables.items()}
         combos = self._expand(variables, bool(options.get("disableVarExpansion")))
+        sim = self._simulated_user(test, where)
         out = []
         for values in combos:
             self._row += 1
             values = {k: file_value(base, v, where) for k, v in values.items()}
+            if sim is not None:
+                values = scenario_values(values, sim, where, self.path)
             expected = values.pop("expected", None) if "expected" in values else None
             if rid:
                 stem = _id_text(str(rid))
@@ -144,6 +151,21 @@ class TestReader:
             out.append(Case(case_id, values, None if expected is None else value_text(expected), assertions,
                             threshold_value(threshold, where), description, self._row, lenient=True))
         return out
+
+    def _simulated_user(self, test: dict[str, Any], where: str) -> SimulatedUser | None:
+        """promptfoo's simulated user driving this test (its own provider, else defaultTest's);
+        a file must make all its tests conversations or none."""
+        sim = simulated_user(test["provider"], where, self.path) if "provider" in test else \
+            simulated_user(self.default.get("provider"), "defaultTest", self.path)
+        if self.conversation is not None and self.conversation != (sim is not None):
+            raise UserFacingError(f"{self.path.name}: {where} {'uses' if sim else 'does not use'} the provider "
+                                  f"{PROVIDER_ID} and an earlier test {'does not' if sim else 'does'}: an evaluation is "
+                                  "conversations or single answers; nothing was run.",
+                                  hint=f"Put the {PROVIDER_ID} tests in a file of their own (or set it on defaultTest).")
+        self.conversation = sim is not None
+        for text in (NOTE, *sim.notes) if sim is not None else ():
+            self.notes.setdefault(text, 1)  # said once for the file
+        return sim
 
     def _transform(self, options: dict[str, Any], where: str) -> tuple[str, ...]:
         """The test's transform of the output (`postprocess` is promptfoo's older name for it)."""

@@ -168,7 +168,7 @@ def prepare(runner: Runner, spec: EvalSpec) -> Prepared:
     for provider, model in wanted:
         endpoint, info = registry.resolve(None, provider, model)  # refuses unknown models and missing keys now
         targets[f"{provider}/{model}"] = Target(endpoint.provider_id, info.id, endpoint, info, registry.model_api(endpoint.api))
-    check_conversation_run(spec, thread, dataset.cases, targets, registry)  # its simulators and judge added to targets
+    check_conversation_run(spec, thread, dataset, targets, registry)  # its simulators and judge added to targets
     embedder = evaluation_embedder(registry, spec.embedder, plan)  # similar assertions (and their own embedders)
     hashes = {"evalFile": spec.raw_hash, "dataset": _file_sha(dataset.path), "thread": thread_hash(thread),
               "settings": spec.settings_hash()}

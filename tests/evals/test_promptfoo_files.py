@@ -108,8 +108,8 @@ def _refusal(home: Path, srv: LoopbackLLM, oracle: Oracle, text: str, capsys: py
     ("scenarios", "scenarios: []\ntests:\n  - vars: {question: hi}\n"),
     ("bogus", "tests:\n  - vars: {question: hi}\n    bogus: 1\n"),
     ("__prefix", None),
-    ("promptfoo:simulated-user", ("defaultTest:\n  provider: {id: 'promptfoo:simulated-user', config: {maxTurns: 3}}\n"
-                                 "tests:\n  - vars: {question: hi}\n")),
+    ("promptfoo:anthropic:prompt-improver", ("defaultTest:\n  provider: {id: 'promptfoo:anthropic:prompt-improver'}\n"
+                                             "tests:\n  - vars: {question: hi}\n")),
     ("assertScoringFunction", "defaultTest:\n  assertScoringFunction: file://score.js\ntests:\n  - vars: {question: hi}\n"),
 ])
 def test_a_key_llmspace_does_not_run_stops_eval_new_and_eval_run_naming_it(home, srv, oracle, key, text, capsys):
@@ -185,10 +185,9 @@ def test_eval_new_on_a_promptfoo_configuration_says_what_runs_differently_and_th
 
 
 @pytest.mark.parametrize("where, provider, says", [
-    ("defaultTest", "{id: 'promptfoo:simulated-user', config: {maxTurns: 10}}", "docs/conversations.md"),
     ("defaultTest", "{id: 'promptfoo:anthropic:prompt-improver'}", "--variants"),
     ("defaultTest", "openai:gpt-4.1", "models:"),
-    ("test", "promptfoo:simulated-user", "docs/conversations.md"),
+    ("test", "promptfoo:anthropic:prompt-improver", "--variants"),
     ("test", "{id: openai:gpt-4.1-mini}", "models:"),
 ])
 def test_a_provider_that_answers_or_drives_the_tests_is_refused_saying_what_to_use_instead(tmp_path, where, provider, says):
