@@ -8,7 +8,11 @@ it (`evals.dataset.scan_dataset`, no model needed), and each of its tests is cou
   a file whose own assertions are all run counts too (the second figure);
 - an unsupported type: the test has an assertion of a type llmspace does not run;
 - refused: the file is refused, or the test's own keys are (the key each refused test holds,
-  and the key its file was refused for, are counted).
+  and the key its file was refused for, are counted);
+- remote, not fetched here: an entry of `tests:` naming a remote source (huggingface://,
+  langfuse://) that cannot be fetched on this machine (one test per entry); it is not counted
+  as refused, and the other tests of its file count as if it had been fetched. The figures are
+  printed twice: with these tests left out of "unchanged", and counted as loaded (unchanged).
 
 A test of a source (a tests file, or a configuration's own list) of 100 tests or more is in a
 bulk dataset; the figures are given for all tests and for the tests outside bulk datasets.
@@ -49,6 +53,7 @@ class Tally:
     unchanged_skipping: int = 0  # the test runs whole when the file is run with --skip-unsupported
     unsupported: int = 0
     refused: int = 0
+    remote: int = 0  # entries of remote sources that cannot be fetched here
 
 
 @dataclass
@@ -62,6 +67,7 @@ class Figures:
     refused_with_file: Counter[str] = field(default_factory=Counter)  # key -> tests refused with their file
     unsupported_by: Counter[str] = field(default_factory=Counter)  # assertion type -> tests
     noted_by: Counter[str] = field(default_factory=Counter)  # key -> tests
+    remote_by: Counter[str] = field(default_factory=Counter)  # remote source (no query) -> entries not fetched
     per_file: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -73,6 +79,11 @@ def reason_key(message: str) -> str:
             return m.group(1).strip("`")
     text = re.sub(r"^[^:]+: ", "", message)
     return text[:70]
+
+
+def not_fetched(message: str) -> bool:
+    """A remote source this machine cannot fetch: no network to it, or no Langfuse keys."""
+    return message.startswith("Could not fetch") or "needs Langfuse keys" in message
 
 
 def _document(path: Path) -> Any:
@@ -142,6 +153,9 @@ def measure_file(path: Path, figures: Figures) -> None:
         size = 1 if source_tests is None else _count(source_tests)
         bulk = size >= BULK
         record["tests"] += size
+        if source_tests is None and not config_refusal and pc.is_remote(_name) and not_fetched(why):
+            outcomes += [(bulk, "remote", _name)]
+            continue
         if source_tests is None or config_refusal:
             outcomes += [(bulk, "refused", reason_key(config_refusal or why))] * size
             continue
@@ -150,20 +164,24 @@ def measure_file(path: Path, figures: Figures) -> None:
                 else [(test, where)]
             for item, at in rows:
                 outcomes.append((bulk, *_one(reader, path, test if isinstance(test, pc._CsvRows) else None, item, at)))
-    file_refused = not record["loaded"]
+    file_refused = not record["loaded"] and not not_fetched(str(record.get("error", "")))
     file_unsupported = any(o == "unsupported" for _, o, _ in outcomes)
     for bulk, outcome, key in outcomes:
         tallies = [figures.all] + ([] if bulk else [figures.outside_bulk])
         for t in tallies:
             t.tests += 1
-            if file_refused or outcome == "refused":
+            if outcome == "remote":
+                t.remote += 1
+            elif file_refused or outcome == "refused":
                 t.refused += 1
             elif outcome == "unsupported":
                 t.unsupported += 1
             else:
                 t.unchanged_skipping += 1
                 t.unchanged += not file_unsupported
-        if outcome == "refused":
+        if outcome == "remote":
+            figures.remote_by[key.split("?")[0]] += 1
+        elif outcome == "refused":
             figures.refused_by[key] += 1
         elif outcome == "unsupported":
             figures.unsupported_by[key] += 1
@@ -214,10 +232,16 @@ def report(f: Figures) -> str:
     for label, t in (("all tests", f.all), ("outside bulk datasets (<100 tests)", f.outside_bulk)):
         lines.append(f"{label}: {t.tests}; unchanged {t.unchanged} ({_pct(t.unchanged, t.tests)}); with --skip-unsupported "
                      f"{t.unchanged_skipping} ({_pct(t.unchanged_skipping, t.tests)}); an unsupported type {t.unsupported}, "
-                     f"refused {t.refused}")
+                     f"refused {t.refused}, remote, not fetched here {t.remote}")
+    for label, t in (("all tests", f.all), ("outside bulk datasets (<100 tests)", f.outside_bulk)):
+        loaded = t.unchanged + t.remote
+        lines.append(f"{label}, counting the {t.remote} remote test(s) not fetched here as loaded: unchanged {loaded} "
+                     f"({_pct(loaded, t.tests)}); with --skip-unsupported {t.unchanged_skipping + t.remote} "
+                     f"({_pct(t.unchanged_skipping + t.remote, t.tests)})")
     for title, counter in (("refused tests, by the key they hold", f.refused_by),
                            ("tests refused with their file, by the file's key", f.refused_with_file),
                            ("tests with an unsupported type, by type", f.unsupported_by),
+                           ("remote sources not fetched here (one test per entry), by source", f.remote_by),
                            ("run with a note, by key", f.noted_by)):
         lines.append(f"{title}:")
         lines += [f"  {n:6d}  {key}" for key, n in counter.most_common(25)]
@@ -238,7 +262,7 @@ def main(argv: list[str]) -> int:
     if args.json:
         data = {"all": vars(figures.all), "outside_bulk": vars(figures.outside_bulk), "configs": figures.configs,
                 "refused_by": dict(figures.refused_by), "refused_with_file": dict(figures.refused_with_file), "unsupported_by": dict(figures.unsupported_by),
-                "noted_by": dict(figures.noted_by), "files": figures.per_file}
+                "noted_by": dict(figures.noted_by), "remote_by": dict(figures.remote_by), "files": figures.per_file}
         write_json_atomic(args.json, data)
     return 0
 
