@@ -115,8 +115,9 @@ class Build:
             self._status("failed", started, time.time(), message=f"installing the wheel failed (exit status {code})")
             print(f"Installing the built-in engine failed; see {self._shown(self.log_path)}.", file=out)
             return code or 1
-        self._status("ready", started, time.time())
+        # the log says so before the status does: whoever sees "ready" finds the whole log
         print(f"The built-in engine is ready ({time.time() - started:.0f} s).", file=out, flush=True)
+        self._status("ready", started, time.time())
         return 0
 
     def _compile(self, log: IO[bytes], started: float, out: IO[str]) -> int:

@@ -64,6 +64,10 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("LLM_SPACE_HOME", str(root))
     # Deleted test files go to the data root's .trash, not the real user's trash.
     monkeypatch.setenv("LLM_SPACE_NO_OS_TRASH", "1")
+    # Secrets go to the data root's settings/, never to the machine's keyring: set here, before
+    # any App of the test builds its SecretStore (a fixture setting it after `app` came too late,
+    # and a keyring that answered in one xdist worker took a test's GitHub token).
+    monkeypatch.setenv("LLM_SPACE_NO_KEYRING", "1")
     return root
 
 
