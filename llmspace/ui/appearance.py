@@ -37,7 +37,7 @@ class Appearance:
         themes.style_selection(self.root)
         themes.restyle_menus(self.root)
         if self.frame.zoom != 1.0:
-            themes.fit_tree_rows(self.root)  # a theme switch resets the row height
+            themes.fit_tree_rows(self.root, self.frame.zoom)  # a theme switch resets the row height
         for ed in self.editors():
             ed.theme_changed()
         self.on_change()

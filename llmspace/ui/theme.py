@@ -15,6 +15,7 @@ from typing import Any
 LIGHT, DARK = "bootstrap-light", "bootstrap-dark"
 AA = 4.5  # WCAG contrast ratio for text
 _BASE_SIZES: dict[str, int] = {}
+_THEME_ROWS: dict[str, int] = {}  # each theme's own Treeview row height, as first seen
 
 
 def system_prefers_dark() -> bool:
@@ -53,16 +54,21 @@ def apply_zoom(root: Any, zoom: float) -> None:
         base = _BASE_SIZES.setdefault(name, int(f.cget("size")) or 10)
         size = max(6, round(abs(base) * zoom))
         f.configure(size=size if base > 0 else -size)
-    fit_tree_rows(root)
+    fit_tree_rows(root, zoom)
 
 
-def fit_tree_rows(root: Any) -> None:
-    """Make Treeview rows as tall as the (zoomed) text, so zoomed-in rows do not overlap."""
+def fit_tree_rows(root: Any, zoom: float) -> None:
+    """Treeview rows at `zoom`: the theme's own row height scaled, and never shorter than the
+    (zoomed) text, so zoomed-in rows do not overlap; at 100 % exactly the theme's height again
+    (a zoom round trip used to leave rows 4 px taller than at start, and dialogs of lists with them)."""
     from tkinter import ttk
 
     try:
-        line = tkfont.nametofont("TkDefaultFont", root=root).metrics("linespace")
-        ttk.Style(master=root).configure("Treeview", rowheight=int(line) + 4)
+        style = ttk.Style(master=root)
+        theme = str(style.theme_use())
+        default = _THEME_ROWS.setdefault(theme, int(style.lookup("Treeview", "rowheight") or 0) or 20)
+        line = int(tkfont.nametofont("TkDefaultFont", root=root).metrics("linespace"))
+        style.configure("Treeview", rowheight=default if zoom == 1.0 else max(round(default * zoom), line + 2))
     except Exception:  # a missing font or style must never break zooming
         pass
 

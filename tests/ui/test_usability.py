@@ -273,3 +273,15 @@ def test_the_rubric_editor_shows_every_criterions_remove_button(window, app):
     assert len(editor.rows) >= 1
     editor.destroy()
     dlg.destroy()
+
+
+def test_a_zoom_round_trip_leaves_tree_rows_and_dialogs_as_tall_as_at_start(window):
+    # zoom in and back to 100 % left every Treeview row 4 px taller than at start, so the Settings
+    # dialog (its lists) asked for more than the screen gave it for the rest of the session
+    from tkinter import ttk
+
+    style = ttk.Style(master=window.root)
+    before = style.lookup("Treeview", "rowheight")
+    window.appearance.zoom(+1)
+    window.appearance.zoom(0)
+    assert style.lookup("Treeview", "rowheight") == before
