@@ -84,7 +84,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     n.add_argument("--variants", action="append", default=[], metavar="FILE|NAME=V;NAME=V", help="variable variants, as matrix runs")
     n.add_argument("--repeat", type=int, default=1, metavar="N", help="runs per case and model (default 1)")
     n.add_argument("--judge", metavar="P/M", help="the model that scores llm-rubric assertions")
-    n.add_argument("--embedder", metavar="P/M", help="the embedding model of similar assertions (OpenAI-compatible /v1/embeddings)")
+    n.add_argument("--embedder", metavar="P/M", help="the embedding model of similar assertions (OpenAI-compatible /v1/embeddings, or local/NAME on the built-in engine)")
     n.add_argument("--skip-unsupported", action="store_true",
                    help="write the file even when the dataset uses assertion types llmspace does not run; runs leave "
                         "them out, each named in the summary and the report")
@@ -109,7 +109,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r.add_argument("--variants", action="append", default=None, metavar="FILE|NAME=V;NAME=V", help="variants for this run (repeatable)")
     r.add_argument("--repeat", type=int, metavar="N", help="runs per case, model and variant")
     r.add_argument("--judge", metavar="P/M", help="the judge model of llm-rubric assertions")
-    r.add_argument("--embedder", metavar="P/M", help="the embedding model of similar assertions (OpenAI-compatible /v1/embeddings)")
+    r.add_argument("--embedder", metavar="P/M", help="the embedding model of similar assertions (OpenAI-compatible /v1/embeddings, or local/NAME on the built-in engine)")
     r.add_argument("--skip-unsupported", action="store_true", default=None,
                    help="run without the assertion types llmspace does not run, each named in the summary and the report")
     r.add_argument("--budget", type=float, metavar="USD", help="stop launching cells before this cost would be exceeded")
