@@ -17,7 +17,7 @@ from llmspace.ui.first_run import FirstRunSheet
 from tests.local.gguf import gguf_bytes
 
 from .conftest import pump_until
-from .test_first_run import FILE, MB, REPO, click, hub, open_thread
+from .test_first_run import FILE, MB, REPO, click, hub, open_thread, settled
 from .test_local_page import local_page, select
 
 __all__ = ["hub"]
@@ -46,7 +46,7 @@ def _shown(widget: Any) -> str:
 def test_the_first_run_sheet_says_the_hub_is_down_points_at_its_gguf_button_and_leaves_no_stale_status(
         window, app, home, mirror_down):
     ed = open_thread(window)
-    sheet = FirstRunSheet(window.ui, app, ed.p)
+    sheet = settled(window, FirstRunSheet(window.ui, app, ed.p))
     window.root.update()
     click(window.root, sheet.button("download"))
     pump_until(window.root, lambda: sheet.message.cget("text"), timeout=120)
@@ -69,7 +69,7 @@ def test_a_gguf_file_chosen_after_a_cancelled_download_leaves_no_download_line(w
     monkeypatch.setattr(catalog, "CATALOG", (tiny,))
     hub.stall_after = 3 * MB
     ed = open_thread(window)
-    sheet = FirstRunSheet(window.ui, app, ed.p)
+    sheet = settled(window, FirstRunSheet(window.ui, app, ed.p))
     window.root.update()
     click(window.root, sheet.button("download"))
     pump_until(window.root, lambda: hub.stalled.is_set() and "of 6.0 MB" in sheet.progress_text.cget("text"),

@@ -43,7 +43,16 @@ def click(root: Any, widget: Any) -> None:
 
 
 def sheet_of(root: Any) -> FirstRunSheet | None:
-    return next((w for w in root.winfo_children() if isinstance(w, FirstRunSheet) and w.winfo_exists()), None)
+    """The open first-run sheet once it has drawn its choices for the probed local servers (the
+    probe's answer redraws them: a button taken before it was a destroyed widget by the click)."""
+    return next((w for w in root.winfo_children()
+                 if isinstance(w, FirstRunSheet) and w.winfo_exists() and w.servers is not None), None)
+
+
+def settled(window: Any, sheet: FirstRunSheet) -> FirstRunSheet:
+    """`sheet` after the local-server probe's redraw (see sheet_of)."""
+    pump_until(window.root, lambda: sheet.servers is not None, timeout=60)
+    return sheet
 
 
 def open_thread(window: Any, stem: str = "chat", example: str | None = None) -> Any:
@@ -94,7 +103,7 @@ def test_the_default_model_downloads_with_progress_cancel_keeps_the_part_and_a_c
     hub.stall_after = 3 * MB
     ed = open_thread(window)
     chosen: list[bool] = []
-    sheet = FirstRunSheet(window.ui, app, ed.p, on_chosen=lambda: chosen.append(True))
+    sheet = settled(window, FirstRunSheet(window.ui, app, ed.p, on_chosen=lambda: chosen.append(True)))
     window.root.update()
     assert sheet.options[0].kind == "download" and "(6.0 MB)" in sheet.options[0].label
     click(window.root, sheet.button("download"))
@@ -180,7 +189,7 @@ def test_an_api_key_typed_in_the_sheet_is_saved_and_its_providers_model_becomes_
     for names in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
         monkeypatch.delenv(names, raising=False)
     ed = open_thread(window)
-    sheet = FirstRunSheet(window.ui, app, ed.p)
+    sheet = settled(window, FirstRunSheet(window.ui, app, ed.p))
     window.root.update()
     click(window.root, sheet.button("key"))
     entry = sheet.key_entry
@@ -258,7 +267,7 @@ def test_while_make_run_builds_the_engine_the_sheet_says_how_long_and_opens_the_
     monkeypatch.setenv(build_status.ENV, str(status))
     window.ui.dialogs.files = [str(tmp_path / "model.gguf")]
     ed = open_thread(window)
-    sheet = FirstRunSheet(window.ui, app, ed.p)
+    sheet = settled(window, FirstRunSheet(window.ui, app, ed.p))
     window.root.update()
     assert sheet.engine_label.cget("text").startswith("The built-in engine is being built (about 5 min left).")
     assert sheet.engine_label.winfo_ismapped()
