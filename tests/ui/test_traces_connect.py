@@ -267,9 +267,13 @@ def test_cancel_cuts_off_the_trace_being_fetched_at_once_and_never_stores_part_o
     dialog.sync_btn.invoke()
     assert pump_until(window.root, server.asked.is_set, timeout=90)
     assert str(dialog.cancel_btn.cget("state")) == "normal"
-    _key(window, dialog, "<Escape>")  # busy: Escape cancels, the dialog stays
+    dialog.focus_force()
     window.root.update()
+    dialog.event_generate("<Escape>")  # busy: Escape cancels, the dialog stays
+    # Read before the next update: the cut-off worker may finish within it and replace "Cancelling…".
     assert dialog.winfo_exists() and dialog.message.full_text.startswith("Cancelling")
+    window.root.update()
+    assert dialog.winfo_exists()
     pump_until(window.root, lambda: not dialog.working, timeout=120)  # while the server still holds the answer
     assert not server.gate.is_set()
     text = dialog.message.full_text
