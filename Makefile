@@ -59,13 +59,12 @@ test-env: $(APP)
 	@$(ENGINE) --background
 	@scripts/setup-test-env.sh $(BIN)/python
 
-# The suite prints its ten slowest tests (CI's minutes, issue 37). PYTEST_WORKERS=2 runs it on
-# two pytest-xdist workers, each test file whole in one worker (the two Ray files in one:
-# tests/conftest.py; the executable is built once for all workers). Off by default: on two busy
-# cores it saved a third on tests that wait and nothing on those that compute, and product time
-# limits (an MCP server's 10 s to initialize) failed under the doubled load. PYTEST_ADDOPTS adds
-# any other pytest option.
-PYTEST_WORKERS ?= 0
+# The suite prints its ten slowest tests (CI's minutes, issue 37) and runs on two pytest-xdist
+# workers, each test file whole in one worker (the two Ray files in one), the longest files
+# first (tests/conftest.py, tests/support/file_order.py); the executable is built once for all
+# workers. On two idle cores that took the suite from 38 to 23 minutes. PYTEST_WORKERS=0 (or 1)
+# runs it in one process; PYTEST_ADDOPTS adds any other pytest option.
+PYTEST_WORKERS ?= 2
 PYTEST_PARALLEL := $(if $(filter-out 0 1,$(PYTEST_WORKERS)),-n $(PYTEST_WORKERS) --dist loadfile)
 
 test: test-env

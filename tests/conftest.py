@@ -12,6 +12,7 @@ import pytest
 
 from llmspace.app import App
 from llmspace.paths import DataRoot
+from tests.support import file_order
 
 UI_TESTS = Path(__file__).parent / "ui"
 
@@ -43,10 +44,15 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
             scope: str = super()._split_scope(nodeid)
             return SAME_WORKER.get(scope, scope)
 
+    # The files in collection order, which each worker made longest first (below), not xdist's
+    # order by number of tests.
+    config.option.loadscopereorder = False
     return Scheduling(config, log)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # every worker collects, and orders, the same way
+        items[:] = file_order.longest_first(items, file_order.snapshot())
     if os.environ.get("DISPLAY") or os.environ.get("CI"):
         return
     skip = pytest.mark.skip(reason="no display: Xvfb is not installed (sudo apt-get install -y xvfb; "

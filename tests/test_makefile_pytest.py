@@ -1,6 +1,6 @@
-"""`make test`'s pytest line (issue 37, CI's minutes): it prints the ten slowest tests, and
-PYTEST_WORKERS=2 runs the suite on two pytest-xdist workers with each test file whole in one
-worker (`--dist loadfile`, so a module's fixtures are set up once); 0 or 1 is the plain run.
+"""`make test`'s pytest line (issue 37, CI's minutes): it prints the ten slowest tests and runs
+the suite on two pytest-xdist workers by default (PYTEST_WORKERS=2) with each test file whole in
+one worker (`--dist loadfile`, so a module's fixtures are set up once); 0 or 1 is the plain run.
 Read with `make -n` (prints the commands, runs none)."""
 
 from __future__ import annotations
@@ -27,13 +27,13 @@ def _pytest_line(*variables: str) -> str:
     return lines[0]
 
 
-def test_make_test_prints_the_ten_slowest_tests_and_runs_in_one_process_by_default() -> None:
+def test_make_test_prints_the_ten_slowest_tests_and_runs_the_files_on_two_workers_each_file_whole_in_one() -> None:
     line = _pytest_line()
-    assert "--durations=10" in line.split()
-    assert " -n " not in line and "--dist" not in line
-
-
-def test_pytest_workers_2_runs_the_files_on_two_workers_each_file_whole_in_one() -> None:
-    line = _pytest_line("PYTEST_WORKERS=2")
     assert "--durations=10" in line.split() and line.endswith(" -n 2 --dist loadfile")
-    assert " -n " not in _pytest_line("PYTEST_WORKERS=1")
+
+
+def test_pytest_workers_0_or_1_runs_the_suite_in_one_process() -> None:
+    for workers in ("0", "1"):
+        line = _pytest_line(f"PYTEST_WORKERS={workers}")
+        assert "--durations=10" in line.split()
+        assert " -n " not in line and "--dist" not in line

@@ -8,14 +8,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support import file_order
+
 ROOT = Path(__file__).resolve().parents[1]
 SLOW = "import time\n\ndef test_slow():\n    time.sleep(0.4)\n"
 FIXTURE = ("import time\nimport pytest\n\n@pytest.fixture(scope='module')\ndef slow_setup():\n    time.sleep(0.4)\n\n"
            "def test_one(slow_setup):\n    pass\n\ndef test_two(slow_setup):\n    pass\n")
 
 
-def _pytest(folder: Path, *args: str) -> str:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def _pytest(folder: Path, *args: str, **extra_env: str) -> str:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **extra_env}
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "tests.support.minutes",
                            "--rootdir", str(folder), "-c", os.devnull, *args, "tests"], cwd=folder, env=env,
                           capture_output=True, text=True, timeout=120)
@@ -51,3 +53,12 @@ def test_with_durations_the_summary_gives_the_minutes_per_directory_and_the_slow
 def test_without_durations_the_summary_stays_as_it_was(tmp_path: Path) -> None:
     out = _pytest(_suite(tmp_path))
     assert "minutes per directory" not in out and "slowest 15 test files" not in out
+
+
+def test_with_a_durations_file_named_the_seconds_of_every_file_are_written_there_for_the_worker_order(
+        tmp_path: Path) -> None:
+    out = tmp_path / "durations.json"
+    _pytest(_suite(tmp_path / "suite"), LLMSPACE_TEST_DURATIONS_OUT=str(out))
+    seconds = file_order.snapshot(out)  # the order's own reader takes it
+    assert set(seconds) == {"tests/waits/test_sleep.py", "tests/setup/test_module_fixture.py", "tests/quick/test_nothing.py"}
+    assert seconds["tests/waits/test_sleep.py"] >= 0.4 and seconds["tests/quick/test_nothing.py"] < 0.4

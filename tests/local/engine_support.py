@@ -29,6 +29,12 @@ from llmspace.providers.base import ModelRequest, NeutralMessage, ToolSpec
 from llmspace.providers.events import StreamEvent
 from llmspace.providers.tolerant_calls import TolerantAdapter
 
+# The engine's threads in tests: one. llama.cpp's threads wait for each other at every step, so
+# two threads on two cores that another process also uses collapse: the tool-call measurement
+# took 57 s on an idle machine and did not finish in 900 s beside one busy core, while one
+# thread took 131 s there. The suite runs on two workers, and CI's cores are shared.
+THREADS = 1
+
 MODELS = Path(__file__).resolve().parents[2] / ".cache" / "models"
 GEMMA = ("gemma-3-270m-q4_k_m.gguf", "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818")
 QWEN = ("qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32")
@@ -77,7 +83,7 @@ def setup_root(home: Path, which: tuple[str, str], *, idle_minutes: float = 5.0,
     need_engine()
     path = model_file(which)
     root = DataRoot(home)
-    save(root, EngineSettings(context_size=context, threads=2, idle_minutes=idle_minutes))
+    save(root, EngineSettings(context_size=context, threads=THREADS, idle_minutes=idle_minutes))
     st = path.stat()
     model = LocalModels(root).register(InstalledModel(name=name, path=path.absolute(), size=st.st_size, origin="in-place",
                                                       sha256=which[1], mtime_ns=st.st_mtime_ns, added_at=time.time()))

@@ -13,7 +13,7 @@ from pathlib import Path
 from llmspace.local import engine
 from llmspace.local.engine_settings import EngineSettings, save
 from llmspace.paths import DataRoot
-from tests.local.engine_support import QWEN, model_file, need_engine
+from tests.local.engine_support import QWEN, THREADS, model_file, need_engine
 
 TIMEOUT = 600.0
 
@@ -40,7 +40,7 @@ def test_local_add_then_run_the_general_agent_streams_a_reply_and_react_runs_a_t
     need_engine()
     path = model_file(QWEN)
     root = DataRoot(home)
-    save(root, EngineSettings(context_size=8192, threads=2, idle_minutes=5))
+    save(root, EngineSettings(context_size=8192, threads=THREADS, idle_minutes=5))
     try:
         added = cli(home, "local", "add", str(path), "--name", "qwen")
         assert added.returncode == 0, added.stderr

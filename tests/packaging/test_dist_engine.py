@@ -27,7 +27,7 @@ import pytest
 
 from llmspace.local.engine_settings import EngineSettings, save
 from llmspace.paths import DataRoot
-from tests.local.engine_support import GEMMA, QWEN, model_file, pid_gone, wait_for
+from tests.local.engine_support import GEMMA, QWEN, THREADS, model_file, pid_gone, wait_for
 
 pytestmark = pytest.mark.dist
 
@@ -96,7 +96,7 @@ def test_the_executable_without_any_python_around_it_runs_a_thread_on_the_local_
     data, tmp, user = tmp_path / "data", tmp_path / "tmp", tmp_path / "user"
     for folder in (data, tmp, user):
         folder.mkdir()
-    save(DataRoot(data), EngineSettings(context_size=2048, threads=2, idle_minutes=10))
+    save(DataRoot(data), EngineSettings(context_size=2048, threads=THREADS, idle_minutes=10))
     env = {"PATH": "/usr/bin:/bin", "HOME": str(user), "LLM_SPACE_HOME": str(data), "TMPDIR": str(tmp)}
     try:
         added = _run(exe, env, "local", "add", str(model), "--name", "qwen")

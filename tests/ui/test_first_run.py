@@ -134,10 +134,12 @@ def test_the_default_model_downloads_with_progress_cancel_keeps_the_part_and_a_c
 
 
 def test_a_gguf_file_picked_in_the_sheet_runs_the_example_thread_to_a_streamed_reply(window, app, home):
-    from tests.local.engine_support import QWEN, model_file, need_engine
+    from llmspace.local.engine_settings import EngineSettings, save
+    from tests.local.engine_support import QWEN, THREADS, model_file, need_engine
 
     path = model_file(QWEN)
     need_engine()
+    save(DataRoot(home), EngineSettings(threads=THREADS))
     try:
         ed = open_thread(window, example="general-agent")  # its prompt, tools and message as they are
         # a saved model that cannot run (so Run opens the sheet) whose parameters the choice
