@@ -17,7 +17,10 @@ FIXTURE = ("import time\nimport pytest\n\n@pytest.fixture(scope='module')\ndef s
 
 
 def _pytest(folder: Path, *args: str, **extra_env: str) -> str:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), **extra_env}
+    # not this run's xdist worker (its minutes plugin writes only in the run's own process) nor its snapshot
+    inherited = {k: v for k, v in os.environ.items()
+                 if not k.startswith("PYTEST_XDIST_") and k != "LLMSPACE_TEST_DURATIONS_OUT"}
+    env = {**inherited, "PYTHONPATH": str(ROOT), **extra_env}
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "tests.support.minutes",
                            "--rootdir", str(folder), "-c", os.devnull, *args, "tests"], cwd=folder, env=env,
                           capture_output=True, text=True, timeout=120)

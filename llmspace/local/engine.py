@@ -440,9 +440,10 @@ def is_running(root: DataRoot, handle: EngineHandle) -> bool:
     return state not in ("Z", "X")
 
 
-def crash_message(root: DataRoot, handle: EngineHandle) -> str | None:
-    """When the engine of `handle` ended during a call: what to tell the user (None: it runs)."""
-    if is_running(root, handle):
+def crash_message(root: DataRoot, handle: EngineHandle, *, dropped: bool = False) -> str | None:
+    """When the engine of `handle` ended during a call: what to tell the user (None: it runs).
+    `dropped`: the connection broke, which a killed process does before /proc shows it ended."""
+    if (dropped and not _wait_until(lambda: not is_running(root, handle), 2.0)) or is_running(root, handle):
         return None
     run = _run(root)
     # the supervisor records the exit a moment after the connection dropped

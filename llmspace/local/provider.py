@@ -80,7 +80,8 @@ class LocalAdapter:
                 # a failed call, or one whose stream simply ended (a killed server can close
                 # the connection cleanly): was it the engine that went away?
                 if isinstance(event, (ErrorEvent, Finish)) and not cancel.cancelled:
-                    crashed = engine.crash_message(self.root, handle)
+                    dropped = isinstance(event, ErrorEvent) and event.status is None
+                    crashed = engine.crash_message(self.root, handle, dropped=dropped)
                     if crashed is not None:
                         event = ErrorEvent(message=crashed, in_stream=True)
                 yield event

@@ -139,6 +139,34 @@ def test_a_crash_fails_the_call_that_saw_it_clearly_and_the_next_call_starts_a_n
     assert fresh is not None and fresh.pid != status.pid
 
 
+def test_a_crash_seen_as_a_dropped_connection_before_proc_shows_the_engine_ended_is_still_told_as_a_crash(
+        gemma: tuple[App, DataRoot], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A killed process closes its sockets before /proc shows it ended: the call that saw the
+    connection drop first read "still running" there (the fresh-clone CI run got "the
+    connection was dropped mid-stream"). The first look after the kill is made to see that."""
+    app, root = gemma
+    list(stream(app, request(app, "gemma", "Hi", max_tokens=2)))
+    status = engine.engine_status(root)
+    assert status is not None
+    real = engine.is_running
+    looks: list[bool] = []
+
+    def first_look_too_early(root: DataRoot, handle: engine.EngineHandle) -> bool:
+        looks.append(real(root, handle))
+        return True if len(looks) == 1 else looks[-1]
+
+    events = []
+    for event in stream(app, request(app, "gemma", "Once upon a time", max_tokens=400)):
+        events.append(event)
+        if isinstance(event, TextDelta) and len(events) == 2:
+            monkeypatch.setattr(engine, "is_running", first_look_too_early)
+            os.kill(status.pid, signal.SIGKILL)
+    error = events[-1]
+    assert isinstance(error, ErrorEvent), events[-3:]
+    assert "built-in engine stopped during this call" in error.message and "signal 9" in error.message
+    assert len(looks) >= 2
+
+
 def test_two_processes_of_one_data_root_share_one_engine(serving: tuple[App, DataRoot]) -> None:
     app, root = serving
     list(stream(app, request(app, "gemma", "Hi", max_tokens=2)))
