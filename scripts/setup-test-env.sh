@@ -17,7 +17,8 @@
 #     model is converted from a packaged sentence-transformers folder)
 #   Arize Phoenix (arize-phoenix, the version platform-notes.md names) with the OpenTelemetry SDK
 #     and its OTLP/HTTP exporter, in a venv of their own under .cache/phoenix-<version>/ (about
-#     860 MB, 1-2 minutes the first time; cached by version): the real Phoenix the connected-trace
+#     860 MB, 1-2 minutes the first time, in the background while the suite starts: its tests
+#     wait for it; cached by version): the real Phoenix the connected-trace
 #     tests start on 127.0.0.1 and feed (tests/traces/conftest.py). Its licence (Elastic-2.0) allows
 #     it as a test peer; it is never bundled, and its 147 packages stay out of the project's venv.
 #
@@ -122,8 +123,11 @@ else
 fi
 
 # -- Arize Phoenix for the connected-trace tests ----------------------------------------------
+# Installed in the background (1-2 minutes of pip): the suite starts meanwhile and the Phoenix
+# tests wait for it (tests/traces/conftest.py reads $phoenix_state: pid, log, failed).
 phoenix_version=20.26.1  # tests/traces/conftest.py names the same
 phoenix_venv=".cache/phoenix-$phoenix_version"
+phoenix_state="$phoenix_venv.install"
 if [ ! -e "$phoenix_venv/.installed" ]; then
   base=""
   if [ -x "$py" ]; then
@@ -131,19 +135,25 @@ if [ ! -e "$phoenix_venv/.installed" ]; then
   elif command -v python3 >/dev/null 2>&1 && python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
     base="$(command -v python3)"
   fi
-  if [ -z "$base" ]; then
+  running_pid="$(cat "$phoenix_state/pid" 2>/dev/null || true)"
+  if [ -n "$running_pid" ] && kill -0 "$running_pid" 2>/dev/null; then
+    say "arize-phoenix $phoenix_version is being installed by an earlier set-up (log: $phoenix_state/log)"
+  elif [ -z "$base" ]; then
     say "no Python 3.11+ for Phoenix's venv (the connected-trace tests need it; make test makes the project's venv first)"
     failed+=(arize-phoenix)
   else
-    say "installing arize-phoenix $phoenix_version into $phoenix_venv (a real Phoenix for the connected-trace tests; about 860 MB)"
-    rm -rf "$phoenix_venv"
-    if "$base" -m venv "$phoenix_venv" && "$phoenix_venv/bin/pip" install -q --disable-pip-version-check \
-        "arize-phoenix==$phoenix_version" opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-http==1.45.2 >/dev/null; then
-      touch "$phoenix_venv/.installed"
-    else
-      say "  installing arize-phoenix failed (run $phoenix_venv/bin/pip install arize-phoenix==$phoenix_version to see why)"
-      failed+=(arize-phoenix)
-    fi
+    say "installing arize-phoenix $phoenix_version into $phoenix_venv in the background (a real Phoenix for the connected-trace tests, which wait for it; about 860 MB; log: $phoenix_state/log)"
+    rm -rf "$phoenix_venv" "$phoenix_state"
+    mkdir -p "$phoenix_state"
+    (
+      if "$base" -m venv "$phoenix_venv" && "$phoenix_venv/bin/pip" install -q --disable-pip-version-check \
+          "arize-phoenix==$phoenix_version" opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-http==1.45.2; then
+        touch "$phoenix_venv/.installed"
+      else
+        echo "installing arize-phoenix $phoenix_version failed: see $phoenix_state/log" > "$phoenix_state/failed"
+      fi
+    ) </dev/null >"$phoenix_state/log" 2>&1 &
+    echo $! > "$phoenix_state/pid"
   fi
 fi
 
