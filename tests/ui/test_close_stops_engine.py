@@ -57,7 +57,10 @@ def processes_naming(text: str) -> list[tuple[int, str]]:
 def test_closing_the_app_during_an_evaluation_on_the_built_in_engine_leaves_no_engine_of_its_data_root(
         home, app, make_window):
     root, _model = setup_root(home, GEMMA, idle_minutes=30.0)  # idle time far off: only the close can stop it
-    write_thread(home)
+    thread = write_thread(home)
+    data = json.loads(thread.read_text("utf-8"))  # each cell bounded: the first answers in seconds, 40 take minutes
+    data["model"] = {"provider": "local", "id": "m", "params": {"maxTokens": 48, "temperature": 0}}
+    thread.write_text(json.dumps(data), "utf-8")
     win = make_window()
     win.evals.start(NewEvalForm("quiz.json", str(_dataset(home, n=40)), "local/m"))
     pump_until(win.root, lambda: win.evals.runs and win.evals.windows[-1].grid_model.counts()["pending"] < 40,
