@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 import requests
 
+from llmspace.processes import command_line
+
 ROOT = Path(__file__).resolve().parents[2]
 PHOENIX_VERSION = "20.26.1"  # scripts/setup-test-env.sh installs the same
 PHOENIX_VENV = ROOT / ".cache" / f"phoenix-{PHOENIX_VERSION}"
@@ -43,12 +45,13 @@ def _free_port() -> int:
 
 
 def _installing() -> bool:
-    """Whether the set-up's background install of Phoenix still runs (its pid file names a live process)."""
+    """Whether the set-up's background install of Phoenix still runs (its pid file names a
+    process that is neither gone nor a zombie)."""
     try:
-        os.kill(int((INSTALL_STATE / "pid").read_text(encoding="ascii").strip()), 0)
+        pid = int((INSTALL_STATE / "pid").read_text(encoding="ascii").strip())
     except (OSError, ValueError):
         return False
-    return True
+    return command_line(pid) is not None
 
 
 def _phoenix_venv_or_skip() -> Path:
